@@ -1,0 +1,164 @@
+"""The event bus: typed events out to subscribers, decisions back on one narrow path.
+
+Publishing never blocks the engine. Inline subscribers are called synchronously and
+must be quick (the headless printer, the recorder). Queue subscribers get their own
+bounded buffer; when it is full, adjacent text and thought deltas are merged, and no
+other event is ever dropped (the buffer grows past its bound for them instead).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import itertools
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from gemtui.bus.events import ContentDelta, Decision, Event, ThoughtDelta
+
+__all__ = ["EventBus", "Subscription", "current_prompt_id"]
+
+log = logging.getLogger(__name__)
+
+E = TypeVar("E", bound=Event)
+
+current_prompt_id: contextvars.ContextVar[str] = contextvars.ContextVar(
+    "gemtui_prompt_id", default=""
+)
+"""``{session}#{turn}`` of the prompt being handled; travels with the task."""
+
+
+class Subscription:
+    """A bounded, coalescing queue of events for one slow consumer."""
+
+    def __init__(self, bus: EventBus, maxsize: int) -> None:
+        self._bus = bus
+        self._maxsize = maxsize
+        self._items: deque[Event] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+        self._closed = False
+        self.coalesced = 0
+
+    def _push(self, event: Event) -> None:
+        items = self._items
+        if len(items) >= self._maxsize and items:
+            last = items[-1]
+            if type(last) is type(event) and isinstance(event, (ContentDelta, ThoughtDelta)):
+                merged_text = last.text + event.text  # type: ignore[attr-defined]
+                items[-1] = replace(event, text=merged_text)
+                self.coalesced += 1
+                self._wake()
+                return
+        items.append(event)
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    def drain(self) -> list[Event]:
+        """Everything buffered now, without waiting."""
+        out = list(self._items)
+        self._items.clear()
+        return out
+
+    def close(self) -> None:
+        self._closed = True
+        self._bus._unsubscribe(self)
+        self._wake()
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        return self._iter()
+
+    async def _iter(self) -> AsyncIterator[Event]:
+        while True:
+            while self._items:
+                yield self._items.popleft()
+            if self._closed:
+                return
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
+            self._waiter = None
+
+
+class EventBus:
+    """Publish/subscribe of engine events for one session, plus approval decisions."""
+
+    def __init__(self, session_id: str = "") -> None:
+        self.session_id = session_id
+        self._seq = itertools.count(1)
+        self._inline: list[Callable[[Event], None]] = []
+        self._queues: list[Subscription] = []
+        self._pending: dict[str, asyncio.Future[Decision]] = {}
+        self._cancel_handlers: list[Callable[[], None]] = []
+
+    # -- events out -------------------------------------------------------------
+    def emit(self, cls: type[E], **fields: Any) -> E:
+        """Build an event with this session's ids and the next seq, and publish it."""
+        event = cls(
+            session_id=self.session_id,
+            prompt_id=fields.pop("prompt_id", None) or current_prompt_id.get(),
+            seq=next(self._seq),
+            **fields,
+        )
+        self._deliver(event)
+        return event
+
+    def publish(self, event: Event) -> None:
+        """Publish an event built elsewhere; it gets this bus's next seq."""
+        self._deliver(replace(event, seq=next(self._seq)))
+
+    def _deliver(self, event: Event) -> None:
+        for fn in self._inline:
+            try:
+                fn(event)
+            except Exception:  # a broken view must never break the engine
+                log.exception("event subscriber failed")
+        for sub in self._queues:
+            sub._push(event)
+
+    def subscribe(self, fn: Callable[[Event], None]) -> Callable[[], None]:
+        """Call ``fn`` inline for every event; returns an unsubscribe function."""
+        self._inline.append(fn)
+        return lambda: self._inline.remove(fn) if fn in self._inline else None
+
+    def subscription(self, maxsize: int = 256) -> Subscription:
+        sub = Subscription(self, maxsize)
+        self._queues.append(sub)
+        return sub
+
+    def _unsubscribe(self, sub: Subscription) -> None:
+        if sub in self._queues:
+            self._queues.remove(sub)
+
+    # -- decisions back ---------------------------------------------------------
+    def await_decision(self, correlation_id: str) -> asyncio.Future[Decision]:
+        """The scheduler waits on this future; ``decide`` resolves it."""
+        fut: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        self._pending[correlation_id] = fut
+        fut.add_done_callback(lambda _f: self._pending.pop(correlation_id, None))
+        return fut
+
+    def decide(self, correlation_id: str, decision: Decision) -> bool:
+        """Answer an approval request; False when it is no longer pending."""
+        fut = self._pending.get(correlation_id)
+        if fut is None or fut.done():
+            return False
+        fut.set_result(decision)
+        return True
+
+    @property
+    def pending_approvals(self) -> list[str]:
+        return list(self._pending)
+
+    def on_cancel(self, fn: Callable[[], None]) -> Callable[[], None]:
+        self._cancel_handlers.append(fn)
+        return lambda: self._cancel_handlers.remove(fn) if fn in self._cancel_handlers else None
+
+    def cancel(self) -> None:
+        """Ask the engine to cancel the running turn (Esc, Ctrl-C)."""
+        for fn in list(self._cancel_handlers):
+            fn()

@@ -1,0 +1,262 @@
+"""Every event the engine publishes: the contract between the engine and every view.
+
+One closed set of small frozen dataclasses. Each carries ``session_id``, ``prompt_id``
+(``{session}#{turn}``) and a monotonic ``seq`` given by the bus. Deltas are never
+coalesced by the engine; a slow subscriber's queue may merge adjacent ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+__all__ = [
+    "AgentFinished",
+    "ApprovalDecision",
+    "Citation",
+    "ContentDelta",
+    "Decision",
+    "ErrorOccurred",
+    "Event",
+    "HistoryCompressed",
+    "LoopDetected",
+    "ModelFallback",
+    "RequestRetrying",
+    "SessionStarted",
+    "StreamRetried",
+    "TerminateReason",
+    "ThoughtDelta",
+    "TodosUpdated",
+    "ToolCallSnapshot",
+    "ToolCallState",
+    "ToolCallStateChanged",
+    "ToolOutput",
+    "TurnFinished",
+    "TurnStarted",
+    "Usage",
+    "UserMessage",
+]
+
+
+class ToolCallState(StrEnum):
+    VALIDATING = "validating"
+    AWAITING_APPROVAL = "awaiting_approval"
+    SCHEDULED = "scheduled"
+    EXECUTING = "executing"
+    SUCCESS = "success"
+    ERROR = "error"
+    CANCELLED = "cancelled"
+
+    @property
+    def terminal(self) -> bool:
+        return self in (ToolCallState.SUCCESS, ToolCallState.ERROR, ToolCallState.CANCELLED)
+
+
+class TerminateReason(StrEnum):
+    GOAL = "GOAL"
+    TIMEOUT = "TIMEOUT"
+    MAX_TURNS = "MAX_TURNS"
+    ABORTED = "ABORTED"
+    ERROR = "ERROR"
+    ERROR_NO_COMPLETE_TASK_CALL = "ERROR_NO_COMPLETE_TASK_CALL"
+    LOOP = "LOOP"
+
+
+class ApprovalDecision(StrEnum):
+    ALLOW_ONCE = "allow_once"
+    ALLOW_SESSION = "allow_session"
+    ALLOW_ALWAYS = "allow_always"
+    REJECT = "reject"
+    REJECT_WITH_FEEDBACK = "reject_with_feedback"
+    MODIFY = "modify"
+
+    @property
+    def allows(self) -> bool:
+        return self in (
+            ApprovalDecision.ALLOW_ONCE,
+            ApprovalDecision.ALLOW_SESSION,
+            ApprovalDecision.ALLOW_ALWAYS,
+            ApprovalDecision.MODIFY,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A person's (or a policy's) answer to one approval request."""
+
+    decision: ApprovalDecision
+    feedback: str | None = None
+    """Text for the model (reject with feedback)."""
+    modified: str | None = None
+    """The edited content or command (modify)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input: int = 0
+    output: int = 0
+    thoughts: int = 0
+    cached: int = 0
+    total: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input + other.input,
+            self.output + other.output,
+            self.thoughts + other.thoughts,
+            self.cached + other.cached,
+            self.total + other.total,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    session_id: str = ""
+    prompt_id: str = ""
+    seq: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionStarted(Event):
+    provider: str
+    model: str
+    workspace: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UserMessage(Event):
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnStarted(Event):
+    """A model call begins (one per turn of the loop)."""
+
+    turn: int
+    model: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContentDelta(Event):
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ThoughtDelta(Event):
+    text: str
+    subject: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Citation(Event):
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StreamRetried(Event):
+    """The stream broke or was invalid: discard the partial answer of this turn."""
+
+    attempt: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RequestRetrying(Event):
+    """The provider call failed and will be retried after ``wait`` seconds."""
+
+    attempt: int
+    max_attempts: int
+    wait: float
+    message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelFallback(Event):
+    from_model: str
+    to_model: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnFinished(Event):
+    """One model call completed."""
+
+    finish_reason: str | None
+    usage: Usage
+    model: str
+    message: str | None = None
+    """A clear message for SAFETY / RECITATION / MAX_TOKENS / malformed calls."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallSnapshot:
+    """The full record of one tool call at one moment; views render these, never patch."""
+
+    call_id: str
+    name: str
+    args: dict[str, Any]
+    state: ToolCallState
+    description: str = ""
+    kind: str = "other"
+    correlation_id: str | None = None
+    """Set while awaiting approval: answer it with ``Bus.decide``."""
+    confirmation: Any = None
+    """The tools.base.Confirmation preview (diff, command) while awaiting approval."""
+    decision: ApprovalDecision | None = None
+    output: str | None = None
+    """What the person sees of the result."""
+    error: str | None = None
+    duration_ms: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallStateChanged(Event):
+    call: ToolCallSnapshot
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolOutput(Event):
+    """Live output of a running call (shell)."""
+
+    call_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TodosUpdated(Event):
+    todos: tuple[dict[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HistoryCompressed(Event):
+    tokens_before: int
+    tokens_after: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoopDetected(Event):
+    message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ErrorOccurred(Event):
+    message: str
+    kind: str = "error"
+    hint: str | None = None
+    """What to do next."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentFinished(Event):
+    """The prompt's loop ended."""
+
+    reason: TerminateReason
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    turns: int = 0
+    duration_ms: float = 0.0
+    usage_by_model: dict[str, Usage] = field(default_factory=dict)
+    error: str | None = None
+    output: Any = None
+    """Task mode: the validated complete_task output."""

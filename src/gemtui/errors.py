@@ -1,0 +1,268 @@
+"""The error tree of gemtui and the exit codes the outside world relies on.
+
+::
+
+    GemtuiError
+    ├── FatalError(exit_code)              ends a headless run with its exit code
+    │   ├── FatalAuthenticationError       41  no key, bad key, OAuth failed
+    │   ├── FatalInputError                42  bad flag, empty prompt, bad argument
+    │   ├── FatalConfigError               52  unreadable or invalid settings
+    │   ├── FatalTurnLimitedError          53  --max-turns reached
+    │   └── FatalCancellationError         130 Ctrl-C, Esc, cancel
+    ├── ApiError(status, message, details) an HTTP error from a model API
+    │   ├── RetryableApiError              429, 499, 5xx: the retry policy may try again
+    │   │   └── QuotaExhaustedError        terminal quota (daily, capacity, limit 0):
+    │   │                                  not retried, a reason to fall back
+    │   └── ModelNotFoundError             404
+    ├── TransportError                     connect/read failure, reset, timeout
+    └── StreamError                        a stream that broke or was invalid after it began
+
+Callers catch ``FatalError`` to turn it into an exit code, ``ApiError`` to show the
+server's message, and ``GemtuiError`` for everything gemtui raises on purpose.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "EXIT_AUTH",
+    "EXIT_CANCELLED",
+    "EXIT_CONFIG",
+    "EXIT_ERROR",
+    "EXIT_INPUT",
+    "EXIT_OK",
+    "EXIT_TURN_LIMIT",
+    "ApiError",
+    "FatalAuthenticationError",
+    "FatalCancellationError",
+    "FatalConfigError",
+    "FatalError",
+    "FatalInputError",
+    "FatalTurnLimitedError",
+    "GemtuiError",
+    "GoogleErrorDetails",
+    "ModelNotFoundError",
+    "QuotaExhaustedError",
+    "RetryableApiError",
+    "StreamError",
+    "TransportError",
+    "api_error_from_response",
+    "parse_duration",
+]
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_AUTH = 41
+EXIT_INPUT = 42
+EXIT_CONFIG = 52
+EXIT_TURN_LIMIT = 53
+EXIT_CANCELLED = 130
+
+
+class GemtuiError(Exception):
+    """Base of every error gemtui raises on purpose."""
+
+
+class FatalError(GemtuiError):
+    """An error that ends a run; ``exit_code`` is what the process returns."""
+
+    exit_code: int = EXIT_ERROR
+
+    def __init__(self, message: str, *, exit_code: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+
+class FatalAuthenticationError(FatalError):
+    exit_code = EXIT_AUTH
+
+
+class FatalInputError(FatalError):
+    exit_code = EXIT_INPUT
+
+
+class FatalConfigError(FatalError):
+    exit_code = EXIT_CONFIG
+
+
+class FatalTurnLimitedError(FatalError):
+    exit_code = EXIT_TURN_LIMIT
+
+
+class FatalCancellationError(FatalError):
+    exit_code = EXIT_CANCELLED
+
+
+_DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(ms|s)?\s*$")
+_RESET_AFTER = re.compile(r"reset after\s+([0-9]*\.?[0-9]+)\s*(ms|s)", re.IGNORECASE)
+
+
+def parse_duration(value: str | None) -> float | None:
+    """Seconds from a Google duration ("34.07s", "900ms", "17") or None if unparseable."""
+    if not value:
+        return None
+    m = _DURATION.match(value)
+    if not m:
+        return None
+    number = float(m.group(1))
+    return number / 1000 if m.group(2) == "ms" else number
+
+
+@dataclass(frozen=True)
+class GoogleErrorDetails:
+    """The parts of a google.rpc error ``details`` list that drive retry and fallback."""
+
+    retry_delay: float | None = None
+    """RetryInfo.retryDelay in seconds."""
+    quota_reset_delay: float | None = None
+    """ErrorInfo.metadata.quotaResetDelay in seconds."""
+    reasons: tuple[str, ...] = ()
+    """ErrorInfo reasons, e.g. QUOTA_EXHAUSTED, MODEL_CAPACITY_EXHAUSTED."""
+    quota_ids: tuple[str, ...] = ()
+    """QuotaFailure violations' quotaId, e.g. GenerateRequestsPerDayPerProject..."""
+    raw: tuple[dict[str, Any], ...] = field(default=(), repr=False)
+
+    @classmethod
+    def parse(cls, details: Any) -> GoogleErrorDetails:
+        if not isinstance(details, list):
+            return cls()
+        retry_delay = quota_reset = None
+        reasons: list[str] = []
+        quota_ids: list[str] = []
+        for d in details:
+            if not isinstance(d, dict):
+                continue
+            kind = str(d.get("@type", ""))
+            if kind.endswith("RetryInfo"):
+                retry_delay = parse_duration(d.get("retryDelay"))
+            elif kind.endswith("ErrorInfo"):
+                if d.get("reason"):
+                    reasons.append(str(d["reason"]))
+                meta = d.get("metadata") or {}
+                if isinstance(meta, dict) and meta.get("quotaResetDelay"):
+                    quota_reset = parse_duration(meta.get("quotaResetDelay"))
+            elif kind.endswith("QuotaFailure"):
+                for v in d.get("violations") or []:
+                    if isinstance(v, dict) and v.get("quotaId"):
+                        quota_ids.append(str(v["quotaId"]))
+        return cls(
+            retry_delay=retry_delay,
+            quota_reset_delay=quota_reset,
+            reasons=tuple(reasons),
+            quota_ids=tuple(quota_ids),
+            raw=tuple(d for d in details if isinstance(d, dict)),
+        )
+
+
+class ApiError(GemtuiError):
+    """An HTTP error from a model API, with the server's message and parsed details."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        details: GoogleErrorDetails | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(f"[{status}] {message}")
+        self.status = status
+        self.message = message
+        self.details = details or GoogleErrorDetails()
+        self.retry_after = retry_after
+
+    @property
+    def server_delay(self) -> float | None:
+        """The delay the server asked for, from any of the places servers put it."""
+        for value in (self.details.retry_delay, self.details.quota_reset_delay, self.retry_after):
+            if value is not None:
+                return value
+        m = _RESET_AFTER.search(self.message)
+        if m:
+            n = float(m.group(1))
+            return n / 1000 if m.group(2).lower() == "ms" else n
+        return None
+
+
+class RetryableApiError(ApiError):
+    """429, 499 or 5xx: worth another attempt."""
+
+
+class QuotaExhaustedError(RetryableApiError):
+    """A quota that another attempt soon will not fix; offer the fallback model."""
+
+
+class ModelNotFoundError(ApiError):
+    """404: the model does not exist or is not available to this key."""
+
+
+class TransportError(GemtuiError):
+    """The connection failed (connect, read, reset, timeout) before an HTTP answer."""
+
+
+class StreamError(GemtuiError):
+    """A stream that broke or turned out invalid after its first chunk."""
+
+    def __init__(self, message: str, *, kind: str = "broken") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+_TERMINAL_REASONS = {"MODEL_CAPACITY_EXHAUSTED", "QUOTA_EXHAUSTED"}
+_MAX_SERVER_DELAY = 300.0
+
+
+def _is_terminal_quota(message: str, details: GoogleErrorDetails, delay: float | None) -> bool:
+    if any(("PerDay" in q or "Daily" in q) for q in details.quota_ids):
+        return True
+    if _TERMINAL_REASONS.intersection(details.reasons):
+        return True
+    if re.search(r"limit:\s*0\b", message):
+        return True
+    return delay is not None and delay > _MAX_SERVER_DELAY
+
+
+def api_error_from_response(
+    status: int, body: bytes | str, headers: dict[str, str] | None = None
+) -> ApiError:
+    """Build the right ApiError subclass from an HTTP status and a (Google) error body."""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    message = text.strip() or f"HTTP {status}"
+    details = GoogleErrorDetails()
+    try:
+        data = json.loads(text)
+    except (ValueError, TypeError):
+        data = None
+    if isinstance(data, list) and data:
+        data = data[0]
+    if isinstance(data, dict):
+        err = data.get("error", data)
+        if isinstance(err, dict):
+            msg = err.get("message")
+            if isinstance(msg, str) and msg:
+                message = msg
+            details = GoogleErrorDetails.parse(err.get("details"))
+        elif isinstance(err, str):
+            message = err
+    retry_after = None
+    if headers:
+        lowered = {k.lower(): v for k, v in headers.items()}
+        retry_after = parse_duration(lowered.get("retry-after"))
+    cls: type[ApiError]
+    if status == 404:
+        cls = ModelNotFoundError
+    elif status in (429, 499) or status >= 500:
+        probe = ApiError(status, message, details=details, retry_after=retry_after)
+        if status == 429 and _is_terminal_quota(message, details, probe.server_delay):
+            cls = QuotaExhaustedError
+        else:
+            cls = RetryableApiError
+    else:
+        cls = ApiError
+    return cls(status, message, details=details, retry_after=retry_after)

@@ -1,0 +1,92 @@
+"""The Gemini API (Generative Language API) with an API key.
+
+The key travels only in the ``x-goog-api-key`` header, never in the URL, so it cannot
+leak into logs or error messages that quote URLs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+
+from gemtui.errors import StreamError, TransportError
+from gemtui.providers.http import get_json, open_stream, post_json
+from gemtui.providers.sse import iter_sse_json
+from gemtui.wire import (
+    Content,
+    CountTokensResponse,
+    GenerateContentRequest,
+    GenerateContentResponse,
+    ModelInfo,
+)
+
+__all__ = ["DEFAULT_GEMINI_BASE_URL", "GeminiGenerator"]
+
+DEFAULT_GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
+
+
+class GeminiGenerator:
+    """ContentGenerator over ``/v1beta/models/{model}:…``."""
+
+    name = "gemini"
+
+    def __init__(
+        self, client: httpx.AsyncClient, api_key: str, base_url: str | None = None
+    ) -> None:
+        self._client = client
+        self._api_key = api_key
+        self._base = (base_url or DEFAULT_GEMINI_BASE_URL).rstrip("/")
+
+    def _url(self, model: str, method: str) -> str:
+        model_id = model.removeprefix("models/")
+        return f"{self._base}/v1beta/models/{model_id}:{method}"
+
+    @property
+    def _headers(self) -> dict[str, str]:
+        return {"x-goog-api-key": self._api_key}
+
+    async def generate(
+        self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
+    ) -> GenerateContentResponse:
+        data = await post_json(
+            self._client, self._url(model, "generateContent"), request.to_wire(), self._headers
+        )
+        return GenerateContentResponse.model_validate(data)
+
+    async def stream(
+        self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
+    ) -> AsyncIterator[GenerateContentResponse]:
+        url = self._url(model, "streamGenerateContent") + "?alt=sse"
+        async with open_stream(self._client, url, request.to_wire(), self._headers) as response:
+            try:
+                async for frame in iter_sse_json(response):
+                    yield GenerateContentResponse.model_validate(frame.data)
+            except httpx.TransportError as exc:
+                raise TransportError(f"{type(exc).__name__} while streaming: {exc}") from exc
+            except ValueError as exc:  # pydantic validation of a frame
+                raise StreamError(f"unexpected frame shape: {exc}", kind="malformed") from exc
+
+    async def count_tokens(self, contents: list[Content], *, model: str) -> int:
+        body = {"contents": [c.to_wire() for c in contents]}
+        data = await post_json(self._client, self._url(model, "countTokens"), body, self._headers)
+        return CountTokensResponse.model_validate(data).total_tokens
+
+    async def embed(self, texts: list[str], *, model: str) -> list[list[float]]:
+        model_id = model.removeprefix("models/")
+        body = {
+            "requests": [
+                {"model": f"models/{model_id}", "content": {"parts": [{"text": t}]}} for t in texts
+            ]
+        }
+        data = await post_json(
+            self._client, self._url(model, "batchEmbedContents"), body, self._headers
+        )
+        return [e.get("values", []) for e in data.get("embeddings", [])]
+
+    async def list_models(self) -> list[ModelInfo]:
+        data = await get_json(self._client, f"{self._base}/v1beta/models", self._headers)
+        return [ModelInfo.model_validate(m) for m in data.get("models", [])]
+
+    async def aclose(self) -> None:
+        await self._client.aclose()

@@ -1,0 +1,70 @@
+"""Shared HTTP plumbing of the adapters: client defaults and error mapping."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+
+from gemtui import __version__
+from gemtui.errors import StreamError, TransportError, api_error_from_response
+
+__all__ = ["DEFAULT_TIMEOUT", "USER_AGENT", "make_client", "open_stream", "post_json", "get_json"]
+
+USER_AGENT = f"gemtui/{__version__}"
+DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=10.0)
+"""Read timeout is per chunk: a stalled stream fails after a minute, not never."""
+
+
+def make_client(read_timeout: float | None = None) -> httpx.AsyncClient:
+    timeout = DEFAULT_TIMEOUT if read_timeout is None else DEFAULT_TIMEOUT.copy_with(read=read_timeout)
+    return httpx.AsyncClient(timeout=timeout, headers={"user-agent": USER_AGENT})
+
+
+async def _raise_for_status(response: httpx.Response) -> None:
+    if response.status_code >= 400:
+        body = await response.aread()
+        raise api_error_from_response(response.status_code, body, dict(response.headers))
+
+
+async def post_json(
+    client: httpx.AsyncClient, url: str, body: Any, headers: dict[str, str]
+) -> Any:
+    try:
+        response = await client.post(url, json=body, headers=headers)
+        await _raise_for_status(response)
+        return response.json()
+    except httpx.TransportError as exc:
+        raise TransportError(f"{type(exc).__name__} talking to {_host(url)}: {exc}") from exc
+    except ValueError as exc:
+        raise StreamError(f"invalid JSON from {_host(url)}", kind="malformed") from exc
+
+
+async def get_json(client: httpx.AsyncClient, url: str, headers: dict[str, str]) -> Any:
+    try:
+        response = await client.get(url, headers=headers)
+        await _raise_for_status(response)
+        return response.json()
+    except httpx.TransportError as exc:
+        raise TransportError(f"{type(exc).__name__} talking to {_host(url)}: {exc}") from exc
+
+
+@asynccontextmanager
+async def open_stream(
+    client: httpx.AsyncClient, url: str, body: Any, headers: dict[str, str]
+) -> AsyncIterator[httpx.Response]:
+    """POST and hold the streaming response open; HTTP errors raise ApiError."""
+    try:
+        async with client.stream(
+            "POST", url, json=body, headers={**headers, "accept": "text/event-stream"}
+        ) as response:
+            await _raise_for_status(response)
+            yield response
+    except httpx.TransportError as exc:
+        raise TransportError(f"{type(exc).__name__} talking to {_host(url)}: {exc}") from exc
+
+
+def _host(url: str) -> str:
+    return httpx.URL(url).host or url

@@ -1,0 +1,154 @@
+"""What every tool is: a declaration for the model, a kind for policy, invocations to run.
+
+A ``Tool`` validates arguments and builds a ``ToolInvocation``; the scheduler asks the
+invocation for a ``Confirmation`` preview (a diff, a command) before approval, then runs
+it with a ``ToolContext``. Cancellation is task cancellation: an invocation must leave
+nothing behind when its task is cancelled (kill the process group, close files).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from gemtui.wire import FunctionDeclaration, Part
+
+if TYPE_CHECKING:
+    from gemtui.tools.workspace import Workspace
+
+__all__ = [
+    "MUTATING_KINDS",
+    "Confirmation",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolInvocation",
+    "ToolKind",
+    "ToolResult",
+]
+
+
+class ToolKind(StrEnum):
+    """What a tool does, so policy knows whether it changes anything."""
+
+    READ = "read"
+    EDIT = "edit"
+    DELETE = "delete"
+    MOVE = "move"
+    SEARCH = "search"
+    EXECUTE = "execute"
+    THINK = "think"
+    FETCH = "fetch"
+    OTHER = "other"
+
+
+MUTATING_KINDS = frozenset({ToolKind.EDIT, ToolKind.DELETE, ToolKind.MOVE, ToolKind.EXECUTE})
+"""Kinds that change the workspace or the machine: never run unapproved in default mode."""
+
+
+class ToolError(Exception):
+    """A tool refused or failed; the message goes back to the model as the error text."""
+
+
+@dataclass
+class ToolResult:
+    """The outcome of one invocation.
+
+    ``llm_content`` is what the model gets (text, or parts such as inlineData);
+    ``display`` is what a person sees; ``error`` set means the call failed and the
+    text goes back as ``functionResponse.response.error``.
+    """
+
+    llm_content: str | list[Part] = ""
+    display: str = ""
+    error: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+    """Structured extras for views (e.g. the todo list of write_todos)."""
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """The preview shown before a person approves a call."""
+
+    kind: Literal["edit", "exec", "fetch", "mcp", "info"]
+    title: str
+    file_path: str | None = None
+    original: str | None = None
+    proposed: str | None = None
+    diff: str | None = None
+    command: str | None = None
+    root_command: str | None = None
+    cwd: str | None = None
+    has_redirection: bool = False
+    urls: tuple[str, ...] = ()
+    server: str | None = None
+
+
+@dataclass
+class ToolContext:
+    """What an invocation may use while it runs."""
+
+    workspace: Workspace
+    on_output: Callable[[str], None] | None = None
+    """Live output (shell), for views that show progress."""
+    shell_timeout: float = 120.0
+    output_limit: int = 30_000
+
+
+class ToolInvocation(ABC):
+    """One validated call of a tool with concrete arguments."""
+
+    def __init__(self, tool: Tool, args: dict[str, Any]) -> None:
+        self.tool = tool
+        self.args = args
+
+    def describe(self) -> str:
+        """One line for transcripts: what this call will do."""
+        return f"{self.tool.name}({', '.join(f'{k}={v!r}' for k, v in self.args.items())})"
+
+    async def confirmation(self, ctx: ToolContext) -> Confirmation | None:
+        """The preview for approval; None for calls that change nothing."""
+        return None
+
+    def modify(self, proposed: str) -> None:
+        """Replace the proposed content or command with the person's edited version."""
+        raise ToolError(f"{self.tool.name} cannot be modified before it runs")
+
+    @abstractmethod
+    async def execute(self, ctx: ToolContext) -> ToolResult:
+        """Run the call. Raise ToolError for a failure the model should read."""
+
+
+class Tool(ABC):
+    """A tool the model may call. Subclasses set the class attributes and ``build``."""
+
+    name: ClassVar[str]
+    display_name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    kind: ClassVar[ToolKind] = ToolKind.OTHER
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
+    aliases: ClassVar[tuple[str, ...]] = ()
+    server: ClassVar[str | None] = None
+    """The MCP server a tool came from (None for built-ins)."""
+
+    @property
+    def mutating(self) -> bool:
+        return self.kind in MUTATING_KINDS
+
+    def declaration(self) -> FunctionDeclaration:
+        return FunctionDeclaration(
+            name=self.name, description=self.description, parameters_json_schema=self.parameters
+        )
+
+    def validate(self, args: dict[str, Any]) -> str | None:
+        """An error message when ``args`` break the JSON schema or the tool's rules."""
+        from gemtui.tools.validation import schema_error
+
+        return schema_error(self.parameters, args)
+
+    @abstractmethod
+    def build(self, args: dict[str, Any]) -> ToolInvocation:
+        """An invocation for already-validated arguments."""
