@@ -19,7 +19,9 @@ DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=10.0)
 
 
 def make_client(read_timeout: float | None = None) -> httpx.AsyncClient:
-    timeout = DEFAULT_TIMEOUT if read_timeout is None else DEFAULT_TIMEOUT.copy_with(read=read_timeout)
+    timeout = DEFAULT_TIMEOUT
+    if read_timeout is not None:
+        timeout = httpx.Timeout(connect=10.0, read=read_timeout, write=30.0, pool=10.0)
     return httpx.AsyncClient(timeout=timeout, headers={"user-agent": USER_AGENT})
 
 

@@ -1,0 +1,3 @@
+from gemtui.cli import run
+
+run()

@@ -1,0 +1,336 @@
+"""The agent loop: user input → model turn → tools → next turn, until a terminate reason.
+
+Chat mode ends when the model stops calling tools; task mode ends when it calls
+``complete_task`` with output that validates against the task's schema. User cancel and
+the timeout are one combined cancellation (``cancel``). Task mode gets one recovery turn
+with a grace period after TIMEOUT, MAX_TURNS or a missing complete_task call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ValidationError
+
+from gemtui.agent.loop_detector import LoopDetector
+from gemtui.bus import (
+    AgentFinished,
+    Citation,
+    ContentDelta,
+    ErrorOccurred,
+    EventBus,
+    HistoryCompressed,
+    LoopDetected,
+    StreamRetried,
+    TerminateReason,
+    ThoughtDelta,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+    UserMessage,
+    current_prompt_id,
+)
+from gemtui.chat.chat import Chat
+from gemtui.chat.compression import compress_history
+from gemtui.chat.turn import (
+    CitationEvent,
+    ContentEvent,
+    ErrorEvent,
+    FinishedEvent,
+    InvalidStreamEvent,
+    RetryEvent,
+    ThoughtEvent,
+    ToolCallRequestEvent,
+    Turn,
+    UserCancelledEvent,
+)
+from gemtui.wire import (
+    Content,
+    FunctionCall,
+    FunctionDeclaration,
+    FunctionResponse,
+    Part,
+)
+
+__all__ = ["COMPLETE_TASK", "Executor", "ExecutorConfig", "ScheduleOutcome", "ToolRunner"]
+
+COMPLETE_TASK = "complete_task"
+
+
+class ScheduleOutcome(Protocol):
+    parts: list[Part]
+    cancelled: bool
+
+
+class ToolRunner(Protocol):
+    """What the executor needs of the scheduler."""
+
+    async def run(
+        self, calls: list[FunctionCall], *, cancel: asyncio.Event | None = None
+    ) -> Any: ...
+
+
+@dataclass
+class ExecutorConfig:
+    max_turns: int = -1
+    """Model turns per prompt; -1 is unbounded."""
+    timeout: float | None = None
+    """Seconds for the whole prompt."""
+    grace_period: float = 60.0
+    output_schema: type[BaseModel] | None = None
+    """Set for task mode: the model must call complete_task with this output."""
+    context_window: int = 1_048_576
+    compression_threshold: float = 0.5
+    compression_preserve: float = 0.3
+
+
+@dataclass
+class _RunState:
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    usage_by_model: dict[str, Usage] = field(default_factory=dict)
+    text: list[str] = field(default_factory=list)
+    error: BaseException | None = None
+    timed_out: bool = False
+
+
+class Executor:
+    def __init__(
+        self,
+        chat: Chat,
+        tools: ToolRunner,
+        bus: EventBus,
+        config: ExecutorConfig | None = None,
+    ) -> None:
+        self.chat = chat
+        self.tools = tools
+        self.bus = bus
+        self.config = config or ExecutorConfig()
+        self.prompt_count = 0
+        self.last_error: BaseException | None = None
+        if self.config.output_schema is not None:
+            self.chat.declarations = [
+                d for d in self.chat.declarations if d.name != COMPLETE_TASK
+            ] + [self._complete_task_declaration()]
+
+    def _complete_task_declaration(self) -> FunctionDeclaration:
+        assert self.config.output_schema is not None
+        return FunctionDeclaration(
+            name=COMPLETE_TASK,
+            description="Call this exactly once when the task is done, with the final output.",
+            parameters_json_schema={
+                "type": "object",
+                "properties": {"output": self.config.output_schema.model_json_schema()},
+                "required": ["output"],
+            },
+        )
+
+    async def compress(self, *, force: bool = False) -> None:
+        result = await compress_history(
+            self.chat,
+            context_window=self.config.context_window,
+            threshold=self.config.compression_threshold,
+            preserve=self.config.compression_preserve,
+            force=force,
+        )
+        if result is not None and (result.compressed or force):
+            self.bus.emit(
+                HistoryCompressed,
+                tokens_before=result.tokens_before,
+                tokens_after=result.tokens_after,
+            )
+
+    async def run(
+        self, prompt: str | list[Part], *, cancel: asyncio.Event | None = None
+    ) -> AgentFinished:
+        """Handle one user prompt to the end; never raises for model or tool failures."""
+        self.prompt_count += 1
+        prompt_id = f"{self.bus.session_id}#{self.prompt_count}"
+        token = current_prompt_id.set(prompt_id)
+        cancel = cancel or asyncio.Event()
+        started = time.monotonic()
+        state = _RunState()
+        timer: asyncio.TimerHandle | None = None
+        if self.config.timeout is not None:
+
+            def on_timeout() -> None:
+                state.timed_out = True
+                cancel.set()
+
+            timer = asyncio.get_running_loop().call_later(self.config.timeout, on_timeout)
+        try:
+            parts = [Part(text=prompt)] if isinstance(prompt, str) else prompt
+            text = prompt if isinstance(prompt, str) else ""
+            self.bus.emit(UserMessage, text=text)
+            reason, output = await self._loop(Content(role="user", parts=parts), cancel, state)
+            if reason in (TerminateReason.TIMEOUT, TerminateReason.MAX_TURNS) or (
+                reason == TerminateReason.ERROR_NO_COMPLETE_TASK_CALL
+            ):
+                if self.config.output_schema is not None:
+                    reason, output = await self._recover(reason, state)
+        finally:
+            if timer is not None:
+                timer.cancel()
+            current_prompt_id.reset(token)
+        self.last_error = state.error
+        return self.bus.emit(
+            AgentFinished,
+            prompt_id=prompt_id,
+            reason=reason,
+            text="".join(state.text),
+            usage=state.usage,
+            turns=state.turns,
+            duration_ms=(time.monotonic() - started) * 1000,
+            usage_by_model=dict(state.usage_by_model),
+            error=str(state.error) if state.error else None,
+            output=output,
+        )
+
+    async def _recover(self, reason: TerminateReason, state: _RunState) -> tuple[TerminateReason, Any]:
+        """One last turn, with a grace period, asking the model to finish with complete_task."""
+        why = {
+            TerminateReason.TIMEOUT: "You ran out of time.",
+            TerminateReason.MAX_TURNS: "You reached the maximum number of turns.",
+        }.get(reason, "You stopped without calling complete_task.")
+        message = Content.user(
+            f"{why} Call {COMPLETE_TASK} now with your best final output. Do not call other tools."
+        )
+        grace = asyncio.Event()
+        handle = asyncio.get_running_loop().call_later(self.config.grace_period, grace.set)
+        try:
+            new_reason, output = await self._loop(message, grace, state, max_turns=1)
+        finally:
+            handle.cancel()
+        if new_reason == TerminateReason.GOAL:
+            return new_reason, output
+        return reason, None
+
+    async def _loop(
+        self,
+        message: Content,
+        cancel: asyncio.Event,
+        state: _RunState,
+        max_turns: int | None = None,
+    ) -> tuple[TerminateReason, Any]:
+        detector = LoopDetector()
+        limit = self.config.max_turns if max_turns is None else max_turns
+        local_turns = 0
+        while True:
+            if cancel.is_set():
+                self._park(message)
+                return self._cancel_reason(state), None
+            if limit >= 0 and local_turns >= limit:
+                self._park(message)
+                return TerminateReason.MAX_TURNS, None
+            local_turns += 1
+            state.turns += 1
+            try:
+                await self.compress()
+            except Exception as exc:  # compression is best effort
+                self.bus.emit(ErrorOccurred, message=f"History compression failed: {exc}", kind="warning")
+            self.bus.emit(TurnStarted, turn=state.turns, model=self.chat.model)
+            turn = Turn(self.chat, current_prompt_id.get(), cancel)
+            calls: list[FunctionCall] = []
+            turn_text: list[str] = []
+            async for ev in turn.run(message):
+                if isinstance(ev, ContentEvent):
+                    turn_text.append(ev.text)
+                    self.bus.emit(ContentDelta, text=ev.text)
+                elif isinstance(ev, ThoughtEvent):
+                    self.bus.emit(ThoughtDelta, text=ev.text, subject=ev.subject)
+                elif isinstance(ev, ToolCallRequestEvent):
+                    calls.append(ev.call)
+                elif isinstance(ev, RetryEvent):
+                    turn_text.clear()
+                    calls.clear()
+                    self.bus.emit(StreamRetried, attempt=ev.attempt, reason=ev.reason)
+                elif isinstance(ev, CitationEvent):
+                    self.bus.emit(Citation, text=ev.text)
+                elif isinstance(ev, FinishedEvent):
+                    self._add_usage(state, ev)
+                    self.bus.emit(
+                        TurnFinished,
+                        finish_reason=ev.reason,
+                        usage=ev.usage,
+                        model=self.chat.model,
+                        message=ev.message,
+                    )
+                elif isinstance(ev, UserCancelledEvent):
+                    state.text.extend(turn_text)
+                    return self._cancel_reason(state), None
+                elif isinstance(ev, (ErrorEvent, InvalidStreamEvent)):
+                    err = ev.error if isinstance(ev, ErrorEvent) else RuntimeError(ev.reason)
+                    state.error = err
+                    state.text.extend(turn_text)
+                    self.bus.emit(ErrorOccurred, message=str(err), kind=type(err).__name__)
+                    return TerminateReason.ERROR, None
+            state.text.extend(turn_text)
+            loop_msg = detector.observe_text("".join(turn_text)) if not calls else None
+            for call in calls:
+                loop_msg = loop_msg or detector.observe_call(call)
+            if loop_msg:
+                self.bus.emit(LoopDetected, message=loop_msg)
+                if calls:
+                    self._answer_unrun(calls, "Stopped: " + loop_msg)
+                return TerminateReason.LOOP, None
+            if not calls:
+                if self.config.output_schema is not None:
+                    return TerminateReason.ERROR_NO_COMPLETE_TASK_CALL, None
+                return TerminateReason.GOAL, None
+            complete = [c for c in calls if c.name == COMPLETE_TASK]
+            others = [c for c in calls if c.name != COMPLETE_TASK]
+            response_parts: list[Part] = []
+            if others:
+                outcome = await self.tools.run(others, cancel=cancel)
+                response_parts.extend(outcome.parts)
+                if outcome.cancelled:
+                    response_parts.extend(self._complete_responses(complete, "Cancelled."))
+                    self.chat.add_history(Content(role="user", parts=response_parts))
+                    return self._cancel_reason(state), None
+            if complete and self.config.output_schema is not None:
+                call = complete[0]
+                try:
+                    output = self.config.output_schema.model_validate(call.args.get("output"))
+                except ValidationError as exc:
+                    response_parts.append(_response(call, error=f"Output failed validation: {exc}"))
+                else:
+                    response_parts.append(_response(call, output="Task completed."))
+                    self.chat.add_history(Content(role="user", parts=response_parts))
+                    return TerminateReason.GOAL, output
+            elif complete:
+                response_parts.extend(
+                    self._complete_responses(complete, "complete_task is only for task mode.")
+                )
+            message = Content(role="user", parts=response_parts)
+
+    def _park(self, message: Content) -> None:
+        """Keep tool results that no turn will send, so no call is left unanswered."""
+        if any(p.function_response is not None for p in message.parts):
+            self.chat.add_history(message)
+
+    def _answer_unrun(self, calls: list[FunctionCall], why: str) -> None:
+        self.chat.add_history(
+            Content(role="user", parts=[_response(c, error=why) for c in calls])
+        )
+
+    @staticmethod
+    def _complete_responses(calls: list[FunctionCall], why: str) -> list[Part]:
+        return [_response(c, error=why) for c in calls]
+
+    @staticmethod
+    def _cancel_reason(state: _RunState) -> TerminateReason:
+        return TerminateReason.TIMEOUT if state.timed_out else TerminateReason.ABORTED
+
+    def _add_usage(self, state: _RunState, ev: FinishedEvent) -> None:
+        state.usage = state.usage + ev.usage
+        model = self.chat.model
+        state.usage_by_model[model] = state.usage_by_model.get(model, Usage()) + ev.usage
+
+
+def _response(call: FunctionCall, *, output: str | None = None, error: str | None = None) -> Part:
+    body: dict[str, Any] = {"error": error} if error is not None else {"output": output or ""}
+    return Part(function_response=FunctionResponse(id=call.id, name=call.name, response=body))
+

@@ -1,0 +1,44 @@
+"""Stops a model that repeats itself: the same call, or the same answer, over and over."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from gemtui.wire import FunctionCall
+
+__all__ = ["LoopDetector"]
+
+
+@dataclass
+class LoopDetector:
+    call_threshold: int = 5
+    """Identical consecutive calls that count as a loop."""
+    text_threshold: int = 3
+    """Identical consecutive non-empty answers that count as a loop."""
+    _last_call: str | None = field(default=None, init=False)
+    _call_count: int = field(default=0, init=False)
+    _last_text: str | None = field(default=None, init=False)
+    _text_count: int = field(default=0, init=False)
+
+    def observe_call(self, call: FunctionCall) -> str | None:
+        key = f"{call.name}:{json.dumps(call.args, sort_keys=True, default=str)}"
+        if key == self._last_call:
+            self._call_count += 1
+        else:
+            self._last_call, self._call_count = key, 1
+        if self._call_count >= self.call_threshold:
+            return f"The model called {call.name} with the same arguments {self._call_count} times in a row."
+        return None
+
+    def observe_text(self, text: str) -> str | None:
+        text = text.strip()
+        if not text:
+            return None
+        if text == self._last_text:
+            self._text_count += 1
+        else:
+            self._last_text, self._text_count = text, 1
+        if self._text_count >= self.text_threshold:
+            return f"The model gave the same answer {self._text_count} times in a row."
+        return None

@@ -1,0 +1,138 @@
+"""Session: wires provider, chat, tools, scheduler, policy and bus for one conversation."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gemtui.agent.executor import Executor, ExecutorConfig
+from gemtui.agent.prompt import build_system_instruction
+from gemtui.bus import AgentFinished, EventBus, RequestRetrying, SessionStarted
+from gemtui.chat.chat import Chat
+from gemtui.config.paths import config_dir
+from gemtui.config.settings import Settings
+from gemtui.providers.factory import ResolvedProvider
+from gemtui.providers.retry import RetryingGenerator, RetryNotice
+from gemtui.wire import Content, GenerationConfig, ThinkingConfig
+
+__all__ = ["Session", "SessionOptions"]
+
+
+@dataclass
+class SessionOptions:
+    workspace: Path
+    approval_mode: str = "default"
+    interactive: bool = True
+    max_turns: int = -1
+    session_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    history: list[Content] | None = None
+    stream_retry_delays: tuple[float, ...] = (1.0, 2.0, 4.0)
+
+
+class Session:
+    """One conversation: ``await session.send("…")`` runs a prompt through the loop."""
+
+    def __init__(self, settings: Settings, provider: ResolvedProvider, options: SessionOptions) -> None:
+        from gemtui.scheduler import PolicyEngine, ToolScheduler
+        from gemtui.tools.base import ToolContext
+        from gemtui.tools.registry import default_registry
+        from gemtui.tools.workspace import Workspace
+
+        self.settings = settings
+        self.provider = provider
+        self.options = options
+        self.id = options.session_id
+        self.bus = EventBus(self.id)
+        self.approval_mode = options.approval_mode
+        self.workspace = Workspace(options.workspace)
+        self.registry = default_registry()
+        for name in settings.tools.exclude:
+            self.registry.unregister(name)
+        self.policy = PolicyEngine(user_policy_file=config_dir() / "policy.toml")
+        context = ToolContext(
+            workspace=self.workspace,
+            shell_timeout=settings.tools.shell_timeout,
+            output_limit=settings.tools.output_limit,
+        )
+        self.scheduler = ToolScheduler(
+            self.registry,
+            self.bus,
+            self.policy,
+            context,
+            approval_mode=lambda: self.approval_mode,
+            interactive=options.interactive,
+        )
+        if isinstance(provider.generator, RetryingGenerator):
+            provider.generator.on_retry = self._on_retry
+        self.chat = Chat(
+            provider.generator,
+            model=provider.model,
+            system_instruction=build_system_instruction(self.workspace.root),
+            declarations=self._declarations(),
+            history=options.history,
+            generation_config=GenerationConfig(
+                thinking_config=ThinkingConfig(include_thoughts=True)
+            )
+            if provider.kind in ("gemini", "code-assist")
+            else None,
+            retry_delays=options.stream_retry_delays,
+        )
+        self.executor = Executor(
+            self.chat,
+            self.scheduler,
+            self.bus,
+            ExecutorConfig(
+                max_turns=options.max_turns,
+                context_window=provider.context_window,
+                compression_threshold=settings.chat.compression_threshold,
+                compression_preserve=settings.chat.compression_preserve,
+            ),
+        )
+        self._cancel: asyncio.Event | None = None
+        self.bus.on_cancel(self.cancel)
+
+    def _declarations(self) -> list:  # type: ignore[type-arg]
+        denied = self.policy.denied_tool_names(self.registry.names(), self.approval_mode)
+        return self.registry.declarations(exclude=set(denied))
+
+    def _on_retry(self, notice: RetryNotice) -> None:
+        self.bus.emit(
+            RequestRetrying,
+            attempt=notice.attempt,
+            max_attempts=notice.max_attempts,
+            wait=notice.wait,
+            message=str(notice.error),
+        )
+
+    def start(self) -> None:
+        self.bus.emit(
+            SessionStarted,
+            provider=self.provider.name,
+            model=self.chat.model,
+            workspace=str(self.workspace.root),
+        )
+
+    def set_approval_mode(self, mode: str) -> None:
+        self.approval_mode = mode
+        self.chat.declarations = self._declarations()
+
+    async def send(self, prompt: str) -> AgentFinished:
+        """Run one prompt to the end. Cancel with ``cancel()`` (or ``bus.cancel()``)."""
+        self.chat.declarations = self._declarations()
+        self._cancel = asyncio.Event()
+        try:
+            return await self.executor.run(prompt, cancel=self._cancel)
+        finally:
+            self._cancel = None
+
+    def cancel(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+
+    async def compress(self) -> None:
+        await self.executor.compress(force=True)
+
+    async def aclose(self) -> None:
+        await self.provider.generator.aclose()

@@ -1,0 +1,182 @@
+"""Chat: one conversation's history and the streaming call that extends it.
+
+The comprehensive history keeps everything; requests use the curated one. A stream that
+breaks while being read, or ends invalid (no finish reason and no call, no text, or
+MALFORMED_FUNCTION_CALL), is tried again with temperature 1 after 1, 2, 4 s, and a
+``StreamRetry`` tells the views to throw away the partial answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+
+from gemtui.chat.history import (
+    consolidate_parts,
+    ensure_active_loop_signatures,
+    extract_curated_history,
+    strip_thought_signatures,
+)
+from gemtui.errors import StreamError
+from gemtui.providers.base import ContentGenerator
+from gemtui.wire import (
+    Content,
+    FunctionDeclaration,
+    GenerateContentRequest,
+    GenerateContentResponse,
+    GenerationConfig,
+    Part,
+    Tool,
+)
+
+__all__ = ["Chat", "StreamChunk", "StreamRetry"]
+
+
+@dataclass(frozen=True, slots=True)
+class StreamChunk:
+    response: GenerateContentResponse
+
+
+@dataclass(frozen=True, slots=True)
+class StreamRetry:
+    attempt: int
+    reason: str
+
+
+SIGNATURE_PROVIDERS = frozenset({"gemini", "code-assist", "replay"})
+
+
+class Chat:
+    """History plus the model call; owns nothing about tools beyond their declarations."""
+
+    def __init__(
+        self,
+        generator: ContentGenerator,
+        *,
+        model: str,
+        system_instruction: str | None = None,
+        declarations: Sequence[FunctionDeclaration] = (),
+        history: list[Content] | None = None,
+        generation_config: GenerationConfig | None = None,
+        retry_delays: Sequence[float] = (1.0, 2.0, 4.0),
+    ) -> None:
+        self.generator = generator
+        self.model = model
+        self.system_instruction = system_instruction
+        self.declarations = list(declarations)
+        self.history: list[Content] = list(history or [])
+        self.generation_config = generation_config
+        self.retry_delays = tuple(retry_delays)
+
+    # -- history ----------------------------------------------------------------
+    def curated_history(self) -> list[Content]:
+        return extract_curated_history(self.history)
+
+    def set_history(self, history: list[Content]) -> None:
+        self.history = list(history)
+
+    def set_model(self, model: str) -> None:
+        if model != self.model:
+            self.history = strip_thought_signatures(self.history)
+            self.model = model
+
+    def add_history(self, content: Content) -> None:
+        self.history.append(content)
+
+    def build_request(
+        self, contents: list[Content], config: GenerationConfig | None = None
+    ) -> GenerateContentRequest:
+        if self.generator.name in SIGNATURE_PROVIDERS:
+            contents = ensure_active_loop_signatures(contents)
+        return GenerateContentRequest(
+            contents=contents,
+            system_instruction=(
+                Content(role="user", parts=[Part(text=self.system_instruction)])
+                if self.system_instruction
+                else None
+            ),
+            tools=[Tool(function_declarations=self.declarations)] if self.declarations else None,
+            generation_config=config or self.generation_config,
+        )
+
+    # -- the call ---------------------------------------------------------------
+    async def send_message_stream(
+        self, message: Content, *, prompt_id: str = ""
+    ) -> AsyncIterator[StreamChunk | StreamRetry]:
+        """Stream the model's answer to ``message``; history is updated as it completes.
+
+        On cancellation the partial text (not partial calls) is kept in history, so
+        nothing the model already said is lost.
+        """
+        self.history.append(message)
+        contents = self.curated_history()
+        attempts = len(self.retry_delays) + 1
+        last_error = ""
+        for attempt in range(attempts):
+            config = self.generation_config
+            if attempt > 0:
+                config = (config or GenerationConfig()).model_copy(update={"temperature": 1.0})
+                yield StreamRetry(attempt, last_error)
+                await asyncio.sleep(self.retry_delays[attempt - 1])
+            request = self.build_request(contents, config)
+            parts: list[Part] = []
+            finish: str | None = None
+            completed = failed = False
+            try:
+                async for chunk in self.generator.stream(
+                    request, model=self.model, prompt_id=prompt_id
+                ):
+                    finish = _collect(chunk, parts) or finish
+                    yield StreamChunk(chunk)
+                completed = True
+            except StreamError as exc:
+                failed = True
+                last_error = str(exc)
+            finally:
+                if not completed and not failed and parts:
+                    # cancelled mid-stream: keep what the model said, never half a call
+                    kept = [p for p in consolidate_parts(parts) if p.function_call is None]
+                    if kept:
+                        self.history.append(Content(role="model", parts=kept))
+            if failed:
+                continue
+            problem = _invalid_reason(parts, finish)
+            if problem is None:
+                self.history.append(Content(role="model", parts=consolidate_parts(parts)))
+                return
+            last_error = problem
+        raise StreamError(
+            f"The model's answer was still invalid after {attempts} attempts: {last_error}",
+            kind="invalid",
+        )
+
+
+def _collect(chunk: GenerateContentResponse, parts: list[Part]) -> str | None:
+    """Add the chunk's parts (giving calls without an id a unique one); its finish reason."""
+    finish = None
+    for cand in chunk.candidates or []:
+        if cand.finish_reason:
+            finish = cand.finish_reason
+        if cand.content:
+            for part in cand.content.parts:
+                call = part.function_call
+                if call is not None and not call.id:
+                    call.id = f"{call.name}-{uuid.uuid4().hex[:12]}"
+                parts.append(part)
+    return finish
+
+
+def _invalid_reason(parts: list[Part], finish: str | None) -> str | None:
+    if any(p.function_call is not None for p in parts):
+        return None
+    if finish is None:
+        return "the stream ended without a finish reason"
+    if finish == "MALFORMED_FUNCTION_CALL":
+        return "the model produced a malformed function call"
+    if not any(p.text and not p.thought for p in parts):
+        if finish in ("SAFETY", "RECITATION", "MAX_TOKENS", "PROHIBITED_CONTENT", "BLOCKLIST"):
+            return None
+        return "the model returned no text"
+    return None

@@ -1,0 +1,91 @@
+"""History compression: summarise the older turns when the prompt nears the context window.
+
+The newest ~30 % of the history (by size) stays verbatim; the split only falls before a
+user message that is real user text, so a functionCall and its functionResponse are
+never separated. If the summary does not make the history smaller, nothing changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gemtui.chat.chat import Chat
+from gemtui.wire import Content, GenerateContentRequest, Part, response_text
+
+__all__ = ["COMPRESSION_PROMPT", "CompressionResult", "compress_history", "find_split_point"]
+
+COMPRESSION_PROMPT = (
+    "You are the component that summarises a coding agent's conversation history. "
+    "Write a dense summary that keeps: the user's overall goal, every decision made, "
+    "files read or changed and why, commands run and their results, errors seen, and the "
+    "next steps planned. It replaces the history, so leave nothing out that later work "
+    "needs. Answer with the summary only."
+)
+
+_ACK = "Got it. Thanks for the additional context!"
+
+
+@dataclass(frozen=True)
+class CompressionResult:
+    tokens_before: int
+    tokens_after: int
+    compressed: bool
+
+
+def _size(content: Content) -> int:
+    return len(content.model_dump_json(exclude_none=True))
+
+
+def find_split_point(history: list[Content], preserve: float) -> int:
+    """Index of the first content kept verbatim: a user text message, ~``preserve`` from the end."""
+    total = sum(_size(c) for c in history)
+    target = total * (1 - preserve)
+    running = 0
+    for idx, content in enumerate(history):
+        if running >= target and _is_user_text(content):
+            return idx
+        running += _size(content)
+    return len(history)
+
+
+def _is_user_text(content: Content) -> bool:
+    return content.role == "user" and all(p.function_response is None for p in content.parts)
+
+
+async def compress_history(
+    chat: Chat,
+    *,
+    context_window: int,
+    threshold: float = 0.5,
+    preserve: float = 0.3,
+    force: bool = False,
+) -> CompressionResult | None:
+    """Compress when the history passes ``threshold`` of the window (or when forced)."""
+    history = chat.curated_history()
+    if not history:
+        return None
+    before = await chat.generator.count_tokens(history, model=chat.model)
+    if not force and before < threshold * context_window:
+        return None
+    split = find_split_point(history, preserve)
+    older, kept = history[:split], history[split:]
+    if not older:
+        return CompressionResult(before, before, False)
+    request = GenerateContentRequest(
+        contents=[*older, Content.user("Summarise the conversation so far, as instructed.")],
+        system_instruction=Content(role="user", parts=[Part(text=COMPRESSION_PROMPT)]),
+    )
+    response = await chat.generator.generate(request, model=chat.model)
+    summary = response_text(response).strip()
+    if not summary:
+        return CompressionResult(before, before, False)
+    new_history = [
+        Content.user(f"<conversation_summary>\n{summary}\n</conversation_summary>"),
+        Content.model(_ACK),
+        *kept,
+    ]
+    after = await chat.generator.count_tokens(new_history, model=chat.model)
+    if after >= before:
+        return CompressionResult(before, after, False)
+    chat.set_history(new_history)
+    return CompressionResult(before, after, True)

@@ -1,0 +1,113 @@
+"""History rules: what a valid model output is, curation, consolidation, signatures."""
+
+from __future__ import annotations
+
+from gemtui.wire import Content, Part, append_text
+
+__all__ = [
+    "SKIP_THOUGHT_SIGNATURE",
+    "consolidate_parts",
+    "ensure_active_loop_signatures",
+    "extract_curated_history",
+    "is_valid_content",
+    "strip_thought_signatures",
+]
+
+SKIP_THOUGHT_SIGNATURE = "skip_thought_signature_validator"
+"""What Gemini accepts in place of a lost signature on a functionCall of the active loop."""
+
+
+def is_valid_content(content: Content) -> bool:
+    """A model output worth keeping: some non-empty text, a call or a response."""
+    if not content.parts:
+        return False
+    for part in content.parts:
+        if part.function_call is not None or part.function_response is not None:
+            return True
+        if part.inline_data is not None or part.file_data is not None:
+            return True
+        if part.text is not None and not part.thought and part.text.strip():
+            return True
+    return False
+
+
+def extract_curated_history(history: list[Content]) -> list[Content]:
+    """Drop each user turn whose model output was invalid, together with that output."""
+    curated: list[Content] = []
+    i, n = 0, len(history)
+    while i < n:
+        if history[i].role == "user":
+            user = history[i]
+            outputs: list[Content] = []
+            while i + 1 < n and history[i + 1].role == "model":
+                i += 1
+                outputs.append(history[i])
+            if all(is_valid_content(c) for c in outputs):
+                curated.append(user)
+                curated.extend(outputs)
+        else:
+            curated.append(history[i])
+        i += 1
+    return curated
+
+
+def consolidate_parts(parts: list[Part]) -> list[Part]:
+    """Merge adjacent plain text; drop thought text (only its signature matters)."""
+    out: list[Part] = []
+    pending_signature: str | None = None
+    for part in parts:
+        if part.thought:
+            if part.thought_signature:
+                pending_signature = part.thought_signature
+            continue
+        if pending_signature and part.thought_signature is None:
+            part = part.model_copy(update={"thought_signature": pending_signature})
+            pending_signature = None
+        if (
+            part.text is not None
+            and part.function_call is None
+            and part.thought_signature is None
+            and part.inline_data is None
+        ):
+            if part.text:
+                append_text(out, part.text)
+            continue
+        out.append(part)
+    return out
+
+
+def strip_thought_signatures(history: list[Content]) -> list[Content]:
+    """Signatures are tied to a model: drop them all when the model changes."""
+    return [
+        Content(
+            role=c.role,
+            parts=[
+                p.model_copy(update={"thought_signature": None}) if p.thought_signature else p
+                for p in c.parts
+            ],
+        )
+        for c in history
+    ]
+
+
+def ensure_active_loop_signatures(contents: list[Content]) -> list[Content]:
+    """The first functionCall of each model turn after the last user text needs a signature."""
+    start = 0
+    for idx in range(len(contents) - 1, -1, -1):
+        c = contents[idx]
+        if c.role == "user" and any(p.text is not None for p in c.parts):
+            start = idx + 1
+            break
+    out = list(contents)
+    for idx in range(start, len(out)):
+        c = out[idx]
+        if c.role != "model":
+            continue
+        for j, part in enumerate(c.parts):
+            if part.function_call is not None:
+                if not part.thought_signature:
+                    parts = list(c.parts)
+                    parts[j] = part.model_copy(update={"thought_signature": SKIP_THOUGHT_SIGNATURE})
+                    out[idx] = Content(role=c.role, parts=parts)
+                break
+    return out

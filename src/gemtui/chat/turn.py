@@ -1,0 +1,193 @@
+"""Turn: one model call seen as a closed set of events, checked for cancel at every chunk."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from gemtui.bus.events import Usage
+from gemtui.chat.chat import Chat, StreamChunk, StreamRetry
+from gemtui.errors import GemtuiError, StreamError
+from gemtui.wire import Content, FunctionCall, UsageMetadata
+
+__all__ = [
+    "CitationEvent",
+    "ContentEvent",
+    "ErrorEvent",
+    "FinishedEvent",
+    "InvalidStreamEvent",
+    "RetryEvent",
+    "ThoughtEvent",
+    "ToolCallRequestEvent",
+    "Turn",
+    "TurnEvent",
+    "UserCancelledEvent",
+    "finish_message",
+    "parse_thought",
+    "usage_from_metadata",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ContentEvent:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThoughtEvent:
+    text: str
+    subject: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRequestEvent:
+    call: FunctionCall
+
+
+@dataclass(frozen=True, slots=True)
+class CitationEvent:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedEvent:
+    reason: str | None
+    usage: Usage
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RetryEvent:
+    attempt: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEvent:
+    error: BaseException
+
+
+@dataclass(frozen=True, slots=True)
+class UserCancelledEvent:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidStreamEvent:
+    reason: str
+
+
+TurnEvent = (
+    ContentEvent
+    | ThoughtEvent
+    | ToolCallRequestEvent
+    | CitationEvent
+    | FinishedEvent
+    | RetryEvent
+    | ErrorEvent
+    | UserCancelledEvent
+    | InvalidStreamEvent
+)
+
+_SUBJECT = re.compile(r"^\s*\*\*(.+?)\*\*\s*", re.DOTALL)
+
+_FINISH_MESSAGES = {
+    "SAFETY": "The answer was stopped by the model's safety filters.",
+    "RECITATION": "The answer was stopped because it recited copyrighted material.",
+    "MAX_TOKENS": "The answer was cut off: it reached the maximum output tokens.",
+    "MALFORMED_FUNCTION_CALL": "The model produced a malformed tool call.",
+    "PROHIBITED_CONTENT": "The answer was stopped for prohibited content.",
+    "BLOCKLIST": "The answer was stopped because it contained blocked terms.",
+    "SPII": "The answer was stopped because it contained sensitive personal information.",
+    "UNEXPECTED_TOOL_CALL": "The model called a tool that was not offered.",
+}
+
+
+def finish_message(reason: str | None) -> str | None:
+    """A sentence a person understands for finish reasons other than a normal stop."""
+    return _FINISH_MESSAGES.get(reason or "")
+
+
+def parse_thought(text: str) -> tuple[str | None, str]:
+    """Split ``**Subject** rest`` into (subject, rest), as Gemini's thoughts are written."""
+    m = _SUBJECT.match(text)
+    if not m:
+        return None, text
+    return m.group(1).strip(), text[m.end() :]
+
+
+def usage_from_metadata(meta: UsageMetadata | None) -> Usage:
+    if meta is None:
+        return Usage()
+    return Usage(
+        input=meta.prompt_token_count or 0,
+        output=meta.candidates_token_count or 0,
+        thoughts=meta.thoughts_token_count or 0,
+        cached=meta.cached_content_token_count or 0,
+        total=meta.total_token_count or 0,
+    )
+
+
+@dataclass
+class Turn:
+    """Runs one model call for ``chat`` and yields its events."""
+
+    chat: Chat
+    prompt_id: str
+    cancel: asyncio.Event = field(default_factory=asyncio.Event)
+    pending_calls: list[FunctionCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+
+    async def run(self, message: Content) -> AsyncIterator[TurnEvent]:
+        citations: list[str] = []
+        meta: UsageMetadata | None = None
+        stream = self.chat.send_message_stream(message, prompt_id=self.prompt_id)
+        try:
+            async for item in stream:
+                if self.cancel.is_set():
+                    yield UserCancelledEvent()
+                    return
+                if isinstance(item, StreamRetry):
+                    self.pending_calls.clear()
+                    citations.clear()
+                    yield RetryEvent(item.attempt, item.reason)
+                    continue
+                assert isinstance(item, StreamChunk)
+                response = item.response
+                if response.usage_metadata is not None:
+                    meta = response.usage_metadata
+                for cand in response.candidates or []:
+                    for part in cand.content.parts if cand.content else []:
+                        if part.function_call is not None:
+                            self.pending_calls.append(part.function_call)
+                            yield ToolCallRequestEvent(part.function_call)
+                        elif part.text:
+                            if part.thought:
+                                subject, rest = parse_thought(part.text)
+                                yield ThoughtEvent(part.text, subject)
+                            else:
+                                yield ContentEvent(part.text)
+                    if cand.citation_metadata and cand.citation_metadata.citation_sources:
+                        for src in cand.citation_metadata.citation_sources:
+                            if src.uri and src.uri not in citations:
+                                citations.append(src.uri)
+                    if cand.finish_reason:
+                        self.finish_reason = cand.finish_reason
+            if self.cancel.is_set():
+                yield UserCancelledEvent()
+                return
+        except StreamError as exc:
+            yield InvalidStreamEvent(str(exc))
+            return
+        except GemtuiError as exc:
+            yield ErrorEvent(exc)
+            return
+        finally:
+            await stream.aclose()
+        for uri in citations:
+            yield CitationEvent(uri)
+        self.usage = usage_from_metadata(meta)
+        yield FinishedEvent(self.finish_reason, self.usage, finish_message(self.finish_reason))

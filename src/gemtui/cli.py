@@ -1,0 +1,142 @@
+"""The ``gemtui`` command. Imports stay lazy so ``--version`` and ``--help`` are instant."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from gemtui import __version__
+
+__all__ = ["build_parser", "main"]
+
+EXIT_INPUT = 42
+
+APPROVAL_MODES = ("default", "auto_edit", "plan", "yolo")
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+
+
+class _Parser(argparse.ArgumentParser):
+    """Exits 42 (input error) with usage instead of argparse's 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(EXIT_INPUT)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="gemtui",
+        description="A full-screen terminal coding agent. Without -p it opens the TUI.",
+        epilog="Subcommands: `gemtui auth login|logout|status`, `gemtui sessions [list [--json]]`.",
+    )
+    p.add_argument("prompt", nargs="?", help="prompt to send (opens the TUI with it sent)")
+    p.add_argument("-p", "--prompt", dest="headless_prompt", metavar="PROMPT",
+                   help="run one prompt headless and print the answer")
+    p.add_argument("-m", "--model", help="model id")
+    p.add_argument("--provider", metavar="NAME", help="gemini, code-assist, openai, anthropic, or one from settings")
+    p.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text",
+                   help="headless output: text (default), json, stream-json")
+    p.add_argument("--approval-mode", choices=APPROVAL_MODES, help="default, auto_edit, plan or yolo")
+    p.add_argument("-y", "--yolo", action="store_true", help="approve every tool call (approval mode yolo)")
+    p.add_argument("--max-turns", type=int, metavar="N", help="bound the model turns of one prompt (exit 53)")
+    p.add_argument("--resume", nargs="?", const="latest", metavar="ID|latest",
+                   help="resume a saved session")
+    p.add_argument("--fake-responses", metavar="FILE", help="play recorded responses from a JSONL file")
+    p.add_argument("--text-tools", action="store_true", help="force text-based tool calling for this run")
+    p.add_argument("--version", action="version", version=f"gemtui {__version__}")
+    return p
+
+
+def _auth_command(argv: list[str]) -> int:
+    p = _Parser(prog="gemtui auth", description="Google account sign-in.")
+    p.add_argument("action", choices=("login", "logout", "status"))
+    p.add_argument("--no-browser", action="store_true")
+    args = p.parse_args(argv)
+    from gemtui.config.secrets import get_secret
+
+    if args.action == "status":
+        key = get_secret("gemini-api-key", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+        print("Gemini API key: " + ("set" if key else "not set"))
+        print("Google account: not signed in (Google sign-in is not available yet)")
+        return 0
+    sys.stderr.write(
+        "gemtui: Google account sign-in is not available yet in this version; "
+        "use a Gemini API key (export GEMINI_API_KEY=...).\n"
+    )
+    return 41
+
+
+def _sessions_command(argv: list[str]) -> int:
+    p = _Parser(prog="gemtui sessions", description="Saved sessions.")
+    p.add_argument("action", nargs="?", choices=("list",))
+    p.add_argument("--json", action="store_true")
+    p.parse_args(argv)
+    sys.stderr.write("gemtui: saved sessions are not available yet in this version.\n")
+    return 1
+
+
+def _read_stdin() -> str | None:
+    if sys.stdin is None or sys.stdin.isatty():
+        return None
+    data = sys.stdin.read()
+    return data if data.strip() else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "auth":
+        return _auth_command(argv[1:])
+    if argv and argv[0] == "sessions":
+        return _sessions_command(argv[1:])
+    args = build_parser().parse_args(argv)
+    approval = "yolo" if args.yolo else args.approval_mode
+    if args.max_turns is not None and args.max_turns < 1:
+        sys.stderr.write("gemtui: --max-turns must be at least 1\n")
+        return EXIT_INPUT
+    workspace = Path(os.getcwd()).resolve()
+    prompt = args.headless_prompt
+    piped = None if prompt is not None or args.prompt is not None else _read_stdin()
+    if prompt is not None or piped is not None:
+        if prompt is not None and piped is None:
+            piped = _read_stdin() if not sys.stdin.isatty() else None
+        text = "\n\n".join(x for x in (piped, prompt) if x)
+        if not text.strip():
+            sys.stderr.write("gemtui: the prompt is empty\n")
+            return EXIT_INPUT
+        from gemtui.headless import HeadlessOptions, run_headless
+
+        return run_headless(
+            HeadlessOptions(
+                text,
+                workspace=workspace,
+                model=args.model,
+                provider=args.provider,
+                output_format=args.output_format,
+                approval_mode=approval,
+                max_turns=args.max_turns,
+                fake_responses=args.fake_responses,
+                text_tools=args.text_tools,
+            )
+        )
+    from gemtui.tui.launch import launch_tui
+
+    return launch_tui(
+        workspace=workspace,
+        prompt=args.prompt,
+        model=args.model,
+        provider=args.provider,
+        approval_mode=approval,
+        fake_responses=args.fake_responses,
+        resume=args.resume,
+    )
+
+
+def run() -> None:
+    raise SystemExit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    run()

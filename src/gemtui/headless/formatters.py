@@ -1,0 +1,197 @@
+"""Headless views of the event stream: plain text, one JSON object, or JSON lines.
+
+Each is an inline bus subscriber writing to stdout; progress, retries and refusals go
+to stderr so stdout stays clean for scripts.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from typing import Any, TextIO
+
+from gemtui.bus import (
+    AgentFinished,
+    ContentDelta,
+    ErrorOccurred,
+    Event,
+    HistoryCompressed,
+    LoopDetected,
+    ModelFallback,
+    RequestRetrying,
+    SessionStarted,
+    StreamRetried,
+    ThoughtDelta,
+    ToolCallState,
+    ToolCallStateChanged,
+    TurnFinished,
+)
+
+__all__ = ["JsonFormatter", "StreamJsonFormatter", "TextFormatter", "make_formatter", "stats_of"]
+
+
+def stats_of(done: AgentFinished) -> dict[str, Any]:
+    return {
+        "models": {m: asdict(u) for m, u in done.usage_by_model.items()},
+        "tokens": asdict(done.usage),
+        "turns": done.turns,
+        "duration_ms": round(done.duration_ms, 1),
+        "terminate_reason": str(done.reason),
+    }
+
+
+class _Base:
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self.finished: AgentFinished | None = None
+        self.errors: list[str] = []
+        self.on_first_output: Any = None
+
+    def _note(self, text: str) -> None:
+        self.err.write(text + "\n")
+        self.err.flush()
+
+    def _common(self, event: Event) -> None:
+        """What every format reports on stderr."""
+        if isinstance(event, RequestRetrying):
+            self._note(
+                f"gemtui: {event.message} — retrying in {event.wait:.1f}s "
+                f"(attempt {event.attempt + 1}/{event.max_attempts})"
+            )
+        elif isinstance(event, StreamRetried):
+            self._note(f"gemtui: the answer broke off ({event.reason}); asking again")
+        elif isinstance(event, ModelFallback):
+            self._note(f"gemtui: switching from {event.from_model} to {event.to_model}: {event.reason}")
+        elif isinstance(event, HistoryCompressed):
+            self._note(f"gemtui: history compressed {event.tokens_before} → {event.tokens_after} tokens")
+        elif isinstance(event, LoopDetected):
+            self._note(f"gemtui: {event.message}")
+        elif isinstance(event, ErrorOccurred):
+            self.errors.append(event.message)
+            self._note(f"gemtui: error: {event.message}")
+        elif isinstance(event, ToolCallStateChanged):
+            call = event.call
+            if call.state == ToolCallState.ERROR and call.error and "needs approval" in call.error:
+                self._note(f"gemtui: {call.name} was not run: it needs approval ({call.error})")
+        elif isinstance(event, TurnFinished) and event.message:
+            self._note(f"gemtui: {event.message}")
+        elif isinstance(event, AgentFinished):
+            self.finished = event
+
+    def _first(self) -> None:
+        if self.on_first_output is not None:
+            self.on_first_output()
+            self.on_first_output = None
+
+    def __call__(self, event: Event) -> None:
+        self._common(event)
+        self.handle(event)
+
+    def handle(self, event: Event) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class TextFormatter(_Base):
+    """The answer as it streams, nothing else on stdout."""
+
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        super().__init__(out, err)
+        self._ends_with_newline = True
+        self._partial: list[str] = []
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, ContentDelta):
+            self._first()
+            self.out.write(event.text)
+            self.out.flush()
+            self._ends_with_newline = event.text.endswith("\n")
+        elif isinstance(event, StreamRetried):
+            if not self._ends_with_newline:
+                self.out.write("\n")
+            self._ends_with_newline = True
+        elif isinstance(event, ToolCallStateChanged) and event.call.state == ToolCallState.EXECUTING:
+            self._first()
+            self._note(f"gemtui: running {event.call.description or event.call.name}")
+
+    def close(self) -> None:
+        if not self._ends_with_newline:
+            self.out.write("\n")
+            self.out.flush()
+
+
+class JsonFormatter(_Base):
+    """One object ``{response, stats, error}`` when the prompt ends."""
+
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        super().__init__(out, err)
+        self._text: list[str] = []
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, ContentDelta):
+            self._text.append(event.text)
+        elif isinstance(event, StreamRetried):
+            self._text.clear()
+
+    def close(self, error: str | None = None, exit_code: int | None = None) -> None:  # type: ignore[override]
+        done = self.finished
+        obj: dict[str, Any] = {
+            "response": "".join(self._text),
+            "stats": stats_of(done) if done else {},
+            "error": None,
+        }
+        message = error or (done.error if done else None)
+        if message:
+            obj["error"] = {"message": message, "code": exit_code}
+        self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.out.flush()
+
+
+class StreamJsonFormatter(_Base):
+    """One JSON event per line, flushed as it happens."""
+
+    def _line(self, obj: dict[str, Any]) -> None:
+        self._first()
+        self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.out.flush()
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, SessionStarted):
+            self._line({"type": "init", "session_id": event.session_id, "model": event.model})
+        elif isinstance(event, ContentDelta):
+            self._line({"type": "message", "role": "assistant", "delta": True, "content": event.text})
+        elif isinstance(event, ThoughtDelta):
+            self._line({"type": "thought", "subject": event.subject, "content": event.text})
+        elif isinstance(event, StreamRetried):
+            self._line({"type": "retry", "attempt": event.attempt, "reason": event.reason})
+        elif isinstance(event, ToolCallStateChanged):
+            call = event.call
+            if call.state == ToolCallState.VALIDATING:
+                self._line({"type": "tool_use", "id": call.call_id, "name": call.name, "args": call.args})
+            elif call.state.terminal:
+                obj: dict[str, Any] = {"type": "tool_result", "id": call.call_id, "status": str(call.state)}
+                if call.state == ToolCallState.SUCCESS:
+                    obj["output"] = call.output
+                else:
+                    obj["error"] = call.error
+                self._line(obj)
+        elif isinstance(event, ErrorOccurred):
+            self._line({"type": "error", "message": event.message, "kind": event.kind})
+        elif isinstance(event, AgentFinished):
+            self._line({"type": "result", "response": event.text, "stats": stats_of(event)})
+
+    def close(self, error: str | None = None, exit_code: int | None = None) -> None:  # type: ignore[override]
+        if error and self.finished is None:
+            self._line({"type": "error", "message": error, "code": exit_code})
+            self._line({"type": "result", "response": "", "stats": {}, "error": error})
+
+
+def make_formatter(kind: str, out: TextIO | None = None, err: TextIO | None = None) -> _Base:
+    return {"text": TextFormatter, "json": JsonFormatter, "stream-json": StreamJsonFormatter}[kind](
+        out, err
+    )
+

@@ -1,0 +1,145 @@
+"""``gemtui -p``: one prompt through the full loop, printed as text, json or stream-json."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from gemtui.bus import TerminateReason
+from gemtui.errors import (
+    EXIT_CANCELLED,
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_TURN_LIMIT,
+    ApiError,
+    FatalAuthenticationError,
+    FatalError,
+    GemtuiError,
+)
+from gemtui.headless.formatters import make_formatter
+from gemtui.headless.progress import Spinner
+
+__all__ = ["HeadlessOptions", "run_headless"]
+
+
+class HeadlessOptions:
+    def __init__(
+        self,
+        prompt: str,
+        *,
+        workspace: Path,
+        model: str | None = None,
+        provider: str | None = None,
+        output_format: str = "text",
+        approval_mode: str | None = None,
+        max_turns: int | None = None,
+        fake_responses: str | None = None,
+        text_tools: bool = False,
+    ) -> None:
+        self.prompt = prompt
+        self.workspace = workspace
+        self.model = model
+        self.provider = provider
+        self.output_format = output_format
+        self.approval_mode = approval_mode
+        self.max_turns = max_turns
+        self.fake_responses = fake_responses
+        self.text_tools = text_tools
+
+
+def _exit_code_for(exc: BaseException | None) -> int:
+    if exc is None:
+        return EXIT_ERROR
+    if isinstance(exc, FatalError):
+        return exc.exit_code
+    if isinstance(exc, ApiError) and exc.status in (401, 403):
+        return FatalAuthenticationError.exit_code
+    return EXIT_ERROR
+
+
+async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
+    from gemtui.agent.session import Session, SessionOptions
+    from gemtui.config.settings import load_settings
+    from gemtui.providers.factory import resolve_provider
+
+    formatter = make_formatter(opts.output_format, out, err)
+    try:
+        settings = load_settings(opts.workspace)
+        provider = resolve_provider(
+            settings,
+            provider=opts.provider,
+            model=opts.model,
+            fake_responses=opts.fake_responses,
+        )
+    except FatalError as exc:
+        if opts.output_format != "text":
+            formatter.close(exc.message, exc.exit_code)  # type: ignore[call-arg]
+        err.write(f"gemtui: {exc.message}\n")
+        return exc.exit_code
+    max_turns = opts.max_turns if opts.max_turns is not None else settings.general.max_turns
+    session = Session(
+        settings,
+        provider,
+        SessionOptions(
+            workspace=opts.workspace,
+            approval_mode=opts.approval_mode or settings.general.approval_mode,
+            interactive=False,
+            max_turns=max_turns,
+        ),
+    )
+    spinner = Spinner(stream=err)
+    formatter.on_first_output = spinner.stop
+    session.bus.subscribe(formatter)
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, session.cancel)
+        loop.add_signal_handler(signal.SIGTERM, session.cancel)
+    except (NotImplementedError, RuntimeError):  # pragma: no cover - non-Unix
+        pass
+    session.start()
+    spinner.start()
+    try:
+        done = await session.send(opts.prompt)
+    except GemtuiError as exc:  # pragma: no cover - the executor reports errors as events
+        spinner.stop()
+        err.write(f"gemtui: {exc}\n")
+        return _exit_code_for(exc)
+    finally:
+        spinner.stop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.remove_signal_handler(sig)
+            except (NotImplementedError, RuntimeError):  # pragma: no cover
+                pass
+        await session.aclose()
+    code = {
+        TerminateReason.GOAL: EXIT_OK,
+        TerminateReason.ABORTED: EXIT_CANCELLED,
+        TerminateReason.TIMEOUT: EXIT_CANCELLED,
+        TerminateReason.MAX_TURNS: EXIT_TURN_LIMIT,
+    }.get(done.reason, EXIT_ERROR)
+    if done.reason == TerminateReason.ERROR:
+        code = _exit_code_for(session.executor.last_error)
+    if done.reason == TerminateReason.MAX_TURNS:
+        err.write(
+            f"gemtui: stopped after {done.turns} model turns (--max-turns); raise the limit to go on\n"
+        )
+    if done.reason == TerminateReason.ABORTED:
+        err.write("gemtui: cancelled\n")
+    if opts.output_format == "json":
+        formatter.close(done.error, code if code else None)  # type: ignore[call-arg]
+    else:
+        formatter.close()
+    return code
+
+
+def run_headless(opts: HeadlessOptions, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run and return the exit code; Ctrl-C before the loop starts also gives 130."""
+    try:
+        return asyncio.run(_run(opts, out or sys.stdout, err or sys.stderr))
+    except KeyboardInterrupt:
+        (err or sys.stderr).write("gemtui: cancelled\n")
+        return EXIT_CANCELLED

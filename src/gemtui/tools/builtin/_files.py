@@ -1,0 +1,176 @@
+"""File helpers shared by the built-in tools: type sniffing, text windows, diffs.
+
+Kept in one place so read_file and read_many_files agree on what is text, what is
+media the model can take inline, and how long files are cut.
+"""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import mimetypes
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from gemtui.tools.base import ToolError
+from gemtui.wire import Blob, Part
+
+MAX_LINES = 2000
+MAX_LINE_CHARS = 2000
+MAX_FILE_BYTES = 20 * 1024 * 1024
+SNIFF_BYTES = 8192
+
+IMAGE_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+    ".bmp": "image/bmp",
+}
+AUDIO_TYPES = {
+    ".mp3": "audio/mpeg",
+    ".wav": "audio/wav",
+    ".aiff": "audio/aiff",
+    ".aac": "audio/aac",
+    ".ogg": "audio/ogg",
+    ".flac": "audio/flac",
+}
+MEDIA_TYPES = {**IMAGE_TYPES, **AUDIO_TYPES, ".pdf": "application/pdf"}
+"""Extensions sent to the model as inline data (SVG is deliberately absent: it is text)."""
+
+FileKind = Literal["text", "media", "binary"]
+
+
+def media_type(path: Path) -> str | None:
+    """The inline mime type for an image, audio file or PDF, else None."""
+    return MEDIA_TYPES.get(path.suffix.lower())
+
+
+def looks_binary(sample: bytes) -> bool:
+    """NUL bytes, or mostly non-text bytes, in the first few KB mean binary."""
+    if not sample:
+        return False
+    if b"\x00" in sample:
+        return True
+    try:
+        sample.decode("utf-8")
+        return False
+    except UnicodeDecodeError as exc:
+        # A multi-byte character cut at the sample's end is still text.
+        if exc.start >= len(sample) - 4:
+            return False
+    text_bytes = bytes(range(32, 127)) + b"\n\r\t\b\f"
+    odd = sum(1 for b in sample if b not in text_bytes)
+    return odd / len(sample) > 0.3
+
+
+def classify(path: Path) -> FileKind:
+    if media_type(path) is not None:
+        return "media"
+    with path.open("rb") as fh:
+        sample = fh.read(SNIFF_BYTES)
+    return "binary" if looks_binary(sample) else "text"
+
+
+def check_readable_file(path: Path, shown: str) -> None:
+    """Refuse missing paths, directories and oversized files with model-readable text."""
+    if not path.exists():
+        raise ToolError(f"File not found: {shown}")
+    if path.is_dir():
+        raise ToolError(f"Path is a directory, not a file: {shown}")
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise ToolError(
+            f"File size exceeds the {MAX_FILE_BYTES // (1024 * 1024)}MB limit: {shown} "
+            f"({size / (1024 * 1024):.2f}MB)"
+        )
+
+
+def media_part(path: Path) -> Part:
+    mime = media_type(path) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return Part(inline_data=Blob(mime_type=mime, data=data))
+
+
+def read_text(path: Path) -> str:
+    """UTF-8 text (BOM dropped, undecodable bytes replaced), newlines normalised."""
+    text = path.read_bytes().decode("utf-8-sig", errors="replace")
+    return text.replace("\r\n", "\n")
+
+
+@dataclass(frozen=True)
+class TextWindow:
+    """A slice of a text file, with what was left out."""
+
+    content: str
+    first: int
+    last: int
+    total: int
+    lines_cut: bool
+
+    @property
+    def truncated(self) -> bool:
+        return self.lines_cut or self.first > 1 or self.last < self.total
+
+
+def text_window(
+    text: str, start_line: int | None = None, end_line: int | None = None
+) -> TextWindow:
+    """Lines ``start_line..end_line`` (1-based, inclusive), at most MAX_LINES of them."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    total = len(lines)
+    first = start_line or 1
+    if total and first > total:
+        raise ToolError(
+            f"start_line ({first}) is beyond the end of the file, which has {total} lines."
+        )
+    last = min(end_line if end_line is not None else total, total, first + MAX_LINES - 1)
+    cut = False
+    shown: list[str] = []
+    for line in lines[first - 1 : last]:
+        if len(line) > MAX_LINE_CHARS:
+            line = line[:MAX_LINE_CHARS] + "... [line truncated]"
+            cut = True
+        shown.append(line)
+    if total == 0:
+        first, last = 0, 0
+    return TextWindow("\n".join(shown), first, last, total, cut)
+
+
+def truncation_note(window: TextWindow, file_arg: str) -> str:
+    """The note telling the model that it saw part of a file and how to read more."""
+    lines = [
+        "IMPORTANT: The file content has been truncated.",
+        f"Status: Showing lines {window.first}-{window.last} of {window.total} total lines.",
+    ]
+    if window.lines_cut:
+        lines.append(f"Some lines were longer than {MAX_LINE_CHARS} characters and were cut.")
+    if window.last < window.total:
+        lines.append(
+            "Action: To read more of the file, use the 'start_line' and 'end_line' "
+            f"parameters in a subsequent 'read_file' call (e.g. start_line={window.last + 1} "
+            f"for '{file_arg}')."
+        )
+    else:
+        lines.append(
+            "Action: To read other parts of the file, use the 'start_line' and 'end_line' "
+            "parameters in a subsequent 'read_file' call."
+        )
+    return "\n".join(lines)
+
+
+def unified_diff(original: str, proposed: str, rel: str) -> str:
+    """A unified diff labelled ``a/rel`` and ``b/rel``, as the approval view shows it."""
+    out: list[str] = []
+    for line in difflib.unified_diff(
+        original.splitlines(keepends=True),
+        proposed.splitlines(keepends=True),
+        fromfile=f"a/{rel}",
+        tofile=f"b/{rel}",
+    ):
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)

@@ -1,0 +1,302 @@
+"""grep_search: a regex over file contents, grouped by file, honouring ignore files.
+
+Uses ripgrep when it is installed (fast on big trees) and a pure-Python scan otherwise;
+both skip ignored and binary files and report the same format.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gemtui.tools.base import Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult
+from gemtui.tools.builtin._files import MAX_FILE_BYTES, MAX_LINE_CHARS, SNIFF_BYTES
+from gemtui.tools.workspace import Workspace, glob_to_regex
+
+DEFAULT_TOTAL_MAX_MATCHES = 100
+
+
+@dataclass(frozen=True)
+class Match:
+    path: Path
+    line_number: int
+    line: str
+
+
+@dataclass(frozen=True)
+class _Query:
+    regex: re.Pattern[str]
+    exclude: re.Pattern[str] | None
+    include: str | None
+    per_file: int | None
+    total: int
+
+
+def _include_matcher(include: str) -> re.Pattern[str]:
+    """ripgrep-style: a glob without '/' matches the file name at any depth."""
+    pattern = include.strip().lstrip("/") if "/" in include else "**/" + include.strip()
+    return glob_to_regex(pattern)
+
+
+def _python_search(query: _Query, ws: Workspace, base: Path) -> tuple[list[Match], bool]:
+    """Scan files line by line with ``re``; returns (matches, hit_total_limit)."""
+    include = _include_matcher(query.include) if query.include else None
+    files = [base] if base.is_file() else ws.walk(base)
+    out: list[Match] = []
+    for path in files:
+        rel = path.relative_to(base).as_posix() if path != base else path.name
+        if include is not None and not include.match(rel):
+            continue
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                continue
+            with path.open("rb") as fh:
+                if b"\x00" in fh.read(SNIFF_BYTES):
+                    continue
+                fh.seek(0)
+                data = fh.read()
+        except OSError:
+            continue
+        text = data.decode("utf-8", errors="replace")
+        in_file = 0
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not query.regex.search(line):
+                continue
+            if query.exclude is not None and query.exclude.search(line):
+                continue
+            out.append(Match(path, number, line))
+            if len(out) >= query.total:
+                return out, True
+            in_file += 1
+            if query.per_file is not None and in_file >= query.per_file:
+                break
+    return out, False
+
+
+async def _rg_search(
+    rg: str, query: _Query, pattern: str, ws: Workspace, base: Path
+) -> tuple[list[Match], bool] | None:
+    """Run ripgrep (JSON output); None when it fails so the caller can fall back."""
+    cmd = [
+        rg,
+        "--json",
+        "--ignore-case",
+        "--hidden",
+        "--no-require-git",
+        "--glob",
+        "!.git",
+        "--max-filesize",
+        str(MAX_FILE_BYTES),
+    ]
+    if query.include:
+        cmd += ["--glob", query.include]
+    if query.per_file is not None:
+        cmd += ["--max-count", str(query.per_file)]
+    cmd += ["-e", pattern, "--", os.fspath(base)]
+    proc = await asyncio.create_subprocess_exec(
+        *cmd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        cwd=os.fspath(ws.root),
+    )
+    out: list[Match] = []
+    limited = False
+    assert proc.stdout is not None
+    try:
+        async for raw in proc.stdout:
+            try:
+                event = json.loads(raw)
+            except ValueError:
+                continue
+            if event.get("type") != "match":
+                continue
+            data = event["data"]
+            path_text = data.get("path", {}).get("text")
+            line = data.get("lines", {}).get("text")
+            if path_text is None or line is None:
+                continue
+            path = Path(path_text)
+            real = os.path.realpath(path)
+            if not ws.contains(real) or ws.is_ignored(path):
+                continue
+            line = line.rstrip("\n").rstrip("\r")
+            if query.exclude is not None and query.exclude.search(line):
+                continue
+            out.append(Match(path, int(data["line_number"]), line))
+            if len(out) >= query.total:
+                limited = True
+                break
+    finally:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+        await proc.wait()
+    if not limited and proc.returncode not in (0, 1) and not out:
+        return None
+    return out, limited
+
+
+def format_matches(
+    matches: list[Match],
+    ws: Workspace,
+    *,
+    pattern: str,
+    where: str,
+    include: str | None,
+    names_only: bool,
+    limited: bool,
+    total: int,
+) -> str:
+    """Gemini CLI's layout: a summary line, then ``File: path`` blocks of ``L{n}: line``."""
+    filt = f' (filter: "{include}")' if include else ""
+    if not matches:
+        return f'No matches found for pattern "{pattern}" in path "{where}"{filt}.'
+    by_file: dict[str, list[Match]] = {}
+    for m in matches:
+        by_file.setdefault(ws.relative(m.path), []).append(m)
+    limit_note = f" (results limited to {total} matches for performance)" if limited else ""
+    if names_only:
+        head = (
+            f'Found {len(by_file)} file(s) with matches for pattern "{pattern}" in path '
+            f'"{where}"{filt}{limit_note}:'
+        )
+        return head + "\n" + "\n".join(by_file)
+    word = "match" if len(matches) == 1 else "matches"
+    lines = [
+        f'Found {len(matches)} {word} for pattern "{pattern}" in path "{where}"{filt}{limit_note}:',
+        "---",
+    ]
+    for rel, found in by_file.items():
+        lines.append(f"File: {rel}")
+        for m in found:
+            text = m.line
+            if len(text) > MAX_LINE_CHARS:
+                text = text[:MAX_LINE_CHARS] + "... [truncated]"
+            lines.append(f"L{m.line_number}: {text}")
+        lines.append("---")
+    return "\n".join(lines)
+
+
+class GrepSearchInvocation(ToolInvocation):
+    async def execute(self, ctx: ToolContext) -> ToolResult:
+        ws = ctx.workspace
+        dir_arg = self.args.get("dir_path") or "."
+        base = ws.resolve(dir_arg)
+        if not base.exists():
+            raise ToolError(f"Path does not exist: {dir_arg}")
+        pattern: str = self.args["pattern"]
+        exclude = self.args.get("exclude_pattern")
+        query = _Query(
+            regex=re.compile(pattern, re.IGNORECASE),
+            exclude=re.compile(exclude) if exclude else None,
+            include=self.args.get("include_pattern") or None,
+            per_file=self.args.get("max_matches_per_file"),
+            total=int(self.args.get("total_max_matches") or DEFAULT_TOTAL_MAX_MATCHES),
+        )
+        result: tuple[list[Match], bool] | None = None
+        rg = shutil.which("rg")
+        if rg is not None and base.is_dir():
+            result = await _rg_search(rg, query, pattern, ws, base)
+        if result is None:
+            result = await asyncio.to_thread(_python_search, query, ws, base)
+        matches, limited = result
+        text = format_matches(
+            matches,
+            ws,
+            pattern=pattern,
+            where=ws.relative(base),
+            include=query.include,
+            names_only=bool(self.args.get("names_only")),
+            limited=limited,
+            total=query.total,
+        )
+        files = len({m.path for m in matches})
+        display = (
+            f"Found {len(matches)} match(es) in {files} file(s)" if matches else "No matches found"
+        )
+        return ToolResult(llm_content=text, display=display)
+
+
+class GrepSearchTool(Tool):
+    """Why: the model finds where things are defined or used without reading every file."""
+
+    name = "grep_search"
+    display_name = "SearchText"
+    kind = ToolKind.SEARCH
+    aliases = ("search_file_content",)
+    description = (
+        "Searches for a regular expression pattern within file contents (case-insensitive). "
+        f"Max {DEFAULT_TOTAL_MAX_MATCHES} matches by default. Files ignored by .gitignore or "
+        ".geminiignore, and binary files, are skipped."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "pattern": {
+                "description": "The regular expression (regex) pattern to search for within file "
+                "contents (e.g., 'function\\s+myFunction', 'import\\s+\\{.*\\}\\s+from\\s+.*').",
+                "type": "string",
+            },
+            "dir_path": {
+                "description": "Optional: The absolute path to the directory to search within. "
+                "If omitted, searches the workspace root.",
+                "type": "string",
+            },
+            "include_pattern": {
+                "description": "Optional: A glob pattern to filter which files are searched "
+                "(e.g., '*.js', '*.{ts,tsx}', 'src/**'). If omitted, searches all files "
+                "(respecting potential global ignores).",
+                "type": "string",
+            },
+            "exclude_pattern": {
+                "description": "Optional: A regular expression pattern to exclude from the "
+                "search results. If a line matches both the pattern and the exclude_pattern, "
+                "it will be omitted.",
+                "type": "string",
+            },
+            "names_only": {
+                "description": "Optional: If true, only the file paths of the matches will be "
+                "returned, without the line content or line numbers. This is useful for "
+                "gathering a list of files.",
+                "type": "boolean",
+            },
+            "max_matches_per_file": {
+                "description": "Optional: Maximum number of matches to return per file. Use this "
+                "to prevent being overwhelmed by repetitive matches in large files.",
+                "type": "integer",
+                "minimum": 1,
+            },
+            "total_max_matches": {
+                "description": "Optional: Maximum number of total matches to return. Use this to "
+                "limit the overall size of the response. Defaults to 100 if omitted.",
+                "type": "integer",
+                "minimum": 1,
+            },
+        },
+        "required": ["pattern"],
+    }
+
+    def validate(self, args: dict[str, Any]) -> str | None:
+        err = super().validate(args)
+        if err:
+            return err
+        if not args["pattern"]:
+            return "The 'pattern' parameter cannot be empty."
+        for key in ("pattern", "exclude_pattern"):
+            if args.get(key):
+                try:
+                    re.compile(args[key])
+                except re.error as exc:
+                    return f"Invalid regular expression in '{key}': {args[key]!r}. Error: {exc}"
+        return None
+
+    def build(self, args: dict[str, Any]) -> ToolInvocation:
+        return GrepSearchInvocation(self, args)

@@ -1,0 +1,101 @@
+"""read_file: one file for the model — a text window, or inline media (image, audio, PDF)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from gemtui.tools.base import Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult
+from gemtui.tools.builtin._files import (
+    MAX_LINES,
+    check_readable_file,
+    classify,
+    media_part,
+    read_text,
+    text_window,
+    truncation_note,
+)
+
+
+class ReadFileInvocation(ToolInvocation):
+    async def execute(self, ctx: ToolContext) -> ToolResult:
+        ws = ctx.workspace
+        arg = self.args["file_path"]
+        path = ws.resolve(arg)
+        check_readable_file(path, arg)
+        if ws.is_ignored(path):
+            raise ToolError(f"File path '{arg}' is ignored by configured ignore patterns.")
+        rel = ws.relative(path)
+        kind = await asyncio.to_thread(classify, path)
+        if kind == "media":
+            part = await asyncio.to_thread(media_part, path)
+            mime = part.inline_data.mime_type if part.inline_data else "media"
+            return ToolResult(llm_content=[part], display=f"Read {mime} file: {rel}")
+        if kind == "binary":
+            raise ToolError(
+                f"Cannot display content of binary file: {arg}. Only text files, images, "
+                "audio and PDF files can be read."
+            )
+        text = await asyncio.to_thread(read_text, path)
+        start = _as_int(self.args.get("start_line"))
+        end = _as_int(self.args.get("end_line"))
+        window = text_window(text, start, end)
+        if not window.truncated:
+            display = "" if window.total else "(empty file)"
+            return ToolResult(llm_content=window.content, display=display)
+        note = truncation_note(window, arg)
+        content = f"\n{note}\n\n--- FILE CONTENT (truncated) ---\n{window.content}"
+        display = f"Read lines {window.first}-{window.last} of {window.total} from {rel}"
+        return ToolResult(llm_content=content, display=display)
+
+
+def _as_int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+class ReadFileTool(Tool):
+    """Why: the model must see exact file contents before it edits anything."""
+
+    name = "read_file"
+    display_name = "ReadFile"
+    kind = ToolKind.READ
+    description = (
+        "Reads and returns the content of a specified file. If the file is large, the "
+        "content will be truncated. The tool's response will clearly indicate if truncation "
+        "has occurred and will provide details on how to read more of the file using the "
+        "'start_line' and 'end_line' parameters. Handles text, images (PNG, JPG, GIF, WEBP, "
+        "SVG, BMP), audio files (MP3, WAV, AIFF, AAC, OGG, FLAC), and PDF files. For text "
+        f"files, it can read specific line ranges (at most {MAX_LINES} lines per call)."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "file_path": {"description": "The path to the file to read.", "type": "string"},
+            "start_line": {
+                "description": "Optional: The 1-based line number to start reading from.",
+                "type": "number",
+            },
+            "end_line": {
+                "description": "Optional: The 1-based line number to end reading at (inclusive).",
+                "type": "number",
+            },
+        },
+        "required": ["file_path"],
+    }
+
+    def validate(self, args: dict[str, Any]) -> str | None:
+        err = super().validate(args)
+        if err:
+            return err
+        if not args["file_path"].strip():
+            return "The 'file_path' parameter must be non-empty."
+        start, end = args.get("start_line"), args.get("end_line")
+        for key, value in (("start_line", start), ("end_line", end)):
+            if value is not None and (value != int(value) or value < 1):
+                return f"{key} must be a whole number of at least 1"
+        if start is not None and end is not None and start > end:
+            return "start_line cannot be greater than end_line"
+        return None
+
+    def build(self, args: dict[str, Any]) -> ToolInvocation:
+        return ReadFileInvocation(self, args)

@@ -1,0 +1,261 @@
+"""read_many_files: several files matched by globs, concatenated for one model turn."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gemtui.tools.base import (
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolInvocation,
+    ToolKind,
+    ToolResult,
+)
+from gemtui.tools.builtin._files import (
+    MAX_FILE_BYTES,
+    classify,
+    media_part,
+    media_type,
+    read_text,
+    text_window,
+    truncation_note,
+)
+from gemtui.tools.builtin.list_directory import FILTERING_OPTIONS_SCHEMA, filtering_flags
+from gemtui.tools.workspace import Workspace, glob_to_regex, has_glob_magic
+from gemtui.wire import Part
+
+DEFAULT_EXCLUDES = (
+    "**/node_modules/**",
+    "**/.git/**",
+    "**/.venv/**",
+    "**/venv/**",
+    "**/__pycache__/**",
+    "**/.mypy_cache/**",
+    "**/.pytest_cache/**",
+    "**/.ruff_cache/**",
+    "**/.vscode/**",
+    "**/.idea/**",
+    "**/dist/**",
+    "**/build/**",
+    "**/coverage/**",
+    "**/*.{pyc,pyo,bin,exe,dll,so,dylib,class,jar,war,o,a,obj}",
+    "**/*.{zip,tar,gz,bz2,xz,rar,7z}",
+    "**/*.{doc,docx,xls,xlsx,ppt,pptx,odt,ods,odp}",
+    "**/.DS_Store",
+    "**/.env",
+)
+MAX_FILES = 500
+
+
+@dataclass
+class _Gathered:
+    text_files: list[tuple[str, str]] = field(default_factory=list)
+    media: list[tuple[str, Part]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def confine_pattern(raw: str, ws: Workspace) -> str:
+    """A root-relative glob, refusing patterns that reach outside the workspace.
+
+    The literal leading segments go through ``Workspace.resolve`` (so ``..``, absolute,
+    ``~`` and symlink escapes fail loudly); ``..`` after a wildcard is refused too.
+    """
+    pat = raw.strip()
+    segments = pat.split("/")
+    literal: list[str] = []
+    for seg in segments:
+        if has_glob_magic(seg):
+            break
+        literal.append(seg)
+    rest = segments[len(literal) :]
+    if ".." in rest:
+        raise ToolError(
+            f"Pattern '{raw}' uses '..' after a wildcard; patterns must stay inside the workspace."
+        )
+    prefix = "/".join(literal) or "."
+    if pat.startswith("/") and not literal[1:]:
+        prefix = "/"
+    ws.resolve(prefix)
+    lexical = os.path.normpath(prefix if os.path.isabs(prefix) else os.path.join(ws.root, prefix))
+    rel = os.path.relpath(lexical, ws.root)
+    rel = "" if rel == "." else Path(rel).as_posix()
+    tail = "/".join(rest)
+    if pat.endswith("/") and not tail:
+        rel += "/"
+    return f"{rel}/{tail}" if rel and tail and not rel.endswith("/") else (rel + tail)
+
+
+def _pattern_regexes(patterns: list[str], ws: Workspace, recursive: bool) -> list[re.Pattern[str]]:
+    """Glob regexes; a literal directory (or trailing '/') means everything under it."""
+    out: list[re.Pattern[str]] = []
+    for raw in patterns:
+        if not raw.strip():
+            continue
+        pat = confine_pattern(raw, ws)
+        if not pat:
+            pat = "**"
+        if not has_glob_magic(pat) and (pat.endswith("/") or (ws.root / pat).is_dir()):
+            pat = pat.rstrip("/") + "/**"
+        out.append(glob_to_regex(pat, recursive=recursive))
+    return out
+
+
+def _exclude_regexes(patterns: list[str]) -> list[re.Pattern[str]]:
+    """Excludes without a '/' apply at any depth (``*.log``, ``temp/``)."""
+    out: list[re.Pattern[str]] = []
+    for raw in patterns:
+        pat = raw.strip()
+        if not pat:
+            continue
+        pat = pat.rstrip("/")
+        if "/" not in pat:
+            pat = "**/" + pat
+        out.append(glob_to_regex(pat))
+        out.append(glob_to_regex(pat + "/**"))
+    return out
+
+
+def _explicitly_requested(rel: str, includes: list[str]) -> bool:
+    """Media is sent only when an include names its extension or the file itself."""
+    name = rel.rsplit("/", 1)[-1].lower()
+    suffix = Path(name).suffix
+    return any(suffix in inc.lower() or name in inc.lower() for inc in includes)
+
+
+def _gather(args: dict[str, Any], ws: Workspace) -> _Gathered:
+    include: list[str] = list(args["include"])
+    recursive = bool(args.get("recursive", True))
+    git, gemini = filtering_flags(args)
+    excludes = list(args.get("exclude") or [])
+    if args.get("useDefaultExcludes", True):
+        excludes = [*DEFAULT_EXCLUDES, *excludes]
+    inc_res = _pattern_regexes(include, ws, recursive)
+    exc_res = _exclude_regexes(excludes)
+    result = _Gathered()
+    matched: list[tuple[str, Path]] = []
+    for path in ws.walk(respect_git_ignore=git, respect_gemini_ignore=gemini):
+        rel = ws.relative(path)
+        if not any(r.match(rel) for r in inc_res):
+            continue
+        if any(r.match(rel) for r in exc_res):
+            continue
+        matched.append((rel, path))
+    for rel, path in matched[:MAX_FILES]:
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                result.skipped.append((rel, "file too large"))
+                continue
+            kind = classify(path)
+            if kind == "media":
+                if not _explicitly_requested(rel, include):
+                    result.skipped.append((rel, f"{media_type(path)} not explicitly requested"))
+                    continue
+                result.media.append((rel, media_part(path)))
+            elif kind == "binary":
+                result.skipped.append((rel, "binary file"))
+            else:
+                window = text_window(read_text(path))
+                body = window.content
+                if window.truncated:
+                    body = f"{truncation_note(window, rel)}\n\n{body}"
+                result.text_files.append((rel, body))
+        except OSError as exc:
+            result.skipped.append((rel, f"read error: {exc.strerror or exc}"))
+    for rel, _ in matched[MAX_FILES:]:
+        result.skipped.append((rel, f"more than {MAX_FILES} files matched"))
+    return result
+
+
+class ReadManyFilesInvocation(ToolInvocation):
+    async def execute(self, ctx: ToolContext) -> ToolResult:
+        gathered = await asyncio.to_thread(_gather, self.args, ctx.workspace)
+        chunks = [f"--- {rel} ---\n\n{body}\n\n" for rel, body in gathered.text_files]
+        count = len(gathered.text_files) + len(gathered.media)
+        if count == 0:
+            text = (
+                "No files matching the criteria were found or all were skipped."
+                f" (include: {', '.join(self.args['include'])})"
+            )
+            if gathered.skipped:
+                text += "\nSkipped:\n" + "\n".join(f"- {r} ({why})" for r, why in gathered.skipped)
+            return ToolResult(llm_content=text, display=text)
+        if gathered.text_files:
+            chunks.append("--- End of content ---")
+        text = "".join(chunks)
+        display = f"Read {count} file{'s' if count != 1 else ''}."
+        if gathered.skipped:
+            display += f" Skipped {len(gathered.skipped)}:\n" + "\n".join(
+                f"- {r} ({why})" for r, why in gathered.skipped[:20]
+            )
+        data = {
+            "files": [r for r, _ in gathered.text_files] + [r for r, _ in gathered.media],
+            "skipped": gathered.skipped,
+        }
+        if not gathered.media:
+            return ToolResult(llm_content=text, display=display, data=data)
+        parts: list[Part] = [Part(text=text)] if text else []
+        for rel, part in gathered.media:
+            parts.append(Part(text=f"--- {rel} ---"))
+            parts.append(part)
+        return ToolResult(llm_content=parts, display=display, data=data)
+
+
+class ReadManyFilesTool(Tool):
+    """Why: one call for a group of files saves the model many round trips."""
+
+    name = "read_many_files"
+    display_name = "ReadManyFiles"
+    kind = ToolKind.READ
+    description = (
+        "Reads content from multiple files specified by glob patterns within the workspace "
+        "root. For text files, it concatenates their content into a single string, with a "
+        "'--- {filePath} ---' separator before each file and '--- End of content ---' after "
+        "the last. Images, audio and PDF files are included (as inline data) only when their "
+        "file names or extensions are explicitly included in 'include'; other binary files "
+        "are skipped. Glob patterns are relative to the workspace root (e.g. 'src/**/*.py'). "
+        "Files ignored by .gitignore or .geminiignore are skipped, and default excludes "
+        "(dependency directories, build output, binaries) apply unless 'useDefaultExcludes' "
+        "is false."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "include": {
+                "type": "array",
+                "items": {"type": "string", "minLength": 1},
+                "minItems": 1,
+                "description": 'An array of glob patterns or paths. Examples: ["src/**/*.ts"], '
+                '["README.md", "docs/"]',
+            },
+            "exclude": {
+                "type": "array",
+                "items": {"type": "string", "minLength": 1},
+                "description": "Optional. Glob patterns for files/directories to exclude. Added "
+                'to default excludes if useDefaultExcludes is true. Example: "**/*.log", "temp/"',
+                "default": [],
+            },
+            "recursive": {
+                "type": "boolean",
+                "description": "Optional. Whether to search recursively (primarily controlled "
+                "by `**` in glob patterns). Defaults to true.",
+                "default": True,
+            },
+            "useDefaultExcludes": {
+                "type": "boolean",
+                "description": "Optional. Whether to apply a list of default exclusion patterns "
+                "(e.g., node_modules, .git, binary files). Defaults to true.",
+                "default": True,
+            },
+            "file_filtering_options": FILTERING_OPTIONS_SCHEMA,
+        },
+        "required": ["include"],
+    }
+
+    def build(self, args: dict[str, Any]) -> ToolInvocation:
+        return ReadManyFilesInvocation(self, args)

@@ -1,0 +1,240 @@
+"""replace: exact-string edits to one file, previewed as a diff before approval."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gemtui.tools.base import (
+    Confirmation,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolInvocation,
+    ToolKind,
+    ToolResult,
+)
+from gemtui.tools.builtin._files import unified_diff
+
+
+@dataclass(frozen=True)
+class PlannedEdit:
+    """What an edit will do: the file, its content now (None if new) and after."""
+
+    path: Path
+    rel: str
+    original: str | None
+    proposed: str
+    summary: str
+
+
+def read_existing(path: Path, shown: str, *, lenient: bool = False) -> tuple[str | None, bool]:
+    """(content with LF newlines or None if absent, whether the file used CRLF).
+
+    CRLF files are edited as LF and written back as CRLF, so old_string from the model
+    (always LF) still matches. ``lenient`` decodes non-UTF-8 bytes instead of refusing.
+    """
+    if not path.exists():
+        return None, False
+    if path.is_dir():
+        raise ToolError(f"Path is a directory, not a file: {shown}")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}") from exc
+    try:
+        raw = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if not lenient:
+            raise ToolError(f"Cannot edit {shown}: it is not UTF-8 text.") from exc
+        raw = data.decode("utf-8", errors="replace")
+    crlf = "\r\n" in raw
+    return (raw.replace("\r\n", "\n") if crlf else raw), crlf
+
+
+class FileEditInvocation(ToolInvocation):
+    """Shared by replace and write_file: plan, preview, let a person modify, then write."""
+
+    file_arg = "file_path"
+
+    def __init__(self, tool: Tool, args: dict[str, Any]) -> None:
+        super().__init__(tool, args)
+        self._modified: str | None = None
+
+    @abstractmethod
+    def plan(self, ctx: ToolContext) -> PlannedEdit:
+        """Work out the new content, raising ToolError when the edit cannot apply."""
+
+    def _target(self, ctx: ToolContext) -> tuple[Path, str]:
+        arg = self.args[self.file_arg]
+        path = ctx.workspace.resolve(arg)
+        return path, ctx.workspace.relative(path)
+
+    async def confirmation(self, ctx: ToolContext) -> Confirmation | None:
+        planned = self.plan(ctx)
+        proposed = self._modified if self._modified is not None else planned.proposed
+        original = planned.original or ""
+        return Confirmation(
+            kind="edit",
+            title=f"Confirm Edit: {planned.rel}",
+            file_path=str(planned.path),
+            original=original,
+            proposed=proposed,
+            diff=unified_diff(original, proposed, planned.rel),
+        )
+
+    def modify(self, proposed: str) -> None:
+        """The person's edited full file content replaces what the model proposed."""
+        self._modified = proposed
+
+    async def execute(self, ctx: ToolContext) -> ToolResult:
+        planned = self.plan(ctx)
+        proposed = self._modified if self._modified is not None else planned.proposed
+        path = planned.path
+        _, crlf = read_existing(path, self.args[self.file_arg], lenient=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            data = proposed.replace("\r\n", "\n").replace("\n", "\r\n") if crlf else proposed
+            path.write_bytes(data.encode("utf-8"))
+        except OSError as exc:
+            raise ToolError(f"Error writing to file {planned.rel}: {exc.strerror or exc}") from exc
+        original = planned.original or ""
+        diff = unified_diff(original, proposed, planned.rel)
+        text = planned.summary
+        if self._modified is not None:
+            text += (
+                f"\nThe user modified the proposed content before it was written. The file "
+                f"{planned.rel} now contains:\n{proposed}"
+            )
+        return ToolResult(
+            llm_content=text,
+            display=diff or f"No changes to {planned.rel}",
+            data={
+                "file_path": str(path),
+                "diff": diff,
+                "original": original,
+                "proposed": proposed,
+                "is_new_file": planned.original is None,
+                "user_modified": self._modified is not None,
+            },
+        )
+
+
+class ReplaceInvocation(FileEditInvocation):
+    def plan(self, ctx: ToolContext) -> PlannedEdit:
+        path, rel = self._target(ctx)
+        arg = self.args["file_path"]
+        old: str = self.args["old_string"]
+        new: str = self.args["new_string"]
+        original, _ = read_existing(path, arg)
+        if original is None:
+            if old == "":
+                return PlannedEdit(
+                    path, rel, None, new, f"Created new file: {arg} with provided content."
+                )
+            raise ToolError(
+                f"File not found: {arg}. Cannot apply edit. Use an empty old_string to create "
+                "a new file."
+            )
+        if old == "":
+            raise ToolError(
+                f"Failed to edit. Attempted to create a file that already exists: {arg}. Use a "
+                "non-empty old_string to edit it, or write_file to overwrite it."
+            )
+        if old == new:
+            raise ToolError(
+                f"No changes to apply. The old_string and new_string are identical in file: {arg}"
+            )
+        count = original.count(old)
+        if count == 0:
+            raise ToolError(
+                f"Failed to edit, could not find the string to replace. 0 occurrences found "
+                f"for old_string in {arg}. Ensure you're not escaping content incorrectly and "
+                "check whitespace, indentation, and context. Use the read_file tool to verify."
+            )
+        if count > 1 and not self.args.get("allow_multiple"):
+            raise ToolError(
+                f"Failed to edit, expected 1 occurrence but found {count} for old_string in "
+                f"file: {arg}. Add more surrounding context to old_string so it matches exactly "
+                "one place, or set allow_multiple to true to replace every occurrence."
+            )
+        proposed = original.replace(old, new)
+        noun = "replacement" if count == 1 else "replacements"
+        return PlannedEdit(
+            path, rel, original, proposed, f"Successfully modified file: {arg} ({count} {noun})."
+        )
+
+
+class ReplaceTool(Tool):
+    """Why: small exact edits are safer and cheaper than rewriting whole files."""
+
+    name = "replace"
+    display_name = "Edit"
+    kind = ToolKind.EDIT
+    description = (
+        "Replaces text within a file. By default, the tool expects to find and replace exactly "
+        "ONE occurrence of `old_string`. If you want to replace multiple occurrences of the "
+        "exact same string, set `allow_multiple` to true. This tool requires providing "
+        "significant context around the change to ensure precise targeting. Always use the "
+        "read_file tool to examine the file's current content before attempting a text "
+        "replacement.\n\n"
+        "The user has the ability to modify the proposed content. If modified, this will be "
+        "stated in the response.\n\n"
+        "Expectation for required parameters:\n"
+        "1. `old_string` MUST be the exact literal text to replace (including all whitespace, "
+        "indentation, newlines, and surrounding code etc.).\n"
+        "2. `new_string` MUST be the exact literal text to replace `old_string` with (also "
+        "including all whitespace, indentation, newlines, and surrounding code etc.). Ensure "
+        "the resulting code is correct and idiomatic and that `old_string` and `new_string` "
+        "are different.\n"
+        "3. `instruction` is the detailed instruction of what needs to be changed.\n"
+        "4. NEVER escape `old_string` or `new_string`, that would break the exact literal text "
+        "requirement.\n"
+        "An empty `old_string` creates a new file (which must not exist yet) containing "
+        "`new_string`."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "file_path": {"description": "The path to the file to modify.", "type": "string"},
+            "instruction": {
+                "description": "A clear, semantic instruction for the code change: why it is "
+                "needed, where it happens, what changes and the desired outcome.",
+                "type": "string",
+            },
+            "old_string": {
+                "description": "The exact literal text to replace, preferably unescaped. For "
+                "single replacements (default), include at least 3 lines of context BEFORE and "
+                "AFTER the target text, matching whitespace and indentation precisely. If this "
+                "string is not the exact literal text (i.e. you escaped it) or does not match "
+                "exactly, the tool will fail.",
+                "type": "string",
+            },
+            "new_string": {
+                "description": "The exact literal text to replace `old_string` with, preferably "
+                "unescaped. Provide the EXACT text. Ensure the resulting code is correct and "
+                "idiomatic. Do not use omission placeholders like '(rest of methods ...)', "
+                "'...', or 'unchanged code'; provide exact literal code.",
+                "type": "string",
+            },
+            "allow_multiple": {
+                "type": "boolean",
+                "description": "If true, the tool will replace all occurrences of `old_string`. "
+                "If false (default), it will only succeed if exactly one occurrence is found.",
+            },
+        },
+        "required": ["file_path", "instruction", "old_string", "new_string"],
+    }
+
+    def validate(self, args: dict[str, Any]) -> str | None:
+        err = super().validate(args)
+        if err:
+            return err
+        if not args["file_path"].strip():
+            return "The 'file_path' parameter must be non-empty."
+        return None
+
+    def build(self, args: dict[str, Any]) -> ToolInvocation:
+        return ReplaceInvocation(self, args)

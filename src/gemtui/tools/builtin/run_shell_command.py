@@ -1,0 +1,453 @@
+"""run_shell_command: ``bash -c`` in its own process group, killed whole on timeout/cancel.
+
+The command leads a new session (``start_new_session=True``), so its process group id is
+its pid and ``killpg`` reaches every child it started — a background ``sleep`` included.
+Cancellation of the running task terminates the group (SIGTERM, then SIGKILL after a
+short grace) before CancelledError propagates, so nothing is left behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import shlex
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from gemtui.tools.base import (
+    Confirmation,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolInvocation,
+    ToolKind,
+    ToolResult,
+)
+
+KILL_GRACE_SECONDS = 2.0
+"""How long a group gets to exit after SIGTERM before SIGKILL."""
+DRAIN_SECONDS = 0.5
+"""How long to keep reading after bash exits (background children may hold the pipe)."""
+READ_CHUNK = 8192
+
+_PUNCTUATION = frozenset("();<>|&")
+_background: set[subprocess.Popen[bytes]] = set()
+
+
+# -- command analysis --------------------------------------------------------------------
+
+
+def root_commands(command: str) -> list[str]:
+    """The first word of each simple command (``git status && npm test`` → git, npm).
+
+    Tokenised with ``shlex`` (punctuation_chars) so quotes are respected; leading
+    ``VAR=value`` assignments are skipped and paths reduced to their basename.
+    """
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        tokens = command.split()
+    roots: list[str] = []
+    expect = True
+    skip_target = False
+    for tok in tokens:
+        if tok and set(tok) <= _PUNCTUATION:
+            if "<" in tok or ">" in tok:
+                skip_target = True  # the next word is a file or fd, not a command
+            else:
+                expect = True
+            continue
+        if skip_target:
+            skip_target = False
+            continue
+        if not expect:
+            continue
+        if "=" in tok and not tok.startswith("=") and tok.split("=", 1)[0].isidentifier():
+            continue
+        name = os.path.basename(tok) or tok
+        if name and name not in roots:
+            roots.append(name)
+        expect = False
+    return roots
+
+
+def has_redirection(command: str) -> bool:
+    """Whether ``<``, ``>``, ``>>``, ``&>``, here-docs/strings appear outside quotes.
+
+    A small scanner rather than ``shlex``: shlex drops the quotes, so a quoted ``'>'`` and
+    a real one would look the same. Command substitutions inside double quotes count as
+    unquoted. Unbalanced quotes err on the safe side (True if a ``<``/``>`` appears).
+    """
+    stack: list[str] = []  # "'" or '"' or "$(" contexts
+    i, n = 0, len(command)
+    while i < n:
+        c = command[i]
+        top = stack[-1] if stack else ""
+        if top == "'":
+            if c == "'":
+                stack.pop()
+        elif c == "\\":
+            i += 1
+        elif top == '"':
+            if c == '"':
+                stack.pop()
+            elif command.startswith("$(", i):
+                stack.append("$(")
+                i += 1
+            elif c == "`":
+                stack.append("`")
+        else:
+            if c in "<>":
+                return True
+            if c == "'":
+                stack.append("'")
+            elif c == '"':
+                stack.append('"')
+            elif command.startswith("$(", i):
+                stack.append("$(")
+                i += 1
+            elif c == "(" and top == "$(":
+                stack.append("(")
+            elif c == ")" and top in ("$(", "("):
+                stack.pop()
+            elif c == "`":
+                if top == "`":
+                    stack.pop()
+                else:
+                    stack.append("`")
+        i += 1
+    if stack and any(s in ("'", '"') for s in stack):
+        return "<" in command or ">" in command
+    return False
+
+
+# -- process group handling --------------------------------------------------------------
+
+
+def _group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes in group ``pgid``, read from /proc where available."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return []
+        return [pgid]
+    members: list[int] = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # Fields after the parenthesised command name: state ppid pgrp ...
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) >= 3 and fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
+            members.append(int(entry.name))
+    return members
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+async def terminate_group(
+    proc: asyncio.subprocess.Process, grace: float = KILL_GRACE_SECONDS
+) -> None:
+    """SIGTERM the whole group, wait up to ``grace`` for it to empty, then SIGKILL."""
+    pgid = proc.pid
+    _signal_group(pgid, signal.SIGTERM)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + grace
+    try:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(proc.wait(), grace)
+        while _group_members(pgid) and loop.time() < deadline:
+            await asyncio.sleep(0.02)
+    finally:
+        if proc.returncode is None or _group_members(pgid):
+            _signal_group(pgid, signal.SIGKILL)
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(proc.wait(), grace)
+
+
+def terminate_background_processes() -> None:
+    """Kill the groups of background commands still running (call at application exit)."""
+    for popen in list(_background):
+        if popen.poll() is None:
+            _signal_group(popen.pid, signal.SIGTERM)
+        _background.discard(popen)
+
+
+# -- output capture ----------------------------------------------------------------------
+
+
+class OutputCapture:
+    """Keeps the head and tail of a stream within ``limit`` characters."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(limit, 0)
+        self.head_cap = self.limit // 2
+        self.tail_cap = self.limit - self.head_cap
+        self.head = ""
+        self.tail = ""
+        self.total = 0
+
+    def add(self, text: str) -> None:
+        self.total += len(text)
+        if len(self.head) < self.head_cap:
+            take = self.head_cap - len(self.head)
+            self.head += text[:take]
+            text = text[take:]
+        if text:
+            self.tail += text
+            if len(self.tail) > 2 * self.tail_cap + READ_CHUNK:
+                self.tail = self.tail[-self.tail_cap :] if self.tail_cap else ""
+
+    def text(self) -> str:
+        if self.total <= self.limit:
+            return self.head + self.tail
+        tail = self.tail[-self.tail_cap :] if self.tail_cap else ""
+        dropped = self.total - len(self.head) - len(tail)
+        return f"{self.head}\n... [{dropped} chars truncated] ...\n{tail}"
+
+
+# -- the tool ----------------------------------------------------------------------------
+
+
+class RunShellCommandInvocation(ToolInvocation):
+    def __init__(self, tool: Tool, args: dict[str, Any]) -> None:
+        super().__init__(tool, args)
+        self.command: str = args["command"]
+
+    def describe(self) -> str:
+        desc = self.args.get("description")
+        return f"{self.command}" + (f" ({desc})" if desc else "")
+
+    def _cwd(self, ctx: ToolContext) -> Path:
+        dir_arg = self.args.get("dir_path") or "."
+        cwd = ctx.workspace.resolve(dir_arg)
+        if not cwd.is_dir():
+            raise ToolError(f"Directory does not exist or is not a directory: {dir_arg}")
+        return cwd
+
+    async def confirmation(self, ctx: ToolContext) -> Confirmation | None:
+        cwd = self._cwd(ctx)
+        return Confirmation(
+            kind="exec",
+            title="Confirm Shell Command",
+            command=self.command,
+            root_command=", ".join(root_commands(self.command)) or None,
+            cwd=str(cwd),
+            has_redirection=has_redirection(self.command),
+        )
+
+    def modify(self, proposed: str) -> None:
+        """A person's edited command replaces the model's."""
+        if not proposed.strip():
+            raise ToolError("The command cannot be empty.")
+        self.command = proposed
+        self.args = {**self.args, "command": proposed}
+
+    async def execute(self, ctx: ToolContext) -> ToolResult:
+        cwd = self._cwd(ctx)
+        where = ctx.workspace.relative(cwd)
+        if self.args.get("is_background"):
+            return self._start_background(cwd, where)
+        # Our own pipe (not asyncio's PIPE): wait() then means "bash exited" on every
+        # Python version, and we decide when to stop reading a pipe that background
+        # children may still hold open.
+        rfd, wfd = os.pipe()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "bash",
+                "-c",
+                self.command,
+                cwd=os.fspath(cwd),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=wfd,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            os.close(rfd)
+            raise ToolError(f"Failed to start command: {exc}") from exc
+        finally:
+            os.close(wfd)
+        loop = asyncio.get_running_loop()
+        stream = asyncio.StreamReader(limit=READ_CHUNK * 4)
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(stream), os.fdopen(rfd, "rb", buffering=0)
+        )
+        capture = OutputCapture(ctx.output_limit)
+        reader = asyncio.create_task(self._pump(stream, capture, ctx))
+        timed_out = False
+        try:
+            try:
+                await asyncio.wait_for(proc.wait(), ctx.shell_timeout)
+            except TimeoutError:
+                timed_out = True
+                await terminate_group(proc)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(reader), DRAIN_SECONDS)
+        except asyncio.CancelledError:
+            await terminate_group(proc)
+            raise
+        finally:
+            if not reader.done():
+                reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+            transport.close()
+        return self._result(proc, capture, where, timed_out, ctx.shell_timeout)
+
+    @staticmethod
+    async def _pump(stream: asyncio.StreamReader, capture: OutputCapture, ctx: ToolContext) -> None:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        while True:
+            chunk = await stream.read(READ_CHUNK)
+            text = decoder.decode(chunk, final=not chunk)
+            if text:
+                capture.add(text)
+                if ctx.on_output is not None:
+                    ctx.on_output(text)
+            if not chunk:
+                return
+
+    def _result(
+        self,
+        proc: asyncio.subprocess.Process,
+        capture: OutputCapture,
+        where: str,
+        timed_out: bool,
+        timeout: float,
+    ) -> ToolResult:
+        output = capture.text()
+        code = proc.returncode
+        lines = [
+            f"Command: {self.command}",
+            f"Directory: {'(root)' if where == '.' else where}",
+            f"Output: {output.rstrip() if output.strip() else '(empty)'}",
+        ]
+        if code is not None and code < 0:
+            try:
+                sig_name = signal.Signals(-code).name
+            except ValueError:
+                sig_name = str(-code)
+            lines.append(f"Signal: {sig_name}")
+        else:
+            lines.append(f"Exit Code: {code}")
+        lines.append(f"Process Group PGID: {proc.pid}")
+        text = "\n".join(lines)
+        data = {"exit_code": code, "pgid": proc.pid, "timed_out": timed_out}
+        if timed_out:
+            error = f"Command timed out after {timeout:g} seconds; its process group was killed.\n"
+            return ToolResult(
+                llm_content=error + text, display=output, error=error + text, data=data
+            )
+        return ToolResult(llm_content=text, display=output, data=data)
+
+    def _start_background(self, cwd: Path, where: str) -> ToolResult:
+        """Start detached with output to a log file; report the PID at once."""
+        for popen in list(_background):
+            if popen.poll() is not None:
+                _background.discard(popen)
+        fd, log_path = tempfile.mkstemp(prefix="gemtui-bg-", suffix=".log")
+        try:
+            popen = subprocess.Popen(
+                ["bash", "-c", self.command],
+                cwd=os.fspath(cwd),
+                stdin=subprocess.DEVNULL,
+                stdout=fd,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise ToolError(f"Failed to start background command: {exc}") from exc
+        finally:
+            os.close(fd)
+        _background.add(popen)
+        text = "\n".join(
+            [
+                f"Command: {self.command}",
+                f"Directory: {'(root)' if where == '.' else where}",
+                f"Output: (running in the background; output goes to {log_path})",
+                f"Background PIDs: {popen.pid}",
+                f"Process Group PGID: {popen.pid}",
+            ]
+        )
+        return ToolResult(
+            llm_content=text,
+            display=f"Started in background (PID {popen.pid})",
+            data={"pid": popen.pid, "pgid": popen.pid, "log_path": log_path},
+        )
+
+
+class RunShellCommandTool(Tool):
+    """Why: builds, tests and git are run, not reimplemented; approval guards each call."""
+
+    name = "run_shell_command"
+    display_name = "Shell"
+    kind = ToolKind.EXECUTE
+    description = (
+        "This tool executes a given shell command as `bash -c <command>`. To run a command in "
+        "the background, set the `is_background` parameter to true. Command is executed as a "
+        "subprocess that leads its own process group. Command process group can be "
+        "terminated as `kill -- -PGID` or signaled as `kill -s SIGNAL -- -PGID`.\n\n"
+        "The following information is returned:\n\n"
+        "Command: Executed command.\n"
+        "Directory: Directory where command was executed.\n"
+        "Output: Combined stdout/stderr. Can be `(empty)` or partial on error.\n"
+        "Exit Code: Exit code, or Signal: the signal that terminated the command.\n"
+        "Background PIDs: Only included if the command was started in the background.\n"
+        "Process Group PGID: Process group started for the command."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "command": {
+                "type": "string",
+                "description": "Exact bash command to execute as `bash -c <command>`",
+            },
+            "description": {
+                "type": "string",
+                "description": "Brief description of the command for the user. Be specific and "
+                "concise. Ideally a single sentence. Can be up to 3 sentences for clarity. No "
+                "line breaks.",
+            },
+            "dir_path": {
+                "type": "string",
+                "description": "(OPTIONAL) The path of the directory to run the command in. If "
+                "not provided, the project root directory is used. Must be a directory within "
+                "the workspace and must already exist.",
+            },
+            "is_background": {
+                "type": "boolean",
+                "description": "Set to true if this command should be run in the background "
+                "(e.g. for long-running servers or watchers). The command is started and its "
+                "PID returned at once; its output goes to a log file.",
+            },
+        },
+        "required": ["command"],
+    }
+
+    def validate(self, args: dict[str, Any]) -> str | None:
+        err = super().validate(args)
+        if err:
+            return err
+        if not args["command"].strip():
+            return "Command cannot be empty."
+        return None
+
+    def build(self, args: dict[str, Any]) -> ToolInvocation:
+        return RunShellCommandInvocation(self, args)

@@ -1,0 +1,59 @@
+"""write_file: create or overwrite a whole file, previewed as a diff before approval."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gemtui.tools.base import Tool, ToolContext, ToolInvocation, ToolKind
+from gemtui.tools.builtin.replace import FileEditInvocation, PlannedEdit, read_existing
+
+
+class WriteFileInvocation(FileEditInvocation):
+    def plan(self, ctx: ToolContext) -> PlannedEdit:
+        path, rel = self._target(ctx)
+        arg = self.args["file_path"]
+        original, _ = read_existing(path, arg, lenient=True)
+        summary = (
+            f"Successfully created and wrote to new file: {arg}."
+            if original is None
+            else f"Successfully overwrote file: {arg}."
+        )
+        return PlannedEdit(path, rel, original, self.args["content"], summary)
+
+
+class WriteFileTool(Tool):
+    """Why: new files, or rewrites too large for exact-string replacements."""
+
+    name = "write_file"
+    display_name = "WriteFile"
+    kind = ToolKind.EDIT
+    description = (
+        "Writes content to a specified file in the local filesystem, creating parent "
+        "directories as needed.\n\n"
+        "The user has the ability to modify `content`. If modified, this will be stated in "
+        "the response."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "file_path": {"description": "The path to the file to write to.", "type": "string"},
+            "content": {
+                "description": "The content to write to the file. Do not use omission "
+                "placeholders like '(rest of methods ...)', '...', or 'unchanged code'; provide "
+                "complete literal content.",
+                "type": "string",
+            },
+        },
+        "required": ["file_path", "content"],
+    }
+
+    def validate(self, args: dict[str, Any]) -> str | None:
+        err = super().validate(args)
+        if err:
+            return err
+        if not args["file_path"].strip():
+            return "The 'file_path' parameter must be non-empty."
+        return None
+
+    def build(self, args: dict[str, Any]) -> ToolInvocation:
+        return WriteFileInvocation(self, args)

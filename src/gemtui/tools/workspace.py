@@ -1,0 +1,338 @@
+"""The workspace root every tool path is confined to, and its ignore rules.
+
+Tools take paths from the model, which may be wrong or hostile: ``..`` walks, absolute
+paths, ``~`` and symlinks can all point outside the project. ``Workspace.resolve`` is the
+single gate: it realpaths the argument and refuses anything whose real location is not
+under the (realpath'ed) root. Ignore rules come from ``.gitignore`` (root and nested) and
+``.geminiignore`` via ``pathspec``; ``.git/`` is always ignored.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+from gemtui.tools.base import ToolError
+
+__all__ = ["Workspace", "glob_to_regex", "has_glob_magic"]
+
+GITIGNORE = ".gitignore"
+GEMINIIGNORE = ".geminiignore"
+
+
+@dataclass(frozen=True)
+class _DirSpecs:
+    """The parsed ignore files of one directory (None where the file is absent)."""
+
+    git: pathspec.GitIgnoreSpec | None
+    gemini: pathspec.GitIgnoreSpec | None
+
+
+_Chain = list[tuple[tuple[str, ...], _DirSpecs]]
+
+
+class Workspace:
+    """A project root: resolves tool paths inside it and answers ignore questions."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(os.path.realpath(os.fspath(root)))
+        self._spec_cache: dict[str, tuple[tuple[int, int], _DirSpecs]] = {}
+
+    # -- paths ---------------------------------------------------------------------------
+
+    def contains(self, path: Path | str) -> bool:
+        """Whether an already-real absolute path is the root or below it."""
+        p = os.fspath(path)
+        root = os.fspath(self.root)
+        return p == root or p.startswith(root.rstrip(os.sep) + os.sep)
+
+    def resolve(self, path: str) -> Path:
+        """The real absolute path for a tool argument, refused unless it stays inside.
+
+        Relative paths are taken from the root. Symlinks are followed (realpath) before
+        the check, so a link pointing outside is refused like ``..`` or ``/etc``.
+        """
+        if not isinstance(path, str):
+            raise ToolError(f"Path must be a string, got {type(path).__name__}")
+        if "\x00" in path:
+            raise ToolError("Path contains a NUL byte")
+        raw = path.strip()
+        if raw.startswith("~"):
+            expanded = os.path.expanduser(raw)
+            real = os.path.realpath(expanded) if expanded != raw else ""
+            if real and self.contains(real):
+                return Path(real)
+            raise ToolError(
+                f"Path '{path}' starts with '~' (the home directory), which is outside the "
+                f"workspace root {self.root}. Use a path relative to the workspace root or "
+                "an absolute path inside it."
+            )
+        joined = raw if os.path.isabs(raw) else os.path.join(self.root, raw or ".")
+        lexical = os.path.normpath(joined)
+        try:
+            real = os.path.realpath(joined)
+        except (OSError, ValueError) as exc:
+            raise ToolError(f"Cannot resolve path '{path}': {exc}") from exc
+        if self.contains(real):
+            return Path(real)
+        if not self.contains(lexical):
+            raise ToolError(
+                f"Path '{path}' resolves to {lexical}, which is outside the workspace root "
+                f"{self.root}. Tools may only access files inside the workspace."
+            )
+        raise ToolError(
+            f"Path '{path}' goes through a symlink that points outside the workspace root "
+            f"{self.root} (real path {real}). Tools may only access files inside the "
+            "workspace."
+        )
+
+    def relative(self, path: Path | str) -> str:
+        """A root-relative POSIX path for display ('.' for the root itself)."""
+        p = Path(path)
+        if not p.is_absolute():
+            p = self.root / p
+        try:
+            rel = p.relative_to(self.root)
+        except ValueError:
+            return p.as_posix()
+        text = rel.as_posix()
+        return text if text else "."
+
+    # -- ignores -------------------------------------------------------------------------
+
+    def clear_ignore_cache(self) -> None:
+        self._spec_cache.clear()
+
+    def _specs(self, directory: Path) -> _DirSpecs:
+        """Parsed ignore files of ``directory``; re-read only when their mtime changes."""
+        stamps: list[int] = []
+        for name in (GITIGNORE, GEMINIIGNORE):
+            try:
+                st = os.stat(directory / name)
+                stamps.append(st.st_mtime_ns ^ st.st_size)
+            except OSError:
+                stamps.append(-1)
+        key = os.fspath(directory)
+        stamp = (stamps[0], stamps[1])
+        cached = self._spec_cache.get(key)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        specs = _DirSpecs(
+            git=_load_spec(directory / GITIGNORE) if stamps[0] != -1 else None,
+            gemini=_load_spec(directory / GEMINIIGNORE) if stamps[1] != -1 else None,
+        )
+        self._spec_cache[key] = (stamp, specs)
+        return specs
+
+    def _rel_parts(self, path: Path | str) -> tuple[str, ...] | None:
+        p = os.fspath(path)
+        if not os.path.isabs(p):
+            p = os.path.join(self.root, p)
+        p = os.path.normpath(p)
+        if not self.contains(p):
+            return None
+        rel = os.path.relpath(p, self.root)
+        return () if rel == "." else tuple(Path(rel).parts)
+
+    def is_ignored(
+        self,
+        path: Path | str,
+        *,
+        respect_git_ignore: bool = True,
+        respect_gemini_ignore: bool = True,
+    ) -> bool:
+        """Whether ``path`` (absolute, or relative to the root) is ignored.
+
+        A path is ignored when it or any directory above it is: like git, a file cannot
+        be re-included once its directory is excluded. Paths outside the root are not.
+        """
+        parts = self._rel_parts(path)
+        if parts is None or not parts:
+            return False
+        if ".git" in parts:
+            return True
+        full = self.root.joinpath(*parts)
+        final_is_dir = full.is_dir()
+        chain: _Chain = [((), self._specs(self.root))]
+        for i in range(1, len(parts) + 1):
+            sub = parts[:i]
+            is_dir = i < len(parts) or final_is_dir
+            if _chain_ignores(chain, sub, is_dir, respect_git_ignore, respect_gemini_ignore):
+                return True
+            if i < len(parts):
+                chain.append((sub, self._specs(self.root.joinpath(*sub))))
+        return False
+
+    def walk(
+        self,
+        start: Path | None = None,
+        *,
+        respect_git_ignore: bool = True,
+        respect_gemini_ignore: bool = True,
+        recursive: bool = True,
+    ) -> Iterator[Path]:
+        """Files under ``start`` (default the root), ignored ones and their dirs pruned.
+
+        Symlinked directories are not descended (no loops, no escapes); symlinked files
+        are yielded only when their real path stays inside the root.
+        """
+        base = Path(start) if start is not None else self.root
+        parts = self._rel_parts(base)
+        if parts is None:
+            return
+        if parts and self.is_ignored(
+            base,
+            respect_git_ignore=respect_git_ignore,
+            respect_gemini_ignore=respect_gemini_ignore,
+        ):
+            return
+        chain: _Chain = [((), self._specs(self.root))]
+        for i in range(1, len(parts) + 1):
+            chain.append((parts[:i], self._specs(self.root.joinpath(*parts[:i]))))
+        yield from self._walk_dir(
+            base, parts, chain, respect_git_ignore, respect_gemini_ignore, recursive
+        )
+
+    def _walk_dir(
+        self,
+        directory: Path,
+        parts: tuple[str, ...],
+        chain: _Chain,
+        git: bool,
+        gemini: bool,
+        recursive: bool,
+    ) -> Iterator[Path]:
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            if entry.name == ".git":
+                continue
+            sub = (*parts, entry.name)
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_link:
+                real = os.path.realpath(entry.path)
+                if not self.contains(real) or os.path.isdir(real):
+                    continue
+            if _chain_ignores(chain, sub, is_dir, git, gemini):
+                continue
+            if is_dir:
+                if recursive:
+                    child = Path(entry.path)
+                    chain.append((sub, self._specs(child)))
+                    yield from self._walk_dir(child, sub, chain, git, gemini, recursive)
+                    chain.pop()
+            elif is_link or entry.is_file(follow_symlinks=False):
+                yield Path(entry.path)
+
+
+def _load_spec(path: Path) -> pathspec.GitIgnoreSpec | None:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def _chain_ignores(
+    chain: _Chain, sub: tuple[str, ...], is_dir: bool, git: bool, gemini: bool
+) -> bool:
+    """Whether the last component of ``sub`` is excluded by the specs above it.
+
+    Deeper ignore files win over shallower ones, and .geminiignore over .gitignore in
+    the same directory; the last spec with an opinion decides.
+    """
+    verdict: bool | None = None
+    for dir_parts, specs in chain:
+        if sub[: len(dir_parts)] != dir_parts or len(sub) <= len(dir_parts):
+            continue
+        rel = "/".join(sub[len(dir_parts) :]) + ("/" if is_dir else "")
+        for spec, on in ((specs.git, git), (specs.gemini, gemini)):
+            if spec is None or not on:
+                continue
+            result = spec.check_file(rel).include
+            if result is not None:
+                verdict = result
+    return bool(verdict)
+
+
+_MAGIC = re.compile(r"[*?\[{]")
+
+
+def has_glob_magic(pattern: str) -> bool:
+    """Whether ``pattern`` holds glob syntax (else it names a path literally)."""
+    return _MAGIC.search(pattern) is not None
+
+
+def glob_to_regex(
+    pattern: str, *, case_sensitive: bool = True, recursive: bool = True
+) -> re.Pattern[str]:
+    """A regex matching whole POSIX relative paths for a glob.
+
+    Supports ``**`` (any number of directories), ``*``, ``?``, ``[...]`` (``[!...]``) and
+    ``{a,b}`` alternatives. With ``recursive=False`` a ``**`` only spans one segment.
+    """
+    pat = pattern.replace("\\", "/") if os.sep == "\\" else pattern
+    while pat.startswith("./"):
+        pat = pat[2:]
+    out: list[str] = []
+    i, n = 0, len(pat)
+    brace_depth = 0
+    while i < n:
+        c = pat[i]
+        if c == "*":
+            if i + 1 < n and pat[i + 1] == "*":
+                at_seg_start = i == 0 or pat[i - 1] == "/"
+                j = i + 2
+                if at_seg_start and (j == n or pat[j] == "/"):
+                    if not recursive:
+                        out.append("[^/]*")
+                        i = j
+                    elif j == n:
+                        out.append(".*")
+                        i = j
+                    else:
+                        out.append("(?:.*/)?")
+                        i = j + 1
+                    continue
+                out.append("[^/]*")
+                i = j
+                continue
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = pat.find("]", i + 2 if i + 1 < n and pat[i + 1] in "!^" else i + 1)
+            if j == -1:
+                out.append(re.escape(c))
+            else:
+                body = pat[i + 1 : j]
+                if body.startswith(("!", "^")):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = j
+        elif c == "{":
+            brace_depth += 1
+            out.append("(?:")
+        elif c == "}" and brace_depth:
+            brace_depth -= 1
+            out.append(")")
+        elif c == "," and brace_depth:
+            out.append("|")
+        else:
+            out.append(re.escape(c))
+        i += 1
+    out.extend(")" * brace_depth)
+    flags = 0 if case_sensitive else re.IGNORECASE
+    return re.compile("".join(out) + r"\Z", flags | re.DOTALL)
