@@ -90,7 +90,10 @@ async def test_function_calls_end_the_stream(mock_llm: MockLLMServer) -> None:
     assert parts(chunks[0]) == [{"text": "Listing."}]
     last = chunks[-1]["candidates"][0]
     assert last["content"]["parts"] == [
-        {"functionCall": {"name": "ls", "args": {"path": "."}}, "thoughtSignature": "c2lnbmF0dXJl+/=="},
+        {
+            "functionCall": {"name": "ls", "args": {"path": "."}},
+            "thoughtSignature": "c2lnbmF0dXJl+/==",
+        },
         {"functionCall": {"id": "call-7", "name": "read", "args": {}}},
     ]
     assert last["finishReason"] == "STOP"
@@ -120,7 +123,10 @@ async def test_usage_finish_reason_and_no_finish(mock_llm: MockLLMServer) -> Non
         "thoughtsTokenCount": 5,
     }
     (bare,) = await post_stream(mock_llm)
-    assert bare["candidates"][0] == {"content": {"parts": [{"text": ""}], "role": "model"}, "index": 0}
+    assert bare["candidates"][0] == {
+        "content": {"parts": [{"text": ""}], "role": "model"},
+        "index": 0,
+    }
     (malformed,) = await post_stream(mock_llm)
     assert malformed["candidates"][0] == {"finishReason": "MALFORMED_FUNCTION_CALL", "index": 0}
 
@@ -149,7 +155,9 @@ async def test_unicode_line_separators_stay_inside_the_frame(mock_llm: MockLLMSe
 
 
 async def test_generate_content_merges_one_response(mock_llm: MockLLMServer) -> None:
-    mock_llm.enqueue({"thought": "hm", "text": "a b c", "chunks": 3, "function_calls": [{"name": "f"}]})
+    mock_llm.enqueue(
+        {"thought": "hm", "text": "a b c", "chunks": 3, "function_calls": [{"name": "f"}]}
+    )
     async with httpx.AsyncClient(base_url=mock_llm.url) as client:
         r = await client.post("/v1beta/models/gemini-2.5-flash:generateContent", json={})
     body = r.json()
@@ -220,7 +228,7 @@ async def test_raw_chunks_are_sent_verbatim(mock_llm: MockLLMServer) -> None:
 
 async def test_code_assist_envelopes(mock_llm: MockLLMServer) -> None:
     mock_llm.enqueue(text_step("hi there", chunks=2), tool_step("ls", {"p": 1}))
-    envelope = {
+    envelope: dict[str, Any] = {
         "model": "gemini-2.5-pro",
         "project": "p1",
         "user_prompt_id": "u1",
@@ -229,10 +237,17 @@ async def test_code_assist_envelopes(mock_llm: MockLLMServer) -> None:
     async with httpx.AsyncClient(base_url=mock_llm.url) as client:
         stream = await client.post("/v1internal:streamGenerateContent?alt=sse", json=envelope)
         single = (await client.post("/v1internal:generateContent", json=envelope)).json()
-        count_req = {"request": {"model": "models/gemini-2.5-pro", "contents": envelope["request"]["contents"]}}
+        count_req = {
+            "request": {
+                "model": "models/gemini-2.5-pro",
+                "contents": envelope["request"]["contents"],
+            }
+        }
         count = (await client.post("/v1internal:countTokens", json=count_req)).json()
         load = (await client.post("/v1internal:loadCodeAssist", json={"metadata": {}})).json()
-        onboard = (await client.post("/v1internal:onboardUser", json={"tierId": "free-tier"})).json()
+        onboard = (
+            await client.post("/v1internal:onboardUser", json={"tierId": "free-tier"})
+        ).json()
         op = (await client.get(f"/v1internal/{onboard['name']}")).json()
     chunks = frames_of(stream.content)
     assert [set(c) for c in chunks] == [{"response", "traceId"}] * 3

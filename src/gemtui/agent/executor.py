@@ -9,6 +9,7 @@ with a grace period after TIMEOUT, MAX_TURNS or a missing complete_task call.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -85,6 +86,14 @@ class ExecutorConfig:
     context_window: int = 1_048_576
     compression_threshold: float = 0.5
     compression_preserve: float = 0.3
+
+
+@dataclass
+class _TurnOutcome:
+    calls: list[FunctionCall] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+    reason: TerminateReason | None = None
+    """Set when the turn ended the loop (cancel, error)."""
 
 
 @dataclass
@@ -233,40 +242,28 @@ class Executor:
                 self.bus.emit(ErrorOccurred, message=f"History compression failed: {exc}", kind="warning")
             self.bus.emit(TurnStarted, turn=state.turns, model=self.chat.model)
             turn = Turn(self.chat, current_prompt_id.get(), cancel)
-            calls: list[FunctionCall] = []
-            turn_text: list[str] = []
-            async for ev in turn.run(message):
-                if isinstance(ev, ContentEvent):
-                    turn_text.append(ev.text)
-                    self.bus.emit(ContentDelta, text=ev.text)
-                elif isinstance(ev, ThoughtEvent):
-                    self.bus.emit(ThoughtDelta, text=ev.text, subject=ev.subject)
-                elif isinstance(ev, ToolCallRequestEvent):
-                    calls.append(ev.call)
-                elif isinstance(ev, RetryEvent):
-                    turn_text.clear()
-                    calls.clear()
-                    self.bus.emit(StreamRetried, attempt=ev.attempt, reason=ev.reason)
-                elif isinstance(ev, CitationEvent):
-                    self.bus.emit(Citation, text=ev.text)
-                elif isinstance(ev, FinishedEvent):
-                    self._add_usage(state, ev)
-                    self.bus.emit(
-                        TurnFinished,
-                        finish_reason=ev.reason,
-                        usage=ev.usage,
-                        model=self.chat.model,
-                        message=ev.message,
-                    )
-                elif isinstance(ev, UserCancelledEvent):
-                    state.text.extend(turn_text)
-                    return self._cancel_reason(state), None
-                elif isinstance(ev, (ErrorEvent, InvalidStreamEvent)):
-                    err = ev.error if isinstance(ev, ErrorEvent) else RuntimeError(ev.reason)
-                    state.error = err
-                    state.text.extend(turn_text)
-                    self.bus.emit(ErrorOccurred, message=str(err), kind=type(err).__name__)
-                    return TerminateReason.ERROR, None
+            outcome = _TurnOutcome()
+            consume = asyncio.create_task(self._consume_turn(turn, message, state, outcome))
+            waiter = asyncio.ensure_future(cancel.wait())
+            try:
+                await asyncio.wait({consume, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            except asyncio.CancelledError:
+                consume.cancel()
+                raise
+            finally:
+                waiter.cancel()
+            if not consume.done():
+                # cancelled while waiting on the model (a retry wait, a slow chunk): stop now
+                consume.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await consume
+                outcome.reason = self._cancel_reason(state)
+            else:
+                consume.result()
+            calls, turn_text = outcome.calls, outcome.text
+            if outcome.reason is not None:
+                state.text.extend(turn_text)
+                return outcome.reason, None
             state.text.extend(turn_text)
             loop_msg = detector.observe_text("".join(turn_text)) if not calls else None
             for call in calls:
@@ -305,6 +302,43 @@ class Executor:
                     self._complete_responses(complete, "complete_task is only for task mode.")
                 )
             message = Content(role="user", parts=response_parts)
+
+    async def _consume_turn(
+        self, turn: Turn, message: Content, state: _RunState, out: _TurnOutcome
+    ) -> None:
+        """Publish one turn's events; record calls, text and how it ended in ``out``."""
+        async for ev in turn.run(message):
+            if isinstance(ev, ContentEvent):
+                out.text.append(ev.text)
+                self.bus.emit(ContentDelta, text=ev.text)
+            elif isinstance(ev, ThoughtEvent):
+                self.bus.emit(ThoughtDelta, text=ev.text, subject=ev.subject)
+            elif isinstance(ev, ToolCallRequestEvent):
+                out.calls.append(ev.call)
+            elif isinstance(ev, RetryEvent):
+                out.text.clear()
+                out.calls.clear()
+                self.bus.emit(StreamRetried, attempt=ev.attempt, reason=ev.reason)
+            elif isinstance(ev, CitationEvent):
+                self.bus.emit(Citation, text=ev.text)
+            elif isinstance(ev, FinishedEvent):
+                self._add_usage(state, ev)
+                self.bus.emit(
+                    TurnFinished,
+                    finish_reason=ev.reason,
+                    usage=ev.usage,
+                    model=self.chat.model,
+                    message=ev.message,
+                )
+            elif isinstance(ev, UserCancelledEvent):
+                out.reason = self._cancel_reason(state)
+                return
+            elif isinstance(ev, (ErrorEvent, InvalidStreamEvent)):
+                err = ev.error if isinstance(ev, ErrorEvent) else RuntimeError(ev.reason)
+                state.error = err
+                self.bus.emit(ErrorOccurred, message=str(err), kind=type(err).__name__)
+                out.reason = TerminateReason.ERROR
+                return
 
     def _park(self, message: Content) -> None:
         """Keep tool results that no turn will send, so no call is left unanswered."""

@@ -22,6 +22,7 @@ __all__ = [
     "ChatSettings",
     "GeneralSettings",
     "McpServerSettings",
+    "NetworkSettings",
     "ProviderSettings",
     "Settings",
     "ToolSettings",
@@ -70,6 +71,18 @@ class ChatSettings(_Section):
     stream_retries: int = 4
 
 
+class NetworkSettings(_Section):
+    max_attempts: int = 3
+    """Attempts per model call, the first included (429, 5xx, transport errors)."""
+    initial_delay: float = 5.0
+    """First backoff wait in seconds; doubles per attempt."""
+    max_delay: float = 30.0
+    read_timeout: float = 60.0
+    """Seconds without a byte before a stream counts as stalled."""
+    stream_retry_delays: list[float] = Field(default_factory=lambda: [1.0, 2.0, 4.0])
+    """Waits before re-asking after a broken or invalid stream (one retry per entry)."""
+
+
 class ToolSettings(_Section):
     shell_timeout: float = 120.0
     output_limit: int = 30_000
@@ -105,6 +118,7 @@ class Settings(BaseModel):
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
     chat: ChatSettings = Field(default_factory=ChatSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
+    network: NetworkSettings = Field(default_factory=NetworkSettings)
     ui: UiSettings = Field(default_factory=UiSettings)
     mcpServers: dict[str, McpServerSettings] = Field(default_factory=dict)  # noqa: N815
 

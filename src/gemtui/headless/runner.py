@@ -88,6 +88,7 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
             approval_mode=opts.approval_mode or settings.general.approval_mode,
             interactive=False,
             max_turns=max_turns,
+            stream_retry_delays=tuple(settings.network.stream_retry_delays),
         ),
     )
     spinner = Spinner(stream=err)

@@ -110,7 +110,10 @@ def resolve_provider(
         )
     chosen = model or settings.general.model or conf.default_model
     chosen = chosen or (conf.models[0] if conf.models else DEFAULT_MODELS.get(conf.kind, ""))
-    client = make_client()
+    net = settings.network
+    client = make_client(net.read_timeout)
+    if retry_policy is None:
+        retry_policy = RetryPolicy(net.max_attempts, net.initial_delay, net.max_delay)
     inner: ContentGenerator
     if conf.kind == "gemini":
         from gemtui.providers.gemini import GeminiGenerator

@@ -35,7 +35,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from gemtui.scheduler.policy_file import load_policy_file, write_policy_file
+from gemtui.scheduler.policy_file import (
+    append_policy_rules,
+    load_policy_file,
+    write_policy_file,
+)
 from gemtui.scheduler.shell_split import ShellSegment, split_shell
 from gemtui.tools.base import Tool, ToolKind
 
@@ -108,9 +112,7 @@ class PolicyRule:
     @property
     def conditional(self) -> bool:
         """Whether the rule looks at arguments (so it cannot remove a tool outright)."""
-        return bool(
-            self.args_pattern or self.command_prefix or self.command_regex or self.kinds
-        )
+        return bool(self.args_pattern or self.command_prefix or self.command_regex or self.kinds)
 
     def sort_key(self) -> tuple[int, float, int]:
         return (_TIER[self.source], self.priority, self.decision.strictness)
@@ -216,9 +218,7 @@ def _matches(rule: PolicyRule, tool: Tool, args: dict[str, Any], mode: str) -> b
             return False
         if rule.command_prefix:
             words = _words(command)
-            if not any(
-                words[: len(p)] == p for p in (_words(x) for x in rule.command_prefix) if p
-            ):
+            if not any(words[: len(p)] == p for p in (_words(x) for x in rule.command_prefix) if p):
                 return False
         if rule.command_regex and not _regex(rule.command_regex).match(command.strip()):
             return False
@@ -250,7 +250,7 @@ class PolicyEngine:
         verdict = (
             self._decide_shell(tool, args, command, mode)
             if command is not None
-            else self._verdict(self._best(tool, args, mode))
+            else self._verdict(self._best(tool, args, mode), tool.name)
         )
         if mode == "plan" and tool.kind not in READ_ONLY_KINDS:
             rule = verdict.rule
@@ -264,7 +264,7 @@ class PolicyEngine:
     def _best(self, tool: Tool, args: dict[str, Any], mode: str) -> PolicyRule | None:
         return next((r for r in self._sorted if _matches(r, tool, args, mode)), None)
 
-    def _verdict(self, rule: PolicyRule | None, tool_name: str = "") -> PolicyVerdict:
+    def _verdict(self, rule: PolicyRule | None, tool_name: str) -> PolicyVerdict:
         if rule is None:
             return PolicyVerdict(PolicyDecision.ASK, None, "No rule matched; asking.")
         if rule.decision is PolicyDecision.DENY:
@@ -281,9 +281,12 @@ class PolicyEngine:
             return self._verdict(whole, tool.name)
         segments = split_shell(command)
         if not segments:
-            if mode == "yolo" or (whole is not None and not whole.conditional and whole.decision
-                                  is PolicyDecision.ALLOW and not whole.kinds):  # fmt: skip
-                return self._verdict(whole)
+            if (
+                whole is not None
+                and whole.decision is PolicyDecision.ALLOW
+                and not (whole.command_prefix or whole.command_regex)
+            ):
+                return self._verdict(whole, tool.name)
             return PolicyVerdict(
                 PolicyDecision.ASK, whole, "The command could not be parsed; asking."
             )
@@ -297,7 +300,7 @@ class PolicyEngine:
                 return self._verdict(rule, tool.name)
         for seg, rule in checked:
             if rule is None or rule.decision is PolicyDecision.ASK:
-                reason = self._verdict(rule).reason
+                reason = self._verdict(rule, tool.name).reason
                 if len(checked) > 1:
                     reason = f"{seg.text!r} is not allowed on its own: {reason}"
                 return PolicyVerdict(PolicyDecision.ASK, rule, reason)
@@ -312,7 +315,7 @@ class PolicyEngine:
                     return PolicyVerdict(
                         PolicyDecision.ASK, rule, f"{seg.text!r} substitutes a command."
                     )
-        return self._verdict(checked[0][1] if len(checked) == 1 else whole or checked[0][1])
+        return self._verdict(checked[0][1], tool.name)
 
     def denied_tool_names(self, registry_names: Iterable[str], mode: str) -> set[str]:
         """Names a rule refuses whatever the arguments: the model is not even offered them.
@@ -386,7 +389,7 @@ class PolicyEngine:
         if self._file is None:
             log.warning("no user policy file: 'allow always' lasts for this session only")
         else:
-            write_policy_file(self._file, self._saved)
+            append_policy_rules(self._file, added)
         return added
 
     def rules(self, session: bool | None = None) -> list[PolicyRule]:

@@ -161,10 +161,10 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
-async def terminate_group(
-    proc: asyncio.subprocess.Process, grace: float = KILL_GRACE_SECONDS
-) -> None:
+async def terminate_group(proc: asyncio.subprocess.Process, grace: float | None = None) -> None:
     """SIGTERM the whole group, wait up to ``grace`` for it to empty, then SIGKILL."""
+    if grace is None:
+        grace = KILL_GRACE_SECONDS
     pgid = proc.pid
     _signal_group(pgid, signal.SIGTERM)
     loop = asyncio.get_running_loop()

@@ -1,0 +1,315 @@
+"""The tool scheduler: a batch of the model's calls in, one functionResponse per call out.
+
+How a batch runs:
+
+* Every call is validated first (known tool, arguments, invocation built); a call that
+  fails goes straight to ``error`` and never runs.
+* The rest are dispatched one at a time in the model's order. Policy is asked when a
+  call's turn comes, not up front, so an "allow for this session" given to an earlier
+  call of the batch already counts, and a diff preview is computed after the calls
+  before it have changed the files it shows.
+* Approvals therefore form a queue: a person sees one request at a time, in the model's
+  order, and the calls behind it stay ``validating`` until their turn.
+* Read-only calls (kinds outside ``MUTATING_KINDS``) run concurrently with each other; a
+  mutating call waits for everything started before it, then runs alone, and the next
+  call starts only after it ends. Results come back in the model's order.
+* Cancel (the ``cancel`` event) resolves a pending approval as cancelled, cancels running
+  calls, and starts nothing more. Every call still gets a functionResponse, so history
+  never holds a functionCall without its answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import logging
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from gemtui.bus.bus import EventBus
+from gemtui.bus.events import ApprovalDecision, Decision, ToolCallSnapshot, ToolCallState
+from gemtui.scheduler.execution import (
+    CANCELLED_MESSAGE,
+    error_parts,
+    execute_invocation,
+    result_parts,
+)
+from gemtui.scheduler.policy import PolicyDecision, PolicyEngine
+from gemtui.scheduler.state_manager import StateManager
+from gemtui.scheduler.states import CallRecord
+from gemtui.tools.base import Tool, ToolContext, ToolError
+from gemtui.wire import FunctionCall, Part
+
+__all__ = ["HEADLESS_APPROVAL_MESSAGE", "REJECTED_MESSAGE", "ScheduleResult", "ToolScheduler"]
+
+log = logging.getLogger(__name__)
+
+S = ToolCallState
+
+REJECTED_MESSAGE = "The user rejected this call."
+HEADLESS_APPROVAL_MESSAGE = (
+    "This call needs approval, and none can be given in non-interactive mode. It was not "
+    "run. Continue without it if you can; the person can allow it with a policy rule or "
+    "a different --approval-mode."
+)
+
+
+class ToolLookup(Protocol):
+    """What the scheduler needs of the tool registry."""
+
+    def get(self, name: str) -> Tool | None: ...
+
+    def names(self) -> Iterable[str]: ...
+
+
+@dataclass(frozen=True)
+class ScheduleResult:
+    parts: list[Part]
+    """functionResponse parts (plus binary siblings), in the model's order."""
+    cancelled: bool
+    snapshots: list[ToolCallSnapshot]
+    """The final state of every call, in the model's order."""
+
+
+@dataclass
+class _Batch:
+    state: StateManager
+    records: list[CallRecord]
+    cancel: asyncio.Event
+    running: set[asyncio.Task[None]] = field(default_factory=set)
+
+
+def _unknown_tool_message(name: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return f'Tool "{name}" not found in registry.{hint}'
+
+
+class ToolScheduler:
+    """Runs the model's tool calls through validation, policy, approval and execution."""
+
+    def __init__(
+        self,
+        registry: ToolLookup,
+        bus: EventBus,
+        policy: PolicyEngine,
+        context: ToolContext,
+        *,
+        approval_mode: Callable[[], str] | str = "default",
+        interactive: bool = True,
+    ) -> None:
+        self._registry = registry
+        self._bus = bus
+        self._policy = policy
+        self._context = context
+        self._mode: Callable[[], str] = (
+            approval_mode if callable(approval_mode) else (lambda: approval_mode)
+        )
+        self._interactive = interactive
+
+    async def run(
+        self, calls: list[FunctionCall], *, cancel: asyncio.Event | None = None
+    ) -> ScheduleResult:
+        """Run a batch; every call ends in a terminal state with its response part(s).
+
+        A call without an id (or repeating one already in the batch) gets a generated
+        one, written into the given ``FunctionCall`` so the history's call and its
+        response agree.
+        """
+        cancel = cancel if cancel is not None else asyncio.Event()
+        batch = _Batch(StateManager(self._bus), [], cancel)
+        for call in calls:
+            batch.records.append(self._admit(batch.state, call))
+        dispatcher = asyncio.create_task(self._dispatch(batch))
+        watcher = asyncio.create_task(cancel.wait())
+        try:
+            await asyncio.wait({dispatcher, watcher}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            await self._stop(batch, dispatcher, watcher)
+        return ScheduleResult(
+            parts=[p for r in batch.records for p in self._parts(r)],
+            cancelled=cancel.is_set(),
+            snapshots=[r.to_snapshot() for r in batch.records],
+        )
+
+    # -- validation ----------------------------------------------------------------------
+
+    def _admit(self, state: StateManager, call: FunctionCall) -> CallRecord:
+        if not call.id or call.id in state:
+            call.id = f"{call.name}-{uuid.uuid4().hex[:12]}"
+        record = CallRecord(request=call)
+        state.add(record)
+        tool = self._registry.get(call.name)
+        if tool is None:
+            message = _unknown_tool_message(call.name, self._registry.names())
+            state.transition(call.id, S.ERROR, error=message)
+            return record
+        state.update(call.id, tool=tool)
+        args = call.args or {}
+        try:
+            problem = tool.validate(args)
+            if problem is None:
+                state.update(call.id, invocation=tool.build(args))
+        except ToolError as e:
+            problem = str(e)
+        except Exception as e:  # a tool bug: refuse the call, keep the batch
+            log.exception("building %s failed", call.name)
+            problem = f"{call.name} could not be prepared: {e}"
+        if problem is not None:
+            state.transition(call.id, S.ERROR, error=problem)
+        return record
+
+    # -- dispatch ------------------------------------------------------------------------
+
+    async def _dispatch(self, batch: _Batch) -> None:
+        for record in batch.records:
+            if record.state.terminal:
+                continue
+            if batch.cancel.is_set() or not await self._clear(batch, record):
+                continue
+            assert record.tool is not None
+            if record.tool.mutating:
+                await self._drain(batch)
+                task = self._start(batch, record)
+                if task is not None:
+                    await asyncio.wait({task})
+            else:
+                self._start(batch, record)
+        await self._drain(batch)
+
+    async def _clear(self, batch: _Batch, record: CallRecord) -> bool:
+        """Policy and approval for one call: True when it is scheduled to run."""
+        assert record.tool is not None and record.invocation is not None
+        call_id = record.call_id
+        verdict = self._policy.decide(record.tool, record.invocation.args, self._mode())
+        if verdict.decision is PolicyDecision.ALLOW:
+            batch.state.transition(call_id, S.SCHEDULED)
+            return True
+        if verdict.decision is PolicyDecision.DENY:
+            batch.state.transition(call_id, S.ERROR, error=verdict.reason)
+            return False
+        if not self._interactive:
+            batch.state.transition(call_id, S.ERROR, error=HEADLESS_APPROVAL_MESSAGE)
+            return False
+        decision = await self._ask(batch, record)
+        return decision is not None and self._apply(batch, record, decision)
+
+    async def _ask(self, batch: _Batch, record: CallRecord) -> Decision | None:
+        assert record.invocation is not None
+        try:
+            confirmation = await record.invocation.confirmation(self._context)
+        except ToolError as e:
+            batch.state.transition(record.call_id, S.ERROR, error=str(e))
+            return None
+        except Exception as e:
+            log.exception("confirmation of %s failed", record.name)
+            batch.state.transition(record.call_id, S.ERROR, error=f"{record.name} failed: {e}")
+            return None
+        correlation_id = uuid.uuid4().hex
+        # The future exists before the request is published, so an inline subscriber
+        # may answer it at once.
+        future = self._bus.await_decision(correlation_id)
+        batch.state.transition(
+            record.call_id,
+            S.AWAITING_APPROVAL,
+            correlation_id=correlation_id,
+            confirmation=confirmation,
+        )
+        try:
+            return await future
+        finally:
+            future.cancel()  # no-op once answered; withdraws the request otherwise
+
+    def _apply(self, batch: _Batch, record: CallRecord, decision: Decision) -> bool:
+        assert record.tool is not None and record.invocation is not None
+        kind, call_id = decision.decision, record.call_id
+        if not kind.allows:
+            message = REJECTED_MESSAGE
+            if kind is ApprovalDecision.REJECT_WITH_FEEDBACK and decision.feedback:
+                message = f"{REJECTED_MESSAGE} Their feedback: {decision.feedback}"
+            batch.state.transition(
+                call_id, S.ERROR, error=message, decision=kind, correlation_id=None
+            )
+            return False
+        try:
+            if kind is ApprovalDecision.MODIFY and decision.modified is not None:
+                record.invocation.modify(decision.modified)
+            elif kind is ApprovalDecision.ALLOW_SESSION:
+                self._policy.allow_for_session(record.tool, record.invocation.args)
+            elif kind is ApprovalDecision.ALLOW_ALWAYS:
+                self._remember(record)
+        except ToolError as e:
+            batch.state.transition(
+                call_id, S.ERROR, error=str(e), decision=kind, correlation_id=None
+            )
+            return False
+        batch.state.transition(call_id, S.SCHEDULED, decision=kind, correlation_id=None)
+        return True
+
+    def _remember(self, record: CallRecord) -> None:
+        assert record.tool is not None and record.invocation is not None
+        try:
+            self._policy.allow_always(record.tool, record.invocation.args)
+        except OSError:  # the call was approved; only the saving failed
+            log.exception("could not save the policy rule; allowing for this session")
+            self._policy.allow_for_session(record.tool, record.invocation.args)
+
+    # -- execution -----------------------------------------------------------------------
+
+    def _start(self, batch: _Batch, record: CallRecord) -> asyncio.Task[None] | None:
+        """Start a scheduled call unless cancel is set (checked right here, synchronously)."""
+        if batch.cancel.is_set():
+            return None
+        batch.state.transition(record.call_id, S.EXECUTING)
+        task = asyncio.create_task(self._execute(batch, record))
+        batch.running.add(task)
+        task.add_done_callback(batch.running.discard)
+        return task
+
+    async def _execute(self, batch: _Batch, record: CallRecord) -> None:
+        assert record.invocation is not None
+        outcome = await execute_invocation(
+            record.invocation, self._context, self._bus, record.call_id
+        )
+        if outcome.error is not None:
+            batch.state.transition(
+                record.call_id, S.ERROR, error=outcome.error, result=outcome.result
+            )
+        else:
+            batch.state.transition(record.call_id, S.SUCCESS, result=outcome.result)
+
+    @staticmethod
+    async def _drain(batch: _Batch) -> None:
+        while batch.running:
+            await asyncio.wait(set(batch.running))
+
+    # -- ending --------------------------------------------------------------------------
+
+    async def _stop(
+        self, batch: _Batch, dispatcher: asyncio.Task[None], watcher: asyncio.Task[Any]
+    ) -> None:
+        """Cancel what is left, wait for it to unwind, and end every call."""
+        watcher.cancel()
+        dispatcher.cancel()
+        for task in list(batch.running):
+            task.cancel()
+        results = await asyncio.gather(dispatcher, watcher, *batch.running, return_exceptions=True)
+        failure = next((r for r in results if isinstance(r, Exception)), None)
+        if failure is not None:
+            log.error("tool scheduler failed", exc_info=failure)
+        for record in batch.records:
+            if not record.state.terminal:
+                reason = CANCELLED_MESSAGE
+                if failure is not None and not batch.cancel.is_set():
+                    reason = f"The call was not run: the scheduler failed ({failure})."
+                batch.state.transition(
+                    record.call_id, S.CANCELLED, error=reason, correlation_id=None
+                )
+
+    @staticmethod
+    def _parts(record: CallRecord) -> list[Part]:
+        if record.state is S.SUCCESS and record.result is not None:
+            return result_parts(record.call_id, record.request.name, record.result)
+        return error_parts(record.call_id, record.request.name, record.error or CANCELLED_MESSAGE)

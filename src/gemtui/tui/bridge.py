@@ -1,0 +1,66 @@
+"""The one bridge from the engine's event bus to Textual messages.
+
+Nothing else in the TUI subscribes to the bus. The bridge runs as a worker: it waits for
+events on a bounded, coalescing subscription, merges adjacent text and thought deltas
+that arrived together (one message per frame's worth of text, not per token), and posts
+each as a ``BusEvent`` message to its target (the app), which routes it to the panes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+from gemtui.bus.events import ContentDelta, Event, ThoughtDelta
+
+if TYPE_CHECKING:
+    from textual.message_pump import MessagePump
+
+    from gemtui.bus import EventBus
+
+__all__ = ["BusEvent", "merge_deltas", "pump_events"]
+
+
+class BusEvent(Message):
+    """An engine event, re-posted on the Textual side."""
+
+    def __init__(self, event: Event) -> None:
+        super().__init__()
+        self.event = event
+        """The frozen event from ``gemtui.bus.events``."""
+
+
+def merge_deltas(events: list[Event]) -> list[Event]:
+    """Adjacent deltas of one kind (and one thought subject) merged into one event."""
+    out: list[Event] = []
+    for event in events:
+        last = out[-1] if out else None
+        if (
+            isinstance(event, ContentDelta)
+            and isinstance(last, ContentDelta)
+            and last.prompt_id == event.prompt_id
+        ):
+            out[-1] = replace(last, text=last.text + event.text, seq=event.seq)
+        elif (
+            isinstance(event, ThoughtDelta)
+            and isinstance(last, ThoughtDelta)
+            and event.subject is None
+            and last.prompt_id == event.prompt_id
+        ):
+            out[-1] = replace(last, text=last.text + event.text, seq=event.seq)
+        else:
+            out.append(event)
+    return out
+
+
+async def pump_events(bus: EventBus, target: MessagePump, maxsize: int = 512) -> None:
+    """Forward every bus event to ``target`` until cancelled (run it in a worker)."""
+    subscription = bus.subscription(maxsize)
+    try:
+        async for first in subscription:
+            for event in merge_deltas([first, *subscription.drain()]):
+                target.post_message(BusEvent(event))
+    finally:
+        subscription.close()

@@ -1,0 +1,153 @@
+"""The token usage pane: this turn, this session, a sparkline, the context share, cost."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import ProgressBar, Sparkline, Static
+
+from gemtui.bus.events import Usage
+
+__all__ = ["PRICES", "UsagePanel", "cost_of", "price_for"]
+
+PRICES: dict[str, dict[str, float]] = {
+    "gemini-2.5-pro": {"input": 1.25, "output": 10.0, "cached": 0.31},
+    "gemini-2.5-flash": {"input": 0.30, "output": 2.50, "cached": 0.075},
+    "gemini-2.5-flash-lite": {"input": 0.10, "output": 0.40, "cached": 0.025},
+    "gemini-2.0-flash": {"input": 0.10, "output": 0.40, "cached": 0.025},
+    "gpt-4o": {"input": 2.50, "output": 10.0, "cached": 1.25},
+    "gpt-4o-mini": {"input": 0.15, "output": 0.60, "cached": 0.075},
+    "claude-sonnet-4-5": {"input": 3.0, "output": 15.0, "cached": 0.30},
+    "claude-opus-4-1": {"input": 15.0, "output": 75.0, "cached": 1.50},
+    "claude-haiku-4-5": {"input": 1.0, "output": 5.0, "cached": 0.10},
+}
+"""USD per million tokens (input, output — thoughts are billed as output —, cached input)."""
+
+
+def price_for(
+    model: str, overrides: Mapping[str, float] | None = None
+) -> dict[str, float] | None:
+    """The price of ``model`` (longest known prefix), with settings' ``prices`` on top."""
+    known = [name for name in PRICES if model.startswith(name)]
+    base = dict(PRICES[max(known, key=len)]) if known else {}
+    if overrides:
+        base.update(overrides)
+    return base or None
+
+
+def cost_of(usage: Usage, price: Mapping[str, float] | None) -> float | None:
+    if not price:
+        return None
+    cached = min(usage.cached, usage.input)
+    per_million = (
+        (usage.input - cached) * price.get("input", 0.0)
+        + cached * price.get("cached", price.get("input", 0.0))
+        + (usage.output + usage.thoughts) * price.get("output", 0.0)
+    )
+    return per_million / 1_000_000
+
+
+def _line(label: str, usage: Usage) -> Content:
+    return Content.assemble(
+        (f"{label:<8}", "bold"),
+        f"in {usage.input:,}  out {usage.output:,}\n",
+        (f"{'':<8}think {usage.thoughts:,}  cached {usage.cached:,}", "$text-muted"),
+    )
+
+
+class UsagePanel(VerticalScroll, can_focus=False):
+    """Token counts from ``TurnFinished`` events, live estimates while streaming."""
+
+    DEFAULT_CSS = """
+    UsagePanel {
+        height: auto;
+        max-height: 50%;
+    }
+    UsagePanel > Static { height: auto; }
+    UsagePanel > Sparkline { height: 2; margin: 0 1; }
+    UsagePanel > ProgressBar { height: 1; }
+    """
+
+    def __init__(
+        self,
+        *,
+        context_window: int = 0,
+        prices: Mapping[str, float] | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.context_window = context_window
+        """The model's context window in tokens (0 when unknown)."""
+        self.price_overrides = dict(prices or {})
+        """The provider's ``prices`` from settings."""
+        self.turn = Usage()
+        self.session = Usage()
+        self.per_turn: list[int] = []
+        self.cost = 0.0
+        self.priced = False
+        self.compressions: list[tuple[int, int]] = []
+        self.streamed_chars = 0
+        self.last_prompt_tokens = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="usage-numbers")
+        yield Sparkline([], id="usage-sparkline")
+        yield ProgressBar(total=100, show_eta=False, id="usage-context")
+        yield Static(id="usage-notes")
+
+    def on_mount(self) -> None:
+        self._refresh_numbers()
+
+    def record_turn(self, usage: Usage, model: str) -> None:
+        """One model call finished: add its usage."""
+        self.turn = usage
+        self.session = self.session + usage
+        self.per_turn.append(usage.total or usage.input + usage.output + usage.thoughts)
+        self.last_prompt_tokens = usage.input
+        self.streamed_chars = 0
+        cost = cost_of(usage, price_for(model, self.price_overrides))
+        if cost is not None:
+            self.cost += cost
+            self.priced = True
+        self.query_one(Sparkline).data = list(self.per_turn)
+        self._refresh_numbers()
+
+    def record_streamed(self, text: str) -> None:
+        """Text arrived for the turn in flight: a live, rough output estimate."""
+        self.streamed_chars += len(text)
+        self._refresh_numbers()
+
+    def record_compression(self, before: int, after: int) -> None:
+        self.compressions.append((before, after))
+        self.last_prompt_tokens = after
+        self._refresh_numbers()
+
+    def _refresh_numbers(self) -> None:
+        live = (
+            Content.styled(f"\nstreaming ~{self.streamed_chars // 4:,} tokens", "italic")
+            if self.streamed_chars
+            else Content("")
+        )
+        self.query_one("#usage-numbers", Static).update(
+            Content.assemble(
+                _line("turn", self.turn), "\n", _line("session", self.session), live
+            )
+        )
+        share = 0.0
+        if self.context_window:
+            share = min(100.0, 100.0 * self.last_prompt_tokens / self.context_window)
+        self.query_one(ProgressBar).update(progress=share)
+        notes: list[Content | str] = [
+            f"context {self.last_prompt_tokens:,} / {self.context_window:,}"
+            if self.context_window
+            else "context window unknown"
+        ]
+        notes.append(f"\ncost ${self.cost:.4f}" if self.priced else "\ncost: no price known")
+        for before, after in self.compressions[-3:]:
+            notes.append(Content.styled(f"\ncompressed {before:,} → {after:,}", "$text-accent"))
+        self.query_one("#usage-notes", Static).update(Content.assemble(*notes))

@@ -1,0 +1,175 @@
+"""`gemtui -p` end to end: the real command, the mock server, exit codes, formats."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+from gemtui.testing import MockLLMServer
+
+from .helpers import gemtui_env, popen_gemtui, run_gemtui, write_fast_config
+
+
+def test_streamed_answer_on_stdout(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue({"text": "Hello from the mock model.", "chunks": 4, "thought": "**Thinking** hard"})
+    proc = run_gemtui(["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Hello from the mock model.\n"
+    body = mock_llm_thread.requests[-1].json
+    assert body["contents"][-1] == {"role": "user", "parts": [{"text": "hi"}]}
+    assert "Traceback" not in proc.stderr
+
+
+def test_prompt_from_piped_stdin(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue({"text": "piped ok"})
+    proc = run_gemtui([], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace, stdin="from a pipe\n")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "piped ok"
+    assert mock_llm_thread.requests[-1].json["contents"][-1]["parts"][0]["text"].startswith("from a pipe")
+
+
+def test_json_output(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue({"text": "json answer", "usage": {"prompt": 7, "output": 2, "total": 9}})
+    proc = run_gemtui(["-p", "hi", "--output-format", "json", "-m", "gemini-2.5-flash"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    obj = json.loads(proc.stdout)
+    assert obj["response"] == "json answer"
+    assert obj["error"] is None
+    assert obj["stats"]["models"]["gemini-2.5-flash"]["total"] == 9
+    assert mock_llm_thread.requests[-1].path.endswith("/models/gemini-2.5-flash:streamGenerateContent")
+
+
+def test_stream_json_output(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue({"text": "a b c", "chunks": 3, "thought": "**S** t"})
+    proc = run_gemtui(["-p", "hi", "--output-format", "stream-json"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    types = [line["type"] for line in lines]
+    assert types[0] == "init" and lines[0]["model"] and lines[0]["session_id"]
+    assert "thought" in types
+    assert "".join(line["content"] for line in lines if line["type"] == "message") == "a b c"
+    assert types[-1] == "result" and lines[-1]["response"] == "a b c"
+    assert "tokens" in lines[-1]["stats"]
+
+
+def test_no_key_exits_41_with_how_to(isolated_home: Path, workspace: Path) -> None:
+    proc = run_gemtui(["-p", "hi"], env=gemtui_env(isolated_home, key=None), cwd=workspace)
+    assert proc.returncode == 41
+    assert "GEMINI_API_KEY" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_unknown_flag_exits_42_with_usage(isolated_home: Path, workspace: Path) -> None:
+    proc = run_gemtui(["--no-such-flag"], env=gemtui_env(isolated_home), cwd=workspace)
+    assert proc.returncode == 42
+    assert "usage: gemtui" in proc.stderr
+
+
+def test_malformed_config_exits_52_naming_file_and_line(isolated_home: Path, workspace: Path) -> None:
+    cfg = isolated_home / "config"
+    cfg.mkdir()
+    (cfg / "config.toml").write_text('[general]\nmodel = "x"\nbroken = \n', encoding="utf-8")
+    proc = run_gemtui(["-p", "hi"], env=gemtui_env(isolated_home), cwd=workspace)
+    assert proc.returncode == 52
+    assert str(cfg / "config.toml") in proc.stderr
+    assert "line 3" in proc.stderr
+
+
+def test_unknown_setting_exits_52_naming_key(isolated_home: Path, workspace: Path) -> None:
+    (workspace / ".gemtui").mkdir()
+    (workspace / ".gemtui" / "config.toml").write_text('[general]\napproval_mode = "sometimes"\n', encoding="utf-8")
+    proc = run_gemtui(["-p", "hi"], env=gemtui_env(isolated_home), cwd=workspace)
+    assert proc.returncode == 52
+    assert "general.approval_mode" in proc.stderr and ".gemtui" in proc.stderr
+
+
+def test_persistent_server_error_exits_1_with_message(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+    write_fast_config(isolated_home)
+    for _ in range(3):
+        mock_llm_thread.enqueue({"error": {"status": 503, "message": "The model is overloaded."}})
+    proc = run_gemtui(["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    assert proc.returncode == 1
+    assert "overloaded" in proc.stderr
+    assert "retrying" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_bad_key_exits_41(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue({"error": {"status": 403, "message": "API key not valid."}})
+    proc = run_gemtui(["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    assert proc.returncode == 41
+    assert "API key not valid" in proc.stderr
+
+
+def test_stall_hits_read_timeout_and_ends_clearly(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+    write_fast_config(isolated_home, "")
+    cfg = isolated_home / "config" / "config.toml"
+    cfg.write_text(cfg.read_text().replace("read_timeout = 2.0", "read_timeout = 0.3").replace("[0.0, 0.0, 0.0]", "[]"))
+    mock_llm_thread.enqueue({"text": "a b c", "chunks": 3, "fault": "stall", "after_chunks": 1, "seconds": 20})
+    started = time.monotonic()
+    proc = run_gemtui(["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    assert time.monotonic() - started < 15
+    assert proc.returncode == 1
+    assert "error" in proc.stderr.lower() and "Traceback" not in proc.stderr
+
+
+def test_broken_stream_is_retried_and_partial_text_discarded(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue(
+        {"text": "first attempt text", "chunks": 3, "fault": "reset_after", "after_chunks": 1},
+        {"text": "second attempt"},
+    )
+    proc = run_gemtui(["-p", "hi", "--output-format", "json"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["response"] == "second attempt"
+    assert "asking again" in proc.stderr
+
+
+def _wait_for_stdout_byte(proc: "popen_gemtui", deadline: float) -> bytes:  # type: ignore[valid-type]
+    assert proc.stdout is not None  # type: ignore[attr-defined]
+    first = os.read(proc.stdout.fileno(), 1)  # type: ignore[attr-defined]
+    assert time.monotonic() < deadline
+    return first
+
+
+def test_ctrl_c_during_stream_exits_130_at_once(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue({"text": " ".join(["word"] * 400), "chunk_tokens": 1, "tokens_per_second": 20})
+    proc = popen_gemtui(["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    first = _wait_for_stdout_byte(proc, time.monotonic() + 20)
+    assert first
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=10)
+    assert proc.returncode == 130
+    assert time.monotonic() - sent < 3
+    assert b"Traceback" not in proc.stderr.read()  # type: ignore[union-attr]
+
+
+def test_ctrl_c_during_retry_wait_exits_130(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue({"error": {"status": 429, "message": "slow down", "retry_delay": "60s"}})
+    proc = popen_gemtui(["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    assert proc.stderr is not None
+    line = proc.stderr.readline()  # the retry notice
+    assert b"retrying" in line
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=10)
+    assert proc.returncode == 130
+
+
+def test_version_and_help(isolated_home: Path, workspace: Path) -> None:
+    v = run_gemtui(["--version"], env=gemtui_env(isolated_home), cwd=workspace)
+    assert v.returncode == 0 and v.stdout.startswith("gemtui ")
+    h = run_gemtui(["--help"], env=gemtui_env(isolated_home), cwd=workspace)
+    assert h.returncode == 0
+    for flag in ("--model", "--provider", "--output-format", "--approval-mode", "--yolo", "--max-turns", "--resume", "--fake-responses"):
+        assert flag in h.stdout

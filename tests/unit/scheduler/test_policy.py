@@ -1,0 +1,342 @@
+"""Policy: built-in defaults per mode, rule priorities, remembered approvals, shell rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gemtui.errors import FatalConfigError
+from gemtui.scheduler import (
+    PolicyDecision,
+    PolicyEngine,
+    PolicyRule,
+    has_redirection,
+    load_policy_file,
+    split_shell,
+)
+from gemtui.tools.base import ToolKind
+
+from fake_tools import make_tool
+
+ALLOW, DENY, ASK = PolicyDecision.ALLOW, PolicyDecision.DENY, PolicyDecision.ASK
+
+READ = make_tool("read_file", ToolKind.READ)
+GREP = make_tool("grep_search", ToolKind.SEARCH)
+TODOS = make_tool("write_todos", ToolKind.THINK)
+REPLACE = make_tool("replace", ToolKind.EDIT)
+WRITE = make_tool("write_file", ToolKind.EDIT)
+SHELL = make_tool("run_shell_command", ToolKind.EXECUTE)
+FETCH = make_tool("web_fetch", ToolKind.FETCH)
+MCP = make_tool("create_issue", ToolKind.OTHER, server="github")
+
+
+def sh(engine: PolicyEngine, command: str, mode: str = "default") -> PolicyDecision:
+    return engine.decide(SHELL, {"command": command}, mode).decision
+
+
+# -- defaults ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "mode", "expected"),
+    [
+        (READ, "default", ALLOW),
+        (GREP, "default", ALLOW),
+        (TODOS, "default", ALLOW),
+        (REPLACE, "default", ASK),
+        (WRITE, "default", ASK),
+        (SHELL, "default", ASK),
+        (FETCH, "default", ASK),
+        (MCP, "default", ASK),
+        (REPLACE, "auto_edit", ALLOW),
+        (WRITE, "autoEdit", ALLOW),
+        (SHELL, "auto_edit", ASK),
+        (READ, "plan", ALLOW),
+        (GREP, "plan", ALLOW),
+        (REPLACE, "plan", DENY),
+        (SHELL, "plan", DENY),
+        (FETCH, "plan", DENY),
+        (READ, "yolo", ALLOW),
+        (WRITE, "yolo", ALLOW),
+        (SHELL, "yolo", ALLOW),
+        (MCP, "yolo", ALLOW),
+    ],
+)
+def test_builtin_defaults_per_mode(tool, mode, expected) -> None:  # type: ignore[no-untyped-def]
+    args = {"command": "ls"} if tool is SHELL else {}
+    assert PolicyEngine().decide(tool, args, mode).decision is expected
+
+
+def test_plan_mode_tells_the_model_why() -> None:
+    verdict = PolicyEngine().decide(WRITE, {"file_path": "a"}, "plan")
+    assert "plan mode" in verdict.reason
+    assert "write_file" in verdict.reason
+
+
+def test_plan_mode_beats_a_user_allow_unless_the_rule_names_plan() -> None:
+    general = PolicyEngine([PolicyRule(ALLOW, tool_name="write_file")])
+    assert general.decide(WRITE, {}, "plan").decision is DENY
+    assert general.decide(WRITE, {}, "default").decision is ALLOW
+    for_plan = PolicyEngine([PolicyRule(ALLOW, tool_name="write_file", modes=("plan",))])
+    assert for_plan.decide(WRITE, {}, "plan").decision is ALLOW
+
+
+def test_user_deny_wins_even_in_yolo() -> None:
+    engine = PolicyEngine([PolicyRule(DENY, tool_name="run_shell_command", command_prefix=("rm",))])
+    assert sh(engine, "rm -rf build", "yolo") is DENY
+    assert sh(engine, "ls", "yolo") is ALLOW
+
+
+# -- priorities -------------------------------------------------------------------------
+
+
+def test_higher_priority_wins_and_ties_prefer_deny_then_ask() -> None:
+    engine = PolicyEngine(
+        [
+            PolicyRule(ALLOW, tool_name="web_fetch", priority=10),
+            PolicyRule(DENY, tool_name="web_fetch", priority=5),
+        ]
+    )
+    assert engine.decide(FETCH, {}, "default").decision is ALLOW
+    tie = PolicyEngine(
+        [
+            PolicyRule(ALLOW, tool_name="web_fetch", priority=5),
+            PolicyRule(ASK, tool_name="web_fetch", priority=5),
+        ]
+    )
+    assert tie.decide(FETCH, {}, "default").decision is ASK
+    tie.remove_rule(PolicyRule(ASK, tool_name="web_fetch", priority=5))
+    tie_deny = PolicyEngine(
+        [
+            PolicyRule(ASK, tool_name="web_fetch", priority=5),
+            PolicyRule(DENY, tool_name="web_fetch", priority=5),
+            PolicyRule(ALLOW, tool_name="web_fetch", priority=5),
+        ]
+    )
+    assert tie_deny.decide(FETCH, {}, "default").decision is DENY
+
+
+def test_any_user_rule_beats_the_builtin_defaults() -> None:
+    engine = PolicyEngine([PolicyRule(DENY, tool_name="read_file", priority=0)])
+    verdict = engine.decide(READ, {}, "default")
+    assert verdict.decision is DENY
+    assert verdict.rule is not None and verdict.rule.source == "user"
+
+
+def test_args_pattern_matches_sorted_json() -> None:
+    engine = PolicyEngine(
+        [PolicyRule(ALLOW, tool_name="write_file", args_pattern=r'"file_path":"docs/')]
+    )
+    assert engine.decide(WRITE, {"file_path": "docs/a.md", "content": "x"}, "default").decision is ALLOW
+    assert engine.decide(WRITE, {"file_path": "src/a.py", "content": "x"}, "default").decision is ASK
+
+
+def test_mcp_name_and_wildcards() -> None:
+    engine = PolicyEngine([PolicyRule(ALLOW, mcp_name="github", tool_name="*")])
+    assert engine.decide(MCP, {}, "default").decision is ALLOW
+    assert engine.decide(FETCH, {}, "default").decision is ASK
+
+
+# -- shell commands ---------------------------------------------------------------------
+
+
+def test_command_prefix_is_word_wise_and_checks_every_sub_command() -> None:
+    engine = PolicyEngine([PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("git status",))])
+    assert sh(engine, "git status") is ALLOW
+    assert sh(engine, "git status -s") is ALLOW
+    assert sh(engine, "git statusx") is ASK
+    assert sh(engine, "git push") is ASK
+    assert sh(engine, "git status; rm -rf x") is ASK
+    assert sh(engine, "git status && rm -rf x") is ASK
+    assert sh(engine, "git status | sh") is ASK
+    assert sh(engine, "git status\nrm -rf x") is ASK
+    assert sh(engine, "git status && git status -s") is ALLOW
+
+
+def test_a_denied_sub_command_denies_the_whole() -> None:
+    engine = PolicyEngine(
+        [
+            PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("git",)),
+            PolicyRule(DENY, tool_name="run_shell_command", command_regex=r"rm\b"),
+        ]
+    )
+    assert sh(engine, "git add . && rm -rf /") is DENY
+    assert sh(engine, "git log") is ALLOW
+
+
+def test_redirection_downgrades_allow_to_ask() -> None:
+    engine = PolicyEngine([PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("echo",))])
+    assert sh(engine, "echo hi") is ALLOW
+    assert sh(engine, "echo hi > out.txt") is ASK
+    assert sh(engine, "echo hi >> out.txt") is ASK
+    assert sh(engine, "echo hi &> out.txt") is ASK
+    assert sh(engine, "echo '>' \">>\"") is ALLOW
+    assert sh(engine, "echo hi > out.txt", "yolo") is ALLOW
+    explicit = PolicyEngine(
+        [PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("echo",), allow_redirection=True)]
+    )
+    assert sh(explicit, "echo hi > out.txt") is ALLOW
+
+
+def test_command_substitution_cannot_slip_past_a_prefix_rule() -> None:
+    engine = PolicyEngine([PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("echo",))])
+    assert sh(engine, "echo $(rm -rf x)") is ASK
+    assert sh(engine, "echo `rm -rf x`") is ASK
+    assert sh(engine, "echo '$(literal)'") is ALLOW
+
+
+def test_unbalanced_quotes_ask() -> None:
+    engine = PolicyEngine([PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("echo",))])
+    assert sh(engine, "echo 'oops") is ASK
+
+
+def test_split_shell() -> None:
+    parts = split_shell("a && b || c; d | e |& f & g\nh")
+    assert parts is not None
+    assert [p.text for p in parts] == ["a", "b", "c", "d", "e", "f", "g", "h"]
+    assert split_shell("echo 'a;b' \"c&&d\"") is not None
+    assert [p.text for p in split_shell("echo 'a;b' \"c&&d\"") or []] == ["echo 'a;b' \"c&&d\""]
+    assert has_redirection("cat < in")
+    assert has_redirection("make 2>&1")
+    assert not has_redirection("echo 'a > b'")
+
+
+# -- remembered approvals -----------------------------------------------------------------
+
+
+def test_allow_once_changes_nothing_and_session_rules_allow_the_root_command() -> None:
+    engine = PolicyEngine()
+    assert sh(engine, "git status") is ASK
+    added = engine.allow_for_session(SHELL, {"command": "git status -s"})
+    assert [r.command_prefix for r in added] == [("git status",)]
+    assert added[0].source == "session"
+    assert sh(engine, "git status") is ALLOW
+    assert sh(engine, "git push") is ASK
+    engine.allow_for_session(SHELL, {"command": "ls -la && npm test"})
+    assert sh(engine, "ls src") is ALLOW
+    assert sh(engine, "npm test -- -k x") is ALLOW
+    assert sh(engine, "npm publish") is ASK
+    engine.allow_for_session(WRITE, {"file_path": "a"})
+    assert engine.decide(WRITE, {"file_path": "b"}, "default").decision is ALLOW
+    assert {r.source for r in engine.rules(session=True)} == {"session"}
+    assert all(r.source != "session" for r in engine.rules(session=False))
+    for rule in engine.rules(session=True):
+        engine.remove_rule(rule)
+    assert sh(engine, "git status") is ASK
+    assert engine.decide(WRITE, {}, "default").decision is ASK
+
+
+def test_allow_always_is_saved_and_honoured_after_a_restart(tmp_path: Path) -> None:
+    policy_file = tmp_path / "conf" / "policy.toml"
+    engine = PolicyEngine(user_policy_file=policy_file)
+    engine.allow_always(SHELL, {"command": "cargo build --release"})
+    engine.allow_always(REPLACE, {"file_path": "x"})
+    assert sh(engine, "cargo build") is ALLOW
+    assert policy_file.exists()
+
+    again = PolicyEngine(user_policy_file=policy_file)
+    assert sh(again, "cargo build") is ALLOW
+    assert sh(again, "cargo publish") is ASK
+    assert again.decide(REPLACE, {}, "default").decision is ALLOW
+    saved = [r for r in again.rules() if r.source == "user"]
+    assert len(saved) == 2
+
+    again.remove_rule(saved[0])
+    third = PolicyEngine(user_policy_file=policy_file)
+    assert len([r for r in third.rules() if r.source == "user"]) == 1
+
+
+def test_allow_always_keeps_what_a_person_wrote(tmp_path: Path) -> None:
+    policy_file = tmp_path / "policy.toml"
+    policy_file.write_text('# mine\n[[rule]]\ntoolName = "web_fetch"\ndecision = "deny"\n')
+    engine = PolicyEngine(user_policy_file=policy_file)
+    engine.allow_always(READ, {})
+    text = policy_file.read_text()
+    assert text.startswith("# mine")
+    assert len(load_policy_file(policy_file)) == 2
+
+
+def test_policy_file_keys(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(
+        """
+[[rule]]
+toolName = ["write_file", "replace"]
+decision = "ask_user"
+priority = 100
+modes = ["auto_edit"]
+
+[[rule]]
+commandPrefix = ["git status", "git diff"]
+decision = "allow"
+allowRedirection = true
+
+[[rule]]
+mcpName = "github"
+decision = "deny"
+denyMessage = "no github"
+"""
+    )
+    rules = load_policy_file(path)
+    assert [r.tool_name for r in rules] == ["write_file", "replace", "run_shell_command", "*"]
+    engine = PolicyEngine(rules)
+    assert engine.decide(WRITE, {}, "auto_edit").decision is ASK
+    assert sh(engine, "git diff HEAD > patch") is ALLOW
+    verdict = engine.decide(MCP, {}, "default")
+    assert verdict.decision is DENY and verdict.reason == "no github"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[[rule]\ntoolName = 'x'",
+        '[[rule]]\ntoolName = "x"\ndecision = "maybe"\n',
+        '[[rule]]\ndecision = "allow"\n',
+        '[[rule]]\ntoolName = "x"\ndecision = "allow"\npriority = "high"\n',
+        '[[rule]]\ntoolName = "x"\ndecision = "allow"\nargsPattern = "("\n',
+        '[[rule]]\ntoolName = "x"\ndecision = "allow"\ntoolNmae = "y"\n',
+        '[[rule]]\ntoolName = "x"\ndecision = "allow"\nmodes = ["turbo"]\n',
+        'rule = "x"\n',
+    ],
+)
+def test_malformed_policy_file_is_fatal_and_names_the_file(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "broken.toml"
+    path.write_text(text)
+    with pytest.raises(FatalConfigError) as info:
+        PolicyEngine(user_policy_file=path)
+    assert str(path) in info.value.message
+    assert info.value.exit_code == 52
+
+
+def test_missing_policy_file_is_fine(tmp_path: Path) -> None:
+    engine = PolicyEngine(user_policy_file=tmp_path / "none.toml")
+    assert engine.decide(READ, {}, "default").decision is ALLOW
+
+
+# -- tools removed from what the model is offered ----------------------------------------
+
+
+def test_denied_tool_names() -> None:
+    names = ["read_file", "write_file", "run_shell_command", "web_fetch"]
+    engine = PolicyEngine(
+        [
+            PolicyRule(DENY, tool_name="web_fetch"),
+            PolicyRule(DENY, tool_name="write_file", modes=("plan",)),
+            PolicyRule(DENY, tool_name="run_shell_command", command_prefix=("rm",)),
+        ]
+    )
+    assert engine.denied_tool_names(names, "default") == {"web_fetch"}
+    assert engine.denied_tool_names(names, "plan") == {"web_fetch", "write_file"}
+    assert engine.decide(FETCH, {}, "yolo").decision is DENY
+    assert PolicyEngine().denied_tool_names(names, "default") == set()
+
+
+def test_a_higher_conditional_allow_keeps_a_denied_tool_offered() -> None:
+    engine = PolicyEngine(
+        [
+            PolicyRule(DENY, tool_name="write_file"),
+            PolicyRule(ALLOW, tool_name="write_file", args_pattern="docs/", priority=5),
+        ]
+    )
+    assert engine.denied_tool_names(["write_file"], "default") == set()

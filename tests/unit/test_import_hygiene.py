@@ -1,0 +1,37 @@
+"""The engine is a library: importing it never pulls in Textual (or Rich)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+ENGINE_MODULES = [
+    "gemtui.agent",
+    "gemtui.agent.session",
+    "gemtui.agent.executor",
+    "gemtui.headless",
+    "gemtui.store",
+    "gemtui.bus",
+    "gemtui.chat",
+    "gemtui.providers.gemini",
+    "gemtui.scheduler",
+    "gemtui.tools.registry",
+    "gemtui.cli",
+]
+
+
+def test_engine_does_not_import_textual_or_rich() -> None:
+    code = (
+        "import importlib, sys\n"
+        f"for m in {ENGINE_MODULES!r}: importlib.import_module(m)\n"
+        "bad = sorted(k for k in sys.modules if k.split('.')[0] in ('textual', 'rich'))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_version_imports_almost_nothing() -> None:
+    code = "import sys; from gemtui.cli import main\ntry:\n  main(['--version'])\nexcept SystemExit: pass\nprint('pydantic' in sys.modules, 'httpx' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "False False"
