@@ -137,26 +137,26 @@ class ToolScheduler:
     # -- validation ----------------------------------------------------------------------
 
     def _admit(self, state: StateManager, call: FunctionCall) -> CallRecord:
+        """Validate one call and register it: one ``validating`` snapshot, then maybe error."""
         if not call.id or call.id in state:
             call.id = f"{call.name}-{uuid.uuid4().hex[:12]}"
-        record = CallRecord(request=call)
-        state.add(record)
         tool = self._registry.get(call.name)
+        invocation = None
         if tool is None:
-            message = _unknown_tool_message(call.name, self._registry.names())
-            state.transition(call.id, S.ERROR, error=message)
-            return record
-        state.update(call.id, tool=tool)
-        args = call.args or {}
-        try:
-            problem = tool.validate(args)
-            if problem is None:
-                state.update(call.id, invocation=tool.build(args))
-        except ToolError as e:
-            problem = str(e)
-        except Exception as e:  # a tool bug: refuse the call, keep the batch
-            log.exception("building %s failed", call.name)
-            problem = f"{call.name} could not be prepared: {e}"
+            problem: str | None = _unknown_tool_message(call.name, self._registry.names())
+        else:
+            args = call.args or {}
+            try:
+                problem = tool.validate(args)
+                if problem is None:
+                    invocation = tool.build(args)
+            except ToolError as e:
+                problem = str(e)
+            except Exception as e:  # a tool bug: refuse the call, keep the batch
+                log.exception("building %s failed", call.name)
+                problem = f"{call.name} could not be prepared: {e}"
+        record = CallRecord(request=call, tool=tool, invocation=invocation)
+        state.add(record)
         if problem is not None:
             state.transition(call.id, S.ERROR, error=problem)
         return record

@@ -26,7 +26,7 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from types import TracebackType
 from typing import Any, Protocol
@@ -63,6 +63,8 @@ class RecordedRequest:
     headers: dict[str, str]
     body: bytes
     json: Any = None
+    received_at: float = field(default_factory=time.monotonic)
+    """``time.monotonic()`` when the whole request had been read (benchmarks use it)."""
 
 
 class _Wire(Protocol):

@@ -44,7 +44,6 @@ class FakeInvocation(ToolInvocation):
 
 class FakeTool(Tool):
     name = "fake"
-    parameters: dict[str, Any] = {"type": "object"}
 
     def __init__(self, run: RunFn | None = None) -> None:
         self.run = run

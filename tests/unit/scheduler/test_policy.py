@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fake_tools import make_tool
 
 from gemtui.errors import FatalConfigError
 from gemtui.scheduler import (
@@ -16,8 +17,6 @@ from gemtui.scheduler import (
     split_shell,
 )
 from gemtui.tools.base import ToolKind
-
-from fake_tools import make_tool
 
 ALLOW, DENY, ASK = PolicyDecision.ALLOW, PolicyDecision.DENY, PolicyDecision.ASK
 
@@ -128,8 +127,13 @@ def test_args_pattern_matches_sorted_json() -> None:
     engine = PolicyEngine(
         [PolicyRule(ALLOW, tool_name="write_file", args_pattern=r'"file_path":"docs/')]
     )
-    assert engine.decide(WRITE, {"file_path": "docs/a.md", "content": "x"}, "default").decision is ALLOW
-    assert engine.decide(WRITE, {"file_path": "src/a.py", "content": "x"}, "default").decision is ASK
+    assert (
+        engine.decide(WRITE, {"file_path": "docs/a.md", "content": "x"}, "default").decision
+        is ALLOW
+    )
+    assert (
+        engine.decide(WRITE, {"file_path": "src/a.py", "content": "x"}, "default").decision is ASK
+    )
 
 
 def test_mcp_name_and_wildcards() -> None:
@@ -142,7 +146,9 @@ def test_mcp_name_and_wildcards() -> None:
 
 
 def test_command_prefix_is_word_wise_and_checks_every_sub_command() -> None:
-    engine = PolicyEngine([PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("git status",))])
+    engine = PolicyEngine(
+        [PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("git status",))]
+    )
     assert sh(engine, "git status") is ALLOW
     assert sh(engine, "git status -s") is ALLOW
     assert sh(engine, "git statusx") is ASK
@@ -166,7 +172,9 @@ def test_a_denied_sub_command_denies_the_whole() -> None:
 
 
 def test_redirection_downgrades_allow_to_ask() -> None:
-    engine = PolicyEngine([PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("echo",))])
+    engine = PolicyEngine(
+        [PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("echo",))]
+    )
     assert sh(engine, "echo hi") is ALLOW
     assert sh(engine, "echo hi > out.txt") is ASK
     assert sh(engine, "echo hi >> out.txt") is ASK
@@ -174,20 +182,31 @@ def test_redirection_downgrades_allow_to_ask() -> None:
     assert sh(engine, "echo '>' \">>\"") is ALLOW
     assert sh(engine, "echo hi > out.txt", "yolo") is ALLOW
     explicit = PolicyEngine(
-        [PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("echo",), allow_redirection=True)]
+        [
+            PolicyRule(
+                ALLOW,
+                tool_name="run_shell_command",
+                command_prefix=("echo",),
+                allow_redirection=True,
+            )
+        ]
     )
     assert sh(explicit, "echo hi > out.txt") is ALLOW
 
 
 def test_command_substitution_cannot_slip_past_a_prefix_rule() -> None:
-    engine = PolicyEngine([PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("echo",))])
+    engine = PolicyEngine(
+        [PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("echo",))]
+    )
     assert sh(engine, "echo $(rm -rf x)") is ASK
     assert sh(engine, "echo `rm -rf x`") is ASK
     assert sh(engine, "echo '$(literal)'") is ALLOW
 
 
 def test_unbalanced_quotes_ask() -> None:
-    engine = PolicyEngine([PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("echo",))])
+    engine = PolicyEngine(
+        [PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("echo",))]
+    )
     assert sh(engine, "echo 'oops") is ASK
 
 

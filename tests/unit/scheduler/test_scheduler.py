@@ -8,6 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fake_tools import (
+    FakeInvocation,
+    FakeRegistry,
+    FakeTool,
+    make_tool,
+    record_events,
+    snapshots_of,
+    start_approver,
+)
 
 from gemtui.bus import (
     ApprovalDecision,
@@ -30,16 +39,6 @@ from gemtui.tools.base import ToolContext, ToolError, ToolKind, ToolResult
 from gemtui.tools.workspace import Workspace
 from gemtui.wire import Blob, FunctionCall, Part
 
-from fake_tools import (
-    FakeInvocation,
-    FakeRegistry,
-    FakeTool,
-    make_tool,
-    record_events,
-    snapshots_of,
-    start_approver,
-)
-
 S = ToolCallState
 D = ApprovalDecision
 
@@ -55,7 +54,11 @@ def ctx(tmp_path: Path) -> ToolContext:
 
 
 def scheduler(
-    bus: EventBus, ctx: ToolContext, *tools: FakeTool, interactive: bool = True, mode: str = "default"
+    bus: EventBus,
+    ctx: ToolContext,
+    *tools: FakeTool,
+    interactive: bool = True,
+    mode: str = "default",
 ) -> ToolScheduler:
     return ToolScheduler(
         FakeRegistry(tools), bus, PolicyEngine(), ctx, approval_mode=mode, interactive=interactive
@@ -126,7 +129,7 @@ async def test_a_mutating_call_runs_alone_and_in_order(bus: EventBus, ctx: ToolC
 
     async def run(inv: FakeInvocation, _ctx: ToolContext) -> ToolResult:
         me = inv.args["tag"]
-        if inv.tool.mutating and active or any(t.startswith("w") for t in active):
+        if (inv.tool.mutating and active) or any(t.startswith("w") for t in active):
             overlaps.append((me, frozenset(active)))
         active.add(me)
         log.append(f"start {me}")
@@ -186,7 +189,9 @@ async def test_tool_errors_and_crashes_become_error_text(bus: EventBus, ctx: Too
     async def failed(_inv: FakeInvocation, _ctx: ToolContext) -> ToolResult:
         return ToolResult(llm_content="partial", error="exit code 2")
 
-    tools = [make_tool(n, ToolKind.READ, f) for n, f in (("a", refuse), ("b", crash), ("c", failed))]
+    tools = [
+        make_tool(n, ToolKind.READ, f) for n, f in (("a", refuse), ("b", crash), ("c", failed))
+    ]
     result = await scheduler(bus, ctx, *tools).run([call("a"), call("b"), call("c")])
     errors = [r["error"] for r in responses(result)]
     assert errors[0] == "File not found: a.txt"
@@ -200,7 +205,9 @@ async def test_binary_results_follow_the_response(bus: EventBus, ctx: ToolContex
     async def run(_inv: FakeInvocation, _ctx: ToolContext) -> ToolResult:
         return ToolResult(llm_content=[blob])
 
-    result = await scheduler(bus, ctx, make_tool("read", ToolKind.READ, run)).run([call("read", "i")])
+    result = await scheduler(bus, ctx, make_tool("read", ToolKind.READ, run)).run(
+        [call("read", "i")]
+    )
     first, second = result.parts
     assert first.function_response is not None
     assert first.function_response.response == {"output": "Binary content provided (1 item(s))."}
@@ -213,10 +220,14 @@ async def test_live_output_and_todos_are_published(bus: EventBus, ctx: ToolConte
     async def run(_inv: FakeInvocation, c: ToolContext) -> ToolResult:
         assert c.on_output is not None
         c.on_output("line 1\n")
-        return ToolResult(llm_content="ok", data={"todos": [{"description": "x", "status": "pending"}]})
+        return ToolResult(
+            llm_content="ok", data={"todos": [{"description": "x", "status": "pending"}]}
+        )
 
     await scheduler(bus, ctx, make_tool("todo", ToolKind.THINK, run)).run([call("todo", "t")])
-    assert [e.text for e in events if isinstance(e, ToolOutput) and e.call_id == "t"] == ["line 1\n"]
+    assert [e.text for e in events if isinstance(e, ToolOutput) and e.call_id == "t"] == [
+        "line 1\n"
+    ]
     (todos,) = [e for e in events if isinstance(e, TodosUpdated)]
     assert todos.todos == ({"description": "x", "status": "pending"},)
 
@@ -238,10 +249,9 @@ async def test_events_per_call_follow_the_state_machine(bus: EventBus, ctx: Tool
     await scheduler(bus, ctx, *tools).run([call("read", "r"), call("edit", "e"), call("gone", "g")])
     approver.cancel()
     states = {cid: [s.state for s in snapshots_of(events, cid)] for cid in "reg"}
-    dedup = {k: [s for i, s in enumerate(v) if i == 0 or v[i - 1] != s] for k, v in states.items()}
-    assert dedup["r"] == [S.VALIDATING, S.SCHEDULED, S.EXECUTING, S.SUCCESS]
-    assert dedup["e"] == [S.VALIDATING, S.AWAITING_APPROVAL, S.SCHEDULED, S.EXECUTING, S.SUCCESS]
-    assert dedup["g"] == [S.VALIDATING, S.ERROR]
+    assert states["r"] == [S.VALIDATING, S.SCHEDULED, S.EXECUTING, S.SUCCESS]
+    assert states["e"] == [S.VALIDATING, S.AWAITING_APPROVAL, S.SCHEDULED, S.EXECUTING, S.SUCCESS]
+    assert states["g"] == [S.VALIDATING, S.ERROR]
     seqs = [e.seq for e in events]
     assert seqs == sorted(seqs)
 
@@ -381,7 +391,9 @@ async def test_cancel_while_executing_cancels_the_running_tool(
         make_tool("edit", ToolKind.EDIT, later),
     )
     sched = ToolScheduler(FakeRegistry(tools), bus, PolicyEngine(), ctx, approval_mode="yolo")
-    task = asyncio.create_task(sched.run([call("shell"), call("read"), call("edit")], cancel=cancel))
+    task = asyncio.create_task(
+        sched.run([call("shell"), call("read"), call("edit")], cancel=cancel)
+    )
     await started.wait()
     cancel.set()
     result = await asyncio.wait_for(task, 5)
@@ -418,7 +430,9 @@ async def test_no_tool_starts_once_cancel_is_set(bus: EventBus, ctx: ToolContext
     assert responses(result) == [{"error": CANCELLED_MESSAGE}]
 
 
-async def test_cancelling_the_run_itself_leaves_no_call_open(bus: EventBus, ctx: ToolContext) -> None:
+async def test_cancelling_the_run_itself_leaves_no_call_open(
+    bus: EventBus, ctx: ToolContext
+) -> None:
     events = record_events(bus)
     started = asyncio.Event()
 

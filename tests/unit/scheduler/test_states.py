@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from fake_tools import make_tool, record_events
 
 from gemtui.bus import EventBus, ToolCallState, ToolCallStateChanged
 from gemtui.scheduler import (
@@ -16,8 +17,6 @@ from gemtui.scheduler import (
 )
 from gemtui.tools.base import ToolKind, ToolResult
 from gemtui.wire import FunctionCall
-
-from fake_tools import make_tool, record_events
 
 S = ToolCallState
 

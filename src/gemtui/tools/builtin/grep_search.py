@@ -90,6 +90,8 @@ async def _rg_search(
         "--ignore-case",
         "--hidden",
         "--no-require-git",
+        "--sort",
+        "path",
         "--glob",
         "!.git",
         "--max-filesize",

@@ -1,0 +1,210 @@
+"""gemtui benchmarks (`make bench`): each figure is the median of 5 runs on this machine.
+
+Measured here, not asserted in tests: timing assertions make flaky tests, numbers in a
+closing note make honest progress. Sections whose code is not there yet say so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+RUNS = 5
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def report(name: str, value: float, unit: str, target: str) -> None:
+    print(f"  {name:<58} {value:>12,.2f} {unit:<9} (target {target})", flush=True)
+
+
+def _env(home: str, url: str | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE", "OPENAI", "ANTHROPIC"))}
+    env.update(GEMTUI_HOME=home, GEMINI_API_KEY="bench-key", PYTHONUNBUFFERED="1")
+    if url:
+        env["GOOGLE_GEMINI_BASE_URL"] = url
+    return env
+
+
+def bench_version() -> None:
+    exe = ROOT / ".venv" / "bin" / "gemtui"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "gemtui"]
+    times = []
+    for _ in range(RUNS):
+        t = time.perf_counter()
+        subprocess.run([*cmd, "--version"], check=True, capture_output=True)
+        times.append(time.perf_counter() - t)
+    report("gemtui --version wall time", median(times) * 1000, "ms", "< 150 ms")
+
+
+def bench_first_byte() -> None:
+    from gemtui.testing import MockLLMServer
+
+    exe = ROOT / ".venv" / "bin" / "gemtui"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "gemtui"]
+    overheads, totals = [], []
+    with tempfile.TemporaryDirectory() as home, MockLLMServer.in_thread() as srv:
+        for _ in range(RUNS):
+            srv.enqueue({"text": "first byte", "chunks": 1})
+            t0 = time.monotonic()
+            proc = subprocess.Popen([*cmd, "-p", "hi"], env=_env(home, srv.url), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, cwd=home)
+            assert proc.stdout is not None
+            os.read(proc.stdout.fileno(), 1)
+            t_byte = time.monotonic()
+            proc.wait()
+            received = srv.requests[-1].received_at
+            overheads.append(t_byte - received)
+            totals.append(t_byte - t0)
+    report("headless: request received by server → first byte on stdout", median(overheads) * 1000, "ms", "< 50 ms")
+    report("headless: launch → first byte on stdout (context)", median(totals) * 1000, "ms", "-")
+
+
+async def _throughput_once(tokens: int) -> float:
+    from gemtui.agent.session import Session, SessionOptions
+    from gemtui.bus import ContentDelta
+    from gemtui.config.settings import Settings
+    from gemtui.providers.factory import ResolvedProvider
+    from gemtui.providers.gemini import GeminiGenerator
+    from gemtui.providers.http import make_client
+    from gemtui.providers.retry import RetryingGenerator
+    from gemtui.testing import MockLLMServer
+
+    text = "tok " * tokens
+    async with MockLLMServer() as srv:
+        srv.enqueue({"text": text, "chunk_tokens": 5})
+        gen = RetryingGenerator(GeminiGenerator(make_client(), "k", srv.url))
+        with tempfile.TemporaryDirectory() as ws:
+            session = Session(Settings(), ResolvedProvider("gemini", "gemini", gen, "gemini-2.5-pro", 1_048_576), SessionOptions(workspace=Path(ws), interactive=False))
+            received = 0
+
+            def count(ev: Any) -> None:
+                nonlocal received
+                if isinstance(ev, ContentDelta):
+                    received += len(ev.text)
+
+            session.bus.subscribe(count)
+            t = time.perf_counter()
+            await session.send("go")
+            elapsed = time.perf_counter() - t
+            await session.aclose()
+            assert received == len(text), (received, len(text))
+    return tokens / elapsed
+
+
+def bench_throughput() -> None:
+    rates = [asyncio.run(_throughput_once(50_000)) for _ in range(RUNS)]
+    report("engine stream throughput, 50,000 tokens in 5-token chunks", median(rates), "tokens/s", "> 100,000")
+
+
+async def _tool_round_trips(n: int) -> float:
+    from gemtui.agent.executor import Executor
+    from gemtui.bus import EventBus
+    from gemtui.chat.chat import Chat
+    from gemtui.providers.replay import ReplayGenerator
+    from gemtui.scheduler import PolicyEngine, ToolScheduler
+    from gemtui.tools.base import ToolContext
+    from gemtui.tools.registry import ToolRegistry
+    from gemtui.tools.workspace import Workspace
+
+    from bench_tools import NoopTool  # type: ignore[import-not-found]
+
+    call = {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": "noop", "args": {"i": 1}}}]}, "finishReason": "STOP"}]}
+    done = {"candidates": [{"content": {"role": "model", "parts": [{"text": "done"}]}, "finishReason": "STOP"}]}
+    entries = []
+    for i in range(n):
+        c = {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": "noop", "args": {"i": i}}}]}, "finishReason": "STOP"}]}
+        entries.append({"chunks": [c]})
+    entries.append({"chunks": [done]})
+    del call
+    gen = ReplayGenerator(entries)
+    bus = EventBus("bench")
+    with tempfile.TemporaryDirectory() as ws:
+        sched = ToolScheduler(ToolRegistry([NoopTool()]), bus, PolicyEngine(), ToolContext(workspace=Workspace(Path(ws))), approval_mode="default", interactive=False)
+        chat = Chat(gen, model="m", retry_delays=())
+        ex = Executor(chat, sched, bus)
+        t = time.perf_counter()
+        result = await ex.run("go")
+        elapsed = time.perf_counter() - t
+    assert result.reason == "GOAL", result
+    return elapsed / n
+
+
+def bench_tool_round_trip() -> None:
+    per = [asyncio.run(_tool_round_trips(200)) for _ in range(RUNS)]
+    report("engine overhead per tool round trip (instant model, no-op tool)", median(per) * 1000, "ms", "< 2 ms")
+
+
+async def _parallel_reads() -> float:
+    from gemtui.bus import EventBus
+    from gemtui.scheduler import PolicyEngine, ToolScheduler
+    from gemtui.tools.base import ToolContext
+    from gemtui.tools.registry import ToolRegistry
+    from gemtui.tools.workspace import Workspace
+    from gemtui.wire import FunctionCall
+
+    from bench_tools import SleepTool  # type: ignore[import-not-found]
+
+    with tempfile.TemporaryDirectory() as ws:
+        sched = ToolScheduler(ToolRegistry([SleepTool()]), EventBus("b"), PolicyEngine(), ToolContext(workspace=Workspace(Path(ws))), approval_mode="default", interactive=False)
+        calls = [FunctionCall(id=f"c{i}", name="sleep_read", args={"seconds": 0.2}) for i in range(10)]
+        t = time.perf_counter()
+        await sched.run(calls)
+        return time.perf_counter() - t
+
+
+def bench_parallel() -> None:
+    times = [asyncio.run(_parallel_reads()) for _ in range(RUNS)]
+    report("10 parallel read-only calls of 200 ms each", median(times) * 1000, "ms", "< 300 ms")
+
+
+def _optional(module: str, title: str) -> Callable[[], Awaitable[dict[str, float]]] | None:
+    try:
+        mod = __import__(module)
+    except ImportError as exc:
+        print(f"  {title}: not available yet ({exc})")
+        return None
+    return getattr(mod, "run_benchmarks", None)
+
+
+def bench_tui() -> None:
+    for module, title in (("tui_startup", "TUI start-up"), ("transcript_bench", "TUI transcript"), ("store_bench", "session store")):
+        fn = _optional(module, title)
+        if fn is None:
+            continue
+        results = asyncio.run(fn())
+        for name, value in results.items():
+            print(f"  {name:<58} {value:>12,.2f}", flush=True)
+
+
+def main() -> int:
+    sections: list[tuple[str, Callable[[], None]]] = [
+        ("Foundation", bench_version),
+        ("Foundation", bench_first_byte),
+        ("Foundation", bench_throughput),
+        ("Engine", bench_tool_round_trip),
+        ("Engine", bench_parallel),
+        ("TUI and store", bench_tui),
+    ]
+    last = None
+    for title, fn in sections:
+        if title != last:
+            print(f"{title} (median of {RUNS}):", flush=True)
+            last = title
+        fn()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

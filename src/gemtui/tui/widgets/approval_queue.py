@@ -1,0 +1,301 @@
+"""The approval queue: every tool call awaiting approval, with its full preview.
+
+Keys fire only while the queue (not the prompt) has focus. Answers leave as
+``ApprovalQueue.Decided`` messages carrying the request's correlation id; the app
+forwards them to the bus. The queue never changes tool-call state itself: a call leaves
+the queue when its next snapshot says it is no longer awaiting approval (or at once when
+the person answered it).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.highlight import highlight
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Input, Static
+
+from gemtui.bus.events import ApprovalDecision, Decision, ToolCallSnapshot, ToolCallState
+from gemtui.tui.widgets.diff_view import DiffView
+
+__all__ = ["ApprovalQueue", "preview_widgets"]
+
+
+@dataclass
+class _Pending:
+    snapshot: ToolCallSnapshot
+    prompt_id: str
+
+
+def _edit_diff(snapshot: ToolCallSnapshot) -> str:
+    conf = snapshot.confirmation
+    if conf.diff:
+        return str(conf.diff)
+    path = conf.file_path or "file"
+    return "".join(
+        difflib.unified_diff(
+            (conf.original or "").splitlines(keepends=True),
+            (conf.proposed or "").splitlines(keepends=True),
+            f"a/{path}",
+            f"b/{path}",
+        )
+    )
+
+
+def preview_widgets(snapshot: ToolCallSnapshot) -> list[Widget]:
+    """What a person needs to see to decide: diff, command, URLs or server and args."""
+    conf = snapshot.confirmation
+    kind = getattr(conf, "kind", None)
+    title = getattr(conf, "title", None) or snapshot.description or snapshot.name
+    head = Static(Content.styled(title, "bold"), classes="preview-title")
+    if kind == "edit":
+        return [head, DiffView(_edit_diff(snapshot), path=conf.file_path)]
+    if kind == "exec":
+        out: list[Widget] = [head, Static(highlight(conf.command or "", language="bash"))]
+        out.append(Static(Content.styled(f"in {conf.cwd or '.'}", "$text-muted")))
+        if conf.has_redirection:
+            out.append(
+                Static(
+                    Content.styled(
+                        "⚠ The command redirects output (>, >>, <): it may write files "
+                        "outside what you see here.",
+                        "bold $text-warning",
+                    ),
+                    classes="preview-warning",
+                )
+            )
+        return out
+    args = Static(highlight(json.dumps(snapshot.args, indent=2, ensure_ascii=False), language="json"))
+    if kind == "fetch":
+        urls = "\n".join(f"• {u}" for u in conf.urls) or "(no URL)"
+        return [head, Static(Content.styled(urls, "underline $text-primary"))]
+    if kind == "mcp":
+        server = Static(Content.assemble(("server ", "$text-muted"), (conf.server or "?", "bold")))
+        return [head, server, args]
+    return [head, args]
+
+
+class ApprovalQueue(Vertical, can_focus=True):
+    """Calls awaiting approval, one shown at a time with a full preview."""
+
+    DEFAULT_CSS = """
+    ApprovalQueue { height: 1fr; }
+    ApprovalQueue > #approval-title { height: 1; }
+    ApprovalQueue > #approval-preview { height: 1fr; }
+    ApprovalQueue > #approval-keys { height: auto; }
+    ApprovalQueue > #approval-feedback { display: none; }
+    ApprovalQueue.-feedback > #approval-feedback { display: block; }
+    ApprovalQueue Static { height: auto; }
+    """
+
+    BINDINGS = [
+        Binding("a,1", "decide('allow_once')", "Allow once"),
+        Binding("s,2", "decide('allow_session')", "Allow for session"),
+        Binding("A,3", "decide('allow_always')", "Allow always"),
+        Binding("r,4", "decide('reject')", "Reject"),
+        Binding("f,5", "feedback", "Reject with feedback"),
+        Binding("m,6", "modify", "Modify"),
+        Binding("j", "next", "Next", show=False),
+        Binding("k", "previous", "Previous", show=False),
+        Binding("ctrl+a", "approve_batch", "Approve all edits", show=False),
+        Binding("d", "toggle_diff", "Unified / side by side", show=False),
+        Binding("up", "scroll_preview(-1)", show=False),
+        Binding("down", "scroll_preview(1)", show=False),
+        Binding("pageup", "scroll_preview(-10)", show=False),
+        Binding("pagedown", "scroll_preview(10)", show=False),
+    ]
+
+    class Decided(Message):
+        """The person answered one approval request."""
+
+        def __init__(self, correlation_id: str, call_id: str, decision: Decision) -> None:
+            super().__init__()
+            self.correlation_id = correlation_id
+            self.call_id = call_id
+            self.decision = decision
+
+    class Changed(Message):
+        """The number of calls awaiting approval changed."""
+
+        def __init__(self, count: int) -> None:
+            super().__init__()
+            self.count = count
+
+    class ModifyRequested(Message):
+        """The person wants to edit the proposed content or command before allowing it."""
+
+        def __init__(self, snapshot: ToolCallSnapshot, text: str) -> None:
+            super().__init__()
+            self.snapshot = snapshot
+            self.text = text
+
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._pending: dict[str, _Pending] = {}
+        self._answered: set[str] = set()
+        self._index = 0
+        self._side_by_side = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="approval-title")
+        yield VerticalScroll(id="approval-preview", can_focus=False)
+        yield Static(
+            Content.from_markup(
+                "[b]a[/b]/1 allow  [b]s[/b]/2 session  [b]A[/b]/3 always  [b]r[/b]/4 reject  "
+                "[b]f[/b]/5 feedback  [b]m[/b]/6 modify  [b]j[/b]/[b]k[/b] next/prev  "
+                "[b]d[/b] diff view  [b]ctrl+a[/b] all edits"
+            ),
+            id="approval-keys",
+        )
+        yield Input(placeholder="Why reject? (Enter sends, Esc cancels)", id="approval-feedback")
+
+    def on_mount(self) -> None:
+        self._show()
+
+    # -- the queue ---------------------------------------------------------------------------
+    def upsert(self, snapshot: ToolCallSnapshot, prompt_id: str = "") -> None:
+        """Show, update or drop a call according to its latest snapshot."""
+        before = len(self._pending)
+        waiting = (
+            snapshot.state == ToolCallState.AWAITING_APPROVAL
+            and snapshot.correlation_id is not None
+            and snapshot.correlation_id not in self._answered
+        )
+        if waiting:
+            self._pending[snapshot.call_id] = _Pending(snapshot, prompt_id)
+        elif snapshot.call_id in self._pending:
+            del self._pending[snapshot.call_id]
+        else:
+            return
+        self._show()
+        if len(self._pending) != before:
+            self.post_message(self.Changed(len(self._pending)))
+
+    def pending(self) -> list[ToolCallSnapshot]:
+        return [p.snapshot for p in self._pending.values()]
+
+    def current(self) -> ToolCallSnapshot | None:
+        items = list(self._pending.values())
+        return items[self._index].snapshot if items else None
+
+    def _show(self) -> None:
+        items = list(self._pending.values())
+        self._index = max(0, min(self._index, len(items) - 1))
+        title = self.query_one("#approval-title", Static)
+        preview = self.query_one("#approval-preview", VerticalScroll)
+        preview.remove_children()
+        if not items:
+            title.update(Content.styled("No tool call is waiting for approval", "$text-muted"))
+            return
+        snap = items[self._index].snapshot
+        title.update(
+            Content.assemble(
+                (f"Approve {snap.name}", "bold $tool-pending"),
+                (f"  ({self._index + 1} of {len(items)})", "$text-muted"),
+            )
+        )
+        widgets = preview_widgets(snap)
+        for widget in widgets:
+            if isinstance(widget, DiffView):
+                widget.side_by_side = self._side_by_side
+        preview.mount_all(widgets)
+        preview.scroll_home(animate=False)
+
+    def _answer(self, pending: _Pending, decision: Decision) -> None:
+        snap = pending.snapshot
+        assert snap.correlation_id is not None
+        self._answered.add(snap.correlation_id)
+        self._pending.pop(snap.call_id, None)
+        self.post_message(self.Decided(snap.correlation_id, snap.call_id, decision))
+
+    def _answer_current(self, decision: Decision) -> None:
+        items = list(self._pending.values())
+        if not items:
+            return
+        self._answer(items[self._index], decision)
+        self._show()
+        self.post_message(self.Changed(len(self._pending)))
+
+    # -- actions -----------------------------------------------------------------------------
+    def action_decide(self, decision: str) -> None:
+        self._answer_current(Decision(ApprovalDecision(decision)))
+
+    def action_feedback(self) -> None:
+        if self.current() is None:
+            return
+        self.add_class("-feedback")
+        self.query_one("#approval-feedback", Input).focus()
+
+    @on(Input.Submitted, "#approval-feedback")
+    def _send_feedback(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        event.input.clear()
+        self.remove_class("-feedback")
+        self.focus()
+        if text:
+            self._answer_current(Decision(ApprovalDecision.REJECT_WITH_FEEDBACK, feedback=text))
+
+    def key_escape(self) -> None:
+        if self.has_class("-feedback"):
+            self.remove_class("-feedback")
+            self.focus()
+
+    def action_modify(self) -> None:
+        snap = self.current()
+        if snap is None:
+            return
+        conf = snap.confirmation
+        text = (conf.command if conf.kind == "exec" else conf.proposed) or ""
+        self.post_message(self.ModifyRequested(snap, text))
+
+    def modified(self, call_id: str, text: str) -> None:
+        """The person saved an edited version: allow the call with it."""
+        pending = self._pending.get(call_id)
+        if pending is not None:
+            self._answer(pending, Decision(ApprovalDecision.MODIFY, modified=text))
+            self._show()
+            self.post_message(self.Changed(len(self._pending)))
+
+    def action_next(self) -> None:
+        if self._pending:
+            self._index = (self._index + 1) % len(self._pending)
+            self._show()
+
+    def action_previous(self) -> None:
+        if self._pending:
+            self._index = (self._index - 1) % len(self._pending)
+            self._show()
+
+    def action_approve_batch(self) -> None:
+        """Allow every pending edit of the shown call's prompt (after seeing them)."""
+        items = list(self._pending.values())
+        if not items:
+            return
+        batch = items[self._index].prompt_id
+        for pending in items:
+            conf = pending.snapshot.confirmation
+            if pending.prompt_id == batch and getattr(conf, "kind", None) == "edit":
+                self._answer(pending, Decision(ApprovalDecision.ALLOW_ONCE))
+        self._show()
+        self.post_message(self.Changed(len(self._pending)))
+
+    def action_toggle_diff(self) -> None:
+        self._side_by_side = not self._side_by_side
+        for view in self.query(DiffView):
+            view.side_by_side = self._side_by_side
+
+    def action_scroll_preview(self, lines: int) -> None:
+        self.query_one("#approval-preview", VerticalScroll).scroll_relative(
+            y=lines, animate=False
+        )

@@ -1,0 +1,217 @@
+"""The prompt: a multi-line input with history, ``@path`` and slash-command completion.
+
+Keys: Enter sends; Shift+Enter (where the terminal reports it) or Ctrl+J inserts a
+newline; Up/Down walk the prompt history when the cursor is on the first/last line;
+Tab (or Enter) accepts the highlighted completion, Up/Down move through completions.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import TextArea
+
+from gemtui.tui.commands import SLASH_COMMANDS
+
+__all__ = ["PromptInput", "complete_path"]
+
+_MAX_SUGGESTIONS = 12
+
+
+def complete_path(workspace: Path, partial: str) -> list[str]:
+    """Workspace entries matching ``partial`` (one folder listed, never a full walk)."""
+    folder, _, stem = partial.rpartition("/")
+    base = (workspace / folder).resolve()
+    try:
+        base.relative_to(workspace.resolve())
+        entries = sorted(os.scandir(base), key=lambda e: e.name)
+    except (OSError, ValueError):
+        return []
+    out: list[str] = []
+    for entry in entries:
+        if entry.name.startswith(".") and not stem.startswith("."):
+            continue
+        if not entry.name.startswith(stem):
+            continue
+        rel = f"{folder}/{entry.name}" if folder else entry.name
+        out.append(rel + ("/" if entry.is_dir() else ""))
+        if len(out) >= _MAX_SUGGESTIONS:
+            break
+    return out
+
+
+class PromptInput(TextArea):
+    """Where the person types; posts ``Submitted`` and ``Suggested`` messages."""
+
+    DEFAULT_CSS = """
+    PromptInput {
+        height: auto;
+        min-height: 3;
+        max-height: 10;
+    }
+    """
+
+    BINDINGS = [
+        Binding("ctrl+j,shift+enter", "newline", "Newline", show=False),
+    ]
+
+    class Submitted(Message):
+        """The person pressed Enter on a non-empty prompt (or slash command)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class Suggested(Message):
+        """Completions for the word at the cursor changed (empty: hide them)."""
+
+        def __init__(self, items: list[tuple[str, str]], index: int) -> None:
+            super().__init__()
+            self.items = items
+            """(completion, help) pairs."""
+            self.index = index
+            """The highlighted one."""
+
+    def __init__(
+        self,
+        *,
+        workspace: Path | None = None,
+        history: list[str] | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(
+            "",
+            soft_wrap=True,
+            tab_behavior="focus",
+            compact=True,
+            highlight_cursor_line=False,
+            placeholder="Ask anything · Enter sends · Ctrl+J newline · / commands · @ files",
+            name=name,
+            id=id,
+            classes=classes,
+        )
+        self.workspace = workspace
+        """Root for ``@path`` completion (None: no file completion)."""
+        self.history: list[str] = list(history or [])
+        """Sent prompts, oldest first."""
+        self.argument_choices: dict[str, list[str]] = {}
+        """Completions for a slash command's argument, e.g. ``/theme`` → theme names."""
+        self._history_index: int | None = None
+        self._draft = ""
+        self._suggestions: list[tuple[str, str]] = []
+        self._suggestion_index = 0
+        self._token_start: tuple[int, int] | None = None
+
+    # -- keys ------------------------------------------------------------------------------------
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            if self._suggestions:
+                self.accept_suggestion()
+            else:
+                self._submit()
+            return
+        if event.key == "tab" and self._suggestions:
+            event.stop()
+            event.prevent_default()
+            self.accept_suggestion()
+            return
+        if event.key == "escape" and self._suggestions:
+            event.stop()
+            event.prevent_default()
+            self._set_suggestions([])
+            return
+        await super()._on_key(event)
+
+    def _submit(self) -> None:
+        text = self.text.strip()
+        if not text:
+            return
+        if not self.history or self.history[-1] != text:
+            self.history.append(text)
+        self._history_index = None
+        self.clear()
+        self._set_suggestions([])
+        self.post_message(self.Submitted(text))
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        if self._suggestions and not select:
+            self._move_suggestion(-1)
+        elif not select and self.cursor_at_first_line and self.history:
+            self._walk_history(-1)
+        else:
+            super().action_cursor_up(select)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        if self._suggestions and not select:
+            self._move_suggestion(1)
+        elif not select and self.cursor_at_last_line and self._history_index is not None:
+            self._walk_history(1)
+        else:
+            super().action_cursor_down(select)
+
+    def _walk_history(self, step: int) -> None:
+        if self._history_index is None:
+            self._draft = self.text
+            index = len(self.history)
+        else:
+            index = self._history_index
+        index = max(0, min(len(self.history), index + step))
+        self._history_index = None if index == len(self.history) else index
+        self.text = self._draft if self._history_index is None else self.history[index]
+        self.move_cursor(self.document.end)
+
+    # -- completion ---------------------------------------------------------------------------
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._set_suggestions(self._compute_suggestions())
+
+    def _compute_suggestions(self) -> list[tuple[str, str]]:
+        row, col = self.cursor_location
+        before = self.document.get_line(row)[:col]
+        if row == 0 and before.startswith("/") and "\n" not in self.text:
+            name, space, arg = before.partition(" ")
+            if not space:
+                self._token_start = (0, 0)
+                return [(c, h) for c, h in SLASH_COMMANDS.items() if c.startswith(name.lower())]
+            choices = self.argument_choices.get(name.lower(), [])
+            self._token_start = (0, len(name) + 1)
+            return [(c, "") for c in choices if c.startswith(arg) and c != arg]
+        word_start = max(before.rfind(" "), before.rfind("\t")) + 1
+        word = before[word_start:]
+        if word.startswith("@") and self.workspace is not None:
+            self._token_start = (row, word_start + 1)
+            return [(p, "") for p in complete_path(self.workspace, word[1:])]
+        self._token_start = None
+        return []
+
+    def _set_suggestions(self, items: list[tuple[str, str]]) -> None:
+        if items == self._suggestions:
+            return
+        self._suggestions = items
+        self._suggestion_index = 0
+        self.post_message(self.Suggested(list(items), 0))
+
+    def _move_suggestion(self, step: int) -> None:
+        self._suggestion_index = (self._suggestion_index + step) % len(self._suggestions)
+        self.post_message(self.Suggested(list(self._suggestions), self._suggestion_index))
+
+    def accept_suggestion(self, index: int | None = None) -> None:
+        """Replace the word at the cursor with the highlighted (or given) completion."""
+        if not self._suggestions or self._token_start is None:
+            return
+        choice = self._suggestions[self._suggestion_index if index is None else index][0]
+        is_folder = choice.endswith("/")
+        self.replace(choice, self._token_start, self.cursor_location)
+        if not is_folder and (choice.startswith("/") or self._token_start[1] > 0):
+            self.insert(" ")
+        self._set_suggestions(self._compute_suggestions() if is_folder else [])
