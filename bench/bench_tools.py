@@ -16,7 +16,10 @@ class _Noop(ToolInvocation):
 class NoopTool(Tool):
     name = "noop"
     kind = ToolKind.READ
-    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {"i": {"type": "integer"}}}
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"i": {"type": "integer"}},
+    }
 
     def build(self, args: dict[str, Any]) -> ToolInvocation:
         return _Noop(self, args)
@@ -31,7 +34,11 @@ class _Sleep(ToolInvocation):
 class SleepTool(Tool):
     name = "sleep_read"
     kind = ToolKind.READ
-    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {"seconds": {"type": "number"}}, "required": ["seconds"]}
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"seconds": {"type": "number"}},
+        "required": ["seconds"],
+    }
 
     def build(self, args: dict[str, Any]) -> ToolInvocation:
         return _Sleep(self, args)

@@ -31,7 +31,11 @@ def report(name: str, value: float, unit: str, target: str) -> None:
 
 
 def _env(home: str, url: str | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE", "OPENAI", "ANTHROPIC"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GEMINI", "GOOGLE", "OPENAI", "ANTHROPIC"))
+    }
     env.update(GEMTUI_HOME=home, GEMINI_API_KEY="bench-key", PYTHONUNBUFFERED="1")
     if url:
         env["GOOGLE_GEMINI_BASE_URL"] = url
@@ -59,7 +63,14 @@ def bench_first_byte() -> None:
         for _ in range(RUNS):
             srv.enqueue({"text": "first byte", "chunks": 1})
             t0 = time.monotonic()
-            proc = subprocess.Popen([*cmd, "-p", "hi"], env=_env(home, srv.url), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, cwd=home)
+            proc = subprocess.Popen(
+                [*cmd, "-p", "hi"],
+                env=_env(home, srv.url),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL,
+                cwd=home,
+            )
             assert proc.stdout is not None
             os.read(proc.stdout.fileno(), 1)
             t_byte = time.monotonic()
@@ -67,11 +78,49 @@ def bench_first_byte() -> None:
             received = srv.requests[-1].received_at
             overheads.append(t_byte - received)
             totals.append(t_byte - t0)
-    report("headless: request received by server → first byte on stdout", median(overheads) * 1000, "ms", "< 50 ms")
+    report(
+        "headless: request received by server → first byte on stdout",
+        median(overheads) * 1000,
+        "ms",
+        "< 50 ms",
+    )
     report("headless: launch → first byte on stdout (context)", median(totals) * 1000, "ms", "-")
 
 
-async def _throughput_once(tokens: int) -> float:
+class MockProcess:
+    """The mock server in its own process, so its work is not counted as the engine's."""
+
+    def __init__(self, steps: list[dict[str, Any]]) -> None:
+        import json
+
+        self._dir = tempfile.TemporaryDirectory()
+        script = Path(self._dir.name) / "script.jsonl"
+        script.write_text("\n".join(json.dumps(s) for s in steps), encoding="utf-8")
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gemtui.testing.mockllm",
+                "--port",
+                "0",
+                "--script",
+                str(script),
+                "--loop",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        self.url = line.strip().rsplit(" ", 1)[-1]
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+        self._dir.cleanup()
+
+
+async def _throughput_once(url: str, tokens: int) -> float:
     from gemtui.agent.session import Session, SessionOptions
     from gemtui.bus import ContentDelta
     from gemtui.config.settings import Settings
@@ -79,36 +128,49 @@ async def _throughput_once(tokens: int) -> float:
     from gemtui.providers.gemini import GeminiGenerator
     from gemtui.providers.http import make_client
     from gemtui.providers.retry import RetryingGenerator
-    from gemtui.testing import MockLLMServer
 
-    text = "tok " * tokens
-    async with MockLLMServer() as srv:
-        srv.enqueue({"text": text, "chunk_tokens": 5})
-        gen = RetryingGenerator(GeminiGenerator(make_client(), "k", srv.url))
-        with tempfile.TemporaryDirectory() as ws:
-            session = Session(Settings(), ResolvedProvider("gemini", "gemini", gen, "gemini-2.5-pro", 1_048_576), SessionOptions(workspace=Path(ws), interactive=False))
-            received = 0
+    expected = len("tok " * tokens)
+    gen = RetryingGenerator(GeminiGenerator(make_client(), "k", url))
+    with tempfile.TemporaryDirectory() as ws:
+        session = Session(
+            Settings(),
+            ResolvedProvider("gemini", "gemini", gen, "gemini-2.5-pro", 1_048_576),
+            SessionOptions(workspace=Path(ws), interactive=False),
+        )
+        received = 0
 
-            def count(ev: Any) -> None:
-                nonlocal received
-                if isinstance(ev, ContentDelta):
-                    received += len(ev.text)
+        def count(ev: Any) -> None:
+            nonlocal received
+            if isinstance(ev, ContentDelta):
+                received += len(ev.text)
 
-            session.bus.subscribe(count)
-            t = time.perf_counter()
-            await session.send("go")
-            elapsed = time.perf_counter() - t
-            await session.aclose()
-            assert received == len(text), (received, len(text))
+        session.bus.subscribe(count)
+        t = time.perf_counter()
+        await session.send("go")
+        elapsed = time.perf_counter() - t
+        await session.aclose()
+    assert received == expected, (received, expected)
     return tokens / elapsed
 
 
 def bench_throughput() -> None:
-    rates = [asyncio.run(_throughput_once(50_000)) for _ in range(RUNS)]
-    report("engine stream throughput, 50,000 tokens in 5-token chunks", median(rates), "tokens/s", "> 100,000")
+    mock = MockProcess([{"text": "tok " * 50_000, "chunk_tokens": 5}])
+    try:
+        asyncio.run(_throughput_once(mock.url, 50_000))  # warm-up: imports, first connection
+        rates = [asyncio.run(_throughput_once(mock.url, 50_000)) for _ in range(RUNS)]
+    finally:
+        mock.close()
+    report(
+        "engine stream throughput, 50,000 tokens in 5-token chunks",
+        median(rates),
+        "tokens/s",
+        "> 100,000",
+    )
 
 
 async def _tool_round_trips(n: int) -> float:
+    from bench_tools import NoopTool  # type: ignore[import-not-found]
+
     from gemtui.agent.executor import Executor
     from gemtui.bus import EventBus
     from gemtui.chat.chat import Chat
@@ -118,20 +180,49 @@ async def _tool_round_trips(n: int) -> float:
     from gemtui.tools.registry import ToolRegistry
     from gemtui.tools.workspace import Workspace
 
-    from bench_tools import NoopTool  # type: ignore[import-not-found]
-
-    call = {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": "noop", "args": {"i": 1}}}]}, "finishReason": "STOP"}]}
-    done = {"candidates": [{"content": {"role": "model", "parts": [{"text": "done"}]}, "finishReason": "STOP"}]}
+    call = {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [{"functionCall": {"name": "noop", "args": {"i": 1}}}],
+                },
+                "finishReason": "STOP",
+            }
+        ]
+    }
+    done = {
+        "candidates": [
+            {"content": {"role": "model", "parts": [{"text": "done"}]}, "finishReason": "STOP"}
+        ]
+    }
     entries = []
     for i in range(n):
-        c = {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": "noop", "args": {"i": i}}}]}, "finishReason": "STOP"}]}
+        c = {
+            "candidates": [
+                {
+                    "content": {
+                        "role": "model",
+                        "parts": [{"functionCall": {"name": "noop", "args": {"i": i}}}],
+                    },
+                    "finishReason": "STOP",
+                }
+            ]
+        }
         entries.append({"chunks": [c]})
     entries.append({"chunks": [done]})
     del call
     gen = ReplayGenerator(entries)
     bus = EventBus("bench")
     with tempfile.TemporaryDirectory() as ws:
-        sched = ToolScheduler(ToolRegistry([NoopTool()]), bus, PolicyEngine(), ToolContext(workspace=Workspace(Path(ws))), approval_mode="default", interactive=False)
+        sched = ToolScheduler(
+            ToolRegistry([NoopTool()]),
+            bus,
+            PolicyEngine(),
+            ToolContext(workspace=Workspace(Path(ws))),
+            approval_mode="default",
+            interactive=False,
+        )
         chat = Chat(gen, model="m", retry_delays=())
         ex = Executor(chat, sched, bus)
         t = time.perf_counter()
@@ -143,10 +234,17 @@ async def _tool_round_trips(n: int) -> float:
 
 def bench_tool_round_trip() -> None:
     per = [asyncio.run(_tool_round_trips(200)) for _ in range(RUNS)]
-    report("engine overhead per tool round trip (instant model, no-op tool)", median(per) * 1000, "ms", "< 2 ms")
+    report(
+        "engine overhead per tool round trip (instant model, no-op tool)",
+        median(per) * 1000,
+        "ms",
+        "< 2 ms",
+    )
 
 
 async def _parallel_reads() -> float:
+    from bench_tools import SleepTool  # type: ignore[import-not-found]
+
     from gemtui.bus import EventBus
     from gemtui.scheduler import PolicyEngine, ToolScheduler
     from gemtui.tools.base import ToolContext
@@ -154,11 +252,18 @@ async def _parallel_reads() -> float:
     from gemtui.tools.workspace import Workspace
     from gemtui.wire import FunctionCall
 
-    from bench_tools import SleepTool  # type: ignore[import-not-found]
-
     with tempfile.TemporaryDirectory() as ws:
-        sched = ToolScheduler(ToolRegistry([SleepTool()]), EventBus("b"), PolicyEngine(), ToolContext(workspace=Workspace(Path(ws))), approval_mode="default", interactive=False)
-        calls = [FunctionCall(id=f"c{i}", name="sleep_read", args={"seconds": 0.2}) for i in range(10)]
+        sched = ToolScheduler(
+            ToolRegistry([SleepTool()]),
+            EventBus("b"),
+            PolicyEngine(),
+            ToolContext(workspace=Workspace(Path(ws))),
+            approval_mode="default",
+            interactive=False,
+        )
+        calls = [
+            FunctionCall(id=f"c{i}", name="sleep_read", args={"seconds": 0.2}) for i in range(10)
+        ]
         t = time.perf_counter()
         await sched.run(calls)
         return time.perf_counter() - t
@@ -179,7 +284,11 @@ def _optional(module: str, title: str) -> Callable[[], Awaitable[dict[str, float
 
 
 def bench_tui() -> None:
-    for module, title in (("tui_startup", "TUI start-up"), ("transcript_bench", "TUI transcript"), ("store_bench", "session store")):
+    for module, title in (
+        ("tui_startup", "TUI start-up"),
+        ("transcript_bench", "TUI transcript"),
+        ("store_bench", "session store"),
+    ):
         fn = _optional(module, title)
         if fn is None:
             continue

@@ -33,19 +33,43 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Subcommands: `gemtui auth login|logout|status`, `gemtui sessions [list [--json]]`.",
     )
     p.add_argument("prompt", nargs="?", help="prompt to send (opens the TUI with it sent)")
-    p.add_argument("-p", "--prompt", dest="headless_prompt", metavar="PROMPT",
-                   help="run one prompt headless and print the answer")
+    p.add_argument(
+        "-p",
+        "--prompt",
+        dest="headless_prompt",
+        metavar="PROMPT",
+        help="run one prompt headless and print the answer",
+    )
     p.add_argument("-m", "--model", help="model id")
-    p.add_argument("--provider", metavar="NAME", help="gemini, code-assist, openai, anthropic, or one from settings")
-    p.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text",
-                   help="headless output: text (default), json, stream-json")
-    p.add_argument("--approval-mode", choices=APPROVAL_MODES, help="default, auto_edit, plan or yolo")
-    p.add_argument("-y", "--yolo", action="store_true", help="approve every tool call (approval mode yolo)")
-    p.add_argument("--max-turns", type=int, metavar="N", help="bound the model turns of one prompt (exit 53)")
-    p.add_argument("--resume", nargs="?", const="latest", metavar="ID|latest",
-                   help="resume a saved session")
-    p.add_argument("--fake-responses", metavar="FILE", help="play recorded responses from a JSONL file")
-    p.add_argument("--text-tools", action="store_true", help="force text-based tool calling for this run")
+    p.add_argument(
+        "--provider",
+        metavar="NAME",
+        help="gemini, code-assist, openai, anthropic, or one from settings",
+    )
+    p.add_argument(
+        "--output-format",
+        choices=OUTPUT_FORMATS,
+        default="text",
+        help="headless output: text (default), json, stream-json",
+    )
+    p.add_argument(
+        "--approval-mode", choices=APPROVAL_MODES, help="default, auto_edit, plan or yolo"
+    )
+    p.add_argument(
+        "-y", "--yolo", action="store_true", help="approve every tool call (approval mode yolo)"
+    )
+    p.add_argument(
+        "--max-turns", type=int, metavar="N", help="bound the model turns of one prompt (exit 53)"
+    )
+    p.add_argument(
+        "--resume", nargs="?", const="latest", metavar="ID|latest", help="resume a saved session"
+    )
+    p.add_argument(
+        "--fake-responses", metavar="FILE", help="play recorded responses from a JSONL file"
+    )
+    p.add_argument(
+        "--text-tools", action="store_true", help="force text-based tool calling for this run"
+    )
     p.add_argument("--version", action="version", version=f"gemtui {__version__}")
     return p
 

@@ -18,7 +18,11 @@ stream_retry_delays = [0.0, 0.0, 0.0]
 
 
 def gemtui_env(home: Path, url: str | None = None, key: str | None = "test-key") -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE", "OPENAI", "ANTHROPIC"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GEMINI", "GOOGLE", "OPENAI", "ANTHROPIC"))
+    }
     env["GEMTUI_HOME"] = str(home)
     env["PYTHONUNBUFFERED"] = "1"
     if key:
@@ -35,7 +39,12 @@ def write_fast_config(home: Path, extra: str = "") -> None:
 
 
 def run_gemtui(
-    args: list[str], *, env: dict[str, str], cwd: Path, stdin: str | None = None, timeout: float = 60
+    args: list[str],
+    *,
+    env: dict[str, str],
+    cwd: Path,
+    stdin: str | None = None,
+    timeout: float = 60,
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "gemtui", *args],

@@ -7,7 +7,13 @@ import time
 import httpx
 import pytest
 
-from gemtui.errors import ApiError, ModelNotFoundError, RetryableApiError, StreamError, TransportError
+from gemtui.errors import (
+    ApiError,
+    ModelNotFoundError,
+    RetryableApiError,
+    StreamError,
+    TransportError,
+)
 from gemtui.providers.gemini import GeminiGenerator
 from gemtui.providers.http import make_client
 from gemtui.providers.retry import RetryingGenerator, RetryNotice, RetryPolicy
@@ -33,7 +39,9 @@ def _text(chunks: list[GenerateContentResponse]) -> str:
 
 
 async def test_stream_arrives_in_order_with_key_header(mock_llm: MockLLMServer) -> None:
-    mock_llm.enqueue({"text": "one two three four five six", "chunks": 3, "thought": "**Plan** think"})
+    mock_llm.enqueue(
+        {"text": "one two three four five six", "chunks": 3, "thought": "**Plan** think"}
+    )
     gen = _gen(mock_llm)
     chunks = [c async for c in gen.stream(REQ, model="gemini-2.5-pro")]
     assert _text(chunks) == "one two three four five six"
@@ -68,10 +76,14 @@ async def test_generate_count_tokens_and_models(mock_llm: MockLLMServer) -> None
 
 
 async def test_429_with_retry_info_uses_the_server_delay(mock_llm: MockLLMServer) -> None:
-    mock_llm.enqueue({"error": {"status": 429, "message": "Resource exhausted", "retry_delay": "0.3s"}})
+    mock_llm.enqueue(
+        {"error": {"status": 429, "message": "Resource exhausted", "retry_delay": "0.3s"}}
+    )
     mock_llm.enqueue({"text": "after the wait"})
     notices: list[RetryNotice] = []
-    gen = RetryingGenerator(_gen(mock_llm), RetryPolicy(max_attempts=3, initial_delay=30, max_delay=30), notices.append)
+    gen = RetryingGenerator(
+        _gen(mock_llm), RetryPolicy(max_attempts=3, initial_delay=30, max_delay=30), notices.append
+    )
     started = time.monotonic()
     chunks = [c async for c in gen.stream(REQ, model="m")]
     elapsed = time.monotonic() - started
@@ -116,7 +128,9 @@ async def test_reset_before_first_byte_is_retried(mock_llm: MockLLMServer) -> No
 
 
 async def test_reset_after_chunks_is_a_stream_error(mock_llm: MockLLMServer) -> None:
-    mock_llm.enqueue({"text": "a b c d e f", "chunks": 6, "fault": "reset_after", "after_chunks": 2})
+    mock_llm.enqueue(
+        {"text": "a b c d e f", "chunks": 6, "fault": "reset_after", "after_chunks": 2}
+    )
     gen = RetryingGenerator(_gen(mock_llm), FAST)
     got: list[GenerateContentResponse] = []
     with pytest.raises(StreamError):
@@ -149,7 +163,9 @@ async def test_no_candidates_is_tolerated(mock_llm: MockLLMServer) -> None:
 
 
 async def test_stall_hits_the_read_timeout(mock_llm: MockLLMServer) -> None:
-    mock_llm.enqueue({"text": "a b c", "chunks": 3, "fault": "stall", "after_chunks": 1, "seconds": 30})
+    mock_llm.enqueue(
+        {"text": "a b c", "chunks": 3, "fault": "stall", "after_chunks": 1, "seconds": 30}
+    )
     gen = _gen(mock_llm, read_timeout=0.3)
     started = time.monotonic()
     with pytest.raises(TransportError):

@@ -13,10 +13,16 @@ from gemtui.testing import MockLLMServer
 from .helpers import gemtui_env, popen_gemtui, run_gemtui, write_fast_config
 
 
-def test_streamed_answer_on_stdout(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+def test_streamed_answer_on_stdout(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
     write_fast_config(isolated_home)
-    mock_llm_thread.enqueue({"text": "Hello from the mock model.", "chunks": 4, "thought": "**Thinking** hard"})
-    proc = run_gemtui(["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    mock_llm_thread.enqueue(
+        {"text": "Hello from the mock model.", "chunks": 4, "thought": "**Thinking** hard"}
+    )
+    proc = run_gemtui(
+        ["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "Hello from the mock model.\n"
     body = mock_llm_thread.requests[-1].json
@@ -24,31 +30,53 @@ def test_streamed_answer_on_stdout(mock_llm_thread: MockLLMServer, isolated_home
     assert "Traceback" not in proc.stderr
 
 
-def test_prompt_from_piped_stdin(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+def test_prompt_from_piped_stdin(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
     write_fast_config(isolated_home)
     mock_llm_thread.enqueue({"text": "piped ok"})
-    proc = run_gemtui([], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace, stdin="from a pipe\n")
+    proc = run_gemtui(
+        [], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace, stdin="from a pipe\n"
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "piped ok"
-    assert mock_llm_thread.requests[-1].json["contents"][-1]["parts"][0]["text"].startswith("from a pipe")
+    assert (
+        mock_llm_thread.requests[-1]
+        .json["contents"][-1]["parts"][0]["text"]
+        .startswith("from a pipe")
+    )
 
 
 def test_json_output(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
     write_fast_config(isolated_home)
-    mock_llm_thread.enqueue({"text": "json answer", "usage": {"prompt": 7, "output": 2, "total": 9}})
-    proc = run_gemtui(["-p", "hi", "--output-format", "json", "-m", "gemini-2.5-flash"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    mock_llm_thread.enqueue(
+        {"text": "json answer", "usage": {"prompt": 7, "output": 2, "total": 9}}
+    )
+    proc = run_gemtui(
+        ["-p", "hi", "--output-format", "json", "-m", "gemini-2.5-flash"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
     assert proc.returncode == 0, proc.stderr
     obj = json.loads(proc.stdout)
     assert obj["response"] == "json answer"
     assert obj["error"] is None
     assert obj["stats"]["models"]["gemini-2.5-flash"]["total"] == 9
-    assert mock_llm_thread.requests[-1].path.endswith("/models/gemini-2.5-flash:streamGenerateContent")
+    assert mock_llm_thread.requests[-1].path.endswith(
+        "/models/gemini-2.5-flash:streamGenerateContent"
+    )
 
 
-def test_stream_json_output(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+def test_stream_json_output(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
     write_fast_config(isolated_home)
     mock_llm_thread.enqueue({"text": "a b c", "chunks": 3, "thought": "**S** t"})
-    proc = run_gemtui(["-p", "hi", "--output-format", "stream-json"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    proc = run_gemtui(
+        ["-p", "hi", "--output-format", "stream-json"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     types = [line["type"] for line in lines]
@@ -72,7 +100,9 @@ def test_unknown_flag_exits_42_with_usage(isolated_home: Path, workspace: Path) 
     assert "usage: gemtui" in proc.stderr
 
 
-def test_malformed_config_exits_52_naming_file_and_line(isolated_home: Path, workspace: Path) -> None:
+def test_malformed_config_exits_52_naming_file_and_line(
+    isolated_home: Path, workspace: Path
+) -> None:
     cfg = isolated_home / "config"
     cfg.mkdir()
     (cfg / "config.toml").write_text('[general]\nmodel = "x"\nbroken = \n', encoding="utf-8")
@@ -84,66 +114,98 @@ def test_malformed_config_exits_52_naming_file_and_line(isolated_home: Path, wor
 
 def test_unknown_setting_exits_52_naming_key(isolated_home: Path, workspace: Path) -> None:
     (workspace / ".gemtui").mkdir()
-    (workspace / ".gemtui" / "config.toml").write_text('[general]\napproval_mode = "sometimes"\n', encoding="utf-8")
+    (workspace / ".gemtui" / "config.toml").write_text(
+        '[general]\napproval_mode = "sometimes"\n', encoding="utf-8"
+    )
     proc = run_gemtui(["-p", "hi"], env=gemtui_env(isolated_home), cwd=workspace)
     assert proc.returncode == 52
     assert "general.approval_mode" in proc.stderr and ".gemtui" in proc.stderr
 
 
-def test_persistent_server_error_exits_1_with_message(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+def test_persistent_server_error_exits_1_with_message(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
     write_fast_config(isolated_home)
     for _ in range(3):
         mock_llm_thread.enqueue({"error": {"status": 503, "message": "The model is overloaded."}})
-    proc = run_gemtui(["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    proc = run_gemtui(
+        ["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
     assert proc.returncode == 1
     assert "overloaded" in proc.stderr
     assert "retrying" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
-def test_bad_key_exits_41(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+def test_bad_key_exits_41(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
     write_fast_config(isolated_home)
     mock_llm_thread.enqueue({"error": {"status": 403, "message": "API key not valid."}})
-    proc = run_gemtui(["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    proc = run_gemtui(
+        ["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
     assert proc.returncode == 41
     assert "API key not valid" in proc.stderr
 
 
-def test_stall_hits_read_timeout_and_ends_clearly(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+def test_stall_hits_read_timeout_and_ends_clearly(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
     write_fast_config(isolated_home, "")
     cfg = isolated_home / "config" / "config.toml"
-    cfg.write_text(cfg.read_text().replace("read_timeout = 2.0", "read_timeout = 0.3").replace("[0.0, 0.0, 0.0]", "[]"))
-    mock_llm_thread.enqueue({"text": "a b c", "chunks": 3, "fault": "stall", "after_chunks": 1, "seconds": 20})
+    cfg.write_text(
+        cfg.read_text()
+        .replace("read_timeout = 2.0", "read_timeout = 0.3")
+        .replace("[0.0, 0.0, 0.0]", "[]")
+    )
+    mock_llm_thread.enqueue(
+        {"text": "a b c", "chunks": 3, "fault": "stall", "after_chunks": 1, "seconds": 20}
+    )
     started = time.monotonic()
-    proc = run_gemtui(["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    proc = run_gemtui(
+        ["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
     assert time.monotonic() - started < 15
     assert proc.returncode == 1
     assert "error" in proc.stderr.lower() and "Traceback" not in proc.stderr
 
 
-def test_broken_stream_is_retried_and_partial_text_discarded(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+def test_broken_stream_is_retried_and_partial_text_discarded(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
     write_fast_config(isolated_home)
     mock_llm_thread.enqueue(
         {"text": "first attempt text", "chunks": 3, "fault": "reset_after", "after_chunks": 1},
         {"text": "second attempt"},
     )
-    proc = run_gemtui(["-p", "hi", "--output-format", "json"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    proc = run_gemtui(
+        ["-p", "hi", "--output-format", "json"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["response"] == "second attempt"
     assert "asking again" in proc.stderr
 
 
-def _wait_for_stdout_byte(proc: "popen_gemtui", deadline: float) -> bytes:  # type: ignore[valid-type]
+def _wait_for_stdout_byte(proc: popen_gemtui, deadline: float) -> bytes:  # type: ignore[valid-type]
     assert proc.stdout is not None  # type: ignore[attr-defined]
     first = os.read(proc.stdout.fileno(), 1)  # type: ignore[attr-defined]
     assert time.monotonic() < deadline
     return first
 
 
-def test_ctrl_c_during_stream_exits_130_at_once(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+def test_ctrl_c_during_stream_exits_130_at_once(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
     write_fast_config(isolated_home)
-    mock_llm_thread.enqueue({"text": " ".join(["word"] * 400), "chunk_tokens": 1, "tokens_per_second": 20})
-    proc = popen_gemtui(["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    mock_llm_thread.enqueue(
+        {"text": " ".join(["word"] * 400), "chunk_tokens": 1, "tokens_per_second": 20}
+    )
+    proc = popen_gemtui(
+        ["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
     first = _wait_for_stdout_byte(proc, time.monotonic() + 20)
     assert first
     sent = time.monotonic()
@@ -154,10 +216,16 @@ def test_ctrl_c_during_stream_exits_130_at_once(mock_llm_thread: MockLLMServer, 
     assert b"Traceback" not in proc.stderr.read()  # type: ignore[union-attr]
 
 
-def test_ctrl_c_during_retry_wait_exits_130(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+def test_ctrl_c_during_retry_wait_exits_130(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
     write_fast_config(isolated_home)
-    mock_llm_thread.enqueue({"error": {"status": 429, "message": "slow down", "retry_delay": "60s"}})
-    proc = popen_gemtui(["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    mock_llm_thread.enqueue(
+        {"error": {"status": 429, "message": "slow down", "retry_delay": "60s"}}
+    )
+    proc = popen_gemtui(
+        ["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
     assert proc.stderr is not None
     line = proc.stderr.readline()  # the retry notice
     assert b"retrying" in line
@@ -171,5 +239,14 @@ def test_version_and_help(isolated_home: Path, workspace: Path) -> None:
     assert v.returncode == 0 and v.stdout.startswith("gemtui ")
     h = run_gemtui(["--help"], env=gemtui_env(isolated_home), cwd=workspace)
     assert h.returncode == 0
-    for flag in ("--model", "--provider", "--output-format", "--approval-mode", "--yolo", "--max-turns", "--resume", "--fake-responses"):
+    for flag in (
+        "--model",
+        "--provider",
+        "--output-format",
+        "--approval-mode",
+        "--yolo",
+        "--max-turns",
+        "--resume",
+        "--fake-responses",
+    ):
         assert flag in h.stdout

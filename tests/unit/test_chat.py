@@ -31,7 +31,12 @@ from gemtui.errors import StreamError
 from gemtui.wire import Content, FunctionCall, GenerateContentRequest, GenerateContentResponse, Part
 
 
-def chunk(*parts: dict[str, Any], finish: str | None = None, usage: dict[str, int] | None = None, **cand: Any) -> dict[str, Any]:
+def chunk(
+    *parts: dict[str, Any],
+    finish: str | None = None,
+    usage: dict[str, int] | None = None,
+    **cand: Any,
+) -> dict[str, Any]:
     c: dict[str, Any] = {"content": {"role": "model", "parts": list(parts)}, **cand}
     if finish:
         c["finishReason"] = finish
@@ -51,7 +56,9 @@ class ScriptedGenerator:
         self.requests: list[GenerateContentRequest] = []
         self.gate: asyncio.Event | None = None
 
-    async def stream(self, request: GenerateContentRequest, *, model: str, prompt_id: str = "") -> AsyncIterator[GenerateContentResponse]:
+    async def stream(
+        self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
+    ) -> AsyncIterator[GenerateContentResponse]:
         self.requests.append(request)
         for item in self.scripts.pop(0):
             if isinstance(item, BaseException):
@@ -78,14 +85,31 @@ async def test_turn_yields_thoughts_content_calls_and_finish() -> None:
         [
             chunk({"text": "**Planning** the answer", "thought": True}),
             chunk({"text": "Hello "}, citationMetadata={"citationSources": [{"uri": "https://x"}]}),
-            chunk({"text": "world"}, {"functionCall": {"name": "read_file", "args": {"file_path": "a"}}, "thoughtSignature": "sig=="}),
-            chunk({"text": ""}, finish="STOP", usage={"promptTokenCount": 5, "candidatesTokenCount": 3, "totalTokenCount": 8}),
+            chunk(
+                {"text": "world"},
+                {
+                    "functionCall": {"name": "read_file", "args": {"file_path": "a"}},
+                    "thoughtSignature": "sig==",
+                },
+            ),
+            chunk(
+                {"text": ""},
+                finish="STOP",
+                usage={"promptTokenCount": 5, "candidatesTokenCount": 3, "totalTokenCount": 8},
+            ),
         ]
     )
     chat = Chat(gen, model="m", retry_delays=())  # type: ignore[arg-type]
     events = await collect(Turn(chat, "s#1"), Content.user("hi"))
     kinds = [type(e) for e in events]
-    assert kinds == [ThoughtEvent, ContentEvent, ContentEvent, ToolCallRequestEvent, CitationEvent, FinishedEvent]
+    assert kinds == [
+        ThoughtEvent,
+        ContentEvent,
+        ContentEvent,
+        ToolCallRequestEvent,
+        CitationEvent,
+        FinishedEvent,
+    ]
     assert events[0].subject == "Planning"
     call = events[3].call
     assert call.id and call.id.startswith("read_file-")
@@ -132,7 +156,9 @@ async def test_invalid_streams_are_retried_up_to_4_attempts(bad: list[Any]) -> N
 
 
 async def test_cancel_mid_stream_keeps_partial_text_but_never_half_a_call() -> None:
-    gen = ScriptedGenerator([chunk({"text": "I was saying"}), "gate", chunk({"text": " more"}, finish="STOP")])
+    gen = ScriptedGenerator(
+        [chunk({"text": "I was saying"}), "gate", chunk({"text": " more"}, finish="STOP")]
+    )
     gen.gate = asyncio.Event()
     chat = Chat(gen, model="m", retry_delays=())  # type: ignore[arg-type]
     turn = Turn(chat, "s#1")
@@ -171,7 +197,7 @@ def test_consolidate_merges_text_and_moves_thought_signature() -> None:
         Part(text="b"),
     ]
     out = consolidate_parts(parts)
-    assert len(out) == 1 and out[0].text == "a" and out[0].thought_signature == "S" or (
+    assert (len(out) == 1 and out[0].text == "a" and out[0].thought_signature == "S") or (
         out[0].thought_signature == "S"
     )
 

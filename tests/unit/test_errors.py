@@ -35,19 +35,33 @@ def test_exit_codes(cls: type, code: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "seconds"), [("34.07s", 34.07), ("900ms", 0.9), ("17", 17.0), ("0.847s", 0.847), ("x", None)]
+    ("text", "seconds"),
+    [("34.07s", 34.07), ("900ms", 0.9), ("17", 17.0), ("0.847s", 0.847), ("x", None)],
 )
 def test_parse_duration(text: str, seconds: float | None) -> None:
     assert parse_duration(text) == (pytest.approx(seconds) if seconds is not None else None)
 
 
 def _body(message: str, *details: dict) -> str:
-    return json.dumps({"error": {"code": 429, "message": message, "status": "RESOURCE_EXHAUSTED", "details": list(details)}})
+    return json.dumps(
+        {
+            "error": {
+                "code": 429,
+                "message": message,
+                "status": "RESOURCE_EXHAUSTED",
+                "details": list(details),
+            }
+        }
+    )
 
 
 def test_429_with_retry_info_is_retryable_with_server_delay() -> None:
     err = api_error_from_response(
-        429, _body("slow down", {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0.847s"})
+        429,
+        _body(
+            "slow down",
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0.847s"},
+        ),
     )
     assert type(err) is RetryableApiError
     assert err.message == "slow down"
@@ -57,18 +71,39 @@ def test_429_with_retry_info_is_retryable_with_server_delay() -> None:
 def test_quota_reset_delay_retry_after_and_message_delays() -> None:
     err = api_error_from_response(
         429,
-        _body("q", {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "RATE_LIMIT_EXCEEDED", "metadata": {"quotaResetDelay": "2s"}}),
+        _body(
+            "q",
+            {
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "RATE_LIMIT_EXCEEDED",
+                "metadata": {"quotaResetDelay": "2s"},
+            },
+        ),
     )
     assert err.server_delay == 2.0
     assert api_error_from_response(503, "busy", {"Retry-After": "3"}).server_delay == 3.0
-    assert api_error_from_response(429, _body("Your quota will reset after 17s.")).server_delay == 17.0
+    assert (
+        api_error_from_response(429, _body("Your quota will reset after 17s.")).server_delay == 17.0
+    )
 
 
 @pytest.mark.parametrize(
     "body",
     [
-        _body("daily", {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{"quotaId": "GenerateRequestsPerDayPerProjectPerModel"}]}),
-        _body("cap", {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "MODEL_CAPACITY_EXHAUSTED"}),
+        _body(
+            "daily",
+            {
+                "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                "violations": [{"quotaId": "GenerateRequestsPerDayPerProjectPerModel"}],
+            },
+        ),
+        _body(
+            "cap",
+            {
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "MODEL_CAPACITY_EXHAUSTED",
+            },
+        ),
         _body("Quota exceeded for metric: x, limit: 0"),
         _body("long", {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "900s"}),
     ],
@@ -79,7 +114,9 @@ def test_terminal_quota_errors(body: str) -> None:
 
 def test_status_mapping() -> None:
     assert isinstance(api_error_from_response(404, "{}"), ModelNotFoundError)
-    assert type(api_error_from_response(400, '{"error": {"message": "bad"}}')).__name__ == "ApiError"
+    assert (
+        type(api_error_from_response(400, '{"error": {"message": "bad"}}')).__name__ == "ApiError"
+    )
     assert api_error_from_response(400, '{"error": {"message": "bad"}}').message == "bad"
     assert isinstance(api_error_from_response(500, "oops"), RetryableApiError)
     assert isinstance(api_error_from_response(499, ""), RetryableApiError)

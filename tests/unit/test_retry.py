@@ -7,8 +7,21 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from gemtui.errors import ApiError, QuotaExhaustedError, RetryableApiError, StreamError, TransportError, api_error_from_response
-from gemtui.providers.retry import RetryingGenerator, RetryNotice, RetryPolicy, call_with_retry, compute_wait
+from gemtui.errors import (
+    ApiError,
+    QuotaExhaustedError,
+    RetryableApiError,
+    StreamError,
+    TransportError,
+    api_error_from_response,
+)
+from gemtui.providers.retry import (
+    RetryingGenerator,
+    RetryNotice,
+    RetryPolicy,
+    call_with_retry,
+    compute_wait,
+)
 from gemtui.wire import GenerateContentResponse
 
 FAST = RetryPolicy(max_attempts=3, initial_delay=0.01, max_delay=0.02)
@@ -75,12 +88,14 @@ def test_backoff_doubles_with_jitter_and_caps() -> None:
 
 def test_server_delay_wins_over_computed_backoff() -> None:
     err = api_error_from_response(
-        429, '{"error": {"message": "m", "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0.5s"}]}}'
+        429,
+        '{"error": {"message": "m", "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0.5s"}]}}',
     )
     for _ in range(20):
         assert 0.5 <= compute_wait(RetryPolicy(), 1, err) <= 0.6
     per_minute = api_error_from_response(
-        429, '{"error": {"message": "m", "details": [{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{"quotaId": "RequestsPerMinute"}]}]}}'
+        429,
+        '{"error": {"message": "m", "details": [{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{"quotaId": "RequestsPerMinute"}]}]}}',
     )
     assert compute_wait(RetryPolicy(), 1, per_minute) == 60.0
 
@@ -109,15 +124,25 @@ class _FlakyStream:
         self.break_after_first = break_after_first
         self.opened = 0
 
-    async def stream(self, request: object, *, model: str, prompt_id: str = "") -> AsyncIterator[GenerateContentResponse]:
+    async def stream(
+        self, request: object, *, model: str, prompt_id: str = ""
+    ) -> AsyncIterator[GenerateContentResponse]:
         self.opened += 1
         if self.failures > 0:
             self.failures -= 1
             raise TransportError("reset before first byte")
-        yield GenerateContentResponse.model_validate({"candidates": [{"content": {"role": "model", "parts": [{"text": "a"}]}}]})
+        yield GenerateContentResponse.model_validate(
+            {"candidates": [{"content": {"role": "model", "parts": [{"text": "a"}]}}]}
+        )
         if self.break_after_first:
             raise TransportError("reset after first chunk")
-        yield GenerateContentResponse.model_validate({"candidates": [{"content": {"role": "model", "parts": [{"text": "b"}]}, "finishReason": "STOP"}]})
+        yield GenerateContentResponse.model_validate(
+            {
+                "candidates": [
+                    {"content": {"role": "model", "parts": [{"text": "b"}]}, "finishReason": "STOP"}
+                ]
+            }
+        )
 
     async def aclose(self) -> None:
         return None

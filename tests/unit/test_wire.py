@@ -77,7 +77,9 @@ SEED_RESPONSE = {
             "content": {"parts": [{"text": "今天北京天气晴朗"}], "role": "model"},
             "finishReason": "STOP",
             "groundingMetadata": {
-                "groundingChunks": [{"web": {"uri": "https://weather.com.cn/beijing", "title": "t"}}],
+                "groundingChunks": [
+                    {"web": {"uri": "https://weather.com.cn/beijing", "title": "t"}}
+                ],
                 "groundingSupports": [
                     {
                         "segment": {"startIndex": 0, "endIndex": 12, "text": "今天北京天气晴朗"},
@@ -86,7 +88,9 @@ SEED_RESPONSE = {
                     }
                 ],
             },
-            "safetyRatings": [{"category": "HARM_CATEGORY_HARASSMENT", "probability": "NEGLIGIBLE"}],
+            "safetyRatings": [
+                {"category": "HARM_CATEGORY_HARASSMENT", "probability": "NEGLIGIBLE"}
+            ],
         }
     ],
     "usageMetadata": {"promptTokenCount": 15, "candidatesTokenCount": 28, "totalTokenCount": 43},
@@ -129,14 +133,22 @@ def test_built_types_serialise_camel_case_and_omit_unset() -> None:
                 role="model",
                 parts=[
                     Part(
-                        function_call=FunctionCall(id="c1", name="read_file", args={"file_path": "a"}),
+                        function_call=FunctionCall(
+                            id="c1", name="read_file", args={"file_path": "a"}
+                        ),
                         thought_signature="c2lnbmF0dXJlPT0=",
                     )
                 ],
             ),
             Content(
                 role="user",
-                parts=[Part(function_response=FunctionResponse(id="c1", name="read_file", response={"error": "no"}))],
+                parts=[
+                    Part(
+                        function_response=FunctionResponse(
+                            id="c1", name="read_file", response={"error": "no"}
+                        )
+                    )
+                ],
             ),
         ],
         generation_config=GenerationConfig(max_output_tokens=10),
@@ -148,7 +160,11 @@ def test_built_types_serialise_camel_case_and_omit_unset() -> None:
                 "role": "model",
                 "parts": [
                     {
-                        "functionCall": {"id": "c1", "name": "read_file", "args": {"file_path": "a"}},
+                        "functionCall": {
+                            "id": "c1",
+                            "name": "read_file",
+                            "args": {"file_path": "a"},
+                        },
                         "thoughtSignature": "c2lnbmF0dXJlPT0=",
                     }
                 ],
@@ -156,7 +172,13 @@ def test_built_types_serialise_camel_case_and_omit_unset() -> None:
             {
                 "role": "user",
                 "parts": [
-                    {"functionResponse": {"id": "c1", "name": "read_file", "response": {"error": "no"}}}
+                    {
+                        "functionResponse": {
+                            "id": "c1",
+                            "name": "read_file",
+                            "response": {"error": "no"},
+                        }
+                    }
                 ],
             },
         ],
@@ -181,7 +203,20 @@ def test_part_helpers() -> None:
     assert part_to_display(parts[1]) == '[function call: f({"a": 1})]'
     assert part_to_display(Part(text="t", thought=True)) == "[thought: t]"
     resp = GenerateContentResponse.model_validate(
-        {"candidates": [{"content": {"role": "model", "parts": [{"text": "hm", "thought": True}, {"text": "hi"}, {"functionCall": {"name": "g", "args": {}}}]}}]}
+        {
+            "candidates": [
+                {
+                    "content": {
+                        "role": "model",
+                        "parts": [
+                            {"text": "hm", "thought": True},
+                            {"text": "hi"},
+                            {"functionCall": {"name": "g", "args": {}}},
+                        ],
+                    }
+                }
+            ]
+        }
     )
     assert response_text(resp) == "hi"
     assert response_text(resp, thoughts=True) == "hm"

@@ -120,6 +120,8 @@ class Executor:
         self.config = config or ExecutorConfig()
         self.prompt_count = 0
         self.last_error: BaseException | None = None
+        self.last_prompt_tokens: int = 0
+        """Prompt size of the latest turn (from usage): decides when to compress."""
         if self.config.output_schema is not None:
             self.chat.declarations = [
                 d for d in self.chat.declarations if d.name != COMPLETE_TASK
@@ -144,6 +146,7 @@ class Executor:
             threshold=self.config.compression_threshold,
             preserve=self.config.compression_preserve,
             force=force,
+            prompt_tokens=self.last_prompt_tokens or _estimate_tokens(self.chat.history),
         )
         if result is not None and (result.compressed or force):
             self.bus.emit(
@@ -175,11 +178,13 @@ class Executor:
             text = prompt if isinstance(prompt, str) else ""
             self.bus.emit(UserMessage, text=text)
             reason, output = await self._loop(Content(role="user", parts=parts), cancel, state)
-            if reason in (TerminateReason.TIMEOUT, TerminateReason.MAX_TURNS) or (
-                reason == TerminateReason.ERROR_NO_COMPLETE_TASK_CALL
-            ):
-                if self.config.output_schema is not None:
-                    reason, output = await self._recover(reason, state)
+            recoverable = (
+                TerminateReason.TIMEOUT,
+                TerminateReason.MAX_TURNS,
+                TerminateReason.ERROR_NO_COMPLETE_TASK_CALL,
+            )
+            if reason in recoverable and self.config.output_schema is not None:
+                reason, output = await self._recover(reason, state)
         finally:
             if timer is not None:
                 timer.cancel()
@@ -198,7 +203,9 @@ class Executor:
             output=output,
         )
 
-    async def _recover(self, reason: TerminateReason, state: _RunState) -> tuple[TerminateReason, Any]:
+    async def _recover(
+        self, reason: TerminateReason, state: _RunState
+    ) -> tuple[TerminateReason, Any]:
         """One last turn, with a grace period, asking the model to finish with complete_task."""
         why = {
             TerminateReason.TIMEOUT: "You ran out of time.",
@@ -239,7 +246,9 @@ class Executor:
             try:
                 await self.compress()
             except Exception as exc:  # compression is best effort
-                self.bus.emit(ErrorOccurred, message=f"History compression failed: {exc}", kind="warning")
+                self.bus.emit(
+                    ErrorOccurred, message=f"History compression failed: {exc}", kind="warning"
+                )
             self.bus.emit(TurnStarted, turn=state.turns, model=self.chat.model)
             turn = Turn(self.chat, current_prompt_id.get(), cancel)
             outcome = _TurnOutcome()
@@ -346,9 +355,7 @@ class Executor:
             self.chat.add_history(message)
 
     def _answer_unrun(self, calls: list[FunctionCall], why: str) -> None:
-        self.chat.add_history(
-            Content(role="user", parts=[_response(c, error=why) for c in calls])
-        )
+        self.chat.add_history(Content(role="user", parts=[_response(c, error=why) for c in calls]))
 
     @staticmethod
     def _complete_responses(calls: list[FunctionCall], why: str) -> list[Part]:
@@ -359,12 +366,27 @@ class Executor:
         return TerminateReason.TIMEOUT if state.timed_out else TerminateReason.ABORTED
 
     def _add_usage(self, state: _RunState, ev: FinishedEvent) -> None:
+        if ev.usage.input:
+            self.last_prompt_tokens = ev.usage.input
         state.usage = state.usage + ev.usage
         model = self.chat.model
         state.usage_by_model[model] = state.usage_by_model.get(model, Usage()) + ev.usage
 
 
+def _estimate_tokens(history: list[Content]) -> int:
+    """About four characters a token; only used when the provider reports no usage."""
+    chars = 0
+    for content in history:
+        for part in content.parts:
+            if part.text:
+                chars += len(part.text)
+            elif part.function_call is not None:
+                chars += 32 + len(str(part.function_call.args))
+            elif part.function_response is not None:
+                chars += 32 + len(str(part.function_response.response))
+    return chars // 4
+
+
 def _response(call: FunctionCall, *, output: str | None = None, error: str | None = None) -> Part:
     body: dict[str, Any] = {"error": error} if error is not None else {"output": output or ""}
     return Part(function_response=FunctionResponse(id=call.id, name=call.name, response=body))
-

@@ -28,7 +28,8 @@ class LoopDetector:
         else:
             self._last_call, self._call_count = key, 1
         if self._call_count >= self.call_threshold:
-            return f"The model called {call.name} with the same arguments {self._call_count} times in a row."
+            n = self._call_count
+            return f"The model called {call.name} with the same arguments {n} times in a row."
         return None
 
     def observe_text(self, text: str) -> str | None:

@@ -15,7 +15,7 @@ from gemtui.config.paths import config_dir
 from gemtui.config.settings import Settings
 from gemtui.providers.factory import ResolvedProvider
 from gemtui.providers.retry import RetryingGenerator, RetryNotice
-from gemtui.wire import Content, GenerationConfig, ThinkingConfig
+from gemtui.wire import Content, FunctionDeclaration, GenerationConfig, ThinkingConfig
 
 __all__ = ["Session", "SessionOptions"]
 
@@ -34,7 +34,9 @@ class SessionOptions:
 class Session:
     """One conversation: ``await session.send("…")`` runs a prompt through the loop."""
 
-    def __init__(self, settings: Settings, provider: ResolvedProvider, options: SessionOptions) -> None:
+    def __init__(
+        self, settings: Settings, provider: ResolvedProvider, options: SessionOptions
+    ) -> None:
         from gemtui.scheduler import PolicyEngine, ToolScheduler
         from gemtui.tools.base import ToolContext
         from gemtui.tools.registry import default_registry
@@ -93,7 +95,7 @@ class Session:
         self._cancel: asyncio.Event | None = None
         self.bus.on_cancel(self.cancel)
 
-    def _declarations(self) -> list:  # type: ignore[type-arg]
+    def _declarations(self) -> list[FunctionDeclaration]:
         denied = self.policy.denied_tool_names(self.registry.names(), self.approval_mode)
         return self.registry.declarations(exclude=set(denied))
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 
 from gemtui.chat.history import (
+    SKIP_THOUGHT_SIGNATURE,
     consolidate_parts,
     ensure_active_loop_signatures,
     extract_curated_history,
@@ -104,7 +105,7 @@ class Chat:
     # -- the call ---------------------------------------------------------------
     async def send_message_stream(
         self, message: Content, *, prompt_id: str = ""
-    ) -> AsyncIterator[StreamChunk | StreamRetry]:
+    ) -> AsyncGenerator[StreamChunk | StreamRetry, None]:
         """Stream the model's answer to ``message``; history is updated as it completes.
 
         On cancellation the partial text (not partial calls) is kept in history, so
@@ -144,13 +145,25 @@ class Chat:
                 continue
             problem = _invalid_reason(parts, finish)
             if problem is None:
-                self.history.append(Content(role="model", parts=consolidate_parts(parts)))
+                recorded = consolidate_parts(parts)
+                if self.generator.name in SIGNATURE_PROVIDERS:
+                    _sign_first_call(recorded)
+                self.history.append(Content(role="model", parts=recorded))
                 return
             last_error = problem
         raise StreamError(
             f"The model's answer was still invalid after {attempts} attempts: {last_error}",
             kind="invalid",
         )
+
+
+def _sign_first_call(parts: list[Part]) -> None:
+    """Record the signature a Gemini model needs on the turn's first call, once, in place."""
+    for i, part in enumerate(parts):
+        if part.function_call is not None:
+            if not part.thought_signature:
+                parts[i] = part.model_copy(update={"thought_signature": SKIP_THOUGHT_SIGNATURE})
+            return
 
 
 def _collect(chunk: GenerateContentResponse, parts: list[Part]) -> str | None:

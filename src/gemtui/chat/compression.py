@@ -59,8 +59,15 @@ async def compress_history(
     threshold: float = 0.5,
     preserve: float = 0.3,
     force: bool = False,
+    prompt_tokens: int | None = None,
 ) -> CompressionResult | None:
-    """Compress when the history passes ``threshold`` of the window (or when forced)."""
+    """Compress when the history passes ``threshold`` of the window (or when forced).
+
+    ``prompt_tokens`` (the last turn's prompt size from its usage) spares a countTokens
+    call on every turn: the model is asked to count only when compression is likely.
+    """
+    if not force and prompt_tokens is not None and prompt_tokens < threshold * context_window:
+        return None
     history = chat.curated_history()
     if not history:
         return None

@@ -54,7 +54,14 @@ def extract_curated_history(history: list[Content]) -> list[Content]:
 def consolidate_parts(parts: list[Part]) -> list[Part]:
     """Merge adjacent plain text; drop thought text (only its signature matters)."""
     out: list[Part] = []
+    run: list[str] = []
     pending_signature: str | None = None
+
+    def flush() -> None:
+        if run:
+            append_text(out, "".join(run))
+            run.clear()
+
     for part in parts:
         if part.thought:
             if part.thought_signature:
@@ -69,11 +76,12 @@ def consolidate_parts(parts: list[Part]) -> list[Part]:
             and part.thought_signature is None
             and part.inline_data is None
         ):
-            if part.text:
-                append_text(out, part.text)
+            run.append(part.text)
             continue
+        flush()
         out.append(part)
-    return out
+    flush()
+    return [p for p in out if p.text != "" or p.function_call or p.thought_signature]
 
 
 def strip_thought_signatures(history: list[Content]) -> list[Content]:

@@ -166,7 +166,7 @@ class Turn:
                             yield ToolCallRequestEvent(part.function_call)
                         elif part.text:
                             if part.thought:
-                                subject, rest = parse_thought(part.text)
+                                subject, _ = parse_thought(part.text)
                                 yield ThoughtEvent(part.text, subject)
                             else:
                                 yield ContentEvent(part.text)

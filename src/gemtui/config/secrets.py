@@ -7,6 +7,7 @@ or install a backend such as ``keyrings.alt`` / a Secret Service).
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from gemtui.errors import FatalAuthenticationError
@@ -59,7 +60,5 @@ def delete_secret(name: str) -> None:
     import keyring
     from keyring.errors import PasswordDeleteError
 
-    try:
+    with contextlib.suppress(PasswordDeleteError):
         keyring.delete_password(SERVICE, name)
-    except PasswordDeleteError:
-        pass

@@ -104,12 +104,12 @@ class McpServerSettings(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
     url: str | None = None
-    httpUrl: str | None = None  # noqa: N815 - Gemini CLI's key
+    httpUrl: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
     timeout: float | None = None
     trust: bool = False
-    includeTools: list[str] | None = None  # noqa: N815
-    excludeTools: list[str] | None = None  # noqa: N815
+    includeTools: list[str] | None = None
+    excludeTools: list[str] | None = None
 
 
 class Settings(BaseModel):
@@ -120,7 +120,7 @@ class Settings(BaseModel):
     tools: ToolSettings = Field(default_factory=ToolSettings)
     network: NetworkSettings = Field(default_factory=NetworkSettings)
     ui: UiSettings = Field(default_factory=UiSettings)
-    mcpServers: dict[str, McpServerSettings] = Field(default_factory=dict)  # noqa: N815
+    mcpServers: dict[str, McpServerSettings] = Field(default_factory=dict)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -63,9 +63,13 @@ class _Base:
         elif isinstance(event, StreamRetried):
             self._note(f"gemtui: the answer broke off ({event.reason}); asking again")
         elif isinstance(event, ModelFallback):
-            self._note(f"gemtui: switching from {event.from_model} to {event.to_model}: {event.reason}")
+            self._note(
+                f"gemtui: switching from {event.from_model} to {event.to_model}: {event.reason}"
+            )
         elif isinstance(event, HistoryCompressed):
-            self._note(f"gemtui: history compressed {event.tokens_before} → {event.tokens_after} tokens")
+            self._note(
+                f"gemtui: history compressed {event.tokens_before} → {event.tokens_after} tokens"
+            )
         elif isinstance(event, LoopDetected):
             self._note(f"gemtui: {event.message}")
         elif isinstance(event, ErrorOccurred):
@@ -92,7 +96,7 @@ class _Base:
     def handle(self, event: Event) -> None:
         raise NotImplementedError
 
-    def close(self) -> None:
+    def close(self, error: str | None = None, exit_code: int | None = None) -> None:
         pass
 
 
@@ -114,11 +118,13 @@ class TextFormatter(_Base):
             if not self._ends_with_newline:
                 self.out.write("\n")
             self._ends_with_newline = True
-        elif isinstance(event, ToolCallStateChanged) and event.call.state == ToolCallState.EXECUTING:
+        elif (
+            isinstance(event, ToolCallStateChanged) and event.call.state == ToolCallState.EXECUTING
+        ):
             self._first()
             self._note(f"gemtui: running {event.call.description or event.call.name}")
 
-    def close(self) -> None:
+    def close(self, error: str | None = None, exit_code: int | None = None) -> None:
         if not self._ends_with_newline:
             self.out.write("\n")
             self.out.flush()
@@ -137,7 +143,7 @@ class JsonFormatter(_Base):
         elif isinstance(event, StreamRetried):
             self._text.clear()
 
-    def close(self, error: str | None = None, exit_code: int | None = None) -> None:  # type: ignore[override]
+    def close(self, error: str | None = None, exit_code: int | None = None) -> None:
         done = self.finished
         obj: dict[str, Any] = {
             "response": "".join(self._text),
@@ -163,7 +169,9 @@ class StreamJsonFormatter(_Base):
         if isinstance(event, SessionStarted):
             self._line({"type": "init", "session_id": event.session_id, "model": event.model})
         elif isinstance(event, ContentDelta):
-            self._line({"type": "message", "role": "assistant", "delta": True, "content": event.text})
+            self._line(
+                {"type": "message", "role": "assistant", "delta": True, "content": event.text}
+            )
         elif isinstance(event, ThoughtDelta):
             self._line({"type": "thought", "subject": event.subject, "content": event.text})
         elif isinstance(event, StreamRetried):
@@ -171,9 +179,15 @@ class StreamJsonFormatter(_Base):
         elif isinstance(event, ToolCallStateChanged):
             call = event.call
             if call.state == ToolCallState.VALIDATING:
-                self._line({"type": "tool_use", "id": call.call_id, "name": call.name, "args": call.args})
+                self._line(
+                    {"type": "tool_use", "id": call.call_id, "name": call.name, "args": call.args}
+                )
             elif call.state.terminal:
-                obj: dict[str, Any] = {"type": "tool_result", "id": call.call_id, "status": str(call.state)}
+                obj: dict[str, Any] = {
+                    "type": "tool_result",
+                    "id": call.call_id,
+                    "status": str(call.state),
+                }
                 if call.state == ToolCallState.SUCCESS:
                     obj["output"] = call.output
                 else:
@@ -184,7 +198,7 @@ class StreamJsonFormatter(_Base):
         elif isinstance(event, AgentFinished):
             self._line({"type": "result", "response": event.text, "stats": stats_of(event)})
 
-    def close(self, error: str | None = None, exit_code: int | None = None) -> None:  # type: ignore[override]
+    def close(self, error: str | None = None, exit_code: int | None = None) -> None:
         if error and self.finished is None:
             self._line({"type": "error", "message": error, "code": exit_code})
             self._line({"type": "result", "response": "", "stats": {}, "error": error})
@@ -194,4 +208,3 @@ def make_formatter(kind: str, out: TextIO | None = None, err: TextIO | None = No
     return {"text": TextFormatter, "json": JsonFormatter, "stream-json": StreamJsonFormatter}[kind](
         out, err
     )
-

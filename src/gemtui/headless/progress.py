@@ -14,7 +14,9 @@ _FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 class Spinner:
     """Shows after ``delay`` seconds of silence; stops at the first output."""
 
-    def __init__(self, label: str = "waiting for the model", stream: TextIO | None = None, delay: float = 0.5) -> None:
+    def __init__(
+        self, label: str = "waiting for the model", stream: TextIO | None = None, delay: float = 0.5
+    ) -> None:
         self.stream = stream or sys.stderr
         self.label = label
         self.delay = delay

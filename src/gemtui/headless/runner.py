@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
 from pathlib import Path
@@ -76,7 +77,7 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
         )
     except FatalError as exc:
         if opts.output_format != "text":
-            formatter.close(exc.message, exc.exit_code)  # type: ignore[call-arg]
+            formatter.close(exc.message, exc.exit_code)
         err.write(f"gemtui: {exc.message}\n")
         return exc.exit_code
     max_turns = opts.max_turns if opts.max_turns is not None else settings.general.max_turns
@@ -111,10 +112,8 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
     finally:
         spinner.stop()
         for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
-            except (NotImplementedError, RuntimeError):  # pragma: no cover
-                pass
         await session.aclose()
     code = {
         TerminateReason.GOAL: EXIT_OK,
@@ -126,18 +125,21 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
         code = _exit_code_for(session.executor.last_error)
     if done.reason == TerminateReason.MAX_TURNS:
         err.write(
-            f"gemtui: stopped after {done.turns} model turns (--max-turns); raise the limit to go on\n"
+            f"gemtui: stopped after {done.turns} model turns (--max-turns); "
+            "raise the limit to go on\n"
         )
     if done.reason == TerminateReason.ABORTED:
         err.write("gemtui: cancelled\n")
     if opts.output_format == "json":
-        formatter.close(done.error, code if code else None)  # type: ignore[call-arg]
+        formatter.close(done.error, code if code else None)
     else:
         formatter.close()
     return code
 
 
-def run_headless(opts: HeadlessOptions, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def run_headless(
+    opts: HeadlessOptions, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
     """Run and return the exit code; Ctrl-C before the loop starts also gives 130."""
     try:
         return asyncio.run(_run(opts, out or sys.stdout, err or sys.stderr))

@@ -12,7 +12,7 @@ import httpx
 
 from gemtui.errors import StreamError, TransportError
 from gemtui.providers.http import get_json, open_stream, post_json
-from gemtui.providers.sse import iter_sse_json
+from gemtui.providers.sse import iter_sse_data
 from gemtui.wire import (
     Content,
     CountTokensResponse,
@@ -60,12 +60,16 @@ class GeminiGenerator:
         url = self._url(model, "streamGenerateContent") + "?alt=sse"
         async with open_stream(self._client, url, request.to_wire(), self._headers) as response:
             try:
-                async for frame in iter_sse_json(response):
-                    yield GenerateContentResponse.model_validate(frame.data)
+                async for _event, data in iter_sse_data(response):
+                    try:
+                        # pydantic parses and validates the JSON in one pass (faster)
+                        yield GenerateContentResponse.model_validate_json(data)
+                    except ValueError as exc:
+                        raise StreamError(
+                            f"malformed SSE frame from server: {data[:120]!r}", kind="malformed"
+                        ) from exc
             except httpx.TransportError as exc:
                 raise TransportError(f"{type(exc).__name__} while streaming: {exc}") from exc
-            except ValueError as exc:  # pydantic validation of a frame
-                raise StreamError(f"unexpected frame shape: {exc}", kind="malformed") from exc
 
     async def count_tokens(self, contents: list[Content], *, model: str) -> int:
         body = {"contents": [c.to_wire() for c in contents]}

@@ -11,7 +11,7 @@ import httpx
 from gemtui import __version__
 from gemtui.errors import StreamError, TransportError, api_error_from_response
 
-__all__ = ["DEFAULT_TIMEOUT", "USER_AGENT", "make_client", "open_stream", "post_json", "get_json"]
+__all__ = ["DEFAULT_TIMEOUT", "USER_AGENT", "get_json", "make_client", "open_stream", "post_json"]
 
 USER_AGENT = f"gemtui/{__version__}"
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=10.0)
@@ -31,9 +31,7 @@ async def _raise_for_status(response: httpx.Response) -> None:
         raise api_error_from_response(response.status_code, body, dict(response.headers))
 
 
-async def post_json(
-    client: httpx.AsyncClient, url: str, body: Any, headers: dict[str, str]
-) -> Any:
+async def post_json(client: httpx.AsyncClient, url: str, body: Any, headers: dict[str, str]) -> Any:
     try:
         response = await client.post(url, json=body, headers=headers)
         await _raise_for_status(response)

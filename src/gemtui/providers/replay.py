@@ -19,6 +19,7 @@ from typing import Any
 from gemtui.errors import FatalInputError
 from gemtui.wire import (
     Content,
+    Part,
     GenerateContentRequest,
     GenerateContentResponse,
     ModelInfo,
@@ -113,7 +114,7 @@ def _merge(chunks: list[GenerateContentResponse]) -> GenerateContentResponse:
 
     if not chunks:
         return GenerateContentResponse(candidates=[])
-    parts = []
+    parts: list[Part] = []
     last = chunks[-1]
     finish = None
     for chunk in chunks:

@@ -74,9 +74,7 @@ def compute_wait(policy: RetryPolicy, attempt: int, exc: BaseException | None) -
     return max(0.0, base * (1 + random.uniform(-policy.jitter, policy.jitter)))
 
 
-def _retrying(
-    policy: RetryPolicy, on_retry: Callable[[RetryNotice], None] | None
-) -> AsyncRetrying:
+def _retrying(policy: RetryPolicy, on_retry: Callable[[RetryNotice], None] | None) -> AsyncRetrying:
     def wait(state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
         return compute_wait(policy, state.attempt_number, exc)
@@ -86,7 +84,9 @@ def _retrying(
             return
         exc = state.outcome.exception()
         assert exc is not None
-        on_retry(RetryNotice(state.attempt_number, policy.max_attempts, state.next_action.sleep, exc))
+        on_retry(
+            RetryNotice(state.attempt_number, policy.max_attempts, state.next_action.sleep, exc)
+        )
 
     return AsyncRetrying(
         stop=stop_after_attempt(policy.max_attempts),

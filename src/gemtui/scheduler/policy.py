@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -40,7 +39,7 @@ from gemtui.scheduler.policy_file import (
     load_policy_file,
     write_policy_file,
 )
-from gemtui.scheduler.shell_split import ShellSegment, split_shell
+from gemtui.scheduler.shell_split import ShellSegment, command_words, root_prefix, split_shell
 from gemtui.tools.base import Tool, ToolKind
 
 __all__ = [
@@ -70,12 +69,6 @@ PLAN_MODE_MESSAGE = (
     "would change something, so it was not run. Finish the plan and describe the change "
     "instead; the person will leave plan mode when they want it carried out."
 )
-
-_MULTI_COMMAND_TOOLS = frozenset(
-    {"git", "npm", "pnpm", "yarn", "cargo", "docker", "kubectl", "pip", "pip3", "uv",
-     "make", "go", "gh", "poetry", "bun"}
-)  # fmt: skip
-"""Commands whose second word picks the real action (``git push`` vs ``git status``)."""
 
 
 class PolicyDecision(StrEnum):
@@ -174,13 +167,6 @@ def _regex(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-def _words(text: str) -> list[str]:
-    try:
-        return shlex.split(text)
-    except ValueError:
-        return text.split()
-
-
 def _command_of(tool: Tool, args: dict[str, Any]) -> str | None:
     command = args.get("command")
     if tool.kind is ToolKind.EXECUTE and isinstance(command, str):
@@ -217,8 +203,9 @@ def _matches(rule: PolicyRule, tool: Tool, args: dict[str, Any], mode: str) -> b
         if command is None:
             return False
         if rule.command_prefix:
-            words = _words(command)
-            if not any(words[: len(p)] == p for p in (_words(x) for x in rule.command_prefix) if p):
+            words = command_words(command)
+            prefixes = (command_words(x) for x in rule.command_prefix)
+            if not any(p and words[: len(p)] == p for p in prefixes):
                 return False
         if rule.command_regex and not _regex(rule.command_regex).match(command.strip()):
             return False
@@ -357,7 +344,7 @@ class PolicyEngine:
         segments = split_shell(command) or []
         roots: list[str] = []
         for seg in segments:
-            root = _root_prefix(seg.text)
+            root = root_prefix(seg.text)
             if root and root not in roots:
                 roots.append(root)
         if not roots:
@@ -415,12 +402,3 @@ class PolicyEngine:
     def _resort(self) -> None:
         every = [*BUILTIN_RULES, *self._extra, *self._saved, *self._session]
         self._sorted = sorted(every, key=PolicyRule.sort_key, reverse=True)
-
-
-def _root_prefix(segment: str) -> str:
-    words = _words(segment)
-    if not words:
-        return ""
-    if len(words) > 1 and words[0] in _MULTI_COMMAND_TOOLS and not words[1].startswith("-"):
-        return shlex.join(words[:2])
-    return shlex.quote(words[0])

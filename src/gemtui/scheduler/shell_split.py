@@ -10,9 +10,16 @@ prefix check cannot see into. A small quote-aware scanner does this rather than
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 
-__all__ = ["ShellSegment", "has_redirection", "split_shell"]
+__all__ = ["ShellSegment", "command_words", "has_redirection", "root_prefix", "split_shell"]
+
+MULTI_COMMAND_TOOLS = frozenset(
+    {"git", "npm", "pnpm", "yarn", "cargo", "docker", "kubectl", "pip", "pip3", "uv",
+     "make", "go", "gh", "poetry", "bun"}
+)  # fmt: skip
+"""Commands whose second word picks the real action (``git push`` vs ``git status``)."""
 
 
 @dataclass(frozen=True)
@@ -102,3 +109,25 @@ def has_redirection(command: str) -> bool:
     """Whether any part of ``command`` redirects input or output outside quotes."""
     segments = split_shell(command)
     return segments is None or any(s.redirection for s in segments)
+
+
+def command_words(text: str) -> list[str]:
+    """The words of a simple command as the shell would see them (quotes removed)."""
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+def root_prefix(segment: str) -> str:
+    """The part of a command an "allow for this session" should cover.
+
+    ``git status -s`` → ``git status``; ``ls -la`` → ``ls``; a multi-command tool
+    followed by an option (``git -C x log``) falls back to the first word.
+    """
+    words = command_words(segment)
+    if not words:
+        return ""
+    if len(words) > 1 and words[0] in MULTI_COMMAND_TOOLS and not words[1].startswith("-"):
+        return shlex.join(words[:2])
+    return shlex.quote(words[0])

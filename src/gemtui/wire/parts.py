@@ -10,7 +10,9 @@ from gemtui.wire.types import Content, FunctionCall, GenerateContentResponse, Pa
 def response_text(response: GenerateContentResponse, *, thoughts: bool = False) -> str:
     """Concatenated text of the first candidate (thought parts only when asked)."""
     parts = first_parts(response)
-    return "".join(p.text or "" for p in parts if p.text is not None and bool(p.thought) == thoughts)
+    return "".join(
+        p.text or "" for p in parts if p.text is not None and bool(p.thought) == thoughts
+    )
 
 
 def first_parts(response: GenerateContentResponse) -> list[Part]:
@@ -56,8 +58,10 @@ def append_text(parts: list[Part], text: str) -> None:
 
 
 def is_function_response(content: Content) -> bool:
-    return content.role == "user" and bool(content.parts) and all(
-        p.function_response is not None for p in content.parts
+    return (
+        content.role == "user"
+        and bool(content.parts)
+        and all(p.function_response is not None for p in content.parts)
     )
 
 

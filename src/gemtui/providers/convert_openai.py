@@ -1,0 +1,366 @@
+"""Pure mapping between Gemini-shaped requests/responses and OpenAI chat completions.
+
+No I/O here, so every rule is unit-testable: roles (user→user, model→assistant,
+functionResponse→``tool`` with the call's id), tool declarations as JSON Schema with
+Gemini's upper-case types lowered, and a stream state that reassembles ``tool_calls``
+deltas by index and turns ``reasoning_content`` and ``<think>`` into thought parts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from gemtui.providers.text_tools import ThinkSplitter, function_response_text
+from gemtui.wire import (
+    Candidate,
+    Content,
+    FunctionCall,
+    FunctionDeclaration,
+    GenerateContentRequest,
+    GenerateContentResponse,
+    Part,
+    UsageMetadata,
+)
+
+__all__ = [
+    "CallIds",
+    "OpenAIStream",
+    "declarations_of",
+    "finish_from_openai",
+    "from_openai_completion",
+    "normalize_schema",
+    "system_text",
+    "to_openai_request",
+    "usage_from_openai",
+]
+
+_FINISH = {
+    "stop": "STOP",
+    "length": "MAX_TOKENS",
+    "tool_calls": "STOP",
+    "function_call": "STOP",
+    "content_filter": "SAFETY",
+}
+_TOOL_CHOICE = {"ANY": "required", "NONE": "none", "AUTO": "auto"}
+
+
+def normalize_schema(schema: Any) -> Any:
+    """JSON Schema with Gemini's upper-case ``type`` values ("STRING", "OBJECT") lowered."""
+    if isinstance(schema, dict):
+        out: dict[str, Any] = {}
+        for key, value in schema.items():
+            if key == "type" and isinstance(value, str):
+                out[key] = value.lower()
+            elif key == "type" and isinstance(value, list):
+                out[key] = [v.lower() if isinstance(v, str) else v for v in value]
+            else:
+                out[key] = normalize_schema(value)
+        return out
+    if isinstance(schema, list):
+        return [normalize_schema(v) for v in schema]
+    return schema
+
+
+def declarations_of(request: GenerateContentRequest) -> list[FunctionDeclaration]:
+    return [d for t in request.tools or [] for d in t.function_declarations or []]
+
+
+def parameters_of(decl: FunctionDeclaration) -> dict[str, Any]:
+    schema = decl.parameters_json_schema or decl.parameters
+    if not schema:
+        return {"type": "object", "properties": {}}
+    out = normalize_schema(schema)
+    out.setdefault("type", "object")
+    return dict(out)
+
+
+def system_text(request: GenerateContentRequest) -> str:
+    si = request.system_instruction
+    return "\n\n".join(p.text for p in si.parts if p.text) if si else ""
+
+
+class CallIds:
+    """Ids for calls and results, so a result always names its call.
+
+    A call without an id gets one; a result without an id takes the oldest unanswered
+    call of the same name. ``sanitize`` lets an API with an id pattern reuse the mapping.
+    """
+
+    def __init__(self, prefix: str = "call", sanitize: Any = None) -> None:
+        self._prefix = prefix
+        self._sanitize = sanitize or (lambda s: s)
+        self._open: dict[str, deque[str]] = defaultdict(deque)
+        self._n = 0
+
+    def for_call(self, call: FunctionCall) -> str:
+        self._n += 1
+        cid = self._sanitize(call.id or f"{self._prefix}_{self._n}_{call.name}")
+        self._open[call.name].append(cid)
+        return str(cid)
+
+    def for_result(self, rid: str | None, name: str) -> str:
+        pending = self._open.get(name)
+        if rid:
+            cid = str(self._sanitize(rid))
+            if pending and cid in pending:
+                pending.remove(cid)
+            return cid
+        if pending:
+            return pending.popleft()
+        self._n += 1
+        return str(self._sanitize(f"{self._prefix}_{self._n}_{name}"))
+
+
+def _data_url(part: Part) -> str:
+    assert part.inline_data is not None
+    return f"data:{part.inline_data.mime_type};base64,{part.inline_data.data}"
+
+
+def _user_messages(content: Content, ids: CallIds) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    blocks: list[dict[str, Any]] = []
+    for part in content.parts:
+        fr = part.function_response
+        if fr is not None:
+            out.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": ids.for_result(fr.id, fr.name),
+                    "content": function_response_text(fr),
+                }
+            )
+        elif part.thought:
+            continue
+        elif part.text is not None:
+            if part.text:
+                blocks.append({"type": "text", "text": part.text})
+        elif part.inline_data is not None:
+            blocks.append({"type": "image_url", "image_url": {"url": _data_url(part)}})
+        elif part.file_data is not None:
+            blocks.append({"type": "text", "text": f"[file: {part.file_data.file_uri}]"})
+    if blocks:
+        if all(b["type"] == "text" for b in blocks):
+            out.append({"role": "user", "content": "".join(b["text"] for b in blocks)})
+        else:
+            out.append({"role": "user", "content": blocks})
+    return out
+
+
+def _assistant_message(content: Content, ids: CallIds) -> dict[str, Any] | None:
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for part in content.parts:
+        if part.thought:
+            continue  # reasoning is not sent back: servers reject or ignore it
+        if part.function_call is not None:
+            fc = part.function_call
+            calls.append(
+                {
+                    "id": ids.for_call(fc),
+                    "type": "function",
+                    "function": {"name": fc.name, "arguments": json.dumps(fc.args, ensure_ascii=False)},
+                }
+            )
+        elif part.text:
+            texts.append(part.text)
+    if not texts and not calls:
+        return None
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(texts) or None}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def to_openai_request(
+    request: GenerateContentRequest, model: str, *, stream: bool = True
+) -> dict[str, Any]:
+    """The chat-completions body for ``request`` (nothing Gemini-only survives)."""
+    messages: list[dict[str, Any]] = []
+    system = system_text(request)
+    if system:
+        messages.append({"role": "system", "content": system})
+    ids = CallIds()
+    for content in request.contents:
+        if content.role == "model":
+            msg = _assistant_message(content, ids)
+            if msg is not None:
+                messages.append(msg)
+        else:
+            messages.extend(_user_messages(content, ids))
+    body: dict[str, Any] = {"model": model, "messages": messages, "stream": stream}
+    if stream:
+        body["stream_options"] = {"include_usage": True}
+    decls = declarations_of(request)
+    if decls:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": d.name,
+                    "description": d.description,
+                    "parameters": parameters_of(d),
+                },
+            }
+            for d in decls
+        ]
+        fcc = request.tool_config.function_calling_config if request.tool_config else None
+        if fcc is not None and fcc.mode in _TOOL_CHOICE:
+            body["tool_choice"] = _TOOL_CHOICE[fcc.mode]
+    cfg = request.generation_config
+    if cfg is not None:
+        for src, dst in (
+            (cfg.temperature, "temperature"),
+            (cfg.top_p, "top_p"),
+            (cfg.max_output_tokens, "max_tokens"),
+            (cfg.stop_sequences, "stop"),
+        ):
+            if src is not None:
+                body[dst] = src
+        if cfg.response_schema is not None:
+            schema = normalize_schema(cfg.response_schema)
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "response", "schema": schema},
+            }
+        elif cfg.response_mime_type == "application/json":
+            body["response_format"] = {"type": "json_object"}
+    return body
+
+
+# -- responses --------------------------------------------------------------------------
+
+
+def finish_from_openai(reason: str | None) -> str | None:
+    if reason is None:
+        return None
+    return _FINISH.get(reason, "OTHER")
+
+
+def usage_from_openai(usage: dict[str, Any]) -> UsageMetadata:
+    """Gemini counts thoughts apart from candidates; OpenAI includes them in completion."""
+    prompt = int(usage.get("prompt_tokens") or 0)
+    completion = int(usage.get("completion_tokens") or 0)
+    details = usage.get("completion_tokens_details") or {}
+    reasoning = int(details.get("reasoning_tokens") or 0) if isinstance(details, dict) else 0
+    cached_details = usage.get("prompt_tokens_details") or {}
+    cached = cached_details.get("cached_tokens") if isinstance(cached_details, dict) else None
+    return UsageMetadata(
+        prompt_token_count=prompt,
+        candidates_token_count=max(0, completion - reasoning),
+        thoughts_token_count=reasoning or None,
+        cached_content_token_count=int(cached) if cached is not None else None,
+        total_token_count=int(usage.get("total_tokens") or prompt + completion),
+    )
+
+
+def _parse_args(text: str) -> dict[str, Any] | None:
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+@dataclass
+class _PendingCall:
+    id: str | None = None
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+@dataclass
+class OpenAIStream:
+    """State of one streamed completion: feed each chunk, then ``final()``."""
+
+    think: ThinkSplitter = field(default_factory=ThinkSplitter)
+    calls: dict[int, _PendingCall] = field(default_factory=dict)
+    finish: str | None = None
+    usage: UsageMetadata | None = None
+
+    def feed(self, chunk: dict[str, Any]) -> list[Part]:
+        parts: list[Part] = []
+        for choice in chunk.get("choices") or []:
+            if not isinstance(choice, dict):
+                continue
+            delta = choice.get("delta") or choice.get("message") or {}
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if isinstance(reasoning, str) and reasoning:
+                parts.append(Part(text=reasoning, thought=True))
+            content = delta.get("content")
+            if isinstance(content, str) and content:
+                parts.extend(_pieces(self.think.feed(content)))
+            for tc in delta.get("tool_calls") or []:
+                self._add_call(tc)
+            if choice.get("finish_reason"):
+                self.finish = choice["finish_reason"]
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self.usage = usage_from_openai(usage)
+        return parts
+
+    def _add_call(self, tc: dict[str, Any]) -> None:
+        index = tc.get("index", len(self.calls))
+        pending = self.calls.setdefault(int(index), _PendingCall())
+        if tc.get("id") and not pending.id:
+            pending.id = tc["id"]
+        fn = tc.get("function") or {}
+        if fn.get("name") and not pending.name:
+            pending.name = fn["name"]
+        args = fn.get("arguments")
+        if isinstance(args, str):
+            pending.arguments.append(args)
+        elif isinstance(args, dict):  # some servers send parsed arguments
+            pending.arguments.append(json.dumps(args))
+
+    def final(self) -> GenerateContentResponse:
+        """Held-back text, the reassembled calls, finish reason and usage."""
+        parts = _pieces(self.think.flush())
+        finish = finish_from_openai(self.finish)
+        malformed = False
+        calls: list[Part] = []
+        for index in sorted(self.calls):
+            pending = self.calls[index]
+            args = _parse_args("".join(pending.arguments))
+            if args is None or not pending.name:
+                malformed = True
+                continue
+            calls.append(Part(function_call=FunctionCall(id=pending.id, name=pending.name, args=args)))
+        if malformed:
+            finish = "MALFORMED_FUNCTION_CALL"  # the chat retries; a half call never runs
+        else:
+            parts.extend(calls)
+        return make_response(parts, finish, self.usage)
+
+
+def _pieces(pieces: list[tuple[bool, str]]) -> list[Part]:
+    return [Part(text=t, thought=True) if th else Part(text=t) for th, t in pieces if t]
+
+
+def make_response(
+    parts: list[Part], finish: str | None = None, usage: UsageMetadata | None = None
+) -> GenerateContentResponse:
+    candidates = None
+    if parts or finish is not None:
+        content = Content(role="model", parts=parts)
+        candidates = [Candidate(content=content, finish_reason=finish, index=0)]
+    return GenerateContentResponse(candidates=candidates, usage_metadata=usage)
+
+
+def from_openai_completion(data: dict[str, Any]) -> GenerateContentResponse:
+    """A non-streaming ``chat.completion`` as one response."""
+    state = OpenAIStream()
+    parts: list[Part] = []
+    for choice in (data.get("choices") or [])[:1]:
+        delta = {"delta": choice.get("message") or {}, "finish_reason": choice.get("finish_reason")}
+        parts = state.feed({"choices": [delta]})
+    if isinstance(data.get("usage"), dict):
+        state.feed({"usage": data["usage"]})
+    final = state.final()
+    cand = final.candidates[0] if final.candidates else None
+    tail = list(cand.content.parts) if cand and cand.content else []
+    return make_response(parts + tail, cand.finish_reason if cand else None, final.usage_metadata)

@@ -1,0 +1,117 @@
+"""Any OpenAI-compatible chat-completions server: OpenAI, vLLM, Ollama, llama.cpp, LM Studio.
+
+The base URL includes ``/v1`` (as the OpenAI SDK's does); the key is optional because
+local servers need none. Text and thought deltas are passed on as they arrive; tool
+calls are reassembled by index and handed over with the finish reason in the last chunk.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+
+from gemtui.errors import StreamError, TransportError, api_error_from_response
+from gemtui.providers.convert_openai import (
+    OpenAIStream,
+    from_openai_completion,
+    make_response,
+    to_openai_request,
+)
+from gemtui.providers.http import get_json, open_stream, post_json
+from gemtui.providers.sse import iter_sse_json
+from gemtui.wire import Content, GenerateContentRequest, GenerateContentResponse, ModelInfo
+
+__all__ = ["DEFAULT_OPENAI_BASE_URL", "OpenAICompatGenerator", "estimate_tokens"]
+
+DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+
+def estimate_tokens(contents: list[Content]) -> int:
+    """About four characters a token: the chat-completions API has no counting endpoint."""
+    chars = 0
+    for content in contents:
+        for part in content.parts:
+            if part.text:
+                chars += len(part.text)
+            if part.function_call is not None:
+                chars += len(json.dumps(part.function_call.args)) + len(part.function_call.name)
+            if part.function_response is not None:
+                chars += len(json.dumps(part.function_response.response))
+    return math.ceil(chars / 4)
+
+
+class OpenAICompatGenerator:
+    """ContentGenerator over ``{base}/chat/completions``."""
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        name: str = "openai",
+    ) -> None:
+        self._client = client
+        self._base = (base_url or DEFAULT_OPENAI_BASE_URL).rstrip("/")
+        self._api_key = api_key
+        self.name = name
+
+    @property
+    def _headers(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+
+    async def generate(
+        self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
+    ) -> GenerateContentResponse:
+        body = to_openai_request(request, model, stream=False)
+        data = await post_json(self._client, f"{self._base}/chat/completions", body, self._headers)
+        return from_openai_completion(data)
+
+    async def stream(
+        self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
+    ) -> AsyncIterator[GenerateContentResponse]:
+        body = to_openai_request(request, model, stream=True)
+        url = f"{self._base}/chat/completions"
+        state = OpenAIStream()
+        async with open_stream(self._client, url, body, self._headers) as response:
+            try:
+                async for frame in iter_sse_json(response, done_marker="[DONE]"):
+                    data = frame.data
+                    if not isinstance(data, dict):
+                        raise StreamError(f"unexpected frame: {str(data)[:120]}", kind="malformed")
+                    if "error" in data:  # some servers report failures inside the stream
+                        raise _stream_error(data)
+                    parts = state.feed(data)
+                    if parts:
+                        yield make_response(parts)
+            except httpx.TransportError as exc:
+                raise TransportError(f"{type(exc).__name__} while streaming: {exc}") from exc
+        yield state.final()
+
+    async def count_tokens(self, contents: list[Content], *, model: str) -> int:
+        """An estimate (characters / 4): OpenAI-compatible servers offer no count endpoint."""
+        return estimate_tokens(contents)
+
+    async def embed(self, texts: list[str], *, model: str) -> list[list[float]]:
+        body = {"model": model, "input": texts}
+        data = await post_json(self._client, f"{self._base}/embeddings", body, self._headers)
+        items = sorted(data.get("data", []), key=lambda d: d.get("index", 0))
+        return [list(d.get("embedding", [])) for d in items]
+
+    async def list_models(self) -> list[ModelInfo]:
+        data = await get_json(self._client, f"{self._base}/models", self._headers)
+        items = data.get("data", []) if isinstance(data, dict) else []
+        return [ModelInfo(name=m["id"], display_name=m["id"]) for m in items if "id" in m]
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def _stream_error(data: dict[str, Any]) -> Exception:
+    err = data.get("error")
+    code = err.get("code") if isinstance(err, dict) else None
+    status = code if isinstance(code, int) and 400 <= code < 600 else 500
+    return api_error_from_response(status, json.dumps(data))

@@ -1,0 +1,460 @@
+"""Text-based tool calling for models without native function calling.
+
+The wrapper describes the tools in the system instruction, sends no ``tools`` to the
+inner generator, and parses JSON tool calls back out of the streamed text (fenced
+```json blocks and inline ``{"tool_call": {...}}``). Text that might be the start of a
+call is held back until it can be decided, so visible deltas stay incremental and the
+call's JSON never flashes on screen. ``<think>…</think>`` becomes thought parts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+from gemtui.providers.base import ContentGenerator
+from gemtui.wire import (
+    Candidate,
+    Content,
+    FunctionCall,
+    FunctionDeclaration,
+    FunctionResponse,
+    GenerateContentRequest,
+    GenerateContentResponse,
+    ModelInfo,
+    Part,
+    UsageMetadata,
+)
+
+__all__ = [
+    "CallExtractor",
+    "TextToolsGenerator",
+    "ThinkSplitter",
+    "function_response_text",
+    "render_call",
+    "tool_guidance",
+]
+
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+
+
+def _partial_suffix(text: str, tag: str) -> int:
+    """Length of the longest end of ``text`` that is a proper start of ``tag``."""
+    for k in range(min(len(tag) - 1, len(text)), 0, -1):
+        if text.endswith(tag[:k]):
+            return k
+    return 0
+
+
+class ThinkSplitter:
+    """Splits streamed text into (is_thought, text) pieces at ``<think>`` tags.
+
+    A tag split across chunks is held back until complete, so nothing of it leaks.
+    """
+
+    def __init__(self) -> None:
+        self._inside = False
+        self._buf = ""
+
+    def feed(self, text: str) -> list[tuple[bool, str]]:
+        self._buf += text
+        out: list[tuple[bool, str]] = []
+        while True:
+            tag = THINK_CLOSE if self._inside else THINK_OPEN
+            i = self._buf.find(tag)
+            if i >= 0:
+                if i:
+                    out.append((self._inside, self._buf[:i]))
+                self._buf = self._buf[i + len(tag) :]
+                self._inside = not self._inside
+                continue
+            keep = _partial_suffix(self._buf, tag)
+            emit = self._buf[: len(self._buf) - keep]
+            if emit:
+                out.append((self._inside, emit))
+            self._buf = self._buf[len(emit) :]
+            return out
+
+    def flush(self) -> list[tuple[bool, str]]:
+        rest, self._buf = self._buf, ""
+        return [(self._inside, rest)] if rest else []
+
+
+# -- parsing calls out of text ---------------------------------------------------------
+
+_MARKER = '"tool_call'
+_FENCE = "```"
+
+
+def _object_end(text: str, start: int) -> int:
+    """Index after the JSON object opening at ``start``, or -1 if it is not closed yet."""
+    depth, in_str, escaped = 0, False, False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_str:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return -1
+
+
+def _calls_from(obj: Any) -> list[tuple[str, dict[str, Any]]] | None:
+    """The calls a parsed JSON value holds, or None when it is not a tool call."""
+    items: list[Any]
+    if isinstance(obj, list):
+        items = obj
+    elif isinstance(obj, dict) and isinstance(obj.get("tool_calls"), list):
+        items = obj["tool_calls"]
+    else:
+        items = [obj]
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for item in items:
+        call = item.get("tool_call", item) if isinstance(item, dict) else None
+        if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+            return None
+        args = call.get("arguments", call.get("args", {}))
+        if isinstance(args, str):
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except ValueError:
+                return None
+        if not isinstance(args, dict):
+            return None
+        calls.append((call["name"], args))
+    return calls or None
+
+
+class CallExtractor:
+    """Incremental parser: feed text, get back the part that is safe to show."""
+
+    def __init__(self, *, preserve_context: bool = False) -> None:
+        self.preserve_context = preserve_context
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.malformed = False
+        self._buf = ""
+
+    def feed(self, text: str) -> str:
+        self._buf += text
+        return self._scan(final=False)
+
+    def flush(self) -> str:
+        return self._scan(final=True)
+
+    def _scan(self, *, final: bool) -> str:
+        buf, out, pos = self._buf, [], 0
+        while True:
+            starts = [i for i in (buf.find("{", pos), buf.find(_FENCE, pos)) if i >= 0]
+            if not starts:
+                keep = 0 if final else min(len(buf) - len(buf.rstrip("`")), len(buf) - pos)
+                out.append(buf[pos : len(buf) - keep])
+                self._buf = buf[len(buf) - keep :]
+                break
+            start = min(starts)
+            out.append(buf[pos:start])
+            status, end = self._try(buf, start, final)
+            if status == "more":
+                self._buf = buf[start:]
+                break
+            if status == "no":
+                step = 3 if buf.startswith(_FENCE, start) else 1
+                out.append(buf[start : start + step])
+                pos = start + step
+                continue
+            if self.preserve_context:
+                out.append(buf[start:end])
+            pos = end
+        return "".join(out)
+
+    def _try(self, buf: str, start: int, final: bool) -> tuple[str, int]:
+        """("call" | "no" | "more", end) for a candidate at ``start``."""
+        if buf.startswith(_FENCE, start):
+            rest = buf[start + 3 :]
+            if rest[:4].lower() == "json":
+                rest = rest[4:]
+            elif "json".startswith(rest.lower()) and not final:
+                return "more", 0
+            body = rest.lstrip()
+            if not body:
+                return ("no", 0) if final else ("more", 0)
+            if body[0] != "{":
+                return "no", 0
+            brace = len(buf) - len(body)
+            close = buf.find(_FENCE, brace)
+            if close < 0:
+                end = _object_end(buf, brace)
+                if not final or end < 0:
+                    return self._undecided(final, buf[brace:])
+                return self._accept(buf[brace:end], end)
+            return self._accept(buf[brace:close].strip(), close + 3)
+        head = buf[start + 1 :].lstrip()
+        if not head.startswith(_MARKER):
+            if _MARKER.startswith(head) and not final:
+                return "more", 0
+            return "no", 0
+        end = _object_end(buf, start)
+        if end < 0:
+            return self._undecided(final, buf[start:])
+        return self._accept(buf[start:end], end)
+
+    def _undecided(self, final: bool, text: str) -> tuple[str, int]:
+        if not final:
+            return "more", 0
+        if _MARKER in text:
+            self.malformed = True
+        return "no", 0
+
+    def _accept(self, text: str, end: int) -> tuple[str, int]:
+        try:
+            calls = _calls_from(json.loads(text))
+        except ValueError:
+            calls = None
+            if _MARKER in text:
+                self.malformed = True
+        if calls is None:
+            return "no", 0
+        self.calls.extend(calls)
+        return "call", end
+
+
+# -- rendering tools and history as text -----------------------------------------------
+
+
+def _schema_of(decl: FunctionDeclaration) -> dict[str, Any]:
+    return decl.parameters_json_schema or decl.parameters or {}
+
+
+def tool_guidance(declarations: list[FunctionDeclaration]) -> str:
+    """The system text that teaches a model without function calling to call tools."""
+    lines = [
+        "You have access to the following tools. When you need to use a tool, respond with "
+        "JSON in this exact format:",
+        "",
+        "```json",
+        '{"tool_call": {"name": "tool_name", "arguments": {"param": "value"}}}',
+        "```",
+        "",
+        "Available tools:",
+    ]
+    for decl in declarations:
+        lines.append(f"**{decl.name}**: {decl.description.strip()}")
+        schema = _schema_of(decl)
+        props = schema.get("properties") or {}
+        required = set(schema.get("required") or [])
+        if props:
+            lines.append("  Parameters:")
+        for pname, pschema in props.items():
+            kind = str(pschema.get("type", "any")).lower() if isinstance(pschema, dict) else "any"
+            need = "required" if pname in required else "optional"
+            desc = pschema.get("description", "") if isinstance(pschema, dict) else ""
+            lines.append(f'    "{pname}": {kind} ({need}) - {desc}'.rstrip(" -"))
+    lines += [
+        "",
+        "IMPORTANT:",
+        "- Only use tools when necessary to complete the user's request.",
+        "- Always use the exact JSON format shown above, one ```json block per tool call; "
+        "several blocks call several tools.",
+        "- Include all required parameters.",
+        "- After your tool calls, stop and wait: each result comes back in a message starting "
+        "'Tool result for'.",
+    ]
+    return "\n".join(lines)
+
+
+def render_call(call: FunctionCall) -> str:
+    """A call as the JSON text the model wrote (so history reads like its own words)."""
+    body = json.dumps({"tool_call": {"name": call.name, "arguments": call.args}}, ensure_ascii=False)
+    return f"```json\n{body}\n```"
+
+
+def function_response_text(response: FunctionResponse) -> str:
+    """The result as text: the output string, ``Error: …``, or the JSON."""
+    data = response.response
+    if set(data) == {"output"} and isinstance(data["output"], str):
+        return data["output"]
+    if "error" in data and isinstance(data["error"], str) and len(data) == 1:
+        return f"Error: {data['error']}"
+    return json.dumps(data, ensure_ascii=False)
+
+
+def _call_id(n: int, name: str, args: dict[str, Any]) -> str:
+    digest = hashlib.sha1(
+        json.dumps([name, args], sort_keys=True, ensure_ascii=False).encode()
+    ).hexdigest()
+    return f"text-call-{n}-{digest[:8]}"
+
+
+class TextToolsGenerator:
+    """Wraps any ContentGenerator; tools travel as text both ways."""
+
+    def __init__(
+        self,
+        inner: ContentGenerator,
+        *,
+        preserve_context: bool = False,
+        no_think: bool = False,
+        no_think_switch: str = "/no_think",
+    ) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.preserve_context = preserve_context
+        self.no_think = no_think
+        self.no_think_switch = no_think_switch
+        self._counter = itertools.count(1)
+
+    # -- request ---------------------------------------------------------------------
+    def rewrite_request(self, request: GenerateContentRequest) -> GenerateContentRequest:
+        decls = [d for t in request.tools or [] for d in t.function_declarations or []]
+        system_parts = [
+            Part(text=p.text)
+            for p in (request.system_instruction.parts if request.system_instruction else [])
+            if p.text
+        ]
+        if decls:
+            system_parts.append(Part(text=tool_guidance(decls)))
+        kept_tools = [t for t in request.tools or [] if t.google_search is not None]
+        return request.model_copy(
+            update={
+                "contents": [self._render(c) for c in request.contents],
+                "system_instruction": Content(role="user", parts=system_parts)
+                if system_parts
+                else None,
+                "tools": kept_tools or None,
+                "tool_config": None,
+            }
+        )
+
+    def _render(self, content: Content) -> Content:
+        texts: list[str] = []
+        others: list[Part] = []
+        for part in content.parts:
+            if part.thought:
+                continue
+            if part.function_call is not None:
+                texts.append(render_call(part.function_call))
+            elif part.function_response is not None:
+                fr = part.function_response
+                texts.append(f"Tool result for {fr.name} ({fr.id}): {function_response_text(fr)}")
+            elif part.text is not None:
+                if part.text:
+                    texts.append(part.text)
+            else:
+                others.append(part.model_copy(update={"thought_signature": None}))
+        text = "\n\n".join(texts)
+        if content.role == "user" and self.no_think:
+            text = f"{self.no_think_switch}\n\n{text}" if text else self.no_think_switch
+        parts = ([Part(text=text)] if text else []) + others
+        return Content(role=content.role, parts=parts or [Part(text="")])
+
+    # -- response --------------------------------------------------------------------
+    async def stream(
+        self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
+    ) -> AsyncIterator[GenerateContentResponse]:
+        think = ThinkSplitter()
+        extractor = CallExtractor(preserve_context=self.preserve_context)
+        finish: str | None = None
+        usage: UsageMetadata | None = None
+        native: list[Part] = []
+        inner = self.inner.stream(self.rewrite_request(request), model=model, prompt_id=prompt_id)
+        try:
+            async for chunk in inner:
+                parts: list[Part] = []
+                for cand in chunk.candidates or []:
+                    for part in cand.content.parts if cand.content else []:
+                        if part.function_call is not None:
+                            native.append(part)
+                        elif part.text is None or part.thought:
+                            parts.append(part)
+                        else:
+                            self._split(think.feed(part.text), extractor, parts)
+                    finish = cand.finish_reason or finish
+                usage = chunk.usage_metadata or usage
+                if parts:
+                    yield _response(parts)
+        finally:
+            close = getattr(inner, "aclose", None)
+            if close is not None:
+                await close()
+        parts = []
+        self._split(think.flush(), extractor, parts)
+        tail = extractor.flush()
+        if tail:
+            parts.append(Part(text=tail))
+        if finish is not None:
+            if extractor.malformed and not extractor.calls:
+                finish = "MALFORMED_FUNCTION_CALL"
+            for name, args in extractor.calls:
+                call = FunctionCall(id=_call_id(next(self._counter), name, args), name=name, args=args)
+                parts.append(Part(function_call=call))
+            parts.extend(native)
+        if parts or finish is not None or usage is not None:
+            yield _response(parts, finish, usage)
+
+    @staticmethod
+    def _split(
+        pieces: list[tuple[bool, str]], extractor: CallExtractor, parts: list[Part]
+    ) -> None:
+        for is_thought, piece in pieces:
+            if is_thought:
+                parts.append(Part(text=piece, thought=True))
+            else:
+                visible = extractor.feed(piece)
+                if visible:
+                    parts.append(Part(text=visible))
+
+    async def generate(
+        self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
+    ) -> GenerateContentResponse:
+        """One whole response, assembled from the stream (so parsing is the same)."""
+        parts: list[Part] = []
+        finish: str | None = None
+        usage: UsageMetadata | None = None
+        async for chunk in self.stream(request, model=model, prompt_id=prompt_id):
+            for cand in chunk.candidates or []:
+                parts.extend(cand.content.parts if cand.content else [])
+                finish = cand.finish_reason or finish
+            usage = chunk.usage_metadata or usage
+        return _response(parts, finish, usage)
+
+    async def count_tokens(self, contents: list[Content], *, model: str) -> int:
+        return await self.inner.count_tokens(
+            [self._render(c) for c in contents], model=model
+        )
+
+    async def embed(self, texts: list[str], *, model: str) -> list[list[float]]:
+        return await self.inner.embed(texts, model=model)
+
+    async def list_models(self) -> list[ModelInfo]:
+        return await self.inner.list_models()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def _response(
+    parts: list[Part], finish: str | None = None, usage: UsageMetadata | None = None
+) -> GenerateContentResponse:
+    cand = Candidate(content=Content(role="model", parts=parts), finish_reason=finish, index=0)
+    return GenerateContentResponse(candidates=[cand], usage_metadata=usage)
+
+
+_QWEN = re.compile(r"qwen|qwq", re.IGNORECASE)
+
+
+def is_qwen(model: str) -> bool:
+    """Qwen-family models think in ``<think>`` and obey ``/no_think``."""
+    return bool(_QWEN.search(model))

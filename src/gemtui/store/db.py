@@ -1,0 +1,134 @@
+"""Opening the SQLite file: WAL, busy timeout, migrations, and moving a corrupt file aside.
+
+A store that cannot be read must never cost the person their old sessions: a corrupt
+file is renamed to ``sessions.db.corrupt-<timestamp>`` (with its -wal/-shm) and a new
+store is created beside it, with a message on stderr and in the log.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+from gemtui.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+__all__ = [
+    "StoreCorruptError",
+    "StoreVersionError",
+    "connect", "database_path", "move_aside", "open_database"]
+
+log = logging.getLogger(__name__)
+
+_HEADER = b"SQLite format 3\x00"
+QUICK_CHECK_LIMIT = 32 * 1024 * 1024
+"""Files up to this size get ``PRAGMA quick_check`` at open (a few ms); bigger ones only
+the cheap checks, so the browser opens fast on a large store."""
+
+
+class StoreCorruptError(Exception):
+    """The file is not a usable SQLite database."""
+
+
+class StoreVersionError(Exception):
+    """The store was written by a newer gemtui; it is left alone, never moved aside."""
+
+
+def database_path() -> Path:
+    from gemtui.config.paths import data_dir
+
+    return data_dir() / "sessions.db"
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection in autocommit mode; writers open ``BEGIN IMMEDIATE`` themselves."""
+    conn = sqlite3.connect(path, timeout=10.0, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout = 10000")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+def _looks_like_sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(len(_HEADER))
+    except OSError:
+        return False
+    return head == _HEADER or head == b""
+
+
+def _check(conn: sqlite3.Connection, path: Path, verify: bool | None) -> None:
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    if verify is None:
+        verify = path.stat().st_size <= QUICK_CHECK_LIMIT
+    if verify:
+        rows = conn.execute("PRAGMA quick_check").fetchall()
+        if [r[0] for r in rows] != ["ok"]:
+            raise StoreCorruptError("; ".join(str(r[0]) for r in rows[:3]))
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Run the migrations this file has not seen yet; returns the version it had."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise StoreVersionError(
+            f"the session store has schema version {version}, newer than this gemtui knows ({SCHEMA_VERSION})"
+        )
+    for number in range(version, SCHEMA_VERSION):
+        conn.executescript(
+            f"BEGIN IMMEDIATE;\n{MIGRATIONS[number]}\nPRAGMA user_version = {number + 1};\nCOMMIT;"
+        )
+    return version
+
+
+def move_aside(path: Path, reason: str) -> Path:
+    """Rename a bad store (and its WAL files) out of the way; never overwrite anything."""
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+    path.rename(target)
+    for suffix in ("-wal", "-shm"):
+        extra = path.with_name(path.name + suffix)
+        if extra.exists():
+            extra.rename(target.with_name(target.name + suffix))
+    message = (
+        f"gemtui: the session store {path} could not be read ({reason}); "
+        f"it was moved to {target} and a new store was created.\n"
+    )
+    sys.stderr.write(message)
+    log.error(message.strip())
+    return target
+
+
+def open_database(path: Path | None = None, *, verify: bool | None = None) -> sqlite3.Connection:
+    """Open (creating or migrating) the store; a corrupt file is moved aside first.
+
+    ``verify`` forces (True) or skips (False) the page-level check; by default only small
+    files get it.
+    """
+    path = path or database_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and not _looks_like_sqlite(path):
+        move_aside(path, "not a SQLite database")
+    conn = connect(path)
+    try:
+        _check(conn, path, verify)
+        conn.execute("PRAGMA journal_mode = WAL")
+        migrate(conn)
+    except (sqlite3.DatabaseError, StoreCorruptError) as exc:
+        conn.close()
+        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            raise
+        move_aside(path, str(exc))
+        conn = connect(path)
+        conn.execute("PRAGMA journal_mode = WAL")
+        migrate(conn)
+    # NORMAL in WAL mode: a commit survives a killed process (not a power cut) without
+    # an fsync per message, which keeps the recorder off the engine's critical path.
+    conn.execute("PRAGMA synchronous = NORMAL")
+    return conn

@@ -1,0 +1,443 @@
+"""SessionStore: every read and write of saved sessions, each write its own short transaction.
+
+One connection per store object, guarded by a lock so the TUI's worker threads and the
+event loop can share it. Writers take ``BEGIN IMMEDIATE`` so two processes queue on the
+busy timeout instead of failing on a lock upgrade.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from gemtui.store.db import open_database
+from gemtui.store.records import (
+    HIT_END,
+    HIT_START,
+    SearchHit,
+    SessionInfo,
+    SessionMatch,
+    content_text,
+    is_prompt,
+)
+from gemtui.store.redact import Redactor
+from gemtui.wire import Content
+
+__all__ = ["SORTS", "SessionNotFoundError", "SessionStore"]
+
+SORTS: dict[str, str] = {
+    "date": "updated DESC",
+    "size": "message_count DESC, updated DESC",
+    "name": "title COLLATE NOCASE ASC, updated DESC",
+}
+"""Sort keys of the session list, newest first by default."""
+
+_COLUMNS = (
+    "id, title, workspace, provider, model, created, updated, message_count, turns, "
+    "tokens_input, tokens_output, tokens_total, imported, source, parent_id"
+)
+
+
+class SessionNotFoundError(LookupError):
+    """No session (or more than one) answers to a reference."""
+
+
+def _info(row: Sequence[Any]) -> SessionInfo:
+    return SessionInfo(
+        id=row[0], title=row[1], workspace=row[2], provider=row[3], model=row[4],
+        created=row[5], updated=row[6], messages=row[7], turns=row[8],
+        tokens_input=row[9], tokens_output=row[10], tokens=row[11],
+        imported=bool(row[12]), source=row[13], parent_id=row[14],
+    )  # fmt: skip
+
+
+def fts_query(text: str) -> str:
+    """A person's words as a safe FTS5 query: every word required, the last one a prefix."""
+    words = re.findall(r"\w+", text, flags=re.UNICODE)
+    if not words:
+        return ""
+    quoted = ['"' + w.replace('"', '""') + '"' for w in words]
+    quoted[-1] += "*"
+    return " ".join(quoted)
+
+
+def _like(text: str) -> str:
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+class SessionStore:
+    """The saved sessions of this user (``data_dir()/sessions.db`` unless told otherwise)."""
+
+    def __init__(
+        self, path: Path | None = None, *, verify: bool | None = None, redact: Redactor | None = None
+    ) -> None:
+        from gemtui.store.db import database_path
+
+        self.path = path or database_path()
+        self.redact = redact or Redactor.from_environment()
+        """Masks known secrets in everything written."""
+        self._conn = open_database(self.path, verify=verify)
+        self._lock = threading.RLock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    # -- sessions ------------------------------------------------------------------------
+    def create_session(
+        self,
+        session_id: str | None = None,
+        *,
+        title: str = "",
+        workspace: str = "",
+        provider: str = "",
+        model: str = "",
+        created: float | None = None,
+        imported: bool = False,
+        source: str = "gemtui",
+        parent_id: str | None = None,
+    ) -> str:
+        """Create the row, or (resuming) refresh its provider, model and time."""
+        sid = session_id or uuid.uuid4().hex
+        now = time.time() if created is None else created
+        with self._tx() as c:
+            c.execute(
+                "INSERT INTO sessions (id, title, workspace, provider, model, created, updated,"
+                " imported, source, parent_id) VALUES (?,?,?,?,?,?,?,?,?,?)"
+                " ON CONFLICT(id) DO UPDATE SET provider=excluded.provider,"
+                " model=excluded.model, updated=excluded.updated",
+                (sid, title, workspace, provider, model, now, now, int(imported), source, parent_id),
+            )
+        return sid
+
+    def get(self, session_id: str) -> SessionInfo | None:
+        rows = self._query(f"SELECT {_COLUMNS} FROM sessions WHERE id = ?", (session_id,))
+        return _info(rows[0]) if rows else None
+
+    def resolve(self, ref: str | None, *, workspace: str | None = None) -> SessionInfo:
+        """``latest`` (in ``workspace`` when given), a full id, or an unambiguous prefix."""
+        if ref in (None, "", "latest"):
+            where, params = ("WHERE workspace = ?", [workspace]) if workspace else ("", [])
+            rows = self._query(
+                f"SELECT {_COLUMNS} FROM sessions {where} ORDER BY updated DESC LIMIT 1", params
+            )
+            if not rows:
+                place = f" for {workspace}" if workspace else ""
+                raise SessionNotFoundError(f"there is no saved session{place} to resume")
+            return _info(rows[0])
+        assert ref is not None
+        exact = self.get(ref)
+        if exact is not None:
+            return exact
+        rows = self._query(
+            f"SELECT {_COLUMNS} FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 2",
+            (_like(ref)[1:],),
+        )
+        if len(rows) == 1:
+            return _info(rows[0])
+        if not rows:
+            raise SessionNotFoundError(f"no saved session has the id {ref!r}")
+        raise SessionNotFoundError(f"more than one saved session starts with {ref!r}; give more of the id")
+
+    def list_sessions(
+        self,
+        workspace: str | None = None,
+        *,
+        sort: str = "date",
+        limit: int = 200,
+        offset: int = 0,
+        text: str | None = None,
+    ) -> list[SessionInfo]:
+        """One page of sessions; ``text`` filters by title, workspace or model."""
+        where: list[str] = []
+        params: list[Any] = []
+        if workspace:
+            where.append("workspace = ?")
+            params.append(workspace)
+        if text:
+            where.append(
+                "(title LIKE ? ESCAPE '\\' OR workspace LIKE ? ESCAPE '\\' OR model LIKE ? ESCAPE '\\')"
+            )
+            params += [_like(text)] * 3
+        clause = ("WHERE " + " AND ".join(where)) if where else ""
+        order = SORTS.get(sort, SORTS["date"])
+        rows = self._query(
+            f"SELECT {_COLUMNS} FROM sessions {clause} ORDER BY {order} LIMIT ? OFFSET ?",
+            [*params, limit, offset],
+        )
+        return [_info(r) for r in rows]
+
+    def count_sessions(self, workspace: str | None = None) -> int:
+        if workspace:
+            return int(self._query("SELECT count(*) FROM sessions WHERE workspace = ?", (workspace,))[0][0])
+        return int(self._query("SELECT count(*) FROM sessions")[0][0])
+
+    def rename(self, session_id: str, title: str) -> None:
+        with self._tx() as c:
+            c.execute("UPDATE sessions SET title = ? WHERE id = ?", (title.strip(), session_id))
+
+    def set_title_if_empty(self, session_id: str, title: str) -> None:
+        with self._tx() as c:
+            c.execute("UPDATE sessions SET title = ? WHERE id = ? AND title = ''", (title, session_id))
+
+    def delete(self, session_id: str) -> bool:
+        with self._tx() as c:
+            cur = c.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+        return cur.rowcount > 0
+
+    # -- messages ------------------------------------------------------------------------
+    def add_message(
+        self,
+        session_id: str,
+        role: str,
+        content: Content | dict[str, Any],
+        text: str | None = None,
+        *,
+        index: int | None = None,
+    ) -> int:
+        """Append one completed message to the session's current history; its index."""
+        msg = content if isinstance(content, Content) else Content.model_validate(content)
+        if msg.role is None:
+            msg = msg.model_copy(update={"role": role})
+        body = self.redact(json.dumps(msg.to_wire(), ensure_ascii=False))
+        text = self.redact(content_text(msg) if text is None else text)
+        now = time.time()
+        with self._tx() as c:
+            epoch, count = c.execute(
+                "SELECT epoch, message_count FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+            idx = count if index is None else index
+            c.execute(
+                "INSERT INTO messages (session_id, idx, epoch, role, content, text, created)"
+                " VALUES (?,?,?,?,?,?,?)",
+                (session_id, idx, epoch, role, body, text, now),
+            )
+            c.execute(
+                "UPDATE sessions SET message_count = max(message_count, ?), turns = turns + ?,"
+                " updated = ? WHERE id = ?",
+                (idx + 1, int(is_prompt(msg)), now, session_id),
+            )
+        return idx
+
+    def replace_history(self, session_id: str, history: Sequence[Content]) -> None:
+        """Start a new epoch holding ``history`` (after a compression); old rows stay searchable."""
+        now = time.time()
+        with self._tx() as c:
+            c.execute("UPDATE sessions SET epoch = epoch + 1, updated = ? WHERE id = ?", (now, session_id))
+            (epoch,) = c.execute("SELECT epoch FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            c.executemany(
+                "INSERT INTO messages (session_id, idx, epoch, role, content, text, created)"
+                " VALUES (?,?,?,?,?,?,?)",
+                [
+                    (session_id, i, epoch, m.role or "user",
+                     self.redact(json.dumps(m.to_wire(), ensure_ascii=False)),
+                     self.redact(content_text(m)), now)
+                    for i, m in enumerate(history)
+                ],
+            )  # fmt: skip
+            c.execute("UPDATE sessions SET message_count = ? WHERE id = ?", (len(history), session_id))
+
+    def truncate_history(self, session_id: str, length: int) -> None:
+        """Drop current-history messages from index ``length`` on (a prompt never sent)."""
+        with self._tx() as c:
+            c.execute(
+                "DELETE FROM messages WHERE session_id = ? AND idx >= ?"
+                " AND epoch = (SELECT epoch FROM sessions WHERE id = ?)",
+                (session_id, length, session_id),
+            )
+            c.execute(
+                "UPDATE sessions SET message_count = min(message_count, ?) WHERE id = ?",
+                (length, session_id),
+            )
+
+    def _history_rows(self, session_id: str, limit: int | None = None) -> list[Any]:
+        sql = (
+            "SELECT m.idx, m.role, m.content, m.text FROM messages m JOIN sessions s ON s.id = m.session_id"
+            " WHERE m.session_id = ? AND m.epoch = s.epoch ORDER BY m.idx"
+        )
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return self._query(sql, (session_id,))
+
+    def load_history(self, session_id: str) -> list[Content]:
+        """The session's current history, exactly as the chat held it."""
+        return [Content.model_validate(json.loads(r[2])) for r in self._history_rows(session_id)]
+
+    def message_texts(self, session_id: str, limit: int = 40) -> list[tuple[str, str]]:
+        """(role, text) of the first messages, for a preview without parsing JSON."""
+        return [(r[1], r[3]) for r in self._history_rows(session_id, limit)]
+
+    def fork(self, session_id: str, at_message_index: int | None = None) -> str:
+        """A new session holding the history up to (not including) ``at_message_index``."""
+        info = self.get(session_id)
+        if info is None:
+            raise SessionNotFoundError(f"no saved session has the id {session_id!r}")
+        new_id = uuid.uuid4().hex
+        stop = info.messages if at_message_index is None else max(0, at_message_index)
+        now = time.time()
+        with self._tx() as c:
+            c.execute(
+                "INSERT INTO sessions (id, title, workspace, provider, model, created, updated, parent_id)"
+                " VALUES (?,?,?,?,?,?,?,?)",
+                (new_id, f"{info.title} (fork)".strip(), info.workspace, info.provider, info.model,
+                 now, now, session_id),
+            )  # fmt: skip
+            c.execute(
+                "INSERT INTO messages (session_id, idx, epoch, role, content, text, created)"
+                " SELECT ?, m.idx, 0, m.role, m.content, m.text, ? FROM messages m"
+                " JOIN sessions s ON s.id = m.session_id"
+                " WHERE m.session_id = ? AND m.epoch = s.epoch AND m.idx < ? ORDER BY m.idx",
+                (new_id, now, session_id, stop),
+            )
+            c.execute(
+                "UPDATE sessions SET message_count = (SELECT count(*) FROM messages WHERE session_id = ?),"
+                " turns = (SELECT count(*) FROM messages WHERE session_id = ? AND role = 'user'"
+                " AND content LIKE '%\"text\"%') WHERE id = ?",
+                (new_id, new_id, new_id),
+            )
+        return new_id
+
+    # -- tool calls and usage ------------------------------------------------------------
+    def add_tool_call(
+        self,
+        session_id: str,
+        call_id: str,
+        name: str,
+        args: dict[str, Any],
+        state: str,
+        *,
+        decision: str | None = None,
+        output: str | None = None,
+        error: str | None = None,
+        duration_ms: float | None = None,
+    ) -> None:
+        with self._tx() as c:
+            c.execute(
+                "INSERT INTO tool_calls (session_id, call_id, name, args, state, decision, output,"
+                " error, duration_ms, created) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (session_id, call_id, name, self.redact(json.dumps(args, ensure_ascii=False, default=str)),
+                 state, decision, self.redact(output or "") or None, self.redact(error or "") or None,
+                 duration_ms, time.time()),
+            )  # fmt: skip
+
+    def tool_calls(self, session_id: str) -> list[dict[str, Any]]:
+        rows = self._query(
+            "SELECT call_id, name, args, state, decision, output, error, duration_ms FROM tool_calls"
+            " WHERE session_id = ? ORDER BY id",
+            (session_id,),
+        )
+        keys = ("call_id", "name", "args", "state", "decision", "output", "error", "duration_ms")
+        out = [dict(zip(keys, r, strict=True)) for r in rows]
+        for item in out:
+            item["args"] = json.loads(item["args"])
+        return out
+
+    def add_usage(
+        self,
+        session_id: str,
+        *,
+        prompt_id: str = "",
+        model: str = "",
+        input: int = 0,
+        output: int = 0,
+        thoughts: int = 0,
+        cached: int = 0,
+        total: int = 0,
+    ) -> None:
+        with self._tx() as c:
+            c.execute(
+                "INSERT INTO usage (session_id, prompt_id, model, input, output, thoughts, cached,"
+                " total, created) VALUES (?,?,?,?,?,?,?,?,?)",
+                (session_id, prompt_id, model, input, output, thoughts, cached, total, time.time()),
+            )
+            c.execute(
+                "UPDATE sessions SET tokens_input = tokens_input + ?, tokens_output = tokens_output + ?,"
+                " tokens_total = tokens_total + ? WHERE id = ?",
+                (input, output + thoughts, total, session_id),
+            )
+
+    def usage(self, session_id: str) -> list[dict[str, Any]]:
+        rows = self._query(
+            "SELECT prompt_id, model, input, output, thoughts, cached, total FROM usage"
+            " WHERE session_id = ? ORDER BY id",
+            (session_id,),
+        )
+        keys = ("prompt_id", "model", "input", "output", "thoughts", "cached", "total")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    # -- search --------------------------------------------------------------------------
+    def search(
+        self, query: str, *, workspace: str | None = None, limit: int = 200, per_session: int = 3
+    ) -> list[SessionMatch]:
+        """Sessions whose messages match ``query`` (FTS5), newest hit first, with snippets.
+
+        Scans the newest ``limit`` matching messages only (rowid order, no ranking of every
+        hit), so a common word in a million messages costs the same as a rare one.
+        """
+        match = fts_query(query)
+        if not match:
+            return []
+        ws = " AND m.session_id IN (SELECT id FROM sessions WHERE workspace = ?)" if workspace else ""
+        params: list[Any] = [match, *([workspace] if workspace else []), limit]
+        rows = self._query(
+            "SELECT m.session_id, m.idx, m.role,"
+            f" snippet(messages_fts, 0, '{HIT_START}', '{HIT_END}', '…', 12)"
+            " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
+            f" WHERE messages_fts MATCH ?{ws} ORDER BY messages_fts.rowid DESC LIMIT ?",
+            params,
+        )
+        order: list[str] = []
+        hits: dict[str, list[SearchHit]] = {}
+        for sid, idx, role, marked in rows:
+            if sid not in hits:
+                order.append(sid)
+                hits[sid] = []
+            if len(hits[sid]) < per_session:
+                hits[sid].append(SearchHit.from_marked(sid, idx, role, marked))
+        out: list[SessionMatch] = []
+        for sid in order:
+            info = self.get(sid)
+            if info is not None:
+                out.append(SessionMatch(info, hits[sid]))
+        return out
+
+    # -- export --------------------------------------------------------------------------
+    def export_markdown(self, session_id: str) -> str:
+        from gemtui.store.export import to_markdown
+
+        return to_markdown(self, session_id)
+
+    def export_json(self, session_id: str) -> str:
+        from gemtui.store.export import to_json
+
+        return to_json(self, session_id)

@@ -1,0 +1,398 @@
+"""The Textual app: holds the Session, runs prompts in a worker, answers approvals.
+
+The app owns the engine side of the TUI: it starts the bridge worker (the only bus
+subscriber), runs each prompt in the exclusive ``turn`` worker, queues prompts typed
+while a turn runs, and forwards the approval queue's decisions to ``bus.decide``.
+An unexpected exception becomes a notification; the session is kept.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding
+from textual.events import Resize
+
+from gemtui.tui.commands import SLASH_COMMANDS, GemtuiCommands, parse_slash
+from gemtui.tui.screens.main import MainScreen
+from gemtui.tui.widgets.approval_queue import ApprovalQueue
+from gemtui.tui.widgets.prompt_input import PromptInput
+from gemtui.tui.widgets.status_line import git_branch
+
+if TYPE_CHECKING:
+    from gemtui.agent.session import Session
+    from gemtui.config.settings import Settings
+
+__all__ = ["APPROVAL_CYCLE", "GemtuiApp"]
+
+log = logging.getLogger(__name__)
+
+APPROVAL_CYCLE = ("default", "auto_edit", "plan")
+"""Shift+Tab cycles these; Ctrl+Y toggles yolo on and off."""
+
+NARROW_WIDTH = 100
+"""Below this many columns the side panes hide (F4 shows them)."""
+
+HELP_TEXT = """[b]Keys[/b]
+  Enter send · Ctrl+J (or Shift+Enter) newline · Up/Down prompt history
+  Esc cancel the turn · Ctrl+C clear the prompt, twice on an empty prompt quits
+  Shift+Tab approval mode default → auto_edit → plan · Ctrl+Y yolo on/off
+  F2 thoughts · F3 usage · F4 side panes (narrow screens) · F8 approvals
+  F6 copy last answer · F7 copy last code block · Ctrl+P command palette
+
+[b]Approvals[/b] (when the queue has focus)
+  a/1 allow once · s/2 allow for session · A/3 allow always · r/4 reject
+  f/5 reject with feedback · m/6 modify · j/k next/previous · d unified/side by side
+  Ctrl+A approve every pending edit of the batch
+
+[b]Commands[/b]
+"""
+
+
+class GemtuiApp(App[int]):
+    """gemtui's full-screen app."""
+
+    TITLE = "gemtui"
+    COMMANDS: ClassVar = App.COMMANDS | {GemtuiCommands}
+
+    BINDINGS: ClassVar = [
+        Binding("escape", "cancel_turn", "Cancel turn", show=False),
+        Binding("ctrl+c", "ctrl_c", "Clear / quit", priority=True, show=False),
+        Binding("shift+tab", "cycle_approval_mode", "Approval mode", priority=True),
+        Binding("ctrl+y", "toggle_yolo", "Yolo", priority=True),
+        Binding("f1", "slash('/help')", "Help"),
+        Binding("f2", "toggle_pane('-hide-thoughts')", "Thoughts"),
+        Binding("f3", "toggle_pane('-hide-usage')", "Usage"),
+        Binding("f4", "toggle_pane('-show-side')", "Side panes", show=False),
+        Binding("f6", "slash('/copy')", "Copy answer", show=False),
+        Binding("f7", "slash('/copy code')", "Copy code", show=False),
+        Binding("f8", "focus_approvals", "Approvals", show=False),
+    ]
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        session: Session | None,
+        workspace: Path,
+        prompt: str | None = None,
+        welcome_reason: str | None = None,
+        raise_errors: bool = False,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.session = session
+        """The conversation; None until the welcome screen chose a provider."""
+        self.workspace = workspace
+        self.initial_prompt = prompt
+        self.welcome_reason = welcome_reason
+        self.raise_errors = raise_errors
+        """Tests set this so a bug fails the test instead of becoming a notification."""
+        self.queued: deque[str] = deque()
+        """Prompts typed while a turn runs, sent in order."""
+        self.turn_running = False
+        self.startup_notice: str | None = None
+        """Shown once the app is up (e.g. a flag that is not supported yet)."""
+        self._quit_armed = False
+        self._load_themes()
+
+    # -- themes ----------------------------------------------------------------------------------
+    def _load_themes(self) -> None:
+        from gemtui.tui.themes import DEFAULT_THEME, load_themes
+
+        loaded, failed = load_themes()
+        for theme in loaded:
+            self.register_theme(theme)
+        self.theme_failures = failed
+        wanted = self.settings.ui.theme
+        self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
+        if DEFAULT_THEME not in self.available_themes:  # pragma: no cover - broken install
+            self.theme = "textual-dark"
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        theme = self.current_theme
+        return {
+            "diff-added": theme.success or "green",
+            "diff-removed": theme.error or "red",
+            "tool-pending": theme.warning or "yellow",
+        }
+
+    # -- start -----------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self.set_class(not self.settings.ui.show_thoughts, "-hide-thoughts")
+        self.set_class(not self.settings.ui.show_usage, "-hide-usage")
+        if self.startup_notice:
+            self.notify(self.startup_notice, severity="warning", timeout=8)
+        for failure in self.theme_failures:
+            self.notify(f"Theme {failure.path.name} skipped: {failure.message}", severity="warning")
+        if self.session is None:
+            from gemtui.tui.screens.welcome import WelcomeScreen
+
+            self.push_screen(WelcomeScreen(reason=self.welcome_reason), self._welcome_done)
+        else:
+            self._start_session(self.session)
+
+    def _start_session(self, session: Session) -> None:
+        from gemtui.tui.bridge import pump_events
+
+        self.session = session
+        screen = MainScreen(
+            workspace=self.workspace,
+            context_window=session.provider.context_window,
+            prices=session.provider.settings.prices,
+        )
+        self.push_screen(screen)
+        status = screen.status
+        status.provider = session.provider.name
+        status.model = session.chat.model
+        status.approval_mode = session.approval_mode
+        status.workspace = _short(self.workspace)
+        status.branch = git_branch(self.workspace)
+        screen.prompt.argument_choices = {
+            "/theme": sorted(self.available_themes),
+            "/approval-mode": ["default", "auto_edit", "plan", "yolo"],
+            "/copy": ["code"],
+        }
+        self.run_worker(
+            pump_events(session.bus, self), name="bridge", group="bridge", exclusive=True
+        )
+        self.call_after_refresh(self._after_start)
+
+    def _after_start(self) -> None:
+        assert self.session is not None
+        self.session.start()
+        if self.initial_prompt:
+            prompt, self.initial_prompt = self.initial_prompt, None
+            self.submit(prompt)
+
+    def _welcome_done(self, session: Session | None) -> None:
+        if session is None:
+            self.exit(0)
+        else:
+            self._start_session(session)
+
+    @property
+    def main(self) -> MainScreen:
+        return self.get_screen_of(MainScreen)
+
+    def get_screen_of(self, kind: type[MainScreen]) -> MainScreen:
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, kind):
+                return screen
+        raise LookupError("the main screen is not open")
+
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
+
+    # -- bus events go to the main screen --------------------------------------------------------
+    def on_bus_event(self, message: Any) -> None:
+        try:
+            screen = self.main
+        except LookupError:
+            return
+        screen.on_bus_event(message)
+
+    # -- prompts ---------------------------------------------------------------------------------
+    @on(PromptInput.Submitted)
+    def _prompt_submitted(self, event: PromptInput.Submitted) -> None:
+        self.submit(event.text)
+
+    def submit(self, text: str) -> None:
+        """Send a prompt (or run a slash command); queued while a turn runs."""
+        if parse_slash(text) is not None:
+            self.run_slash(text)
+            return
+        if self.session is None:
+            return
+        if self.turn_running:
+            self.queued.append(text)
+            self._show_queue()
+            return
+        self.run_turn(text)
+
+    def _show_queue(self) -> None:
+        status = self.main.status
+        status.busy = f"{len(self.queued)} queued" if self.queued else status.busy
+
+    @work(exclusive=True, group="turn", name="turn", exit_on_error=False)
+    async def run_turn(self, text: str) -> None:
+        """One prompt through the engine; the transcript follows through the bridge."""
+        assert self.session is not None
+        self.turn_running = True
+        try:
+            await self.session.send(text)
+        except Exception as exc:
+            log.exception("turn failed")
+            if self.raise_errors:
+                raise
+            self.notify(
+                f"The turn failed: {exc}. The session is kept; you can try again.",
+                severity="error",
+                timeout=10,
+            )
+        finally:
+            self.turn_running = False
+            if self.queued:
+                self.call_later(self._send_next)
+
+    def _send_next(self) -> None:
+        if self.queued and not self.turn_running:
+            self.run_turn(self.queued.popleft())
+            self._show_queue()
+
+    @work(exclusive=True, group="compress", name="compress", exit_on_error=False)
+    async def compress(self) -> None:
+        assert self.session is not None
+        try:
+            await self.session.compress()
+        except Exception as exc:
+            log.exception("compression failed")
+            self.notify(f"Compression failed: {exc}", severity="error")
+        else:
+            self.notify("History compressed.")
+
+    # -- approvals -------------------------------------------------------------------------------
+    @on(ApprovalQueue.Decided)
+    def _decided(self, event: ApprovalQueue.Decided) -> None:
+        if self.session is None or not self.session.bus.decide(
+            event.correlation_id, event.decision
+        ):
+            self.notify("That call is no longer waiting for approval.", severity="warning")
+
+    @on(ApprovalQueue.ModifyRequested)
+    def _modify(self, event: ApprovalQueue.ModifyRequested) -> None:
+        from gemtui.tui.screens.dialogs import ModifyScreen
+
+        conf = event.snapshot.confirmation
+        language = "bash" if conf.kind == "exec" else _language_of(conf.file_path)
+
+        def done(text: str | None) -> None:
+            if text is not None:
+                self.main.approvals.modified(event.snapshot.call_id, text)
+
+        self.push_screen(ModifyScreen(event.text, title=conf.title, language=language), done)
+
+    def action_focus_approvals(self) -> None:
+        self.main.approvals.focus()
+
+    # -- keys ------------------------------------------------------------------------------------
+    def action_cancel_turn(self) -> None:
+        if self.session is not None and self.turn_running:
+            self.session.cancel()
+            self.queued.clear()
+
+    def action_ctrl_c(self) -> None:
+        try:
+            prompt = self.main.prompt
+        except LookupError:
+            self.exit(0)
+            return
+        if prompt.selected_text:
+            self.copy_to_clipboard(prompt.selected_text)
+            return
+        if prompt.text:
+            prompt.clear()
+            self._quit_armed = False
+            return
+        if self._quit_armed:
+            self.exit(0)
+            return
+        if self.turn_running:
+            self.action_cancel_turn()
+        self._quit_armed = True
+        self.notify("Press Ctrl+C again to quit.", timeout=2)
+        self.set_timer(2.0, self._disarm)
+
+    def _disarm(self) -> None:
+        self._quit_armed = False
+
+    def action_cycle_approval_mode(self) -> None:
+        if self.session is None:
+            return
+        current = self.session.approval_mode
+        index = APPROVAL_CYCLE.index(current) + 1 if current in APPROVAL_CYCLE else 0
+        self.set_approval_mode(APPROVAL_CYCLE[index % len(APPROVAL_CYCLE)])
+
+    def action_toggle_yolo(self) -> None:
+        if self.session is None:
+            return
+        self.set_approval_mode("default" if self.session.approval_mode == "yolo" else "yolo")
+
+    def set_approval_mode(self, mode: str) -> None:
+        assert self.session is not None
+        self.session.set_approval_mode(mode)
+        self.main.status.approval_mode = mode
+        if mode == "yolo":
+            self.notify("Yolo: every tool call runs without asking.", severity="warning")
+
+    def action_toggle_pane(self, class_name: str) -> None:
+        self.toggle_class(class_name)
+
+    def action_slash(self, line: str) -> None:
+        self.run_slash(line)
+
+    # -- slash commands --------------------------------------------------------------------------
+    def run_slash(self, line: str) -> None:
+        """Run one slash command line (also what the command palette calls)."""
+        from gemtui.tui import slash
+
+        parsed = parse_slash(line)
+        if parsed is None:
+            return
+        name, arg = parsed
+        handler = slash.HANDLERS.get(name)
+        if handler is None:
+            self.notify(f"Unknown command {name}. Type /help for the list.", severity="warning")
+            return
+        handler(self, arg)
+
+    def help_text(self) -> str:
+        lines = [f"  {name:<16}{help_text}" for name, help_text in SLASH_COMMANDS.items()]
+        return HELP_TEXT + "\n".join(lines)
+
+    # -- errors ----------------------------------------------------------------------------------
+    def _handle_exception(self, error: Exception) -> None:
+        if self.raise_errors:
+            super()._handle_exception(error)
+            return
+        log.exception("unexpected error in the TUI", exc_info=error)
+        self.notify(
+            f"Something went wrong: {type(error).__name__}: {error}. "
+            "The session is kept; details are in the log.",
+            severity="error",
+            timeout=10,
+        )
+
+
+def _short(path: Path) -> str:
+    home = Path.home()
+    try:
+        return "~/" + str(path.relative_to(home))
+    except ValueError:
+        return str(path)
+
+
+def _language_of(path: str | None) -> str | None:
+    if not path:
+        return None
+    return {
+        ".py": "python",
+        ".md": "markdown",
+        ".json": "json",
+        ".toml": "toml",
+        ".yaml": "yaml",
+        ".yml": "yaml",
+        ".js": "javascript",
+        ".ts": "javascript",
+        ".rs": "rust",
+        ".go": "go",
+        ".html": "html",
+        ".css": "css",
+        ".sh": "bash",
+        ".sql": "sql",
+    }.get(Path(path).suffix)

@@ -1,0 +1,99 @@
+"""``launch_tui``: what ``gemtui`` (without ``-p``) runs. Textual is imported only here."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gemtui.config.settings import Settings
+    from gemtui.errors import FatalError
+    from gemtui.tui.app import GemtuiApp
+
+__all__ = ["build_app", "launch_tui"]
+
+
+def launch_tui(
+    *,
+    workspace: Path,
+    prompt: str | None = None,
+    model: str | None = None,
+    provider: str | None = None,
+    approval_mode: str | None = None,
+    fake_responses: str | None = None,
+    resume: str | None = None,
+) -> int:
+    """Open the app and return its exit code (52 for broken settings).
+
+    Without a configured provider the welcome screen opens instead of failing.
+    """
+    from gemtui.config.settings import load_settings
+    from gemtui.errors import FatalConfigError, FatalError
+
+    try:
+        settings = load_settings(workspace)
+    except FatalConfigError as exc:
+        sys.stderr.write(f"gemtui: {exc.message}\n")
+        return exc.exit_code
+    app = build_app(
+        settings,
+        workspace=workspace,
+        prompt=prompt,
+        model=model,
+        provider=provider,
+        approval_mode=approval_mode,
+        fake_responses=fake_responses,
+    )
+    if isinstance(app, FatalError):
+        sys.stderr.write(f"gemtui: {app.message}\n")
+        return app.exit_code
+    if resume is not None:
+        app.startup_notice = "Resuming saved sessions is not available yet; this is a new session."
+    app.run()
+    return int(app.return_code or 0)
+
+
+def build_app(
+    settings: Settings,
+    *,
+    workspace: Path,
+    prompt: str | None = None,
+    model: str | None = None,
+    provider: str | None = None,
+    approval_mode: str | None = None,
+    fake_responses: str | None = None,
+) -> GemtuiApp | FatalError:
+    """The app for these options, or the FatalError that prevents starting it."""
+    from gemtui.agent.session import Session, SessionOptions
+    from gemtui.errors import FatalAuthenticationError, FatalError
+    from gemtui.providers.factory import resolve_provider
+    from gemtui.tui.app import GemtuiApp
+
+    welcome: str | None = None
+    session = None
+    try:
+        resolved = resolve_provider(
+            settings, provider=provider, model=model, fake_responses=fake_responses
+        )
+    except FatalAuthenticationError as exc:
+        welcome = exc.message
+    except FatalError as exc:
+        return exc
+    else:
+        session = Session(
+            settings,
+            resolved,
+            SessionOptions(
+                workspace=workspace,
+                approval_mode=approval_mode or settings.general.approval_mode,
+                max_turns=settings.general.max_turns,
+            ),
+        )
+    return GemtuiApp(
+        settings=settings,
+        session=session,
+        workspace=workspace,
+        prompt=prompt,
+        welcome_reason=welcome,
+    )

@@ -1,0 +1,150 @@
+"""Small modal screens: modify a proposed edit or command, the rules in force, help."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+if TYPE_CHECKING:
+    from gemtui.scheduler.policy import PolicyEngine
+
+__all__ = ["HelpScreen", "ModifyScreen", "PermissionsScreen"]
+
+_DIALOG_CSS = """
+{name} {{
+    align: center middle;
+    background: $background 60%;
+}}
+{name} > Vertical {{
+    width: 90%;
+    max-width: 110;
+    height: 80%;
+    border: thick $primary;
+    background: $surface;
+    padding: 0 1;
+}}
+{name} .dialog-title {{ height: auto; text-style: bold; }}
+{name} .dialog-keys {{ height: auto; color: $text-muted; }}
+"""
+
+
+class ModifyScreen(ModalScreen[str | None]):
+    """Edit the proposed content or command; Ctrl+S allows the call with it."""
+
+    DEFAULT_CSS = _DIALOG_CSS.format(name="ModifyScreen") + """
+    ModifyScreen TextArea { height: 1fr; }
+    """
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save and allow", priority=True),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, text: str, *, title: str, language: str | None = None) -> None:
+        super().__init__()
+        self._text = text
+        self._title = title
+        self._language = language
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(f"Modify: {self._title}", classes="dialog-title")
+            area = TextArea(self._text, id="modify-text", show_line_numbers=True)
+            try:
+                area.language = self._language
+            except Exception:  # a language without a grammar installed: plain text
+                area.language = None
+            yield area
+            yield Static("Ctrl+S save and allow · Esc cancel", classes="dialog-keys")
+
+    def action_save(self) -> None:
+        self.dismiss(self.query_one("#modify-text", TextArea).text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class PermissionsScreen(ModalScreen[None]):
+    """The policy rules in force (session and saved); Delete removes the highlighted one."""
+
+    DEFAULT_CSS = _DIALOG_CSS.format(name="PermissionsScreen") + """
+    PermissionsScreen OptionList { height: 1fr; }
+    """
+
+    BINDINGS = [
+        Binding("delete,backspace,x", "remove", "Remove rule"),
+        Binding("escape,q", "close", "Close"),
+    ]
+
+    def __init__(self, policy: PolicyEngine) -> None:
+        super().__init__()
+        self.policy = policy
+        self._rules: list[Any] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Rules in force, strongest first", classes="dialog-title")
+            yield OptionList(id="rules")
+            yield Static(
+                "Delete/x remove the highlighted rule · Esc close", classes="dialog-keys"
+            )
+
+    def on_mount(self) -> None:
+        self._reload()
+
+    def _reload(self) -> None:
+        self._rules = list(self.policy.rules())
+        options = self.query_one("#rules", OptionList)
+        options.clear_options()
+        options.add_options(
+            Option(Content(rule.label()), disabled=getattr(rule, "source", "") == "builtin")
+            for rule in self._rules
+        )
+        if not self._rules:
+            options.add_option(Option("No rules.", disabled=True))
+
+    def action_remove(self) -> None:
+        options = self.query_one("#rules", OptionList)
+        index = options.highlighted
+        if index is None or index >= len(self._rules):
+            return
+        rule = self._rules[index]
+        try:
+            self.policy.remove_rule(rule)
+        except (ValueError, OSError) as exc:
+            self.notify(f"Cannot remove that rule: {exc}", severity="warning")
+            return
+        self.notify(f"Removed {rule.label()}")
+        self._reload()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and slash commands."""
+
+    DEFAULT_CSS = _DIALOG_CSS.format(name="HelpScreen")
+
+    BINDINGS = [Binding("escape,q,f1", "close", "Close")]
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self._text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("gemtui help", classes="dialog-title")
+            with VerticalScroll():
+                yield Static(Content.from_markup(self._text))
+            yield Static("Esc close", classes="dialog-keys")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

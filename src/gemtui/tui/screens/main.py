@@ -1,0 +1,232 @@
+"""The main screen: transcript, thought stream, approvals, usage, prompt and status line.
+
+Engine events arrive as ``BusEvent`` messages (posted by ``tui.bridge``) and are routed
+here to the panes; the panes themselves never see the bus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from gemtui.bus import events as ev
+from gemtui.tui.bridge import BusEvent
+from gemtui.tui.widgets.approval_queue import ApprovalQueue
+from gemtui.tui.widgets.prompt_input import PromptInput
+from gemtui.tui.widgets.status_line import StatusLine
+from gemtui.tui.widgets.thought_stream import ThoughtStream
+from gemtui.tui.widgets.usage_panel import UsagePanel
+
+if TYPE_CHECKING:
+    from gemtui.tui.widgets.transcript import Transcript
+
+__all__ = ["MainScreen"]
+
+
+class MainScreen(Screen[None]):
+    """Where the conversation happens."""
+
+    CSS_PATH = "main.tcss"
+    AUTO_FOCUS = "#prompt"
+
+    def __init__(
+        self,
+        *,
+        workspace: Path,
+        context_window: int = 0,
+        prices: dict[str, float] | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.workspace = workspace
+        self._context_window = context_window
+        self._prices = prices or {}
+        self._answer_open = False
+        self._thought_subject: str | None = None
+        self._routes: dict[type[ev.Event], Callable[[Any], None]] = {
+            ev.SessionStarted: self._session_started,
+            ev.UserMessage: lambda e: self.transcript.add_user(e.text),
+            ev.TurnStarted: self._turn_started,
+            ev.ContentDelta: self._content,
+            ev.ThoughtDelta: self._thought,
+            ev.StreamRetried: self._stream_retried,
+            ev.TurnFinished: self._turn_finished,
+            ev.ToolCallStateChanged: self._tool_call,
+            ev.HistoryCompressed: self._compressed,
+            ev.ErrorOccurred: self._error,
+            ev.RequestRetrying: self._retrying,
+            ev.ModelFallback: self._fallback,
+            ev.LoopDetected: lambda e: self.transcript.add_notice(e.message, "warning"),
+            ev.Citation: lambda e: self.transcript.add_notice(e.text),
+            ev.AgentFinished: self._agent_finished,
+        }
+
+    def compose(self) -> ComposeResult:
+        from gemtui.tui.widgets.transcript import Transcript
+
+        with Horizontal(id="body"):
+            with Vertical(id="centre"):
+                yield Transcript(id="transcript")
+                yield ApprovalQueue(id="approvals")
+            with Vertical(id="side"):
+                thoughts = ThoughtStream(id="thoughts")
+                thoughts.border_title = "Thoughts"
+                yield thoughts
+                yield UsagePanel(
+                    context_window=self._context_window, prices=self._prices, id="usage"
+                )
+        suggestions = OptionList(id="suggestions")
+        suggestions.can_focus = False
+        yield suggestions
+        yield PromptInput(workspace=self.workspace, id="prompt")
+        yield StatusLine(id="status")
+
+    # -- panes -----------------------------------------------------------------------------------
+    @property
+    def transcript(self) -> Transcript:
+        from gemtui.tui.widgets.transcript import Transcript
+
+        return self.query_one("#transcript", Transcript)
+
+    @property
+    def approvals(self) -> ApprovalQueue:
+        return self.query_one("#approvals", ApprovalQueue)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one("#prompt", PromptInput)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one("#status", StatusLine)
+
+    @property
+    def usage(self) -> UsagePanel:
+        return self.query_one("#usage", UsagePanel)
+
+    @property
+    def thoughts(self) -> ThoughtStream:
+        return self.query_one("#thoughts", ThoughtStream)
+
+    # -- engine events ---------------------------------------------------------------------------
+    def on_bus_event(self, message: BusEvent) -> None:
+        route = self._routes.get(type(message.event))
+        if route is not None:
+            route(message.event)
+
+    def _session_started(self, e: ev.SessionStarted) -> None:
+        self.status.provider = e.provider
+        self.status.model = e.model
+
+    def _turn_started(self, e: ev.TurnStarted) -> None:
+        self.status.model = e.model
+        self.status.busy = "thinking…"
+
+    def _open_answer(self) -> None:
+        if not self._answer_open:
+            self.transcript.begin_answer()
+            self._answer_open = True
+
+    def _close_answer(self) -> None:
+        if self._answer_open:
+            self.transcript.end_answer()
+            self._answer_open = False
+
+    def _content(self, e: ev.ContentDelta) -> None:
+        self._open_answer()
+        self.transcript.append_answer(e.text)
+        self.usage.record_streamed(e.text)
+        self.status.busy = "answering…"
+
+    def _thought(self, e: ev.ThoughtDelta) -> None:
+        self.thoughts.add_thought(e.text, e.subject, e.prompt_id)
+        if e.subject and e.subject != self._thought_subject:
+            self._thought_subject = e.subject
+            self.transcript.add_thought_marker(e.subject)
+        self.usage.record_streamed(e.text)
+
+    def _stream_retried(self, e: ev.StreamRetried) -> None:
+        if self._answer_open:
+            self.transcript.discard_answer()
+            self._answer_open = False
+        self.transcript.add_notice(f"The stream broke ({e.reason}); retrying.", "warning")
+
+    def _turn_finished(self, e: ev.TurnFinished) -> None:
+        self._close_answer()
+        self.usage.record_turn(e.usage, e.model)
+        if e.message:
+            self.transcript.add_notice(e.message, "warning")
+
+    def _tool_call(self, e: ev.ToolCallStateChanged) -> None:
+        self._close_answer()
+        self.transcript.upsert_tool(e.call)
+        self.approvals.upsert(e.call, e.prompt_id)
+        if e.call.state == ev.ToolCallState.EXECUTING:
+            self.status.busy = f"running {e.call.name}…"
+
+    def _compressed(self, e: ev.HistoryCompressed) -> None:
+        self.usage.record_compression(e.tokens_before, e.tokens_after)
+        self.transcript.add_notice(
+            f"History compressed: {e.tokens_before:,} → {e.tokens_after:,} tokens."
+        )
+
+    def _error(self, e: ev.ErrorOccurred) -> None:
+        text = e.message + (f"\n{e.hint}" if e.hint else "")
+        severity = "warning" if e.kind == "warning" else "error"
+        self.transcript.add_notice(text, severity)
+
+    def _retrying(self, e: ev.RequestRetrying) -> None:
+        self.status.busy = f"retrying in {e.wait:.0f}s ({e.attempt}/{e.max_attempts})"
+
+    def _fallback(self, e: ev.ModelFallback) -> None:
+        self.status.model = e.to_model
+        self.transcript.add_notice(f"Switched to {e.to_model}: {e.reason}", "warning")
+
+    def _agent_finished(self, e: ev.AgentFinished) -> None:
+        self._close_answer()
+        self._thought_subject = None
+        self.status.busy = ""
+        if e.reason == ev.TerminateReason.ABORTED:
+            self.transcript.add_notice("Cancelled. Nothing already received is lost.", "warning")
+        elif e.reason == ev.TerminateReason.MAX_TURNS:
+            self.transcript.add_notice("Stopped at the turn limit.", "warning")
+        elif e.reason != ev.TerminateReason.GOAL and e.error:
+            self.transcript.add_notice(e.error, "error")
+
+    # -- approvals and completion ----------------------------------------------------------------
+    @on(ApprovalQueue.Changed)
+    def _approvals_changed(self, event: ApprovalQueue.Changed) -> None:
+        self.set_class(event.count > 0, "-approvals")
+        if event.count > 0:
+            if self.focused is None or (self.focused is self.prompt and not self.prompt.text):
+                self.approvals.focus()
+            elif self.focused is self.prompt:
+                self.notify("A tool call awaits approval: press F8 to review it.")
+        elif self.focused is None or self.approvals in self.focused.ancestors_with_self:
+            self.prompt.focus()
+
+    @on(PromptInput.Suggested)
+    def _show_suggestions(self, event: PromptInput.Suggested) -> None:
+        options = self.query_one("#suggestions", OptionList)
+        options.set_options(
+            Option(f"{item}  [dim]{help_text}[/]" if help_text else item)
+            for item, help_text in event.items
+        )
+        options.set_class(bool(event.items), "-visible")
+        if event.items:
+            options.highlighted = event.index
+
+    @on(OptionList.OptionSelected, "#suggestions")
+    def _pick_suggestion(self, event: OptionList.OptionSelected) -> None:
+        self.prompt.accept_suggestion(event.option_index)
+        self.prompt.focus()

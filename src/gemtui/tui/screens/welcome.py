@@ -1,0 +1,214 @@
+"""The first-run screen: choose how to reach a model when none is configured.
+
+Choices: paste an API key (kept in the keyring, never in a file), a local OpenAI-compatible
+server found on the usual loopback ports, Google sign-in (not available yet, said so), or
+the demo conversation. The choice is saved in the user ``config.toml``. The screen
+dismisses with a ready ``Session`` (or None when the person quits).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Input, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+if TYPE_CHECKING:
+    from gemtui.agent.session import Session
+
+__all__ = ["LOCAL_PORTS", "LocalServer", "WelcomeScreen", "probe_local_servers"]
+
+LOCAL_PORTS = (11434, 8080, 8000, 1234)
+"""Ollama, llama.cpp, vLLM, LM Studio."""
+
+DEMO_SCRIPT = Path(__file__).resolve().parent.parent / "demo.jsonl"
+
+KEY_PROVIDERS = [("Gemini API key", "gemini"), ("OpenAI-compatible key", "openai"),
+                 ("Anthropic key", "anthropic")]
+
+
+@dataclass(frozen=True)
+class LocalServer:
+    port: int
+    models: tuple[str, ...]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+
+async def probe_local_servers(
+    ports: tuple[int, ...] = LOCAL_PORTS, timeout: float = 0.3
+) -> list[LocalServer]:
+    """Servers answering ``GET /v1/models`` on loopback, probed concurrently."""
+    import httpx
+
+    async def probe(client: httpx.AsyncClient, port: int) -> LocalServer | None:
+        try:
+            response = await client.get(f"http://127.0.0.1:{port}/v1/models", timeout=timeout)
+            response.raise_for_status()
+            data = response.json().get("data", [])
+        except (httpx.HTTPError, ValueError, AttributeError):
+            return None
+        models = tuple(str(m.get("id")) for m in data if isinstance(m, dict) and m.get("id"))
+        return LocalServer(port, models)
+
+    async with httpx.AsyncClient() as client:
+        found = await asyncio.gather(*(probe(client, p) for p in ports))
+    return [server for server in found if server is not None]
+
+
+class WelcomeScreen(Screen["Session | None"]):
+    """Shown instead of failing when no provider is configured."""
+
+    DEFAULT_CSS = """
+    WelcomeScreen { align: center middle; }
+    WelcomeScreen > VerticalScroll { width: 90; max-width: 100%; height: auto; max-height: 100%;
+        border: thick $primary; background: $surface; padding: 0 2; }
+    WelcomeScreen .title { text-style: bold; color: $text-primary; margin-bottom: 1; }
+    WelcomeScreen .section { margin-top: 1; text-style: bold; }
+    WelcomeScreen .note { color: $text-muted; height: auto; }
+    WelcomeScreen Horizontal { height: auto; }
+    WelcomeScreen Select { width: 30; }
+    WelcomeScreen #key { width: 1fr; }
+    WelcomeScreen #servers { height: auto; max-height: 8; }
+    WelcomeScreen #message { color: $text-warning; height: auto; margin-top: 1; }
+    """
+
+    BINDINGS = [Binding("escape", "quit", "Quit")]
+
+    def __init__(self, *, reason: str | None = None) -> None:
+        super().__init__()
+        self.reason = reason
+        self.servers: list[LocalServer] = []
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static("Welcome to gemtui", classes="title")
+            yield Static(
+                "No model provider is configured yet. Choose one; it is saved for next time.",
+                classes="note",
+            )
+            yield Static("1. Paste an API key (kept in the OS keyring)", classes="section")
+            with Horizontal():
+                yield Select(KEY_PROVIDERS, value="gemini", allow_blank=False, id="key-kind")
+                yield Input(placeholder="API key", password=True, id="key")
+            yield Button("Use this key", id="use-key", variant="primary")
+            yield Static("2. A local OpenAI-compatible server", classes="section")
+            yield Static("Probing 127.0.0.1 ports 11434, 8080, 8000, 1234…", id="probe-note",
+                         classes="note")
+            yield OptionList(id="servers")
+            yield Static("3. Sign in with Google", classes="section")
+            yield Button("Sign in with Google", id="google")
+            yield Static("4. Try the demo (a recorded conversation, no model needed)",
+                         classes="section")
+            yield Button("Start the demo", id="demo", variant="success")
+            yield Static(id="message")
+
+    def on_mount(self) -> None:
+        self.probe()
+
+    @work(exclusive=True, group="probe", exit_on_error=False)
+    async def probe(self) -> None:
+        self.servers = await probe_local_servers()
+        options = self.query_one("#servers", OptionList)
+        note = self.query_one("#probe-note", Static)
+        if not self.servers:
+            note.update("No local server answered on ports 11434, 8080, 8000 or 1234.")
+            return
+        note.update("Found (Enter picks one):")
+        for server in self.servers:
+            for model in server.models or ("(no model listed)",):
+                options.add_option(Option(f"127.0.0.1:{server.port}  {model}"))
+
+    def _say(self, text: str) -> None:
+        self.query_one("#message", Static).update(text)
+
+    @on(Button.Pressed, "#google")
+    def _google(self) -> None:
+        self._say("Google sign-in is not available yet in this version. Use an API key, a "
+                  "local server or the demo.")
+
+    @on(Button.Pressed, "#demo")
+    def _demo(self) -> None:
+        self._finish(provider=None, fake_responses=str(DEMO_SCRIPT))
+
+    @on(Input.Submitted, "#key")
+    @on(Button.Pressed, "#use-key")
+    def _use_key(self) -> None:
+        from gemtui.config.secrets import set_secret
+        from gemtui.errors import FatalAuthenticationError
+
+        key = self.query_one("#key", Input).value.strip()
+        kind = str(self.query_one("#key-kind", Select).value)
+        if not key:
+            self._say("Paste a key first.")
+            return
+        try:
+            set_secret(f"{kind}-api-key", key)
+        except FatalAuthenticationError as exc:
+            self._say(exc.message)
+            return
+        self._save_provider(kind)
+        self._finish(provider=kind)
+
+    @on(OptionList.OptionSelected, "#servers")
+    def _pick_server(self, event: OptionList.OptionSelected) -> None:
+        from gemtui.tui.user_config import save_choice
+
+        rows = [(s, m) for s in self.servers for m in (s.models or ("",))]
+        server, model = rows[event.option_index]
+        table = {"kind": "openai", "base_url": server.base_url}
+        if model:
+            table["default_model"] = model
+        try:
+            save_choice("providers", "local", table)
+        except (OSError, ValueError) as exc:
+            self._say(f"Could not save the settings: {exc}")
+            return
+        self._save_provider("local")
+        self._finish(provider="local")
+
+    def _save_provider(self, name: str) -> None:
+        from gemtui.tui.user_config import save_choice
+
+        try:
+            save_choice("general", "provider", name)
+        except (OSError, ValueError) as exc:
+            self._say(f"Could not save the choice: {exc}")
+
+    def _finish(self, *, provider: str | None, fake_responses: str | None = None) -> None:
+        """Build the session for the choice, or say honestly why it cannot be used."""
+        from gemtui.agent.session import Session, SessionOptions
+        from gemtui.config.settings import load_settings
+        from gemtui.errors import FatalError
+        from gemtui.providers.factory import resolve_provider
+
+        app = self.app
+        workspace: Path = app.workspace  # type: ignore[attr-defined]
+        try:
+            settings = load_settings(workspace)
+            resolved = resolve_provider(
+                settings, provider=provider, fake_responses=fake_responses
+            )
+        except FatalError as exc:
+            self._say(exc.message)
+            return
+        app.settings = settings  # type: ignore[attr-defined]
+        session = Session(
+            settings,
+            resolved,
+            SessionOptions(workspace=workspace, approval_mode=settings.general.approval_mode),
+        )
+        self.dismiss(session)
+
+    def action_quit(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,142 @@
+"""What each slash command does; ``GemtuiApp.run_slash`` dispatches here.
+
+Commands whose backing feature is missing say so in a notification: never a fake success.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gemtui.tui.app import GemtuiApp
+
+__all__ = ["HANDLERS"]
+
+MODES = ("default", "auto_edit", "plan", "yolo")
+
+
+def _help(app: GemtuiApp, arg: str) -> None:
+    from gemtui.tui.screens.dialogs import HelpScreen
+
+    app.push_screen(HelpScreen(app.help_text()))
+
+
+def _clear(app: GemtuiApp, arg: str) -> None:
+    app.main.transcript.clear()
+    app.main.thoughts.clear()
+    app.notify("Transcript cleared; the conversation goes on (use /compress to shrink it).")
+
+
+def _compress(app: GemtuiApp, arg: str) -> None:
+    if app.session is None:
+        return
+    if app.turn_running:
+        app.notify("Wait for the turn to finish (or Esc) before compressing.", severity="warning")
+        return
+    app.compress()
+
+
+def _model(app: GemtuiApp, arg: str) -> None:
+    if app.session is None:
+        return
+    if not arg:
+        known = ", ".join(app.session.provider.settings.models) or "none listed in settings"
+        app.notify(f"Model: {app.session.chat.model}. Known models: {known}. /model NAME switches.")
+        return
+    if app.turn_running:
+        app.notify("Wait for the turn to finish before switching models.", severity="warning")
+        return
+    app.session.chat.model = arg
+    app.main.status.model = arg
+    app.notify(f"The next turn uses {arg}.")
+
+
+def _approval_mode(app: GemtuiApp, arg: str) -> None:
+    if app.session is None:
+        return
+    if not arg:
+        app.notify(f"Approval mode: {app.session.approval_mode} (one of {', '.join(MODES)}).")
+    elif arg in MODES:
+        app.set_approval_mode(arg)
+    else:
+        app.notify(f"Unknown approval mode {arg!r}; use {', '.join(MODES)}.", severity="warning")
+
+
+def _sessions(app: GemtuiApp, arg: str) -> None:
+    app.notify("Saved sessions are not available yet in this version.", severity="warning")
+
+
+def _theme(app: GemtuiApp, arg: str) -> None:
+    from gemtui.tui.user_config import save_choice
+
+    names = sorted(app.available_themes)
+    if not arg:
+        app.notify(f"Theme: {app.theme}. Available: {', '.join(names)}.")
+        return
+    if arg not in app.available_themes:
+        app.notify(f"No theme named {arg!r}. Available: {', '.join(names)}.", severity="warning")
+        return
+    app.theme = arg
+    try:
+        save_choice("ui", "theme", arg)
+    except (OSError, ValueError) as exc:
+        app.notify(f"Theme switched, but not saved: {exc}", severity="warning")
+        return
+    app.notify(f"Theme {arg} (saved).")
+
+
+def _stats(app: GemtuiApp, arg: str) -> None:
+    usage = app.main.usage
+    s = usage.session
+    cost = f", cost ${usage.cost:.4f}" if usage.priced else ""
+    app.remove_class("-hide-usage")
+    app.notify(
+        f"{len(usage.per_turn)} model turns: in {s.input:,}, out {s.output:,}, "
+        f"thoughts {s.thoughts:,}, cached {s.cached:,}{cost}."
+    )
+
+
+def _copy(app: GemtuiApp, arg: str) -> None:
+    transcript = app.main.transcript
+    if arg.startswith("code"):
+        text = transcript.last_code_block()
+        what = "code block"
+    else:
+        text = transcript.answer_text() or next(
+            (t for role, t in reversed(transcript.messages()) if role in ("model", "assistant")),
+            None,
+        )
+        what = "answer"
+    if not text:
+        app.notify(f"There is no {what} to copy yet.", severity="warning")
+        return
+    app.copy_to_clipboard(text)
+    app.notify(f"Copied the last {what} ({len(text):,} characters).")
+
+
+def _permissions(app: GemtuiApp, arg: str) -> None:
+    if app.session is None:
+        return
+    from gemtui.tui.screens.dialogs import PermissionsScreen
+
+    app.push_screen(PermissionsScreen(app.session.policy))
+
+
+def _quit(app: GemtuiApp, arg: str) -> None:
+    app.exit(0)
+
+
+HANDLERS: dict[str, Callable[[GemtuiApp, str], None]] = {
+    "/help": _help,
+    "/clear": _clear,
+    "/compress": _compress,
+    "/model": _model,
+    "/approval-mode": _approval_mode,
+    "/sessions": _sessions,
+    "/theme": _theme,
+    "/stats": _stats,
+    "/copy": _copy,
+    "/permissions": _permissions,
+    "/quit": _quit,
+}

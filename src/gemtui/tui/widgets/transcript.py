@@ -1,0 +1,378 @@
+"""The conversation: user messages, streamed answers, tool cards and notices.
+
+A Line API view (:class:`~textual.scroll_view.ScrollView`): it holds a list of blocks,
+each caching its rendered lines, and draws only the lines on screen. Adding a turn to a
+long session renders one block, not the session; a streaming answer re-renders only its
+last Markdown block, at most once per frame however many chunks arrive.
+"""
+
+from __future__ import annotations
+
+import time
+from bisect import bisect_right
+
+from rich.style import Style
+from textual.events import Click, Resize
+from textual.geometry import Region, Size
+from textual.reactive import var
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.timer import Timer
+
+from gemtui.bus.events import ToolCallSnapshot
+from gemtui.tui.widgets.markdown_stream import code_blocks
+from gemtui.tui.widgets.transcript_blocks import (
+    AnswerBlock,
+    Block,
+    NoticeBlock,
+    RenderContext,
+    ThoughtMarkerBlock,
+    ToolBlock,
+    UserBlock,
+)
+
+__all__ = ["Transcript"]
+
+_FRAME = 1 / 30
+_SPIN_INTERVAL = 0.1
+_STYLE_NAMES = (
+    "user-bar",
+    "user",
+    "muted",
+    "tool-name",
+    "running",
+    "success",
+    "error",
+    "warning",
+)
+
+
+class Transcript(ScrollView, can_focus=True):
+    """The conversation, drawn line by line from per-block caches.
+
+    Follows the end while content arrives, until the person scrolls up; scrolling back
+    to the end follows again.
+    """
+
+    COMPONENT_CLASSES = {f"transcript--{name}" for name in _STYLE_NAMES}
+
+    DEFAULT_CSS = """
+    Transcript {
+        background: $surface;
+        overflow-x: hidden;
+        overflow-y: scroll;
+        scrollbar-size-vertical: 1;
+        padding: 0 1;
+        & > .transcript--user-bar { color: $primary; }
+        & > .transcript--user { text-style: bold; }
+        & > .transcript--muted { color: $text-muted; }
+        & > .transcript--tool-name { text-style: bold; }
+        & > .transcript--running { color: $primary; }
+        & > .transcript--success { color: $success; }
+        & > .transcript--error { color: $error; }
+        & > .transcript--warning { color: $warning; }
+    }
+    """
+
+    follow: var[bool] = var(True)
+    """Keep the end in view as content arrives; cleared when the person scrolls up."""
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+        disabled: bool = False,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self._blocks: list[Block] = []
+        self._offsets: list[int] = []
+        """First line of each block (same indexes as ``_blocks``)."""
+        self._width = 0
+        self._answer: AnswerBlock | None = None
+        self._last_answer: AnswerBlock | None = None
+        self._tools: dict[str, ToolBlock] = {}
+        self._flush_timer: Timer | None = None
+        self._last_flush = 0.0
+        self._spin_timer: Timer | None = None
+        self._style_key: tuple[object, ...] | None = None
+        self._styles_changed = False
+
+    # -- public API -------------------------------------------------------------------
+
+    def add_user(self, text: str) -> None:
+        """Add a message the person sent."""
+        self._end_answer_if_open()
+        self._append(UserBlock(text))
+
+    def begin_answer(self) -> None:
+        """Start a new answer block that :meth:`append_answer` streams into."""
+        self._end_answer_if_open()
+        self._answer = AnswerBlock(self._code_theme())
+        self._last_answer = self._answer
+        self._append(self._answer)
+
+    def append_answer(self, text: str) -> None:
+        """Add text to the answer in flight; it is drawn on the next frame."""
+        if self._answer is None:
+            self.begin_answer()
+        assert self._answer is not None
+        self._answer.stream.append(text)
+        self._schedule_flush()
+
+    def end_answer(self) -> None:
+        """The answer is complete: render what is left now."""
+        answer = self._answer
+        if answer is None:
+            return
+        self._cancel_flush()
+        answer.stream.finish()
+        self._answer = None
+        self._rerender(answer)
+
+    def discard_answer(self) -> None:
+        """Throw away the answer in flight (the stream is being retried)."""
+        answer = self._answer
+        if answer is None:
+            return
+        self._cancel_flush()
+        self._answer = None
+        index = self._blocks.index(answer)
+        del self._blocks[index]
+        del self._offsets[index]
+        self._last_answer = next(
+            (b for b in reversed(self._blocks) if isinstance(b, AnswerBlock)), None
+        )
+        self._relayout(index)
+
+    def answer_text(self) -> str:
+        """The text of the answer in flight, or of the last one."""
+        return self._last_answer.text if self._last_answer is not None else ""
+
+    def add_thought_marker(self, subject: str | None) -> None:
+        """A dim line showing that the model thought here."""
+        self._append(ThoughtMarkerBlock(subject))
+
+    def upsert_tool(self, snapshot: ToolCallSnapshot) -> None:
+        """Add the card of a tool call, or redraw it with its new state."""
+        block = self._tools.get(snapshot.call_id)
+        if block is None:
+            self._end_answer_if_open()
+            block = self._tools[snapshot.call_id] = ToolBlock(snapshot)
+            self._append(block)
+        else:
+            block.update(snapshot)
+            self._rerender(block)
+        self._update_spinner()
+
+    def toggle_tool(self, call_id: str) -> None:
+        """Show all of a tool call's output, or only its first lines again."""
+        block = self._tools.get(call_id)
+        if block is not None:
+            block.expanded = not block.expanded
+            block.invalidate()
+            self._rerender(block)
+
+    def add_notice(self, text: str, severity: str = "information") -> None:
+        """An inline error, warning or note ("error", "warning", "information")."""
+        self._append(NoticeBlock(text, severity))
+
+    def clear(self) -> None:
+        """Remove everything."""
+        self._cancel_flush()
+        self._blocks.clear()
+        self._offsets.clear()
+        self._tools.clear()
+        self._answer = self._last_answer = None
+        self._update_spinner()
+        self.follow = True
+        self._relayout(0)
+
+    def messages(self) -> list[tuple[str, str]]:
+        """(role, text) of every user message and answer, for copying."""
+        return [(b.role, b.text) for b in self._blocks if b.role is not None]
+
+    def last_code_block(self) -> str | None:
+        """The last fenced code block of the most recent answer that has one."""
+        for block in reversed(self._blocks):
+            if isinstance(block, AnswerBlock) and (found := code_blocks(block.text)):
+                return found[-1]
+        return None
+
+    @property
+    def line_count(self) -> int:
+        """Total lines of the transcript (the virtual height)."""
+        return self._offsets[-1] + self._blocks[-1].height if self._blocks else 0
+
+    @property
+    def rendering_pending(self) -> bool:
+        """True while streamed text waits for its frame."""
+        return self._answer is not None and self._answer.stream.dirty
+
+    # -- layout -------------------------------------------------------------------------
+
+    def _context(self) -> RenderContext:
+        return RenderContext(self.app.console, self._width, self._style, self._code_theme())
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"transcript--{name}", partial=True)
+
+    def _code_theme(self) -> str:
+        try:
+            dark = self.app.current_theme.dark
+        except Exception:  # not attached to an app yet
+            dark = True
+        return "monokai" if dark else "friendly"
+
+    def _append(self, block: Block) -> None:
+        start = self.line_count
+        self._blocks.append(block)
+        self._offsets.append(start)
+        if self._width > 0:
+            block.lines(self._context())
+        self._relayout(len(self._blocks) - 1)
+
+    def _rerender(self, block: Block) -> None:
+        if self._width > 0:
+            block.lines(self._context())
+        self._relayout(self._blocks.index(block))
+
+    def _relayout(self, index: int) -> None:
+        """Recompute line offsets from block ``index`` on, then resize and scroll."""
+        blocks, offsets = self._blocks, self._offsets
+        for i in range(max(index, 1), len(blocks)):
+            offsets[i] = offsets[i - 1] + blocks[i - 1].height
+        self.virtual_size = Size(self._width, self.line_count)
+        if self.follow:
+            self._scroll_to_end()
+        self.refresh()
+
+    def _scroll_to_end(self) -> None:
+        if self.is_attached:
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+
+    def _measure_visible(self) -> None:
+        """Render stale blocks on screen; fix the layout if their heights changed."""
+        if self._width <= 0 or not self._blocks:
+            return
+        ctx = self._context()
+        for _ in range(3):  # heights may shift what is visible; settle in a few passes
+            top = self.scroll_offset.y
+            first = max(0, bisect_right(self._offsets, top) - 1)
+            last = bisect_right(self._offsets, top + self.size.height)
+            changed: int | None = None
+            for i in range(first, last):
+                block = self._blocks[i]
+                if block.stale(self._width):
+                    height = block.height
+                    block.lines(ctx)
+                    if block.height != height and changed is None:
+                        changed = i
+            if changed is None:
+                return
+            self._relayout(changed)
+
+    # -- streaming ----------------------------------------------------------------------
+
+    def _schedule_flush(self) -> None:
+        if self._flush_timer is not None or not self.is_attached:
+            return
+        delay = max(0.0, self._last_flush + _FRAME - time.monotonic())
+        self._flush_timer = self.set_timer(delay, self._flush, name="transcript-flush")
+
+    def _cancel_flush(self) -> None:
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+            self._flush_timer = None
+
+    def _flush(self) -> None:
+        self._flush_timer = None
+        self._last_flush = time.monotonic()
+        if self._answer is not None and self._answer.stream.dirty:
+            self._rerender(self._answer)
+
+    def _end_answer_if_open(self) -> None:
+        if self._answer is not None:
+            self.end_answer()
+
+    def _update_spinner(self) -> None:
+        running = any(block.running for block in self._tools.values())
+        if running and self._spin_timer is None and self.is_attached:
+            self._spin_timer = self.set_interval(_SPIN_INTERVAL, self._spin, name="spinner")
+        elif not running and self._spin_timer is not None:
+            self._spin_timer.stop()
+            self._spin_timer = None
+
+    def _spin(self) -> None:
+        for block in self._tools.values():
+            if block.running:
+                block.spinner_frame += 1
+                block.invalidate()
+                self._rerender(block)
+
+    # -- Textual hooks ------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self._update_spinner()
+
+    def on_resize(self, event: Resize) -> None:
+        width = self.scrollable_content_region.width
+        if width == self._width:
+            return
+        self._width = width
+        ctx = self._context()
+        for block in self._blocks:  # never-measured blocks need a real height now
+            if not block.measured:
+                block.lines(ctx)
+        self._relayout(0)
+        self._measure_visible()
+        if self.follow:
+            self.call_after_refresh(self._scroll_to_end)
+        if self._answer is not None and self._answer.stream.dirty:
+            self._schedule_flush()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles_changed = True
+        self.refresh()
+
+    def _check_styles(self) -> None:
+        """Drop cached lines when the theme really changed (not on every focus change)."""
+        self._styles_changed = False
+        key = (self._code_theme(), *(self._style(name) for name in _STYLE_NAMES))
+        if key != self._style_key:
+            if self._style_key is not None:
+                for block in self._blocks:
+                    block.invalidate()
+            self._style_key = key
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self.follow = round(new_value) >= self.max_scroll_y
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        if self._styles_changed:
+            self._check_styles()
+        self._measure_visible()
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        line = self.scroll_offset.y + y
+        if not self._blocks or line >= self.line_count or self._width <= 0:
+            return Strip.blank(width, self.rich_style)
+        index = bisect_right(self._offsets, line) - 1
+        strips = self._blocks[index].lines(self._context())
+        offset = line - self._offsets[index]
+        strip = strips[offset] if offset < len(strips) else Strip.blank(width)
+        if strip.cell_length != width:
+            strip = strip.crop_extend(0, width, None)
+        return strip.apply_style(self.rich_style)
+
+    def on_click(self, event: Click) -> None:
+        line = self.scroll_offset.y + event.y
+        if 0 <= line < self.line_count:
+            block = self._blocks[bisect_right(self._offsets, line) - 1]
+            if isinstance(block, ToolBlock):
+                self.toggle_tool(block.call_id)
