@@ -97,9 +97,14 @@ def _sessions_command(argv: list[str]) -> int:
     p = _Parser(prog="gemtui sessions", description="Saved sessions.")
     p.add_argument("action", nargs="?", choices=("list",))
     p.add_argument("--json", action="store_true")
-    p.parse_args(argv)
-    sys.stderr.write("gemtui: saved sessions are not available yet in this version.\n")
-    return 1
+    args = p.parse_args(argv)
+    if args.action is None:
+        from gemtui.tui.sessions_launch import launch_sessions_browser
+
+        return launch_sessions_browser(workspace=Path(os.getcwd()).resolve())
+    from gemtui.store.cli import print_sessions
+
+    return print_sessions(as_json=args.json)
 
 
 def _read_stdin() -> str | None:
@@ -143,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                 max_turns=args.max_turns,
                 fake_responses=args.fake_responses,
                 text_tools=args.text_tools,
+                resume=args.resume,
             )
         )
     from gemtui.tui.launch import launch_tui

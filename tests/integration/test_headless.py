@@ -250,3 +250,20 @@ def test_version_and_help(isolated_home: Path, workspace: Path) -> None:
         "--fake-responses",
     ):
         assert flag in h.stdout
+
+
+def test_persistent_429_falls_back_to_the_next_model(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+    write_fast_config(isolated_home, '\n[general]\nprovider = "gem"\n\n[providers.gem]\nkind = "gemini"\ndefault_model = "gemini-2.5-pro"\nfallback = ["gemini-2.5-flash"]\n')
+    mock_llm_thread.enqueue(
+        {"error": {"status": 429, "message": "Quota exceeded", "quota_id": "GenerateRequestsPerDayPerProjectPerModel"}},
+        {"text": "answered by flash"},
+    )
+    proc = run_gemtui(["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "answered by flash"
+    assert "switching from gemini-2.5-pro to gemini-2.5-flash" in proc.stderr
+    paths = [r.path for r in mock_llm_thread.requests]
+    assert paths[0].endswith("gemini-2.5-pro:streamGenerateContent")
+    assert paths[1].endswith("gemini-2.5-flash:streamGenerateContent")
+    # the prompt is sent once, not duplicated by the resend
+    assert [c["parts"][0].get("text") for c in mock_llm_thread.requests[1].json["contents"]] == ["hi"]

@@ -25,6 +25,7 @@ from gemtui.bus import (
     EventBus,
     HistoryCompressed,
     LoopDetected,
+    ModelFallback,
     StreamRetried,
     TerminateReason,
     ThoughtDelta,
@@ -48,6 +49,7 @@ from gemtui.chat.turn import (
     Turn,
     UserCancelledEvent,
 )
+from gemtui.errors import ApiError
 from gemtui.wire import (
     Content,
     FunctionCall,
@@ -86,6 +88,8 @@ class ExecutorConfig:
     context_window: int = 1_048_576
     compression_threshold: float = 0.5
     compression_preserve: float = 0.3
+    fallback: list[str] = field(default_factory=list)
+    """Models to switch to, in order, when the current one keeps answering 429."""
 
 
 @dataclass
@@ -270,7 +274,14 @@ class Executor:
             else:
                 consume.result()
             calls, turn_text = outcome.calls, outcome.text
+            if outcome.reason == TerminateReason.ERROR and self._fall_back(state):
+                state.turns -= 1
+                local_turns -= 1
+                continue
             if outcome.reason is not None:
+                if state.error is not None:
+                    err = state.error
+                    self.bus.emit(ErrorOccurred, message=str(err), kind=type(err).__name__)
                 state.text.extend(turn_text)
                 return outcome.reason, None
             state.text.extend(turn_text)
@@ -345,9 +356,23 @@ class Executor:
             elif isinstance(ev, (ErrorEvent, InvalidStreamEvent)):
                 err = ev.error if isinstance(ev, ErrorEvent) else RuntimeError(ev.reason)
                 state.error = err
-                self.bus.emit(ErrorOccurred, message=str(err), kind=type(err).__name__)
                 out.reason = TerminateReason.ERROR
                 return
+
+    def _fall_back(self, state: _RunState) -> bool:
+        """On a persistent or terminal 429, switch to the next fallback model and go on."""
+        err = state.error
+        if not (isinstance(err, ApiError) and err.status == 429):
+            return False
+        remaining = [m for m in self.config.fallback if m != self.chat.model]
+        if not remaining:
+            return False
+        previous, nxt = self.chat.model, remaining[0]
+        self.config.fallback = remaining[1:]
+        self.chat.set_model(nxt)
+        state.error = None
+        self.bus.emit(ModelFallback, from_model=previous, to_model=nxt, reason=err.message)
+        return True
 
     def _park(self, message: Content) -> None:
         """Keep tool results that no turn will send, so no call is left unanswered."""

@@ -90,6 +90,7 @@ class Session:
                 context_window=provider.context_window,
                 compression_threshold=settings.chat.compression_threshold,
                 compression_preserve=settings.chat.compression_preserve,
+                fallback=list(provider.settings.fallback),
             ),
         )
         self._cancel: asyncio.Event | None = None

@@ -111,7 +111,8 @@ class Chat:
         On cancellation the partial text (not partial calls) is kept in history, so
         nothing the model already said is lost.
         """
-        self.history.append(message)
+        if not (self.history and self.history[-1] is message):
+            self.history.append(message)  # a resend (fallback model) is recorded once
         contents = self.curated_history()
         attempts = len(self.retry_delays) + 1
         last_error = ""

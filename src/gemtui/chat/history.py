@@ -85,17 +85,17 @@ def consolidate_parts(parts: list[Part]) -> list[Part]:
 
 
 def strip_thought_signatures(history: list[Content]) -> list[Content]:
-    """Signatures are tied to a model: drop them all when the model changes."""
-    return [
-        Content(
-            role=c.role,
-            parts=[
-                p.model_copy(update={"thought_signature": None}) if p.thought_signature else p
-                for p in c.parts
-            ],
-        )
-        for c in history
-    ]
+    """Signatures are tied to a model: drop them all when the model changes.
+
+    Contents without a signature are kept as the same objects.
+    """
+    out: list[Content] = []
+    for c in history:
+        if any(p.thought_signature for p in c.parts):
+            parts = [p.model_copy(update={"thought_signature": None}) for p in c.parts]
+            c = Content(role=c.role, parts=parts)
+        out.append(c)
+    return out
 
 
 def ensure_active_loop_signatures(contents: list[Content]) -> list[Content]:

@@ -39,6 +39,7 @@ class HeadlessOptions:
         max_turns: int | None = None,
         fake_responses: str | None = None,
         text_tools: bool = False,
+        resume: str | None = None,
     ) -> None:
         self.prompt = prompt
         self.workspace = workspace
@@ -49,6 +50,7 @@ class HeadlessOptions:
         self.max_turns = max_turns
         self.fake_responses = fake_responses
         self.text_tools = text_tools
+        self.resume = resume
 
 
 def _exit_code_for(exc: BaseException | None) -> int:
@@ -81,6 +83,13 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
         err.write(f"gemtui: {exc.message}\n")
         return exc.exit_code
     max_turns = opts.max_turns if opts.max_turns is not None else settings.general.max_turns
+    from gemtui.store.headless import attach_store
+
+    try:
+        store, resumed = attach_store(opts.resume, opts.workspace, err)
+    except FatalError as exc:
+        err.write(f"gemtui: {exc.message}\n")
+        return exc.exit_code
     session = Session(
         settings,
         provider,
@@ -90,8 +99,10 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
             interactive=False,
             max_turns=max_turns,
             stream_retry_delays=tuple(settings.network.stream_retry_delays),
+            **resumed,
         ),
     )
+    recorder = store.record(session) if store is not None else None
     spinner = Spinner(stream=err)
     formatter.on_first_output = spinner.stop
     session.bus.subscribe(formatter)
@@ -115,6 +126,8 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
         await session.aclose()
+        if recorder is not None:
+            recorder.close()
     code = {
         TerminateReason.GOAL: EXIT_OK,
         TerminateReason.ABORTED: EXIT_CANCELLED,

@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gemtui.store.db import open_database
 from gemtui.store.records import (
@@ -30,6 +30,9 @@ from gemtui.store.records import (
 )
 from gemtui.store.redact import Redactor
 from gemtui.wire import Content
+
+if TYPE_CHECKING:
+    from gemtui.store.recorder import RecordableSession, SessionRecorder
 
 __all__ = ["SORTS", "SessionNotFoundError", "SessionStore"]
 
@@ -96,6 +99,12 @@ class SessionStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def record(self, session: RecordableSession) -> SessionRecorder:
+        """Start recording ``session`` into this store (an inline bus subscriber)."""
+        from gemtui.store.recorder import SessionRecorder
+
+        return SessionRecorder(self, session)
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -205,6 +214,11 @@ class SessionStore:
     def rename(self, session_id: str, title: str) -> None:
         with self._tx() as c:
             c.execute("UPDATE sessions SET title = ? WHERE id = ?", (title.strip(), session_id))
+
+    def set_updated(self, session_id: str, updated: float) -> None:
+        """Pin the last-activity time (imports keep the original session's)."""
+        with self._tx() as c:
+            c.execute("UPDATE sessions SET updated = ? WHERE id = ?", (updated, session_id))
 
     def set_title_if_empty(self, session_id: str, title: str) -> None:
         with self._tx() as c:

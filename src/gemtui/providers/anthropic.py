@@ -1,0 +1,100 @@
+"""Anthropic's Messages API (Claude), streaming.
+
+``ANTHROPIC_BASE_URL`` is the host, as in the Anthropic SDK; ``/v1/messages`` is appended.
+The key goes in ``x-api-key`` with the ``anthropic-version`` header, never in a URL.
+Thinking deltas become thought parts and the block's signature arrives as an empty
+thought part carrying ``thought_signature``, so the thinking block can be sent back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+
+from gemtui.errors import GemtuiError, StreamError, TransportError
+from gemtui.providers.convert_anthropic import (
+    AnthropicStream,
+    count_tokens_body,
+    from_anthropic_message,
+    to_anthropic_request,
+)
+from gemtui.providers.convert_openai import make_response
+from gemtui.providers.http import get_json, open_stream, post_json
+from gemtui.providers.sse import iter_sse_json
+from gemtui.wire import Content, GenerateContentRequest, GenerateContentResponse, ModelInfo
+
+__all__ = ["ANTHROPIC_VERSION", "DEFAULT_ANTHROPIC_BASE_URL", "AnthropicGenerator"]
+
+DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+ANTHROPIC_VERSION = "2023-06-01"
+
+
+class AnthropicGenerator:
+    """ContentGenerator over ``{base}/v1/messages``."""
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        base_url: str | None = None,
+        api_key: str = "",
+        name: str = "anthropic",
+    ) -> None:
+        self._client = client
+        self._base = (base_url or DEFAULT_ANTHROPIC_BASE_URL).rstrip("/")
+        self._api_key = api_key
+        self.name = name
+
+    @property
+    def _headers(self) -> dict[str, str]:
+        return {"x-api-key": self._api_key, "anthropic-version": ANTHROPIC_VERSION}
+
+    async def generate(
+        self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
+    ) -> GenerateContentResponse:
+        body = to_anthropic_request(request, model, stream=False)
+        data = await post_json(self._client, f"{self._base}/v1/messages", body, self._headers)
+        return from_anthropic_message(data)
+
+    async def stream(
+        self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
+    ) -> AsyncIterator[GenerateContentResponse]:
+        body = to_anthropic_request(request, model, stream=True)
+        state = AnthropicStream()
+        url = f"{self._base}/v1/messages"
+        async with open_stream(self._client, url, body, self._headers) as response:
+            try:
+                async for frame in iter_sse_json(response):
+                    if not isinstance(frame.data, dict):
+                        raise StreamError("unexpected event shape", kind="malformed")
+                    event = frame.data
+                    if "type" not in event and frame.event:
+                        event = {**event, "type": frame.event}
+                    parts = state.feed(event)
+                    if parts:
+                        yield make_response(parts)
+                    if event.get("type") == "message_stop":
+                        break
+            except httpx.TransportError as exc:
+                raise TransportError(f"{type(exc).__name__} while streaming: {exc}") from exc
+        yield state.final()
+
+    async def count_tokens(self, contents: list[Content], *, model: str) -> int:
+        url = f"{self._base}/v1/messages/count_tokens"
+        data = await post_json(self._client, url, count_tokens_body(contents, model), self._headers)
+        return int(data.get("input_tokens", 0))
+
+    async def embed(self, texts: list[str], *, model: str) -> list[list[float]]:
+        raise GemtuiError("The Anthropic API offers no embeddings; use another provider.")
+
+    async def list_models(self) -> list[ModelInfo]:
+        data = await get_json(self._client, f"{self._base}/v1/models", self._headers)
+        items = data.get("data", []) if isinstance(data, dict) else []
+        return [
+            ModelInfo(name=m["id"], display_name=m.get("display_name") or m["id"])
+            for m in items
+            if "id" in m
+        ]
+
+    async def aclose(self) -> None:
+        await self._client.aclose()

@@ -1,0 +1,37 @@
+"""``gemtui sessions list [--json]``: the saved sessions for people and for scripts."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import TextIO
+
+from gemtui.store.store import SessionStore
+
+__all__ = ["print_sessions"]
+
+
+def _when(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def print_sessions(*, as_json: bool = False, out: TextIO | None = None, limit: int = 10_000) -> int:
+    """Newest first; JSON is the array promised in DESIGN.md's outside contract."""
+    out = out or sys.stdout
+    with SessionStore() as store:
+        sessions = store.list_sessions(limit=limit)
+    if as_json:
+        out.write(json.dumps([s.to_json() for s in sessions], ensure_ascii=False, indent=2) + "\n")
+        return 0
+    if not sessions:
+        out.write("No saved sessions yet.\n")
+        return 0
+    out.write(f"{'ID':<10} {'UPDATED':<16} {'MSGS':>5} {'TOKENS':>8}  {'MODEL':<22} TITLE\n")
+    for s in sessions:
+        title = (s.title or "(untitled)")[:60]
+        mark = " [imported]" if s.imported else ""
+        out.write(
+            f"{s.id[:8]:<10} {_when(s.updated):<16} {s.messages:>5} {s.tokens:>8}  {s.model[:22]:<22} {title}{mark}\n"
+        )
+    return 0
