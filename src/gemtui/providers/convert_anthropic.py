@@ -332,10 +332,16 @@ def from_anthropic_message(data: dict[str, Any]) -> GenerateContentResponse:
             state.feed({"type": "content_block_start", "index": i, "content_block": block})
         elif block.get("type") == "thinking":
             parts.append(
-                Part(text=block.get("thinking", ""), thought=True, thought_signature=block.get("signature"))
+                Part(
+                    text=block.get("thinking", ""),
+                    thought=True,
+                    thought_signature=block.get("signature"),
+                )
             )
         else:
-            parts.extend(state.feed({"type": "content_block_start", "index": i, "content_block": block}))
+            parts.extend(
+                state.feed({"type": "content_block_start", "index": i, "content_block": block})
+            )
         state.feed({"type": "content_block_stop", "index": i})
     state.stop = data.get("stop_reason")
     final = state.final()

@@ -161,7 +161,10 @@ def _assistant_message(content: Content, ids: CallIds) -> dict[str, Any] | None:
                 {
                     "id": ids.for_call(fc),
                     "type": "function",
-                    "function": {"name": fc.name, "arguments": json.dumps(fc.args, ensure_ascii=False)},
+                    "function": {
+                        "name": fc.name,
+                        "arguments": json.dumps(fc.args, ensure_ascii=False),
+                    },
                 }
             )
         elif part.text:
@@ -329,7 +332,9 @@ class OpenAIStream:
             if args is None or not pending.name:
                 malformed = True
                 continue
-            calls.append(Part(function_call=FunctionCall(id=pending.id, name=pending.name, args=args)))
+            calls.append(
+                Part(function_call=FunctionCall(id=pending.id, name=pending.name, args=args))
+            )
         if malformed:
             finish = "MALFORMED_FUNCTION_CALL"  # the chat retries; a half call never runs
         else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gemtui.config.secrets import get_secret
 from gemtui.config.settings import ProviderSettings, Settings
@@ -12,11 +13,16 @@ from gemtui.errors import FatalAuthenticationError, FatalConfigError
 from gemtui.providers.base import ContentGenerator
 from gemtui.providers.retry import RetryingGenerator, RetryNotice, RetryPolicy
 
+if TYPE_CHECKING:
+    import httpx
+
 __all__ = [
     "BUILTIN_PROVIDERS",
     "DEFAULT_MODELS",
+    "KNOWN_MODELS",
     "ResolvedProvider",
     "context_window_for",
+    "list_models",
     "resolve_provider",
 ]
 
@@ -35,6 +41,14 @@ DEFAULT_MODELS = {
     "replay": "replay",
 }
 
+KNOWN_MODELS: dict[str, tuple[str, ...]] = {
+    "gemini": ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite"),
+    "code-assist": ("gemini-2.5-pro", "gemini-2.5-flash"),
+    "openai": ("gpt-4o-mini", "gpt-4o", "gpt-4.1"),
+    "anthropic": ("claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"),
+}
+"""Offered by ``/model`` for a provider whose settings list no models."""
+
 NO_PROVIDER_HELP = (
     "No model provider is configured. Set one of:\n"
     "  export GEMINI_API_KEY=...        (Gemini API key, https://aistudio.google.com/apikey)\n"
@@ -52,6 +66,11 @@ class ResolvedProvider:
     model: str
     context_window: int
     settings: ProviderSettings = field(default_factory=lambda: ProviderSettings(kind="gemini"))
+
+    @property
+    def fallback(self) -> list[str]:
+        """Models to try in order after a persistent 429 (``[providers.NAME] fallback``)."""
+        return [m for m in self.settings.fallback if m != self.model]
 
 
 def context_window_for(model: str, configured: int | None = None) -> int:
@@ -85,6 +104,7 @@ def resolve_provider(
     fake_responses: str | None = None,
     on_retry: Callable[[RetryNotice], None] | None = None,
     retry_policy: RetryPolicy | None = None,
+    text_tools: bool = False,
 ) -> ResolvedProvider:
     """The generator for this run, wrapped in the retry policy; errors exit 41 or 52."""
     import httpx  # noqa: F401 - imported here so `gemtui --version` stays fast
@@ -108,8 +128,8 @@ def resolve_provider(
             f"Unknown provider '{name}'. Known providers: {', '.join(known)}. "
             "Add a [providers.NAME] table with a `kind` to config.toml to define one."
         )
-    chosen = model or settings.general.model or conf.default_model
-    chosen = chosen or (conf.models[0] if conf.models else DEFAULT_MODELS.get(conf.kind, ""))
+    picked = model or settings.general.model or conf.default_model
+    chosen = picked or (conf.models[0] if conf.models else DEFAULT_MODELS.get(conf.kind, ""))
     net = settings.network
     client = make_client(net.read_timeout)
     if retry_policy is None:
@@ -133,12 +153,95 @@ def resolve_provider(
             "Signing in with a Google account (code-assist) is not available yet in this "
             "version of gemtui. Use a Gemini API key instead: export GEMINI_API_KEY=..."
         )
-    else:
-        raise FatalConfigError(
-            f"Provider kind '{conf.kind}' (provider '{name}') is not available yet in this "
-            "version of gemtui. Use --provider gemini with GEMINI_API_KEY."
+    elif conf.kind == "openai":
+        inner = _openai(name, conf, client)
+    elif conf.kind == "anthropic":
+        inner = _anthropic(name, conf, client)
+    else:  # pragma: no cover - settings validation allows only the kinds above
+        raise FatalConfigError(f"Provider kind '{conf.kind}' (provider '{name}') is unknown.")
+    if text_tools or conf.text_tools:
+        from gemtui.providers.text_tools import TextToolsGenerator
+
+        inner = TextToolsGenerator(
+            inner,
+            preserve_context=bool(getattr(conf, "preserve_context", False)),
+            no_think=bool(getattr(conf, "no_think", False)),
         )
     generator = RetryingGenerator(inner, retry_policy, on_retry)
     return ResolvedProvider(
         name, conf.kind, generator, chosen, context_window_for(chosen, conf.context_window), conf
     )
+
+
+def _openai(name: str, conf: ProviderSettings, client: httpx.AsyncClient) -> ContentGenerator:
+    from gemtui.providers.openai_compat import OpenAICompatGenerator
+
+    base = conf.base_url
+    if not base and name not in BUILTIN_PROVIDERS:
+        raise FatalConfigError(
+            f"{_config_files()}: setting 'providers.{name}.base_url' is missing: provider "
+            f"'{name}' has kind = \"openai\" but no server URL. Add to [providers.{name}] "
+            'a line such as base_url = "http://127.0.0.1:11434/v1" (include the /v1).'
+        )
+    base = base or os.environ.get("OPENAI_BASE_URL")
+    key = get_secret(f"{name}-api-key", "OPENAI_API_KEY")  # local servers need none
+    return OpenAICompatGenerator(client, base, key, name=name)
+
+
+def _anthropic(name: str, conf: ProviderSettings, client: httpx.AsyncClient) -> ContentGenerator:
+    from gemtui.providers.anthropic import AnthropicGenerator
+
+    key = get_secret(f"{name}-api-key", "ANTHROPIC_API_KEY")
+    if not key and name != "anthropic":
+        key = get_secret("anthropic-api-key")
+    if not key:
+        raise FatalAuthenticationError(
+            "No Anthropic API key found. Set ANTHROPIC_API_KEY, or store one in the keyring "
+            "from the TUI's welcome screen."
+        )
+    base = conf.base_url or os.environ.get("ANTHROPIC_BASE_URL")
+    return AnthropicGenerator(client, base, key, name=name)
+
+
+def _config_files() -> str:
+    from gemtui.config.paths import user_config_file
+
+    return f"{user_config_file()} (or .gemtui/config.toml)"
+
+
+def _usable(name: str) -> bool:
+    """A built-in provider is offered by /model only when its key or URL is set."""
+    if name == "gemini":
+        return bool(get_secret("gemini-api-key", "GEMINI_API_KEY", "GOOGLE_API_KEY"))
+    if name == "openai":
+        return bool(
+            os.environ.get("OPENAI_BASE_URL") or get_secret("openai-api-key", "OPENAI_API_KEY")
+        )
+    if name == "anthropic":
+        return bool(get_secret("anthropic-api-key", "ANTHROPIC_API_KEY"))
+    return False
+
+
+def list_models(settings: Settings) -> list[tuple[str, str]]:
+    """(provider, model) pairs of every configured or usable provider, for ``/model``.
+
+    No network: models come from the settings (``models``, ``default_model``,
+    ``fallback``), else the provider kind's well-known ones.
+    """
+    names = [n for n in BUILTIN_PROVIDERS if n in settings.providers or _usable(n)]
+    if settings.general.provider and settings.general.provider not in names:
+        names.append(settings.general.provider)
+    names += [n for n in settings.providers if n not in names]
+    out: list[tuple[str, str]] = []
+    for name in names:
+        conf = settings.providers.get(name) or BUILTIN_PROVIDERS.get(name)
+        if conf is None:
+            continue
+        models = list(conf.models)
+        for extra in (conf.default_model, *conf.fallback):
+            if extra and extra not in models:
+                models.append(extra)
+        if not models:
+            models = list(KNOWN_MODELS.get(conf.kind, ()))
+        out.extend((name, m) for m in models)
+    return out

@@ -277,7 +277,9 @@ def tool_guidance(declarations: list[FunctionDeclaration]) -> str:
 
 def render_call(call: FunctionCall) -> str:
     """A call as the JSON text the model wrote (so history reads like its own words)."""
-    body = json.dumps({"tool_call": {"name": call.name, "arguments": call.args}}, ensure_ascii=False)
+    body = json.dumps(
+        {"tool_call": {"name": call.name, "arguments": call.args}}, ensure_ascii=False
+    )
     return f"```json\n{body}\n```"
 
 
@@ -398,16 +400,16 @@ class TextToolsGenerator:
             if extractor.malformed and not extractor.calls:
                 finish = "MALFORMED_FUNCTION_CALL"
             for name, args in extractor.calls:
-                call = FunctionCall(id=_call_id(next(self._counter), name, args), name=name, args=args)
+                call = FunctionCall(
+                    id=_call_id(next(self._counter), name, args), name=name, args=args
+                )
                 parts.append(Part(function_call=call))
             parts.extend(native)
         if parts or finish is not None or usage is not None:
             yield _response(parts, finish, usage)
 
     @staticmethod
-    def _split(
-        pieces: list[tuple[bool, str]], extractor: CallExtractor, parts: list[Part]
-    ) -> None:
+    def _split(pieces: list[tuple[bool, str]], extractor: CallExtractor, parts: list[Part]) -> None:
         for is_thought, piece in pieces:
             if is_thought:
                 parts.append(Part(text=piece, thought=True))
@@ -431,9 +433,7 @@ class TextToolsGenerator:
         return _response(parts, finish, usage)
 
     async def count_tokens(self, contents: list[Content], *, model: str) -> int:
-        return await self.inner.count_tokens(
-            [self._render(c) for c in contents], model=model
-        )
+        return await self.inner.count_tokens([self._render(c) for c in contents], model=model)
 
     async def embed(self, texts: list[str], *, model: str) -> list[list[float]]:
         return await self.inner.embed(texts, model=model)

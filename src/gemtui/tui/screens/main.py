@@ -91,6 +91,9 @@ class MainScreen(Screen[None]):
         yield PromptInput(workspace=self.workspace, id="prompt")
         yield StatusLine(id="status")
 
+    def on_mount(self) -> None:
+        self.prompt.focus()
+
     # -- panes -----------------------------------------------------------------------------------
     @property
     def transcript(self) -> Transcript:
