@@ -69,17 +69,45 @@ def _check(conn: sqlite3.Connection, path: Path, verify: bool | None) -> None:
             raise StoreCorruptError("; ".join(str(r[0]) for r in rows[:3]))
 
 
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (trigger bodies hold semicolons of their own)."""
+    out: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out
+
+
 def migrate(conn: sqlite3.Connection) -> int:
-    """Run the migrations this file has not seen yet; returns the version it had."""
+    """Run the migrations this file has not seen yet; returns the version it had.
+
+    The version is read again under the write lock, so two processes opening a new or
+    old store at once migrate it once, and all steps commit together or not at all.
+    """
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    if version > SCHEMA_VERSION:
-        raise StoreVersionError(
-            f"the session store has schema version {version}, newer than this gemtui knows ({SCHEMA_VERSION})"
-        )
-    for number in range(version, SCHEMA_VERSION):
-        conn.executescript(
-            f"BEGIN IMMEDIATE;\n{MIGRATIONS[number]}\nPRAGMA user_version = {number + 1};\nCOMMIT;"
-        )
+    if version == SCHEMA_VERSION:
+        return version
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StoreVersionError(
+                f"the session store has schema version {version}, newer than this gemtui "
+                f"knows ({SCHEMA_VERSION}); update gemtui to open it"
+            )
+        for number in range(version, SCHEMA_VERSION):
+            for statement in _statements(MIGRATIONS[number]):
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
     return version
 
 

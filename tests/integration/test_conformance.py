@@ -1,0 +1,470 @@
+"""One conformance suite every adapter passes, driven through the engine against the mock.
+
+Each test runs a real ``Session`` (chat, turn, executor, scheduler, tools) over one adapter
+wrapped in a fast ``RetryingGenerator``, then checks the events and the requests the mock
+recorded, which must be valid for that adapter's API. A new adapter gets the suite by
+adding a ``Harness``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gemtui.agent.session import Session, SessionOptions
+from gemtui.bus import (
+    ContentDelta,
+    Event,
+    RequestRetrying,
+    StreamRetried,
+    TerminateReason,
+    ThoughtDelta,
+    TurnFinished,
+)
+from gemtui.config.settings import Settings
+from gemtui.providers.anthropic import AnthropicGenerator
+from gemtui.providers.base import ContentGenerator
+from gemtui.providers.factory import ResolvedProvider
+from gemtui.providers.gemini import GeminiGenerator
+from gemtui.providers.http import make_client
+from gemtui.providers.openai_compat import OpenAICompatGenerator
+from gemtui.providers.retry import RetryingGenerator, RetryPolicy
+from gemtui.providers.text_tools import TextToolsGenerator
+from gemtui.testing import MockLLMServer, RecordedRequest
+
+FAST = RetryPolicy(max_attempts=3, initial_delay=0.01, max_delay=0.02)
+ADAPTERS = ["gemini", "openai_compat", "anthropic", "text_tools"]
+GENERATION_PATHS = (":streamGenerateContent", ":generateContent", "/chat/completions", "/messages")
+GEMINI_ONLY = {
+    "contents",
+    "parts",
+    "functionCall",
+    "functionResponse",
+    "function_call",
+    "function_response",
+    "thoughtSignature",
+    "thought_signature",
+    "thought",
+    "generationConfig",
+    "systemInstruction",
+    "inlineData",
+    "toolConfig",
+    "functionDeclarations",
+}
+
+
+@dataclass
+class Harness:
+    adapter: str
+    srv: MockLLMServer
+
+    @property
+    def kind(self) -> str:
+        return {"gemini": "gemini", "anthropic": "anthropic"}.get(self.adapter, "openai")
+
+    @property
+    def model(self) -> str:
+        return {"gemini": "gemini-2.5-pro", "anthropic": "claude-sonnet-4-5"}.get(
+            self.adapter, "qwen3-coder"
+        )
+
+    def generator(self, read_timeout: float | None = 5.0) -> ContentGenerator:
+        client = make_client(read_timeout)
+        url = self.srv.url
+        if self.adapter == "gemini":
+            return GeminiGenerator(client, "gem-key", url)
+        if self.adapter == "anthropic":
+            return AnthropicGenerator(client, url, "ant-key")
+        inner = OpenAICompatGenerator(client, f"{url}/v1", "oai-key")
+        return TextToolsGenerator(inner) if self.adapter == "text_tools" else inner
+
+    def calls_step(self, calls: list[tuple[str, dict[str, Any]]], **kw: Any) -> dict[str, Any]:
+        """A step answering with these calls, natively or as text for text_tools."""
+        if self.adapter != "text_tools":
+            fcs = [{"name": n, "args": a, "id": f"call-{i}"} for i, (n, a) in enumerate(calls)]
+            return {"function_calls": fcs, **kw}
+        blocks = [
+            "```json\n" + json.dumps({"tool_call": {"name": n, "arguments": a}}) + "\n```"
+            for n, a in calls
+        ]
+        return {"text": "I will look.\n" + "\n".join(blocks), "chunks": 5, **kw}
+
+    def generation_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.srv.requests if r.path.endswith(GENERATION_PATHS)]
+
+
+@dataclass
+class Run:
+    session: Session
+    events: list[Event]
+
+    def of(self, cls: type[Any]) -> list[Any]:
+        return [e for e in self.events if isinstance(e, cls)]
+
+    def text(self) -> str:
+        return "".join(e.text for e in self.of(ContentDelta))
+
+
+@pytest.fixture(params=ADAPTERS)
+def harness(request: pytest.FixtureRequest, mock_llm: MockLLMServer) -> Harness:
+    return Harness(request.param, mock_llm)
+
+
+def make_run(h: Harness, workspace: Path, *, read_timeout: float | None = 5.0) -> Run:
+    gen = RetryingGenerator(h.generator(read_timeout), FAST)
+    provider = ResolvedProvider(h.adapter, h.kind, gen, h.model, 128_000)
+    options = SessionOptions(
+        workspace=workspace, interactive=False, approval_mode="yolo", stream_retry_delays=(0, 0, 0)
+    )
+    session = Session(Settings(), provider, options)
+    events: list[Event] = []
+    session.bus.subscribe(events.append)
+    return Run(session, events)
+
+
+# -- reading recorded requests back, per API --------------------------------------------
+
+
+def conversation(h: Harness, body: dict[str, Any]) -> list[tuple[str, str]]:
+    """(role, text) of each message, roles as user/model, tool traffic left out."""
+    out: list[tuple[str, str]] = []
+    if h.adapter == "gemini":
+        for c in body["contents"]:
+            text = "".join(p.get("text", "") for p in c["parts"] if not p.get("thought"))
+            if text:
+                out.append((c["role"], text))
+        return out
+    for m in body["messages"]:
+        if m["role"] not in ("user", "assistant"):
+            continue
+        content = m.get("content")
+        if isinstance(content, list):
+            content = "".join(b.get("text", "") for b in content if b.get("type") == "text")
+        if content:
+            out.append(("model" if m["role"] == "assistant" else "user", content))
+    return out
+
+
+def tool_exchange(
+    h: Harness, body: dict[str, Any]
+) -> tuple[list[str], list[tuple[str, str, bool]]]:
+    """Ids of the last model turn's calls, and (id, result text, is_error) of the results."""
+    if h.adapter == "gemini":
+        calls = [
+            p["functionCall"]["id"] for p in body["contents"][-2]["parts"] if "functionCall" in p
+        ]
+        results = []
+        for p in body["contents"][-1]["parts"]:
+            fr = p["functionResponse"]
+            resp = fr["response"]
+            results.append((fr["id"], str(resp.get("output", resp.get("error"))), "error" in resp))
+        return calls, results
+    if h.adapter == "anthropic":
+        msgs = body["messages"]
+        calls = [b["id"] for b in msgs[-2]["content"] if b["type"] == "tool_use"]
+        results = [
+            (b["tool_use_id"], b["content"], bool(b.get("is_error")))
+            for b in msgs[-1]["content"]
+            if b["type"] == "tool_result"
+        ]
+        return calls, results
+    msgs = body["messages"]
+    if h.adapter == "openai_compat":
+        last_assistant = max(i for i, m in enumerate(msgs) if m["role"] == "assistant")
+        calls = [tc["id"] for tc in msgs[last_assistant]["tool_calls"]]
+        tools = [m for m in msgs[last_assistant + 1 :] if m["role"] == "tool"]
+        return calls, [
+            (m["tool_call_id"], m["content"], m["content"].startswith("Error")) for m in tools
+        ]
+    # text_tools: results come back as user text naming the call's id
+    last_user = msgs[-1]["content"]
+    results = []
+    for chunk in last_user.split("Tool result for ")[1:]:
+        head, _, rest = chunk.partition("): ")
+        call_id = head.split("(", 1)[1]
+        results.append((call_id, rest.strip(), rest.startswith("Error")))
+    return [r[0] for r in results], results
+
+
+def _keys(obj: Any) -> set[str]:
+    if isinstance(obj, dict):
+        return set(obj) | {k for v in obj.values() for k in _keys(v)}
+    if isinstance(obj, list):
+        return {k for v in obj for k in _keys(v)}
+    return set()
+
+
+def assert_valid_requests(h: Harness) -> None:
+    """Every generation request is valid for the adapter's API."""
+    for req in h.generation_requests():
+        body = req.json
+        assert isinstance(body, dict)
+        if h.adapter == "gemini":
+            assert req.headers["x-goog-api-key"] == "gem-key"
+            assert all(c["role"] in ("user", "model") for c in body["contents"])
+            continue
+        leaked = _keys(body) & GEMINI_ONLY
+        assert not leaked, f"Gemini-only fields in a {h.adapter} request: {leaked}"
+        if h.adapter == "anthropic":
+            _assert_anthropic(req, body)
+        else:
+            _assert_openai(h, req, body)
+
+
+def _assert_anthropic(req: RecordedRequest, body: dict[str, Any]) -> None:
+    assert req.path == "/v1/messages"
+    assert req.headers["x-api-key"] == "ant-key"
+    assert req.headers["anthropic-version"] == "2023-06-01"
+    assert body["stream"] is True and body["max_tokens"] > 0
+    msgs = body["messages"]
+    roles = [m["role"] for m in msgs]
+    assert roles[0] == "user"
+    assert all(a != b for a, b in zip(roles, roles[1:], strict=False)), roles
+    for i, m in enumerate(msgs):
+        uses = [b["id"] for b in m["content"] if b["type"] == "tool_use"]
+        if not uses:
+            continue
+        nxt = msgs[i + 1]["content"] if i + 1 < len(msgs) else []
+        results = [b["tool_use_id"] for b in nxt if b["type"] == "tool_result"]
+        assert results == uses
+        assert [b["type"] for b in nxt[: len(results)]] == ["tool_result"] * len(results)
+    for tool in body.get("tools", []):
+        assert set(tool) == {"name", "description", "input_schema"}
+
+
+def _assert_openai(h: Harness, req: RecordedRequest, body: dict[str, Any]) -> None:
+    assert req.path == "/v1/chat/completions"
+    assert req.headers["authorization"] == "Bearer oai-key"
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    msgs = body["messages"]
+    assert {m["role"] for m in msgs} <= {"system", "user", "assistant", "tool"}
+    if h.adapter == "text_tools":
+        assert "tools" not in body
+        assert all(m["role"] != "tool" and "tool_calls" not in m for m in msgs)
+        assert msgs[0]["role"] == "system" and "Available tools" in msgs[0]["content"]
+        return
+    for tool in body.get("tools", []):
+        assert tool["type"] == "function" and set(tool["function"]) == {
+            "name",
+            "description",
+            "parameters",
+        }
+        assert tool["function"]["parameters"]["type"] == "object"
+    for i, m in enumerate(msgs):
+        if not m.get("tool_calls"):
+            continue
+        ids = [tc["id"] for tc in m["tool_calls"]]
+        answered = []
+        for follow in msgs[i + 1 :]:
+            if follow["role"] != "tool":
+                break
+            answered.append(follow["tool_call_id"])
+        assert answered == ids
+        for tc in m["tool_calls"]:
+            assert tc["type"] == "function" and isinstance(tc["function"]["arguments"], str)
+
+
+# -- the suite ---------------------------------------------------------------------------
+
+
+async def test_plain_answer(harness: Harness, workspace: Path) -> None:
+    harness.srv.enqueue({"text": "Hello there, my friend.", "chunks": 3})
+    run = make_run(harness, workspace)
+    done = await run.session.send("hi")
+    assert done.reason == TerminateReason.GOAL
+    assert run.text() == "Hello there, my friend." == done.text
+    assert len(run.of(ContentDelta)) >= 2  # streamed, not delivered whole
+    (req,) = harness.generation_requests()
+    assert conversation(harness, req.json)[-1] == ("user", "hi")
+    assert_valid_requests(harness)
+    await run.session.aclose()
+
+
+async def test_multi_turn_sends_history_back(harness: Harness, workspace: Path) -> None:
+    harness.srv.enqueue({"text": "answer one"}, {"text": "answer two"})
+    run = make_run(harness, workspace)
+    await run.session.send("first question")
+    done = await run.session.send("second question")
+    assert done.text == "answer two"
+    second = harness.generation_requests()[-1].json
+    assert conversation(harness, second) == [
+        ("user", "first question"),
+        ("model", "answer one"),
+        ("user", "second question"),
+    ]
+    assert_valid_requests(harness)
+    await run.session.aclose()
+
+
+async def test_parallel_tool_calls_results_in_order(harness: Harness, workspace: Path) -> None:
+    (workspace / "a.txt").write_text("alpha content\n")
+    (workspace / "b.txt").write_text("beta content\n")
+    calls = [("read_file", {"file_path": "a.txt"}), ("read_file", {"file_path": "b.txt"})]
+    harness.srv.enqueue(harness.calls_step(calls), {"text": "Both files read."})
+    run = make_run(harness, workspace)
+    done = await run.session.send("read a and b")
+    assert done.reason == TerminateReason.GOAL and done.text.endswith("Both files read.")
+    assert "tool_call" not in run.text()  # the call's JSON never shows as text
+    reqs = harness.generation_requests()
+    assert len(reqs) == 2
+    call_ids, results = tool_exchange(harness, reqs[1].json)
+    assert [r[0] for r in results] == call_ids and len(call_ids) == 2
+    assert "alpha content" in results[0][1] and "beta content" in results[1][1]
+    assert not any(r[2] for r in results)
+    assert_valid_requests(harness)
+    await run.session.aclose()
+
+
+async def test_tool_error_goes_back_as_error_result(harness: Harness, workspace: Path) -> None:
+    harness.srv.enqueue(
+        harness.calls_step([("read_file", {"file_path": "missing.txt"})]),
+        {"text": "That file does not exist."},
+    )
+    run = make_run(harness, workspace)
+    done = await run.session.send("read missing.txt")
+    assert done.reason == TerminateReason.GOAL
+    call_ids, results = tool_exchange(harness, harness.generation_requests()[1].json)
+    assert len(results) == 1 and results[0][0] == call_ids[0]
+    assert results[0][2], results
+    assert "missing.txt" in results[0][1] or "not" in results[0][1].lower()
+    assert_valid_requests(harness)
+    await run.session.aclose()
+
+
+async def test_thoughts_stream_as_thought_events(harness: Harness, workspace: Path) -> None:
+    harness.srv.enqueue({"thought": "**Planning** I should greet them", "text": "Hi!", "chunks": 2})
+    run = make_run(harness, workspace)
+    done = await run.session.send("hello")
+    thoughts = "".join(e.text for e in run.of(ThoughtDelta))
+    assert "I should greet them" in thoughts
+    assert done.text == "Hi!" and "greet" not in run.text()
+    assert_valid_requests(harness)
+    await run.session.aclose()
+
+
+async def test_think_tags_become_thoughts(harness: Harness, workspace: Path) -> None:
+    if harness.adapter in ("gemini", "anthropic"):
+        pytest.skip("<think> tags are a convention of OpenAI-compatible local models")
+    harness.srv.enqueue({"text": "<think>weighing options</think>The answer is 4.", "chunks": 7})
+    run = make_run(harness, workspace)
+    done = await run.session.send("2+2?")
+    assert "weighing options" in "".join(e.text for e in run.of(ThoughtDelta))
+    assert done.text == "The answer is 4."
+    await run.session.aclose()
+
+
+async def test_usage_numbers_are_the_servers(harness: Harness, workspace: Path) -> None:
+    harness.srv.enqueue({"text": "counted", "usage": {"prompt": 11, "output": 7, "total": 18}})
+    run = make_run(harness, workspace)
+    await run.session.send("count")
+    (finished,) = run.of(TurnFinished)
+    assert finished.finish_reason == "STOP"
+    assert (finished.usage.input, finished.usage.output, finished.usage.total) == (11, 7, 18)
+    await run.session.aclose()
+
+
+# -- faults ------------------------------------------------------------------------------
+
+RETRIED_BEFORE_FIRST_BYTE = {
+    "429": {
+        "error": {
+            "status": 429,
+            "message": "slow down",
+            "retry_delay": "0.05s",
+            "headers": {"retry-after": "0.05"},
+        }
+    },
+    "500": {"error": {"status": 500, "message": "backend error"}},
+    "reset_before": {"fault": "reset_before"},
+}
+
+
+@pytest.mark.parametrize("fault", list(RETRIED_BEFORE_FIRST_BYTE))
+async def test_fault_before_first_byte_is_retried(
+    harness: Harness, workspace: Path, fault: str
+) -> None:
+    harness.srv.enqueue(RETRIED_BEFORE_FIRST_BYTE[fault], {"text": "recovered fine"})
+    run = make_run(harness, workspace)
+    done = await run.session.send("hi")
+    assert done.reason == TerminateReason.GOAL and done.text == "recovered fine"
+    (notice,) = run.of(RequestRetrying)
+    if fault == "429":
+        assert notice.wait >= 0.05 and "slow down" in notice.message
+    assert len(harness.generation_requests()) == 2
+    assert_valid_requests(harness)
+    await run.session.aclose()
+
+
+MID_STREAM = {
+    "reset_after": {"fault": "reset_after", "after_chunks": 5},
+    "malformed_frame": {"fault": "malformed_frame", "at": 5},
+    "no_candidates": {"fault": "no_candidates"},
+}
+
+
+@pytest.mark.parametrize("fault", list(MID_STREAM))
+async def test_broken_stream_is_retried_and_partial_discarded(
+    harness: Harness, workspace: Path, fault: str
+) -> None:
+    first = {"text": "one two three four five six seven", "chunks": 7, **MID_STREAM[fault]}
+    harness.srv.enqueue(first, {"text": "clean second answer"})
+    run = make_run(harness, workspace)
+    done = await run.session.send("hi")
+    assert done.reason == TerminateReason.GOAL
+    assert done.text == "clean second answer"
+    assert run.of(StreamRetried)
+    assert len(harness.generation_requests()) == 2
+    assert_valid_requests(harness)
+    await run.session.aclose()
+
+
+async def test_stall_mid_stream_is_retried(harness: Harness, workspace: Path) -> None:
+    stall = {
+        "text": "a b c d e f g",
+        "chunks": 7,
+        "fault": "stall",
+        "after_chunks": 5,
+        "seconds": 3,
+    }
+    harness.srv.enqueue(stall, {"text": "after the stall"})
+    run = make_run(harness, workspace, read_timeout=0.4)
+    done = await run.session.send("hi")
+    assert done.text == "after the stall"
+    assert run.of(StreamRetried)
+    await run.session.aclose()
+
+
+async def test_persistent_stall_ends_in_an_error(harness: Harness, workspace: Path) -> None:
+    for _ in range(FAST.max_attempts):
+        harness.srv.enqueue({"text": "never", "fault": "stall", "after_chunks": 0, "seconds": 2})
+    run = make_run(harness, workspace, read_timeout=0.3)
+    done = await run.session.send("hi")
+    assert done.reason == TerminateReason.ERROR
+    assert done.error and "timeout" in done.error.lower()
+    await run.session.aclose()
+
+
+async def test_cancel_mid_stream_keeps_partial(harness: Harness, workspace: Path) -> None:
+    words = " ".join(f"w{i}" for i in range(60))
+    harness.srv.enqueue({"text": words, "chunks": 60, "tokens_per_second": 40})
+    run = make_run(harness, workspace)
+
+    def on_event(ev: Event) -> None:
+        if isinstance(ev, ContentDelta):
+            run.session.cancel()
+
+    run.session.bus.subscribe(on_event)
+    done = await asyncio.wait_for(run.session.send("stream a lot"), 10)
+    assert done.reason == TerminateReason.ABORTED
+    partial = run.text()
+    assert partial and partial != words
+    history = run.session.chat.history
+    assert history[-1].role == "model"
+    kept = "".join(p.text or "" for p in history[-1].parts if not p.thought)
+    assert kept and words.startswith(kept.strip())
+    await run.session.aclose()
