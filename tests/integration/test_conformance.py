@@ -9,6 +9,7 @@ adding a ``Harness``.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -224,7 +225,7 @@ def _assert_anthropic(req: RecordedRequest, body: dict[str, Any]) -> None:
     msgs = body["messages"]
     roles = [m["role"] for m in msgs]
     assert roles[0] == "user"
-    assert all(a != b for a, b in zip(roles, roles[1:], strict=False)), roles
+    assert all(a != b for a, b in itertools.pairwise(roles)), roles
     for i, m in enumerate(msgs):
         uses = [b["id"] for b in m["content"] if b["type"] == "tool_use"]
         if not uses:

@@ -97,8 +97,12 @@ class Session:
         self.bus.on_cancel(self.cancel)
 
     def _declarations(self) -> list[FunctionDeclaration]:
-        denied = self.policy.denied_tool_names(self.registry.names(), self.approval_mode)
-        return self.registry.declarations(exclude=set(denied))
+        from gemtui.scheduler import READ_ONLY_KINDS
+
+        denied = set(self.policy.denied_tool_names(self.registry.names(), self.approval_mode))
+        if self.approval_mode == "plan":  # plan mode: the model is offered read-only tools only
+            denied |= {t.name for t in self.registry.tools() if t.kind not in READ_ONLY_KINDS}
+        return self.registry.declarations(exclude=denied)
 
     def _on_retry(self, notice: RetryNotice) -> None:
         self.bus.emit(

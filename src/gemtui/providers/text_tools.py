@@ -352,8 +352,8 @@ class TextToolsGenerator:
                 fr = part.function_response
                 texts.append(f"Tool result for {fr.name} ({fr.id}): {function_response_text(fr)}")
             elif part.text is not None:
-                if part.text:
-                    texts.append(part.text)
+                if part.text.strip():
+                    texts.append(part.text.strip() if content.role == "model" else part.text)
             else:
                 others.append(part.model_copy(update={"thought_signature": None}))
         text = "\n\n".join(texts)
