@@ -371,7 +371,7 @@ async def test_usage_numbers_are_the_servers(harness: Harness, workspace: Path) 
 
 # -- faults ------------------------------------------------------------------------------
 
-RETRIED_BEFORE_FIRST_BYTE = {
+RETRIED_BEFORE_FIRST_BYTE: dict[str, dict[str, Any]] = {
     "429": {
         "error": {
             "status": 429,
@@ -401,7 +401,7 @@ async def test_fault_before_first_byte_is_retried(
     await run.session.aclose()
 
 
-MID_STREAM = {
+MID_STREAM: dict[str, dict[str, Any]] = {
     "reset_after": {"fault": "reset_after", "after_chunks": 5},
     "malformed_frame": {"fault": "malformed_frame", "at": 5},
     "no_candidates": {"fault": "no_candidates"},

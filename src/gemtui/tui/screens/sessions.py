@@ -1,0 +1,353 @@
+"""The session browser: find yesterday's work by title or by anything said, then reopen it.
+
+It takes a ``SessionStore`` (never the agent); opening dismisses the screen with the
+session id and the app resumes it. Rows come in pages of 200 as the cursor nears the
+end, so a store of ten thousand sessions opens as fast as one of ten.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Input, Static
+
+from gemtui.bus.events import Usage
+from gemtui.store import SORTS, SessionInfo, SessionMatch, SessionStore
+from gemtui.store.records import iso
+
+__all__ = ["ConfirmScreen", "RenameScreen", "SessionsScreen", "relative_time"]
+
+PAGE = 200
+HIT_STYLE = "bold $text-accent on $accent-muted"
+
+
+def relative_time(ts: float, now: float) -> str:
+    delta = max(0.0, now - ts)
+    if delta < 60:
+        return "just now"
+    if delta < 3600:
+        return f"{int(delta // 60)}m ago"
+    if delta < 86400:
+        return f"{int(delta // 3600)}h ago"
+    if delta < 2 * 86400:
+        return "yesterday"
+    if delta < 30 * 86400:
+        return f"{int(delta // 86400)}d ago"
+    return time.strftime("%Y-%m-%d", time.gmtime(ts))
+
+
+def _cost(info: SessionInfo) -> str:
+    from gemtui.tui.widgets.usage_panel import cost_of, price_for
+
+    cost = cost_of(Usage(input=info.tokens_input, output=info.tokens_output), price_for(info.model))
+    return "—" if cost is None else f"${cost:.2f}"
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question; y confirms, n or Esc declines."""
+
+    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self._question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self._question, classes="dialog-title")
+            yield Static("y yes · n no", classes="dialog-keys")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class RenameScreen(ModalScreen[str | None]):
+    """A new title for a session; Enter saves, Esc keeps the old one."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str) -> None:
+        super().__init__()
+        self._title = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("Rename session", classes="dialog-title")
+            yield Input(self._title, id="rename-input")
+            yield Static("Enter save · Esc cancel", classes="dialog-keys")
+
+    @on(Input.Submitted, "#rename-input")
+    def _save(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class SessionsScreen(Screen[str | None]):
+    """Saved sessions, newest first: filter, search, preview, open, fork, rename, delete, export."""
+
+    CSS_PATH = "sessions.tcss"
+
+    BINDINGS = [
+        Binding("enter", "open", "Open", priority=True),
+        Binding("ctrl+f", "toggle_search", "Full-text", priority=True),
+        Binding("ctrl+w", "toggle_workspace", "This folder/all", priority=True),
+        Binding("ctrl+s", "cycle_sort", "Sort", priority=True),
+        Binding("ctrl+k", "fork", "Fork", priority=True),
+        Binding("ctrl+r", "rename", "Rename", priority=True),
+        Binding("ctrl+d", "delete", "Delete", priority=True),
+        Binding("ctrl+e", "export('md')", "Export .md", priority=True),
+        Binding("ctrl+x", "export('json')", "Export .json", priority=True),
+        Binding("down", "move(1)", show=False, priority=True),
+        Binding("up", "move(-1)", show=False, priority=True),
+        Binding("pagedown", "move(10)", show=False, priority=True),
+        Binding("pageup", "move(-10)", show=False, priority=True),
+        Binding("escape", "close", "Close"),
+    ]
+
+    def __init__(
+        self,
+        store: SessionStore,
+        *,
+        workspace: Path | str | None = None,
+        now: Callable[[], float] = time.time,
+        export_dir: Path | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.store = store
+        self.workspace = str(workspace) if workspace else None
+        self.now = now
+        self.export_dir = export_dir
+        self.only_workspace = self.workspace is not None
+        self.sort = "date"
+        self.search_mode = False
+        self.rows: list[SessionInfo] = []
+        self.matches: dict[str, SessionMatch] = {}
+        self._exhausted = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="sessions-header")
+        yield Input(placeholder="Type to filter by title · Ctrl+F searches everything said", id="sessions-filter")
+        with Horizontal(id="sessions-body"):
+            yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="sessions-preview-scroll"):
+                yield Static(id="sessions-preview")
+        yield Static(
+            "Enter open · Ctrl+F full-text · Ctrl+W folder/all · Ctrl+S sort · Ctrl+K fork · "
+            "Ctrl+R rename · Ctrl+D delete · Ctrl+E/X export md/json · Esc close",
+            id="sessions-keys",
+        )
+
+    def on_mount(self) -> None:
+        table = self.query_one("#sessions-table", DataTable)
+        for label, key in (("Title", "title"), ("Workspace", "workspace"), ("Model", "model"),
+                           ("When", "when"), ("Turns", "turns"), ("Tokens", "tokens"), ("Cost", "cost")):
+            table.add_column(label, key=key)  # fmt: skip
+        self.reload()
+        self.query_one("#sessions-filter", Input).focus()
+
+    # -- data ----------------------------------------------------------------------------
+    @property
+    def _scope(self) -> str | None:
+        return self.workspace if self.only_workspace else None
+
+    @property
+    def _text(self) -> str:
+        return self.query_one("#sessions-filter", Input).value.strip()
+
+    def reload(self) -> None:
+        """Fill the table from the first page (or from the search results)."""
+        self.rows, self.matches, self._exhausted = [], {}, False
+        self.query_one("#sessions-table", DataTable).clear()
+        if self.search_mode and self._text:
+            self._search(self._text)
+        else:
+            self._load_page()
+        self._update_header()
+
+    def _load_page(self) -> None:
+        page = self.store.list_sessions(
+            self._scope, sort=self.sort, limit=PAGE, offset=len(self.rows), text=self._text or None
+        )
+        self._exhausted = len(page) < PAGE
+        self._add_rows(page)
+
+    def _add_rows(self, page: list[SessionInfo]) -> None:
+        table = self.query_one("#sessions-table", DataTable)
+        now = self.now()
+        for info in page:
+            title = info.title or "(untitled)"
+            if len(title) > 34:
+                title = title[:33] + "…"
+            if info.imported:
+                title += " ↧"
+            if info.id in self.matches:
+                n = len(self.matches[info.id].hits)
+                title += f" · {n} hit" + ("s" if n > 1 else "")
+            table.add_row(
+                title, Path(info.workspace).name[:16] or info.workspace, info.model[:22],
+                relative_time(info.updated, now), str(info.turns), f"{info.tokens:,}", _cost(info),
+                key=info.id,
+            )  # fmt: skip
+        self.rows.extend(page)
+        if page and table.cursor_row == 0:
+            self._show_preview(self.rows[0])
+        elif not self.rows:
+            self.query_one("#sessions-preview", Static).update("No sessions here yet.")
+
+    @work(exclusive=True, group="sessions-search", thread=True)
+    def _search(self, text: str) -> None:
+        matches = self.store.search(text, workspace=self._scope)
+        self.app.call_from_thread(self._show_matches, text, matches)
+
+    def _show_matches(self, text: str, matches: list[SessionMatch]) -> None:
+        if text != self._text or not self.search_mode:
+            return
+        self.query_one("#sessions-table", DataTable).clear()
+        self.rows, self._exhausted = [], True
+        self.matches = {m.session.id: m for m in matches}
+        self._add_rows([m.session for m in matches])
+        self._update_header()
+
+    def _update_header(self) -> None:
+        scope = "this folder" if self.only_workspace else "all folders"
+        mode = "full-text search" if self.search_mode else f"sorted by {self.sort}"
+        self.query_one("#sessions-header", Static).update(
+            Content.from_markup("[b]Sessions[/b] · $scope · $mode · $n shown", scope=scope, mode=mode,
+                                n=str(len(self.rows)))
+        )  # fmt: skip
+
+    @property
+    def selected(self) -> SessionInfo | None:
+        row = self.query_one("#sessions-table", DataTable).cursor_row
+        return self.rows[row] if 0 <= row < len(self.rows) else None
+
+    def _show_preview(self, info: SessionInfo) -> None:
+        when = f"{iso(info.updated)} ({relative_time(info.updated, self.now())})"
+        parts: list[Content] = [
+            Content.from_markup("[b]$title[/b]\n", title=info.title or "(untitled)"),
+            Content(f"{info.id}\n{info.workspace}\n{info.provider}/{info.model} · {when}\n"),
+            Content(f"{info.messages} messages · {info.tokens:,} tokens\n\n"),
+        ]
+        match = self.matches.get(info.id)
+        if match:
+            parts.append(Content.from_markup("[b]Matches[/b]\n"))
+            for hit in match.hits:
+                snippet = Content(hit.snippet.replace("\n", " "))
+                for start, end in hit.spans:
+                    snippet = snippet.stylize(HIT_STYLE, start, end)
+                parts += [Content(f"#{hit.message_index} {hit.role}: "), snippet, Content("\n")]
+            parts.append(Content("\n"))
+        for role, text in self.store.message_texts(info.id, limit=12):
+            if text:
+                who = "You" if role == "user" else "Model"
+                parts.append(Content.from_markup("[b]$who[/b] ", who=who))
+                parts.append(Content(text[:300].replace("\n", " ") + "\n"))
+        self.query_one("#sessions-preview", Static).update(Content("").join(parts))
+
+    # -- events --------------------------------------------------------------------------
+    @on(Input.Changed, "#sessions-filter")
+    def _filter_changed(self) -> None:
+        self.reload()
+
+    @on(DataTable.RowHighlighted, "#sessions-table")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        row = event.cursor_row
+        if 0 <= row < len(self.rows):
+            self._show_preview(self.rows[row])
+        if not self._exhausted and row >= len(self.rows) - 20:
+            self._load_page()
+
+    # -- actions -------------------------------------------------------------------------
+    def action_move(self, step: int) -> None:
+        table = self.query_one("#sessions-table", DataTable)
+        if self.rows:
+            table.move_cursor(row=max(0, min(len(self.rows) - 1, table.cursor_row + step)))
+
+    def action_open(self) -> None:
+        info = self.selected
+        if info is not None:
+            self.dismiss(info.id)
+
+    def action_close(self) -> None:
+        if self._text:
+            self.query_one("#sessions-filter", Input).value = ""
+            return
+        self.dismiss(None)
+
+    def action_toggle_search(self) -> None:
+        self.search_mode = not self.search_mode
+        self.query_one("#sessions-filter", Input).placeholder = (
+            "Search everything said · Ctrl+F back to title filter" if self.search_mode
+            else "Type to filter by title · Ctrl+F searches everything said"
+        )  # fmt: skip
+        self.reload()
+
+    def action_toggle_workspace(self) -> None:
+        if self.workspace is not None:
+            self.only_workspace = not self.only_workspace
+            self.reload()
+
+    def action_cycle_sort(self) -> None:
+        keys = list(SORTS)
+        self.sort = keys[(keys.index(self.sort) + 1) % len(keys)]
+        self.reload()
+
+    def action_fork(self) -> None:
+        info = self.selected
+        if info is not None:
+            new_id = self.store.fork(info.id)
+            self.reload()
+            self.notify(f"Forked as {new_id[:8]}")
+
+    def action_rename(self) -> None:
+        info = self.selected
+        if info is None:
+            return
+
+        def done(title: str | None) -> None:
+            if title:
+                self.store.rename(info.id, title)
+                self.reload()
+
+        self.app.push_screen(RenameScreen(info.title), done)
+
+    def action_delete(self) -> None:
+        info = self.selected
+        if info is None:
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.store.delete(info.id)
+                self.reload()
+                self.notify(f"Deleted “{info.title or info.id[:8]}”")
+
+        self.app.push_screen(ConfirmScreen(f"Delete “{info.title or info.id[:8]}” for good?"), done)
+
+    def action_export(self, kind: str) -> None:
+        info = self.selected
+        if info is None:
+            return
+        target = self.export_dir or (Path(self.workspace) if self.workspace else None)
+        if target is None or not target.is_dir():
+            from gemtui.config.paths import data_dir
+
+            target = data_dir() / "exports"
+            target.mkdir(parents=True, exist_ok=True)
+        path = target / f"gemtui-session-{info.id[:8]}.{kind}"
+        text = self.store.export_markdown(info.id) if kind == "md" else self.store.export_json(info.id)
+        path.write_text(text, encoding="utf-8")
+        self.notify(f"Exported to {path}")

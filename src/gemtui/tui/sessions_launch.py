@@ -1,0 +1,38 @@
+"""``gemtui sessions``: the session browser on its own, then the chosen session resumed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App
+
+from gemtui.store import SessionStore
+
+__all__ = ["SessionsApp", "launch_sessions_browser"]
+
+
+class SessionsApp(App[str | None]):
+    """A tiny app hosting the browser screen; exits with the id to open (or None)."""
+
+    TITLE = "gemtui sessions"
+
+    def __init__(self, store: SessionStore, workspace: Path | None = None) -> None:
+        super().__init__()
+        self.store = store
+        self.workspace = workspace
+
+    def on_mount(self) -> None:
+        from gemtui.tui.screens.sessions import SessionsScreen
+
+        self.push_screen(SessionsScreen(self.store, workspace=self.workspace), self.exit)
+
+
+def launch_sessions_browser(workspace: Path | None = None) -> int:
+    """Browse; when a session is opened, hand it to the main TUI to resume."""
+    with SessionStore() as store:
+        chosen = SessionsApp(store, workspace).run()
+    if not chosen:
+        return 0
+    from gemtui.tui.launch import launch_tui
+
+    return launch_tui(workspace=workspace or Path.cwd(), resume=chosen)
