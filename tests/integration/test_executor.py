@@ -36,7 +36,11 @@ def _responses(request_json: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _states(events: list[Event], call_id: str) -> list[str]:
-    return [str(e.call.state) for e in events if isinstance(e, ToolCallStateChanged) and e.call.call_id == call_id]
+    return [
+        str(e.call.state)
+        for e in events
+        if isinstance(e, ToolCallStateChanged) and e.call.call_id == call_id
+    ]
 
 
 async def test_several_turns_parallel_reads_and_ordered_results(
@@ -45,11 +49,17 @@ async def test_several_turns_parallel_reads_and_ordered_results(
     (workspace / "a.txt").write_text("alpha\n")
     (workspace / "b.txt").write_text("beta\n")
     mock_llm.enqueue(
-        {"function_calls": [
-            {"name": "read_file", "args": {"file_path": "a.txt"}, "id": "call-a"},
-            {"name": "read_file", "args": {"file_path": "b.txt"}, "id": "call-b"},
-        ]},
-        {"function_calls": [{"name": "list_directory", "args": {"dir_path": "."}, "id": "call-ls"}]},
+        {
+            "function_calls": [
+                {"name": "read_file", "args": {"file_path": "a.txt"}, "id": "call-a"},
+                {"name": "read_file", "args": {"file_path": "b.txt"}, "id": "call-b"},
+            ]
+        },
+        {
+            "function_calls": [
+                {"name": "list_directory", "args": {"dir_path": "."}, "id": "call-ls"}
+            ]
+        },
         {"text": "Both files read.", "usage": {"prompt": 50, "output": 4, "total": 54}},
     )
     events: list[Event] = []
@@ -61,8 +71,11 @@ async def test_several_turns_parallel_reads_and_ordered_results(
     second = mock_llm.requests[1].json
     responses = _responses(second)
     assert [r["id"] for r in responses] == ["call-a", "call-b"]
-    assert "alpha" in responses[0]["response"]["output"] and "beta" in responses[1]["response"]["output"]
-    assert [e.__class__.__name__ for e in events][0] == "UserMessage"
+    assert (
+        "alpha" in responses[0]["response"]["output"]
+        and "beta" in responses[1]["response"]["output"]
+    )
+    assert next(e.__class__.__name__ for e in events) == "UserMessage"
     assert isinstance(events[-1], AgentFinished)
     assert _states(events, "call-a") == ["validating", "scheduled", "executing", "success"]
     assert history_is_valid(session.chat.history)
@@ -75,11 +88,13 @@ async def test_failing_tool_and_invalid_argument_go_back_as_errors(
     mock_llm: MockLLMServer, make_session: SessionFactory
 ) -> None:
     mock_llm.enqueue(
-        {"function_calls": [
-            {"name": "read_file", "args": {"file_path": "missing.txt"}, "id": "c1"},
-            {"name": "read_file", "args": {"nope": 1}, "id": "c2"},
-            {"name": "no_such_tool", "args": {}, "id": "c3"},
-        ]},
+        {
+            "function_calls": [
+                {"name": "read_file", "args": {"file_path": "missing.txt"}, "id": "c1"},
+                {"name": "read_file", "args": {"nope": 1}, "id": "c2"},
+                {"name": "no_such_tool", "args": {}, "id": "c3"},
+            ]
+        },
         {"text": "I see the errors."},
     )
     session = make_session()
@@ -98,7 +113,15 @@ async def test_headless_ask_becomes_deny_and_the_file_is_untouched(
     target = workspace / "x.txt"
     target.write_text("old\n")
     mock_llm.enqueue(
-        {"function_calls": [{"name": "write_file", "args": {"file_path": "x.txt", "content": "new\n"}, "id": "w1"}]},
+        {
+            "function_calls": [
+                {
+                    "name": "write_file",
+                    "args": {"file_path": "x.txt", "content": "new\n"},
+                    "id": "w1",
+                }
+            ]
+        },
         {"text": "ok"},
     )
     done = await make_session().send("change it")
@@ -113,16 +136,45 @@ async def test_interactive_approval_allows_then_rejection_refuses(
     target = workspace / "x.txt"
     target.write_text("old\n")
     mock_llm.enqueue(
-        {"function_calls": [{"name": "replace", "args": {"file_path": "x.txt", "instruction": "i", "old_string": "old", "new_string": "new"}, "id": "r1"}]},
-        {"function_calls": [{"name": "write_file", "args": {"file_path": "x.txt", "content": "evil\n"}, "id": "w2"}]},
+        {
+            "function_calls": [
+                {
+                    "name": "replace",
+                    "args": {
+                        "file_path": "x.txt",
+                        "instruction": "i",
+                        "old_string": "old",
+                        "new_string": "new",
+                    },
+                    "id": "r1",
+                }
+            ]
+        },
+        {
+            "function_calls": [
+                {
+                    "name": "write_file",
+                    "args": {"file_path": "x.txt", "content": "evil\n"},
+                    "id": "w2",
+                }
+            ]
+        },
         {"text": "done"},
     )
     events: list[Event] = []
     session = make_session(interactive=True, events=events)
-    answers = iter([Decision(ApprovalDecision.ALLOW_ONCE), Decision(ApprovalDecision.REJECT_WITH_FEEDBACK, feedback="not like that")])
+    answers = iter(
+        [
+            Decision(ApprovalDecision.ALLOW_ONCE),
+            Decision(ApprovalDecision.REJECT_WITH_FEEDBACK, feedback="not like that"),
+        ]
+    )
 
     def approve(ev: Event) -> None:
-        if isinstance(ev, ToolCallStateChanged) and ev.call.state == ToolCallState.AWAITING_APPROVAL:
+        if (
+            isinstance(ev, ToolCallStateChanged)
+            and ev.call.state == ToolCallState.AWAITING_APPROVAL
+        ):
             assert ev.call.confirmation is not None
             corr = ev.call.correlation_id
             assert corr is not None
@@ -133,28 +185,44 @@ async def test_interactive_approval_allows_then_rejection_refuses(
     done = await session.send("edit")
     assert done.reason == TerminateReason.GOAL
     assert target.read_text() == "new\n"
-    diff = next(e.call.confirmation.diff for e in events if isinstance(e, ToolCallStateChanged) and e.call.call_id == "r1" and e.call.confirmation)
+    diff = next(
+        e.call.confirmation.diff
+        for e in events
+        if isinstance(e, ToolCallStateChanged) and e.call.call_id == "r1" and e.call.confirmation
+    )
     assert "-old" in diff and "+new" in diff
     rejected = _responses(mock_llm.requests[2].json)[0]
     assert "not like that" in rejected["response"]["error"]
     # the approval came before execution
-    assert _states(events, "r1") == ["validating", "awaiting_approval", "scheduled", "executing", "success"]
+    assert _states(events, "r1") == [
+        "validating",
+        "awaiting_approval",
+        "scheduled",
+        "executing",
+        "success",
+    ]
 
 
 async def test_cancel_mid_tool_kills_it_and_answers_every_call(
     mock_llm: MockLLMServer, make_session: SessionFactory
 ) -> None:
     mock_llm.enqueue(
-        {"function_calls": [
-            {"name": "run_shell_command", "args": {"command": "sleep 30"}, "id": "s1"},
-            {"name": "run_shell_command", "args": {"command": "echo never"}, "id": "s2"},
-        ]},
+        {
+            "function_calls": [
+                {"name": "run_shell_command", "args": {"command": "sleep 30"}, "id": "s1"},
+                {"name": "run_shell_command", "args": {"command": "echo never"}, "id": "s2"},
+            ]
+        },
     )
     events: list[Event] = []
     session = make_session(approval_mode="yolo", events=events)
 
     def on_event(ev: Event) -> None:
-        if isinstance(ev, ToolCallStateChanged) and ev.call.call_id == "s1" and ev.call.state == ToolCallState.EXECUTING:
+        if (
+            isinstance(ev, ToolCallStateChanged)
+            and ev.call.call_id == "s1"
+            and ev.call.state == ToolCallState.EXECUTING
+        ):
             asyncio.get_running_loop().call_soon(session.cancel)
 
     session.bus.subscribe(on_event)
@@ -169,7 +237,9 @@ async def test_cancel_mid_tool_kills_it_and_answers_every_call(
 async def test_cancel_mid_stream_keeps_the_partial_answer(
     mock_llm: MockLLMServer, make_session: SessionFactory
 ) -> None:
-    mock_llm.enqueue({"text": " ".join(f"w{i}" for i in range(200)), "chunk_tokens": 1, "tokens_per_second": 50})
+    mock_llm.enqueue(
+        {"text": " ".join(f"w{i}" for i in range(200)), "chunk_tokens": 1, "tokens_per_second": 50}
+    )
     events: list[Event] = []
     session = make_session(events=events)
 
@@ -185,9 +255,17 @@ async def test_cancel_mid_stream_keeps_the_partial_answer(
     assert (session.chat.history[-1].parts[0].text or "").startswith("w0 w1 w2")
 
 
-async def test_max_turns_stops_the_loop(mock_llm: MockLLMServer, make_session: SessionFactory) -> None:
+async def test_max_turns_stops_the_loop(
+    mock_llm: MockLLMServer, make_session: SessionFactory
+) -> None:
     for i in range(3):
-        mock_llm.enqueue({"function_calls": [{"name": "list_directory", "args": {"dir_path": "."}, "id": f"l{i}"}]})
+        mock_llm.enqueue(
+            {
+                "function_calls": [
+                    {"name": "list_directory", "args": {"dir_path": "."}, "id": f"l{i}"}
+                ]
+            }
+        )
     session = make_session(max_turns=2)
     done = await session.send("loop")
     assert done.reason == TerminateReason.MAX_TURNS
@@ -195,17 +273,26 @@ async def test_max_turns_stops_the_loop(mock_llm: MockLLMServer, make_session: S
     assert history_is_valid(session.chat.history)
 
 
-async def test_loop_detector_stops_a_repeating_model(mock_llm: MockLLMServer, make_session: SessionFactory) -> None:
+async def test_loop_detector_stops_a_repeating_model(
+    mock_llm: MockLLMServer, make_session: SessionFactory
+) -> None:
     for _ in range(6):
-        mock_llm.enqueue({"function_calls": [{"name": "list_directory", "args": {"dir_path": "."}}]})
+        mock_llm.enqueue(
+            {"function_calls": [{"name": "list_directory", "args": {"dir_path": "."}}]}
+        )
     events: list[Event] = []
     done = await make_session(events=events).send("loop")
     assert done.reason == TerminateReason.LOOP
     assert any(isinstance(e, LoopDetected) for e in events)
 
 
-async def test_broken_stream_retried_with_retry_event(mock_llm: MockLLMServer, make_session: SessionFactory) -> None:
-    mock_llm.enqueue({"text": "a b c d", "chunks": 4, "fault": "reset_after", "after_chunks": 2}, {"text": "clean"})
+async def test_broken_stream_retried_with_retry_event(
+    mock_llm: MockLLMServer, make_session: SessionFactory
+) -> None:
+    mock_llm.enqueue(
+        {"text": "a b c d", "chunks": 4, "fault": "reset_after", "after_chunks": 2},
+        {"text": "clean"},
+    )
     events: list[Event] = []
     done = await make_session(events=events).send("hi")
     assert done.text == "clean"
@@ -213,7 +300,10 @@ async def test_broken_stream_retried_with_retry_event(mock_llm: MockLLMServer, m
 
 
 async def test_fallback_model_event(mock_llm: MockLLMServer, make_session: SessionFactory) -> None:
-    mock_llm.enqueue({"error": {"status": 429, "message": "capacity", "reason": "MODEL_CAPACITY_EXHAUSTED"}}, {"text": "ok"})
+    mock_llm.enqueue(
+        {"error": {"status": 429, "message": "capacity", "reason": "MODEL_CAPACITY_EXHAUSTED"}},
+        {"text": "ok"},
+    )
     events: list[Event] = []
     session = make_session(fallback=["gemini-2.5-flash"], events=events)
     done = await session.send("hi")
@@ -232,7 +322,10 @@ async def test_compression_keeps_recent_turns_and_pairs_and_reduces_tokens(
         mock_llm.enqueue({"text": f"answer {i} " + "lorem ipsum " * 60, "usage": {"prompt": 100}})
         await session.send(f"question {i} " + "context " * 40)
     mock_llm.enqueue(
-        {"function_calls": [{"name": "read_file", "args": {"file_path": "f.txt"}, "id": "rf"}], "usage": {"prompt": 100}},
+        {
+            "function_calls": [{"name": "read_file", "args": {"file_path": "f.txt"}, "id": "rf"}],
+            "usage": {"prompt": 100},
+        },
         {"text": "final answer", "usage": {"prompt": 100}},
     )
     await session.send("read f")
@@ -258,7 +351,9 @@ async def test_automatic_compression_when_prompt_passes_the_threshold(
     events: list[Event] = []
     session = make_session(context_window=1000, events=events)
     for i in range(4):
-        mock_llm.enqueue({"text": f"a{i} " + "x " * 200, "usage": {"prompt": 700 if i == 3 else 100}})
+        mock_llm.enqueue(
+            {"text": f"a{i} " + "x " * 200, "usage": {"prompt": 700 if i == 3 else 100}}
+        )
         await session.send(f"q{i} " + "y " * 100)
     mock_llm.enqueue({"text": "summary"}, {"text": "after compression"})
     done = await session.send("next")
@@ -270,13 +365,25 @@ class Answer(BaseModel):
     files: list[str]
 
 
-async def test_task_mode_complete_task_with_validation_retry(mock_llm: MockLLMServer, make_session: SessionFactory) -> None:
+async def test_task_mode_complete_task_with_validation_retry(
+    mock_llm: MockLLMServer, make_session: SessionFactory
+) -> None:
     mock_llm.enqueue(
-        {"function_calls": [{"name": "complete_task", "args": {"output": {"files": "not a list"}}, "id": "ct1"}]},
-        {"function_calls": [{"name": "complete_task", "args": {"output": {"files": ["a.py"]}}, "id": "ct2"}]},
+        {
+            "function_calls": [
+                {"name": "complete_task", "args": {"output": {"files": "not a list"}}, "id": "ct1"}
+            ]
+        },
+        {
+            "function_calls": [
+                {"name": "complete_task", "args": {"output": {"files": ["a.py"]}}, "id": "ct2"}
+            ]
+        },
     )
     session = make_session()
-    ex = Executor(session.chat, session.scheduler, session.bus, ExecutorConfig(output_schema=Answer))
+    ex = Executor(
+        session.chat, session.scheduler, session.bus, ExecutorConfig(output_schema=Answer)
+    )
     done = await ex.run("list files")
     assert done.reason == TerminateReason.GOAL
     assert done.output == Answer(files=["a.py"])
@@ -284,19 +391,29 @@ async def test_task_mode_complete_task_with_validation_retry(mock_llm: MockLLMSe
     assert "validation" in first_error
 
 
-async def test_task_mode_recovery_turn_after_no_complete_task(mock_llm: MockLLMServer, make_session: SessionFactory) -> None:
+async def test_task_mode_recovery_turn_after_no_complete_task(
+    mock_llm: MockLLMServer, make_session: SessionFactory
+) -> None:
     mock_llm.enqueue(
         {"text": "I am done (but forgot to call complete_task)."},
-        {"function_calls": [{"name": "complete_task", "args": {"output": {"files": []}}, "id": "ct"}]},
+        {
+            "function_calls": [
+                {"name": "complete_task", "args": {"output": {"files": []}}, "id": "ct"}
+            ]
+        },
     )
     session = make_session()
-    ex = Executor(session.chat, session.scheduler, session.bus, ExecutorConfig(output_schema=Answer))
+    ex = Executor(
+        session.chat, session.scheduler, session.bus, ExecutorConfig(output_schema=Answer)
+    )
     done = await ex.run("go")
     assert done.reason == TerminateReason.GOAL
     assert "complete_task" in mock_llm.requests[1].json["contents"][-1]["parts"][0]["text"]
 
 
-async def test_timeout_is_a_cancellation_with_its_own_reason(mock_llm: MockLLMServer, make_session: SessionFactory) -> None:
+async def test_timeout_is_a_cancellation_with_its_own_reason(
+    mock_llm: MockLLMServer, make_session: SessionFactory
+) -> None:
     mock_llm.enqueue({"text": "slow " * 100, "chunk_tokens": 1, "tokens_per_second": 20})
     session = make_session()
     ex = Executor(session.chat, session.scheduler, session.bus, ExecutorConfig(timeout=0.3))
@@ -304,11 +421,21 @@ async def test_timeout_is_a_cancellation_with_its_own_reason(mock_llm: MockLLMSe
     assert done.reason == TerminateReason.TIMEOUT
 
 
-async def test_usage_is_reported_per_turn(mock_llm: MockLLMServer, make_session: SessionFactory) -> None:
-    mock_llm.enqueue({"text": "x", "usage": {"prompt": 11, "output": 2, "thoughts": 3, "cached": 4, "total": 16}})
+async def test_usage_is_reported_per_turn(
+    mock_llm: MockLLMServer, make_session: SessionFactory
+) -> None:
+    mock_llm.enqueue(
+        {"text": "x", "usage": {"prompt": 11, "output": 2, "thoughts": 3, "cached": 4, "total": 16}}
+    )
     events: list[Event] = []
     done = await make_session(events=events).send("hi")
-    fin = [e for e in events if isinstance(e, TurnFinished)][0]
-    assert (fin.usage.input, fin.usage.output, fin.usage.thoughts, fin.usage.cached, fin.usage.total) == (11, 2, 3, 4, 16)
+    fin = next(e for e in events if isinstance(e, TurnFinished))
+    assert (
+        fin.usage.input,
+        fin.usage.output,
+        fin.usage.thoughts,
+        fin.usage.cached,
+        fin.usage.total,
+    ) == (11, 2, 3, 4, 16)
     assert done.usage_by_model["gemini-2.5-pro"].total == 16
     assert isinstance(events[0], UserMessage)

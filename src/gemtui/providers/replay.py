@@ -19,10 +19,10 @@ from typing import Any
 from gemtui.errors import FatalInputError
 from gemtui.wire import (
     Content,
-    Part,
     GenerateContentRequest,
     GenerateContentResponse,
     ModelInfo,
+    Part,
 )
 
 __all__ = ["ReplayGenerator"]
