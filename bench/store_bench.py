@@ -55,11 +55,24 @@ def generate(path: Path = CACHE) -> Path:
         updated = now - (SESSIONS - i) * 600.0 if i else now
         title = " ".join(rng.choice(vocab) for _ in range(4))
         conn.execute(
-            "INSERT INTO sessions (id, title, workspace, provider, model, created, updated, message_count,"
+            "INSERT INTO sessions (id, title, workspace, provider, model, created, updated,"
+            " message_count,"
             " turns, tokens_input, tokens_output, tokens_total) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (sid, title, f"/home/dev/project{i % 40}", "gemini", "gemini-2.5-pro",
-             updated - 3600, updated, n, n // 2, 900 * n, 120 * n, 1020 * n),
-        )  # fmt: skip
+            (
+                sid,
+                title,
+                f"/home/dev/project{i % 40}",
+                "gemini",
+                "gemini-2.5-pro",
+                updated - 3600,
+                updated,
+                n,
+                n // 2,
+                900 * n,
+                120 * n,
+                1020 * n,
+            ),
+        )
         rows = []
         for j in range(n):
             role = "user" if j % 2 == 0 else "model"
@@ -67,7 +80,8 @@ def generate(path: Path = CACHE) -> Path:
             body = json.dumps({"role": role, "parts": [{"text": text}]})
             rows.append((sid, j, 0, role, body, text, updated))
         conn.executemany(
-            "INSERT INTO messages (session_id, idx, epoch, role, content, text, created) VALUES (?,?,?,?,?,?,?)",
+            "INSERT INTO messages (session_id, idx, epoch, role, content, text, created)"
+            " VALUES (?,?,?,?,?,?,?)",
             rows,
         )
     conn.execute("COMMIT")
@@ -163,7 +177,9 @@ async def run_benchmarks() -> dict[str, float]:
         "store: generate or reuse 10k sessions / 1M messages (s)": gen,
         "store: browser open to first list (ms)": await _browser_open(path),  # target < 150
         "store: full-text search (ms)": _search(path),  # target < 100
-        "store: resume 2,000-message session to history loaded (ms)": _resume(path),  # target < 1000
+        "store: resume 2,000-message session to history loaded (ms)": _resume(
+            path
+        ),  # target < 1000
         "store: recorder commit of one message (ms)": write,
     }
 

@@ -348,9 +348,12 @@ async def test_thoughts_stream_as_thought_events(harness: Harness, workspace: Pa
     await run.session.aclose()
 
 
-async def test_think_tags_become_thoughts(harness: Harness, workspace: Path) -> None:
-    if harness.adapter in ("gemini", "anthropic"):
-        pytest.skip("<think> tags are a convention of OpenAI-compatible local models")
+@pytest.mark.parametrize("adapter", ["openai_compat", "text_tools"])
+async def test_think_tags_become_thoughts(
+    adapter: str, mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """<think> tags are a convention of OpenAI-compatible local models (Qwen and kin)."""
+    harness = Harness(adapter, mock_llm)
     harness.srv.enqueue({"text": "<think>weighing options</think>The answer is 4.", "chunks": 7})
     run = make_run(harness, workspace)
     done = await run.session.send("2+2?")

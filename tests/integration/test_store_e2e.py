@@ -27,7 +27,17 @@ def test_headless_run_shows_up_in_sessions_list_json(
     rows = json.loads(listed.stdout)
     assert len(rows) == 1
     row = rows[0]
-    assert set(row) == {"id", "title", "workspace", "provider", "model", "created", "updated", "messages", "tokens"}
+    assert set(row) == {
+        "id",
+        "title",
+        "workspace",
+        "provider",
+        "model",
+        "created",
+        "updated",
+        "messages",
+        "tokens",
+    }
     assert row["title"] == "What is the capital of France?"
     assert row["workspace"] == str(workspace.resolve())
     assert row["provider"] == "gemini" and row["messages"] == 2 and row["tokens"] == 13

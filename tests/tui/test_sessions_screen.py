@@ -26,11 +26,19 @@ def _seed(store: SessionStore) -> dict[str, str]:
     ]
     for i, (title, ws, answer, age) in enumerate(data):
         sid = f"{i:02d}aa{i}bbccddeeff00112233445566"
-        store.create_session(sid, title=title, workspace=ws, provider="gemini", model="gemini-2.5-pro",
-                             created=NOW - age)  # fmt: skip
+        store.create_session(
+            sid,
+            title=title,
+            workspace=ws,
+            provider="gemini",
+            model="gemini-2.5-pro",
+            created=NOW - age,
+        )
         store.add_message(sid, "user", Content.user(title))
         store.add_message(sid, "model", Content.model(answer))
-        store.add_usage(sid, model="gemini-2.5-pro", input=1200 * (i + 1), output=300, total=1500 * (i + 1))
+        store.add_usage(
+            sid, model="gemini-2.5-pro", input=1200 * (i + 1), output=300, total=1500 * (i + 1)
+        )
         store.set_updated(sid, NOW - age)
         ids[title] = sid
     return ids
@@ -92,7 +100,7 @@ async def test_full_text_search_highlights_hits_in_the_preview(store: SessionSto
         content = preview.visual
         text = str(content)
         assert "Matches" in text and "incremental decoder" in text
-        styled = [text[s.start : s.end] for s in content.spans if "accent" in str(s.style)]  # type: ignore[union-attr]
+        styled = [text[s.start : s.end] for s in content.spans if "accent" in str(s.style)]  # type: ignore[attr-defined]
         assert styled == ["decoder"]
 
 

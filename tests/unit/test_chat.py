@@ -227,3 +227,15 @@ async def test_finish_reasons_reach_the_user_as_messages() -> None:
     events = await collect(Turn(chat, "s#1"), Content.user("hi"))
     assert isinstance(events[-1], FinishedEvent)
     assert events[-1].message and "maximum output tokens" in events[-1].message
+
+
+def test_consolidate_keeps_thinking_blocks_when_asked() -> None:
+    parts = [
+        Part(text="let me ", thought=True),
+        Part(text="think", thought=True),
+        Part(text="", thought=True, thought_signature="SIG"),
+        Part(text="answer"),
+    ]
+    out = consolidate_parts(parts, keep_thoughts=True)
+    assert out[0].thought and out[0].text == "let me think" and out[0].thought_signature == "SIG"
+    assert out[1].text == "answer" and not out[1].thought

@@ -70,6 +70,9 @@ class Chat:
         self.history: list[Content] = list(history or [])
         self.generation_config = generation_config
         self.retry_delays = tuple(retry_delays)
+        inner = getattr(generator, "inner", generator)
+        self.keeps_thoughts: bool = bool(getattr(inner, "keeps_thought_text", False))
+        """Providers that need thinking text sent back (Anthropic) keep it in history."""
 
     # -- history ----------------------------------------------------------------
     def curated_history(self) -> list[Content]:
@@ -139,14 +142,18 @@ class Chat:
             finally:
                 if not completed and not failed and parts:
                     # cancelled mid-stream: keep what the model said, never half a call
-                    kept = [p for p in consolidate_parts(parts) if p.function_call is None]
+                    kept = [
+                        p
+                        for p in consolidate_parts(parts, keep_thoughts=self.keeps_thoughts)
+                        if p.function_call is None
+                    ]
                     if kept:
                         self.history.append(Content(role="model", parts=kept))
             if failed:
                 continue
             problem = _invalid_reason(parts, finish)
             if problem is None:
-                recorded = consolidate_parts(parts)
+                recorded = consolidate_parts(parts, keep_thoughts=self.keeps_thoughts)
                 if self.generator.name in SIGNATURE_PROVIDERS:
                     _sign_first_call(recorded)
                 self.history.append(Content(role="model", parts=recorded))

@@ -51,8 +51,12 @@ def extract_curated_history(history: list[Content]) -> list[Content]:
     return curated
 
 
-def consolidate_parts(parts: list[Part]) -> list[Part]:
-    """Merge adjacent plain text; drop thought text (only its signature matters)."""
+def consolidate_parts(parts: list[Part], *, keep_thoughts: bool = False) -> list[Part]:
+    """Merge adjacent plain text; drop thought text (only its signature matters).
+
+    With ``keep_thoughts`` (Anthropic, whose thinking blocks must go back verbatim),
+    adjacent thought parts merge into one that keeps its text and signature.
+    """
     out: list[Part] = []
     run: list[str] = []
     pending_signature: str | None = None
@@ -63,6 +67,19 @@ def consolidate_parts(parts: list[Part]) -> list[Part]:
             run.clear()
 
     for part in parts:
+        if part.thought and keep_thoughts:
+            flush()
+            last = out[-1] if out else None
+            if last is not None and last.thought and not last.thought_signature:
+                out[-1] = last.model_copy(
+                    update={
+                        "text": (last.text or "") + (part.text or ""),
+                        "thought_signature": part.thought_signature,
+                    }
+                )
+            else:
+                out.append(part.model_copy())
+            continue
         if part.thought:
             if part.thought_signature:
                 pending_signature = part.thought_signature

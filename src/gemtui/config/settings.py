@@ -59,6 +59,10 @@ class ProviderSettings(_Section):
     """Models to try, in order, when the current one hits a persistent 429."""
     text_tools: bool = False
     """Describe tools in text for models without native function calling."""
+    preserve_context: bool = False
+    """Text tools: keep the call's JSON in the visible answer."""
+    no_think: bool = False
+    """Text tools: prepend the model family's no-thinking switch to user turns."""
     prices: dict[str, float] = Field(default_factory=dict)
     """USD per million tokens: keys input, output, cached."""
 

@@ -76,6 +76,7 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
             provider=opts.provider,
             model=opts.model,
             fake_responses=opts.fake_responses,
+            text_tools=opts.text_tools,
         )
     except FatalError as exc:
         if opts.output_format != "text":

@@ -33,6 +33,9 @@ ANTHROPIC_VERSION = "2023-06-01"
 class AnthropicGenerator:
     """ContentGenerator over ``{base}/v1/messages``."""
 
+    keeps_thought_text = True
+    """Thinking blocks go back with their text and signature: history must keep both."""
+
     def __init__(
         self,
         client: httpx.AsyncClient,

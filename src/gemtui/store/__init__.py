@@ -6,8 +6,8 @@ Nothing here imports Textual; the TUI's browser takes a ``SessionStore``.
 from __future__ import annotations
 
 from gemtui.store.db import StoreCorruptError, StoreVersionError, database_path, open_database
-from gemtui.store.records import SearchHit, SessionInfo, SessionMatch, content_text
 from gemtui.store.recorder import SessionRecorder
+from gemtui.store.records import SearchHit, SessionInfo, SessionMatch, content_text
 from gemtui.store.redact import Redactor
 from gemtui.store.resume import ResumeMeta, open_session_for_resume
 from gemtui.store.schema import SCHEMA_VERSION

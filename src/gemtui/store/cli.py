@@ -32,6 +32,7 @@ def print_sessions(*, as_json: bool = False, out: TextIO | None = None, limit: i
         title = (s.title or "(untitled)")[:60]
         mark = " [imported]" if s.imported else ""
         out.write(
-            f"{s.id[:8]:<10} {_when(s.updated):<16} {s.messages:>5} {s.tokens:>8}  {s.model[:22]:<22} {title}{mark}\n"
+            f"{s.id[:8]:<10} {_when(s.updated):<16} {s.messages:>5} {s.tokens:>8}  "
+            f"{s.model[:22]:<22} {title}{mark}\n"
         )
     return 0

@@ -18,7 +18,11 @@ from gemtui.store.schema import MIGRATIONS, SCHEMA_VERSION
 __all__ = [
     "StoreCorruptError",
     "StoreVersionError",
-    "connect", "database_path", "move_aside", "open_database"]
+    "connect",
+    "database_path",
+    "move_aside",
+    "open_database",
+]
 
 log = logging.getLogger(__name__)
 

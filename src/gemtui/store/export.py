@@ -54,11 +54,29 @@ def to_markdown(store: SessionStore, session_id: str) -> str:
                 lines += [f"## {who}", "", part.text.rstrip(), ""]
             elif part.function_call is not None:
                 args = json.dumps(part.function_call.args or {}, ensure_ascii=False, indent=2)
-                lines += [f"### Tool call: `{part.function_call.name}`", "", "```json", args, "```", ""]
+                lines += [
+                    f"### Tool call: `{part.function_call.name}`",
+                    "",
+                    "```json",
+                    args,
+                    "```",
+                    "",
+                ]
             elif part.function_response is not None:
                 resp = part.function_response.response or {}
                 body = resp.get("output", resp.get("error", resp))
-                text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, indent=2)
+                text = (
+                    body
+                    if isinstance(body, str)
+                    else json.dumps(body, ensure_ascii=False, indent=2)
+                )
                 label = "error" if "error" in resp else "result"
-                lines += [f"### Tool {label}: `{part.function_response.name}`", "", "```", text, "```", ""]
+                lines += [
+                    f"### Tool {label}: `{part.function_response.name}`",
+                    "",
+                    "```",
+                    text,
+                    "```",
+                    "",
+                ]
     return "\n".join(lines).rstrip() + "\n"

@@ -30,7 +30,9 @@ def attach_store(
     except (sqlite3.Error, OSError, StoreVersionError) as exc:
         log.exception("cannot open the session store")
         if resume is not None:
-            raise FatalInputError(f"cannot resume: the session store cannot be opened ({exc})") from exc
+            raise FatalInputError(
+                f"cannot resume: the session store cannot be opened ({exc})"
+            ) from exc
         err.write(f"gemtui: this session will not be saved: {exc}\n")
         return None, {}
     if resume is None:

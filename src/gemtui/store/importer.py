@@ -82,9 +82,14 @@ def _messages_to_history(messages: list[dict[str, Any]]) -> list[Content]:
             calls = [c for c in msg.get("toolCalls") or [] if isinstance(c, dict)]
             for call in calls:
                 parts.append(
-                    Part(function_call=FunctionCall(id=call.get("id"), name=call.get("name", "tool"),
-                                                    args=call.get("args") or {}))
-                )  # fmt: skip
+                    Part(
+                        function_call=FunctionCall(
+                            id=call.get("id"),
+                            name=call.get("name", "tool"),
+                            args=call.get("args") or {},
+                        )
+                    )
+                )
             if parts:
                 history.append(Content(role="model", parts=parts))
             results = [p for call in calls for p in _parts(call.get("result") or [])]
@@ -140,9 +145,7 @@ def parse_chat_file(path: Path) -> ParsedChat | None:
     if not history:
         return None
     mtime = path.stat().st_mtime
-    first = next(
-        (p.text for c in history if c.role == "user" for p in c.parts if p.text), ""
-    )
+    first = next((p.text for c in history if c.role == "user" for p in c.parts if p.text), "")
     return ParsedChat(
         session_id=sid,
         project_hash=str(meta.get("projectHash", "")),
@@ -190,7 +193,8 @@ def import_gemini_cli(
         workspace = names.get(chat.project_hash) or f"gemini-cli:{chat.project_hash[:12]}"
         store.create_session(
             sid,
-            title=chat.summary and title_from_prompt(chat.summary) or title_from_prompt(chat.first_prompt),
+            title=(chat.summary and title_from_prompt(chat.summary))
+            or title_from_prompt(chat.first_prompt),
             workspace=workspace,
             provider="gemini",
             model=_model_of(path),

@@ -9,7 +9,15 @@ from typing import Any
 
 from gemtui.wire import Content
 
-__all__ = ["HIT_END", "HIT_START", "SearchHit", "SessionInfo", "SessionMatch", "content_text", "iso"]
+__all__ = [
+    "HIT_END",
+    "HIT_START",
+    "SearchHit",
+    "SessionInfo",
+    "SessionMatch",
+    "content_text",
+    "iso",
+]
 
 HIT_START = "\x02"
 HIT_END = "\x03"

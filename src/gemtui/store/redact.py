@@ -25,7 +25,9 @@ class Redactor:
         self._pattern = re.compile("|".join(re.escape(v) for v in values)) if values else None
 
     @classmethod
-    def from_environment(cls, environ: Mapping[str, str] | None = None, extra: Iterable[str] = ()) -> Redactor:
+    def from_environment(
+        cls, environ: Mapping[str, str] | None = None, extra: Iterable[str] = ()
+    ) -> Redactor:
         env = os.environ if environ is None else environ
         found = [v for k, v in env.items() if _SECRET_NAME.search(k)]
         return cls([*found, *extra])

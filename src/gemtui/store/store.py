@@ -55,11 +55,22 @@ class SessionNotFoundError(LookupError):
 
 def _info(row: Sequence[Any]) -> SessionInfo:
     return SessionInfo(
-        id=row[0], title=row[1], workspace=row[2], provider=row[3], model=row[4],
-        created=row[5], updated=row[6], messages=row[7], turns=row[8],
-        tokens_input=row[9], tokens_output=row[10], tokens=row[11],
-        imported=bool(row[12]), source=row[13], parent_id=row[14],
-    )  # fmt: skip
+        id=row[0],
+        title=row[1],
+        workspace=row[2],
+        provider=row[3],
+        model=row[4],
+        created=row[5],
+        updated=row[6],
+        messages=row[7],
+        turns=row[8],
+        tokens_input=row[9],
+        tokens_output=row[10],
+        tokens=row[11],
+        imported=bool(row[12]),
+        source=row[13],
+        parent_id=row[14],
+    )
 
 
 def fts_query(text: str) -> str:
@@ -80,7 +91,11 @@ class SessionStore:
     """The saved sessions of this user (``data_dir()/sessions.db`` unless told otherwise)."""
 
     def __init__(
-        self, path: Path | None = None, *, verify: bool | None = None, redact: Redactor | None = None
+        self,
+        path: Path | None = None,
+        *,
+        verify: bool | None = None,
+        redact: Redactor | None = None,
     ) -> None:
         from gemtui.store.db import database_path
 
@@ -145,7 +160,18 @@ class SessionStore:
                 " imported, source, parent_id) VALUES (?,?,?,?,?,?,?,?,?,?)"
                 " ON CONFLICT(id) DO UPDATE SET provider=excluded.provider,"
                 " model=excluded.model, updated=excluded.updated",
-                (sid, title, workspace, provider, model, now, now, int(imported), source, parent_id),
+                (
+                    sid,
+                    title,
+                    workspace,
+                    provider,
+                    model,
+                    now,
+                    now,
+                    int(imported),
+                    source,
+                    parent_id,
+                ),
             )
         return sid
 
@@ -176,7 +202,9 @@ class SessionStore:
             return _info(rows[0])
         if not rows:
             raise SessionNotFoundError(f"no saved session has the id {ref!r}")
-        raise SessionNotFoundError(f"more than one saved session starts with {ref!r}; give more of the id")
+        raise SessionNotFoundError(
+            f"more than one saved session starts with {ref!r}; give more of the id"
+        )
 
     def list_sessions(
         self,
@@ -195,7 +223,8 @@ class SessionStore:
             params.append(workspace)
         if text:
             where.append(
-                "(title LIKE ? ESCAPE '\\' OR workspace LIKE ? ESCAPE '\\' OR model LIKE ? ESCAPE '\\')"
+                "(title LIKE ? ESCAPE '\\' OR workspace LIKE ? ESCAPE '\\'"
+                " OR model LIKE ? ESCAPE '\\')"
             )
             params += [_like(text)] * 3
         clause = ("WHERE " + " AND ".join(where)) if where else ""
@@ -208,7 +237,9 @@ class SessionStore:
 
     def count_sessions(self, workspace: str | None = None) -> int:
         if workspace:
-            return int(self._query("SELECT count(*) FROM sessions WHERE workspace = ?", (workspace,))[0][0])
+            return int(
+                self._query("SELECT count(*) FROM sessions WHERE workspace = ?", (workspace,))[0][0]
+            )
         return int(self._query("SELECT count(*) FROM sessions")[0][0])
 
     def rename(self, session_id: str, title: str) -> None:
@@ -222,7 +253,9 @@ class SessionStore:
 
     def set_title_if_empty(self, session_id: str, title: str) -> None:
         with self._tx() as c:
-            c.execute("UPDATE sessions SET title = ? WHERE id = ? AND title = ''", (title, session_id))
+            c.execute(
+                "UPDATE sessions SET title = ? WHERE id = ? AND title = ''", (title, session_id)
+            )
 
     def delete(self, session_id: str) -> bool:
         with self._tx() as c:
@@ -267,19 +300,31 @@ class SessionStore:
         """Start a new epoch holding ``history`` (after a compression); old rows stay searchable."""
         now = time.time()
         with self._tx() as c:
-            c.execute("UPDATE sessions SET epoch = epoch + 1, updated = ? WHERE id = ?", (now, session_id))
-            (epoch,) = c.execute("SELECT epoch FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            c.execute(
+                "UPDATE sessions SET epoch = epoch + 1, updated = ? WHERE id = ?", (now, session_id)
+            )
+            (epoch,) = c.execute(
+                "SELECT epoch FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
             c.executemany(
                 "INSERT INTO messages (session_id, idx, epoch, role, content, text, created)"
                 " VALUES (?,?,?,?,?,?,?)",
                 [
-                    (session_id, i, epoch, m.role or "user",
-                     self.redact(json.dumps(m.to_wire(), ensure_ascii=False)),
-                     self.redact(content_text(m)), now)
+                    (
+                        session_id,
+                        i,
+                        epoch,
+                        m.role or "user",
+                        self.redact(json.dumps(m.to_wire(), ensure_ascii=False)),
+                        self.redact(content_text(m)),
+                        now,
+                    )
                     for i, m in enumerate(history)
                 ],
-            )  # fmt: skip
-            c.execute("UPDATE sessions SET message_count = ? WHERE id = ?", (len(history), session_id))
+            )
+            c.execute(
+                "UPDATE sessions SET message_count = ? WHERE id = ?", (len(history), session_id)
+            )
 
     def truncate_history(self, session_id: str, length: int) -> None:
         """Drop current-history messages from index ``length`` on (a prompt never sent)."""
@@ -296,7 +341,8 @@ class SessionStore:
 
     def _history_rows(self, session_id: str, limit: int | None = None) -> list[Any]:
         sql = (
-            "SELECT m.idx, m.role, m.content, m.text FROM messages m JOIN sessions s ON s.id = m.session_id"
+            "SELECT m.idx, m.role, m.content, m.text FROM messages m"
+            " JOIN sessions s ON s.id = m.session_id"
             " WHERE m.session_id = ? AND m.epoch = s.epoch ORDER BY m.idx"
         )
         if limit is not None:
@@ -321,11 +367,20 @@ class SessionStore:
         now = time.time()
         with self._tx() as c:
             c.execute(
-                "INSERT INTO sessions (id, title, workspace, provider, model, created, updated, parent_id)"
+                "INSERT INTO sessions (id, title, workspace, provider, model, created, updated,"
+                " parent_id)"
                 " VALUES (?,?,?,?,?,?,?,?)",
-                (new_id, f"{info.title} (fork)".strip(), info.workspace, info.provider, info.model,
-                 now, now, session_id),
-            )  # fmt: skip
+                (
+                    new_id,
+                    f"{info.title} (fork)".strip(),
+                    info.workspace,
+                    info.provider,
+                    info.model,
+                    now,
+                    now,
+                    session_id,
+                ),
+            )
             c.execute(
                 "INSERT INTO messages (session_id, idx, epoch, role, content, text, created)"
                 " SELECT ?, m.idx, 0, m.role, m.content, m.text, ? FROM messages m"
@@ -334,7 +389,8 @@ class SessionStore:
                 (new_id, now, session_id, stop),
             )
             c.execute(
-                "UPDATE sessions SET message_count = (SELECT count(*) FROM messages WHERE session_id = ?),"
+                "UPDATE sessions SET"
+                " message_count = (SELECT count(*) FROM messages WHERE session_id = ?),"
                 " turns = (SELECT count(*) FROM messages WHERE session_id = ? AND role = 'user'"
                 " AND content LIKE '%\"text\"%') WHERE id = ?",
                 (new_id, new_id, new_id),
@@ -359,14 +415,24 @@ class SessionStore:
             c.execute(
                 "INSERT INTO tool_calls (session_id, call_id, name, args, state, decision, output,"
                 " error, duration_ms, created) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (session_id, call_id, name, self.redact(json.dumps(args, ensure_ascii=False, default=str)),
-                 state, decision, self.redact(output or "") or None, self.redact(error or "") or None,
-                 duration_ms, time.time()),
-            )  # fmt: skip
+                (
+                    session_id,
+                    call_id,
+                    name,
+                    self.redact(json.dumps(args, ensure_ascii=False, default=str)),
+                    state,
+                    decision,
+                    self.redact(output or "") or None,
+                    self.redact(error or "") or None,
+                    duration_ms,
+                    time.time(),
+                ),
+            )
 
     def tool_calls(self, session_id: str) -> list[dict[str, Any]]:
         rows = self._query(
-            "SELECT call_id, name, args, state, decision, output, error, duration_ms FROM tool_calls"
+            "SELECT call_id, name, args, state, decision, output, error, duration_ms"
+            " FROM tool_calls"
             " WHERE session_id = ? ORDER BY id",
             (session_id,),
         )
@@ -395,7 +461,8 @@ class SessionStore:
                 (session_id, prompt_id, model, input, output, thoughts, cached, total, time.time()),
             )
             c.execute(
-                "UPDATE sessions SET tokens_input = tokens_input + ?, tokens_output = tokens_output + ?,"
+                "UPDATE sessions SET tokens_input = tokens_input + ?,"
+                " tokens_output = tokens_output + ?,"
                 " tokens_total = tokens_total + ? WHERE id = ?",
                 (input, output + thoughts, total, session_id),
             )
@@ -421,7 +488,11 @@ class SessionStore:
         match = fts_query(query)
         if not match:
             return []
-        ws = " AND m.session_id IN (SELECT id FROM sessions WHERE workspace = ?)" if workspace else ""
+        ws = (
+            " AND m.session_id IN (SELECT id FROM sessions WHERE workspace = ?)"
+            if workspace
+            else ""
+        )
         params: list[Any] = [match, *([workspace] if workspace else []), limit]
         rows = self._query(
             "SELECT m.session_id, m.idx, m.role,"

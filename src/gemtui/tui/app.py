@@ -186,7 +186,7 @@ class GemtuiApp(App[int]):
                 return screen
         raise LookupError("the main screen is not open")
 
-    def on_resize_disabled(self, event: Resize) -> None:
+    def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
 
     # -- bus events go to the main screen --------------------------------------------------------

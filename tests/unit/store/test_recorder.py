@@ -79,7 +79,9 @@ def test_tool_loop_is_stored_exactly_as_the_chat_holds_it(tmp_path: Path) -> Non
     history.append(Content(role="model", parts=[Part(function_call=call)]))
     bus.emit(TurnFinished, finish_reason="STOP", usage=Usage(10, 2, 0, 0, 12), model="m")
     assert len(store.load_history("s1")) == 2
-    snap = ToolCallSnapshot("c1", "list_directory", {"path": "."}, ToolCallState.SUCCESS, output="a.py")
+    snap = ToolCallSnapshot(
+        "c1", "list_directory", {"path": "."}, ToolCallState.SUCCESS, output="a.py"
+    )
     bus.emit(ToolCallStateChanged, call=snap)
     resp = FunctionResponse(id="c1", name="list_directory", response={"output": "a.py"})
     history.append(Content(role="user", parts=[Part(function_response=resp)]))

@@ -19,7 +19,9 @@ def _store(tmp_path: Path) -> SessionStore:
 
 
 def _conversation(store: SessionStore, title: str = "", workspace: str = "/ws") -> str:
-    sid = store.create_session(title=title, workspace=workspace, provider="gemini", model="gemini-2.5-pro")
+    sid = store.create_session(
+        title=title, workspace=workspace, provider="gemini", model="gemini-2.5-pro"
+    )
     store.add_message(sid, "user", Content.user("How do I parse TOML in Python?"))
     call = FunctionCall(id="c1", name="read_file", args={"path": "pyproject.toml"})
     store.add_message(sid, "model", Content(role="model", parts=[Part(function_call=call)]))
@@ -39,7 +41,9 @@ def test_new_store_is_wal_at_current_version_in_data_dir(isolated_home: Path) ->
     assert timeout >= 5000
 
 
-def test_v1_store_is_migrated_keeping_its_sessions_and_making_them_searchable(tmp_path: Path) -> None:
+def test_v1_store_is_migrated_keeping_its_sessions_and_making_them_searchable(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "sessions.db"
     conn = sqlite3.connect(path)
     conn.executescript(MIGRATIONS[0] + "\nPRAGMA user_version = 1;")
@@ -182,13 +186,19 @@ def test_exports(tmp_path: Path) -> None:
     assert "## You" in md and "Use tomllib" in md and "Tool call: `read_file`" in md
     doc = json.loads(store.export_json(sid))
     assert doc["session"]["id"] == sid and doc["session"]["tokens"] == 120
-    assert doc["history"][0] == {"role": "user", "parts": [{"text": "How do I parse TOML in Python?"}]}
+    assert doc["history"][0] == {
+        "role": "user",
+        "parts": [{"text": "How do I parse TOML in Python?"}],
+    }
     assert doc["usage"][0]["total"] == 120
 
 
 def test_list_sorts_filters_and_pages(tmp_path: Path) -> None:
     store = _store(tmp_path)
-    ids = [store.create_session(title=f"t{i:02d}", workspace="/ws", created=1000.0 + i) for i in range(30)]
+    ids = [
+        store.create_session(title=f"t{i:02d}", workspace="/ws", created=1000.0 + i)
+        for i in range(30)
+    ]
     store.add_message(ids[3], "user", Content.user("a"))
     store.set_updated(ids[3], 500.0)
     assert [s.id for s in store.list_sessions(limit=5)] == ids[::-1][:5]
@@ -198,13 +208,21 @@ def test_list_sorts_filters_and_pages(tmp_path: Path) -> None:
     assert len(store.list_sessions(limit=10, offset=25)) == 5
 
 
-def test_secrets_are_masked_before_they_reach_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_secrets_are_masked_before_they_reach_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", "AIzaSyTOPSECRET-1234567890")
     store = _store(tmp_path)
     sid = store.create_session()
     store.add_message(sid, "user", Content.user("my key is AIzaSyTOPSECRET-1234567890, keep it"))
-    store.add_tool_call(sid, "c", "run_shell_command", {"command": "env"}, "success",
-                        output="GEMINI_API_KEY=AIzaSyTOPSECRET-1234567890")  # fmt: skip
+    store.add_tool_call(
+        sid,
+        "c",
+        "run_shell_command",
+        {"command": "env"},
+        "success",
+        output="GEMINI_API_KEY=AIzaSyTOPSECRET-1234567890",
+    )
     store.close()
     raw = b"".join(p.read_bytes() for p in tmp_path.glob("sessions.db*"))
     assert b"TOPSECRET" not in raw

@@ -22,10 +22,14 @@ from textual.widgets import DataTable, Input, Static
 from gemtui.bus.events import Usage
 from gemtui.store import SORTS, SessionInfo, SessionMatch, SessionStore
 from gemtui.store.records import iso
+from gemtui.tui.widgets.usage_panel import cost_of, price_for
 
 __all__ = ["ConfirmScreen", "RenameScreen", "SessionsScreen", "relative_time"]
 
 PAGE = 200
+"""Rows fetched from the store at a time."""
+FIRST_PAINT = 50
+"""Rows put in the table before the first paint; the rest of the page follows at once."""
 HIT_STYLE = "bold $text-accent on $accent-muted"
 
 
@@ -45,8 +49,6 @@ def relative_time(ts: float, now: float) -> str:
 
 
 def _cost(info: SessionInfo) -> str:
-    from gemtui.tui.widgets.usage_panel import cost_of, price_for
-
     cost = cost_of(Usage(input=info.tokens_input, output=info.tokens_output), price_for(info.model))
     return "—" if cost is None else f"${cost:.2f}"
 
@@ -139,7 +141,10 @@ class SessionsScreen(Screen[str | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="sessions-header")
-        yield Input(placeholder="Type to filter by title · Ctrl+F searches everything said", id="sessions-filter")
+        yield Input(
+            placeholder="Type to filter by title · Ctrl+F searches everything said",
+            id="sessions-filter",
+        )
         with Horizontal(id="sessions-body"):
             yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="sessions-preview-scroll"):
@@ -152,9 +157,16 @@ class SessionsScreen(Screen[str | None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#sessions-table", DataTable)
-        for label, key in (("Title", "title"), ("Workspace", "workspace"), ("Model", "model"),
-                           ("When", "when"), ("Turns", "turns"), ("Tokens", "tokens"), ("Cost", "cost")):
-            table.add_column(label, key=key)  # fmt: skip
+        for label, key in (
+            ("Title", "title"),
+            ("Workspace", "workspace"),
+            ("Model", "model"),
+            ("When", "when"),
+            ("Turns", "turns"),
+            ("Tokens", "tokens"),
+            ("Cost", "cost"),
+        ):
+            table.add_column(label, key=key)
         self.reload()
         self.query_one("#sessions-filter", Input).focus()
 
@@ -185,6 +197,19 @@ class SessionsScreen(Screen[str | None]):
         self._add_rows(page)
 
     def _add_rows(self, page: list[SessionInfo]) -> None:
+        """Add a page: a screenful now, the rest after the first paint (open stays fast)."""
+        first, rest = page[:FIRST_PAINT], page[FIRST_PAINT:]
+        self._append(first)
+        self.rows.extend(page)
+        if rest:
+            self.call_after_refresh(self._append, rest)
+        table = self.query_one("#sessions-table", DataTable)
+        if page and table.cursor_row == 0:
+            self._show_preview(self.rows[0])
+        elif not self.rows:
+            self.query_one("#sessions-preview", Static).update("No sessions here yet.")
+
+    def _append(self, page: list[SessionInfo]) -> None:
         table = self.query_one("#sessions-table", DataTable)
         now = self.now()
         for info in page:
@@ -197,15 +222,15 @@ class SessionsScreen(Screen[str | None]):
                 n = len(self.matches[info.id].hits)
                 title += f" · {n} hit" + ("s" if n > 1 else "")
             table.add_row(
-                title, Path(info.workspace).name[:16] or info.workspace, info.model[:22],
-                relative_time(info.updated, now), str(info.turns), f"{info.tokens:,}", _cost(info),
+                title,
+                Path(info.workspace).name[:16] or info.workspace,
+                info.model[:22],
+                relative_time(info.updated, now),
+                str(info.turns),
+                f"{info.tokens:,}",
+                _cost(info),
                 key=info.id,
-            )  # fmt: skip
-        self.rows.extend(page)
-        if page and table.cursor_row == 0:
-            self._show_preview(self.rows[0])
-        elif not self.rows:
-            self.query_one("#sessions-preview", Static).update("No sessions here yet.")
+            )
 
     @work(exclusive=True, group="sessions-search", thread=True)
     def _search(self, text: str) -> None:
@@ -225,9 +250,13 @@ class SessionsScreen(Screen[str | None]):
         scope = "this folder" if self.only_workspace else "all folders"
         mode = "full-text search" if self.search_mode else f"sorted by {self.sort}"
         self.query_one("#sessions-header", Static).update(
-            Content.from_markup("[b]Sessions[/b] · $scope · $mode · $n shown", scope=scope, mode=mode,
-                                n=str(len(self.rows)))
-        )  # fmt: skip
+            Content.from_markup(
+                "[b]Sessions[/b] · $scope · $mode · $n shown",
+                scope=scope,
+                mode=mode,
+                n=str(len(self.rows)),
+            )
+        )
 
     @property
     def selected(self) -> SessionInfo | None:
@@ -290,9 +319,10 @@ class SessionsScreen(Screen[str | None]):
     def action_toggle_search(self) -> None:
         self.search_mode = not self.search_mode
         self.query_one("#sessions-filter", Input).placeholder = (
-            "Search everything said · Ctrl+F back to title filter" if self.search_mode
+            "Search everything said · Ctrl+F back to title filter"
+            if self.search_mode
             else "Type to filter by title · Ctrl+F searches everything said"
-        )  # fmt: skip
+        )
         self.reload()
 
     def action_toggle_workspace(self) -> None:
@@ -348,6 +378,8 @@ class SessionsScreen(Screen[str | None]):
             target = data_dir() / "exports"
             target.mkdir(parents=True, exist_ok=True)
         path = target / f"gemtui-session-{info.id[:8]}.{kind}"
-        text = self.store.export_markdown(info.id) if kind == "md" else self.store.export_json(info.id)
+        text = (
+            self.store.export_markdown(info.id) if kind == "md" else self.store.export_json(info.id)
+        )
         path.write_text(text, encoding="utf-8")
         self.notify(f"Exported to {path}")
