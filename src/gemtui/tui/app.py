@@ -146,18 +146,19 @@ class GemtuiApp(App[int]):
             context_window=session.provider.context_window,
             prices=session.provider.settings.prices,
         )
-        self.push_screen(screen)
-        status = screen.status
-        status.provider = session.provider.name
-        status.model = session.chat.model
-        status.approval_mode = session.approval_mode
-        status.workspace = _short(self.workspace)
-        status.branch = git_branch(self.workspace)
-        screen.prompt.argument_choices = {
+        screen.status_values = {
+            "provider": session.provider.name,
+            "model": session.chat.model,
+            "approval_mode": session.approval_mode,
+            "workspace": _short(self.workspace),
+            "branch": git_branch(self.workspace),
+        }
+        screen.argument_choices = {
             "/theme": sorted(self.available_themes),
             "/approval-mode": ["default", "auto_edit", "plan", "yolo"],
             "/copy": ["code"],
         }
+        self.push_screen(screen)
         self.run_worker(
             pump_events(session.bus, self), name="bridge", group="bridge", exclusive=True
         )

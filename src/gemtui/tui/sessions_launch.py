@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from textual.app import App
@@ -29,7 +30,12 @@ class SessionsApp(App[str | None]):
 
 def launch_sessions_browser(workspace: Path | None = None) -> int:
     """Browse; when a session is opened, hand it to the main TUI to resume."""
+    from gemtui.store.importer import import_gemini_cli
+
     with SessionStore() as store:
+        # Gemini CLI's chats appear beside ours; a broken file never blocks the browser
+        with contextlib.suppress(Exception):
+            import_gemini_cli(store, workspaces=[workspace] if workspace else [])
         chosen = SessionsApp(store, workspace).run()
     if not chosen:
         return 0

@@ -51,6 +51,10 @@ class MainScreen(Screen[None]):
         self.workspace = workspace
         self._context_window = context_window
         self._prices = prices or {}
+        self.status_values: dict[str, Any] = {}
+        """Initial status line fields, applied on mount."""
+        self.argument_choices: dict[str, list[str]] = {}
+        """Slash-command argument completions for the prompt."""
         self._answer_open = False
         self._thought_subject: str | None = None
         self._routes: dict[type[ev.Event], Callable[[Any], None]] = {
@@ -92,6 +96,9 @@ class MainScreen(Screen[None]):
         yield StatusLine(id="status")
 
     def on_mount(self) -> None:
+        for field, value in self.status_values.items():
+            setattr(self.status, field, value)
+        self.prompt.argument_choices = self.argument_choices
         self.prompt.focus()
 
     # -- panes -----------------------------------------------------------------------------------
