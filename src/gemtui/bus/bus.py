@@ -144,7 +144,7 @@ class EventBus:
 
     def decide(self, correlation_id: str, decision: Decision) -> bool:
         """Answer an approval request; False when it is no longer pending."""
-        fut = self._pending.get(correlation_id)
+        fut = self._pending.pop(correlation_id, None)
         if fut is None or fut.done():
             return False
         fut.set_result(decision)
@@ -152,7 +152,7 @@ class EventBus:
 
     @property
     def pending_approvals(self) -> list[str]:
-        return list(self._pending)
+        return [k for k, f in self._pending.items() if not f.done()]
 
     def on_cancel(self, fn: Callable[[], None]) -> Callable[[], None]:
         self._cancel_handlers.append(fn)

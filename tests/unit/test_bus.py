@@ -1,0 +1,111 @@
+"""The event bus: ids and order, slow subscribers that never block, decisions, cancel."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from gemtui.bus import (
+    ApprovalDecision,
+    ContentDelta,
+    Decision,
+    ErrorOccurred,
+    Event,
+    EventBus,
+    ThoughtDelta,
+    UserMessage,
+    current_prompt_id,
+)
+
+
+def test_emit_fills_session_prompt_and_monotonic_seq() -> None:
+    bus = EventBus("sess")
+    seen: list[Event] = []
+    bus.subscribe(seen.append)
+    token = current_prompt_id.set("sess#3")
+    try:
+        bus.emit(UserMessage, text="hi")
+        bus.emit(ContentDelta, text="a")
+    finally:
+        current_prompt_id.reset(token)
+    assert [(e.session_id, e.prompt_id) for e in seen] == [("sess", "sess#3")] * 2
+    assert [e.seq for e in seen] == [1, 2]
+
+
+def test_events_are_immutable() -> None:
+    ev = EventBus("s").emit(ContentDelta, text="x")
+    with pytest.raises(AttributeError):
+        ev.text = "y"  # type: ignore[misc]
+
+
+def test_a_broken_inline_subscriber_never_breaks_the_engine() -> None:
+    bus = EventBus("s")
+    seen: list[Event] = []
+
+    def broken(_: Event) -> None:
+        raise RuntimeError("view bug")
+
+    bus.subscribe(broken)
+    bus.subscribe(seen.append)
+    bus.emit(ContentDelta, text="x")
+    assert len(seen) == 1
+
+
+async def test_slow_subscriber_coalesces_deltas_and_drops_nothing_else() -> None:
+    bus = EventBus("s")
+    sub = bus.subscription(maxsize=4)
+    for i in range(50):
+        bus.emit(ContentDelta, text=str(i % 10))
+    bus.emit(ErrorOccurred, message="e1")
+    for _ in range(10):
+        bus.emit(ThoughtDelta, text="t")
+    bus.emit(ErrorOccurred, message="e2")
+    got = sub.drain()
+    text = "".join(e.text for e in got if isinstance(e, ContentDelta))
+    assert text == "".join(str(i % 10) for i in range(50))
+    assert "".join(e.text for e in got if isinstance(e, ThoughtDelta)) == "t" * 10
+    assert [e.message for e in got if isinstance(e, ErrorOccurred)] == ["e1", "e2"]
+    assert len(got) < 62 and sub.coalesced > 0
+    # order between kinds is kept
+    kinds = [type(e).__name__ for e in got]
+    assert kinds.index("ErrorOccurred") < kinds.index("ThoughtDelta")
+
+
+async def test_subscription_iterates_until_closed() -> None:
+    bus = EventBus("s")
+    sub = bus.subscription()
+    received: list[Event] = []
+
+    async def consume() -> None:
+        async for ev in sub:
+            received.append(ev)
+
+    task = asyncio.create_task(consume())
+    bus.emit(UserMessage, text="a")
+    await asyncio.sleep(0)
+    bus.emit(UserMessage, text="b")
+    sub.close()
+    await asyncio.wait_for(task, 5)
+    assert [e.text for e in received if isinstance(e, UserMessage)] == ["a", "b"]
+
+
+async def test_decisions_resolve_the_waiting_request_once() -> None:
+    bus = EventBus("s")
+    fut = bus.await_decision("corr-1")
+    assert bus.pending_approvals == ["corr-1"]
+    assert bus.decide("corr-1", Decision(ApprovalDecision.ALLOW_ONCE))
+    assert (await fut).decision is ApprovalDecision.ALLOW_ONCE
+    assert not bus.decide("corr-1", Decision(ApprovalDecision.REJECT))
+    assert not bus.decide("unknown", Decision(ApprovalDecision.REJECT))
+    assert bus.pending_approvals == []
+
+
+def test_cancel_reaches_handlers() -> None:
+    bus = EventBus("s")
+    calls: list[int] = []
+    off = bus.on_cancel(lambda: calls.append(1))
+    bus.cancel()
+    off()
+    bus.cancel()
+    assert calls == [1]
