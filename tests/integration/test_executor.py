@@ -439,3 +439,27 @@ async def test_usage_is_reported_per_turn(
     ) == (11, 2, 3, 4, 16)
     assert done.usage_by_model["gemini-2.5-pro"].total == 16
     assert isinstance(events[0], UserMessage)
+
+
+async def test_switching_provider_and_model_keeps_the_conversation(
+    mock_llm: MockLLMServer, make_session: SessionFactory
+) -> None:
+    from gemtui.providers.factory import ResolvedProvider
+    from gemtui.providers.http import make_client
+    from gemtui.providers.openai_compat import OpenAICompatGenerator
+    from gemtui.providers.retry import RetryingGenerator
+
+    session = make_session()
+    mock_llm.enqueue({"text": "from gemini"}, {"text": "from qwen"})
+    await session.send("first")
+    gen = RetryingGenerator(OpenAICompatGenerator(make_client(), f"{mock_llm.url}/v1", None))
+    await session.switch_model(
+        "qwen3-coder", ResolvedProvider("local", "openai", gen, "qwen3-coder", 32_768)
+    )
+    done = await session.send("second")
+    assert done.text == "from qwen"
+    body = mock_llm.requests[-1].json
+    assert mock_llm.requests[-1].path == "/v1/chat/completions"
+    assert body["model"] == "qwen3-coder"
+    convo = [(m["role"], m.get("content")) for m in body["messages"] if m["role"] != "system"]
+    assert convo == [("user", "first"), ("assistant", "from gemini"), ("user", "second")]

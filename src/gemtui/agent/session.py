@@ -121,6 +121,23 @@ class Session:
             workspace=str(self.workspace.root),
         )
 
+    async def switch_model(self, model: str, provider: ResolvedProvider | None = None) -> None:
+        """Change model (and maybe provider) between prompts, keeping the conversation."""
+        if provider is not None and provider is not self.provider:
+            old = self.provider
+            self.provider = provider
+            if isinstance(provider.generator, RetryingGenerator):
+                provider.generator.on_retry = self._on_retry
+            self.chat.generator = provider.generator
+            inner = getattr(provider.generator, "inner", provider.generator)
+            self.chat.keeps_thoughts = bool(getattr(inner, "keeps_thought_text", False))
+            self.executor.config.context_window = provider.context_window
+            self.executor.config.fallback = list(provider.settings.fallback)
+            self.executor.last_prompt_tokens = 0
+            await old.generator.aclose()
+        self.chat.set_model(model)
+        self.provider.model = model
+
     def set_approval_mode(self, mode: str) -> None:
         self.approval_mode = mode
         self.chat.declarations = self._declarations()
