@@ -96,6 +96,8 @@ class GemtuiApp(App[int]):
         self.queued: deque[str] = deque()
         """Prompts typed while a turn runs, sent in order."""
         self.turn_running = False
+        self.crash_message: str | None = None
+        """Set when the app had to stop on an unexpected error (launch prints it)."""
         self.startup_notice: str | None = None
         """Shown once the app is up (e.g. a flag that is not supported yet)."""
         self._quit_armed = False
@@ -196,7 +198,10 @@ class GemtuiApp(App[int]):
             screen = self.main
         except LookupError:
             return
-        screen.on_bus_event(message)
+        try:
+            screen.on_bus_event(message)
+        except Exception as exc:
+            self.report_error(exc)
 
     # -- prompts ---------------------------------------------------------------------------------
     @on(PromptInput.Submitted)
@@ -350,17 +355,20 @@ class GemtuiApp(App[int]):
         if handler is None:
             self.notify(f"Unknown command {name}. Type /help for the list.", severity="warning")
             return
-        handler(self, arg)
+        try:
+            handler(self, arg)
+        except Exception as exc:
+            self.report_error(exc)
 
     def help_text(self) -> str:
         lines = [f"  {name:<16}{help_text}" for name, help_text in SLASH_COMMANDS.items()]
         return HELP_TEXT + "\n".join(lines)
 
     # -- errors ----------------------------------------------------------------------------------
-    def _handle_exception(self, error: Exception) -> None:
+    def report_error(self, error: Exception) -> None:
+        """An unexpected error in one of our handlers: say so and keep running."""
         if self.raise_errors:
-            super()._handle_exception(error)
-            return
+            raise error
         log.exception("unexpected error in the TUI", exc_info=error)
         self.notify(
             f"Something went wrong: {type(error).__name__}: {error}. "
@@ -368,6 +376,15 @@ class GemtuiApp(App[int]):
             severity="error",
             timeout=10,
         )
+
+    def _handle_exception(self, error: Exception) -> None:
+        """Last resort (a Textual handler died): exit cleanly, no traceback on screen."""
+        if self.raise_errors:
+            super()._handle_exception(error)
+            return
+        log.exception("fatal error in the TUI", exc_info=error)
+        self.crash_message = f"{type(error).__name__}: {error}"
+        self.exit(1)
 
 
 def _short(path: Path) -> str:

@@ -41,9 +41,7 @@ def merge_deltas(events: list[Event]) -> list[Event]:
             isinstance(event, ContentDelta)
             and isinstance(last, ContentDelta)
             and last.prompt_id == event.prompt_id
-        ):
-            out[-1] = replace(last, text=last.text + event.text, seq=event.seq)
-        elif (
+        ) or (
             isinstance(event, ThoughtDelta)
             and isinstance(last, ThoughtDelta)
             and event.subject is None

@@ -51,6 +51,13 @@ def launch_tui(
     if resume is not None:
         app.startup_notice = "Resuming saved sessions is not available yet; this is a new session."
     app.run()
+    if app.crash_message:
+        from gemtui.config.paths import log_dir
+
+        sys.stderr.write(
+            f"gemtui: stopped on an unexpected error ({app.crash_message}). "
+            f"Please report it; logs are in {log_dir()}.\n"
+        )
     return int(app.return_code or 0)
 
 

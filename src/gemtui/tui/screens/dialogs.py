@@ -38,9 +38,12 @@ _DIALOG_CSS = """
 class ModifyScreen(ModalScreen[str | None]):
     """Edit the proposed content or command; Ctrl+S allows the call with it."""
 
-    DEFAULT_CSS = _DIALOG_CSS.format(name="ModifyScreen") + """
+    DEFAULT_CSS = (
+        _DIALOG_CSS.format(name="ModifyScreen")
+        + """
     ModifyScreen TextArea { height: 1fr; }
     """
+    )
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save and allow", priority=True),
@@ -74,9 +77,12 @@ class ModifyScreen(ModalScreen[str | None]):
 class PermissionsScreen(ModalScreen[None]):
     """The policy rules in force (session and saved); Delete removes the highlighted one."""
 
-    DEFAULT_CSS = _DIALOG_CSS.format(name="PermissionsScreen") + """
+    DEFAULT_CSS = (
+        _DIALOG_CSS.format(name="PermissionsScreen")
+        + """
     PermissionsScreen OptionList { height: 1fr; }
     """
+    )
 
     BINDINGS = [
         Binding("delete,backspace,x", "remove", "Remove rule"),
@@ -92,9 +98,7 @@ class PermissionsScreen(ModalScreen[None]):
         with Vertical():
             yield Static("Rules in force, strongest first", classes="dialog-title")
             yield OptionList(id="rules")
-            yield Static(
-                "Delete/x remove the highlighted rule · Esc close", classes="dialog-keys"
-            )
+            yield Static("Delete/x remove the highlighted rule · Esc close", classes="dialog-keys")
 
     def on_mount(self) -> None:
         self._reload()

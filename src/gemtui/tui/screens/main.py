@@ -130,6 +130,7 @@ class MainScreen(Screen[None]):
 
     # -- engine events ---------------------------------------------------------------------------
     def on_bus_event(self, message: BusEvent) -> None:
+        """Route one engine event to the panes (the app guards against errors here)."""
         route = self._routes.get(type(message.event))
         if route is not None:
             route(message.event)

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
-    from gemtui.agent.session import Session
+    from gemtui.agent.session import Session  # noqa: F401 - a string type argument below
 
 __all__ = ["LOCAL_PORTS", "LocalServer", "WelcomeScreen", "probe_local_servers"]
 
@@ -31,8 +31,11 @@ LOCAL_PORTS = (11434, 8080, 8000, 1234)
 
 DEMO_SCRIPT = Path(__file__).resolve().parent.parent / "demo.jsonl"
 
-KEY_PROVIDERS = [("Gemini API key", "gemini"), ("OpenAI-compatible key", "openai"),
-                 ("Anthropic key", "anthropic")]
+KEY_PROVIDERS = [
+    ("Gemini API key", "gemini"),
+    ("OpenAI-compatible key", "openai"),
+    ("Anthropic key", "anthropic"),
+]
 
 
 @dataclass(frozen=True)
@@ -103,13 +106,15 @@ class WelcomeScreen(Screen["Session | None"]):
                 yield Input(placeholder="API key", password=True, id="key")
             yield Button("Use this key", id="use-key", variant="primary")
             yield Static("2. A local OpenAI-compatible server", classes="section")
-            yield Static("Probing 127.0.0.1 ports 11434, 8080, 8000, 1234…", id="probe-note",
-                         classes="note")
+            yield Static(
+                "Probing 127.0.0.1 ports 11434, 8080, 8000, 1234…", id="probe-note", classes="note"
+            )
             yield OptionList(id="servers")
             yield Static("3. Sign in with Google", classes="section")
             yield Button("Sign in with Google", id="google")
-            yield Static("4. Try the demo (a recorded conversation, no model needed)",
-                         classes="section")
+            yield Static(
+                "4. Try the demo (a recorded conversation, no model needed)", classes="section"
+            )
             yield Button("Start the demo", id="demo", variant="success")
             yield Static(id="message")
 
@@ -134,8 +139,10 @@ class WelcomeScreen(Screen["Session | None"]):
 
     @on(Button.Pressed, "#google")
     def _google(self) -> None:
-        self._say("Google sign-in is not available yet in this version. Use an API key, a "
-                  "local server or the demo.")
+        self._say(
+            "Google sign-in is not available yet in this version. Use an API key, a "
+            "local server or the demo."
+        )
 
     @on(Button.Pressed, "#demo")
     def _demo(self) -> None:
@@ -196,9 +203,7 @@ class WelcomeScreen(Screen["Session | None"]):
         workspace: Path = app.workspace  # type: ignore[attr-defined]
         try:
             settings = load_settings(workspace)
-            resolved = resolve_provider(
-                settings, provider=provider, fake_responses=fake_responses
-            )
+            resolved = resolve_provider(settings, provider=provider, fake_responses=fake_responses)
         except FatalError as exc:
             self._say(exc.message)
             return

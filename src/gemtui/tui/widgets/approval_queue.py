@@ -73,7 +73,9 @@ def preview_widgets(snapshot: ToolCallSnapshot) -> list[Widget]:
                 )
             )
         return out
-    args = Static(highlight(json.dumps(snapshot.args, indent=2, ensure_ascii=False), language="json"))
+    args = Static(
+        highlight(json.dumps(snapshot.args, indent=2, ensure_ascii=False), language="json")
+    )
     if kind == "fetch":
         urls = "\n".join(f"• {u}" for u in conf.urls) or "(no URL)"
         return [head, Static(Content.styled(urls, "underline $text-primary"))]
@@ -296,6 +298,4 @@ class ApprovalQueue(Vertical, can_focus=True):
             view.side_by_side = self._side_by_side
 
     def action_scroll_preview(self, lines: int) -> None:
-        self.query_one("#approval-preview", VerticalScroll).scroll_relative(
-            y=lines, animate=False
-        )
+        self.query_one("#approval-preview", VerticalScroll).scroll_relative(y=lines, animate=False)

@@ -80,7 +80,7 @@ class PromptInput(TextArea):
         self,
         *,
         workspace: Path | None = None,
-        history: list[str] | None = None,
+        prompt_history: list[str] | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -98,7 +98,7 @@ class PromptInput(TextArea):
         )
         self.workspace = workspace
         """Root for ``@path`` completion (None: no file completion)."""
-        self.history: list[str] = list(history or [])
+        self.prompt_history: list[str] = list(prompt_history or [])
         """Sent prompts, oldest first."""
         self.argument_choices: dict[str, list[str]] = {}
         """Completions for a slash command's argument, e.g. ``/theme`` → theme names."""
@@ -134,8 +134,8 @@ class PromptInput(TextArea):
         text = self.text.strip()
         if not text:
             return
-        if not self.history or self.history[-1] != text:
-            self.history.append(text)
+        if not self.prompt_history or self.prompt_history[-1] != text:
+            self.prompt_history.append(text)
         self._history_index = None
         self.clear()
         self._set_suggestions([])
@@ -147,7 +147,7 @@ class PromptInput(TextArea):
     def action_cursor_up(self, select: bool = False) -> None:
         if self._suggestions and not select:
             self._move_suggestion(-1)
-        elif not select and self.cursor_at_first_line and self.history:
+        elif not select and self.cursor_at_first_line and self.prompt_history:
             self._walk_history(-1)
         else:
             super().action_cursor_up(select)
@@ -163,12 +163,12 @@ class PromptInput(TextArea):
     def _walk_history(self, step: int) -> None:
         if self._history_index is None:
             self._draft = self.text
-            index = len(self.history)
+            index = len(self.prompt_history)
         else:
             index = self._history_index
-        index = max(0, min(len(self.history), index + step))
-        self._history_index = None if index == len(self.history) else index
-        self.text = self._draft if self._history_index is None else self.history[index]
+        index = max(0, min(len(self.prompt_history), index + step))
+        self._history_index = None if index == len(self.prompt_history) else index
+        self.text = self._draft if self._history_index is None else self.prompt_history[index]
         self.move_cursor(self.document.end)
 
     # -- completion ---------------------------------------------------------------------------

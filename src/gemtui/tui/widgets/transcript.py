@@ -9,7 +9,6 @@ last Markdown block, at most once per frame however many chunks arrive.
 from __future__ import annotations
 
 import time
-from bisect import bisect_right
 
 from rich.style import Style
 from textual.events import Click, Resize
@@ -24,6 +23,7 @@ from gemtui.tui.widgets.markdown_stream import code_blocks
 from gemtui.tui.widgets.transcript_blocks import (
     AnswerBlock,
     Block,
+    BlockList,
     NoticeBlock,
     RenderContext,
     ThoughtMarkerBlock,
@@ -35,16 +35,9 @@ __all__ = ["Transcript"]
 
 _FRAME = 1 / 30
 _SPIN_INTERVAL = 0.1
-_STYLE_NAMES = (
-    "user-bar",
-    "user",
-    "muted",
-    "tool-name",
-    "running",
-    "success",
-    "error",
-    "warning",
-)
+# fmt: off
+_STYLE_NAMES = ("user-bar", "user", "muted", "tool-name", "running", "success", "error", "warning")
+# fmt: on
 
 
 class Transcript(ScrollView, can_focus=True):
@@ -86,9 +79,7 @@ class Transcript(ScrollView, can_focus=True):
         disabled: bool = False,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
-        self._blocks: list[Block] = []
-        self._offsets: list[int] = []
-        """First line of each block (same indexes as ``_blocks``)."""
+        self._blocks = BlockList()
         self._width = 0
         self._answer: AnswerBlock | None = None
         self._last_answer: AnswerBlock | None = None
@@ -98,6 +89,28 @@ class Transcript(ScrollView, can_focus=True):
         self._spin_timer: Timer | None = None
         self._style_key: tuple[object, ...] | None = None
         self._styles_changed = False
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self.follow = round(new_value) >= self.max_scroll_y
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        if self._styles_changed:
+            self._check_styles()
+        self._measure_visible()
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        line = self.scroll_offset.y + y
+        if not self._blocks or line >= self.line_count or self._width <= 0:
+            return Strip.blank(width, self.rich_style)
+        index, offset = self._blocks.locate(line)
+        strips = self._blocks.blocks[index].lines(self._render_context())
+        strip = strips[offset] if offset < len(strips) else Strip.blank(width)
+        if strip.cell_length != width:
+            strip = strip.crop_extend(0, width, None)
+        return strip.apply_style(self.rich_style)
 
     # -- public API -------------------------------------------------------------------
 
@@ -138,11 +151,9 @@ class Transcript(ScrollView, can_focus=True):
             return
         self._cancel_flush()
         self._answer = None
-        index = self._blocks.index(answer)
-        del self._blocks[index]
-        del self._offsets[index]
+        index = self._blocks.remove(answer)
         self._last_answer = next(
-            (b for b in reversed(self._blocks) if isinstance(b, AnswerBlock)), None
+            (b for b in reversed(self._blocks.blocks) if isinstance(b, AnswerBlock)), None
         )
         self._relayout(index)
 
@@ -182,7 +193,6 @@ class Transcript(ScrollView, can_focus=True):
         """Remove everything."""
         self._cancel_flush()
         self._blocks.clear()
-        self._offsets.clear()
         self._tools.clear()
         self._answer = self._last_answer = None
         self._update_spinner()
@@ -191,11 +201,11 @@ class Transcript(ScrollView, can_focus=True):
 
     def messages(self) -> list[tuple[str, str]]:
         """(role, text) of every user message and answer, for copying."""
-        return [(b.role, b.text) for b in self._blocks if b.role is not None]
+        return [(b.role, b.text) for b in self._blocks.blocks if b.role is not None]
 
     def last_code_block(self) -> str | None:
         """The last fenced code block of the most recent answer that has one."""
-        for block in reversed(self._blocks):
+        for block in reversed(self._blocks.blocks):
             if isinstance(block, AnswerBlock) and (found := code_blocks(block.text)):
                 return found[-1]
         return None
@@ -203,7 +213,7 @@ class Transcript(ScrollView, can_focus=True):
     @property
     def line_count(self) -> int:
         """Total lines of the transcript (the virtual height)."""
-        return self._offsets[-1] + self._blocks[-1].height if self._blocks else 0
+        return self._blocks.line_count
 
     @property
     def rendering_pending(self) -> bool:
@@ -212,11 +222,13 @@ class Transcript(ScrollView, can_focus=True):
 
     # -- layout -------------------------------------------------------------------------
 
-    def _context(self) -> RenderContext:
-        return RenderContext(self.app.console, self._width, self._style, self._code_theme())
+    def _render_context(self) -> RenderContext:
+        return RenderContext(
+            self.app.console, self._width, self._component_style, self._code_theme()
+        )
 
-    def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"transcript--{name}", partial=True)
+    def _component_style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"transcript--{name}")
 
     def _code_theme(self) -> str:
         try:
@@ -226,23 +238,19 @@ class Transcript(ScrollView, can_focus=True):
         return "monokai" if dark else "friendly"
 
     def _append(self, block: Block) -> None:
-        start = self.line_count
-        self._blocks.append(block)
-        self._offsets.append(start)
+        index = self._blocks.append(block)
         if self._width > 0:
-            block.lines(self._context())
-        self._relayout(len(self._blocks) - 1)
+            block.lines(self._render_context())
+        self._relayout(index)
 
     def _rerender(self, block: Block) -> None:
         if self._width > 0:
-            block.lines(self._context())
+            block.lines(self._render_context())
         self._relayout(self._blocks.index(block))
 
     def _relayout(self, index: int) -> None:
         """Recompute line offsets from block ``index`` on, then resize and scroll."""
-        blocks, offsets = self._blocks, self._offsets
-        for i in range(max(index, 1), len(blocks)):
-            offsets[i] = offsets[i - 1] + blocks[i - 1].height
+        self._blocks.relayout(index)
         self.virtual_size = Size(self._width, self.line_count)
         if self.follow:
             self._scroll_to_end()
@@ -256,14 +264,14 @@ class Transcript(ScrollView, can_focus=True):
         """Render stale blocks on screen; fix the layout if their heights changed."""
         if self._width <= 0 or not self._blocks:
             return
-        ctx = self._context()
+        ctx = self._render_context()
         for _ in range(3):  # heights may shift what is visible; settle in a few passes
-            top = self.scroll_offset.y
-            first = max(0, bisect_right(self._offsets, top) - 1)
-            last = bisect_right(self._offsets, top + self.size.height)
+            visible = self._blocks.visible(
+                self.scroll_offset.y, self.scrollable_content_region.height
+            )
             changed: int | None = None
-            for i in range(first, last):
-                block = self._blocks[i]
+            for i in visible:
+                block = self._blocks.blocks[i]
                 if block.stale(self._width):
                     height = block.height
                     block.lines(ctx)
@@ -278,15 +286,15 @@ class Transcript(ScrollView, can_focus=True):
     def _schedule_flush(self) -> None:
         if self._flush_timer is not None or not self.is_attached:
             return
-        delay = max(0.0, self._last_flush + _FRAME - time.monotonic())
-        self._flush_timer = self.set_timer(delay, self._flush, name="transcript-flush")
+        delay = max(0.001, self._last_flush + _FRAME - time.monotonic())
+        self._flush_timer = self.set_timer(delay, self._flush_answer, name="transcript-flush")
 
     def _cancel_flush(self) -> None:
         if self._flush_timer is not None:
             self._flush_timer.stop()
             self._flush_timer = None
 
-    def _flush(self) -> None:
+    def _flush_answer(self) -> None:
         self._flush_timer = None
         self._last_flush = time.monotonic()
         if self._answer is not None and self._answer.stream.dirty:
@@ -321,8 +329,8 @@ class Transcript(ScrollView, can_focus=True):
         if width == self._width:
             return
         self._width = width
-        ctx = self._context()
-        for block in self._blocks:  # never-measured blocks need a real height now
+        ctx = self._render_context()
+        for block in self._blocks.blocks:  # never-measured blocks need a real height now
             if not block.measured:
                 block.lines(ctx)
         self._relayout(0)
@@ -340,39 +348,16 @@ class Transcript(ScrollView, can_focus=True):
     def _check_styles(self) -> None:
         """Drop cached lines when the theme really changed (not on every focus change)."""
         self._styles_changed = False
-        key = (self._code_theme(), *(self._style(name) for name in _STYLE_NAMES))
+        key = (self._code_theme(), *(self._component_style(name) for name in _STYLE_NAMES))
         if key != self._style_key:
             if self._style_key is not None:
-                for block in self._blocks:
+                for block in self._blocks.blocks:
                     block.invalidate()
             self._style_key = key
-
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
-        self.follow = round(new_value) >= self.max_scroll_y
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        if self._styles_changed:
-            self._check_styles()
-        self._measure_visible()
-        return super().render_lines(crop)
-
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        line = self.scroll_offset.y + y
-        if not self._blocks or line >= self.line_count or self._width <= 0:
-            return Strip.blank(width, self.rich_style)
-        index = bisect_right(self._offsets, line) - 1
-        strips = self._blocks[index].lines(self._context())
-        offset = line - self._offsets[index]
-        strip = strips[offset] if offset < len(strips) else Strip.blank(width)
-        if strip.cell_length != width:
-            strip = strip.crop_extend(0, width, None)
-        return strip.apply_style(self.rich_style)
 
     def on_click(self, event: Click) -> None:
         line = self.scroll_offset.y + event.y
         if 0 <= line < self.line_count:
-            block = self._blocks[bisect_right(self._offsets, line) - 1]
+            block = self._blocks.blocks[self._blocks.locate(line)[0]]
             if isinstance(block, ToolBlock):
                 self.toggle_tool(block.call_id)

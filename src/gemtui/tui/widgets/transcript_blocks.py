@@ -8,6 +8,7 @@ transcript's component classes (theme variables), handed in through :class:`Rend
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -23,6 +24,7 @@ from gemtui.tui.widgets.markdown_stream import MarkdownStream
 __all__ = [
     "AnswerBlock",
     "Block",
+    "BlockList",
     "NoticeBlock",
     "RenderContext",
     "ThoughtMarkerBlock",
@@ -165,7 +167,7 @@ class ThoughtMarkerBlock(Block):
 class NoticeBlock(Block):
     """An inline error, warning or note, saying what to do next."""
 
-    ICONS = {"error": "✗", "warning": "⚠", "information": "ℹ"}  # noqa: RUF012
+    ICONS = {"error": "✗", "warning": "⚠", "information": "ℹ"}
 
     def __init__(self, text: str, severity: str = "information") -> None:
         super().__init__()
@@ -251,3 +253,56 @@ class ToolBlock(Block):
             more = Text(f"… {hidden} more line{'s' if hidden != 1 else ''}", style=muted)
             strips.extend(_prefixed(bar, [_text_line(ctx, more, width)]))
         return strips
+
+
+class BlockList:
+    """The blocks in order with the first line of each, so a line finds its block fast."""
+
+    def __init__(self) -> None:
+        self.blocks: list[Block] = []
+        self._offsets: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self.blocks)
+
+    @property
+    def line_count(self) -> int:
+        return self._offsets[-1] + self.blocks[-1].height if self.blocks else 0
+
+    def append(self, block: Block) -> int:
+        self._offsets.append(self.line_count)
+        self.blocks.append(block)
+        return len(self.blocks) - 1
+
+    def index(self, block: Block) -> int:
+        """Where ``block`` is, searching from the end (where changes usually happen)."""
+        for index in range(len(self.blocks) - 1, -1, -1):
+            if self.blocks[index] is block:
+                return index
+        raise ValueError("block not in the transcript")
+
+    def remove(self, block: Block) -> int:
+        index = self.index(block)
+        del self.blocks[index], self._offsets[index]
+        return index
+
+    def clear(self) -> None:
+        self.blocks.clear()
+        self._offsets.clear()
+
+    def relayout(self, index: int) -> None:
+        """Recompute first lines from block ``index`` on, after heights changed."""
+        blocks, offsets = self.blocks, self._offsets
+        for i in range(max(index, 1), len(blocks)):
+            offsets[i] = offsets[i - 1] + blocks[i - 1].height
+
+    def locate(self, line: int) -> tuple[int, int]:
+        """(block index, line within the block) for a transcript line."""
+        index = max(0, bisect_right(self._offsets, line) - 1)
+        return index, line - self._offsets[index]
+
+    def visible(self, top: int, height: int) -> range:
+        """Indexes of the blocks that overlap lines ``top`` .. ``top + height``."""
+        if not self.blocks:
+            return range(0)
+        return range(self.locate(top)[0], bisect_right(self._offsets, top + height))

@@ -27,9 +27,7 @@ PRICES: dict[str, dict[str, float]] = {
 """USD per million tokens (input, output — thoughts are billed as output —, cached input)."""
 
 
-def price_for(
-    model: str, overrides: Mapping[str, float] | None = None
-) -> dict[str, float] | None:
+def price_for(model: str, overrides: Mapping[str, float] | None = None) -> dict[str, float] | None:
     """The price of ``model`` (longest known prefix), with settings' ``prices`` on top."""
     known = [name for name in PRICES if model.startswith(name)]
     base = dict(PRICES[max(known, key=len)]) if known else {}
@@ -134,9 +132,7 @@ class UsagePanel(VerticalScroll, can_focus=False):
             else Content("")
         )
         self.query_one("#usage-numbers", Static).update(
-            Content.assemble(
-                _line("turn", self.turn), "\n", _line("session", self.session), live
-            )
+            Content.assemble(_line("turn", self.turn), "\n", _line("session", self.session), live)
         )
         share = 0.0
         if self.context_window:

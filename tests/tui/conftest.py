@@ -1,0 +1,45 @@
+"""TUI test set-up: a pinned workspace path, branch and clock-free app; app builders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gemtui.agent.session import Session, SessionOptions
+from gemtui.config.settings import Settings
+from gemtui.providers.factory import ResolvedProvider
+from gemtui.providers.gemini import GeminiGenerator
+from gemtui.providers.http import make_client
+from gemtui.tui.app import GemtuiApp
+
+
+@pytest.fixture(autouse=True)
+def pinned_status(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The status line shows a fixed workspace and branch, whatever machine runs the test."""
+    from gemtui.tui import app as app_module
+
+    monkeypatch.setattr(app_module, "_short", lambda path: "~/project")
+    monkeypatch.setattr(app_module, "git_branch", lambda path: "main")
+
+
+def make_session(
+    url: str, workspace: Path, *, model: str = "gemini-2.5-flash", approval_mode: str = "default"
+) -> Session:
+    """A real Session talking to the mock LLM server over the Gemini wire format."""
+    provider = ResolvedProvider(
+        "gemini", "gemini", GeminiGenerator(make_client(), "k", url), model, 1_048_576
+    )
+    return Session(
+        Settings(),
+        provider,
+        SessionOptions(
+            workspace=workspace, approval_mode=approval_mode, stream_retry_delays=(0.0,)
+        ),
+    )
+
+
+def make_app(session: Session | None, workspace: Path, **kw: object) -> GemtuiApp:
+    return GemtuiApp(
+        settings=Settings(), session=session, workspace=workspace, raise_errors=True, **kw
+    )  # type: ignore[arg-type]

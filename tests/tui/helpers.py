@@ -1,0 +1,59 @@
+"""Waiting on messages instead of sleeping: a ``message_hook`` that records and wakes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from textual.message import Message
+
+from gemtui.tui.bridge import BusEvent
+
+
+class Messages:
+    """Every message the app posts; ``wait_for`` resolves when one matches."""
+
+    def __init__(self) -> None:
+        self.seen: list[Message] = []
+        self._changed = asyncio.Event()
+
+    def __call__(self, message: Message) -> None:
+        self.seen.append(message)
+        self._changed.set()
+
+    async def wait_for(
+        self, predicate: Callable[[Message], bool], *, after: int = 0, timeout: float = 15.0
+    ) -> Message:
+        async def find() -> Message:
+            index = after
+            while True:
+                while index < len(self.seen):
+                    if predicate(self.seen[index]):
+                        return self.seen[index]
+                    index += 1
+                self._changed.clear()
+                await self._changed.wait()
+
+        return await asyncio.wait_for(find(), timeout)
+
+    async def wait_event(self, kind: type, *, after: int = 0, **fields: Any) -> Any:
+        """The first bus event of ``kind`` (with these field values) re-posted to the app."""
+
+        def match(m: Message) -> bool:
+            return (
+                isinstance(m, BusEvent)
+                and isinstance(m.event, kind)
+                and all(getattr(m.event, k) == v for k, v in fields.items())
+            )
+
+        found = await self.wait_for(match, after=after)
+        assert isinstance(found, BusEvent)
+        return found.event
+
+
+async def turns_done(app: Any) -> None:
+    """Wait for the turn workers (the bridge worker runs for the app's whole life)."""
+    turns = [w for w in app.workers if w.group == "turn"]
+    if turns:  # an empty list would mean "every worker" to Textual
+        await app.workers.wait_for_complete(turns)

@@ -1,0 +1,238 @@
+"""What the keys, slash commands, the prompt and the welcome screen do (no model calls)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, ComposeResult
+
+from gemtui.agent.session import Session, SessionOptions
+from gemtui.config.paths import user_config_file
+from gemtui.config.settings import Settings
+from gemtui.providers.factory import ResolvedProvider
+from gemtui.providers.replay import ReplayGenerator
+from gemtui.tui.app import GemtuiApp
+from gemtui.tui.screens.dialogs import HelpScreen, PermissionsScreen
+from gemtui.tui.widgets.prompt_input import PromptInput, complete_path
+from tests.tui.conftest import make_app
+from tests.tui.helpers import turns_done
+
+
+def _session(workspace: Path, entries: list[dict[str, Any]] | None = None) -> Session:
+    provider = ResolvedProvider(
+        "replay", "replay", ReplayGenerator(entries or []), "gemini-2.5-flash", 1_048_576
+    )
+    return Session(Settings(), provider, SessionOptions(workspace=workspace))
+
+
+async def test_ctrl_c_clears_then_quits_only_on_a_second_press(workspace: Path) -> None:
+    app = make_app(_session(workspace), workspace)
+    async with app.run_test() as pilot:
+        await pilot.press(*"draft")
+        await pilot.press("ctrl+c")
+        assert app.main.prompt.text == ""
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        assert app.is_running, "one press on an empty prompt only warns"
+        await pilot.press("ctrl+c")
+    assert app.return_code == 0
+
+
+async def test_shift_tab_cycles_approval_modes_and_ctrl_y_toggles_yolo(workspace: Path) -> None:
+    app = make_app(_session(workspace), workspace)
+    async with app.run_test() as pilot:
+        seen = []
+        for _ in range(3):
+            await pilot.press("shift+tab")
+            seen.append(app.main.status.approval_mode)
+        assert seen == ["auto_edit", "plan", "default"]
+        await pilot.press("ctrl+y")
+        assert app.session is not None and app.session.approval_mode == "yolo"
+        assert app.main.status.approval_mode == "yolo"
+        await pilot.press("ctrl+y")
+        assert app.session.approval_mode == "default"
+
+
+class _PromptHost(App[None]):
+    def __init__(self, workspace: Path) -> None:
+        super().__init__()
+        self.prompt = PromptInput(workspace=workspace)
+        self.submitted: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield self.prompt
+
+    def on_mount(self) -> None:
+        self.prompt.focus()
+
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        self.submitted.append(event.text)
+
+
+async def test_prompt_history_and_newline_keys(workspace: Path) -> None:
+    host = _PromptHost(workspace)
+    prompt = host.prompt
+    async with host.run_test() as pilot:
+        await pilot.press(*"one", "ctrl+j", *"two", "enter")
+        await pilot.press(*"three", "enter")
+        await pilot.press("up")
+        assert prompt.text == "three"
+        await pilot.press("up")
+        assert prompt.text == "one\ntwo"
+        await pilot.press("down", "down")
+        assert prompt.text == ""
+    assert host.submitted == ["one\ntwo", "three"]
+
+
+async def test_slash_completion_and_at_path_completion(workspace: Path) -> None:
+    (workspace / "src").mkdir()
+    (workspace / "src" / "main.py").write_text("")
+    assert complete_path(workspace, "sr") == ["src/"]
+    assert complete_path(workspace, "src/m") == ["src/main.py"]
+    assert complete_path(workspace, "../") == []
+    app = make_app(_session(workspace), workspace)
+    async with app.run_test() as pilot:
+        await pilot.press(*"/the")
+        await pilot.pause()
+        await pilot.press("tab")
+        assert app.main.prompt.text == "/theme "
+        app.main.prompt.clear()
+        await pilot.press(*"look at @sr")
+        await pilot.pause()
+        await pilot.press("tab")
+        await pilot.pause()
+        await pilot.press("tab")
+        assert app.main.prompt.text == "look at @src/main.py "
+
+
+async def test_theme_command_switches_live_and_is_remembered(workspace: Path) -> None:
+    app = make_app(_session(workspace), workspace)
+    async with app.run_test() as pilot:
+        await pilot.press(*"/theme gemtui-light", "enter")
+        assert app.theme == "gemtui-light"
+    assert tomllib.loads(user_config_file().read_text())["ui"]["theme"] == "gemtui-light"
+
+
+async def test_help_permissions_sessions_and_unknown_commands(workspace: Path) -> None:
+    app = make_app(_session(workspace), workspace)
+    async with app.run_test() as pilot:
+        app.run_slash("/help")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        app.run_slash("/permissions")
+        await pilot.pause()
+        assert isinstance(app.screen, PermissionsScreen)
+        await pilot.press("escape")
+        app.run_slash("/sessions")
+        app.run_slash("/nope")
+        await pilot.pause()
+        texts = [n.message for n in app._notifications]
+        assert any("not available yet" in t for t in texts)
+        assert any("Unknown command /nope" in t for t in texts)
+
+
+async def test_permissions_screen_removes_a_session_rule(workspace: Path) -> None:
+    session = _session(workspace)
+    tool = session.registry.get("run_shell_command")
+    assert tool is not None
+    added = session.policy.allow_for_session(tool, {"command": "ls -la"})
+    assert added
+    app = make_app(session, workspace)
+    async with app.run_test() as pilot:
+        app.run_slash("/permissions")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PermissionsScreen)
+        rules = screen.query_one("#rules")
+        rules.highlighted = screen._rules.index(added[0])  # type: ignore[attr-defined]
+        await pilot.press("x")
+        await pilot.pause()
+    assert added[0] not in session.policy.rules()
+
+
+async def test_copy_sends_the_last_answer_to_the_clipboard(workspace: Path) -> None:
+    entries = [
+        {
+            "chunks": [
+                {
+                    "candidates": [
+                        {
+                            "content": {
+                                "role": "model",
+                                "parts": [{"text": "Try:\n\n```python\nprint('hi')\n```\n"}],
+                            },
+                            "finishReason": "STOP",
+                        }
+                    ]
+                }
+            ]
+        }
+    ]
+    app = make_app(_session(workspace, entries), workspace)
+    async with app.run_test() as pilot:
+        await pilot.press(*"hi", "enter")
+        await turns_done(app)
+        for _ in range(5):
+            await pilot.pause()
+        app.run_slash("/copy code")
+        assert app.clipboard.strip() == "print('hi')"
+        app.run_slash("/copy")
+        assert "```python" in app.clipboard
+
+
+async def test_an_unexpected_error_becomes_a_notification(workspace: Path) -> None:
+    from gemtui.bus.events import UserMessage
+    from gemtui.tui.bridge import BusEvent
+
+    app = GemtuiApp(settings=Settings(), session=_session(workspace), workspace=workspace)
+    async with app.run_test() as pilot:
+        app.main._routes[UserMessage] = _boom
+        app.post_message(BusEvent(UserMessage(text="x")))
+        app.run_slash("/clear")
+        await pilot.pause()
+        app.main.transcript.clear = _boom  # type: ignore[method-assign]
+        app.run_slash("/clear")
+        await pilot.pause()
+        assert app.is_running
+        assert any("Something went wrong" in n.message for n in app._notifications)
+
+
+def _boom(*args: object) -> None:
+    raise RuntimeError("kaboom")
+
+
+async def test_welcome_demo_starts_a_replayed_conversation(workspace: Path) -> None:
+    from gemtui.tui.screens.welcome import WelcomeScreen
+
+    app = make_app(None, workspace, welcome_reason="No model provider is configured.")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, WelcomeScreen)
+        await app.screen.workers.wait_for_complete()
+        await pilot.click("#google")
+        assert "not available yet" in str(app.screen.query_one("#message").render())
+        await pilot.click("#demo")
+        await pilot.pause()
+        assert app.session is not None and app.session.provider.name == "replay"
+        assert app.main.status.provider == "replay"
+
+
+async def test_welcome_api_key_goes_to_the_keyring_and_the_choice_is_saved(
+    workspace: Path,
+) -> None:
+    from gemtui.config.secrets import get_secret
+
+    app = make_app(None, workspace)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        await app.screen.workers.wait_for_complete()
+        await pilot.click("#key")
+        await pilot.press(*"secret-key", "enter")
+        await pilot.pause()
+        assert app.session is not None and app.session.provider.name == "gemini"
+    assert get_secret("gemini-api-key") == "secret-key"
+    assert tomllib.loads(user_config_file().read_text())["general"]["provider"] == "gemini"
+    assert "secret-key" not in user_config_file().read_text()

@@ -1,0 +1,166 @@
+"""The incremental Markdown renderer: how growing text splits into blocks, what is re-rendered."""
+
+from __future__ import annotations
+
+import pytest
+from rich.console import Console
+from textual.strip import Strip
+
+from gemtui.tui.widgets import markdown_stream
+from gemtui.tui.widgets.markdown_stream import (
+    MarkdownStream,
+    code_blocks,
+    render_markdown,
+    split_blocks,
+)
+
+
+def _console() -> Console:
+    return Console(width=80, color_system="truecolor", force_terminal=True, record=False)
+
+
+class TestSplitBlocks:
+    def test_paragraphs_split_on_blank_lines(self) -> None:
+        assert split_blocks("one\ntwo\n\nthree\n") == ["one\ntwo", "three"]
+
+    def test_atx_headings_are_blocks_of_their_own(self) -> None:
+        assert split_blocks("# Title\nbody\n## Sub\nmore") == ["# Title", "body", "## Sub", "more"]
+
+    def test_hash_without_space_is_not_a_heading(self) -> None:
+        assert split_blocks("text\n#hashtag") == ["text\n#hashtag"]
+
+    def test_setext_underline_stays_with_its_paragraph(self) -> None:
+        assert split_blocks("Title\n=====\nbody\n\nSub\n---\n") == [
+            "Title\n=====",
+            "body",
+            "Sub\n---",
+        ]
+
+    def test_thematic_break_after_blank_line_is_its_own_block(self) -> None:
+        assert split_blocks("para\n\n---\n\nnext") == ["para", "---", "next"]
+
+    def test_blank_lines_inside_a_fence_do_not_split(self) -> None:
+        text = "intro\n\n```python\ndef f():\n\n    return 1\n```\n"
+        assert split_blocks(text) == ["intro", "```python\ndef f():\n\n    return 1\n```"]
+
+    def test_fence_stays_open_until_closed(self) -> None:
+        text = "```\na\n\nb\n"
+        assert split_blocks(text) == ["```\na\n\nb\n"]
+
+    def test_shorter_or_other_fence_does_not_close(self) -> None:
+        text = "````md\n```\ninner\n```\n~~~\n````\nafter"
+        assert split_blocks(text) == ["````md\n```\ninner\n```\n~~~\n````", "after"]
+
+    def test_text_right_after_a_closing_fence_starts_a_new_block(self) -> None:
+        assert split_blocks("```\ncode\n```\nafter the fence") == [
+            "```\ncode\n```",
+            "after the fence",
+        ]
+
+    def test_fence_interrupts_a_paragraph(self) -> None:
+        assert split_blocks("look:\n```sh\nls\n```") == ["look:", "```sh\nls\n```"]
+
+    def test_list_items_separated_by_blank_lines_stay_one_list(self) -> None:
+        text = "- one\n\n- two\n\n  continued\n\nafter"
+        assert split_blocks(text) == ["- one\n\n- two\n\n  continued", "after"]
+
+    def test_ordered_list_is_one_block(self) -> None:
+        assert split_blocks("1. a\n2. b\n\n3. c\n") == ["1. a\n2. b\n\n3. c"]
+
+    def test_fence_nested_in_a_list_item_keeps_the_list_together(self) -> None:
+        text = "- step\n\n  ```py\n  x = 1\n\n  y = 2\n  ```\n- next"
+        assert split_blocks(text) == [text]
+
+    def test_heading_ends_a_list(self) -> None:
+        assert split_blocks("- a\n- b\n# Next") == ["- a\n- b", "# Next"]
+
+    def test_indented_code_keeps_its_blank_lines(self) -> None:
+        assert split_blocks("para\n\n    a\n\n    b\n\nend") == ["para", "    a\n\n    b", "end"]
+
+    def test_partial_last_line_belongs_to_the_last_block(self) -> None:
+        assert split_blocks("para one\n\npara tw") == ["para one", "para tw"]
+
+    def test_empty_text_has_no_blocks(self) -> None:
+        assert split_blocks("") == []
+        assert split_blocks("\n\n") == []
+
+
+class TestCodeBlocks:
+    def test_fenced_contents_in_order(self) -> None:
+        text = "a\n```py\nx = 1\n```\nb\n~~~\ny\n~~~\n"
+        assert code_blocks(text) == ["x = 1", "y"]
+
+    def test_an_open_fence_counts(self) -> None:
+        assert code_blocks("```\nstill going\n") == ["still going"]
+
+    def test_nested_fence_is_dedented(self) -> None:
+        assert code_blocks("- a\n  ```\n  x\n  ```\n") == ["x"]
+
+
+class TestMarkdownStream:
+    def test_completed_blocks_are_never_rendered_again(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        rendered: list[str] = []
+
+        def counting(console: Console, source: str, width: int, theme: str) -> list[Strip]:
+            rendered.append(source)
+            return render_markdown(console, source, width, theme)
+
+        monkeypatch.setattr(markdown_stream, "render_markdown", counting)
+        console = _console()
+        stream = MarkdownStream()
+        text = (
+            "# Heading\n\nSome prose here.\n\n- one\n- two\n\n```python\nprint('hi')\n```\n\nEnd."
+        )
+        so_far = ""
+        for char in text:
+            so_far += char
+            stream.append(char)
+            rendered.clear()
+            stream.render(console, 60)
+            # only the block still growing is rendered; finished ones come from the cache
+            assert rendered in ([], [split_blocks(so_far)[-1]])
+        assert stream.render_count <= len(text)
+        before = stream.render_count
+        stream.finish()
+        stream.render(console, 60)
+        assert stream.render_count == before
+        assert len(split_blocks(text)) == 5
+
+    def test_appends_are_coalesced_until_render(self) -> None:
+        console = _console()
+        stream = MarkdownStream()
+        for _ in range(470):
+            stream.append("word ")
+        assert stream.render_count == 0
+        stream.render(console, 60)
+        assert stream.render_count == 1
+        assert stream.render(console, 60) is stream.render(console, 60)
+        assert stream.render_count == 1
+
+    def test_width_change_renders_again(self) -> None:
+        console = _console()
+        stream = MarkdownStream()
+        stream.append("para one\n\npara two")
+        stream.render(console, 60)
+        assert stream.render_count == 2
+        lines = stream.render(console, 30)
+        assert stream.render_count == 4
+        assert all(line.cell_length == 30 for line in lines)
+
+    def test_blocks_are_separated_by_one_blank_line(self) -> None:
+        stream = MarkdownStream()
+        stream.append("one\n\n\n\ntwo")
+        lines = [line.text.rstrip() for line in stream.render(_console(), 40)]
+        assert lines == ["one", "", "two"]
+
+    def test_code_is_highlighted(self) -> None:
+        stream = MarkdownStream("monokai")
+        stream.append("```python\ndef f():\n    return 1\n```")
+        lines = stream.render(_console(), 40)
+        colours = {
+            seg.style.color for line in lines for seg in line if seg.style and seg.style.color
+        }
+        assert len(colours) >= 2  # keyword and name differ
+        assert any("def f():" in line.text for line in lines)

@@ -1,0 +1,195 @@
+"""How the app looks: one class per feature, a docstring on each saying what you should see.
+
+Engine events are fed straight to the main screen (as the bridge would post them), so
+every snapshot is deterministic; the workspace and branch are pinned by conftest.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from gemtui.agent.session import Session, SessionOptions
+from gemtui.bus import events as ev
+from gemtui.config.settings import Settings, UiSettings
+from gemtui.providers.factory import ResolvedProvider
+from gemtui.providers.replay import ReplayGenerator
+from gemtui.tools.base import Confirmation
+from gemtui.tui.app import GemtuiApp
+from gemtui.tui.bridge import BusEvent
+
+DIFF = """--- a/src/greet.py
++++ b/src/greet.py
+@@ -1,6 +1,8 @@
+ def greet(name: str) -> str:
+-    return "Hello " + name
++    \"\"\"Say hello politely.\"\"\"
++    return f"Hello, {name}!"
+\x20
+\x20
+ if __name__ == "__main__":
+-    print(greet("world"))
++    import sys
++    print(greet(sys.argv[1] if len(sys.argv) > 1 else "world"))
+"""
+
+
+def _app(tmp_path: Path, theme: str = "gemtui-dark") -> GemtuiApp:
+    settings = Settings(ui=UiSettings(theme=theme))
+    provider = ResolvedProvider(
+        "gemini", "gemini", ReplayGenerator([]), "gemini-2.5-flash", 1_048_576
+    )
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    session = Session(settings, provider, SessionOptions(workspace=workspace))
+    return GemtuiApp(settings=settings, session=session, workspace=workspace, raise_errors=True)
+
+
+def _feed(app: GemtuiApp, *events: ev.Event) -> None:
+    for event in events:
+        app.main.on_bus_event(BusEvent(event))
+
+
+def _conversation_start(prompt_id: str = "s#1") -> list[ev.Event]:
+    return [
+        ev.UserMessage(text="Make greet() friendlier", prompt_id=prompt_id),
+        ev.TurnStarted(turn=1, model="gemini-2.5-flash", prompt_id=prompt_id),
+        ev.ThoughtDelta(
+            text="**Reading the code** greet() concatenates strings; an f-string is clearer.",
+            subject="Reading the code",
+            prompt_id=prompt_id,
+        ),
+    ]
+
+
+async def _settle(pilot: Pilot[Any]) -> None:
+    await pilot.pause()
+    await pilot.pause()
+
+
+class TestFirstScreen:
+    def test_empty_first_screen(self, snap_compare: Any, tmp_path: Path) -> None:
+        """An empty transcript, the prompt with its placeholder focused, the thought and
+        usage panes on the right, and the status line: `default` mode, gemini:
+        gemini-2.5-flash, ~/project, ⎇ main."""
+        assert snap_compare(_app(tmp_path), terminal_size=(120, 36), run_before=_settle)
+
+
+class TestStreaming:
+    def test_answer_mid_stream_with_a_thought(self, snap_compare: Any, tmp_path: Path) -> None:
+        """The user's message, a thought marker, half an answer (a heading, a sentence and
+        an open code block) still streaming; the thought stream shows "Reading the code";
+        the status line says answering…"""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            _feed(
+                pilot.app,  # type: ignore[arg-type]
+                *_conversation_start(),
+                ev.ContentDelta(
+                    text="## A friendlier greet\n\nUse an f-string:\n\n", prompt_id="s#1"
+                ),
+                ev.ContentDelta(text="```python\ndef greet(name: str) -> str:\n", prompt_id="s#1"),
+            )
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(120, 36), run_before=run_before)
+
+
+def _awaiting(diff: str = DIFF) -> ev.ToolCallStateChanged:
+    call = ev.ToolCallSnapshot(
+        call_id="c1",
+        name="replace",
+        args={"file_path": "src/greet.py"},
+        state=ev.ToolCallState.AWAITING_APPROVAL,
+        description="replace in src/greet.py",
+        kind="edit",
+        correlation_id="corr-1",
+        confirmation=Confirmation(
+            kind="edit", title="Edit src/greet.py", file_path="src/greet.py", diff=diff
+        ),
+    )
+    return ev.ToolCallStateChanged(call=call, prompt_id="s#1")
+
+
+class TestApproval:
+    def test_approval_with_a_diff(self, snap_compare: Any, tmp_path: Path) -> None:
+        """The approval queue under the transcript, focused (accent border): "Approve
+        replace (1 of 1)", the title, the full unified diff with line numbers, removed
+        lines tinted red and added lines green, and the key hints."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            _feed(pilot.app, *_conversation_start(), _awaiting())  # type: ignore[arg-type]
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(120, 40), run_before=run_before)
+
+    def test_side_by_side_diff(self, snap_compare: Any, tmp_path: Path) -> None:
+        """The same call after pressing d: old lines on the left, new on the right."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            _feed(pilot.app, *_conversation_start(), _awaiting())  # type: ignore[arg-type]
+            await _settle(pilot)
+            await pilot.press("d")
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(120, 40), run_before=run_before)
+
+
+class TestUsage:
+    def test_usage_pane_after_two_turns(self, snap_compare: Any, tmp_path: Path) -> None:
+        """The usage pane: last turn and session totals (in 4,200 / out 530 …), a two-bar
+        sparkline, the context bar at a fraction of a percent and a cost in dollars."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            _feed(
+                pilot.app,  # type: ignore[arg-type]
+                ev.TurnFinished(
+                    finish_reason="STOP",
+                    model="gemini-2.5-flash",
+                    usage=ev.Usage(input=1800, output=220, thoughts=90, cached=0, total=2110),
+                ),
+                ev.TurnFinished(
+                    finish_reason="STOP",
+                    model="gemini-2.5-flash",
+                    usage=ev.Usage(input=2400, output=310, thoughts=40, cached=1024, total=2750),
+                ),
+            )
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(120, 36), run_before=run_before)
+
+
+class TestSmallTerminal:
+    def test_80x24_layout(self, snap_compare: Any, tmp_path: Path) -> None:
+        """At 80×24 the side panes hide; transcript, prompt and status line fill the
+        screen, and an approval still shows its diff."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            _feed(pilot.app, *_conversation_start(), _awaiting())  # type: ignore[arg-type]
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
+
+
+class TestThemes:
+    @pytest.mark.parametrize("theme", ["gemtui-dark", "gemtui-light", "gemtui-high-contrast"])
+    def test_each_theme(self, snap_compare: Any, tmp_path: Path, theme: str) -> None:
+        """A short exchange and a pending diff in each built-in theme; diff colours come
+        from the theme's diff-added / diff-removed tokens."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            _feed(
+                pilot.app,  # type: ignore[arg-type]
+                *_conversation_start(),
+                ev.ContentDelta(text="Here is the change.", prompt_id="s#1"),
+                ev.TurnFinished(
+                    finish_reason="STOP", model="gemini-2.5-flash", usage=ev.Usage(10, 5, 2, 0, 17)
+                ),
+                _awaiting(),
+            )
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path, theme), terminal_size=(110, 36), run_before=run_before)

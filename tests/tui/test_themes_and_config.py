@@ -1,0 +1,96 @@
+"""Theme files, the user config writer, and launch_tui's start-up decisions."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from gemtui.config.paths import config_dir, user_config_file
+from gemtui.config.settings import load_settings
+from gemtui.tui.themes import APP_VARIABLES, builtin_theme_dir, load_themes
+from gemtui.tui.user_config import dumps_toml, save_choice
+
+
+def test_builtin_themes_load_with_app_tokens() -> None:
+    loaded, failed = load_themes([builtin_theme_dir()])
+    assert not failed
+    names = {t.name for t in loaded}
+    assert {"gemtui-dark", "gemtui-light", "gemtui-high-contrast"} <= names
+    for theme in loaded:
+        assert set(APP_VARIABLES) <= set(theme.variables)
+
+
+def test_a_bad_user_theme_is_reported_and_does_not_block_the_others() -> None:
+    folder = config_dir() / "themes"
+    folder.mkdir(parents=True)
+    (folder / "broken.toml").write_text("name = 'x'\nprimary = 'not-a-colour'\n")
+    (folder / "malformed.toml").write_text("name = \n")
+    (folder / "extra.toml").write_text("name = 'y'\nprimary = '#ffffff'\nshiny = true\n")
+    (folder / "mine.toml").write_text(
+        "name = 'mine'\nprimary = '#112233'\ndark = false\n[variables]\ndiff-added = '#00aa00'\n"
+    )
+    loaded, failed = load_themes()
+    assert "mine" in {t.name for t in loaded}
+    assert "gemtui-dark" in {t.name for t in loaded}
+    assert sorted(f.path.name for f in failed) == ["broken.toml", "extra.toml", "malformed.toml"]
+    assert all(f.message for f in failed)
+
+
+def test_save_choice_keeps_other_settings_and_stays_loadable() -> None:
+    path = user_config_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('[general]\nmodel = "gemini-2.5-flash"\n\n[providers.local]\nkind = "openai"\n')
+    save_choice("general", "provider", "local")
+    save_choice("ui", "theme", "gemtui-light")
+    data = tomllib.loads(path.read_text())
+    assert data["general"] == {"model": "gemini-2.5-flash", "provider": "local"}
+    assert data["providers"]["local"]["kind"] == "openai"
+    settings = load_settings()
+    assert settings.ui.theme == "gemtui-light"
+    assert settings.general.provider == "local"
+
+
+def test_dumps_toml_round_trips_nested_tables() -> None:
+    data = {
+        "general": {"provider": 'we"ird'},
+        "providers": {"x": {"kind": "openai", "models": ["a", "b"], "prices": {"input": 1.5}}},
+    }
+    assert tomllib.loads(dumps_toml(data)) == data
+
+
+def test_broken_settings_exit_52_before_textual_starts(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gemtui.tui.launch import launch_tui
+
+    user_config_file().parent.mkdir(parents=True, exist_ok=True)
+    user_config_file().write_text("[general\n")
+    assert launch_tui(workspace=workspace) == 52
+    assert "malformed TOML" in capsys.readouterr().err
+
+
+def test_no_provider_opens_the_welcome_screen_instead_of_failing(workspace: Path) -> None:
+    from gemtui.tui.app import GemtuiApp
+    from gemtui.tui.launch import build_app
+
+    app = build_app(load_settings(workspace), workspace=workspace)
+    assert isinstance(app, GemtuiApp)
+    assert app.session is None
+    assert app.welcome_reason and "No model provider" in app.welcome_reason
+
+
+def test_version_does_not_import_textual() -> None:
+    code = (
+        "import sys\n"
+        "from gemtui.cli import main\n"
+        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "assert 'textual' not in sys.modules, 'textual imported'\n"
+        "import gemtui.tui.launch\n"
+        "assert 'textual' not in sys.modules, 'launch imports textual at import time'\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

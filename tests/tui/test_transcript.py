@@ -1,0 +1,323 @@
+"""The transcript: what a person sees of the conversation, drawn line by line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
+
+from gemtui.bus.events import ToolCallSnapshot, ToolCallState
+from gemtui.tui.widgets import transcript_blocks
+from gemtui.tui.widgets.transcript import Transcript
+
+SIZE = (100, 30)
+
+
+class TranscriptApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Transcript()
+
+
+def screen_lines(transcript: Transcript) -> list[str]:
+    return [transcript.render_line(y).text.rstrip() for y in range(transcript.size.height)]
+
+
+def screen_text(transcript: Transcript) -> str:
+    return "\n".join(screen_lines(transcript))
+
+
+async def settle(pilot: Pilot[Any], transcript: Transcript) -> None:
+    """Wait until streamed text has had its frame and the screen is drawn."""
+    for _ in range(100):
+        await pilot.pause()
+        if not transcript.rendering_pending:
+            return
+    raise AssertionError("the transcript never caught up")
+
+
+def tool(state: ToolCallState, output: str | None = None, **extra: Any) -> ToolCallSnapshot:
+    return ToolCallSnapshot(
+        call_id="call-1",
+        name="run_shell_command",
+        args={"command": "pytest -q"},
+        state=state,
+        description="pytest -q",
+        output=output,
+        **extra,
+    )
+
+
+class TestConversation:
+    async def test_user_message_and_streamed_answer_appear(self) -> None:
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.add_user("How do I run the tests?")
+            transcript.begin_answer()
+            for chunk in [
+                "Run ",
+                "**pytest**",
+                " from the ",
+                "project root.\n\n",
+                "Then rel",
+                "ax.",
+            ]:
+                transcript.append_answer(chunk)
+            await settle(pilot, transcript)
+            lines = screen_lines(transcript)
+            assert lines[0] == "▌ How do I run the tests?"
+            assert "Run pytest from the project root." in lines[2]
+            assert "Then relax." in screen_text(transcript)
+            transcript.end_answer()
+            assert (
+                transcript.answer_text() == "Run **pytest** from the project root.\n\nThen relax."
+            )
+            assert transcript.messages() == [
+                ("user", "How do I run the tests?"),
+                ("model", "Run **pytest** from the project root.\n\nThen relax."),
+            ]
+
+    async def test_many_chunks_cost_few_renders(self) -> None:
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.begin_answer()
+            for _ in range(470):
+                transcript.append_answer("tok ")
+            await settle(pilot, transcript)
+            assert transcript._last_answer is not None
+            assert transcript._last_answer.stream.render_count <= 3
+            assert "tok tok" in screen_text(transcript)
+
+    async def test_discard_answer_removes_the_partial_text(self) -> None:
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.add_user("hi")
+            transcript.begin_answer()
+            transcript.append_answer("first answer")
+            transcript.end_answer()
+            transcript.begin_answer()
+            transcript.append_answer("a broken partial ans")
+            await settle(pilot, transcript)
+            assert "a broken partial ans" in screen_text(transcript)
+            transcript.discard_answer()
+            await pilot.pause()
+            assert "a broken partial" not in screen_text(transcript)
+            assert transcript.answer_text() == "first answer"
+            transcript.begin_answer()
+            transcript.append_answer("the retried answer")
+            transcript.end_answer()
+            await pilot.pause()
+            assert "the retried answer" in screen_text(transcript)
+            assert [role for role, _ in transcript.messages()] == ["user", "model", "model"]
+
+    async def test_thought_marker_and_notice(self) -> None:
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.add_thought_marker("Planning the change")
+            transcript.add_thought_marker(None)
+            transcript.add_notice("Quota exhausted. Wait 30 s or pick another model.", "error")
+            await pilot.pause()
+            text = screen_text(transcript)
+            assert "✻ Thinking: Planning the change" in text
+            assert "✻ Thinking…" in text
+            assert "✗ Quota exhausted. Wait 30 s or pick another model." in text
+
+    async def test_last_code_block_and_clear(self) -> None:
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.begin_answer()
+            transcript.append_answer("```py\nold = 1\n```\n\n```sh\nls -la\n```\n")
+            transcript.end_answer()
+            transcript.begin_answer()
+            transcript.append_answer("no code here")
+            transcript.end_answer()
+            assert transcript.last_code_block() == "ls -la"
+            transcript.clear()
+            await pilot.pause()
+            assert transcript.line_count == 0
+            assert transcript.messages() == []
+            assert transcript.last_code_block() is None
+            assert screen_text(transcript).strip() == ""
+
+
+class TestToolCards:
+    async def test_states_from_approval_to_done(self) -> None:
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.upsert_tool(tool(ToolCallState.AWAITING_APPROVAL))
+            await pilot.pause()
+            assert "? run_shell_command  pytest -q  · awaiting approval" in screen_text(transcript)
+
+            transcript.upsert_tool(tool(ToolCallState.EXECUTING))
+            await pilot.pause()
+            header = screen_lines(transcript)[0]
+            assert header[0] in transcript_blocks.SPINNER
+            assert header.endswith("· running")
+
+            output = "\n".join(f"line {n}" for n in range(1, 11))
+            transcript.upsert_tool(tool(ToolCallState.SUCCESS, output, duration_ms=1234))
+            await pilot.pause()
+            lines = screen_lines(transcript)
+            assert lines[0] == "✓ run_shell_command  pytest -q  · done in 1.2s"
+            assert lines[1:5] == ["  │ line 1", "  │ line 2", "  │ line 3", "  │ … 7 more lines"]
+            assert transcript._spin_timer is None  # the spinner stops with the last running call
+
+            transcript.toggle_tool("call-1")
+            await pilot.pause()
+            lines = screen_lines(transcript)
+            assert lines[1:11] == [f"  │ line {n}" for n in range(1, 11)]
+            assert "more lines" not in screen_text(transcript)
+
+    async def test_failed_and_cancelled(self) -> None:
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.upsert_tool(tool(ToolCallState.ERROR, error="exit code 2"))
+            await pilot.pause()
+            assert screen_lines(transcript)[:2] == [
+                "✗ run_shell_command  pytest -q  · failed",
+                "  │ exit code 2",
+            ]
+            transcript.upsert_tool(tool(ToolCallState.CANCELLED))
+            await pilot.pause()
+            assert screen_lines(transcript)[0] == "⊘ run_shell_command  pytest -q  · cancelled"
+
+    async def test_a_card_updated_in_the_middle_moves_what_follows(self) -> None:
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.upsert_tool(tool(ToolCallState.EXECUTING))
+            transcript.add_notice("after the card")
+            await pilot.pause()
+            assert screen_lines(transcript)[2] == "ℹ after the card"
+            transcript.upsert_tool(tool(ToolCallState.SUCCESS, "a\nb"))
+            await pilot.pause()
+            assert screen_lines(transcript)[4] == "ℹ after the card"
+
+    async def test_clicking_a_card_expands_it(self) -> None:
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            output = "\n".join(f"out {n}" for n in range(6))
+            transcript.upsert_tool(tool(ToolCallState.SUCCESS, output))
+            await pilot.pause()
+            await pilot.click(Transcript, offset=(5, 0))
+            await pilot.pause()
+            assert "out 5" in screen_text(transcript)
+
+
+class TestScrolling:
+    async def test_follows_the_end_while_streaming(self) -> None:
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.begin_answer()
+            for n in range(80):
+                transcript.append_answer(f"paragraph {n}\n\n")
+            transcript.append_answer("the very end")
+            await settle(pilot, transcript)
+            assert transcript.follow
+            assert transcript.scroll_offset.y == transcript.max_scroll_y > 0
+            assert "the very end" in screen_text(transcript)
+
+    async def test_scrolling_up_stops_following_and_the_end_resumes_it(self) -> None:
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            for n in range(40):
+                transcript.add_notice(f"notice {n}")
+            await pilot.pause()
+            transcript.focus()
+            await pilot.press("pageup")
+            await pilot.pause()
+            assert not transcript.follow
+            top = transcript.scroll_offset.y
+            transcript.begin_answer()
+            transcript.append_answer("new text while reading")
+            await settle(pilot, transcript)
+            assert transcript.scroll_offset.y == top  # the reader is left alone
+            await pilot.press("end")
+            await pilot.pause()
+            assert transcript.follow
+            assert "new text while reading" in screen_text(transcript)
+
+    async def test_a_thousand_turns_then_one_more(self) -> None:
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            for n in range(1_000):
+                transcript.add_user(f"question {n}")
+                transcript.begin_answer()
+                transcript.append_answer(f"answer {n}")
+                transcript.end_answer()
+            await pilot.pause()
+            # each turn: user line + gap, answer line + gap
+            assert transcript.line_count == 4_000
+            assert transcript.virtual_size.height == 4_000
+            transcript.add_user("question 1000")
+            transcript.begin_answer()
+            transcript.append_answer("answer **1000**")
+            transcript.end_answer()
+            await pilot.pause()
+            assert transcript.line_count == 4_004
+            lines = screen_lines(transcript)
+            assert lines[-4:] == ["▌ question 1000", "", "  answer 1000", ""]
+            assert len(transcript.messages()) == 2_002
+            transcript.scroll_home(animate=False)
+            await pilot.pause()
+            assert screen_lines(transcript)[:3] == ["▌ question 0", "", "  answer 0"]
+            assert not transcript.follow
+
+    async def test_resize_rewraps_visible_blocks(self) -> None:
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.add_user("word " * 15)
+            await pilot.pause()
+            assert screen_lines(transcript)[1] == ""
+            await pilot.resize_terminal(60, 30)
+            await pilot.pause()
+            assert screen_lines(transcript)[1].startswith("▌ word")
+
+
+class TestSnapshot:
+    def test_answer_mid_stream_with_tool_card(self, snap_compare: Any) -> None:
+        """You should see, on a dark surface: a user message behind a blue bar; a green
+        "✓ read_file  src/app.py  · done in 0.2s" card (tick and state green, name bold)
+        with three output lines and
+        "… 2 more lines"; then an answer still streaming: a centred bold "Plan" heading,
+        a two-item bullet list and a Python code block in monokai colours on its dark
+        panel (`def` cyan, `main` green, the string yellow) that is still open, so
+        nothing follows it. The card's bar and description are dimmer than its name."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            transcript = pilot.app.query_one(Transcript)
+            transcript.add_user("Add a --verbose flag to the CLI.")
+            transcript.upsert_tool(
+                ToolCallSnapshot(
+                    call_id="t1",
+                    name="read_file",
+                    args={"path": "src/app.py"},
+                    state=ToolCallState.SUCCESS,
+                    description="src/app.py",
+                    output="import argparse\nimport logging\nimport sys\nfrom app import cli\nfrom app import log",
+                    duration_ms=210,
+                )
+            )
+            transcript.begin_answer()
+            answer = (
+                "# Plan\n\nTwo changes:\n\n- add the flag\n- pass it to the logger\n\n"
+                '```python\ndef main() -> None:\n    parser.add_argument("--verbose")\n'
+                "    if args.verbose:\n        logging.basicConfig(level=10)\n"
+            )
+            for start in range(0, len(answer), 7):
+                transcript.append_answer(answer[start : start + 7])
+            await settle(pilot, transcript)
+
+        assert snap_compare(TranscriptApp(), terminal_size=SIZE, run_before=run_before)
