@@ -79,7 +79,8 @@ class SessionRecorder:
         if isinstance(event, _IGNORED):
             return
         if isinstance(event, SessionStarted):
-            self._timed(self._ensure_row)
+            if self._started or self._seen:  # a new, empty session is saved at its first prompt
+                self._timed(self._ensure_row)
         elif isinstance(event, UserMessage):
             self._timed(lambda: self._prompt(event.text))
         elif isinstance(event, HistoryCompressed):

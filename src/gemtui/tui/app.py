@@ -27,6 +27,7 @@ from gemtui.tui.widgets.status_line import git_branch
 if TYPE_CHECKING:
     from gemtui.agent.session import Session
     from gemtui.config.settings import Settings
+    from gemtui.store import SessionRecorder, SessionStore
 
 __all__ = ["APPROVAL_CYCLE", "GemtuiApp"]
 
@@ -83,8 +84,12 @@ class GemtuiApp(App[int]):
         prompt: str | None = None,
         welcome_reason: str | None = None,
         raise_errors: bool = False,
+        store: SessionStore | None = None,
     ) -> None:
         super().__init__()
+        self.store = store
+        """Where sessions are saved; None when it could not be opened."""
+        self.recorder: SessionRecorder | None = None
         self.settings = settings
         self.session = session
         """The conversation; None until the welcome screen chose a provider."""
@@ -164,7 +169,57 @@ class GemtuiApp(App[int]):
         self.run_worker(
             pump_events(session.bus, self), name="bridge", group="bridge", exclusive=True
         )
+        if self.store is not None:
+            self.recorder = self.store.record(session)
+        if session.chat.history:
+            history = list(session.chat.history)
+            self.call_after_refresh(lambda: replay_history(screen.transcript, history))
         self.call_after_refresh(self._after_start)
+
+    def close_store(self) -> None:
+        """Persist what is left of the session and close the store (on exit)."""
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    def resume_session(self, session_id: str) -> None:
+        """Replace the conversation on screen with a saved one, same provider."""
+        from gemtui.agent.session import Session, SessionOptions
+        from gemtui.store.resume import open_session_for_resume
+
+        if self.store is None or self.session is None:
+            return
+        if self.turn_running:
+            self.notify("Wait for the turn to finish before opening another session.")
+            return
+        try:
+            sid, history, _meta = open_session_for_resume(
+                self.store, session_id, workspace=self.workspace
+            )
+        except Exception as exc:
+            self.notify(f"Cannot open that session: {exc}", severity="error")
+            return
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None
+        old = self.session
+        session = Session(
+            old.settings,
+            old.provider,
+            SessionOptions(
+                workspace=self.workspace,
+                approval_mode=old.approval_mode,
+                max_turns=old.options.max_turns,
+                session_id=sid,
+                history=history,
+            ),
+        )
+        self.pop_screen()
+        self._start_session(session)
+        self.notify(f"Resumed {sid[:8]} ({len(history)} messages).")
 
     def _after_start(self) -> None:
         assert self.session is not None
@@ -261,6 +316,29 @@ class GemtuiApp(App[int]):
             self.notify(f"Compression failed: {exc}", severity="error")
         else:
             self.notify("History compressed.")
+
+    @work(exclusive=True, group="model", name="switch-model", exit_on_error=False)
+    async def switch_model(self, provider_name: str, model: str) -> None:
+        """Switch model (and provider when it differs), keeping the conversation."""
+        from gemtui.errors import FatalError
+        from gemtui.providers.factory import resolve_provider
+
+        assert self.session is not None
+        try:
+            resolved = None
+            if provider_name != self.session.provider.name:
+                resolved = resolve_provider(self.settings, provider=provider_name, model=model)
+            await self.session.switch_model(model, resolved)
+        except FatalError as exc:
+            self.notify(
+                f"Cannot switch to {provider_name}:{model}: {exc.message}", severity="error"
+            )
+            return
+        status = self.main.status
+        status.model = model
+        status.provider = self.session.provider.name
+        self.main.usage.context_window = self.session.provider.context_window
+        self.notify(f"The next turn uses {self.session.provider.name}:{model}.")
 
     # -- approvals -------------------------------------------------------------------------------
     @on(ApprovalQueue.Decided)
@@ -385,6 +463,46 @@ class GemtuiApp(App[int]):
         log.exception("fatal error in the TUI", exc_info=error)
         self.crash_message = f"{type(error).__name__}: {error}"
         self.exit(1)
+
+
+def replay_history(transcript: Any, history: list[Any]) -> None:
+    """Draw a saved conversation: user prompts, answers, and tool calls as done cards."""
+    from gemtui.bus.events import ToolCallSnapshot, ToolCallState
+
+    responses = {
+        p.function_response.id: p.function_response
+        for c in history
+        for p in c.parts
+        if p.function_response is not None
+    }
+    for content in history:
+        if content.role == "user":
+            text = "".join(p.text or "" for p in content.parts if p.text)
+            if text:
+                transcript.add_user(text)
+            continue
+        answer = "".join(p.text or "" for p in content.parts if p.text and not p.thought)
+        if answer:
+            transcript.begin_answer()
+            transcript.append_answer(answer)
+            transcript.end_answer()
+        for part in content.parts:
+            call = part.function_call
+            if call is None:
+                continue
+            resp = responses.get(call.id)
+            failed = resp is not None and "error" in resp.response
+            body = resp.response if resp is not None else {}
+            transcript.upsert_tool(
+                ToolCallSnapshot(
+                    call_id=call.id or call.name,
+                    name=call.name,
+                    args=dict(call.args),
+                    state=ToolCallState.ERROR if failed else ToolCallState.SUCCESS,
+                    output=None if failed else str(body.get("output", "")),
+                    error=str(body.get("error")) if failed else None,
+                )
+            )
 
 
 def _short(path: Path) -> str:

@@ -44,13 +44,15 @@ def launch_tui(
         provider=provider,
         approval_mode=approval_mode,
         fake_responses=fake_responses,
+        resume=resume,
     )
     if isinstance(app, FatalError):
         sys.stderr.write(f"gemtui: {app.message}\n")
         return app.exit_code
-    if resume is not None:
-        app.startup_notice = "Resuming saved sessions is not available yet; this is a new session."
-    app.run()
+    try:
+        app.run()
+    finally:
+        app.close_store()
     if app.crash_message:
         from gemtui.config.paths import log_dir
 
@@ -70,15 +72,29 @@ def build_app(
     provider: str | None = None,
     approval_mode: str | None = None,
     fake_responses: str | None = None,
+    resume: str | None = None,
 ) -> GemtuiApp | FatalError:
-    """The app for these options, or the FatalError that prevents starting it."""
+    """The app for these options, or the FatalError that prevents starting it.
+
+    The session store is opened here; ``resume`` (an id, a prefix or ``latest``) starts
+    the session from its saved history. A store that cannot be opened costs the
+    recording, never the app.
+    """
+    import io
+
     from gemtui.agent.session import Session, SessionOptions
     from gemtui.errors import FatalAuthenticationError, FatalError
     from gemtui.providers.factory import resolve_provider
+    from gemtui.store.headless import attach_store
     from gemtui.tui.app import GemtuiApp
 
     welcome: str | None = None
     session = None
+    notes = io.StringIO()
+    try:
+        store, resumed = attach_store(resume, workspace, notes)
+    except FatalError as exc:
+        return exc
     try:
         resolved = resolve_provider(
             settings, provider=provider, model=model, fake_responses=fake_responses
@@ -95,12 +111,17 @@ def build_app(
                 workspace=workspace,
                 approval_mode=approval_mode or settings.general.approval_mode,
                 max_turns=settings.general.max_turns,
+                **resumed,
             ),
         )
-    return GemtuiApp(
+    app = GemtuiApp(
         settings=settings,
         session=session,
         workspace=workspace,
         prompt=prompt,
         welcome_reason=welcome,
+        store=store,
     )
+    if notes.getvalue():
+        app.startup_notice = notes.getvalue().strip().removeprefix("gemtui: ")
+    return app

@@ -38,18 +38,28 @@ def _compress(app: GemtuiApp, arg: str) -> None:
 
 
 def _model(app: GemtuiApp, arg: str) -> None:
+    """``/model`` lists the models of every configured provider; ``/model [PROVIDER:]NAME``
+    switches live, keeping the conversation."""
+    from gemtui.providers.factory import list_models
+
     if app.session is None:
         return
+    choices = list_models(app.settings)
     if not arg:
-        known = ", ".join(app.session.provider.settings.models) or "none listed in settings"
-        app.notify(f"Model: {app.session.chat.model}. Known models: {known}. /model NAME switches.")
+        listed = ", ".join(f"{p}:{m}" for p, m in choices) or "none configured"
+        app.notify(
+            f"Model: {app.session.provider.name}:{app.session.chat.model}. "
+            f"Available: {listed}. /model [PROVIDER:]NAME switches."
+        )
         return
     if app.turn_running:
         app.notify("Wait for the turn to finish before switching models.", severity="warning")
         return
-    app.session.chat.model = arg
-    app.main.status.model = arg
-    app.notify(f"The next turn uses {arg}.")
+    provider, _, model = arg.rpartition(":")
+    if not provider:
+        same = [p for p, m in choices if m == model]
+        provider = app.session.provider.name if not same else same[0]
+    app.switch_model(provider, model)
 
 
 def _approval_mode(app: GemtuiApp, arg: str) -> None:
@@ -64,7 +74,16 @@ def _approval_mode(app: GemtuiApp, arg: str) -> None:
 
 
 def _sessions(app: GemtuiApp, arg: str) -> None:
-    app.notify("Saved sessions are not available yet in this version.", severity="warning")
+    if app.store is None:
+        app.notify("The session store could not be opened; see the log.", severity="warning")
+        return
+    from gemtui.tui.screens.sessions import SessionsScreen
+
+    def chosen(session_id: str | None) -> None:
+        if session_id:
+            app.resume_session(session_id)
+
+    app.push_screen(SessionsScreen(app.store, workspace=app.workspace), chosen)
 
 
 def _theme(app: GemtuiApp, arg: str) -> None:

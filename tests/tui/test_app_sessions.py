@@ -1,0 +1,147 @@
+"""The TUI records its session, resumes saved ones (flag and /sessions) and switches models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gemtui.bus.events import AgentFinished
+from gemtui.config.settings import Settings
+from gemtui.store import SessionStore
+from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.app import GemtuiApp
+from gemtui.tui.launch import build_app
+from tests.tui.conftest import make_session
+from tests.tui.helpers import Messages, turns_done
+
+
+def _settings_for(url: str) -> Settings:
+    return Settings.model_validate(
+        {
+            "general": {"provider": "mock"},
+            "providers": {
+                "mock": {"kind": "gemini", "base_url": url, "models": ["gemini-2.5-pro"]},
+                "local": {"kind": "openai", "base_url": f"{url}/v1", "models": ["qwen3-coder"]},
+            },
+            "network": {"max_attempts": 1, "stream_retry_delays": []},
+        }
+    )
+
+
+async def test_tui_records_then_resume_flag_replays_and_continues(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: object
+) -> None:
+    import os
+
+    os.environ["GEMINI_API_KEY"] = "k"
+    try:
+        settings = _settings_for(mock_llm.url)
+        mock_llm.enqueue({"text": "first answer"})
+        app = build_app(settings, workspace=workspace)
+        assert isinstance(app, GemtuiApp)
+        seen = Messages()
+        async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+            await pilot.press(*"first question", "enter")
+            await seen.wait_event(AgentFinished)
+            await turns_done(app)
+        app.close_store()
+        with SessionStore() as store:
+            sessions = store.list_sessions()
+            assert len(sessions) == 1 and sessions[0].title.startswith("first question")
+            saved_id = sessions[0].id
+
+        mock_llm.enqueue({"text": "second answer"})
+        app2 = build_app(settings, workspace=workspace, resume="latest")
+        assert isinstance(app2, GemtuiApp)
+        seen2 = Messages()
+        async with app2.run_test(size=(120, 40), message_hook=seen2) as pilot:
+            await pilot.pause()
+            assert app2.session is not None and app2.session.id == saved_id
+            messages = app2.main.transcript.messages()
+            assert ("user", "first question") in messages
+            assert any("first answer" in t for r, t in messages if r != "user")
+            await pilot.press(*"second question", "enter")
+            await seen2.wait_event(AgentFinished)
+            await turns_done(app2)
+        app2.close_store()
+        contents = mock_llm.requests[-1].json["contents"]
+        assert [c["parts"][0]["text"] for c in contents] == [
+            "first question",
+            "first answer",
+            "second question",
+        ]
+    finally:
+        del os.environ["GEMINI_API_KEY"]
+
+
+async def test_unknown_resume_id_is_an_input_error(workspace: Path) -> None:
+    from gemtui.errors import FatalInputError
+
+    result = build_app(Settings(), workspace=workspace, resume="no-such-session")
+    assert isinstance(result, FatalInputError)
+
+
+async def test_sessions_command_opens_browser_and_resumes_choice(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    with SessionStore() as store:
+        sid = store.create_session(
+            title="old work", workspace=str(workspace), provider="gemini", model="m"
+        )
+        from gemtui.wire import Content
+
+        store.add_message(sid, "user", Content.user("old question"))
+        store.add_message(sid, "model", Content.model("old answer"))
+    store = SessionStore()
+    session = make_session(mock_llm.url, workspace)
+    app = GemtuiApp(
+        settings=Settings(), session=session, workspace=workspace, raise_errors=True, store=store
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.run_slash("/sessions")
+        await pilot.pause()
+        from gemtui.tui.screens.sessions import SessionsScreen
+
+        assert isinstance(app.screen, SessionsScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.session is not None and app.session.id == sid
+        assert ("user", "old question") in app.main.transcript.messages()
+        assert len(app.session.chat.history) == 2
+    app.close_store()
+
+
+async def test_model_command_switches_provider_live(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    import os
+
+    os.environ["GEMINI_API_KEY"] = "k"
+    try:
+        settings = _settings_for(mock_llm.url)
+        app = build_app(settings, workspace=workspace)
+        assert isinstance(app, GemtuiApp)
+        mock_llm.enqueue({"text": "gemini says hi"}, {"text": "qwen says hi"})
+        seen = Messages()
+        async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+            await pilot.press(*"hello", "enter")
+            await seen.wait_event(AgentFinished)
+            await turns_done(app)
+            app.run_slash("/model local:qwen3-coder")
+            await app.workers.wait_for_complete([w for w in app.workers if w.group == "model"])
+            assert app.session is not None and app.session.provider.name == "local"
+            assert app.main.status.model == "qwen3-coder"
+            count = len(seen.seen)
+            await pilot.press(*"again", "enter")
+            await seen.wait_event(AgentFinished, after=count)
+            await turns_done(app)
+        app.close_store()
+        last = mock_llm.requests[-1]
+        assert last.path == "/v1/chat/completions" and last.json["model"] == "qwen3-coder"
+        assert [m["content"] for m in last.json["messages"] if m["role"] != "system"] == [
+            "hello",
+            "gemini says hi",
+            "again",
+        ]
+    finally:
+        del os.environ["GEMINI_API_KEY"]
