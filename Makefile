@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-snapshot-update lint bench demo install clean
+.PHONY: run test test-snapshot-update lint bench demo install compile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -13,12 +13,17 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
+# An editable install is not byte-compiled (and PYTHONDONTWRITEBYTECODE may forbid
+# caching): compile once, as a wheel install would, so start-up is not spent compiling.
+compile: $(STAMP)
+	@$(BIN)/python -m compileall -q src > /dev/null
+
 install: $(STAMP)
 
-run: $(STAMP)
+run: compile
 	$(BIN)/gemtui
 
-demo: $(STAMP)
+demo: compile
 	$(BIN)/gemtui --fake-responses src/gemtui/tui/demo.jsonl
 
 test: $(STAMP)
@@ -32,7 +37,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 
-bench: $(STAMP)
+bench: compile
 	$(BIN)/python bench/run.py
 
 clean:

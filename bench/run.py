@@ -286,6 +286,7 @@ def _optional(module: str, title: str) -> Callable[[], Awaitable[dict[str, float
 def bench_tui() -> None:
     for module, title in (
         ("tui_startup", "TUI start-up"),
+        ("tui_stream", "TUI streaming"),
         ("transcript_bench", "TUI transcript"),
         ("store_bench", "session store"),
     ):
