@@ -252,13 +252,26 @@ def test_version_and_help(isolated_home: Path, workspace: Path) -> None:
         assert flag in h.stdout
 
 
-def test_persistent_429_falls_back_to_the_next_model(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
-    write_fast_config(isolated_home, '\n[general]\nprovider = "gem"\n\n[providers.gem]\nkind = "gemini"\ndefault_model = "gemini-2.5-pro"\nfallback = ["gemini-2.5-flash"]\n')
+def test_persistent_429_falls_back_to_the_next_model(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(
+        isolated_home,
+        '\n[general]\nprovider = "gem"\n\n[providers.gem]\nkind = "gemini"\ndefault_model = "gemini-2.5-pro"\nfallback = ["gemini-2.5-flash"]\n',
+    )
     mock_llm_thread.enqueue(
-        {"error": {"status": 429, "message": "Quota exceeded", "quota_id": "GenerateRequestsPerDayPerProjectPerModel"}},
+        {
+            "error": {
+                "status": 429,
+                "message": "Quota exceeded",
+                "quota_id": "GenerateRequestsPerDayPerProjectPerModel",
+            }
+        },
         {"text": "answered by flash"},
     )
-    proc = run_gemtui(["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    proc = run_gemtui(
+        ["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "answered by flash"
     assert "switching from gemini-2.5-pro to gemini-2.5-flash" in proc.stderr
@@ -266,20 +279,34 @@ def test_persistent_429_falls_back_to_the_next_model(mock_llm_thread: MockLLMSer
     assert paths[0].endswith("gemini-2.5-pro:streamGenerateContent")
     assert paths[1].endswith("gemini-2.5-flash:streamGenerateContent")
     # the prompt is sent once, not duplicated by the resend
-    assert [c["parts"][0].get("text") for c in mock_llm_thread.requests[1].json["contents"]] == ["hi"]
+    assert [c["parts"][0].get("text") for c in mock_llm_thread.requests[1].json["contents"]] == [
+        "hi"
+    ]
 
 
-def test_tools_in_headless_stream_json(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+def test_tools_in_headless_stream_json(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
     write_fast_config(isolated_home)
     (workspace / "notes.txt").write_text("hello notes\n")
     mock_llm_thread.enqueue(
-        {"function_calls": [
-            {"name": "read_file", "args": {"file_path": "notes.txt"}, "id": "r1"},
-            {"name": "write_file", "args": {"file_path": "out.txt", "content": "x"}, "id": "w1"},
-        ]},
+        {
+            "function_calls": [
+                {"name": "read_file", "args": {"file_path": "notes.txt"}, "id": "r1"},
+                {
+                    "name": "write_file",
+                    "args": {"file_path": "out.txt", "content": "x"},
+                    "id": "w1",
+                },
+            ]
+        },
         {"text": "done"},
     )
-    proc = run_gemtui(["-p", "go", "--output-format", "stream-json"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    proc = run_gemtui(
+        ["-p", "go", "--output-format", "stream-json"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     uses = [line for line in lines if line["type"] == "tool_use"]
@@ -291,31 +318,57 @@ def test_tools_in_headless_stream_json(mock_llm_thread: MockLLMServer, isolated_
     assert "write_file was not run" in proc.stderr
 
 
-def test_yolo_runs_edits_and_auto_edit_too(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+def test_yolo_runs_edits_and_auto_edit_too(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
     write_fast_config(isolated_home)
     for flag, name in ((["--yolo"], "a.txt"), (["--approval-mode", "auto_edit"], "b.txt")):
         mock_llm_thread.enqueue(
-            {"function_calls": [{"name": "write_file", "args": {"file_path": name, "content": "made\n"}}]},
+            {
+                "function_calls": [
+                    {"name": "write_file", "args": {"file_path": name, "content": "made\n"}}
+                ]
+            },
             {"text": "written"},
         )
-        proc = run_gemtui(["-p", "go", *flag], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+        proc = run_gemtui(
+            ["-p", "go", *flag], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+        )
         assert proc.returncode == 0, proc.stderr
         assert (workspace / name).read_text() == "made\n"
 
 
-def test_max_turns_exits_53(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+def test_max_turns_exits_53(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
     write_fast_config(isolated_home)
     for i in range(3):
-        mock_llm_thread.enqueue({"function_calls": [{"name": "list_directory", "args": {"dir_path": "."}, "id": f"l{i}"}]})
-    proc = run_gemtui(["-p", "go", "--max-turns", "2"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+        mock_llm_thread.enqueue(
+            {
+                "function_calls": [
+                    {"name": "list_directory", "args": {"dir_path": "."}, "id": f"l{i}"}
+                ]
+            }
+        )
+    proc = run_gemtui(
+        ["-p", "go", "--max-turns", "2"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
     assert proc.returncode == 53
     assert "--max-turns" in proc.stderr
 
 
-def test_plan_mode_offers_only_read_only_tools(mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path) -> None:
+def test_plan_mode_offers_only_read_only_tools(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
     write_fast_config(isolated_home)
     mock_llm_thread.enqueue({"text": "a plan"})
-    proc = run_gemtui(["-p", "plan it", "--approval-mode", "plan"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    proc = run_gemtui(
+        ["-p", "plan it", "--approval-mode", "plan"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
     assert proc.returncode == 0, proc.stderr
     decls = mock_llm_thread.requests[-1].json["tools"][0]["functionDeclarations"]
     names = {d["name"] for d in decls}
@@ -325,13 +378,38 @@ def test_plan_mode_offers_only_read_only_tools(mock_llm_thread: MockLLMServer, i
 def test_fake_responses_replay(isolated_home: Path, workspace: Path) -> None:
     rec = workspace / "rec.jsonl"
     rec.write_text(
-        json.dumps({"method": "generateContentStream", "response": [
-            {"candidates": [{"content": {"role": "model", "parts": [{"text": "replayed "}]}}]},
-            {"candidates": [{"content": {"role": "model", "parts": [{"text": "answer"}]}, "finishReason": "STOP"}]},
-        ]}) + "\n"
+        json.dumps(
+            {
+                "method": "generateContentStream",
+                "response": [
+                    {
+                        "candidates": [
+                            {"content": {"role": "model", "parts": [{"text": "replayed "}]}}
+                        ]
+                    },
+                    {
+                        "candidates": [
+                            {
+                                "content": {"role": "model", "parts": [{"text": "answer"}]},
+                                "finishReason": "STOP",
+                            }
+                        ]
+                    },
+                ],
+            }
+        )
+        + "\n"
     )
-    proc = run_gemtui(["-p", "hi", "--fake-responses", str(rec)], env=gemtui_env(isolated_home, key=None), cwd=workspace)
+    proc = run_gemtui(
+        ["-p", "hi", "--fake-responses", str(rec)],
+        env=gemtui_env(isolated_home, key=None),
+        cwd=workspace,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "replayed answer\n"
-    bad = run_gemtui(["-p", "hi", "--fake-responses", str(workspace / "missing.jsonl")], env=gemtui_env(isolated_home, key=None), cwd=workspace)
+    bad = run_gemtui(
+        ["-p", "hi", "--fake-responses", str(workspace / "missing.jsonl")],
+        env=gemtui_env(isolated_home, key=None),
+        cwd=workspace,
+    )
     assert bad.returncode == 42 and "missing.jsonl" in bad.stderr
