@@ -73,14 +73,54 @@ def test_broken_settings_exit_52_before_textual_starts(
     assert "malformed TOML" in capsys.readouterr().err
 
 
-def test_no_provider_opens_the_welcome_screen_instead_of_failing(workspace: Path) -> None:
+async def test_no_provider_opens_the_welcome_screen_instead_of_failing(workspace: Path) -> None:
     from gemtui.tui.app import GemtuiApp
     from gemtui.tui.launch import build_app
+    from gemtui.tui.screens.welcome import WelcomeScreen
 
     app = build_app(load_settings(workspace), workspace=workspace)
     assert isinstance(app, GemtuiApp)
-    assert app.session is None
-    assert app.welcome_reason and "No model provider" in app.welcome_reason
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.session is None
+        assert isinstance(app.screen, WelcomeScreen)
+        assert app.welcome_reason and "No model provider" in app.welcome_reason
+
+
+async def test_unknown_provider_stops_the_app_with_52(workspace: Path) -> None:
+    from gemtui.config.settings import Settings
+    from gemtui.tui.app import GemtuiApp
+    from gemtui.tui.launch import build_app
+
+    app = build_app(Settings(), workspace=workspace, provider="nope")
+    assert isinstance(app, GemtuiApp)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+    assert app.return_code == 52
+    assert app.exit_message and "Unknown provider 'nope'" in app.exit_message
+
+
+async def test_a_prompt_typed_while_the_engine_starts_is_kept(workspace: Path) -> None:
+    import json
+
+    from gemtui.bus.events import AgentFinished
+    from gemtui.config.settings import Settings
+    from gemtui.tui.app import GemtuiApp
+    from gemtui.tui.launch import build_app
+    from tests.tui.helpers import Messages, turns_done
+
+    rec = workspace / "rec.jsonl"
+    chunk = {"candidates": [{"content": {"role": "model", "parts": [{"text": "early reply"}]}, "finishReason": "STOP"}]}
+    rec.write_text(json.dumps([chunk]) + "\n")
+    app = build_app(Settings(), workspace=workspace, fake_responses=str(rec))
+    assert isinstance(app, GemtuiApp)
+    seen = Messages()
+    async with app.run_test(size=(100, 30), message_hook=seen) as pilot:
+        app.submit("typed early")  # before the engine is up, as a fast typist would
+        assert app.session is None or app.queued or app.turn_running
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+        assert ("user", "typed early") in app.main.transcript.messages()
 
 
 def test_version_does_not_import_textual() -> None:

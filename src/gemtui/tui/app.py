@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -18,7 +19,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.events import Resize
 
-from gemtui.tui.commands import SLASH_COMMANDS, GemtuiCommands, parse_slash
+from gemtui.tui.commands import SLASH_COMMANDS, palette_provider, parse_slash
 from gemtui.tui.screens.main import MainScreen
 from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.prompt_input import PromptInput
@@ -59,7 +60,7 @@ class GemtuiApp(App[int]):
     """gemtui's full-screen app."""
 
     TITLE = "gemtui"
-    COMMANDS: ClassVar = App.COMMANDS | {GemtuiCommands}
+    COMMANDS: ClassVar = App.COMMANDS | {palette_provider}
 
     BINDINGS: ClassVar = [
         Binding("escape", "cancel_turn", "Cancel turn", show=False),
@@ -85,8 +86,13 @@ class GemtuiApp(App[int]):
         welcome_reason: str | None = None,
         raise_errors: bool = False,
         store: SessionStore | None = None,
+        session_factory: Callable[[], Session] | None = None,
     ) -> None:
         super().__init__()
+        self.session_factory = session_factory
+        """Builds the session after the first frame is drawn, so start-up shows at once."""
+        self.exit_message: str | None = None
+        """Why the app stopped before it could start (printed by launch)."""
         self.store = store
         """Where sessions are saved; None when it could not be opened."""
         self.recorder: SessionRecorder | None = None
@@ -137,35 +143,96 @@ class GemtuiApp(App[int]):
             self.notify(self.startup_notice, severity="warning", timeout=8)
         for failure in self.theme_failures:
             self.notify(f"Theme {failure.path.name} skipped: {failure.message}", severity="warning")
-        if self.session is None:
-            from gemtui.tui.screens.welcome import WelcomeScreen
-
-            self.push_screen(WelcomeScreen(reason=self.welcome_reason), self._welcome_done)
-        else:
+        if self.session is not None:
             self._start_session(self.session)
+        elif self.session_factory is not None:
+            screen = MainScreen(workspace=self.workspace)
+            screen.status_values = {
+                "provider": "starting…",
+                "workspace": _short(self.workspace),
+                "branch": git_branch(self.workspace),
+            }
+            self.push_screen(screen)
+            self.call_after_refresh(self._build_session_in_background)
+        else:
+            self._show_welcome(self.welcome_reason)
+
+    def _show_welcome(self, reason: str | None) -> None:
+        from gemtui.tui.screens.welcome import WelcomeScreen
+
+        self.push_screen(WelcomeScreen(reason=reason), self._welcome_done)
+
+    def _build_session_in_background(self) -> None:
+        """Import and build the engine in a thread once the prompt is on screen.
+
+        Keys typed meanwhile are handled by the UI; a prompt sent meanwhile is queued.
+        """
+        factory = self.session_factory
+        if factory is None:
+            return
+
+        def build() -> None:
+            try:
+                result: Session | Exception = factory()
+            except Exception as exc:  # handed to the UI thread, which decides
+                result = exc
+            self.call_from_thread(self._session_built, result)
+
+        self.run_worker(build, thread=True, name="engine-start", group="engine-start")
+
+    def _session_built(self, result: Session | Exception) -> None:
+        from gemtui.errors import FatalAuthenticationError, FatalError
+
+        self.session_factory = None
+        if isinstance(result, Exception) and not isinstance(result, FatalError):
+            self.report_error(result)
+            return
+        try:
+            if isinstance(result, Exception):
+                raise result
+            session = result
+        except FatalAuthenticationError as exc:
+            self.welcome_reason = exc.message
+            self._show_welcome(exc.message)
+        except FatalError as exc:
+            self.exit_message = exc.message
+            self.exit(return_code=exc.exit_code)
+        else:
+            self._start_session(session)
 
     def _start_session(self, session: Session) -> None:
         from gemtui.tui.bridge import pump_events
 
         self.session = session
-        screen = MainScreen(
-            workspace=self.workspace,
-            context_window=session.provider.context_window,
-            prices=session.provider.settings.prices,
-        )
-        screen.status_values = {
+        status = {
             "provider": session.provider.name,
             "model": session.chat.model,
             "approval_mode": session.approval_mode,
             "workspace": _short(self.workspace),
             "branch": git_branch(self.workspace),
         }
-        screen.argument_choices = {
+        choices = {
             "/theme": sorted(self.available_themes),
             "/approval-mode": ["default", "auto_edit", "plan", "yolo"],
             "/copy": ["code"],
         }
-        self.push_screen(screen)
+        try:
+            screen = self.main  # the screen drawn while the engine started
+        except LookupError:
+            screen = MainScreen(
+                workspace=self.workspace,
+                context_window=session.provider.context_window,
+                prices=session.provider.settings.prices,
+            )
+            screen.status_values = status
+            screen.argument_choices = choices
+            self.push_screen(screen)
+        else:
+            for field, value in status.items():
+                setattr(screen.status, field, value)
+            screen.prompt.argument_choices = choices
+            screen.usage.context_window = session.provider.context_window
+            screen.usage.price_overrides = dict(session.provider.settings.prices)
         self.run_worker(
             pump_events(session.bus, self), name="bridge", group="bridge", exclusive=True
         )
@@ -227,6 +294,8 @@ class GemtuiApp(App[int]):
         if self.initial_prompt:
             prompt, self.initial_prompt = self.initial_prompt, None
             self.submit(prompt)
+        if self.queued and not self.turn_running:
+            self._send_next()  # prompts typed while the engine was starting
 
     def _welcome_done(self, session: Session | None) -> None:
         if session is None:
@@ -269,6 +338,8 @@ class GemtuiApp(App[int]):
             self.run_slash(text)
             return
         if self.session is None:
+            if self.session_factory is not None:  # still starting: keep it for later
+                self.queued.append(text)
             return
         if self.turn_running:
             self.queued.append(text)
@@ -462,7 +533,7 @@ class GemtuiApp(App[int]):
             return
         log.exception("fatal error in the TUI", exc_info=error)
         self.crash_message = f"{type(error).__name__}: {error}"
-        self.exit(1)
+        self.exit(return_code=1)
 
 
 def replay_history(transcript: Any, history: list[Any]) -> None:

@@ -1,16 +1,11 @@
-"""Slash commands and the command palette provider: one table, two ways in."""
+"""The slash command table: typed in the prompt or picked in the palette (``palette.py``).
+
+Kept free of Textual's command machinery, which loads only when the palette opens.
+"""
 
 from __future__ import annotations
 
-from functools import partial
-from typing import TYPE_CHECKING
-
-from textual.command import DiscoveryHit, Hit, Hits, Provider
-
-if TYPE_CHECKING:
-    from gemtui.tui.app import GemtuiApp
-
-__all__ = ["SLASH_COMMANDS", "GemtuiCommands", "parse_slash"]
+__all__ = ["SLASH_COMMANDS", "palette_provider", "parse_slash"]
 
 SLASH_COMMANDS: dict[str, str] = {
     "/help": "Keys and commands",
@@ -37,40 +32,8 @@ def parse_slash(text: str) -> tuple[str, str] | None:
     return name.lower(), rest.strip()
 
 
-class GemtuiCommands(Provider):
-    """The same actions as the slash commands, in Textual's command palette."""
+def palette_provider() -> type:
+    """The command palette provider, imported when Textual first asks for it."""
+    from gemtui.tui.palette import GemtuiCommands
 
-    @property
-    def _gemtui(self) -> GemtuiApp:
-        return self.app  # type: ignore[return-value]
-
-    def _entries(self) -> list[tuple[str, str, str]]:
-        entries = [
-            (f"gemtui: {name.removeprefix('/')}", name, help_text)
-            for name, help_text in SLASH_COMMANDS.items()
-        ]
-        for mode in ("default", "auto_edit", "plan", "yolo"):
-            entries.append(
-                (f"gemtui: approval mode {mode}", f"/approval-mode {mode}", "Set the mode")
-            )
-        for theme in sorted(self.app.available_themes):
-            if theme.startswith("gemtui"):
-                entries.append((f"gemtui: theme {theme}", f"/theme {theme}", "Switch theme"))
-        entries.append(("gemtui: copy last code block", "/copy code", "Copy via OSC 52"))
-        return entries
-
-    async def discover(self) -> Hits:
-        for title, line, help_text in self._entries():
-            yield DiscoveryHit(title, partial(self._gemtui.run_slash, line), help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, line, help_text in self._entries():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(
-                    score,
-                    matcher.highlight(title),
-                    partial(self._gemtui.run_slash, line),
-                    help=help_text,
-                )
+    return GemtuiCommands

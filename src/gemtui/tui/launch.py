@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from gemtui.agent.session import Session
     from gemtui.config.settings import Settings
     from gemtui.errors import FatalError
     from gemtui.tui.app import GemtuiApp
@@ -53,6 +54,8 @@ def launch_tui(
         app.run()
     finally:
         app.close_store()
+    if app.exit_message:
+        sys.stderr.write(f"gemtui: {app.exit_message}\n")
     if app.crash_message:
         from gemtui.config.paths import log_dir
 
@@ -82,29 +85,25 @@ def build_app(
     """
     import io
 
-    from gemtui.agent.session import Session, SessionOptions
-    from gemtui.errors import FatalAuthenticationError, FatalError
-    from gemtui.providers.factory import resolve_provider
+    from gemtui.errors import FatalError
     from gemtui.store.headless import attach_store
     from gemtui.tui.app import GemtuiApp
 
-    welcome: str | None = None
-    session = None
     notes = io.StringIO()
     try:
         store, resumed = attach_store(resume, workspace, notes)
     except FatalError as exc:
         return exc
-    try:
+
+    def make_session() -> Session:
+        """Runs after the first frame; FatalAuthenticationError opens the welcome screen."""
+        from gemtui.agent.session import Session, SessionOptions
+        from gemtui.providers.factory import resolve_provider
+
         resolved = resolve_provider(
             settings, provider=provider, model=model, fake_responses=fake_responses
         )
-    except FatalAuthenticationError as exc:
-        welcome = exc.message
-    except FatalError as exc:
-        return exc
-    else:
-        session = Session(
+        return Session(
             settings,
             resolved,
             SessionOptions(
@@ -114,13 +113,14 @@ def build_app(
                 **resumed,
             ),
         )
+
     app = GemtuiApp(
         settings=settings,
-        session=session,
+        session=None,
         workspace=workspace,
         prompt=prompt,
-        welcome_reason=welcome,
         store=store,
+        session_factory=make_session,
     )
     if notes.getvalue():
         app.startup_notice = notes.getvalue().strip().removeprefix("gemtui: ")

@@ -16,7 +16,6 @@ import re
 from dataclasses import dataclass
 
 from rich.console import Console
-from rich.markdown import Markdown
 from textual.strip import Strip
 
 __all__ = ["MarkdownStream", "code_blocks", "render_markdown", "split_blocks"]
@@ -166,6 +165,8 @@ def _is_blank(strip: Strip) -> bool:
 
 def render_markdown(console: Console, source: str, width: int, code_theme: str) -> list[Strip]:
     """Render Markdown into lines of exactly ``width`` cells, without outer blank lines."""
+    from rich.markdown import Markdown  # loaded with the first answer, not at start-up
+
     options = console.options.update(width=width, height=None, highlight=False)
     lines = console.render_lines(
         Markdown(source, code_theme=code_theme), options, pad=True, new_lines=False

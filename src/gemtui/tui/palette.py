@@ -1,0 +1,54 @@
+"""The command palette provider: the slash commands' actions in Textual's palette."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from gemtui.tui.commands import SLASH_COMMANDS
+
+if TYPE_CHECKING:
+    from gemtui.tui.app import GemtuiApp
+
+__all__ = ["GemtuiCommands"]
+
+
+class GemtuiCommands(Provider):
+    """The same actions as the slash commands, in Textual's command palette."""
+
+    @property
+    def _gemtui(self) -> GemtuiApp:
+        return self.app  # type: ignore[return-value]
+
+    def _entries(self) -> list[tuple[str, str, str]]:
+        entries = [
+            (f"gemtui: {name.removeprefix('/')}", name, help_text)
+            for name, help_text in SLASH_COMMANDS.items()
+        ]
+        for mode in ("default", "auto_edit", "plan", "yolo"):
+            entries.append(
+                (f"gemtui: approval mode {mode}", f"/approval-mode {mode}", "Set the mode")
+            )
+        for theme in sorted(self.app.available_themes):
+            if theme.startswith("gemtui"):
+                entries.append((f"gemtui: theme {theme}", f"/theme {theme}", "Switch theme"))
+        entries.append(("gemtui: copy last code block", "/copy code", "Copy via OSC 52"))
+        return entries
+
+    async def discover(self) -> Hits:
+        for title, line, help_text in self._entries():
+            yield DiscoveryHit(title, partial(self._gemtui.run_slash, line), help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, line, help_text in self._entries():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(
+                    score,
+                    matcher.highlight(title),
+                    partial(self._gemtui.run_slash, line),
+                    help=help_text,
+                )
