@@ -115,7 +115,7 @@ async def test_a_prompt_typed_while_the_engine_starts_is_kept(workspace: Path) -
     app = build_app(Settings(), workspace=workspace, fake_responses=str(rec))
     assert isinstance(app, GemtuiApp)
     seen = Messages()
-    async with app.run_test(size=(100, 30), message_hook=seen) as pilot:
+    async with app.run_test(size=(100, 30), message_hook=seen):
         app.submit("typed early")  # before the engine is up, as a fast typist would
         assert app.session is None or app.queued or app.turn_running
         await seen.wait_event(AgentFinished)
