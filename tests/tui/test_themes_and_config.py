@@ -110,7 +110,14 @@ async def test_a_prompt_typed_while_the_engine_starts_is_kept(workspace: Path) -
     from tests.tui.helpers import Messages, turns_done
 
     rec = workspace / "rec.jsonl"
-    chunk = {"candidates": [{"content": {"role": "model", "parts": [{"text": "early reply"}]}, "finishReason": "STOP"}]}
+    chunk = {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": "early reply"}]},
+                "finishReason": "STOP",
+            }
+        ]
+    }
     rec.write_text(json.dumps([chunk]) + "\n")
     app = build_app(Settings(), workspace=workspace, fake_responses=str(rec))
     assert isinstance(app, GemtuiApp)
