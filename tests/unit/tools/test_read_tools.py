@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -285,12 +286,14 @@ async def test_glob_no_match_and_validation(ctx: ToolContext) -> None:
 # -- grep_search -------------------------------------------------------------------------
 
 
-@pytest.fixture(params=["python", "rg"])
+# the pure-Python search always; ripgrep's path too where rg is installed
+_GREP_IMPLS = ["python", *(["rg"] if shutil.which("rg") else [])]
+
+
+@pytest.fixture(params=_GREP_IMPLS)
 def grep_impl(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "python":
         monkeypatch.setattr(grep_module.shutil, "which", lambda _name: None)
-    elif grep_module.shutil.which("rg") is None:
-        pytest.skip("ripgrep not installed")
     return str(request.param)
 
 
