@@ -129,8 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     prompt = args.headless_prompt
     piped = None if prompt is not None or args.prompt is not None else _read_stdin()
     if prompt is not None or piped is not None:
-        if prompt is not None and piped is None:
-            piped = _read_stdin() if not sys.stdin.isatty() else None
+        if prompt is not None:
+            piped = _read_stdin()  # `git diff | gemtui -p "review"`: stdin joins the prompt
         text = "\n\n".join(x for x in (piped, prompt) if x)
         if not text.strip():
             sys.stderr.write("gemtui: the prompt is empty\n")
