@@ -413,3 +413,19 @@ def test_fake_responses_replay(isolated_home: Path, workspace: Path) -> None:
         cwd=workspace,
     )
     assert bad.returncode == 42 and "missing.jsonl" in bad.stderr
+
+
+def test_piped_stdin_joins_the_p_prompt(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue({"text": "reviewed"})
+    proc = run_gemtui(
+        ["-p", "review this"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+        stdin="diff --git a/x b/x\n",
+    )
+    assert proc.returncode == 0, proc.stderr
+    sent = mock_llm_thread.requests[-1].json["contents"][-1]["parts"][0]["text"]
+    assert sent.startswith("diff --git a/x b/x") and sent.endswith("review this")
