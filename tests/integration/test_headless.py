@@ -429,3 +429,14 @@ def test_piped_stdin_joins_the_p_prompt(
     assert proc.returncode == 0, proc.stderr
     sent = mock_llm_thread.requests[-1].json["contents"][-1]["parts"][0]["text"]
     assert sent.startswith("diff --git a/x b/x") and sent.endswith("review this")
+
+
+def test_malformed_policy_file_exits_52_naming_it(isolated_home: Path, workspace: Path) -> None:
+    write_fast_config(isolated_home)
+    policy = isolated_home / "config" / "policy.toml"
+    policy.write_text("[[rule]\ntoolName = 'x'\n")
+    proc = run_gemtui(
+        ["-p", "hi"], env=gemtui_env(isolated_home, "http://127.0.0.1:9"), cwd=workspace
+    )
+    assert proc.returncode == 52
+    assert "policy.toml" in proc.stderr and "Traceback" not in proc.stderr

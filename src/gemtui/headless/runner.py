@@ -88,21 +88,24 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
 
     try:
         store, resumed = attach_store(opts.resume, opts.workspace, err)
+        session = Session(  # reads the saved policy file: a broken one is a config error
+            settings,
+            provider,
+            SessionOptions(
+                workspace=opts.workspace,
+                approval_mode=opts.approval_mode or settings.general.approval_mode,
+                interactive=False,
+                max_turns=max_turns,
+                stream_retry_delays=tuple(settings.network.stream_retry_delays),
+                **resumed,
+            ),
+        )
     except FatalError as exc:
+        if opts.output_format != "text":
+            formatter.close(exc.message, exc.exit_code)
         err.write(f"gemtui: {exc.message}\n")
+        await provider.generator.aclose()
         return exc.exit_code
-    session = Session(
-        settings,
-        provider,
-        SessionOptions(
-            workspace=opts.workspace,
-            approval_mode=opts.approval_mode or settings.general.approval_mode,
-            interactive=False,
-            max_turns=max_turns,
-            stream_retry_delays=tuple(settings.network.stream_retry_delays),
-            **resumed,
-        ),
-    )
     recorder = store.record(session) if store is not None else None
     spinner = Spinner(stream=err)
     formatter.on_first_output = spinner.stop
