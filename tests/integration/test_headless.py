@@ -8,6 +8,8 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from gemtui.testing import MockLLMServer
 
 from .helpers import gemtui_env, popen_gemtui, run_gemtui, write_fast_config
@@ -440,3 +442,29 @@ def test_malformed_policy_file_exits_52_naming_it(isolated_home: Path, workspace
     )
     assert proc.returncode == 52
     assert "policy.toml" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_an_unexpected_bug_is_one_line_and_a_logged_traceback(
+    isolated_home: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug inside the engine must never reach the person as a traceback."""
+    import io
+
+    from gemtui.agent.session import Session
+    from gemtui.headless import HeadlessOptions, run_headless
+
+    async def broken(self: object, prompt: str) -> object:
+        raise ZeroDivisionError("simulated bug")
+
+    monkeypatch.setattr(Session, "send", broken)
+    rec = workspace / "r.jsonl"
+    rec.write_text('{"candidates": []}\n')
+    out, err = io.StringIO(), io.StringIO()
+    code = run_headless(
+        HeadlessOptions("hi", workspace=workspace, fake_responses=str(rec)), out, err
+    )
+    assert code == 1
+    assert "unexpected error: ZeroDivisionError: simulated bug" in err.getvalue()
+    assert "Traceback" not in err.getvalue()
+    log = (isolated_home / "logs" / "gemtui.log").read_text()
+    assert "Traceback" in log and "simulated bug" in log

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import sys
 from pathlib import Path
@@ -157,9 +158,21 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
 def run_headless(
     opts: HeadlessOptions, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
-    """Run and return the exit code; Ctrl-C before the loop starts also gives 130."""
+    """Run and return the exit code; Ctrl-C before the loop starts also gives 130.
+
+    An unexpected exception (a bug) becomes one line on stderr and a traceback in the log.
+    """
+    from gemtui.logs import setup_logging
+
+    stderr = err or sys.stderr
+    log_path = setup_logging()
     try:
-        return asyncio.run(_run(opts, out or sys.stdout, err or sys.stderr))
+        return asyncio.run(_run(opts, out or sys.stdout, stderr))
     except KeyboardInterrupt:
-        (err or sys.stderr).write("gemtui: cancelled\n")
+        stderr.write("gemtui: cancelled\n")
         return EXIT_CANCELLED
+    except Exception as exc:
+        logging.getLogger("gemtui").exception("unexpected error in a headless run")
+        where = f"; details in {log_path}" if log_path else ""
+        stderr.write(f"gemtui: unexpected error: {type(exc).__name__}: {exc}{where}\n")
+        return EXIT_ERROR

@@ -31,6 +31,9 @@ def launch_tui(
     """
     from gemtui.config.settings import load_settings
     from gemtui.errors import FatalConfigError, FatalError
+    from gemtui.logs import setup_logging
+
+    setup_logging()
 
     try:
         settings = load_settings(workspace)
