@@ -107,10 +107,25 @@ def _sessions_command(argv: list[str]) -> int:
     return print_sessions(as_json=args.json)
 
 
-def _read_stdin() -> str | None:
+def _read_stdin(*, wait: float | None = None) -> str | None:
+    """Piped stdin as text (undecodable bytes replaced), or None.
+
+    With ``wait`` (when ``-p`` already gives a prompt), stdin is read only if something
+    arrives within that many seconds, so a parent that leaves an idle pipe open (CI,
+    ``spawn``) cannot hang the run.
+    """
     if sys.stdin is None or sys.stdin.isatty():
         return None
-    data = sys.stdin.read()
+    if wait is not None:
+        import select
+
+        try:
+            ready, _, _ = select.select([sys.stdin], [], [], wait)
+        except (OSError, ValueError):
+            return None
+        if not ready:
+            return None
+    data = sys.stdin.buffer.read().decode("utf-8", "replace")
     return data if data.strip() else None
 
 
@@ -130,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     piped = None if prompt is not None or args.prompt is not None else _read_stdin()
     if prompt is not None or piped is not None:
         if prompt is not None:
-            piped = _read_stdin()  # `git diff | gemtui -p "review"`: stdin joins the prompt
+            # `git diff | gemtui -p "review"`: stdin joins the prompt
+            piped = _read_stdin(wait=0.5)
         text = "\n\n".join(x for x in (piped, prompt) if x)
         if not text.strip():
             sys.stderr.write("gemtui: the prompt is empty\n")
@@ -165,7 +181,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    raise SystemExit(main())
+    try:
+        code = main()
+    except KeyboardInterrupt:  # Ctrl-C before the run installed its own handling
+        sys.stderr.write("gemtui: cancelled\n")
+        code = 130
+    raise SystemExit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -468,3 +468,30 @@ def test_an_unexpected_bug_is_one_line_and_a_logged_traceback(
     assert "Traceback" not in err.getvalue()
     log = (isolated_home / "logs" / "gemtui.log").read_text()
     assert "Traceback" in log and "simulated bug" in log
+
+
+def test_an_idle_open_stdin_does_not_hang_p(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """A parent that keeps stdin open without writing (CI, spawn) must not block `-p`."""
+    import subprocess
+    import sys
+
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue({"text": "not stuck"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gemtui", "-p", "hi"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+        stdin=subprocess.PIPE,  # held open, never written, closed only afterwards
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        code = proc.wait(timeout=30)
+    finally:
+        proc.kill()
+        assert proc.stdin is not None
+        proc.stdin.close()
+    assert code == 0
+    assert proc.stdout is not None and proc.stdout.read().decode().strip() == "not stuck"

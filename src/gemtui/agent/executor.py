@@ -126,6 +126,8 @@ class Executor:
         self.last_error: BaseException | None = None
         self.last_prompt_tokens: int = 0
         """Prompt size of the latest turn (from usage): decides when to compress."""
+        self._next_compression_at = 0
+        """No automatic compression below this prompt size (after a failed attempt)."""
         if self.config.output_schema is not None:
             self.chat.declarations = [
                 d for d in self.chat.declarations if d.name != COMPLETE_TASK
@@ -144,14 +146,25 @@ class Executor:
         )
 
     async def compress(self, *, force: bool = False) -> None:
-        result = await compress_history(
-            self.chat,
-            context_window=self.config.context_window,
-            threshold=self.config.compression_threshold,
-            preserve=self.config.compression_preserve,
-            force=force,
-            prompt_tokens=self.last_prompt_tokens or _estimate_tokens(self.chat.history),
-        )
+        """Compress when due (or forced). A failed or useless attempt is not repeated
+        until the prompt has grown by a fifth, so it never costs a model call per turn."""
+        prompt_tokens = self.last_prompt_tokens or _estimate_tokens(self.chat.history)
+        if not force and prompt_tokens < self._next_compression_at:
+            return
+        try:
+            result = await compress_history(
+                self.chat,
+                context_window=self.config.context_window,
+                threshold=self.config.compression_threshold,
+                preserve=self.config.compression_preserve,
+                force=force,
+                prompt_tokens=prompt_tokens,
+            )
+        except Exception:
+            self._next_compression_at = int(prompt_tokens * 1.2)
+            raise
+        if result is not None and not result.compressed:
+            self._next_compression_at = int(prompt_tokens * 1.2)
         if result is not None and (result.compressed or force):
             self.bus.emit(
                 HistoryCompressed,
@@ -188,7 +201,8 @@ class Executor:
                 TerminateReason.ERROR_NO_COMPLETE_TASK_CALL,
             )
             if reason in recoverable and self.config.output_schema is not None:
-                reason, output = await self._recover(reason, state)
+                reason, output = await self._recover(reason, state, cancel)
+            self._answer_dangling(reason)
         finally:
             if timer is not None:
                 timer.cancel()
@@ -208,7 +222,7 @@ class Executor:
         )
 
     async def _recover(
-        self, reason: TerminateReason, state: _RunState
+        self, reason: TerminateReason, state: _RunState, cancel: asyncio.Event
     ) -> tuple[TerminateReason, Any]:
         """One last turn, with a grace period, asking the model to finish with complete_task."""
         why = {
@@ -218,12 +232,19 @@ class Executor:
         message = Content.user(
             f"{why} Call {COMPLETE_TASK} now with your best final output. Do not call other tools."
         )
+        if state.timed_out is False and cancel.is_set():
+            return reason, None  # the person cancelled: no recovery turn
         grace = asyncio.Event()
         handle = asyncio.get_running_loop().call_later(self.config.grace_period, grace.set)
+        relay = asyncio.ensure_future(cancel.wait()) if not cancel.is_set() else None
+        if relay is not None:
+            relay.add_done_callback(lambda _f: grace.set())
         try:
             new_reason, output = await self._loop(message, grace, state, max_turns=1)
         finally:
             handle.cancel()
+            if relay is not None:
+                relay.cancel()
         if new_reason == TerminateReason.GOAL:
             return new_reason, output
         return reason, None
@@ -247,12 +268,9 @@ class Executor:
                 return TerminateReason.MAX_TURNS, None
             local_turns += 1
             state.turns += 1
-            try:
-                await self.compress()
-            except Exception as exc:  # compression is best effort
-                self.bus.emit(
-                    ErrorOccurred, message=f"History compression failed: {exc}", kind="warning"
-                )
+            if not await self._compress_unless_cancelled(cancel):
+                self._park(message)
+                return self._cancel_reason(state), None
             self.bus.emit(TurnStarted, turn=state.turns, model=self.chat.model)
             turn = Turn(self.chat, current_prompt_id.get(), cancel)
             outcome = _TurnOutcome()
@@ -309,6 +327,9 @@ class Executor:
                     return self._cancel_reason(state), None
             if complete and self.config.output_schema is not None:
                 call = complete[0]
+                response_parts.extend(
+                    self._complete_responses(complete[1:], "complete_task was already called.")
+                )
                 try:
                     output = self.config.output_schema.model_validate(call.args.get("output"))
                 except ValidationError as exc:
@@ -322,6 +343,43 @@ class Executor:
                     self._complete_responses(complete, "complete_task is only for task mode.")
                 )
             message = Content(role="user", parts=response_parts)
+
+    async def _compress_unless_cancelled(self, cancel: asyncio.Event) -> bool:
+        """Best-effort compression before a turn; False when a cancel came meanwhile."""
+        task = asyncio.ensure_future(self.compress())
+        waiter = asyncio.ensure_future(cancel.wait())
+        try:
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        finally:
+            waiter.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            return False
+        exc = task.exception()
+        if exc is not None:  # compression is best effort
+            self.bus.emit(
+                ErrorOccurred, message=f"History compression failed: {exc}", kind="warning"
+            )
+        return not cancel.is_set()
+
+    def _answer_dangling(self, reason: TerminateReason) -> None:
+        """A loop that ended after the model's calls were recorded answers them all."""
+        if not self.chat.history:
+            return
+        last = self.chat.history[-1]
+        calls = [p.function_call for p in last.parts if p.function_call is not None]
+        if last.role != "model" or not calls:
+            return
+        why = {
+            TerminateReason.ABORTED: "Cancelled by the user.",
+            TerminateReason.TIMEOUT: "Not run: the time limit was reached.",
+        }.get(reason, f"Not run: the turn ended ({reason}).")
+        self._answer_unrun(calls, why)
 
     async def _consume_turn(
         self, turn: Turn, message: Content, state: _RunState, out: _TurnOutcome

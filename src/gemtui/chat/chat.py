@@ -18,6 +18,7 @@ from gemtui.chat.history import (
     consolidate_parts,
     ensure_active_loop_signatures,
     extract_curated_history,
+    is_valid_content,
     strip_thought_signatures,
 )
 from gemtui.errors import StreamError
@@ -147,8 +148,9 @@ class Chat:
                         for p in consolidate_parts(parts, keep_thoughts=self.keeps_thoughts)
                         if p.function_call is None
                     ]
-                    if kept:
-                        self.history.append(Content(role="model", parts=kept))
+                    partial = Content(role="model", parts=kept)
+                    if is_valid_content(partial):
+                        self.history.append(partial)
             if failed:
                 continue
             problem = _invalid_reason(parts, finish)
@@ -156,7 +158,9 @@ class Chat:
                 recorded = consolidate_parts(parts, keep_thoughts=self.keeps_thoughts)
                 if self.generator.name in SIGNATURE_PROVIDERS:
                     _sign_first_call(recorded)
-                self.history.append(Content(role="model", parts=recorded))
+                answer = Content(role="model", parts=recorded)
+                if is_valid_content(answer):  # an empty answer (SAFETY, thinking only) is not kept
+                    self.history.append(answer)
                 return
             last_error = problem
         raise StreamError(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gemtui.chat.chat import Chat
-from gemtui.wire import Content, GenerateContentRequest, Part, response_text
+from gemtui.wire import Content, GenerateContentRequest, Part, Tool, response_text
 
 __all__ = ["COMPRESSION_PROMPT", "CompressionResult", "compress_history", "find_split_point"]
 
@@ -81,6 +81,8 @@ async def compress_history(
     request = GenerateContentRequest(
         contents=[*older, Content.user("Summarise the conversation so far, as instructed.")],
         system_instruction=Content(role="user", parts=[Part(text=COMPRESSION_PROMPT)]),
+        # some APIs (Anthropic) refuse tool calls in history when no tools are declared
+        tools=[Tool(function_declarations=chat.declarations)] if chat.declarations else None,
     )
     response = await chat.generator.generate(request, model=chat.model)
     summary = response_text(response).strip()

@@ -32,7 +32,11 @@ def is_valid_content(content: Content) -> bool:
 
 
 def extract_curated_history(history: list[Content]) -> list[Content]:
-    """Drop each user turn whose model output was invalid, together with that output."""
+    """Drop each user turn whose model output was invalid, together with that output.
+
+    Tool results are never dropped: their calls stand earlier in the history, and a call
+    without its result is an error for every API. Only the invalid output goes.
+    """
     curated: list[Content] = []
     i, n = 0, len(history)
     while i < n:
@@ -45,6 +49,8 @@ def extract_curated_history(history: list[Content]) -> list[Content]:
             if all(is_valid_content(c) for c in outputs):
                 curated.append(user)
                 curated.extend(outputs)
+            elif any(p.function_response is not None for p in user.parts):
+                curated.append(user)
         else:
             curated.append(history[i])
         i += 1

@@ -176,13 +176,15 @@ class Turn:
                                 citations.append(src.uri)
                     if cand.finish_reason:
                         self.finish_reason = cand.finish_reason
-            if self.cancel.is_set():
-                yield UserCancelledEvent()
-                return
+            # a cancel that lands after the stream completed is the executor's to honour:
+            # the answer (and any calls in it) is already in history and must be answered
         except StreamError as exc:
             yield InvalidStreamEvent(str(exc))
             return
         except GemtuiError as exc:
+            yield ErrorEvent(exc)
+            return
+        except Exception as exc:  # a provider bug or an odd payload: an error, not a crash
             yield ErrorEvent(exc)
             return
         finally:
