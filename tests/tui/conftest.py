@@ -15,6 +15,14 @@ from gemtui.tui.app import GemtuiApp
 
 
 @pytest.fixture(autouse=True)
+def instant_approval_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests press keys at machine speed; the arming delay has its own test."""
+    from gemtui.tui.widgets.approval_queue import ApprovalQueue
+
+    monkeypatch.setattr(ApprovalQueue, "ARM_DELAY", 0.0)
+
+
+@pytest.fixture(autouse=True)
 def pinned_status(monkeypatch: pytest.MonkeyPatch) -> None:
     """The status line shows a fixed workspace and branch, whatever machine runs the test."""
     from gemtui.tui import app as app_module

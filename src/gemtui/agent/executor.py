@@ -271,6 +271,7 @@ class Executor:
             if not await self._compress_unless_cancelled(cancel):
                 self._park(message)
                 return self._cancel_reason(state), None
+            self._park(message)  # tool results are history now: saved before the next answer
             self.bus.emit(TurnStarted, turn=state.turns, model=self.chat.model)
             turn = Turn(self.chat, current_prompt_id.get(), cancel)
             outcome = _TurnOutcome()
@@ -434,6 +435,8 @@ class Executor:
 
     def _park(self, message: Content) -> None:
         """Keep tool results that no turn will send, so no call is left unanswered."""
+        if self.chat.history and self.chat.history[-1] is message:
+            return
         if any(p.function_response is not None for p in message.parts):
             self.chat.add_history(message)
 

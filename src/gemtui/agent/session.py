@@ -11,6 +11,7 @@ from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.prompt import build_system_instruction
 from gemtui.bus import AgentFinished, EventBus, RequestRetrying, SessionStarted
 from gemtui.chat.chat import Chat
+from gemtui.chat.history import strip_thought_signatures
 from gemtui.config.paths import config_dir
 from gemtui.config.settings import Settings
 from gemtui.providers.factory import ResolvedProvider
@@ -73,7 +74,9 @@ class Session:
             model=provider.model,
             system_instruction=build_system_instruction(self.workspace.root),
             declarations=self._declarations(),
-            history=options.history,
+            # signatures belong to the model that made them; a resumed history may come
+            # from another one (the active loop gets the "skip" value when needed)
+            history=strip_thought_signatures(options.history) if options.history else None,
             generation_config=GenerationConfig(
                 thinking_config=ThinkingConfig(include_thoughts=True)
             )

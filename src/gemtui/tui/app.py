@@ -185,7 +185,9 @@ class GemtuiApp(App[int]):
 
         self.session_factory = None
         if isinstance(result, Exception) and not isinstance(result, FatalError):
-            self.report_error(result)
+            log.error("the engine could not start", exc_info=result)
+            self.exit_message = f"the engine could not start: {type(result).__name__}: {result}"
+            self.exit(return_code=1)
             return
         try:
             if isinstance(result, Exception):
@@ -345,6 +347,10 @@ class GemtuiApp(App[int]):
             self.queued.append(text)
             self._show_queue()
             return
+        self._start_turn(text)
+
+    def _start_turn(self, text: str) -> None:
+        self.turn_running = True  # now, not in the worker: a second prompt must queue
         self.run_turn(text)
 
     def _show_queue(self) -> None:
@@ -374,7 +380,7 @@ class GemtuiApp(App[int]):
 
     def _send_next(self) -> None:
         if self.queued and not self.turn_running:
-            self.run_turn(self.queued.popleft())
+            self._start_turn(self.queued.popleft())
             self._show_queue()
 
     @work(exclusive=True, group="compress", name="compress", exit_on_error=False)
@@ -439,7 +445,21 @@ class GemtuiApp(App[int]):
     def action_cancel_turn(self) -> None:
         if self.session is not None and self.turn_running:
             self.session.cancel()
-            self.queued.clear()
+            self._return_queued_to_prompt()
+
+    def _return_queued_to_prompt(self) -> None:
+        """Cancelling drops the queued prompts from the queue, not from the person."""
+        if not self.queued:
+            return
+        text = "\n\n".join(self.queued)
+        self.queued.clear()
+        prompt = self.main.prompt
+        if not prompt.text:
+            prompt.text = text
+            self.notify("Queued prompts are back in the prompt box.")
+        else:
+            self.copy_to_clipboard(text)
+            self.notify("Queued prompts were not sent; they are on the clipboard.")
 
     def action_ctrl_c(self) -> None:
         try:

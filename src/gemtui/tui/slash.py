@@ -83,7 +83,10 @@ def _sessions(app: GemtuiApp, arg: str) -> None:
         if session_id:
             app.resume_session(session_id)
 
-    app.push_screen(SessionsScreen(app.store, workspace=app.workspace), chosen)
+    current = app.session.id if app.session is not None else None
+    app.push_screen(
+        SessionsScreen(app.store, workspace=app.workspace, protected_id=current), chosen
+    )
 
 
 def _theme(app: GemtuiApp, arg: str) -> None:

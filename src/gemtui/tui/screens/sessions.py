@@ -123,6 +123,7 @@ class SessionsScreen(Screen[str | None]):
         workspace: Path | str | None = None,
         now: Callable[[], float] = time.time,
         export_dir: Path | None = None,
+        protected_id: str | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -132,6 +133,8 @@ class SessionsScreen(Screen[str | None]):
         self.workspace = str(workspace) if workspace else None
         self.now = now
         self.export_dir = export_dir
+        self.protected_id = protected_id
+        """The session open in the app: it cannot be deleted from here."""
         self.only_workspace = self.workspace is not None
         self.sort = "date"
         self.search_mode = False
@@ -357,6 +360,9 @@ class SessionsScreen(Screen[str | None]):
     def action_delete(self) -> None:
         info = self.selected
         if info is None:
+            return
+        if info.id == self.protected_id:
+            self.notify("This is the session you are in; open another one to delete it.")
             return
 
         def done(yes: bool | None) -> None:

@@ -164,6 +164,9 @@ class WelcomeScreen(Screen["Session | None"]):
         except FatalAuthenticationError as exc:
             self._say(exc.message)
             return
+        except Exception as exc:  # a locked or broken keyring backend
+            self._say(f"The keyring refused the key ({type(exc).__name__}: {exc}).")
+            return
         self._save_provider(kind)
         self._finish(provider=kind)
 
@@ -208,11 +211,15 @@ class WelcomeScreen(Screen["Session | None"]):
             self._say(exc.message)
             return
         app.settings = settings  # type: ignore[attr-defined]
-        session = Session(
-            settings,
-            resolved,
-            SessionOptions(workspace=workspace, approval_mode=settings.general.approval_mode),
-        )
+        try:
+            session = Session(
+                settings,
+                resolved,
+                SessionOptions(workspace=workspace, approval_mode=settings.general.approval_mode),
+            )
+        except Exception as exc:  # e.g. a malformed policy file
+            self._say(f"Could not start: {exc}")
+            return
         self.dismiss(session)
 
     def action_quit(self) -> None:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import difflib
 import json
+import time
 from dataclasses import dataclass
+from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -115,6 +117,10 @@ class ApprovalQueue(Vertical, can_focus=True):
         Binding("pagedown", "scroll_preview(10)", show=False),
     ]
 
+    ARM_DELAY: ClassVar[float] = 0.6
+    """Seconds after focus arrives or a new call is shown before decision keys act, so
+    a keystroke meant for the prompt (or a double tap) never decides a call."""
+
     class Decided(Message):
         """The person answered one approval request."""
 
@@ -190,7 +196,20 @@ class ApprovalQueue(Vertical, can_focus=True):
         items = list(self._pending.values())
         return items[self._index].snapshot if items else None
 
+    def _arm(self) -> None:
+        self._armed_at = time.monotonic() + self.ARM_DELAY
+
+    def _ready(self) -> bool:
+        if time.monotonic() >= getattr(self, "_armed_at", 0.0):
+            return True
+        self.app.bell()
+        return False
+
+    def on_focus(self) -> None:
+        self._arm()
+
     def _show(self) -> None:
+        self._arm()
         items = list(self._pending.values())
         self._index = max(0, min(self._index, len(items) - 1))
         title = self.query_one("#approval-title", Static)
@@ -230,10 +249,11 @@ class ApprovalQueue(Vertical, can_focus=True):
 
     # -- actions -----------------------------------------------------------------------------
     def action_decide(self, decision: str) -> None:
-        self._answer_current(Decision(ApprovalDecision(decision)))
+        if self._ready():
+            self._answer_current(Decision(ApprovalDecision(decision)))
 
     def action_feedback(self) -> None:
-        if self.current() is None:
+        if self.current() is None or not self._ready():
             return
         self.add_class("-feedback")
         self.query_one("#approval-feedback", Input).focus()
@@ -248,14 +268,15 @@ class ApprovalQueue(Vertical, can_focus=True):
         if text:
             self._answer_current(Decision(ApprovalDecision.REJECT_WITH_FEEDBACK, feedback=text))
 
-    def key_escape(self) -> None:
-        if self.has_class("-feedback"):
+    def key_escape(self, event: events.Key) -> None:
+        if self.has_class("-feedback"):  # Esc leaves the feedback box, never cancels the turn
+            event.stop()
             self.remove_class("-feedback")
             self.focus()
 
     def action_modify(self) -> None:
         snap = self.current()
-        if snap is None:
+        if snap is None or not self._ready():
             return
         conf = snap.confirmation
         text = (conf.command if conf.kind == "exec" else conf.proposed) or ""
@@ -281,6 +302,8 @@ class ApprovalQueue(Vertical, can_focus=True):
 
     def action_approve_batch(self) -> None:
         """Allow every pending edit of the shown call's prompt (after seeing them)."""
+        if not self._ready():
+            return
         items = list(self._pending.values())
         if not items:
             return
