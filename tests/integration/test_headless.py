@@ -353,11 +353,15 @@ def test_max_turns_exits_53(
             }
         )
     proc = run_gemtui(
-        ["-p", "go", "--max-turns", "2"],
+        ["-p", "go", "--max-turns", "2", "--output-format", "json"],
         env=gemtui_env(isolated_home, mock_llm_thread.url),
         cwd=workspace,
     )
     assert proc.returncode == 53
+    assert json.loads(proc.stdout)["error"] == {
+        "message": "stopped after 2 model turns (--max-turns)",
+        "code": 53,
+    }
     assert "--max-turns" in proc.stderr
 
 

@@ -148,8 +148,16 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
         )
     if done.reason == TerminateReason.ABORTED:
         err.write("gemtui: cancelled\n")
+    error = done.error
+    if error is None and done.reason != TerminateReason.GOAL:  # scripts read `error`
+        error = {
+            TerminateReason.ABORTED: "cancelled",
+            TerminateReason.TIMEOUT: "timed out",
+            TerminateReason.MAX_TURNS: f"stopped after {done.turns} model turns (--max-turns)",
+            TerminateReason.LOOP: "stopped: the model was repeating itself",
+        }.get(done.reason, f"stopped: {done.reason}")
     if opts.output_format == "json":
-        formatter.close(done.error, code if code else None)
+        formatter.close(error, code if code else None)
     else:
         formatter.close()
     return code

@@ -6,6 +6,7 @@ The model never needs to see a key, but a person may paste one or a tool may pri
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -21,7 +22,10 @@ class Redactor:
     """Replaces each known secret value with ``[redacted]``; a no-op when none are known."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        values = sorted({s for s in secrets if s and len(s) >= _MIN_LEN}, key=len, reverse=True)
+        plain = {s for s in secrets if s and len(s) >= _MIN_LEN}
+        # stored content is JSON: a secret with quotes or backslashes appears escaped there
+        escaped = {json.dumps(s, ensure_ascii=False)[1:-1] for s in plain}
+        values = sorted(plain | escaped, key=len, reverse=True)
         self._pattern = re.compile("|".join(re.escape(v) for v in values)) if values else None
 
     @classmethod

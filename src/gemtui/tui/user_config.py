@@ -18,7 +18,7 @@ _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 def _key(name: str) -> str:
-    return name if _BARE_KEY.match(name) else json.dumps(name)
+    return name if _BARE_KEY.match(name) else json.dumps(name, ensure_ascii=False)
 
 
 def _value(value: Any) -> str:
@@ -63,5 +63,9 @@ def save_choice(section: str, key: str, value: Any, path: Path | None = None) ->
         data = tomllib.loads(target.read_text(encoding="utf-8"))
     data.setdefault(section, {})[key] = value
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(dumps_toml(data) + "\n", encoding="utf-8")
+    text = dumps_toml(data) + "\n"
+    tomllib.loads(text)  # never write a file the next start could not read
+    tmp = target.with_suffix(".toml.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(target)  # atomic: a crash leaves the old file or the new one
     return target

@@ -226,3 +226,12 @@ def test_secrets_are_masked_before_they_reach_the_file(
     store.close()
     raw = b"".join(p.read_bytes() for p in tmp_path.glob("sessions.db*"))
     assert b"TOPSECRET" not in raw
+
+
+def test_a_secret_with_json_escapes_is_redacted_in_stored_json() -> None:
+    from gemtui.store.redact import MASK, Redactor
+
+    secret = 'sk-"quoted\\back'
+    stored = json.dumps({"text": f"my key is {secret}"})
+    assert secret not in Redactor([secret])(stored).replace("\\\\", "\\")
+    assert MASK in Redactor([secret])(stored)
