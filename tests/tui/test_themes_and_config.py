@@ -141,3 +141,15 @@ def test_version_does_not_import_textual() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_theme_with_a_broken_variable_is_skipped_not_fatal(tmp_path: Path) -> None:
+    from gemtui.tui.themes import load_themes
+
+    (tmp_path / "bad.toml").write_text(
+        'name = "bad"\nprimary = "#123456"\n\n[variables]\nsomething = "#ff\\""\n'
+    )
+    (tmp_path / "good.toml").write_text('name = "good"\nprimary = "#123456"\n')
+    loaded, failed = load_themes([tmp_path])
+    assert [t.name for t in loaded] == ["good"]
+    assert failed and "variables.something" in failed[0].message

@@ -131,7 +131,11 @@ def resolve_provider(
     picked = model or settings.general.model or conf.default_model
     chosen = picked or (conf.models[0] if conf.models else DEFAULT_MODELS.get(conf.kind, ""))
     net = settings.network
-    client = make_client(net.read_timeout)
+
+    def client() -> httpx.AsyncClient:
+        """Made only once the provider's settings and key checked out (nothing to leak)."""
+        return make_client(net.read_timeout)
+
     if retry_policy is None:
         retry_policy = RetryPolicy(net.max_attempts, net.initial_delay, net.max_delay)
     inner: ContentGenerator
@@ -147,7 +151,7 @@ def resolve_provider(
                 "in the keyring from the TUI's welcome screen."
             )
         base = conf.base_url or os.environ.get("GOOGLE_GEMINI_BASE_URL")
-        inner = GeminiGenerator(client, key, base)
+        inner = GeminiGenerator(client(), key, base)
     elif conf.kind == "code-assist":
         raise FatalAuthenticationError(
             "Signing in with a Google account (code-assist) is not available yet in this "
@@ -173,7 +177,9 @@ def resolve_provider(
     )
 
 
-def _openai(name: str, conf: ProviderSettings, client: httpx.AsyncClient) -> ContentGenerator:
+def _openai(
+    name: str, conf: ProviderSettings, client: Callable[[], httpx.AsyncClient]
+) -> ContentGenerator:
     from gemtui.providers.openai_compat import OpenAICompatGenerator
 
     base = conf.base_url
@@ -185,10 +191,12 @@ def _openai(name: str, conf: ProviderSettings, client: httpx.AsyncClient) -> Con
         )
     base = base or os.environ.get("OPENAI_BASE_URL")
     key = get_secret(f"{name}-api-key", "OPENAI_API_KEY")  # local servers need none
-    return OpenAICompatGenerator(client, base, key, name=name)
+    return OpenAICompatGenerator(client(), base, key, name=name)
 
 
-def _anthropic(name: str, conf: ProviderSettings, client: httpx.AsyncClient) -> ContentGenerator:
+def _anthropic(
+    name: str, conf: ProviderSettings, client: Callable[[], httpx.AsyncClient]
+) -> ContentGenerator:
     from gemtui.providers.anthropic import AnthropicGenerator
 
     key = get_secret(f"{name}-api-key", "ANTHROPIC_API_KEY")
@@ -200,7 +208,7 @@ def _anthropic(name: str, conf: ProviderSettings, client: httpx.AsyncClient) -> 
             "from the TUI's welcome screen."
         )
     base = conf.base_url or os.environ.get("ANTHROPIC_BASE_URL")
-    return AnthropicGenerator(client, base, key, name=name)
+    return AnthropicGenerator(client(), base, key, name=name)
 
 
 def _config_files() -> str:

@@ -98,6 +98,14 @@ def _check_colours(spec: ThemeFile) -> str | None:
             Color.parse(value)
         except ColorParseError:
             return f"{key}: {value!r} is not a colour"
+    from textual.css.tokenize import tokenize_values
+    from textual.css.tokenizer import TokenError
+
+    for key, value in spec.variables.items():  # any variable must at least be valid CSS
+        try:
+            tokenize_values({key: str(value)})
+        except TokenError:
+            return f"variables.{key}: {value!r} is not a valid CSS value"
     return None
 
 
