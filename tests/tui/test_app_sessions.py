@@ -54,6 +54,9 @@ async def test_tui_records_then_resume_flag_replays_and_continues(
         assert isinstance(app2, GemtuiApp)
         seen2 = Messages()
         async with app2.run_test(size=(120, 40), message_hook=seen2) as pilot:
+            starting = [w for w in app2.workers if w.group == "engine-start"]
+            if starting:  # the engine starts in a thread after the first frame
+                await app2.workers.wait_for_complete(starting)
             await pilot.pause()
             assert app2.session is not None and app2.session.id == saved_id
             messages = app2.main.transcript.messages()
@@ -74,10 +77,13 @@ async def test_tui_records_then_resume_flag_replays_and_continues(
 
 
 async def test_unknown_resume_id_is_an_input_error(workspace: Path) -> None:
-    from gemtui.errors import FatalInputError
-
-    result = build_app(Settings(), workspace=workspace, resume="no-such-session")
-    assert isinstance(result, FatalInputError)
+    app = build_app(Settings(), workspace=workspace, resume="no-such-session")
+    assert isinstance(app, GemtuiApp)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert app.return_code == 42
+    assert app.exit_message and "no-such-session" in app.exit_message
 
 
 async def test_sessions_command_opens_browser_and_resumes_choice(

@@ -184,6 +184,9 @@ class GemtuiApp(App[int]):
         from gemtui.errors import FatalAuthenticationError, FatalError
 
         self.session_factory = None
+        if self.startup_notice:  # set while the engine started (e.g. the store is broken)
+            self.notify(self.startup_notice, severity="warning", timeout=8)
+            self.startup_notice = None
         if isinstance(result, Exception) and not isinstance(result, FatalError):
             log.error("the engine could not start", exc_info=result)
             self.exit_message = f"the engine could not start: {type(result).__name__}: {result}"

@@ -80,29 +80,28 @@ def build_app(
     fake_responses: str | None = None,
     resume: str | None = None,
 ) -> GemtuiApp | FatalError:
-    """The app for these options, or the FatalError that prevents starting it.
+    """The app for these options (the engine and the store start after its first frame).
 
-    The session store is opened here; ``resume`` (an id, a prefix or ``latest``) starts
-    the session from its saved history. A store that cannot be opened costs the
+    ``resume`` (an id, a prefix or ``latest``) starts the session from its saved history;
+    an unknown one stops the app with exit 42. A store that cannot be opened costs the
     recording, never the app.
     """
-    import io
-
-    from gemtui.errors import FatalError
-    from gemtui.store.headless import attach_store
     from gemtui.tui.app import GemtuiApp
 
-    notes = io.StringIO()
-    try:
-        store, resumed = attach_store(resume, workspace, notes)
-    except FatalError as exc:
-        return exc
-
     def make_session() -> Session:
-        """Runs after the first frame; FatalAuthenticationError opens the welcome screen."""
+        """Runs in a thread after the first frame; FatalAuthenticationError opens the
+        welcome screen, any other FatalError stops the app with its exit code."""
+        import io
+
         from gemtui.agent.session import Session, SessionOptions
         from gemtui.providers.factory import resolve_provider
+        from gemtui.store.headless import attach_store
 
+        notes = io.StringIO()
+        store, resumed = attach_store(resume, workspace, notes)
+        app.store = store
+        if notes.getvalue():
+            app.startup_notice = notes.getvalue().strip().removeprefix("gemtui: ")
         resolved = resolve_provider(
             settings, provider=provider, model=model, fake_responses=fake_responses
         )
@@ -122,9 +121,6 @@ def build_app(
         session=None,
         workspace=workspace,
         prompt=prompt,
-        store=store,
         session_factory=make_session,
     )
-    if notes.getvalue():
-        app.startup_notice = notes.getvalue().strip().removeprefix("gemtui: ")
     return app
