@@ -345,8 +345,17 @@ class Executor:
                 )
             message = Content(role="user", parts=response_parts)
 
+    def _compression_due(self) -> bool:
+        """The cheap check run before every turn (no task, no model call)."""
+        prompt_tokens = self.last_prompt_tokens or _estimate_tokens(self.chat.history)
+        if prompt_tokens < self._next_compression_at:
+            return False
+        return prompt_tokens >= self.config.compression_threshold * self.config.context_window
+
     async def _compress_unless_cancelled(self, cancel: asyncio.Event) -> bool:
         """Best-effort compression before a turn; False when a cancel came meanwhile."""
+        if not self._compression_due():
+            return not cancel.is_set()
         task = asyncio.ensure_future(self.compress())
         waiter = asyncio.ensure_future(cancel.wait())
         try:
