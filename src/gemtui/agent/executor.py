@@ -50,11 +50,12 @@ from gemtui.chat.turn import (
     UserCancelledEvent,
 )
 from gemtui.errors import ApiError
+from gemtui.scheduler.execution import error_parts, result_parts
+from gemtui.tools.base import ToolResult
 from gemtui.wire import (
     Content,
     FunctionCall,
     FunctionDeclaration,
-    FunctionResponse,
     Part,
 )
 
@@ -64,8 +65,13 @@ COMPLETE_TASK = "complete_task"
 
 
 class ScheduleOutcome(Protocol):
-    parts: list[Part]
-    cancelled: bool
+    """What a batch of tool calls produced: the response parts, and whether it was cancelled."""
+
+    @property
+    def parts(self) -> list[Part]: ...
+
+    @property
+    def cancelled(self) -> bool: ...
 
 
 class ToolRunner(Protocol):
@@ -73,7 +79,7 @@ class ToolRunner(Protocol):
 
     async def run(
         self, calls: list[FunctionCall], *, cancel: asyncio.Event | None = None
-    ) -> Any: ...
+    ) -> ScheduleOutcome: ...
 
 
 @dataclass
@@ -320,29 +326,27 @@ class Executor:
             others = [c for c in calls if c.name != COMPLETE_TASK]
             response_parts: list[Part] = []
             if others:
-                outcome = await self.tools.run(others, cancel=cancel)
-                response_parts.extend(outcome.parts)
-                if outcome.cancelled:
-                    response_parts.extend(self._complete_responses(complete, "Cancelled."))
+                scheduled = await self.tools.run(others, cancel=cancel)
+                response_parts.extend(scheduled.parts)
+                if scheduled.cancelled:
+                    response_parts.extend(_errors(complete, "Cancelled."))
                     self.chat.add_history(Content(role="user", parts=response_parts))
                     return self._cancel_reason(state), None
             if complete and self.config.output_schema is not None:
                 call = complete[0]
-                response_parts.extend(
-                    self._complete_responses(complete[1:], "complete_task was already called.")
-                )
+                response_parts.extend(_errors(complete[1:], "complete_task was already called."))
                 try:
                     output = self.config.output_schema.model_validate(call.args.get("output"))
                 except ValidationError as exc:
-                    response_parts.append(_response(call, error=f"Output failed validation: {exc}"))
+                    response_parts.extend(_errors([call], f"Output failed validation: {exc}"))
                 else:
-                    response_parts.append(_response(call, output="Task completed."))
+                    response_parts.extend(
+                        result_parts(call.id or call.name, call.name, ToolResult("Task completed."))
+                    )
                     self.chat.add_history(Content(role="user", parts=response_parts))
                     return TerminateReason.GOAL, output
             elif complete:
-                response_parts.extend(
-                    self._complete_responses(complete, "complete_task is only for task mode.")
-                )
+                response_parts.extend(_errors(complete, "complete_task is only for task mode."))
             message = Content(role="user", parts=response_parts)
 
     def _compression_due(self) -> bool:
@@ -450,11 +454,7 @@ class Executor:
             self.chat.add_history(message)
 
     def _answer_unrun(self, calls: list[FunctionCall], why: str) -> None:
-        self.chat.add_history(Content(role="user", parts=[_response(c, error=why) for c in calls]))
-
-    @staticmethod
-    def _complete_responses(calls: list[FunctionCall], why: str) -> list[Part]:
-        return [_response(c, error=why) for c in calls]
+        self.chat.add_history(Content(role="user", parts=_errors(calls, why)))
 
     @staticmethod
     def _cancel_reason(state: _RunState) -> TerminateReason:
@@ -482,6 +482,6 @@ def _estimate_tokens(history: list[Content]) -> int:
     return chars // 4
 
 
-def _response(call: FunctionCall, *, output: str | None = None, error: str | None = None) -> Part:
-    body: dict[str, Any] = {"error": error} if error is not None else {"output": output or ""}
-    return Part(function_response=FunctionResponse(id=call.id, name=call.name, response=body))
+def _errors(calls: list[FunctionCall], why: str) -> list[Part]:
+    """Each call answered with ``why`` as its error, the way the scheduler answers."""
+    return [p for c in calls for p in error_parts(c.id or c.name, c.name, why)]

@@ -72,7 +72,6 @@ class _Wire(Protocol):
     def response(self, step: Step, ctx: Ctx) -> dict[str, Any]: ...
     def error_body(self, spec: ErrorSpec) -> dict[str, Any]: ...
     def encode(self, frame: Frame) -> bytes: ...
-    def malformed(self, frame: Frame) -> Frame: ...
 
 
 def _chunked(data: bytes) -> bytes:
@@ -432,7 +431,7 @@ class MockLLMServer:
     ) -> bool:
         fault = step.fault
         if fault == "malformed_frame" and step.at < len(frames):
-            frames[step.at] = wire.malformed(frames[step.at])
+            frames[step.at] = frames[step.at].truncated()
         encoded = [_chunked(wire.encode(f)) for f in frames]
         closing = fault in ("reset_after", "cut_mid_frame")
         hdrs = [

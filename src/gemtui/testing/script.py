@@ -303,6 +303,10 @@ class Frame:
     event: str | None = None
     tokens: int = 0
 
+    def truncated(self) -> Frame:
+        """The same frame with only the first half of its data: invalid JSON, any wire."""
+        return Frame(self.data[: max(1, len(self.data) // 2)], self.event, self.tokens)
+
 
 SENTINEL = "\x00mock-sentinel\x00"
 

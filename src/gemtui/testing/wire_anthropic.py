@@ -32,7 +32,6 @@ __all__ = [
     "encode",
     "error_body",
     "estimate",
-    "malformed",
     "models_list",
     "response",
     "stop_reason",
@@ -66,10 +65,6 @@ def _spaced(obj: Any) -> str:
 
 def encode(frame: Frame) -> bytes:
     return ("event: " + (frame.event or "message") + "\ndata: " + frame.data + "\n\n").encode()
-
-
-def malformed(frame: Frame) -> Frame:
-    return Frame(frame.data[: max(1, len(frame.data) // 2)], frame.event, frame.tokens)
 
 
 def estimate(body: Any) -> int:

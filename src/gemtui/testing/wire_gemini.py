@@ -30,7 +30,6 @@ __all__ = [
     "encode",
     "error_body",
     "estimate",
-    "malformed",
     "models_list",
     "response",
     "stream_frames",
@@ -60,10 +59,6 @@ _RPC = "type.googleapis.com/google.rpc."
 
 def encode(frame: Frame) -> bytes:
     return ("data: " + frame.data + "\r\n\r\n").encode()
-
-
-def malformed(frame: Frame) -> Frame:
-    return Frame(frame.data[: max(1, len(frame.data) // 2)], frame.event, frame.tokens)
 
 
 def estimate(body: Any, *, code_assist: bool = False) -> int:

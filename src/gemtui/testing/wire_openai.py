@@ -33,7 +33,6 @@ __all__ = [
     "error_body",
     "estimate",
     "finish_reason",
-    "malformed",
     "models_list",
     "response",
     "stream_frames",
@@ -62,10 +61,6 @@ _CODES = {401: "invalid_api_key", 404: "model_not_found", 429: "rate_limit_excee
 
 def encode(frame: Frame) -> bytes:
     return ("data: " + frame.data + "\n\n").encode()
-
-
-def malformed(frame: Frame) -> Frame:
-    return Frame(frame.data[: max(1, len(frame.data) // 2)], frame.event, frame.tokens)
 
 
 def estimate(body: Any) -> int:
