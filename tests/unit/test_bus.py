@@ -72,6 +72,32 @@ async def test_slow_subscriber_coalesces_deltas_and_drops_nothing_else() -> None
     assert kinds.index("ErrorOccurred") < kinds.index("ThoughtDelta")
 
 
+async def test_back_pressure_never_merges_deltas_across_prompts_or_thought_subjects() -> None:
+    """A merged delta keeps the newer event's fields, so only like with like may merge."""
+    bus = EventBus("s")
+    sub = bus.subscription(maxsize=1)
+    bus.emit(UserMessage, text="fill")
+    bus.emit(ContentDelta, text="a1", prompt_id="s#1")
+    bus.emit(ContentDelta, text="a2", prompt_id="s#1")
+    bus.emit(ContentDelta, text="b1", prompt_id="s#2")
+    bus.emit(ThoughtDelta, text="p", subject="Planning", prompt_id="s#2")
+    bus.emit(ThoughtDelta, text="q", subject="Planning", prompt_id="s#2")
+    bus.emit(ThoughtDelta, text="r", subject="Checking", prompt_id="s#2")
+    got = sub.drain()
+    deltas = [
+        (type(e).__name__, e.prompt_id, e.text) for e in got if not isinstance(e, UserMessage)
+    ]
+    assert deltas == [
+        ("ContentDelta", "s#1", "a1a2"),
+        ("ContentDelta", "s#2", "b1"),
+        ("ThoughtDelta", "s#2", "pq"),
+        ("ThoughtDelta", "s#2", "r"),
+    ]
+    subjects = [e.subject for e in got if isinstance(e, ThoughtDelta)]
+    assert subjects == ["Planning", "Checking"]
+    assert sub.coalesced == 2
+
+
 async def test_subscription_iterates_until_closed() -> None:
     bus = EventBus("s")
     sub = bus.subscription()

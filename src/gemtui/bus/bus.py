@@ -2,7 +2,8 @@
 
 Publishing never blocks the engine. Inline subscribers are called synchronously and
 must be quick (the headless printer, the recorder). Queue subscribers get their own
-bounded buffer; when it is full, adjacent text and thought deltas are merged, and no
+bounded buffer; when it is full, adjacent text and thought deltas of the same prompt
+(and thought subject) are merged, and no
 other event is ever dropped (the buffer grows past its bound for them instead).
 """
 
@@ -31,6 +32,20 @@ current_prompt_id: contextvars.ContextVar[str] = contextvars.ContextVar(
 """``{session}#{turn}`` of the prompt being handled; travels with the task."""
 
 
+def _mergeable(last: Event, event: Event) -> bool:
+    """Whether two deltas can become one without a view losing anything.
+
+    Only deltas of one kind, of the same prompt and (for thoughts) of the same subject
+    merge: a merged event keeps the newer event's fields, so anything else would move text
+    under another prompt or drop a thought's subject.
+    """
+    if type(last) is not type(event) or last.prompt_id != event.prompt_id:
+        return False
+    if isinstance(event, ThoughtDelta):
+        return last.subject == event.subject  # type: ignore[attr-defined]
+    return isinstance(event, ContentDelta)
+
+
 class Subscription:
     """A bounded, coalescing queue of events for one slow consumer."""
 
@@ -46,7 +61,7 @@ class Subscription:
         items = self._items
         if len(items) >= self._maxsize and items:
             last = items[-1]
-            if type(last) is type(event) and isinstance(event, (ContentDelta, ThoughtDelta)):
+            if _mergeable(last, event):
                 merged_text = last.text + event.text  # type: ignore[attr-defined]
                 items[-1] = replace(event, text=merged_text)
                 self.coalesced += 1
