@@ -499,3 +499,38 @@ def test_an_idle_open_stdin_does_not_hang_p(
         proc.stdin.close()
     assert code == 0
     assert proc.stdout is not None and proc.stdout.read().decode().strip() == "not stuck"
+
+
+def test_text_mode_shows_live_command_output_and_todos_on_stderr(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """What the TUI shows in a tool card and the todo panel, a script sees on stderr."""
+    write_fast_config(isolated_home)
+    long_line = "x" * 500
+    todos = [
+        {"description": "Look around", "status": "completed"},
+        {"description": "Change it", "status": "in_progress"},
+    ]
+    mock_llm_thread.enqueue(
+        {"function_calls": [{"name": "write_todos", "args": {"todos": todos}}]},
+        {
+            "function_calls": [
+                {
+                    "name": "run_shell_command",
+                    "args": {"command": f"echo live-one; printf 'live-two\\n{long_line}'"},
+                }
+            ]
+        },
+        {"text": "all done"},
+    )
+    proc = run_gemtui(
+        ["-p", "go", "--yolo"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "all done\n", "progress never reaches stdout"
+    lines = proc.stderr.splitlines()
+    assert "  │ live-one" in lines and "  │ live-two" in lines
+    [cut] = [line for line in lines if line.startswith("  │ xxx")]
+    assert len(cut) < 220 and cut.endswith("…"), "a long output line is cut"
+    start = lines.index("gemtui: todos (1/2 done)")
+    assert lines[start + 1 : start + 3] == ["  ● Look around", "  ◐ Change it"]

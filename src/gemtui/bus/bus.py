@@ -41,8 +41,8 @@ def _mergeable(last: Event, event: Event) -> bool:
     """
     if type(last) is not type(event) or last.prompt_id != event.prompt_id:
         return False
-    if isinstance(event, ThoughtDelta):
-        return last.subject == event.subject  # type: ignore[attr-defined]
+    if isinstance(event, ThoughtDelta) and isinstance(last, ThoughtDelta):
+        return last.subject == event.subject
     return isinstance(event, ContentDelta)
 
 
@@ -62,8 +62,9 @@ class Subscription:
         if len(items) >= self._maxsize and items:
             last = items[-1]
             if _mergeable(last, event):
-                merged_text = last.text + event.text  # type: ignore[attr-defined]
-                items[-1] = replace(event, text=merged_text)
+                assert isinstance(last, ContentDelta | ThoughtDelta)
+                assert isinstance(event, ContentDelta | ThoughtDelta)
+                items[-1] = replace(event, text=last.text + event.text)
                 self.coalesced += 1
                 self._wake()
                 return

@@ -166,9 +166,22 @@ class RequestRetrying(Event):
     """The provider call failed and will be retried after ``wait`` seconds."""
 
     attempt: int
+    """The attempt that just failed, counted from 1."""
     max_attempts: int
     wait: float
     message: str
+
+    @property
+    def next_attempt(self) -> int:
+        """The attempt that will run after the wait: what every view shows."""
+        return self.attempt + 1
+
+    def summary(self) -> str:
+        """One line every view words alike, so the TUI and stderr never disagree."""
+        return (
+            f"{self.message} — retrying in {self.wait:.1f}s "
+            f"(attempt {self.next_attempt}/{self.max_attempts})"
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -225,7 +238,29 @@ class ToolOutput(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TodosUpdated(Event):
+    """The model replaced its todo list (``write_todos``); each item has description, status."""
+
     todos: tuple[dict[str, str], ...]
+
+    def done_count(self) -> int:
+        return sum(1 for t in self.todos if t.get("status") == "completed")
+
+    def lines(self) -> list[str]:
+        """One line per item with a status mark, worded alike in every view."""
+        return [
+            f"{TODO_MARKS.get(t.get('status', ''), '○')} {t.get('description', '')}"
+            for t in self.todos
+        ]
+
+
+TODO_MARKS: dict[str, str] = {
+    "pending": "○",
+    "in_progress": "◐",
+    "completed": "●",
+    "cancelled": "⊘",
+    "blocked": "⊗",
+}
+"""The mark each todo status is drawn with."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

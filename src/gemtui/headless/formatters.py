@@ -23,8 +23,10 @@ from gemtui.bus import (
     SessionStarted,
     StreamRetried,
     ThoughtDelta,
+    TodosUpdated,
     ToolCallState,
     ToolCallStateChanged,
+    ToolOutput,
     TurnFinished,
 )
 
@@ -56,10 +58,7 @@ class _Base:
     def _common(self, event: Event) -> None:
         """What every format reports on stderr."""
         if isinstance(event, RequestRetrying):
-            self._note(
-                f"gemtui: {event.message} — retrying in {event.wait:.1f}s "
-                f"(attempt {event.attempt + 1}/{event.max_attempts})"
-            )
+            self._note(f"gemtui: {event.summary()}")
         elif isinstance(event, StreamRetried):
             self._note(f"gemtui: the answer broke off ({event.reason}); asking again")
         elif isinstance(event, ModelFallback):
@@ -100,13 +99,40 @@ class _Base:
         pass
 
 
+LIVE_LINE_CHARS = 200
+"""A live output line on stderr is cut here, so one huge line cannot flood a terminal."""
+
+
 class TextFormatter(_Base):
-    """The answer as it streams, nothing else on stdout."""
+    """The answer as it streams, nothing else on stdout; progress on stderr."""
 
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
         super().__init__(out, err)
         self._ends_with_newline = True
         self._partial: list[str] = []
+        self._live: dict[str, str] = {}
+        """The unfinished last line of each running call's output."""
+
+    def _live_output(self, event: ToolOutput) -> None:
+        """A running command's output, a whole line at a time, indented under its call."""
+        *lines, rest = (self._live.get(event.call_id, "") + event.text).split("\n")
+        for line in lines:
+            self._live_line(line)
+        if len(rest) > LIVE_LINE_CHARS:
+            self._live_line(rest)
+            rest = ""
+        self._live[event.call_id] = rest
+
+    def _live_line(self, line: str) -> None:
+        line = line.rstrip("\r")
+        if len(line) > LIVE_LINE_CHARS:
+            line = line[: LIVE_LINE_CHARS - 1] + "…"
+        self._note(f"  │ {line}")
+
+    def _end_live(self, call_id: str) -> None:
+        rest = self._live.pop(call_id, "")
+        if rest:
+            self._live_line(rest)
 
     def handle(self, event: Event) -> None:
         if isinstance(event, ContentDelta):
@@ -123,6 +149,13 @@ class TextFormatter(_Base):
         ):
             self._first()
             self._note(f"gemtui: running {event.call.description or event.call.name}")
+        elif isinstance(event, ToolOutput):
+            self._live_output(event)
+        elif isinstance(event, ToolCallStateChanged) and event.call.state.terminal:
+            self._end_live(event.call.call_id)
+        elif isinstance(event, TodosUpdated):
+            lines = "".join(f"\n  {line}" for line in event.lines())
+            self._note(f"gemtui: todos ({event.done_count()}/{len(event.todos)} done){lines}")
 
     def close(self, error: str | None = None, exit_code: int | None = None) -> None:
         if not self._ends_with_newline:

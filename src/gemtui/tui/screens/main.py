@@ -23,6 +23,7 @@ from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.prompt_input import PromptInput
 from gemtui.tui.widgets.status_line import StatusLine
 from gemtui.tui.widgets.thought_stream import ThoughtStream
+from gemtui.tui.widgets.todo_panel import TodoPanel
 from gemtui.tui.widgets.usage_panel import UsagePanel
 
 if TYPE_CHECKING:
@@ -66,6 +67,10 @@ class MainScreen(Screen[None]):
             ev.StreamRetried: self._stream_retried,
             ev.TurnFinished: self._turn_finished,
             ev.ToolCallStateChanged: self._tool_call,
+            ev.ToolOutput: lambda e: self.transcript.append_tool_output(e.call_id, e.text),
+            ev.TodosUpdated: lambda e: self.todos.show_todos(
+                [t.get("status", "") for t in e.todos], e.lines()
+            ),
             ev.HistoryCompressed: self._compressed,
             ev.ErrorOccurred: self._error,
             ev.RequestRetrying: self._retrying,
@@ -86,6 +91,7 @@ class MainScreen(Screen[None]):
                 thoughts = ThoughtStream(id="thoughts")
                 thoughts.border_title = "Thoughts"
                 yield thoughts
+                yield TodoPanel(id="todos")
                 yield UsagePanel(
                     context_window=self._context_window, prices=self._prices, id="usage"
                 )
@@ -123,6 +129,10 @@ class MainScreen(Screen[None]):
     @property
     def usage(self) -> UsagePanel:
         return self.query_one("#usage", UsagePanel)
+
+    @property
+    def todos(self) -> TodoPanel:
+        return self.query_one("#todos", TodoPanel)
 
     @property
     def thoughts(self) -> ThoughtStream:
@@ -197,7 +207,7 @@ class MainScreen(Screen[None]):
         self.transcript.add_notice(text, severity)
 
     def _retrying(self, e: ev.RequestRetrying) -> None:
-        self.status.busy = f"retrying in {e.wait:.0f}s ({e.attempt}/{e.max_attempts})"
+        self.status.busy = f"retrying in {e.wait:.0f}s (attempt {e.next_attempt}/{e.max_attempts})"
 
     def _fallback(self, e: ev.ModelFallback) -> None:
         self.status.model = e.to_model

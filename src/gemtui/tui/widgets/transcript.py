@@ -177,6 +177,13 @@ class Transcript(ScrollView, can_focus=True):
             self._rerender(block)
         self._update_spinner()
 
+    def append_tool_output(self, call_id: str, text: str) -> None:
+        """Show a running call's live output in its card (its last lines)."""
+        block = self._tools.get(call_id)
+        if block is not None:
+            block.append_live(text)
+            self._rerender(block)
+
     def toggle_tool(self, call_id: str) -> None:
         """Show all of a tool call's output, or only its first lines again."""
         block = self._tools.get(call_id)

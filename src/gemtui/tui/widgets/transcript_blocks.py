@@ -201,11 +201,16 @@ _STATE_LOOK: dict[ToolCallState, tuple[str, str, str]] = {
 class ToolBlock(Block):
     """A tool call card: name, description, state, and its output (first lines)."""
 
+    LIVE_LIMIT = 64 * 1024
+    """Characters of live output kept while a command runs (its tail is what matters)."""
+
     def __init__(self, snapshot: ToolCallSnapshot) -> None:
         super().__init__()
         self.snapshot = snapshot
         self.expanded = False
         self.spinner_frame = 0
+        self.live = ""
+        """Output streamed while the call runs, until its result replaces it."""
 
     @property
     def call_id(self) -> str:
@@ -219,9 +224,16 @@ class ToolBlock(Block):
         self.snapshot = snapshot
         self.invalidate()
 
+    def append_live(self, text: str) -> None:
+        self.live = (self.live + text)[-self.LIVE_LIMIT :]
+        self.invalidate()
+
     def _output_lines(self) -> list[str]:
         snap = self.snapshot
         text = snap.error if snap.state is ToolCallState.ERROR and snap.error else snap.output
+        if not text and self.running and self.live:
+            lines = self.live.expandtabs(4).rstrip("\n").split("\n")
+            return lines if self.expanded else lines[-COLLAPSED_OUTPUT_LINES:]
         if not text:
             return []
         return text.expandtabs(4).rstrip("\n").split("\n")
