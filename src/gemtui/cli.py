@@ -70,6 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--text-tools", action="store_true", help="force text-based tool calling for this run"
     )
+    p.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="apply this folder's own .gemtui/ settings and policy for this run",
+    )
     p.add_argument("--version", action="version", version=f"gemtui {__version__}")
     return p
 
@@ -165,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
                 fake_responses=args.fake_responses,
                 text_tools=args.text_tools,
                 resume=args.resume,
+                trust_workspace=args.trust_workspace,
             )
         )
     from gemtui.tui.launch import launch_tui
@@ -177,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         approval_mode=approval,
         fake_responses=args.fake_responses,
         resume=args.resume,
+        trust_workspace=args.trust_workspace,
     )
 
 

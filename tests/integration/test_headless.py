@@ -119,7 +119,9 @@ def test_unknown_setting_exits_52_naming_key(isolated_home: Path, workspace: Pat
     (workspace / ".gemtui" / "config.toml").write_text(
         '[general]\napproval_mode = "sometimes"\n', encoding="utf-8"
     )
-    proc = run_gemtui(["-p", "hi"], env=gemtui_env(isolated_home), cwd=workspace)
+    proc = run_gemtui(
+        ["-p", "hi", "--trust-workspace"], env=gemtui_env(isolated_home), cwd=workspace
+    )
     assert proc.returncode == 52
     assert "general.approval_mode" in proc.stderr and ".gemtui" in proc.stderr
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+import stat
 from pathlib import Path
 
 __all__ = ["CONTEXT_FILES", "build_system_instruction", "find_context_files"]
@@ -17,13 +18,38 @@ Every change and command is shown to the user for approval; if a call is rejecte
 retry it unchanged; ask or take another way. Platform: {platform}."""
 
 
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _readable_context_file(candidate: Path, directory: Path, allowed: tuple[Path, ...]) -> bool:
+    """A regular file whose real path stays in its own folder's tree (or an allowed one).
+
+    A repository's ``GEMINI.md`` symlinked to ``~/.ssh/id_rsa`` would otherwise be sent to
+    the model; a FIFO would block start-up.
+    """
+    try:
+        real = candidate.resolve(strict=True)
+        if not stat.S_ISREG(real.stat().st_mode):
+            return False
+    except (OSError, RuntimeError):  # dangling, unreadable or a symlink loop
+        return False
+    return any(_inside(real, root) for root in (directory.resolve(), *allowed))
+
+
 def find_context_files(workspace: Path, home: Path | None = None) -> list[Path]:
-    """Context files from the workspace up to the filesystem root (outermost first)."""
+    """Context files from the workspace up to the filesystem root (outermost first).
+
+    ``home`` (the user's config dir by default) is where a context file may also point.
+    """
+    from gemtui.config.paths import config_dir
+
+    allowed = ((home or config_dir()).resolve(),)
     found: list[Path] = []
     for directory in [workspace, *workspace.parents]:
         for name in CONTEXT_FILES:
             candidate = directory / name
-            if candidate.is_file():
+            if _readable_context_file(candidate, directory, allowed):
                 found.append(candidate)
     return list(reversed(found))
 

@@ -6,6 +6,7 @@ import asyncio
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.prompt import build_system_instruction
@@ -17,6 +18,9 @@ from gemtui.config.settings import Settings
 from gemtui.providers.factory import ResolvedProvider
 from gemtui.providers.retry import RetryingGenerator, RetryNotice
 from gemtui.wire import Content, FunctionDeclaration, GenerationConfig, ThinkingConfig
+
+if TYPE_CHECKING:
+    from gemtui.scheduler import PolicyRule
 
 __all__ = ["Session", "SessionOptions"]
 
@@ -30,6 +34,18 @@ class SessionOptions:
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     history: list[Content] | None = None
     stream_retry_delays: tuple[float, ...] = (1.0, 2.0, 4.0)
+    trusted_workspace: bool = False
+    """The folder is trusted: its own ``.gemtui/policy.toml`` rules apply."""
+
+
+def _workspace_rules(options: SessionOptions) -> list[PolicyRule]:
+    """The folder's own policy rules, only in a trusted folder (a broken file exits 52)."""
+    if not options.trusted_workspace:
+        return []
+    from gemtui.config.trust import workspace_policy_file
+    from gemtui.scheduler import load_policy_file
+
+    return load_policy_file(workspace_policy_file(options.workspace), "workspace")
 
 
 class Session:
@@ -53,7 +69,9 @@ class Session:
         self.registry = default_registry()
         for name in settings.tools.exclude:
             self.registry.unregister(name)
-        self.policy = PolicyEngine(user_policy_file=config_dir() / "policy.toml")
+        self.policy = PolicyEngine(
+            _workspace_rules(options), user_policy_file=config_dir() / "policy.toml"
+        )
         context = ToolContext(
             workspace=self.workspace,
             shell_timeout=settings.tools.shell_timeout,

@@ -1,20 +1,23 @@
 """Settings: one pydantic tree from TOML files, then environment, then flags.
 
 Order (later wins): ``config.toml`` in the user config dir, ``.gemtui/config.toml`` in the
-workspace, ``GEMTUI_*`` environment variables, command-line flags. Secrets never live
-here; they come from the keyring or the environment (``config.secrets``).
+workspace (only when the folder is trusted: see ``config.trust``), ``GEMTUI_*`` environment
+variables, command-line flags. Secrets never live here; they come from the keyring or the
+environment (``config.secrets``). Every count, limit and timeout is constrained to a
+usable value, so ``shell_timeout = -5`` stops start-up naming the key instead of making
+every command "time out".
 """
 
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from gemtui.config.paths import user_config_file
+from gemtui.config.toml_file import read_toml_file
 from gemtui.errors import FatalConfigError
 
 __all__ = [
@@ -28,10 +31,19 @@ __all__ = [
     "ToolSettings",
     "UiSettings",
     "load_settings",
+    "workspace_config_file",
 ]
 
 ApprovalMode = Literal["default", "auto_edit", "plan", "yolo"]
 ProviderKind = Literal["gemini", "code-assist", "openai", "anthropic"]
+
+Seconds = Annotated[float, Field(gt=0)]
+"""A timeout: zero or less would make everything time out at once."""
+Delay = Annotated[float, Field(ge=0)]
+"""A wait before trying again: zero means at once, negative means nothing."""
+Count = Annotated[int, Field(gt=0)]
+"""A limit or an attempt count: at least one."""
+Share = Annotated[float, Field(gt=0, le=1)]
 
 
 class _Section(BaseModel):
@@ -44,8 +56,15 @@ class GeneralSettings(_Section):
     model: str | None = None
     """Model id; else the provider's default model."""
     approval_mode: ApprovalMode = "default"
-    max_turns: int = -1
+    max_turns: Annotated[int, Field(ge=-1)] = -1
     """Model turns per prompt; -1 means unbounded."""
+
+    @field_validator("max_turns")
+    @classmethod
+    def _turns(cls, value: int) -> int:
+        if value == 0:  # -1 is "unbounded"; 0 would stop before the first turn
+            raise ValueError("must be -1 (unbounded) or at least 1")
+        return value
 
 
 class ProviderSettings(_Section):
@@ -54,7 +73,7 @@ class ProviderSettings(_Section):
     base_url: str | None = None
     models: list[str] = Field(default_factory=list)
     default_model: str | None = None
-    context_window: int | None = None
+    context_window: Count | None = None
     fallback: list[str] = Field(default_factory=list)
     """Models to try, in order, when the current one hits a persistent 429."""
     text_tools: bool = False
@@ -63,33 +82,33 @@ class ProviderSettings(_Section):
     """Text tools: keep the call's JSON in the visible answer."""
     no_think: bool = False
     """Text tools: prepend the model family's no-thinking switch to user turns."""
-    prices: dict[str, float] = Field(default_factory=dict)
+    prices: dict[str, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
     """USD per million tokens: keys input, output, cached."""
 
 
 class ChatSettings(_Section):
-    compression_threshold: float = 0.5
+    compression_threshold: Share = 0.5
     """Compress history when the prompt passes this share of the context window."""
-    compression_preserve: float = 0.3
+    compression_preserve: Annotated[float, Field(ge=0, lt=1)] = 0.3
     """Share of the most recent history kept verbatim."""
-    stream_retries: int = 4
+    stream_retries: Annotated[int, Field(ge=0)] = 4
 
 
 class NetworkSettings(_Section):
-    max_attempts: int = 3
+    max_attempts: Count = 3
     """Attempts per model call, the first included (429, 5xx, transport errors)."""
-    initial_delay: float = 5.0
+    initial_delay: Delay = 5.0
     """First backoff wait in seconds; doubles per attempt."""
-    max_delay: float = 30.0
-    read_timeout: float = 60.0
+    max_delay: Delay = 30.0
+    read_timeout: Seconds = 60.0
     """Seconds without a byte before a stream counts as stalled."""
-    stream_retry_delays: list[float] = Field(default_factory=lambda: [1.0, 2.0, 4.0])
+    stream_retry_delays: list[Delay] = Field(default_factory=lambda: [1.0, 2.0, 4.0])
     """Waits before re-asking after a broken or invalid stream (one retry per entry)."""
 
 
 class ToolSettings(_Section):
-    shell_timeout: float = 120.0
-    output_limit: int = 30_000
+    shell_timeout: Seconds = 120.0
+    output_limit: Count = 30_000
     exclude: list[str] = Field(default_factory=list)
 
 
@@ -110,7 +129,7 @@ class McpServerSettings(BaseModel):
     url: str | None = None
     httpUrl: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
-    timeout: float | None = None
+    timeout: Seconds | None = None
     trust: bool = False
     includeTools: list[str] | None = None
     excludeTools: list[str] | None = None
@@ -127,18 +146,9 @@ class Settings(BaseModel):
     mcpServers: dict[str, McpServerSettings] = Field(default_factory=dict)
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        return {}
-    except tomllib.TOMLDecodeError as exc:
-        raise FatalConfigError(
-            f"{path}: malformed TOML: {exc}. Fix the syntax at that line or move the file aside."
-        ) from exc
-    except OSError as exc:
-        raise FatalConfigError(f"{path}: cannot read settings: {exc.strerror}") from exc
+def workspace_config_file(workspace: Path) -> Path:
+    """The folder's own settings file, applied only when the folder is trusted."""
+    return workspace / ".gemtui" / "config.toml"
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -172,26 +182,35 @@ def _describe(err: ValidationError, path: Path | None) -> str:
     return f"{where}setting '{key}': {first['msg']} ({hint})"
 
 
-def load_settings(workspace: Path | None = None, *, user_file: Path | None = None) -> Settings:
-    """Settings merged from both files and the environment; errors exit 52 naming the file."""
-    user = user_file or user_config_file()
-    files = [user]
-    if workspace is not None:
-        files.append(workspace / ".gemtui" / "config.toml")
+def _validate(data: dict[str, Any], path: Path | None) -> Settings:
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        raise FatalConfigError(_describe(exc, path)) from exc
+    except RecursionError as exc:  # deep nesting under a free-form key (mcpServers extras)
+        where = f"{path}: " if path else ""
+        raise FatalConfigError(f"{where}settings nest too deeply to read") from exc
+
+
+def load_settings(
+    workspace: Path | None = None, *, trusted: bool = False, user_file: Path | None = None
+) -> Settings:
+    """Settings merged from the files and the environment; errors exit 52 naming the file.
+
+    The workspace's ``.gemtui/config.toml`` is read only when ``trusted``: a repository
+    must not choose the approval mode or the server that receives the user's key.
+    """
+    files = [user_file or user_config_file()]
+    if workspace is not None and trusted:
+        files.append(workspace_config_file(workspace))
     merged: dict[str, Any] = {}
     for path in files:
-        data = _read_toml(path)
+        data = read_toml_file(path, "settings")
         if not data:
             continue
-        try:
-            Settings.model_validate(data)
-        except ValidationError as exc:
-            raise FatalConfigError(_describe(exc, path)) from exc
+        _validate(data, path)
         merged = _merge(merged, data)
     for env, (section, key) in _ENV_OVERRIDES.items():
         if os.environ.get(env):
             merged.setdefault(section, {})[key] = os.environ[env]
-    try:
-        return Settings.model_validate(merged)
-    except ValidationError as exc:
-        raise FatalConfigError(_describe(exc, None)) from exc
+    return _validate(merged, None)

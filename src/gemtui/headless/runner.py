@@ -41,6 +41,7 @@ class HeadlessOptions:
         fake_responses: str | None = None,
         text_tools: bool = False,
         resume: str | None = None,
+        trust_workspace: bool = False,
     ) -> None:
         self.prompt = prompt
         self.workspace = workspace
@@ -52,6 +53,8 @@ class HeadlessOptions:
         self.fake_responses = fake_responses
         self.text_tools = text_tools
         self.resume = resume
+        self.trust_workspace = trust_workspace
+        """Apply the folder's own .gemtui/ settings even if it is not in the trusted list."""
 
 
 def _exit_code_for(exc: BaseException | None) -> int:
@@ -64,6 +67,17 @@ def _exit_code_for(exc: BaseException | None) -> int:
     return EXIT_ERROR
 
 
+def _workspace_trusted(opts: HeadlessOptions, err: TextIO) -> bool:
+    """Whether the folder's own settings apply; names on stderr what an untrusted one loses."""
+    from gemtui.config.trust import workspace_trust
+
+    trust = workspace_trust(opts.workspace, flag=opts.trust_workspace)
+    if trust.ignored is not None:
+        notice = trust.ignored.ignored_notice("Run with --trust-workspace to apply them.")
+        err.write(f"gemtui: {notice}\n")
+    return trust.trusted
+
+
 async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
     from gemtui.agent.session import Session, SessionOptions
     from gemtui.config.settings import load_settings
@@ -71,7 +85,8 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
 
     formatter = make_formatter(opts.output_format, out, err)
     try:
-        settings = load_settings(opts.workspace)
+        trusted = _workspace_trusted(opts, err)
+        settings = load_settings(opts.workspace, trusted=trusted)
         provider = resolve_provider(
             settings,
             provider=opts.provider,
@@ -98,6 +113,7 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
                 interactive=False,
                 max_turns=max_turns,
                 stream_retry_delays=tuple(settings.network.stream_retry_delays),
+                trusted_workspace=trusted,
                 **resumed,
             ),
         )

@@ -12,10 +12,10 @@ import json
 import logging
 import os
 import re
-import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gemtui.config.toml_file import read_toml_file
 from gemtui.errors import FatalConfigError
 
 if TYPE_CHECKING:
@@ -42,16 +42,11 @@ _SHELL_TOOL = "run_shell_command"
 
 def load_policy_file(path: Path, source: RuleSource = "user") -> list[PolicyRule]:
     """The rules of a policy file; a missing file has none, a broken one is fatal."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    data = read_toml_file(path, "policy")
+    if data is None:
         return []
-    except OSError as e:
-        raise FatalConfigError(f"Cannot read policy file {path}: {e.strerror or e}") from e
     try:
-        return parse_policy(tomllib.loads(text), source)
-    except tomllib.TOMLDecodeError as e:
-        raise FatalConfigError(f"Policy file {path} is not valid TOML: {e}") from e
+        return parse_policy(data, source)
     except ValueError as e:
         raise FatalConfigError(f"Policy file {path}: {e}") from e
 

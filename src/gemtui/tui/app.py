@@ -28,6 +28,7 @@ from gemtui.tui.widgets.status_line import git_branch
 if TYPE_CHECKING:
     from gemtui.agent.session import Session
     from gemtui.config.settings import Settings
+    from gemtui.config.trust import WorkspaceTrust
     from gemtui.store import SessionRecorder, SessionStore
 
 __all__ = ["APPROVAL_CYCLE", "GemtuiApp"]
@@ -87,6 +88,7 @@ class GemtuiApp(App[int]):
         raise_errors: bool = False,
         store: SessionStore | None = None,
         session_factory: Callable[[], Session] | None = None,
+        trust: WorkspaceTrust | None = None,
     ) -> None:
         super().__init__()
         self.session_factory = session_factory
@@ -111,6 +113,8 @@ class GemtuiApp(App[int]):
         """Set when the app had to stop on an unexpected error (launch prints it)."""
         self.startup_notice: str | None = None
         """Shown once the app is up (e.g. a flag that is not supported yet)."""
+        self.trust = trust
+        """The folder's trust decision; asked on screen before the engine starts if open."""
         self._quit_armed = False
         self._load_themes()
 
@@ -136,9 +140,14 @@ class GemtuiApp(App[int]):
         }
 
     # -- start -----------------------------------------------------------------------------------
-    def on_mount(self) -> None:
+    def _apply_view_settings(self) -> None:
         self.set_class(not self.settings.ui.show_thoughts, "-hide-thoughts")
         self.set_class(not self.settings.ui.show_usage, "-hide-usage")
+        if self.settings.ui.theme in self.available_themes:
+            self.theme = self.settings.ui.theme
+
+    def on_mount(self) -> None:
+        self._apply_view_settings()
         if self.startup_notice:
             self.notify(self.startup_notice, severity="warning", timeout=8)
         for failure in self.theme_failures:
@@ -153,9 +162,57 @@ class GemtuiApp(App[int]):
                 "branch": git_branch(self.workspace),
             }
             self.push_screen(screen)
-            self.call_after_refresh(self._build_session_in_background)
+            if self.trust is not None and self.trust.undecided and self.trust.overrides:
+                from gemtui.tui.screens.trust import TrustScreen
+
+                self.push_screen(TrustScreen(self.trust.overrides), self._trust_answered)
+            else:
+                self._notify_ignored()
+                self.call_after_refresh(self._build_session_in_background)
         else:
             self._show_welcome(self.welcome_reason)
+
+    @property
+    def workspace_trusted(self) -> bool:
+        """Whether this folder's own .gemtui/ settings and policy apply."""
+        return self.trust is not None and self.trust.trusted
+
+    def _notify_ignored(self) -> None:
+        ignored = self.trust.ignored if self.trust is not None else None
+        if ignored is not None:
+            from gemtui.config.trust import TRUST_FILE_NAME
+
+            how = (
+                f"To trust it later, remove it from {TRUST_FILE_NAME} in the config dir "
+                "or start with --trust-workspace."
+            )
+            self.notify(ignored.ignored_notice(how), severity="warning", timeout=12)
+
+    def _trust_answered(self, trusted: bool | None) -> None:
+        """Remember the answer, apply the folder's settings if trusted, then start."""
+        from dataclasses import replace
+
+        from gemtui.config.settings import load_settings
+        from gemtui.config.trust import TrustStore
+        from gemtui.errors import FatalConfigError
+
+        assert self.trust is not None
+        self.trust = replace(self.trust, trusted=bool(trusted), undecided=False)
+        try:
+            TrustStore().remember(self.workspace, bool(trusted))
+        except (OSError, FatalConfigError) as exc:
+            self.notify(f"Could not remember the answer: {exc}", severity="warning")
+        if trusted:
+            try:
+                self.settings = load_settings(self.workspace, trusted=True)
+            except FatalConfigError as exc:
+                self.exit_message = exc.message
+                self.exit(return_code=exc.exit_code)
+                return
+            self._apply_view_settings()
+        else:
+            self._notify_ignored()
+        self._build_session_in_background()
 
     def _show_welcome(self, reason: str | None) -> None:
         from gemtui.tui.screens.welcome import WelcomeScreen

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from gemtui.agent.session import Session
     from gemtui.config.settings import Settings
+    from gemtui.config.trust import WorkspaceTrust
     from gemtui.errors import FatalError
     from gemtui.tui.app import GemtuiApp
 
@@ -24,19 +25,22 @@ def launch_tui(
     approval_mode: str | None = None,
     fake_responses: str | None = None,
     resume: str | None = None,
+    trust_workspace: bool = False,
 ) -> int:
     """Open the app and return its exit code (52 for broken settings).
 
     Without a configured provider the welcome screen opens instead of failing.
     """
     from gemtui.config.settings import load_settings
+    from gemtui.config.trust import workspace_trust
     from gemtui.errors import FatalConfigError, FatalError
     from gemtui.logs import setup_logging
 
     setup_logging()
 
     try:
-        settings = load_settings(workspace)
+        trust = workspace_trust(workspace, flag=trust_workspace)
+        settings = load_settings(workspace, trusted=trust.trusted)
     except FatalConfigError as exc:
         sys.stderr.write(f"gemtui: {exc.message}\n")
         return exc.exit_code
@@ -49,6 +53,7 @@ def launch_tui(
         approval_mode=approval_mode,
         fake_responses=fake_responses,
         resume=resume,
+        trust=trust,
     )
     if isinstance(app, FatalError):
         sys.stderr.write(f"gemtui: {app.message}\n")
@@ -79,12 +84,14 @@ def build_app(
     approval_mode: str | None = None,
     fake_responses: str | None = None,
     resume: str | None = None,
+    trust: WorkspaceTrust | None = None,
 ) -> GemtuiApp | FatalError:
     """The app for these options (the engine and the store start after its first frame).
 
     ``resume`` (an id, a prefix or ``latest``) starts the session from its saved history;
     an unknown one stops the app with exit 42. A store that cannot be opened costs the
-    recording, never the app.
+    recording, never the app. ``trust`` is the folder's trust decision: when still open,
+    the app asks before the engine starts, and the session uses the settings it ends with.
     """
     from gemtui.tui.app import GemtuiApp
 
@@ -102,16 +109,18 @@ def build_app(
         app.store = store
         if notes.getvalue():
             app.startup_notice = notes.getvalue().strip().removeprefix("gemtui: ")
+        current = app.settings  # the folder's own settings are in it only once trusted
         resolved = resolve_provider(
-            settings, provider=provider, model=model, fake_responses=fake_responses
+            current, provider=provider, model=model, fake_responses=fake_responses
         )
         return Session(
-            settings,
+            current,
             resolved,
             SessionOptions(
                 workspace=workspace,
-                approval_mode=approval_mode or settings.general.approval_mode,
-                max_turns=settings.general.max_turns,
+                approval_mode=approval_mode or current.general.approval_mode,
+                max_turns=current.general.max_turns,
+                trusted_workspace=app.workspace_trusted,
                 **resumed,
             ),
         )
@@ -122,5 +131,6 @@ def build_app(
         workspace=workspace,
         prompt=prompt,
         session_factory=make_session,
+        trust=trust,
     )
     return app

@@ -15,9 +15,9 @@ from textual.widgets.option_list import Option
 if TYPE_CHECKING:
     from gemtui.scheduler.policy import PolicyEngine
 
-__all__ = ["HelpScreen", "ModifyScreen", "PermissionsScreen"]
+__all__ = ["DIALOG_CSS", "HelpScreen", "ModifyScreen", "PermissionsScreen"]
 
-_DIALOG_CSS = """
+DIALOG_CSS = """
 {name} {{
     align: center middle;
     background: $background 60%;
@@ -39,7 +39,7 @@ class ModifyScreen(ModalScreen[str | None]):
     """Edit the proposed content or command; Ctrl+S allows the call with it."""
 
     DEFAULT_CSS = (
-        _DIALOG_CSS.format(name="ModifyScreen")
+        DIALOG_CSS.format(name="ModifyScreen")
         + """
     ModifyScreen TextArea { height: 1fr; }
     """
@@ -78,7 +78,7 @@ class PermissionsScreen(ModalScreen[None]):
     """The policy rules in force (session and saved); Delete removes the highlighted one."""
 
     DEFAULT_CSS = (
-        _DIALOG_CSS.format(name="PermissionsScreen")
+        DIALOG_CSS.format(name="PermissionsScreen")
         + """
     PermissionsScreen OptionList { height: 1fr; }
     """
@@ -135,7 +135,7 @@ class PermissionsScreen(ModalScreen[None]):
 class HelpScreen(ModalScreen[None]):
     """Keys and slash commands."""
 
-    DEFAULT_CSS = _DIALOG_CSS.format(name="HelpScreen")
+    DEFAULT_CSS = DIALOG_CSS.format(name="HelpScreen")
 
     BINDINGS = [Binding("escape,q,f1", "close", "Close")]
 

@@ -205,7 +205,8 @@ class WelcomeScreen(Screen["Session | None"]):
         app = self.app
         workspace: Path = app.workspace  # type: ignore[attr-defined]
         try:
-            settings = load_settings(workspace)
+            trusted = bool(getattr(app, "workspace_trusted", False))
+            settings = load_settings(workspace, trusted=trusted)
             resolved = resolve_provider(settings, provider=provider, fake_responses=fake_responses)
         except FatalError as exc:
             self._say(exc.message)
@@ -215,7 +216,11 @@ class WelcomeScreen(Screen["Session | None"]):
             session = Session(
                 settings,
                 resolved,
-                SessionOptions(workspace=workspace, approval_mode=settings.general.approval_mode),
+                SessionOptions(
+                    workspace=workspace,
+                    approval_mode=settings.general.approval_mode,
+                    trusted_workspace=trusted,
+                ),
             )
         except Exception as exc:  # e.g. a malformed policy file
             self._say(f"Could not start: {exc}")

@@ -1,0 +1,260 @@
+"""Folder trust: a folder's own ``.gemtui/`` settings and policy apply only once it is trusted.
+
+Without it, a cloned repository could switch on yolo, send the user's API key to a server
+of its choosing, start its own MCP servers or allow its own commands. As in Gemini CLI, the
+person's decisions live in ``trusted_folders.json`` in the user config dir (the same shape:
+a path mapped to ``TRUST_FOLDER``, ``TRUST_PARENT`` or ``DO_NOT_TRUST``); the most specific
+entry covering the workspace decides. A "do not trust" is remembered too, so the TUI asks
+once per folder; headless runs trust a folder only by that list or ``--trust-workspace``.
+
+What a folder would change is described from its raw files (``WorkspaceOverrides``) and
+never fails: an untrusted folder's broken file must not be able to stop gemtui either.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from gemtui.config.paths import config_dir
+from gemtui.config.settings import workspace_config_file
+from gemtui.errors import FatalConfigError
+
+__all__ = [
+    "TRUST_FILE_NAME",
+    "TrustStore",
+    "WorkspaceOverrides",
+    "WorkspaceTrust",
+    "workspace_overrides",
+    "workspace_policy_file",
+    "workspace_trust",
+]
+
+TRUST_FILE_NAME = "trusted_folders.json"
+_TRUST, _PARENT, _DISTRUST = "TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST"
+_MAX_VALUE = 80
+
+
+def workspace_policy_file(workspace: Path) -> Path:
+    """The folder's own policy rules, applied only when the folder is trusted."""
+    return workspace / ".gemtui" / "policy.toml"
+
+
+class TrustStore:
+    """The person's trust decisions, read fresh on each question and written atomically."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or config_dir() / TRUST_FILE_NAME
+
+    def _entries(self) -> dict[str, str]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        except (OSError, UnicodeDecodeError) as exc:
+            raise FatalConfigError(f"{self.path}: cannot read the trusted folders: {exc}") from exc
+        try:
+            data = json.loads(text) if text.strip() else {}
+        except (ValueError, RecursionError) as exc:
+            raise FatalConfigError(
+                f"{self.path}: the trusted folders file is not valid JSON ({exc}); "
+                "fix it or move it aside."
+            ) from exc
+        if not isinstance(data, dict) or not all(
+            isinstance(v, str) and v in (_TRUST, _PARENT, _DISTRUST) for v in data.values()
+        ):
+            raise FatalConfigError(
+                f"{self.path}: expected an object mapping folders to "
+                f'"{_TRUST}", "{_PARENT}" or "{_DISTRUST}"'
+            )
+        return data
+
+    def is_trusted(self, folder: Path) -> bool | None:
+        """True or False when a listed folder covers ``folder``; None when never decided."""
+        target = folder.resolve()
+        best: tuple[int, bool] | None = None
+        for listed, level in self._entries().items():
+            base = Path(listed).expanduser().resolve()
+            if level == _PARENT:
+                base = base.parent
+            if target != base and base not in target.parents:
+                continue
+            depth = len(base.parts)
+            if best is None or depth >= best[0]:  # the most specific entry decides
+                best = (depth, level != _DISTRUST)
+        return None if best is None else best[1]
+
+    def remember(self, folder: Path, trusted: bool) -> None:
+        """Record the decision for exactly this folder (OSError when it cannot be saved)."""
+        entries = self._entries()
+        entries[str(folder.resolve())] = _TRUST if trusted else _DISTRUST
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".trusted_folders.", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(entries, fh, indent=2, sort_keys=True)
+                fh.write("\n")
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+@dataclass(frozen=True)
+class WorkspaceOverrides:
+    """What a folder's own settings and policy would change, for the question and the notice."""
+
+    folder: Path
+    settings_keys: tuple[str, ...]
+    """Dotted keys the folder's config.toml sets (``providers.gemini.base_url``)."""
+    policy_rules: int
+    details: tuple[str, ...]
+    """One line per change, values included, hosts that would receive keys called out."""
+    files: tuple[str, ...]
+    """The files found, relative to the folder (``.gemtui/config.toml``)."""
+
+    def summary(self) -> str:
+        """The files and what they set, on one line."""
+        parts = []
+        if self.settings_keys:
+            parts.append(f".gemtui/config.toml ({', '.join(self.settings_keys)})")
+        elif ".gemtui/config.toml" in self.files:
+            parts.append(".gemtui/config.toml")
+        if ".gemtui/policy.toml" in self.files:
+            n = self.policy_rules
+            parts.append(f".gemtui/policy.toml ({n} rule{'s' if n != 1 else ''})")
+        return ", ".join(parts)
+
+    def ignored_notice(self, how_to_trust: str) -> str:
+        return (
+            f"ignored this folder's own settings because it is not trusted: {self.summary()}. "
+            f"{how_to_trust}"
+        )
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else f'"{value}"'
+    return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 1] + "…"
+
+
+def _leaves(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out.extend(_leaves(value, dotted + "."))
+        else:
+            out.append((dotted, value))
+    return out
+
+
+def _host(url: Any) -> str:
+    try:
+        parts = urlsplit(str(url))
+    except ValueError:
+        return str(url)
+    return parts.netloc or str(url)
+
+
+def _settings_details(data: dict[str, Any]) -> tuple[list[str], list[str]]:
+    keys: list[str] = []
+    lines: list[str] = []
+    for key, value in _leaves(data):
+        keys.append(key)
+        line = f"{key} = {_show(value)}"
+        head = key.split(".")
+        if len(head) == 3 and head[0] == "providers" and head[2] == "base_url":
+            line += f"  → your {head[1]} API key would be sent to {_host(value)}"
+        elif key == "general.approval_mode" and value == "yolo":
+            line += "  → every tool call would run without asking"
+        elif head[0] == "mcpServers" and head[-1] in ("command", "url", "httpUrl"):
+            line += "  → an MCP server gemtui would start or connect to"
+        lines.append(line)
+    return keys, lines
+
+
+def _policy_details(data: dict[str, Any]) -> list[str]:
+    tables = data.get("rule", [])
+    if not isinstance(tables, list):
+        return ["policy: 'rule' is not a list of [[rule]] tables"]
+    lines = []
+    for index, table in enumerate(tables, start=1):
+        if isinstance(table, dict):
+            body = ", ".join(f"{k} = {_show(v)}" for k, v in table.items())
+        else:
+            body = _show(table)
+        lines.append(f"policy rule {index}: {body}")
+    return lines
+
+
+def _read_raw(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """(tables, None), (None, None) when absent, or (None, why it cannot be read)."""
+    try:
+        if not path.is_file():
+            return None, None if not path.exists() else "not a regular file"
+        return tomllib.loads(path.read_bytes().decode("utf-8")), None
+    except (OSError, ValueError, RecursionError) as exc:  # TOML and UTF-8 errors are ValueErrors
+        return None, f"unreadable: {type(exc).__name__}"
+
+
+def workspace_overrides(workspace: Path) -> WorkspaceOverrides | None:
+    """What ``workspace``'s ``.gemtui/`` files would change, or None when it has none."""
+    files: list[str] = []
+    keys: list[str] = []
+    details: list[str] = []
+    rules = 0
+    settings_path = workspace_config_file(workspace)
+    data, problem = _read_raw(settings_path)
+    if data or problem is not None:  # an empty file changes nothing: no question
+        files.append(".gemtui/config.toml")
+    if data:
+        keys, details = _settings_details(data)
+    elif problem:
+        details.append(f".gemtui/config.toml: {problem}")
+    policy_data, problem = _read_raw(workspace_policy_file(workspace))
+    if policy_data or problem is not None:
+        files.append(".gemtui/policy.toml")
+    if policy_data is not None:
+        policy_lines = _policy_details(policy_data)
+        rules = sum(1 for line in policy_lines if line.startswith("policy rule "))
+        details.extend(policy_lines)
+    elif problem:
+        details.append(f".gemtui/policy.toml: {problem}")
+    if not files:
+        return None
+    return WorkspaceOverrides(workspace, tuple(keys), rules, tuple(details), tuple(files))
+
+
+@dataclass(frozen=True)
+class WorkspaceTrust:
+    """Whether a folder's own settings apply this run, and whether the person must be asked."""
+
+    trusted: bool
+    overrides: WorkspaceOverrides | None
+    """What the folder's files would change; None when it has none (nothing to decide)."""
+    undecided: bool
+    """Neither the flag nor the list decided: the TUI asks, headless runs ignore them."""
+
+    @property
+    def ignored(self) -> WorkspaceOverrides | None:
+        """The settings this run leaves out, if any."""
+        return None if self.trusted else self.overrides
+
+
+def workspace_trust(
+    workspace: Path, *, flag: bool = False, store: TrustStore | None = None
+) -> WorkspaceTrust:
+    """The trust decision for ``workspace``; a broken trusted-folders file exits 52."""
+    overrides = workspace_overrides(workspace)
+    if flag:
+        return WorkspaceTrust(True, overrides, False)
+    if overrides is None:  # nothing to apply: no need to read the list or ask
+        return WorkspaceTrust(False, None, False)
+    decision = (store or TrustStore()).is_trusted(workspace)
+    return WorkspaceTrust(decision is True, overrides, decision is None)

@@ -1,0 +1,67 @@
+"""The question asked once per untrusted folder that carries its own ``.gemtui/`` settings.
+
+It shows every change the folder's files would make (approval mode, providers and the hosts
+that would receive keys, policy rules, MCP servers, tool settings) before anything applies.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from gemtui.tui.screens.dialogs import DIALOG_CSS
+
+if TYPE_CHECKING:
+    from gemtui.config.trust import WorkspaceOverrides
+
+__all__ = ["TrustScreen"]
+
+
+class TrustScreen(ModalScreen[bool]):
+    """Trust this folder (its settings apply, and that is remembered) or not (ignored)."""
+
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(name="TrustScreen")
+        + """
+    TrustScreen > Vertical { height: auto; max-height: 80%; }
+    TrustScreen VerticalScroll { height: auto; max-height: 20; }
+    TrustScreen .trust-why { height: auto; margin: 1 0; }
+    TrustScreen #trust-changes { height: auto; color: $warning; }
+    """
+    )
+
+    BINDINGS = [
+        Binding("t", "answer(True)", "Trust", priority=True),
+        Binding("n,escape", "answer(False)", "Don't trust", priority=True),
+    ]
+
+    def __init__(self, overrides: WorkspaceOverrides) -> None:
+        super().__init__()
+        self.overrides = overrides
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(
+                Content(f"Trust {self.overrides.folder}?"), classes="dialog-title", id="trust-title"
+            )
+            yield Static(
+                "This folder carries its own gemtui settings. Until you trust it they are "
+                "ignored. Trusting it would apply:",
+                classes="trust-why",
+            )
+            with VerticalScroll():
+                yield Static(Content("\n".join(self.overrides.details)), id="trust-changes")
+            yield Static(
+                "t trust this folder (remembered) · n / Esc don't trust (remembered; "
+                "its settings stay ignored)",
+                classes="dialog-keys",
+            )
+
+    def action_answer(self, trusted: bool) -> None:
+        self.dismiss(trusted)
