@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from gemtui import __version__
 
 __all__ = ["build_parser", "main"]
 
+EXIT_ERROR = 1
 EXIT_INPUT = 42
 
 APPROVAL_MODES = ("default", "auto_edit", "plan", "yolo")
@@ -109,7 +111,29 @@ def _sessions_command(argv: list[str]) -> int:
         return launch_sessions_browser(workspace=Path(os.getcwd()).resolve())
     from gemtui.store.cli import print_sessions
 
-    return print_sessions(as_json=args.json)
+    try:
+        return print_sessions(as_json=args.json)
+    except BrokenPipeError:
+        raise
+    except Exception as exc:  # an unusable or broken store: one line here, details in the log
+        return _store_failed(exc)
+
+
+def _store_failed(exc: Exception) -> int:
+    import logging
+
+    from gemtui.config.paths import data_dir
+    from gemtui.logs import setup_logging
+
+    where = setup_logging()
+    logging.getLogger("gemtui").error("cannot read the saved sessions", exc_info=exc)
+    if isinstance(exc, OSError) and exc.strerror:
+        reason = f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
+    else:
+        reason = f"{type(exc).__name__}: {exc}"
+    details = f" (details in {where})" if where else ""
+    sys.stderr.write(f"gemtui: cannot read the saved sessions in {data_dir()}: {reason}{details}\n")
+    return EXIT_ERROR
 
 
 def _read_stdin(*, wait: float | None = None) -> str | None:
@@ -187,12 +211,29 @@ def main(argv: list[str] | None = None) -> int:
     )
 
 
+def _silence_broken_output() -> None:
+    """Point stdout and stderr at /dev/null so the flush at exit cannot fail again.
+
+    Python's own advice for EPIPE; without it the interpreter prints "Exception ignored …
+    BrokenPipeError" while shutting down.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            os.dup2(devnull, stream.fileno())
+    os.close(devnull)
+
+
 def run() -> None:
     try:
         code = main()
+        sys.stdout.flush()
     except KeyboardInterrupt:  # Ctrl-C before the run installed its own handling
         sys.stderr.write("gemtui: cancelled\n")
         code = 130
+    except BrokenPipeError:  # `gemtui … | head -c 1`: the reader left; exit quietly
+        _silence_broken_output()
+        code = EXIT_ERROR
     raise SystemExit(code)
 
 

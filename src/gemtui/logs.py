@@ -37,7 +37,10 @@ def setup_logging(level: int = logging.WARNING) -> Path | None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handler = logging.FileHandler(path, encoding="utf-8", delay=True)
-    except OSError:
+    except OSError:  # no file: keep records (tracebacks) off stderr, where one line is said
+        if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+            logger.addHandler(logging.NullHandler())
+        logger.propagate = False
         return None
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logger.addHandler(handler)

@@ -50,6 +50,9 @@ class _Base:
         self.finished: AgentFinished | None = None
         self.errors: list[str] = []
         self.on_first_output: Any = None
+        self.on_broken_pipe: Any = None
+        """Called once when a reader closed our output (``gemtui -p … | head -c 1``)."""
+        self.pipe_broken = False
 
     def _note(self, text: str) -> None:
         self.err.write(text + "\n")
@@ -89,8 +92,15 @@ class _Base:
             self.on_first_output = None
 
     def __call__(self, event: Event) -> None:
-        self._common(event)
-        self.handle(event)
+        if self.pipe_broken:
+            return
+        try:
+            self._common(event)
+            self.handle(event)
+        except BrokenPipeError:  # nobody reads any more: stop quietly, as `head` expects
+            self.pipe_broken = True
+            if self.on_broken_pipe is not None:
+                self.on_broken_pipe()
 
     def handle(self, event: Event) -> None:
         raise NotImplementedError

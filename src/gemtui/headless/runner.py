@@ -126,6 +126,7 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
     recorder = store.record(session) if store is not None else None
     spinner = Spinner(stream=err)
     formatter.on_first_output = spinner.stop
+    formatter.on_broken_pipe = session.cancel  # like SIGPIPE: no reader, no reason to go on
     session.bus.subscribe(formatter)
     loop = asyncio.get_running_loop()
     try:
@@ -149,6 +150,8 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
         await session.aclose()
         if recorder is not None:
             recorder.close()
+    if formatter.pipe_broken:
+        raise BrokenPipeError  # run_headless ends quietly
     code = {
         TerminateReason.GOAL: EXIT_OK,
         TerminateReason.ABORTED: EXIT_CANCELLED,
@@ -195,6 +198,8 @@ def run_headless(
     except KeyboardInterrupt:
         stderr.write("gemtui: cancelled\n")
         return EXIT_CANCELLED
+    except BrokenPipeError:  # the reader went away (`| head -c 1`): no message, no traceback
+        return EXIT_ERROR
     except Exception as exc:
         logging.getLogger("gemtui").exception("unexpected error in a headless run")
         where = f"; details in {log_path}" if log_path else ""

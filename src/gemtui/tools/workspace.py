@@ -275,6 +275,32 @@ def has_glob_magic(pattern: str) -> bool:
     return _MAGIC.search(pattern) is not None
 
 
+def _glob_class(body: str) -> str:
+    """A glob ``[...]`` body as a regex class, every character literal except ranges.
+
+    Copying the body into the regex raw let ``[[a]``, ``[a--b]`` or ``[a&&b]`` reach the
+    ``re`` module, which prints FutureWarnings about nested sets and set operations (or
+    fails on ``[z-a]``). A reversed range matches nothing, as in ``fnmatch``.
+    """
+    negate = body[:1] in ("!", "^")
+    if negate:
+        body = body[1:]
+    parts: list[str] = []
+    k = 0
+    while k < len(body):
+        if k + 2 < len(body) and body[k + 1] == "-":
+            low, high = body[k], body[k + 2]
+            if low <= high:
+                parts.append(f"{re.escape(low)}-{re.escape(high)}")
+            k += 3
+            continue
+        parts.append(re.escape(body[k]))
+        k += 1
+    if negate:  # a negated class never spans a directory separator
+        return "[^/" + "".join(parts) + "]"
+    return "[" + "".join(parts) + "]" if parts else "(?!)"
+
+
 def glob_to_regex(
     pattern: str, *, case_sensitive: bool = True, recursive: bool = True
 ) -> re.Pattern[str]:
@@ -313,14 +339,14 @@ def glob_to_regex(
         elif c == "?":
             out.append("[^/]")
         elif c == "[":
-            j = pat.find("]", i + 2 if i + 1 < n and pat[i + 1] in "!^" else i + 1)
+            start = i + 2 if i + 1 < n and pat[i + 1] in "!^" else i + 1
+            if start < n and pat[start] == "]":  # `[]]` and `[!]]`: a leading ] is literal
+                start += 1
+            j = pat.find("]", start)
             if j == -1:
                 out.append(re.escape(c))
             else:
-                body = pat[i + 1 : j]
-                if body.startswith(("!", "^")):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
+                out.append(_glob_class(pat[i + 1 : j]))
                 i = j
         elif c == "{":
             brace_depth += 1
