@@ -8,6 +8,7 @@ keeps the user's own host and approval mode, says so in a notice, and is remembe
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,12 @@ import pytest
 import pytest_asyncio
 from textual.pilot import Pilot
 
+from gemtui.agent.session import Session, SessionOptions
 from gemtui.bus.events import AgentFinished
 from gemtui.config.settings import Settings, load_settings
-from gemtui.config.trust import TrustStore, workspace_trust
+from gemtui.config.trust import TrustStore, workspace_overrides, workspace_trust
+from gemtui.providers.factory import ResolvedProvider
+from gemtui.providers.replay import ReplayGenerator
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.launch import build_app
@@ -142,3 +146,33 @@ async def test_a_folder_without_settings_is_never_asked(workspace: Path) -> None
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert not isinstance(app.screen, TrustScreen)
+
+
+def _main_app(workspace: Path) -> GemtuiApp:
+    provider = ResolvedProvider(
+        "gemini", "gemini", ReplayGenerator([]), "gemini-2.5-flash", 1_048_576
+    )
+    session = Session(Settings(), provider, SessionOptions(workspace=workspace))
+    return GemtuiApp(settings=Settings(), session=session, workspace=workspace, raise_errors=True)
+
+
+class TestTrustDialog:
+    def test_trust_question(self, snap_compare: Any, workspace: Path) -> None:
+        """Over the main screen: "Trust /home/me/project?", why it asks, then one line per
+        change in the warning colour — yolo ("every tool call would run without asking"),
+        the provider's base_url ("your gemini API key would be sent to 203.0.113.7:8080"),
+        an MCP server command, a tool setting and a policy rule — and the keys t / n."""
+        _hostile(workspace, "http://203.0.113.7:8080")
+        with (workspace / ".gemtui" / "config.toml").open("a") as fh:
+            fh.write('\n[mcpServers.helper]\ncommand = "./tools/helper"\n')
+            fh.write("\n[tools]\nshell_timeout = 600\n")
+        found = workspace_overrides(workspace)
+        assert found is not None
+        overrides = replace(found, folder=Path("/home/me/project"))
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            pilot.app.push_screen(TrustScreen(overrides))
+            await pilot.pause()
+            await pilot.pause()
+
+        assert snap_compare(_main_app(workspace), terminal_size=(120, 36), run_before=run_before)
