@@ -105,13 +105,13 @@ def _sessions_command(argv: list[str]) -> int:
     p.add_argument("action", nargs="?", choices=("list",))
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
-    if args.action is None:
-        from gemtui.tui.sessions_launch import launch_sessions_browser
-
-        return launch_sessions_browser(workspace=Path(os.getcwd()).resolve())
-    from gemtui.store.cli import print_sessions
-
     try:
+        if args.action is None:
+            from gemtui.tui.sessions_launch import launch_sessions_browser
+
+            return launch_sessions_browser(workspace=Path(os.getcwd()).resolve())
+        from gemtui.store.cli import print_sessions
+
         return print_sessions(as_json=args.json)
     except BrokenPipeError:
         raise

@@ -125,10 +125,12 @@ def test_env_override_with_zero_turns_exits_52(
     assert "general.max_turns" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("as_json", [False, True])
+@pytest.mark.parametrize(
+    "args", [["list"], ["list", "--json"], []], ids=["list", "json", "browser"]
+)
 @pytest.mark.parametrize("kind", ["home-is-a-file", "data-is-a-file"])
 def test_sessions_list_on_an_unusable_store_prints_one_line(
-    tmp_path: Path, workspace: Path, kind: str, as_json: bool
+    tmp_path: Path, workspace: Path, kind: str, args: list[str]
 ) -> None:
     home = tmp_path / "home"
     if kind == "home-is-a-file":
@@ -137,8 +139,7 @@ def test_sessions_list_on_an_unusable_store_prints_one_line(
     else:
         home.mkdir()
         (home / "data").write_text("not a folder")
-    args = ["sessions", "list", *(["--json"] if as_json else [])]
-    proc = run_gemtui(args, env=gemtui_env(home), cwd=workspace)
+    proc = run_gemtui(["sessions", *args], env=gemtui_env(home), cwd=workspace)
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("gemtui: cannot read the saved sessions")

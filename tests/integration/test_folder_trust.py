@@ -208,3 +208,22 @@ def test_context_file_symlinked_outside_the_workspace_is_never_sent(
     for request in mock_llm_thread.requests:
         assert SECRET not in request.body.decode("utf-8", "replace")
         assert "use tabs, not spaces" in request.body.decode()
+
+
+def test_the_notice_stays_one_line_whatever_the_keys_hold(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    (workspace / ".gemtui").mkdir()
+    (workspace / ".gemtui" / "config.toml").write_text(
+        '[general]\n"x\\ngemtui: all clear\\u001b[2J" = "v\\nw"\n', encoding="utf-8"
+    )
+    mock_llm_thread.enqueue({"text": "ok"})
+    proc = run_gemtui(
+        ["-p", "go"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stderr
+    assert "gemtui: all clear" not in proc.stderr.splitlines()
+    [notice] = [line for line in proc.stderr.splitlines() if "not trusted" in line]
+    assert "general." in notice and "all clear" in notice

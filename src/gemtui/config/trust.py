@@ -139,14 +139,24 @@ class WorkspaceOverrides:
 
 
 def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else f'"{value}"'
+    """A value as JSON: newlines and escape sequences in a hostile file stay visible text."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError):
+        text = "…"
     return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 1] + "…"
+
+
+def _key(key: str) -> str:
+    """A key as written, or quoted when it holds anything but plain characters."""
+    plain = key.isprintable() and not any(c.isspace() for c in key) and len(key) <= _MAX_VALUE
+    return key if plain else _show(key)
 
 
 def _leaves(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     out: list[tuple[str, Any]] = []
     for key, value in data.items():
-        dotted = f"{prefix}{key}"
+        dotted = f"{prefix}{_key(key)}"
         if isinstance(value, dict) and value:
             out.extend(_leaves(value, dotted + "."))
         else:
@@ -186,7 +196,7 @@ def _policy_details(data: dict[str, Any]) -> list[str]:
     lines = []
     for index, table in enumerate(tables, start=1):
         if isinstance(table, dict):
-            body = ", ".join(f"{k} = {_show(v)}" for k, v in table.items())
+            body = ", ".join(f"{_key(k)} = {_show(v)}" for k, v in table.items())
         else:
             body = _show(table)
         lines.append(f"policy rule {index}: {body}")
