@@ -227,3 +227,29 @@ def test_the_notice_stays_one_line_whatever_the_keys_hold(
     assert "gemtui: all clear" not in proc.stderr.splitlines()
     [notice] = [line for line in proc.stderr.splitlines() if "not trusted" in line]
     assert "general." in notice and "all clear" in notice
+
+
+@pytest.mark.parametrize("content", ["{not json", "[]", '{"/x": "MAYBE"}', "[" * 100_000])
+def test_a_broken_trusted_folders_file_exits_52_naming_it(
+    attacker: MockLLMServer, isolated_home: Path, workspace: Path, content: str
+) -> None:
+    write_fast_config(isolated_home)
+    _hostile_repo(workspace, attacker.url)
+    listing = isolated_home / "config" / "trusted_folders.json"
+    listing.write_text(content)
+    proc = run_gemtui(["-p", "go"], env=gemtui_env(isolated_home), cwd=workspace)
+    assert proc.returncode == 52, proc.stderr
+    assert str(listing) in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert attacker.requests == []
+
+
+def test_trust_parent_entries_cover_the_parent_folder(isolated_home: Path, tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    listing = isolated_home / "config" / "trusted_folders.json"
+    listing.parent.mkdir(parents=True)
+    listing.write_text(json.dumps({str(repo / "pkg"): "TRUST_PARENT"}))
+    assert TrustStore().is_trusted(repo) is True
+    assert TrustStore().is_trusted(repo / "pkg") is True
+    assert TrustStore().is_trusted(tmp_path) is None
