@@ -143,8 +143,6 @@ class GemtuiApp(App[int]):
     def _apply_view_settings(self) -> None:
         self.set_class(not self.settings.ui.show_thoughts, "-hide-thoughts")
         self.set_class(not self.settings.ui.show_usage, "-hide-usage")
-        if self.settings.ui.theme in self.available_themes:
-            self.theme = self.settings.ui.theme
 
     def on_mount(self) -> None:
         self._apply_view_settings()
@@ -180,10 +178,10 @@ class GemtuiApp(App[int]):
     def _notify_ignored(self) -> None:
         ignored = self.trust.ignored if self.trust is not None else None
         if ignored is not None:
-            from gemtui.config.trust import TRUST_FILE_NAME
+            from gemtui.config.trust import TrustStore
 
             how = (
-                f"To trust it later, remove it from {TRUST_FILE_NAME} in the config dir "
+                f"To trust it later, remove it from {TrustStore().path} "
                 "or start with --trust-workspace."
             )
             self.notify(ignored.ignored_notice(how), severity="warning", timeout=12)
@@ -196,7 +194,9 @@ class GemtuiApp(App[int]):
         from gemtui.config.trust import TrustStore
         from gemtui.errors import FatalConfigError
 
-        assert self.trust is not None
+        if self.trust is None:  # pragma: no cover - the question is asked only with one
+            self._build_session_in_background()
+            return
         self.trust = replace(self.trust, trusted=bool(trusted), undecided=False)
         try:
             TrustStore().remember(self.workspace, bool(trusted))
@@ -210,6 +210,8 @@ class GemtuiApp(App[int]):
                 self.exit(return_code=exc.exit_code)
                 return
             self._apply_view_settings()
+            if self.settings.ui.theme in self.available_themes:
+                self.theme = self.settings.ui.theme
         else:
             self._notify_ignored()
         self._build_session_in_background()
