@@ -217,3 +217,37 @@ def test_glob_patterns_never_print_python_warnings(
     assert "&.txt" in answered["g1"] and "b.txt" in answered["g1"]
     assert "b.txt" in answered["g2"] and "b.txt" in answered["g3"]
     assert "a1.txt" not in answered["g4"]  # a reversed range matches nothing
+
+
+def test_odd_ignore_file_patterns_neither_warn_nor_break_the_tools(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """A repository's .gitignore with lines pathspec cannot compile (`[z-a]`, a lone `\\`)
+    made every tool fail; `[[s]*` made `re` print a FutureWarning. Git matches nothing for
+    the broken lines and `[` or `s` then anything for the odd one, and so do we."""
+    write_fast_config(isolated_home)
+    (workspace / ".gitignore").write_text("[z-a]\n\\\n[[s]*\n")
+    for name in ("keep.txt", "secret.txt", "[x.txt"):
+        (workspace / name).write_text("x")
+    mock_llm_thread.enqueue(
+        {
+            "function_calls": [
+                {"name": "glob", "args": {"pattern": "*.txt"}, "id": "g"},
+                {"name": "read_file", "args": {"file_path": "keep.txt"}, "id": "r"},
+            ]
+        },
+        {"text": "done"},
+    )
+    proc = run_gemtui(
+        ["-p", "find"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Warning" not in proc.stderr, proc.stderr
+    answered = {
+        part["functionResponse"]["id"]: part["functionResponse"]["response"]
+        for part in mock_llm_thread.requests[-1].json["contents"][-1]["parts"]
+    }
+    assert "error" not in answered["g"] and "error" not in answered["r"]
+    listing = answered["g"]["output"]
+    assert "keep.txt" in listing
+    assert "secret.txt" not in listing and "[x.txt" not in listing

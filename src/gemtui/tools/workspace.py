@@ -9,8 +9,10 @@ under the (realpath'ed) root. Ignore rules come from ``.gitignore`` (root and ne
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +20,8 @@ from pathlib import Path
 import pathspec
 
 from gemtui.tools.base import ToolError
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Workspace", "glob_to_regex", "has_glob_magic"]
 
@@ -242,7 +246,30 @@ def _load_spec(path: Path) -> pathspec.GitIgnoreSpec | None:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    return _spec_from_lines(lines)
+
+
+def _spec_from_lines(lines: list[str]) -> pathspec.GitIgnoreSpec:
+    """The spec of an ignore file, skipping lines that cannot be compiled.
+
+    A repository's ``.gitignore`` is not ours: a line such as ``[z-a]`` or a lone ``\\``
+    made pathspec raise and every tool fail, and ``[[a]`` made ``re`` print a FutureWarning
+    on the terminal. Git matches nothing for such lines, so they are skipped (and logged).
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        try:
+            return pathspec.GitIgnoreSpec.from_lines(lines)
+        except (re.error, ValueError):
+            usable = []
+            for line in lines:
+                try:
+                    pathspec.GitIgnoreSpec.from_lines([line])
+                except (re.error, ValueError) as exc:
+                    log.info("ignore pattern %r skipped: %s", line, exc)
+                else:
+                    usable.append(line)
+            return pathspec.GitIgnoreSpec.from_lines(usable)
 
 
 def _chain_ignores(
