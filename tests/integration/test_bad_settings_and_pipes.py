@@ -251,3 +251,18 @@ def test_odd_ignore_file_patterns_neither_warn_nor_break_the_tools(
     listing = answered["g"]["output"]
     assert "keep.txt" in listing
     assert "secret.txt" not in listing and "[x.txt" not in listing
+
+
+def test_odd_policy_regex_prints_no_python_warning(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    (isolated_home / "config" / "policy.toml").write_text(
+        '[[rule]]\ntoolName = "read_file"\nargsPattern = "[[a]"\ndecision = "allow"\n'
+    )
+    mock_llm_thread.enqueue({"text": "hi"})
+    proc = run_gemtui(
+        ["-p", "go"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Warning" not in proc.stderr, proc.stderr

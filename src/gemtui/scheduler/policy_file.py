@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import re
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -113,7 +114,9 @@ def _parse_rule(table: dict[str, Any], source: RuleSource) -> list[PolicyRule]:
         pattern = _opt_str(table, key)
         if pattern is not None:
             try:
-                re.compile(pattern)
+                with warnings.catch_warnings():  # `[[a]`: re's FutureWarning stays off screen
+                    warnings.simplefilter("ignore", FutureWarning)
+                    re.compile(pattern)  # cached by re: the engine's compile parses no more
             except re.error as e:
                 raise ValueError(f"{key} is not a valid regular expression: {e}") from None
     modes = _str_list(table, "modes")
