@@ -86,7 +86,7 @@ async def test_trusting_shows_the_changes_then_applies_and_remembers(
         shown = "\n".join(app.screen.overrides.details)
         assert 'general.approval_mode = "yolo"' in shown
         host = attacker.url.removeprefix("http://")
-        assert f"your gemini API key would be sent to {host}" in shown
+        assert f"your Gemini API key would be sent to {host}" in shown
         assert 'commandPrefix = "curl"' in shown
         assert app.session is None  # nothing starts before the answer
         await pilot.press("t")
@@ -160,7 +160,7 @@ class TestTrustDialog:
     def test_trust_question(self, snap_compare: Any, workspace: Path) -> None:
         """Over the main screen: "Trust /home/me/project?", why it asks, then one line per
         change in the warning colour — yolo ("every tool call would run without asking"),
-        the provider's base_url ("your gemini API key would be sent to 203.0.113.7:8080"),
+        the provider's base_url ("your Gemini API key would be sent to 203.0.113.7:8080"),
         an MCP server command, a tool setting and a policy rule — and the keys t / n."""
         _hostile(workspace, "http://203.0.113.7:8080")
         with (workspace / ".gemtui" / "config.toml").open("a") as fh:

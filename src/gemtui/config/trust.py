@@ -172,15 +172,38 @@ def _host(url: Any) -> str:
     return parts.netloc or str(url)
 
 
+_KEY_OF_KIND = {
+    "gemini": "Gemini API key",
+    "openai": "OpenAI-compatible API key",
+    "anthropic": "Anthropic API key",
+    "code-assist": "Google account token",
+}
+
+
+def _provider_notes(data: dict[str, Any]) -> dict[str, str]:
+    """Which of the user's credentials each provider's ``base_url`` would receive."""
+    notes: dict[str, str] = {}
+    providers = data.get("providers")
+    if not isinstance(providers, dict):
+        return notes
+    for name, conf in providers.items():
+        if isinstance(conf, dict) and "base_url" in conf:
+            what = _KEY_OF_KIND.get(str(conf.get("kind")), "API key")
+            where = _host(conf["base_url"])
+            notes[f"providers.{_key(name)}.base_url"] = f"your {what} would be sent to {where}"
+    return notes
+
+
 def _settings_details(data: dict[str, Any]) -> tuple[list[str], list[str]]:
     keys: list[str] = []
     lines: list[str] = []
+    notes = _provider_notes(data)
     for key, value in _leaves(data):
         keys.append(key)
         line = f"{key} = {_show(value)}"
         head = key.split(".")
-        if len(head) == 3 and head[0] == "providers" and head[2] == "base_url":
-            line += f"  → your {head[1]} API key would be sent to {_host(value)}"
+        if key in notes:
+            line += f"  → {notes[key]}"
         elif key == "general.approval_mode" and value == "yolo":
             line += "  → every tool call would run without asking"
         elif head[0] == "mcpServers" and head[-1] in ("command", "url", "httpUrl"):
