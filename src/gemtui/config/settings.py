@@ -40,10 +40,11 @@ ProviderKind = Literal["gemini", "code-assist", "openai", "anthropic"]
 Seconds = Annotated[float, Field(gt=0)]
 """A timeout: zero or less would make everything time out at once."""
 Delay = Annotated[float, Field(ge=0)]
-"""A wait before trying again: zero means at once, negative means nothing."""
+"""A wait before trying again: zero means at once; a negative wait means nothing."""
 Count = Annotated[int, Field(gt=0)]
 """A limit or an attempt count: at least one."""
 Share = Annotated[float, Field(gt=0, le=1)]
+"""A share of something (the context window): above zero, at most all of it."""
 
 
 class _Section(BaseModel):

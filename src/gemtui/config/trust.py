@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from urllib.parse import urlsplit
 
 from gemtui.config.paths import config_dir
 from gemtui.config.settings import workspace_config_file
+from gemtui.config.toml_file import read_toml_file
 from gemtui.errors import FatalConfigError
 
 __all__ = [
@@ -229,11 +229,9 @@ def _policy_details(data: dict[str, Any]) -> list[str]:
 def _read_raw(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     """(tables, None), (None, None) when absent, or (None, why it cannot be read)."""
     try:
-        if not path.is_file():
-            return None, None if not path.exists() else "not a regular file"
-        return tomllib.loads(path.read_bytes().decode("utf-8")), None
-    except (OSError, ValueError, RecursionError) as exc:  # TOML and UTF-8 errors are ValueErrors
-        return None, f"unreadable: {type(exc).__name__}"
+        return read_toml_file(path, "settings"), None
+    except FatalConfigError as exc:  # described, never fatal: the folder is not trusted
+        return None, "unreadable (" + exc.message.removeprefix(f"{path}: ").split(";")[0] + ")"
 
 
 def workspace_overrides(workspace: Path) -> WorkspaceOverrides | None:
