@@ -113,7 +113,8 @@ class WorkspaceOverrides:
     folder: Path
     settings_keys: tuple[str, ...]
     """Dotted keys the folder's config.toml sets (``providers.gemini.base_url``)."""
-    policy_rules: int
+    policy_rules: int | None
+    """How many ``[[rule]]`` tables the folder's policy has (None: unreadable)."""
     details: tuple[str, ...]
     """One line per change, values included, hosts that would receive keys called out."""
     files: tuple[str, ...]
@@ -128,7 +129,8 @@ class WorkspaceOverrides:
             parts.append(".gemtui/config.toml")
         if ".gemtui/policy.toml" in self.files:
             n = self.policy_rules
-            parts.append(f".gemtui/policy.toml ({n} rule{'s' if n != 1 else ''})")
+            count = "unreadable" if n is None else f"{n} rule{'s' if n != 1 else ''}"
+            parts.append(f".gemtui/policy.toml ({count})")
         return ", ".join(parts)
 
     def ignored_notice(self, how_to_trust: str) -> str:
@@ -226,10 +228,10 @@ def _policy_details(data: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _read_raw(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+def _read_raw(path: Path, what: str) -> tuple[dict[str, Any] | None, str | None]:
     """(tables, None), (None, None) when absent, or (None, why it cannot be read)."""
     try:
-        return read_toml_file(path, "settings"), None
+        return read_toml_file(path, what), None
     except FatalConfigError as exc:  # described, never fatal: the folder is not trusted
         return None, "unreadable (" + exc.message.removeprefix(f"{path}: ").split(";")[0] + ")"
 
@@ -239,16 +241,16 @@ def workspace_overrides(workspace: Path) -> WorkspaceOverrides | None:
     files: list[str] = []
     keys: list[str] = []
     details: list[str] = []
-    rules = 0
+    rules: int | None = 0
     settings_path = workspace_config_file(workspace)
-    data, problem = _read_raw(settings_path)
+    data, problem = _read_raw(settings_path, "settings")
     if data or problem is not None:  # an empty file changes nothing: no question
         files.append(".gemtui/config.toml")
     if data:
         keys, details = _settings_details(data)
     elif problem:
         details.append(f".gemtui/config.toml: {problem}")
-    policy_data, problem = _read_raw(workspace_policy_file(workspace))
+    policy_data, problem = _read_raw(workspace_policy_file(workspace), "policy")
     if policy_data or problem is not None:
         files.append(".gemtui/policy.toml")
     if policy_data is not None:
@@ -256,6 +258,7 @@ def workspace_overrides(workspace: Path) -> WorkspaceOverrides | None:
         rules = sum(1 for line in policy_lines if line.startswith("policy rule "))
         details.extend(policy_lines)
     elif problem:
+        rules = None
         details.append(f".gemtui/policy.toml: {problem}")
     if not files:
         return None
