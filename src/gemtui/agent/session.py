@@ -72,7 +72,7 @@ class Session:
         self.policy = PolicyEngine(
             _workspace_rules(options), user_policy_file=config_dir() / "policy.toml"
         )
-        context = ToolContext(
+        self.tool_context = context = ToolContext(
             workspace=self.workspace,
             shell_timeout=settings.tools.shell_timeout,
             output_limit=settings.tools.output_limit,
@@ -179,5 +179,10 @@ class Session:
     async def compress(self) -> None:
         await self.executor.compress(force=True)
 
+    def close_background(self) -> None:
+        """End the background commands this session started (process groups and all)."""
+        self.tool_context.background.terminate()
+
     async def aclose(self) -> None:
+        self.close_background()
         await self.provider.generator.aclose()

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from gemtui.tools.background import BackgroundJobs
 from gemtui.wire import FunctionDeclaration, Part
 
 if TYPE_CHECKING:
@@ -96,6 +97,8 @@ class ToolContext:
     """Live output (shell), for views that show progress."""
     shell_timeout: float = 120.0
     output_limit: int = 30_000
+    background: BackgroundJobs = field(default_factory=BackgroundJobs)
+    """The session's background commands, ended when the session closes."""
 
 
 class ToolInvocation(ABC):

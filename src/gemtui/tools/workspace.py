@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import stat
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from pathlib import Path
 import pathspec
 
 from gemtui.tools.base import ToolError
+from gemtui.tools.regex import LinearPattern, PatternError, compile_linear
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +95,53 @@ class Workspace:
             f"Path '{path}' goes through a symlink that points outside the workspace root "
             f"{self.root} (real path {real}). Tools may only access files inside the "
             "workspace."
+        )
+
+    def resolve_visible(
+        self,
+        path: str,
+        *,
+        respect_git_ignore: bool = True,
+        respect_gemini_ignore: bool = True,
+    ) -> Path:
+        """``resolve``, then refuse a path that the ignore files hide (see ``visible``).
+
+        Every tool that reads, searches, lists or edits a path it was given goes through
+        here, so they all refuse the same paths ``read_file`` refuses.
+        """
+        real = self.resolve(path)
+        raw = path.strip()
+        given = os.path.normpath(raw if os.path.isabs(raw) else os.path.join(self.root, raw or "."))
+        if not self.visible(
+            given if self.contains(given) else real,
+            respect_git_ignore=respect_git_ignore,
+            respect_gemini_ignore=respect_gemini_ignore,
+        ):
+            raise ToolError(f"Path '{path}' is ignored by configured ignore patterns.")
+        return real
+
+    def visible(
+        self,
+        path: Path | str,
+        *,
+        respect_git_ignore: bool = True,
+        respect_gemini_ignore: bool = True,
+    ) -> bool:
+        """Whether a tool may show ``path``: inside the root, and neither the path as named
+        nor its real location is ignored. A visible symlink to an ignored file, or a path
+        through a link to an ignored directory, is as hidden as the file itself."""
+        p = os.fspath(path)
+        if not os.path.isabs(p):
+            p = os.path.join(self.root, p)
+        real = os.path.realpath(p)
+        if not self.contains(real):
+            return False
+        flags = {
+            "respect_git_ignore": respect_git_ignore,
+            "respect_gemini_ignore": respect_gemini_ignore,
+        }
+        return not self.is_ignored(os.path.normpath(p), **flags) and not self.is_ignored(
+            real, **flags
         )
 
     def relative(self, path: Path | str) -> str:
@@ -225,10 +274,10 @@ class Workspace:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            if is_link:
-                real = os.path.realpath(entry.path)
-                if not self.contains(real) or os.path.isdir(real):
-                    continue
+            # a visible link must not reveal an ignored or outside file
+            flags = {"respect_git_ignore": git, "respect_gemini_ignore": gemini}
+            if is_link and (os.path.isdir(entry.path) or not self.visible(entry.path, **flags)):
+                continue
             if _chain_ignores(chain, sub, is_dir, git, gemini):
                 continue
             if is_dir:
@@ -242,7 +291,10 @@ class Workspace:
 
 
 def _load_spec(path: Path) -> pathspec.GitIgnoreSpec | None:
+    """A repository's ignore file, matched with RE2 so no pattern in it can hang a walk."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None  # a FIFO named .gitignore must not block the read
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
@@ -259,17 +311,17 @@ def _spec_from_lines(lines: list[str]) -> pathspec.GitIgnoreSpec:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         try:
-            return pathspec.GitIgnoreSpec.from_lines(lines)
+            return pathspec.GitIgnoreSpec.from_lines(lines, backend="re2")
         except (re.error, ValueError):
             usable = []
             for line in lines:
                 try:
-                    pathspec.GitIgnoreSpec.from_lines([line])
+                    pathspec.GitIgnoreSpec.from_lines([line], backend="re2")
                 except (re.error, ValueError) as exc:
                     log.info("ignore pattern %r skipped: %s", line, exc)
                 else:
                     usable.append(line)
-            return pathspec.GitIgnoreSpec.from_lines(usable)
+            return pathspec.GitIgnoreSpec.from_lines(usable, backend="re2")
 
 
 def _chain_ignores(
@@ -325,16 +377,17 @@ def _glob_class(body: str) -> str:
         k += 1
     if negate:  # a negated class never spans a directory separator
         return "[^/" + "".join(parts) + "]"
-    return "[" + "".join(parts) + "]" if parts else "(?!)"
+    return "[" + "".join(parts) + "]" if parts else r"[^\x00-\x{10FFFF}]"  # matches nothing
 
 
 def glob_to_regex(
     pattern: str, *, case_sensitive: bool = True, recursive: bool = True
-) -> re.Pattern[str]:
-    """A regex matching whole POSIX relative paths for a glob.
+) -> LinearPattern:
+    """A linear-time (RE2) regex matching whole POSIX relative paths for a glob.
 
     Supports ``**`` (any number of directories), ``*``, ``?``, ``[...]`` (``[!...]``) and
     ``{a,b}`` alternatives. With ``recursive=False`` a ``**`` only spans one segment.
+    RE2, because ``*a*a*a…b`` would backtrack for ages over a long file name with ``re``.
     """
     pat = pattern.replace("\\", "/") if os.sep == "\\" else pattern
     while pat.startswith("./"):
@@ -387,5 +440,7 @@ def glob_to_regex(
             out.append(re.escape(c))
         i += 1
     out.extend(")" * brace_depth)
-    flags = 0 if case_sensitive else re.IGNORECASE
-    return re.compile("".join(out) + r"\Z", flags | re.DOTALL)
+    try:
+        return compile_linear("(?s:" + "".join(out) + r")\z", ignore_case=not case_sensitive)
+    except PatternError as exc:
+        raise ToolError(f"Invalid glob pattern '{pattern}': {exc}") from exc

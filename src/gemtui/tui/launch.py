@@ -61,6 +61,8 @@ def launch_tui(
     try:
         app.run()
     finally:
+        if app.session is not None:
+            app.session.close_background()
         app.close_store()
     if app.exit_message:
         sys.stderr.write(f"gemtui: {app.exit_message}\n")

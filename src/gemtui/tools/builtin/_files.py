@@ -9,9 +9,11 @@ from __future__ import annotations
 import base64
 import difflib
 import mimetypes
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from gemtui.tools.base import ToolError
 from gemtui.wire import Blob, Part
@@ -66,37 +68,112 @@ def looks_binary(sample: bytes) -> bool:
     return odd / len(sample) > 0.3
 
 
-def classify(path: Path) -> FileKind:
+def classify(path: Path, shown: str | None = None) -> FileKind:
     if media_type(path) is not None:
         return "media"
-    with path.open("rb") as fh:
+    with open_regular(path, shown or str(path)) as fh:
         sample = fh.read(SNIFF_BYTES)
     return "binary" if looks_binary(sample) else "text"
 
 
-def check_readable_file(path: Path, shown: str) -> None:
-    """Refuse missing paths, directories and oversized files with model-readable text."""
-    if not path.exists():
-        raise ToolError(f"File not found: {shown}")
-    if path.is_dir():
+def _mode_name(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    return "not a regular file"
+
+
+def ensure_regular(mode: int, shown: str) -> None:
+    """Refuse anything but a regular file: reading a FIFO or a device can block forever."""
+    if stat.S_ISDIR(mode):
         raise ToolError(f"Path is a directory, not a file: {shown}")
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
+    if not stat.S_ISREG(mode):
         raise ToolError(
-            f"File size exceeds the {MAX_FILE_BYTES // (1024 * 1024)}MB limit: {shown} "
-            f"({size / (1024 * 1024):.2f}MB)"
+            f"Path is {_mode_name(mode)}, not a regular file: {shown}. Tools only read and "
+            "write regular files."
         )
 
 
-def media_part(path: Path) -> Part:
+def size_error(shown: str, size: int, what: str = "File size") -> ToolError:
+    """The one wording of the 20 MB cap, for reads, edits and writes alike."""
+    return ToolError(
+        f"{what} exceeds the {MAX_FILE_BYTES // (1024 * 1024)}MB limit: {shown} "
+        f"({size / (1024 * 1024):.2f}MB)"
+    )
+
+
+def stat_regular(path: Path, shown: str) -> os.stat_result | None:
+    """The file's stat, None when it does not exist; refuses FIFOs, devices, sockets."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ToolError(f"Cannot access {shown}: {exc.strerror or exc}") from exc
+    ensure_regular(st.st_mode, shown)
+    return st
+
+
+def open_regular(path: Path, shown: str) -> BinaryIO:
+    """Open a regular file for reading without ever blocking in ``open``.
+
+    The path is checked with ``stat`` first; the open itself uses ``O_NONBLOCK`` (so a
+    FIFO swapped in after the check cannot block) and the descriptor is checked again
+    with ``fstat`` before any byte is read.
+    """
+    if stat_regular(path, shown) is None:
+        raise ToolError(f"File not found: {shown}")
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}") from exc
+    try:
+        ensure_regular(os.fstat(fd).st_mode, shown)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def read_regular(path: Path, shown: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """All bytes of a regular file of at most ``limit`` bytes (else a size error)."""
+    with open_regular(path, shown) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limit:
+            raise size_error(shown, size)
+        data = fh.read(limit + 1)
+    if len(data) > limit:  # it grew after the check
+        raise size_error(shown, len(data))
+    return data
+
+
+def check_readable_file(path: Path, shown: str) -> None:
+    """Refuse missing paths, directories, special files and oversized files."""
+    st = stat_regular(path, shown)
+    if st is None:
+        raise ToolError(f"File not found: {shown}")
+    if st.st_size > MAX_FILE_BYTES:
+        raise size_error(shown, st.st_size)
+
+
+def media_part(path: Path, shown: str | None = None) -> Part:
     mime = media_type(path) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    data = base64.b64encode(read_regular(path, shown or str(path))).decode("ascii")
     return Part(inline_data=Blob(mime_type=mime, data=data))
 
 
-def read_text(path: Path) -> str:
+def read_text(path: Path, shown: str | None = None) -> str:
     """UTF-8 text (BOM dropped, undecodable bytes replaced), newlines normalised."""
-    text = path.read_bytes().decode("utf-8-sig", errors="replace")
+    text = read_regular(path, shown or str(path)).decode("utf-8-sig", errors="replace")
     return text.replace("\r\n", "\n")
 
 

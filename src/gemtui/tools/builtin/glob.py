@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from gemtui.tools.base import Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult
+from gemtui.tools.offload import CancelToken, run_off_loop
 from gemtui.tools.workspace import Workspace, glob_to_regex
 
 MAX_RESULTS = 1000
@@ -18,7 +18,7 @@ def _default_case_sensitive() -> bool:
     return sys.platform not in ("darwin", "win32")
 
 
-def _find(args: dict[str, Any], ws: Workspace, base: Path) -> list[Path]:
+def _find(args: dict[str, Any], ws: Workspace, base: Path, token: CancelToken) -> list[Path]:
     pattern: str = args["pattern"].strip()
     case_sensitive = args.get("case_sensitive")
     if case_sensitive is None:
@@ -39,6 +39,7 @@ def _find(args: dict[str, Any], ws: Workspace, base: Path) -> list[Path]:
     gemini = bool(args.get("respect_gemini_ignore", True))
     found: list[tuple[float, Path]] = []
     for path in ws.walk(base, respect_git_ignore=git, respect_gemini_ignore=gemini):
+        token.check()
         rel = path.relative_to(base).as_posix()
         if regex.match(rel):
             try:
@@ -54,10 +55,14 @@ class GlobInvocation(ToolInvocation):
     async def execute(self, ctx: ToolContext) -> ToolResult:
         ws = ctx.workspace
         dir_arg = self.args.get("dir_path") or "."
-        base = ws.resolve(dir_arg)
+        base = ws.resolve_visible(
+            dir_arg,
+            respect_git_ignore=bool(self.args.get("respect_git_ignore", True)),
+            respect_gemini_ignore=bool(self.args.get("respect_gemini_ignore", True)),
+        )
         if not base.is_dir():
             raise ToolError(f"Search path is not a directory or does not exist: {dir_arg}")
-        paths = await asyncio.to_thread(_find, self.args, ws, base)
+        paths = await run_off_loop(lambda token: _find(self.args, ws, base, token))
         pattern = self.args["pattern"]
         where = ws.relative(base)
         if not paths:

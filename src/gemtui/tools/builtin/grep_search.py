@@ -1,7 +1,9 @@
 """grep_search: a regex over file contents, grouped by file, honouring ignore files.
 
-Uses ripgrep when it is installed (fast on big trees) and a pure-Python scan otherwise;
-both skip ignored and binary files and report the same format.
+Uses ripgrep when it is installed (fast on big trees, a killable process) and otherwise a
+scan with RE2 in a cancellable worker thread; RE2 and ripgrep both match in linear time,
+so no pattern can hang the program. Both skip ignored, binary and special files and
+report the same format.
 """
 
 from __future__ import annotations
@@ -10,14 +12,16 @@ import asyncio
 import contextlib
 import json
 import os
-import re
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gemtui.tools.base import Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult
-from gemtui.tools.builtin._files import MAX_FILE_BYTES, MAX_LINE_CHARS, SNIFF_BYTES
+from gemtui.tools.builtin._files import MAX_FILE_BYTES, MAX_LINE_CHARS, SNIFF_BYTES, read_regular
+from gemtui.tools.offload import CancelToken, run_off_loop
+from gemtui.tools.regex import LinearPattern, PatternError, compile_linear
 from gemtui.tools.workspace import Workspace, glob_to_regex
 
 DEFAULT_TOTAL_MAX_MATCHES = 100
@@ -32,41 +36,46 @@ class Match:
 
 @dataclass(frozen=True)
 class _Query:
-    regex: re.Pattern[str]
-    exclude: re.Pattern[str] | None
+    regex: LinearPattern
+    exclude: LinearPattern | None
     include: str | None
     per_file: int | None
     total: int
 
 
-def _include_matcher(include: str) -> re.Pattern[str]:
+def _include_matcher(include: str) -> LinearPattern:
     """ripgrep-style: a glob without '/' matches the file name at any depth."""
     pattern = include.strip().lstrip("/") if "/" in include else "**/" + include.strip()
     return glob_to_regex(pattern)
 
 
-def _python_search(query: _Query, ws: Workspace, base: Path) -> tuple[list[Match], bool]:
-    """Scan files line by line with ``re``; returns (matches, hit_total_limit)."""
+CHECK_EVERY_LINES = 2048
+"""How many lines the scan matches between looks at its cancel token."""
+
+
+def _python_search(
+    query: _Query, ws: Workspace, base: Path, token: CancelToken
+) -> tuple[list[Match], bool]:
+    """Scan files line by line with RE2; returns (matches, hit_total_limit)."""
     include = _include_matcher(query.include) if query.include else None
-    files = [base] if base.is_file() else ws.walk(base)
+    files = [base] if not base.is_dir() else ws.walk(base)
     out: list[Match] = []
     for path in files:
+        token.check()
         rel = path.relative_to(base).as_posix() if path != base else path.name
         if include is not None and not include.match(rel):
             continue
         try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                continue
-            with path.open("rb") as fh:
-                if b"\x00" in fh.read(SNIFF_BYTES):
-                    continue
-                fh.seek(0)
-                data = fh.read()
-        except OSError:
+            data = read_regular(path, rel)
+        except (OSError, ToolError):
+            continue  # too large, vanished, or not a regular file (a FIFO would block)
+        if b"\x00" in data[:SNIFF_BYTES]:
             continue
         text = data.decode("utf-8", errors="replace")
         in_file = 0
         for number, line in enumerate(text.splitlines(), start=1):
+            if number % CHECK_EVERY_LINES == 0:
+                token.check()
             if not query.regex.search(line):
                 continue
             if query.exclude is not None and query.exclude.search(line):
@@ -126,8 +135,7 @@ async def _rg_search(
             if path_text is None or line is None:
                 continue
             path = Path(path_text)
-            real = os.path.realpath(path)
-            if not ws.contains(real) or ws.is_ignored(path):
+            if not ws.visible(path):
                 continue
             line = line.rstrip("\n").rstrip("\r")
             if query.exclude is not None and query.exclude.search(line):
@@ -191,24 +199,33 @@ class GrepSearchInvocation(ToolInvocation):
     async def execute(self, ctx: ToolContext) -> ToolResult:
         ws = ctx.workspace
         dir_arg = self.args.get("dir_path") or "."
-        base = ws.resolve(dir_arg)
-        if not base.exists():
-            raise ToolError(f"Path does not exist: {dir_arg}")
+        base = ws.resolve_visible(dir_arg)
+        try:
+            mode = os.stat(base).st_mode
+        except OSError as exc:
+            raise ToolError(f"Path does not exist: {dir_arg}") from exc
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+            raise ToolError(f"Path is not a directory or a regular file: {dir_arg}")
         pattern: str = self.args["pattern"]
         exclude = self.args.get("exclude_pattern")
+        try:
+            regex = compile_linear(pattern, ignore_case=True)
+            exclude_regex = compile_linear(exclude) if exclude else None
+        except PatternError as exc:
+            raise ToolError(f"Invalid regular expression: {exc}") from exc
         query = _Query(
-            regex=re.compile(pattern, re.IGNORECASE),
-            exclude=re.compile(exclude) if exclude else None,
+            regex=regex,
+            exclude=exclude_regex,
             include=self.args.get("include_pattern") or None,
             per_file=self.args.get("max_matches_per_file"),
             total=int(self.args.get("total_max_matches") or DEFAULT_TOTAL_MAX_MATCHES),
         )
         result: tuple[list[Match], bool] | None = None
         rg = shutil.which("rg")
-        if rg is not None and base.is_dir():
+        if rg is not None and stat.S_ISDIR(mode):
             result = await _rg_search(rg, query, pattern, ws, base)
         if result is None:
-            result = await asyncio.to_thread(_python_search, query, ws, base)
+            result = await run_off_loop(lambda token: _python_search(query, ws, base, token))
         matches, limited = result
         text = format_matches(
             matches,
@@ -295,8 +312,8 @@ class GrepSearchTool(Tool):
         for key in ("pattern", "exclude_pattern"):
             if args.get(key):
                 try:
-                    re.compile(args[key])
-                except re.error as exc:
+                    compile_linear(args[key])
+                except PatternError as exc:
                     return f"Invalid regular expression in '{key}': {args[key]!r}. Error: {exc}"
         return None
 

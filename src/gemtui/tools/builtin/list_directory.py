@@ -36,13 +36,13 @@ class ListDirectoryInvocation(ToolInvocation):
     async def execute(self, ctx: ToolContext) -> ToolResult:
         ws = ctx.workspace
         arg = self.args["dir_path"]
-        path = ws.resolve(arg)
+        git, gemini = filtering_flags(self.args)
+        path = ws.resolve_visible(arg, respect_git_ignore=git, respect_gemini_ignore=gemini)
         if not path.exists():
             raise ToolError(f"Directory not found or inaccessible: {arg}")
         if not path.is_dir():
             raise ToolError(f"Path is not a directory: {arg}")
         patterns = [glob_to_regex(p) for p in self.args.get("ignore") or []]
-        git, gemini = filtering_flags(self.args)
         dirs: list[str] = []
         files: list[str] = []
         ignored = 0
@@ -53,7 +53,7 @@ class ListDirectoryInvocation(ToolInvocation):
         for entry in entries:
             if any(p.match(entry.name) for p in patterns):
                 continue
-            if ws.is_ignored(entry.path, respect_git_ignore=git, respect_gemini_ignore=gemini):
+            if not ws.visible(entry.path, respect_git_ignore=git, respect_gemini_ignore=gemini):
                 ignored += 1
                 continue
             (dirs if entry.is_dir() else files).append(entry.name)

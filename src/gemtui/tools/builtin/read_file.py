@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from gemtui.tools.base import Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult
@@ -15,20 +14,19 @@ from gemtui.tools.builtin._files import (
     text_window,
     truncation_note,
 )
+from gemtui.tools.offload import run_off_loop
 
 
 class ReadFileInvocation(ToolInvocation):
     async def execute(self, ctx: ToolContext) -> ToolResult:
         ws = ctx.workspace
         arg = self.args["file_path"]
-        path = ws.resolve(arg)
+        path = ws.resolve_visible(arg)
         check_readable_file(path, arg)
-        if ws.is_ignored(path):
-            raise ToolError(f"File path '{arg}' is ignored by configured ignore patterns.")
         rel = ws.relative(path)
-        kind = await asyncio.to_thread(classify, path)
+        kind = await run_off_loop(lambda _: classify(path, arg))
         if kind == "media":
-            part = await asyncio.to_thread(media_part, path)
+            part = await run_off_loop(lambda _: media_part(path, arg))
             mime = part.inline_data.mime_type if part.inline_data else "media"
             return ToolResult(llm_content=[part], display=f"Read {mime} file: {rel}")
         if kind == "binary":
@@ -36,7 +34,7 @@ class ReadFileInvocation(ToolInvocation):
                 f"Cannot display content of binary file: {arg}. Only text files, images, "
                 "audio and PDF files can be read."
             )
-        text = await asyncio.to_thread(read_text, path)
+        text = await run_off_loop(lambda _: read_text(path, arg))
         start = _as_int(self.args.get("start_line"))
         end = _as_int(self.args.get("end_line"))
         window = text_window(text, start, end)

@@ -1,10 +1,13 @@
-"""read_many_files: several files matched by globs, concatenated for one model turn."""
+"""read_many_files: several files matched by globs, concatenated for one model turn.
+
+What one call returns is bounded (``MAX_OUTPUT_CHARS`` of text, ``MAX_MEDIA_BYTES`` of
+inline media) so a broad pattern cannot produce a request body of hundreds of MB; files
+left out are named in the answer, so the model can read them separately.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,7 @@ from gemtui.tools.base import (
 )
 from gemtui.tools.builtin._files import (
     MAX_FILE_BYTES,
+    check_readable_file,
     classify,
     media_part,
     media_type,
@@ -27,6 +31,8 @@ from gemtui.tools.builtin._files import (
     truncation_note,
 )
 from gemtui.tools.builtin.list_directory import FILTERING_OPTIONS_SCHEMA, filtering_flags
+from gemtui.tools.offload import CancelToken, run_off_loop
+from gemtui.tools.regex import LinearPattern
 from gemtui.tools.workspace import Workspace, glob_to_regex, has_glob_magic
 from gemtui.wire import Part
 
@@ -51,6 +57,12 @@ DEFAULT_EXCLUDES = (
     "**/.env",
 )
 MAX_FILES = 500
+MAX_OUTPUT_CHARS = 1_000_000
+"""Text returned by one call (about a quarter of a million tokens)."""
+MAX_MEDIA_BYTES = MAX_FILE_BYTES
+"""Inline media (images, audio, PDF) returned by one call, before base64."""
+LEFT_OUT_SHOWN = 50
+"""How many left-out files the answer names one by one."""
 
 
 @dataclass
@@ -58,6 +70,9 @@ class _Gathered:
     text_files: list[tuple[str, str]] = field(default_factory=list)
     media: list[tuple[str, Part]] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    """Files passed over by design (binary, media not asked for): shown to the person."""
+    left_out: list[tuple[str, str]] = field(default_factory=list)
+    """Files the model asked for but does not get (limits, errors): told to the model."""
 
 
 def confine_pattern(raw: str, ws: Workspace) -> str:
@@ -91,9 +106,9 @@ def confine_pattern(raw: str, ws: Workspace) -> str:
     return f"{rel}/{tail}" if rel and tail and not rel.endswith("/") else (rel + tail)
 
 
-def _pattern_regexes(patterns: list[str], ws: Workspace, recursive: bool) -> list[re.Pattern[str]]:
+def _pattern_regexes(patterns: list[str], ws: Workspace, recursive: bool) -> list[LinearPattern]:
     """Glob regexes; a literal directory (or trailing '/') means everything under it."""
-    out: list[re.Pattern[str]] = []
+    out: list[LinearPattern] = []
     for raw in patterns:
         if not raw.strip():
             continue
@@ -106,9 +121,9 @@ def _pattern_regexes(patterns: list[str], ws: Workspace, recursive: bool) -> lis
     return out
 
 
-def _exclude_regexes(patterns: list[str]) -> list[re.Pattern[str]]:
+def _exclude_regexes(patterns: list[str]) -> list[LinearPattern]:
     """Excludes without a '/' apply at any depth (``*.log``, ``temp/``)."""
-    out: list[re.Pattern[str]] = []
+    out: list[LinearPattern] = []
     for raw in patterns:
         pat = raw.strip()
         if not pat:
@@ -128,7 +143,7 @@ def _explicitly_requested(rel: str, includes: list[str]) -> bool:
     return any(suffix in inc.lower() or name in inc.lower() for inc in includes)
 
 
-def _gather(args: dict[str, Any], ws: Workspace) -> _Gathered:
+def _gather(args: dict[str, Any], ws: Workspace, token: CancelToken) -> _Gathered:
     include: list[str] = list(args["include"])
     recursive = bool(args.get("recursive", True))
     git, gemini = filtering_flags(args)
@@ -140,62 +155,96 @@ def _gather(args: dict[str, Any], ws: Workspace) -> _Gathered:
     result = _Gathered()
     matched: list[tuple[str, Path]] = []
     for path in ws.walk(respect_git_ignore=git, respect_gemini_ignore=gemini):
+        token.check()
         rel = ws.relative(path)
         if not any(r.match(rel) for r in inc_res):
             continue
         if any(r.match(rel) for r in exc_res):
             continue
         matched.append((rel, path))
+    text_left = MAX_OUTPUT_CHARS
+    media_left = MAX_MEDIA_BYTES
     for rel, path in matched[:MAX_FILES]:
+        token.check()
         try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                result.skipped.append((rel, "file too large"))
-                continue
-            kind = classify(path)
+            check_readable_file(path, rel)
+            kind = classify(path, rel)
             if kind == "media":
                 if not _explicitly_requested(rel, include):
                     result.skipped.append((rel, f"{media_type(path)} not explicitly requested"))
                     continue
-                result.media.append((rel, media_part(path)))
+                size = path.stat().st_size
+                if size > media_left:
+                    result.left_out.append((rel, "output limit of this call reached"))
+                    continue
+                media_left -= size
+                result.media.append((rel, media_part(path, rel)))
             elif kind == "binary":
                 result.skipped.append((rel, "binary file"))
             else:
-                window = text_window(read_text(path))
+                window = text_window(read_text(path, rel))
                 body = window.content
                 if window.truncated:
                     body = f"{truncation_note(window, rel)}\n\n{body}"
+                if len(body) > text_left:
+                    result.left_out.append((rel, "output limit of this call reached"))
+                    text_left = 0  # keep the files in order: none after the first left out
+                    continue
+                text_left -= len(body)
                 result.text_files.append((rel, body))
+        except ToolError as exc:
+            result.left_out.append((rel, str(exc)))
         except OSError as exc:
-            result.skipped.append((rel, f"read error: {exc.strerror or exc}"))
+            result.left_out.append((rel, f"read error: {exc.strerror or exc}"))
     for rel, _ in matched[MAX_FILES:]:
-        result.skipped.append((rel, f"more than {MAX_FILES} files matched"))
+        result.left_out.append((rel, f"more than {MAX_FILES} files matched"))
     return result
+
+
+def left_out_note(left_out: list[tuple[str, str]]) -> str:
+    """What the model did not get and why, so it can read those files on their own."""
+    if not left_out:
+        return ""
+    lines = [
+        f"\nNOTE: {len(left_out)} matching file(s) were left out of this answer "
+        f"(at most {MAX_OUTPUT_CHARS:,} characters of text and {MAX_FILES} files per call); "
+        "read them with read_file or a narrower read_many_files call:"
+    ]
+    lines += [f"- {rel} ({why})" for rel, why in left_out[:LEFT_OUT_SHOWN]]
+    if len(left_out) > LEFT_OUT_SHOWN:
+        lines.append(f"- ... and {len(left_out) - LEFT_OUT_SHOWN} more")
+    return "\n".join(lines)
 
 
 class ReadManyFilesInvocation(ToolInvocation):
     async def execute(self, ctx: ToolContext) -> ToolResult:
-        gathered = await asyncio.to_thread(_gather, self.args, ctx.workspace)
+        gathered = await run_off_loop(lambda token: _gather(self.args, ctx.workspace, token))
         chunks = [f"--- {rel} ---\n\n{body}\n\n" for rel, body in gathered.text_files]
         count = len(gathered.text_files) + len(gathered.media)
+        note = left_out_note(gathered.left_out)
+        skipped = gathered.skipped + gathered.left_out
         if count == 0:
             text = (
                 "No files matching the criteria were found or all were skipped."
                 f" (include: {', '.join(self.args['include'])})"
             )
             if gathered.skipped:
-                text += "\nSkipped:\n" + "\n".join(f"- {r} ({why})" for r, why in gathered.skipped)
+                text += "\nSkipped:\n" + "\n".join(
+                    f"- {r} ({why})" for r, why in gathered.skipped[:LEFT_OUT_SHOWN]
+                )
+            text += note
             return ToolResult(llm_content=text, display=text)
         if gathered.text_files:
             chunks.append("--- End of content ---")
-        text = "".join(chunks)
+        text = "".join(chunks) + note
         display = f"Read {count} file{'s' if count != 1 else ''}."
-        if gathered.skipped:
-            display += f" Skipped {len(gathered.skipped)}:\n" + "\n".join(
-                f"- {r} ({why})" for r, why in gathered.skipped[:20]
+        if skipped:
+            display += f" Skipped {len(skipped)}:\n" + "\n".join(
+                f"- {r} ({why})" for r, why in skipped[:20]
             )
         data = {
             "files": [r for r, _ in gathered.text_files] + [r for r, _ in gathered.media],
-            "skipped": gathered.skipped,
+            "skipped": skipped,
         }
         if not gathered.media:
             return ToolResult(llm_content=text, display=display, data=data)

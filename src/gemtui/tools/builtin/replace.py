@@ -1,7 +1,12 @@
-"""replace: exact-string edits to one file, previewed as a diff before approval."""
+"""replace: exact-string edits to one file, previewed as a diff before approval.
+
+Reading, planning, diffing and writing run off the event loop (they can take a while on
+a file near the 20 MB cap) and both the file and the result are held to that cap.
+"""
 
 from __future__ import annotations
 
+import os
 from abc import abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +21,15 @@ from gemtui.tools.base import (
     ToolKind,
     ToolResult,
 )
-from gemtui.tools.builtin._files import unified_diff
+from gemtui.tools.builtin._files import (
+    MAX_FILE_BYTES,
+    ensure_regular,
+    read_regular,
+    size_error,
+    stat_regular,
+    unified_diff,
+)
+from gemtui.tools.offload import run_off_loop
 
 
 @dataclass(frozen=True)
@@ -36,12 +49,13 @@ def read_existing(path: Path, shown: str, *, lenient: bool = False) -> tuple[str
     CRLF files are edited as LF and written back as CRLF, so old_string from the model
     (always LF) still matches. ``lenient`` decodes non-UTF-8 bytes instead of refusing.
     """
-    if not path.exists():
+    st = stat_regular(path, shown)  # a FIFO or device is refused, never opened
+    if st is None:
         return None, False
-    if path.is_dir():
-        raise ToolError(f"Path is a directory, not a file: {shown}")
+    if st.st_size > MAX_FILE_BYTES:
+        raise size_error(shown, st.st_size, "File size for editing")
     try:
-        data = path.read_bytes()
+        data = read_regular(path, shown)
     except OSError as exc:
         raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}") from exc
     try:
@@ -52,6 +66,31 @@ def read_existing(path: Path, shown: str, *, lenient: bool = False) -> tuple[str
         raw = data.decode("utf-8", errors="replace")
     crlf = "\r\n" in raw
     return (raw.replace("\r\n", "\n") if crlf else raw), crlf
+
+
+def encode_capped(text: str, shown: str) -> bytes:
+    """UTF-8 bytes of new content, refused past the cap read_file has too."""
+    if len(text) > MAX_FILE_BYTES:  # a character is at least one byte: refuse unencoded
+        raise size_error(shown, len(text), "New content size")
+    data = text.encode("utf-8")
+    if len(data) > MAX_FILE_BYTES:
+        raise size_error(shown, len(data), "New content size")
+    return data
+
+
+def write_regular(path: Path, data: bytes, shown: str) -> None:
+    """Write ``data`` to a regular file (created if absent); never blocks on a FIFO.
+
+    ``O_NONBLOCK`` makes opening a FIFO without a reader fail instead of waiting, and the
+    descriptor is checked with ``fstat`` before a byte is written.
+    """
+    stat_regular(path, shown)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK
+    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0), 0o666)
+    with open(fd, "wb", closefd=True) as fh:
+        ensure_regular(os.fstat(fd).st_mode, shown)
+        os.set_blocking(fd, True)
+        fh.write(data)
 
 
 class FileEditInvocation(ToolInvocation):
@@ -69,35 +108,45 @@ class FileEditInvocation(ToolInvocation):
 
     def _target(self, ctx: ToolContext) -> tuple[Path, str]:
         arg = self.args[self.file_arg]
-        path = ctx.workspace.resolve(arg)
+        path = ctx.workspace.resolve_visible(arg)
         return path, ctx.workspace.relative(path)
 
     async def confirmation(self, ctx: ToolContext) -> Confirmation | None:
-        planned = self.plan(ctx)
-        proposed = self._modified if self._modified is not None else planned.proposed
-        original = planned.original or ""
-        return Confirmation(
-            kind="edit",
-            title=f"Confirm Edit: {planned.rel}",
-            file_path=str(planned.path),
-            original=original,
-            proposed=proposed,
-            diff=unified_diff(original, proposed, planned.rel),
-        )
+        def preview(_: object) -> Confirmation:
+            planned = self.plan(ctx)
+            proposed = self._modified if self._modified is not None else planned.proposed
+            encode_capped(proposed, self.args[self.file_arg])
+            original = planned.original or ""
+            return Confirmation(
+                kind="edit",
+                title=f"Confirm Edit: {planned.rel}",
+                file_path=str(planned.path),
+                original=original,
+                proposed=proposed,
+                diff=unified_diff(original, proposed, planned.rel),
+            )
+
+        return await run_off_loop(preview)
 
     def modify(self, proposed: str) -> None:
         """The person's edited full file content replaces what the model proposed."""
         self._modified = proposed
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
+        return await run_off_loop(lambda _: self._apply(ctx))
+
+    def _apply(self, ctx: ToolContext) -> ToolResult:
+        """Plan again (the file may have changed since approval), write, and report."""
         planned = self.plan(ctx)
         proposed = self._modified if self._modified is not None else planned.proposed
         path = planned.path
-        _, crlf = read_existing(path, self.args[self.file_arg], lenient=True)
+        arg = self.args[self.file_arg]
+        _, crlf = read_existing(path, arg, lenient=True)
+        text = proposed.replace("\r\n", "\n").replace("\n", "\r\n") if crlf else proposed
+        data = encode_capped(text, arg)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            data = proposed.replace("\r\n", "\n").replace("\n", "\r\n") if crlf else proposed
-            path.write_bytes(data.encode("utf-8"))
+            write_regular(path, data, arg)
         except OSError as exc:
             raise ToolError(f"Error writing to file {planned.rel}: {exc.strerror or exc}") from exc
         original = planned.original or ""

@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from gemtui.tools.background import terminate_all
 from gemtui.tools.base import (
     Confirmation,
     Tool,
@@ -36,7 +37,6 @@ DRAIN_SECONDS = 0.5
 READ_CHUNK = 8192
 
 _PUNCTUATION = frozenset("();<>|&")
-_background: set[subprocess.Popen[bytes]] = set()
 
 
 # -- command analysis --------------------------------------------------------------------
@@ -182,11 +182,8 @@ async def terminate_group(proc: asyncio.subprocess.Process, grace: float | None 
 
 
 def terminate_background_processes() -> None:
-    """Kill the groups of background commands still running (call at application exit)."""
-    for popen in list(_background):
-        if popen.poll() is None:
-            _signal_group(popen.pid, signal.SIGTERM)
-        _background.discard(popen)
+    """End the groups of every session's background commands (sessions do it on close)."""
+    terminate_all()
 
 
 # -- output capture ----------------------------------------------------------------------
@@ -263,7 +260,7 @@ class RunShellCommandInvocation(ToolInvocation):
         cwd = self._cwd(ctx)
         where = ctx.workspace.relative(cwd)
         if self.args.get("is_background"):
-            return self._start_background(cwd, where)
+            return self._start_background(cwd, where, ctx)
         # Our own pipe (not asyncio's PIPE): wait() then means "bash exited" on every
         # Python version, and we decide when to stop reading a pipe that background
         # children may still hold open.
@@ -357,11 +354,11 @@ class RunShellCommandInvocation(ToolInvocation):
             )
         return ToolResult(llm_content=text, display=output, data=data)
 
-    def _start_background(self, cwd: Path, where: str) -> ToolResult:
-        """Start detached with output to a log file; report the PID at once."""
-        for popen in list(_background):
-            if popen.poll() is not None:
-                _background.discard(popen)
+    def _start_background(self, cwd: Path, where: str, ctx: ToolContext) -> ToolResult:
+        """Start in its own group with output to a log file; report the PID at once.
+
+        The group is owned by the session (``ctx.background``) and ends when it closes.
+        """
         fd, log_path = tempfile.mkstemp(prefix="gemtui-bg-", suffix=".log")
         try:
             popen = subprocess.Popen(
@@ -376,7 +373,7 @@ class RunShellCommandInvocation(ToolInvocation):
             raise ToolError(f"Failed to start background command: {exc}") from exc
         finally:
             os.close(fd)
-        _background.add(popen)
+        ctx.background.add(popen)
         text = "\n".join(
             [
                 f"Command: {self.command}",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gemtui.tools.base import Tool, ToolContext, ToolInvocation, ToolKind
+from gemtui.tools.builtin._files import MAX_FILE_BYTES
 from gemtui.tools.builtin.replace import FileEditInvocation, PlannedEdit, read_existing
 
 
@@ -53,6 +54,11 @@ class WriteFileTool(Tool):
             return err
         if not args["file_path"].strip():
             return "The 'file_path' parameter must be non-empty."
+        if len(args["content"]) > MAX_FILE_BYTES:
+            return (
+                f"The content is {len(args['content']) / (1024 * 1024):.2f}MB, over the "
+                f"{MAX_FILE_BYTES // (1024 * 1024)}MB limit for write_file."
+            )
         return None
 
     def build(self, args: dict[str, Any]) -> ToolInvocation:
