@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from gemtui.tools.base import Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult
-from gemtui.tools.builtin._files import MAX_FILE_BYTES, MAX_LINE_CHARS, SNIFF_BYTES, read_regular
+from gemtui.tools.builtin._files import (
+    MAX_FILE_BYTES,
+    MAX_LINE_CHARS,
+    SNIFF_BYTES,
+    ensure_regular,
+    read_regular,
+)
 from gemtui.tools.offload import CancelToken, run_off_loop
 from gemtui.tools.regex import LinearPattern, PatternError, compile_linear
 from gemtui.tools.workspace import Workspace, glob_to_regex
@@ -204,8 +210,8 @@ class GrepSearchInvocation(ToolInvocation):
             mode = os.stat(base).st_mode
         except OSError as exc:
             raise ToolError(f"Path does not exist: {dir_arg}") from exc
-        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
-            raise ToolError(f"Path is not a directory or a regular file: {dir_arg}")
+        if not stat.S_ISDIR(mode):
+            ensure_regular(mode, dir_arg)  # a FIFO or device would block the search
         pattern: str = self.args["pattern"]
         exclude = self.args.get("exclude_pattern")
         try:
