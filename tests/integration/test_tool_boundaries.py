@@ -266,3 +266,54 @@ def test_background_command_ends_when_a_headless_run_is_terminated(
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
+
+
+def test_background_command_ends_when_the_tui_quits(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """The real `gemtui` TUI on a pseudo-terminal: Ctrl-C twice quits, the job goes too."""
+    import pty
+    import subprocess
+    import sys
+    import threading
+
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue({"function_calls": [BACKGROUND]}, {"text": "started it"})
+    main_fd, child_fd = pty.openpty()
+    env = gemtui_env(isolated_home, mock_llm_thread.url)
+    env.update({"TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gemtui", "start a server", "--yolo"],
+        env=env,
+        cwd=workspace,
+        stdin=child_fd,
+        stdout=child_fd,
+        stderr=child_fd,
+        start_new_session=True,
+    )
+    os.close(child_fd)
+
+    def drain() -> None:  # the screen output must flow or the app blocks writing it
+        with contextlib.suppress(OSError):
+            while os.read(main_fd, 65536):
+                pass
+
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        deadline = time.monotonic() + 60
+        while len(mock_llm_thread.requests) < 2 or not _pids_written(workspace):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)  # polling interval, not synchronisation
+        pids = _pids(workspace)
+        assert not any(_gone(p) for p in pids)
+        while proc.poll() is None and time.monotonic() < deadline:
+            os.write(main_fd, b"\x03")  # Ctrl-C: the first arms quitting, the next quits
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=0.5)
+        assert proc.poll() == 0
+        assert _wait_gone(pids), f"background processes {pids} outlived the TUI"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(main_fd)
+        _kill_leftovers(workspace)
