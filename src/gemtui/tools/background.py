@@ -15,14 +15,14 @@ import os
 import signal
 import subprocess
 import time
-import weakref
 
 __all__ = ["BackgroundJobs", "terminate_all"]
 
 TERM_GRACE_SECONDS = 0.5
 """How long the groups get to exit after SIGTERM before SIGKILL."""
 
-_live: weakref.WeakSet[BackgroundJobs] = weakref.WeakSet()
+_holding: set[BackgroundJobs] = set()
+"""Registries with running groups, held strongly so a dropped session's jobs still end."""
 
 
 def _group_alive(pgid: int) -> bool:
@@ -45,12 +45,12 @@ class BackgroundJobs:
 
     def __init__(self) -> None:
         self._procs: list[subprocess.Popen[bytes]] = []
-        _live.add(self)
 
     def add(self, proc: subprocess.Popen[bytes]) -> None:
         """Own ``proc``'s process group (it must lead a new session: pgid == pid)."""
         self._procs = [p for p in self._procs if p.poll() is None]
         self._procs.append(proc)
+        _holding.add(self)
 
     @property
     def pgids(self) -> list[int]:
@@ -63,6 +63,7 @@ class BackgroundJobs:
         shutdown that must finish within a second of Ctrl-C.
         """
         procs, self._procs = self._procs, []
+        _holding.discard(self)
         if not procs:
             return
         for proc in procs:
@@ -84,7 +85,7 @@ class BackgroundJobs:
 
 def terminate_all() -> None:
     """Every session's background groups (the atexit safety net)."""
-    for jobs in list(_live):
+    for jobs in list(_holding):
         jobs.terminate()
 
 

@@ -337,6 +337,7 @@ class GemtuiApp(App[int]):
             self.recorder.close()
             self.recorder = None
         old = self.session
+        old.close_background()  # its background commands belong to it, not to the next one
         session = Session(
             old.settings,
             old.provider,

@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from gemtui.tools.base import Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult
+from gemtui.tools.offload import CancelToken, run_off_loop
 from gemtui.tools.workspace import glob_to_regex
 
 FILTERING_OPTIONS_SCHEMA: dict[str, Any] = {
@@ -34,6 +35,10 @@ def filtering_flags(args: dict[str, Any]) -> tuple[bool, bool]:
 
 class ListDirectoryInvocation(ToolInvocation):
     async def execute(self, ctx: ToolContext) -> ToolResult:
+        return await run_off_loop(lambda token: self._list(ctx, token))
+
+    def _list(self, ctx: ToolContext, token: CancelToken) -> ToolResult:
+        """Off the loop: a directory of a million entries takes a while to sort and check."""
         ws = ctx.workspace
         arg = self.args["dir_path"]
         git, gemini = filtering_flags(self.args)
@@ -51,6 +56,7 @@ class ListDirectoryInvocation(ToolInvocation):
         except OSError as exc:
             raise ToolError(f"Cannot list directory {arg}: {exc.strerror or exc}") from exc
         for entry in entries:
+            token.check()
             if any(p.match(entry.name) for p in patterns):
                 continue
             if not ws.visible(entry.path, respect_git_ignore=git, respect_gemini_ignore=gemini):
