@@ -61,6 +61,12 @@ async def test_ignored_files_stay_hidden_from_every_tool_and_through_symlinks(
         _call("grep_search", "grep-all", pattern="TOKEN"),
         _call("read_many_files", "many-all", include=["**"]),
         _call("read_many_files", "many-links", include=["link.txt", "keylink.txt"]),
+        _call(
+            "read_many_files",
+            "many-optout",
+            include=["**"],
+            file_filtering_options={"respect_git_ignore": False, "respect_gemini_ignore": False},
+        ),
         _call("read_file", "read-link", file_path="link.txt"),
         _call("read_file", "read-alias", file_path="alias/key.txt"),
         _call("list_directory", "ls-alias", dir_path="alias"),
@@ -89,6 +95,7 @@ async def test_ignored_files_stay_hidden_from_every_tool_and_through_symlinks(
     assert "public.txt" in got["many-all"]["output"]
     assert "link.txt" not in got["many-all"]["output"]
     assert "No files" in got["many-links"]["output"]
+    assert "public.txt" in got["many-optout"]["output"]
     assert (workspace / "secret.env").read_text() == SECRET + "\n"
 
 

@@ -225,7 +225,8 @@ async def test_read_many_files_exclude_and_recursive(ctx: ToolContext) -> None:
     assert "util.py" in flat and "main.py" not in flat
 
 
-async def test_read_many_files_ignore_options(ctx: ToolContext) -> None:
+async def test_read_many_files_never_reads_ignored_files(ctx: ToolContext) -> None:
+    """The model cannot switch the ignore files off to read what read_file refuses."""
     text = text_of(
         await run(
             ctx,
@@ -235,7 +236,8 @@ async def test_read_many_files_ignore_options(ctx: ToolContext) -> None:
             file_filtering_options={"respect_git_ignore": False},
         )
     )
-    assert "--- build/gen.py ---" in text
+    assert "build/gen.py" not in text and "hello from build" not in text
+    assert "--- src/main.py ---" in text
 
 
 async def test_read_many_files_media_only_when_requested(ctx: ToolContext, root: Path) -> None:

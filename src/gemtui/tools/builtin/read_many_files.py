@@ -30,7 +30,7 @@ from gemtui.tools.builtin._files import (
     text_window,
     truncation_note,
 )
-from gemtui.tools.builtin.list_directory import FILTERING_OPTIONS_SCHEMA, filtering_flags
+from gemtui.tools.builtin.list_directory import FILTERING_OPTIONS_SCHEMA
 from gemtui.tools.offload import CancelToken, run_off_loop
 from gemtui.tools.regex import LinearPattern
 from gemtui.tools.workspace import Workspace, glob_to_regex, has_glob_magic
@@ -146,7 +146,8 @@ def _explicitly_requested(rel: str, includes: list[str]) -> bool:
 def _gather(args: dict[str, Any], ws: Workspace, token: CancelToken) -> _Gathered:
     include: list[str] = list(args["include"])
     recursive = bool(args.get("recursive", True))
-    git, gemini = filtering_flags(args)
+    # ``file_filtering_options`` is accepted for compatibility but cannot switch the
+    # ignore files off here: no tool returns the contents read_file refuses.
     excludes = list(args.get("exclude") or [])
     if args.get("useDefaultExcludes", True):
         excludes = [*DEFAULT_EXCLUDES, *excludes]
@@ -154,7 +155,7 @@ def _gather(args: dict[str, Any], ws: Workspace, token: CancelToken) -> _Gathere
     exc_res = _exclude_regexes(excludes)
     result = _Gathered()
     matched: list[tuple[str, Path]] = []
-    for path in ws.walk(respect_git_ignore=git, respect_gemini_ignore=gemini):
+    for path in ws.walk():
         token.check()
         rel = ws.relative(path)
         if not any(r.match(rel) for r in inc_res):
@@ -301,7 +302,11 @@ class ReadManyFilesTool(Tool):
                 "(e.g., node_modules, .git, binary files). Defaults to true.",
                 "default": True,
             },
-            "file_filtering_options": FILTERING_OPTIONS_SCHEMA,
+            "file_filtering_options": {
+                **FILTERING_OPTIONS_SCHEMA,
+                "description": "Accepted for compatibility. Files ignored by .gitignore or "
+                ".geminiignore are never read, whatever these options say.",
+            },
         },
         "required": ["include"],
     }
