@@ -4,7 +4,9 @@ Tools take paths from the model, which may be wrong or hostile: ``..`` walks, ab
 paths, ``~`` and symlinks can all point outside the project. ``Workspace.resolve`` is the
 single gate: it realpaths the argument and refuses anything whose real location is not
 under the (realpath'ed) root. Ignore rules come from ``.gitignore`` (root and nested) and
-``.geminiignore`` via ``pathspec``; ``.git/`` is always ignored.
+``.geminiignore`` via ``pathspec`` (matched with RE2); ``.git/`` is always ignored.
+``Workspace.visible`` is the one ignore check every tool shares: it applies the rules to a
+path as named and to its real location, so a symlink cannot reveal an ignored file.
 """
 
 from __future__ import annotations
@@ -265,6 +267,7 @@ class Workspace:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
             return
+        flags = {"respect_git_ignore": git, "respect_gemini_ignore": gemini}
         for entry in entries:
             if entry.name == ".git":
                 continue
@@ -275,7 +278,6 @@ class Workspace:
             except OSError:
                 continue
             # a visible link must not reveal an ignored or outside file
-            flags = {"respect_git_ignore": git, "respect_gemini_ignore": gemini}
             if is_link and (os.path.isdir(entry.path) or not self.visible(entry.path, **flags)):
                 continue
             if _chain_ignores(chain, sub, is_dir, git, gemini):

@@ -271,3 +271,38 @@ async def test_a_cancelled_job_returns_at_once_and_is_told_to_stop() -> None:
     assert time.monotonic() - before < 0.1
     assert tokens[0].cancelled
     assert await asyncio.to_thread(finished.wait, 5)
+
+
+async def test_an_edit_keeps_the_file_mode_and_leaves_no_temporary_file(
+    ctx: ToolContext, root: Path
+) -> None:
+    path = root / "run.sh"
+    path.write_text("echo old\n")
+    path.chmod(0o751)
+    (root / "link.sh").symlink_to("run.sh")
+    await run(
+        ctx, "replace", file_path="link.sh", instruction="i", old_string="old", new_string="new"
+    )
+    assert path.read_text() == "echo new\n"
+    assert path.stat().st_mode & 0o777 == 0o751
+    assert (root / "link.sh").is_symlink()
+    assert sorted(p.name for p in root.iterdir()) == ["link.sh", "run.sh"]
+
+
+def test_a_write_cut_short_leaves_the_old_content(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C abandons a writing thread; the rename is the only step that changes the file."""
+    from gemtui.tools.builtin import _files
+
+    path = root / "keep.txt"
+    path.write_text("precious\n")
+
+    def interrupted(src: str, dst: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_files.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _files.write_regular(path, b"half", "keep.txt")
+    assert path.read_text() == "precious\n"
+    assert [p.name for p in root.iterdir()] == ["keep.txt"]

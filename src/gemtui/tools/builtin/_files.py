@@ -7,10 +7,12 @@ media the model can take inline, and how long files are cut.
 from __future__ import annotations
 
 import base64
+import contextlib
 import difflib
 import mimetypes
 import os
 import stat
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
@@ -154,6 +156,35 @@ def read_regular(path: Path, shown: str, limit: int = MAX_FILE_BYTES) -> bytes:
     if len(data) > limit:  # it grew after the check
         raise size_error(shown, len(data))
     return data
+
+
+def write_regular(path: Path, data: bytes, shown: str) -> None:
+    """Write ``data`` to a regular file without ever leaving it half written.
+
+    An existing file is replaced atomically: the bytes go to a temporary file beside it
+    (given the old one's mode and, where allowed, owner) that is then renamed over it, so
+    an exit in the middle of a write (Ctrl-C abandons the writing thread) leaves the old
+    content intact. A new file is created exclusively. FIFOs and devices are refused.
+    """
+    st = stat_regular(path, shown)
+    cloexec = getattr(os, "O_CLOEXEC", 0)
+    if st is None:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | cloexec, 0o666)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        return
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".gemtui-tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+        with contextlib.suppress(OSError):
+            os.chown(tmp, st.st_uid, st.st_gid)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def check_readable_file(path: Path, shown: str) -> None:

@@ -6,7 +6,6 @@ a file near the 20 MB cap) and both the file and the result are held to that cap
 
 from __future__ import annotations
 
-import os
 from abc import abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,11 +22,11 @@ from gemtui.tools.base import (
 )
 from gemtui.tools.builtin._files import (
     MAX_FILE_BYTES,
-    ensure_regular,
     read_regular,
     size_error,
     stat_regular,
     unified_diff,
+    write_regular,
 )
 from gemtui.tools.offload import run_off_loop
 
@@ -76,21 +75,6 @@ def encode_capped(text: str, shown: str) -> bytes:
     if len(data) > MAX_FILE_BYTES:
         raise size_error(shown, len(data), "New content size")
     return data
-
-
-def write_regular(path: Path, data: bytes, shown: str) -> None:
-    """Write ``data`` to a regular file (created if absent); never blocks on a FIFO.
-
-    ``O_NONBLOCK`` makes opening a FIFO without a reader fail instead of waiting, and the
-    descriptor is checked with ``fstat`` before a byte is written.
-    """
-    stat_regular(path, shown)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK
-    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0), 0o666)
-    with open(fd, "wb", closefd=True) as fh:
-        ensure_regular(os.fstat(fd).st_mode, shown)
-        os.set_blocking(fd, True)
-        fh.write(data)
 
 
 class FileEditInvocation(ToolInvocation):
