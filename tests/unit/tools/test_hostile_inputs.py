@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import socket
 import threading
 import time
@@ -225,19 +226,28 @@ async def test_a_large_edit_leaves_the_event_loop_free(ctx: ToolContext, root: P
             gaps.append(now - last)
             last = now
 
-    beat = asyncio.create_task(heartbeat())
-    await asyncio.sleep(0)
-    await run(
-        ctx,
-        "replace",
-        file_path="large.txt",
-        instruction="i",
-        old_string="line 0090000 ",
-        new_string="LINE 0090000 ",
-    )
-    stop.set()
-    await beat
-    assert max(gaps) < 0.5, f"the loop stalled for {max(gaps):.2f}s"  # 1.9 s before
+    gc.collect()
+    gc.freeze()  # a full collection over a big test process's heap is not what we measure
+    try:
+        beat = asyncio.create_task(heartbeat())
+        await asyncio.sleep(0)
+        started = time.monotonic()
+        await run(
+            ctx,
+            "replace",
+            file_path="large.txt",
+            instruction="i",
+            old_string="line 0090000 ",
+            new_string="LINE 0090000 ",
+        )
+        took = time.monotonic() - started
+        stop.set()
+        await beat
+    finally:
+        gc.unfreeze()
+    # On the loop, the longest stall is the whole edit (1.9 s of 2 s when measured); off
+    # it, only the longest single step that holds the GIL (about 0.1 s).
+    assert max(gaps) < took / 2, f"the loop stalled for {max(gaps):.2f}s of {took:.2f}s"
 
 
 # -- off-loop jobs -----------------------------------------------------------------------
