@@ -110,6 +110,8 @@ class EventBus:
         self._queues: list[Subscription] = []
         self._pending: dict[str, asyncio.Future[Decision]] = {}
         self._cancel_handlers: list[Callable[[], None]] = []
+        self._outbox: deque[Event] = deque()
+        self._delivering = False
 
     # -- events out -------------------------------------------------------------
     def emit(self, cls: type[E], **fields: Any) -> E:
@@ -128,13 +130,27 @@ class EventBus:
         self._deliver(replace(event, seq=next(self._seq)))
 
     def _deliver(self, event: Event) -> None:
-        for fn in self._inline:
-            try:
-                fn(event)
-            except Exception:  # a broken view must never break the engine
-                log.exception("event subscriber failed")
-        for sub in self._queues:
-            sub._push(event)
+        """Every subscriber sees events in ``seq`` order.
+
+        An event emitted by a subscriber while another is being delivered (the recorder
+        announcing that saving stopped) waits until that one has reached everybody.
+        """
+        self._outbox.append(event)
+        if self._delivering:
+            return
+        self._delivering = True
+        try:
+            while self._outbox:
+                current = self._outbox.popleft()
+                for fn in list(self._inline):
+                    try:
+                        fn(current)
+                    except Exception:  # a broken view must never break the engine
+                        log.exception("event subscriber failed")
+                for sub in self._queues:
+                    sub._push(current)
+        finally:
+            self._delivering = False
 
     def subscribe(self, fn: Callable[[Event], None]) -> Callable[[], None]:
         """Call ``fn`` inline for every event; returns an unsubscribe function."""

@@ -76,7 +76,9 @@ class _Base:
             self._note(f"gemtui: {event.message}")
         elif isinstance(event, ErrorOccurred):
             self.errors.append(event.message)
-            self._note(f"gemtui: error: {event.message}")
+            level = "warning" if event.kind == "warning" else "error"
+            hint = f" {event.hint}" if event.hint else ""
+            self._note(f"gemtui: {level}: {event.message}{hint}")
         elif isinstance(event, ToolCallStateChanged):
             call = event.call
             if call.state == ToolCallState.ERROR and call.error and "needs approval" in call.error:

@@ -103,7 +103,7 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
     from gemtui.store.headless import attach_store
 
     try:
-        store, resumed = attach_store(opts.resume, opts.workspace, err)
+        attached = attach_store(opts.resume, opts.workspace)
         session = Session(  # reads the saved policy file: a broken one is a config error
             settings,
             provider,
@@ -114,7 +114,7 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
                 max_turns=max_turns,
                 stream_retry_delays=tuple(settings.network.stream_retry_delays),
                 trusted_workspace=trusted,
-                **resumed,
+                **attached.resumed,
             ),
         )
     except FatalError as exc:
@@ -123,11 +123,11 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
         err.write(f"gemtui: {exc.message}\n")
         await provider.generator.aclose()
         return exc.exit_code
-    recorder = store.record(session) if store is not None else None
     spinner = Spinner(stream=err)
     formatter.on_first_output = spinner.stop
     formatter.on_broken_pipe = session.cancel  # like SIGPIPE: no reader, no reason to go on
     session.bus.subscribe(formatter)
+    recorder = attached.record(session)
     loop = asyncio.get_running_loop()
     try:
         loop.add_signal_handler(signal.SIGINT, session.cancel)
@@ -148,8 +148,9 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
         await session.aclose()
-        if recorder is not None:
-            recorder.close()
+        recorder.close()
+        if attached.store is not None:
+            attached.store.close()
     if formatter.pipe_broken:
         raise BrokenPipeError  # run_headless ends quietly
     code = {

@@ -6,7 +6,8 @@ Nothing here imports Textual; the TUI's browser takes a ``SessionStore``.
 from __future__ import annotations
 
 from gemtui.store.db import StoreCorruptError, StoreVersionError, database_path, open_database
-from gemtui.store.recorder import SessionRecorder
+from gemtui.store.failures import StoreUnavailableError
+from gemtui.store.recorder import NullRecorder, SessionRecorder
 from gemtui.store.records import SearchHit, SessionInfo, SessionMatch, content_text
 from gemtui.store.redact import Redactor
 from gemtui.store.resume import ResumeMeta, open_session_for_resume
@@ -17,6 +18,7 @@ from gemtui.store.titles import improve_title, title_from_prompt
 __all__ = [
     "SCHEMA_VERSION",
     "SORTS",
+    "NullRecorder",
     "Redactor",
     "ResumeMeta",
     "SearchHit",
@@ -26,6 +28,7 @@ __all__ = [
     "SessionRecorder",
     "SessionStore",
     "StoreCorruptError",
+    "StoreUnavailableError",
     "StoreVersionError",
     "content_text",
     "database_path",

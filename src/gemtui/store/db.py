@@ -1,8 +1,10 @@
 """Opening the SQLite file: WAL, busy timeout, migrations, and moving a corrupt file aside.
 
-A store that cannot be read must never cost the person their old sessions: a corrupt
-file is renamed to ``sessions.db.corrupt-<timestamp>`` (with its -wal/-shm) and a new
-store is created beside it, with a message on stderr and in the log.
+A store that cannot be read must never cost the person their old sessions. Only a file
+that is really damaged (see ``failures``) is renamed to ``sessions.db.corrupt-<timestamp>``
+(with its -wal/-shm) and replaced by a new store, with a message on stderr and in the log.
+A full disk, a read-only file or folder, an I/O error or a file that cannot be opened
+raise ``StoreUnavailableError`` and leave every byte where it was.
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ import sys
 import time
 from pathlib import Path
 
+from gemtui.store.failures import StoreUnavailableError, is_corruption, reason_for
 from gemtui.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 __all__ = [
     "StoreCorruptError",
+    "StoreUnavailableError",
     "StoreVersionError",
     "connect",
     "database_path",
@@ -55,11 +59,12 @@ def connect(path: Path) -> sqlite3.Connection:
 
 
 def _looks_like_sqlite(path: Path) -> bool:
+    """False only for a file that was read and is something else; unreadable is not bad."""
     try:
         with path.open("rb") as fh:
             head = fh.read(len(_HEADER))
     except OSError:
-        return False
+        return True  # SQLite will say why it cannot open it; that is no reason to move it
     return head == _HEADER or head == b""
 
 
@@ -109,10 +114,35 @@ def migrate(conn: sqlite3.Connection) -> int:
                 conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
     conn.execute("COMMIT")
     return version
+
+
+def rollback(conn: sqlite3.Connection) -> None:
+    """Undo an open transaction, if SQLite has not already (it does on SQLITE_FULL/IOERR).
+
+    A failing ROLLBACK must not replace the error that caused it.
+    """
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            log.warning("rollback failed", exc_info=True)
+
+
+def _probe_write(conn: sqlite3.Connection) -> None:
+    """Fail now, not at the first message, when the store cannot be written (read-only).
+
+    Rewriting the schema version inside a transaction that is rolled back asks SQLite for
+    a write without changing a byte of the file.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    finally:
+        rollback(conn)
 
 
 def move_aside(path: Path, reason: str) -> Path:
@@ -137,29 +167,64 @@ def move_aside(path: Path, reason: str) -> Path:
     return target
 
 
-def open_database(path: Path | None = None, *, verify: bool | None = None) -> sqlite3.Connection:
+def _prepare(conn: sqlite3.Connection, path: Path, verify: bool | None, writable: bool) -> None:
+    _check(conn, path, verify)
+    conn.execute("PRAGMA journal_mode = WAL")
+    migrate(conn)
+    if writable:
+        _probe_write(conn)
+
+
+def open_database(
+    path: Path | None = None, *, verify: bool | None = None, writable: bool = True
+) -> sqlite3.Connection:
     """Open (creating or migrating) the store; a corrupt file is moved aside first.
 
     ``verify`` forces (True) or skips (False) the page-level check; by default only small
-    files get it.
+    files get it. ``writable`` also proves that a write would succeed (a read-only store
+    fails here, not at the first message). Raises ``StoreUnavailableError`` when the
+    store cannot be used for any reason other than damage, ``StoreVersionError`` when a
+    newer gemtui wrote it; in both cases the file is left untouched.
     """
     path = path or database_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists() and not _looks_like_sqlite(path):
-        move_aside(path, "not a SQLite database")
-    conn = connect(path)
     try:
-        _check(conn, path, verify)
-        conn.execute("PRAGMA journal_mode = WAL")
-        migrate(conn)
-    except (sqlite3.DatabaseError, StoreCorruptError) as exc:
-        conn.close()
-        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-            raise
-        move_aside(path, str(exc))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        damaged = path.exists() and not _looks_like_sqlite(path)
+    except OSError as exc:
+        raise StoreUnavailableError(path, reason_for(exc, path)) from exc
+    if damaged:
+        try:
+            move_aside(path, "not a SQLite database")
+        except OSError as exc:
+            why = reason_for(exc, path)
+            raise StoreUnavailableError(
+                path, f"it is not a SQLite database and could not be moved aside ({why})"
+            ) from exc
+    try:
         conn = connect(path)
-        conn.execute("PRAGMA journal_mode = WAL")
-        migrate(conn)
+    except sqlite3.Error as exc:
+        raise StoreUnavailableError(path, reason_for(exc, path)) from exc
+    try:
+        _prepare(conn, path, verify, writable)
+    except (sqlite3.Error, OSError, StoreCorruptError) as exc:
+        conn.close()
+        if not isinstance(exc, StoreCorruptError) and not is_corruption(exc):
+            raise StoreUnavailableError(path, reason_for(exc, path)) from exc
+        try:
+            move_aside(path, str(exc))
+            conn = connect(path)
+            try:
+                _prepare(conn, path, False, writable)
+            except BaseException:
+                conn.close()
+                raise
+        except (OSError, sqlite3.Error) as again:
+            raise StoreUnavailableError(
+                path, f"it is damaged ({exc}) and could not be replaced ({reason_for(again, path)})"
+            ) from again
+    except BaseException:
+        conn.close()
+        raise
     # NORMAL in WAL mode: a commit survives a killed process (not a power cut) without
     # an fsync per message, which keeps the recorder off the engine's critical path.
     conn.execute("PRAGMA synchronous = NORMAL")

@@ -1,41 +1,73 @@
-"""The store's part of a headless run: open it, resolve ``--resume``, never block the run.
+"""The store's part of a run (headless or TUI): open it, resolve ``--resume``, never block.
 
-A store that cannot be opened costs the recording, not the answer: the run goes on and
-says so on stderr. Only an explicit ``--resume`` that cannot be honoured stops it (42).
+A store that cannot be opened costs the recording, not the answer: the run goes on with a
+``NullRecorder``, which says on the session's bus why nothing is saved. Only an explicit
+``--resume`` that cannot be honoured stops it (42).
 """
 
 from __future__ import annotations
 
 import logging
 import sqlite3
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from gemtui.errors import FatalInputError
-from gemtui.store.db import StoreVersionError
+from gemtui.store.db import StoreUnavailableError, StoreVersionError
+from gemtui.store.recorder import NullRecorder, RecordableSession, SessionRecorder
 from gemtui.store.resume import open_session_for_resume
 from gemtui.store.store import SessionStore
 
-__all__ = ["attach_store"]
+__all__ = ["StoreAttachment", "attach_store"]
 
 log = logging.getLogger(__name__)
 
 
-def attach_store(
-    resume: str | None, workspace: Path, err: TextIO
-) -> tuple[SessionStore | None, dict[str, Any]]:
-    """``(store or None, SessionOptions keyword arguments for a resumed session)``."""
+@dataclass
+class StoreAttachment:
+    """The store of one run, or why there is none, and the resumed session's options."""
+
+    store: SessionStore | None
+    resumed: dict[str, Any] = field(default_factory=dict)
+    """``SessionOptions`` keyword arguments for a resumed session (id and history)."""
+    unavailable: str | None = None
+    """Why the store could not be opened (the file was left untouched)."""
+
+    def record(self, session: RecordableSession) -> SessionRecorder | NullRecorder:
+        """Record ``session``, or stand in with a recorder that says why it cannot."""
+        if self.store is not None:
+            return self.store.record(session)
+        return NullRecorder(session, self.unavailable or "the session store is not open")
+
+
+def attach_store(resume: str | None, workspace: Path) -> StoreAttachment:
+    """Open the store and resolve ``resume`` (an id, a prefix or ``latest``).
+
+    A store that can be read but not written (read-only, disk full) still resumes: the
+    history is read, and the continued session goes unsaved with a notice.
+    """
     try:
         store = SessionStore()
-    except (sqlite3.Error, OSError, StoreVersionError) as exc:
-        log.exception("cannot open the session store")
-        if resume is not None:
-            raise FatalInputError(
-                f"cannot resume: the session store cannot be opened ({exc})"
-            ) from exc
-        err.write(f"gemtui: this session will not be saved: {exc}\n")
-        return None, {}
+    except (StoreUnavailableError, StoreVersionError, sqlite3.Error, OSError) as exc:
+        log.warning("cannot open the session store: %s", exc)
+        if resume is None:
+            return StoreAttachment(None, unavailable=str(exc))
+        return StoreAttachment(None, _resume_read_only(resume, workspace, exc), str(exc))
     if resume is None:
-        return store, {}
+        return StoreAttachment(store)
     session_id, history, _meta = open_session_for_resume(store, resume, workspace=workspace)
-    return store, {"session_id": session_id, "history": history}
+    return StoreAttachment(store, {"session_id": session_id, "history": history})
+
+
+def _resume_read_only(resume: str, workspace: Path, why: Exception) -> dict[str, Any]:
+    try:
+        with SessionStore(writable=False) as reader:
+            session_id, history, _meta = open_session_for_resume(
+                reader, resume, workspace=workspace
+            )
+    except FatalInputError:
+        raise
+    except (StoreUnavailableError, StoreVersionError, sqlite3.Error, OSError) as exc:
+        raise FatalInputError(f"cannot resume: {why}") from exc
+    return {"session_id": session_id, "history": history}

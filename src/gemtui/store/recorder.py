@@ -5,17 +5,25 @@ The person's prompt is committed the moment it is sent; everything else is taken
 stored history is exactly what the chat would send next. A crash loses at most the part
 of an answer still streaming. Deltas are ignored (they are the expensive, frequent
 events), and every write is one short transaction.
+
+Saving must never cost the conversation: when a write fails for good (disk full,
+read-only store, I/O error) the recorder stops, leaves what it saved as it is, and says
+once on the bus — an ``ErrorOccurred`` warning every view shows — that this session is
+no longer being saved, and why. ``NullRecorder`` stands in when the store could not be
+opened at all.
 """
 
 from __future__ import annotations
 
 import logging
+import sqlite3
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gemtui.bus.events import (
     AgentFinished,
     ContentDelta,
+    ErrorOccurred,
     Event,
     HistoryCompressed,
     SessionStarted,
@@ -25,6 +33,7 @@ from gemtui.bus.events import (
     TurnFinished,
     UserMessage,
 )
+from gemtui.store.failures import is_transient, reason_for
 from gemtui.store.titles import title_from_prompt
 from gemtui.wire import Content, Part
 
@@ -33,11 +42,19 @@ if TYPE_CHECKING:
 
     from gemtui.store.store import SessionStore
 
-__all__ = ["RecordableSession", "SessionRecorder"]
+__all__ = ["NOT_SAVED", "NullRecorder", "RecordableSession", "SessionRecorder"]
 
 log = logging.getLogger(__name__)
 
 _IGNORED = (ContentDelta, ThoughtDelta, ToolOutput)
+
+NOT_SAVED = "This session is not being saved"
+"""How every notice about an unsaved session begins (views and tests look for it)."""
+
+
+def _announce(session: RecordableSession, message: str) -> None:
+    log.error(message)
+    session.bus.emit(ErrorOccurred, message=message, kind="warning")
 
 
 class RecordableSession(Protocol):
@@ -65,6 +82,8 @@ class SessionRecorder:
         self.write_seconds = 0.0
         """Time spent writing: what the recorder costs the engine."""
         self.failures = 0
+        self.stopped: str | None = None
+        """Why saving stopped (the store failed for good); None while it saves."""
         self._unsubscribe: Callable[[], None] | None = session.bus.subscribe(self._on_event)
 
     def close(self) -> None:
@@ -96,14 +115,33 @@ class SessionRecorder:
             self._timed(self._sync)
 
     def _timed(self, fn: Callable[[], None]) -> None:
+        if self.stopped is not None:
+            return
         start = time.perf_counter()
         try:
             fn()
-        except Exception:  # the store must never break the conversation
+        except (sqlite3.Error, OSError) as exc:
+            self.failures += 1
+            if is_transient(exc):  # a lock held elsewhere: the next sync catches up
+                log.warning("session recorder write postponed: %s", exc)
+            else:
+                self._stop(exc)
+        except Exception:  # a recorder bug must never break the conversation
             self.failures += 1
             log.exception("session recorder write failed")
         finally:
             self.write_seconds += time.perf_counter() - start
+
+    def _stop(self, exc: BaseException) -> None:
+        """Save nothing more and tell the person once; what is saved stays as it is."""
+        self.stopped = reason_for(exc, self.store.path)
+        log.debug("session recorder stopped", exc_info=exc)
+        _announce(
+            self.session,
+            f"{NOT_SAVED} any more: the session store {self.store.path} failed "
+            f"({self.stopped}). What was saved before is kept; this conversation goes on "
+            "unsaved.",
+        )
 
     # -- writes --------------------------------------------------------------------------
     def _ensure_row(self) -> None:
@@ -209,3 +247,23 @@ class SessionRecorder:
             self.store.replace_history(self.session.id, history)
         self._seen = len(history)
         self.writes += 1
+
+
+class NullRecorder:
+    """Records nothing: the store could not be opened. Says why once, when the session starts."""
+
+    def __init__(self, session: RecordableSession, reason: str) -> None:
+        self.session = session
+        self.stopped: str | None = reason
+        self._announced = False
+        self._unsubscribe: Callable[[], None] | None = session.bus.subscribe(self._on_event)
+
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, SessionStarted) and not self._announced:
+            self._announced = True
+            _announce(self.session, f"{NOT_SAVED}: {self.stopped}. Saved sessions are untouched.")
+
+    def close(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gemtui.store.db import open_database
+from gemtui.store.db import open_database, rollback
 from gemtui.store.records import (
     SessionInfo,
     SessionMatch,
@@ -82,13 +82,18 @@ class SessionStore:
         *,
         verify: bool | None = None,
         redact: Redactor | None = None,
+        writable: bool = True,
     ) -> None:
+        """Open the store; raises ``StoreUnavailableError`` (file untouched) when it cannot.
+
+        ``writable=False`` is for readers (``sessions list``): a read-only store still lists.
+        """
         from gemtui.store.db import database_path
 
         self.path = path or database_path()
         self.redact = redact or Redactor.from_environment()
         """Masks known secrets in everything written."""
-        self._conn = open_database(self.path, verify=verify)
+        self._conn = open_database(self.path, verify=verify, writable=writable)
         self._lock = threading.RLock()
 
     def close(self) -> None:
@@ -102,7 +107,11 @@ class SessionStore:
         self.close()
 
     def record(self, session: RecordableSession) -> SessionRecorder:
-        """Start recording ``session`` into this store (an inline bus subscriber)."""
+        """Start recording ``session`` into this store (an inline bus subscriber).
+
+        When a write fails for good (disk full, read-only, I/O error) the recorder stops
+        and says so once on the session's bus; the conversation goes on.
+        """
         from gemtui.store.recorder import SessionRecorder
 
         return SessionRecorder(self, session)
@@ -114,10 +123,10 @@ class SessionStore:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
+                conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                rollback(conn)
                 raise
-            conn.execute("COMMIT")
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._lock:

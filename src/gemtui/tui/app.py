@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from gemtui.agent.session import Session
     from gemtui.config.settings import Settings
     from gemtui.config.trust import WorkspaceTrust
-    from gemtui.store import SessionRecorder, SessionStore
+    from gemtui.store import NullRecorder, SessionRecorder, SessionStore
 
 __all__ = ["APPROVAL_CYCLE", "GemtuiApp"]
 
@@ -97,7 +97,9 @@ class GemtuiApp(App[int]):
         """Why the app stopped before it could start (printed by launch)."""
         self.store = store
         """Where sessions are saved; None when it could not be opened."""
-        self.recorder: SessionRecorder | None = None
+        self.store_unavailable: str | None = None
+        """Why the store could not be opened; the session then runs unsaved, with a notice."""
+        self.recorder: SessionRecorder | NullRecorder | None = None
         self.settings = settings
         self.session = session
         """The conversation; None until the welcome screen chose a provider."""
@@ -302,6 +304,10 @@ class GemtuiApp(App[int]):
         )
         if self.store is not None:
             self.recorder = self.store.record(session)
+        elif self.store_unavailable is not None:
+            from gemtui.store import NullRecorder
+
+            self.recorder = NullRecorder(session, self.store_unavailable)
         if session.chat.history:
             history = list(session.chat.history)
             self.call_after_refresh(lambda: replay_history(screen.transcript, history))

@@ -100,17 +100,13 @@ def build_app(
     def make_session() -> Session:
         """Runs in a thread after the first frame; FatalAuthenticationError opens the
         welcome screen, any other FatalError stops the app with its exit code."""
-        import io
-
         from gemtui.agent.session import Session, SessionOptions
         from gemtui.providers.factory import resolve_provider
         from gemtui.store.headless import attach_store
 
-        notes = io.StringIO()
-        store, resumed = attach_store(resume, workspace, notes)
-        app.store = store
-        if notes.getvalue():
-            app.startup_notice = notes.getvalue().strip().removeprefix("gemtui: ")
+        attached = attach_store(resume, workspace)
+        app.store = attached.store
+        app.store_unavailable = attached.unavailable
         current = app.settings  # the folder's own settings are in it only once trusted
         resolved = resolve_provider(
             current, provider=provider, model=model, fake_responses=fake_responses
@@ -123,7 +119,7 @@ def build_app(
                 approval_mode=approval_mode or current.general.approval_mode,
                 max_turns=current.general.max_turns,
                 trusted_workspace=app.workspace_trusted,
-                **resumed,
+                **attached.resumed,
             ),
         )
 
