@@ -207,7 +207,7 @@ def assert_valid_requests(h: Harness) -> None:
         assert isinstance(body, dict)
         if h.adapter == "gemini":
             assert req.headers["x-goog-api-key"] == "gem-key"
-            assert all(c["role"] in ("user", "model") for c in body["contents"])
+            _assert_gemini(body)
             continue
         leaked = _keys(body) & GEMINI_ONLY
         assert not leaked, f"Gemini-only fields in a {h.adapter} request: {leaked}"
@@ -215,6 +215,19 @@ def assert_valid_requests(h: Harness) -> None:
             _assert_anthropic(req, body)
         else:
             _assert_openai(h, req, body)
+
+
+def _assert_gemini(body: dict[str, Any]) -> None:
+    """Roles are user/model; each functionCall is answered, by id, in the next content."""
+    contents = body["contents"]
+    assert all(c["role"] in ("user", "model") for c in contents)
+    for i, c in enumerate(contents):
+        calls = [p["functionCall"]["id"] for p in c["parts"] if "functionCall" in p]
+        if not calls:
+            continue
+        nxt = contents[i + 1] if i + 1 < len(contents) else {"role": "", "parts": []}
+        answered = [p["functionResponse"]["id"] for p in nxt["parts"] if "functionResponse" in p]
+        assert nxt["role"] == "user" and sorted(answered) == sorted(calls), (calls, nxt)
 
 
 def _assert_anthropic(req: RecordedRequest, body: dict[str, Any]) -> None:

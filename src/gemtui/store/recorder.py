@@ -73,11 +73,14 @@ class SessionRecorder:
     def __init__(self, store: SessionStore, session: RecordableSession) -> None:
         self.store = store
         self.session = session
+        saved = store.get(session.id)
         self._seen = len(session.chat.history)
         """How many entries of ``chat.history`` the store holds (resumed ones count)."""
+        if saved is not None and saved.messages < self._seen:
+            self._seen = saved.messages  # answers to interrupted calls, added on load
         self._pending: Content | None = None
         """A prompt written before the chat appended it (it is stored at index ``_seen``)."""
-        self._started = store.get(session.id) is not None
+        self._started = saved is not None
         self.writes = 0
         self.write_seconds = 0.0
         """Time spent writing: what the recorder costs the engine."""
