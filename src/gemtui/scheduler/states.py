@@ -73,7 +73,7 @@ class CallRecord:
 
     def to_snapshot(self) -> ToolCallSnapshot:
         """A frozen copy for views; args are copied so later edits cannot leak in."""
-        args = self.invocation.args if self.invocation is not None else self.request.args
+        args = self.invocation.effective_args if self.invocation is not None else self.request.args
         duration = None
         if self.started_at is not None and self.ended_at is not None:
             duration = (self.ended_at - self.started_at) * 1000

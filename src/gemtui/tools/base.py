@@ -120,6 +120,15 @@ class ToolInvocation(ABC):
         """Replace the proposed content or command with the person's edited version."""
         raise ToolError(f"{self.tool.name} cannot be modified before it runs")
 
+    @property
+    def effective_args(self) -> dict[str, Any]:
+        """The arguments the call runs with: the model's, or what a person changed them to.
+
+        This is what views show and the store records once a call was modified; the
+        model's own functionCall stays in the history as the model made it.
+        """
+        return self.args
+
     @abstractmethod
     async def execute(self, ctx: ToolContext) -> ToolResult:
         """Run the call. Raise ToolError for a failure the model should read."""

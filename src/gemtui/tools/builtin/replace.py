@@ -85,6 +85,8 @@ class FileEditInvocation(ToolInvocation):
     def __init__(self, tool: Tool, args: dict[str, Any]) -> None:
         super().__init__(tool, args)
         self._modified: str | None = None
+        self._before: str | None = None
+        """The file's content when the preview was made (what a modification replaced)."""
 
     @abstractmethod
     def plan(self, ctx: ToolContext) -> PlannedEdit:
@@ -101,6 +103,7 @@ class FileEditInvocation(ToolInvocation):
             proposed = self._modified if self._modified is not None else planned.proposed
             encode_capped(proposed, self.args[self.file_arg])
             original = planned.original or ""
+            self._before = original
             return Confirmation(
                 kind="edit",
                 title=f"Confirm Edit: {planned.rel}",
@@ -115,6 +118,18 @@ class FileEditInvocation(ToolInvocation):
     def modify(self, proposed: str) -> None:
         """The person's edited full file content replaces what the model proposed."""
         self._modified = proposed
+
+    @property
+    def effective_args(self) -> dict[str, Any]:
+        """After a modification, arguments that write what the person approved."""
+        if self._modified is None:
+            return self.args
+        return self.modified_args(self._modified)
+
+    def modified_args(self, proposed: str) -> dict[str, Any]:
+        """``replace``: the whole file before becomes the person's whole file (as Gemini
+        CLI records it), so the recorded call reproduces what was written."""
+        return {**self.args, "old_string": self._before or "", "new_string": proposed}
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
         return await run_off_loop(lambda _: self._apply(ctx))

@@ -21,6 +21,9 @@ class WriteFileInvocation(FileEditInvocation):
         )
         return PlannedEdit(path, rel, original, self.args["content"], summary)
 
+    def modified_args(self, proposed: str) -> dict[str, Any]:
+        return {**self.args, "content": proposed}
+
 
 class WriteFileTool(Tool):
     """Why: new files, or rewrites too large for exact-string replacements."""
