@@ -33,6 +33,27 @@ def test_emit_fills_session_prompt_and_monotonic_seq() -> None:
     assert [e.seq for e in seen] == [1, 2]
 
 
+def test_an_event_emitted_by_a_subscriber_reaches_everyone_after_the_current_one() -> None:
+    """The recorder announces a store failure while handling another event: every view,
+    inline or queued, still sees the events in seq order."""
+    bus = EventBus("s")
+    first: list[Event] = []
+    last: list[Event] = []
+
+    def announcer(event: Event) -> None:
+        first.append(event)
+        if isinstance(event, UserMessage):
+            bus.emit(ErrorOccurred, message="not saved", kind="warning")
+
+    bus.subscribe(announcer)
+    bus.subscribe(last.append)
+    queued = bus.subscription()
+    bus.emit(UserMessage, text="hi")
+    for seen in (first, last, queued.drain()):
+        assert [type(e) for e in seen] == [UserMessage, ErrorOccurred]
+        assert [e.seq for e in seen] == [1, 2]
+
+
 def test_events_are_immutable() -> None:
     ev = EventBus("s").emit(ContentDelta, text="x")
     with pytest.raises(AttributeError):
