@@ -92,7 +92,7 @@ def reason_for(exc: BaseException, path: Path) -> str:
         elif primary == SQLITE_READONLY:
             text = f"it is read-only; make {path} and {folder} writable to save sessions"
         elif primary == SQLITE_IOERR:
-            text = f"a disk I/O error occurred ({exc})"
+            text = "a disk I/O error occurred"
         elif primary == SQLITE_CANTOPEN:
             text = f"it cannot be opened; check that {folder} exists and is writable"
         elif primary in (SQLITE_PERM, SQLITE_AUTH):
