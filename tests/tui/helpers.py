@@ -57,3 +57,21 @@ async def turns_done(app: Any) -> None:
     turns = [w for w in app.workers if w.group == "turn"]
     if turns:  # an empty list would mean "every worker" to Textual
         await app.workers.wait_for_complete(turns)
+
+
+async def engine_started(app: Any, seen: Messages) -> None:
+    """Wait until the engine built in the background (``build_app``) has started.
+
+    The worker is created after the first refresh, so it may not exist yet when a test
+    starts: its first state message says it does; then wait for it to complete
+    (``_session_built`` has run by then: ``call_from_thread`` waits for it).
+    """
+    from textual.worker import Worker
+
+    if app.session is not None or app.session_factory is None:
+        return
+    found = await seen.wait_for(
+        lambda m: isinstance(m, Worker.StateChanged) and m.worker.group == "engine-start"
+    )
+    assert isinstance(found, Worker.StateChanged)
+    await app.workers.wait_for_complete([found.worker])

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 from gemtui.bus.events import AgentFinished
 from gemtui.config.settings import Settings
@@ -11,7 +13,7 @@ from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.launch import build_app
 from tests.tui.conftest import make_session
-from tests.tui.helpers import Messages, turns_done
+from tests.tui.helpers import Messages, engine_started, turns_done
 
 
 def _settings_for(url: str) -> Settings:
@@ -54,9 +56,7 @@ async def test_tui_records_then_resume_flag_replays_and_continues(
         assert isinstance(app2, GemtuiApp)
         seen2 = Messages()
         async with app2.run_test(size=(120, 40), message_hook=seen2) as pilot:
-            starting = [w for w in app2.workers if w.group == "engine-start"]
-            if starting:  # the engine starts in a thread after the first frame
-                await app2.workers.wait_for_complete(starting)
+            await engine_started(app2, seen2)  # in a thread, after the first frame
             await pilot.pause()
             assert app2.session is not None and app2.session.id == saved_id
             messages = app2.main.transcript.messages()
@@ -79,9 +79,16 @@ async def test_tui_records_then_resume_flag_replays_and_continues(
 async def test_unknown_resume_id_is_an_input_error(workspace: Path) -> None:
     app = build_app(Settings(), workspace=workspace, resume="no-such-session")
     assert isinstance(app, GemtuiApp)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    stopped = asyncio.Event()
+    exit_app = app.exit
+
+    def exit_and_tell(*args: Any, **kwargs: Any) -> None:
+        stopped.set()
+        exit_app(*args, **kwargs)
+
+    app.exit = exit_and_tell  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 30)):
+        await asyncio.wait_for(stopped.wait(), 15)  # the engine starts in a thread
     assert app.return_code == 42
     assert app.exit_message and "no-such-session" in app.exit_message
 

@@ -19,7 +19,7 @@ from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.launch import build_app
 from tests.integration.store_faults import aside, digest, healthy_store, page_capped, saved_rows
-from tests.tui.helpers import Messages, turns_done
+from tests.tui.helpers import Messages, engine_started, turns_done
 from tests.tui.test_transcript import screen_text
 
 
@@ -39,9 +39,7 @@ async def _converse(app: GemtuiApp, prompt: str) -> tuple[str, list[str]]:
     """Type ``prompt``, wait for the answer; the transcript's text and the notices shown."""
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
-        starting = [w for w in app.workers if w.group == "engine-start"]
-        if starting:
-            await app.workers.wait_for_complete(starting)
+        await engine_started(app, seen)
         await pilot.press(*prompt, "enter")
         await seen.wait_event(AgentFinished)
         await turns_done(app)
