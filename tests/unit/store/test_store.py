@@ -106,6 +106,20 @@ def test_damaged_pages_fail_the_check_and_the_file_is_moved_aside(tmp_path: Path
     assert store._conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+def test_a_sqlite_header_over_garbage_is_moved_aside_by_sqlites_own_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Past the header check, SQLite itself says SQLITE_NOTADB: real damage, moved aside."""
+    path = tmp_path / "sessions.db"
+    garbage = b"SQLite format 3\x00" + bytes(range(256)) * 16
+    path.write_bytes(garbage)
+    store = _store(tmp_path)
+    (moved,) = tmp_path.glob("sessions.db.corrupt-*")
+    assert moved.read_bytes() == garbage
+    assert str(moved) in capsys.readouterr().err
+    assert store.list_sessions() == []
+
+
 def test_search_finds_words_and_prefixes_with_highlighted_spans(tmp_path: Path) -> None:
     store = _store(tmp_path)
     sid = _conversation(store)
