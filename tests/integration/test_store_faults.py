@@ -297,3 +297,22 @@ def test_store_that_cannot_be_opened_is_left_alone_and_listing_says_why(
     assert resumed.returncode == 42 and "cannot resume" in resumed.stderr
     assert "Traceback" not in resumed.stderr
     assert digest(db) == before and aside(db.parent) == []
+
+
+def test_a_damaged_store_is_moved_aside_and_the_run_says_where_once(
+    env: dict[str, str], mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    db = _db(isolated_home)
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"SQLite format 3\x00" + bytes(range(256)) * 16)  # SQLITE_NOTADB
+    mock_llm_thread.enqueue({"text": ANSWER})
+    proc = _run(["-p", "hello", "--output-format", "stream-json"], env, workspace)
+    assert proc.returncode == 0, proc.stderr
+    (moved,) = aside(db.parent)
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert lines[0]["type"] == "init"  # the notice follows init, as a warning
+    warnings = [x for x in lines if x["type"] == "error" and x.get("kind") == "warning"]
+    assert len(warnings) == 1 and moved in warnings[0]["message"]
+    assert proc.stderr.count(moved) == 1 and "Traceback" not in proc.stderr
+    listed = _run(["sessions", "list", "--json"], env, workspace)
+    assert [r["title"] for r in json.loads(listed.stdout)] == ["hello"]  # saved in the new one

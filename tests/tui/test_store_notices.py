@@ -97,3 +97,24 @@ async def test_disk_filling_during_the_session_is_announced_once_in_the_transcri
     assert "disk is full" in notices[0] and "SQLITE_FULL" in notices[0]
     assert NOT_SAVED in text and "word5999" in text
     assert saved_rows(db) == old and aside(db.parent) == []
+
+
+async def test_a_damaged_store_moved_aside_is_said_in_the_transcript(
+    mock_llm: MockLLMServer,
+    workspace: Path,
+    isolated_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Real damage still moves the file aside; the person hears where it went."""
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    db = isolated_home / "data" / "sessions.db"
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"not a database at all" * 50)
+    mock_llm.enqueue({"text": "Answered."})
+    app = build_app(_settings_for(mock_llm.url), workspace=workspace)
+    assert isinstance(app, GemtuiApp)
+    text, notices = await _converse(app, "hi")
+    (moved,) = aside(db.parent)
+    assert len(notices) == 1 and moved in notices[0] and "could not be read" in notices[0]
+    assert "moved to" in text
+    assert (db.parent / moved).read_bytes() == b"not a database at all" * 50

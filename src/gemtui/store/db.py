@@ -13,6 +13,7 @@ import logging
 import sqlite3
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from gemtui.store.failures import StoreUnavailableError, is_corruption, reason_for
@@ -145,8 +146,16 @@ def _probe_write(conn: sqlite3.Connection) -> None:
         rollback(conn)
 
 
-def move_aside(path: Path, reason: str) -> Path:
-    """Rename a bad store (and its WAL files) out of the way; never overwrite anything."""
+def _to_stderr(message: str) -> None:
+    sys.stderr.write(f"gemtui: {message}\n")
+
+
+def move_aside(path: Path, reason: str, *, tell: Callable[[str], None] = _to_stderr) -> Path:
+    """Rename a bad store (and its WAL files) out of the way; never overwrite anything.
+
+    ``tell`` says where it went (stderr unless a caller shows it its own way, as the TUI
+    does in its transcript).
+    """
     stamp = time.strftime("%Y%m%dT%H%M%S")
     target = path.with_name(f"{path.name}.corrupt-{stamp}")
     n = 1
@@ -159,11 +168,11 @@ def move_aside(path: Path, reason: str) -> Path:
         if extra.exists():
             extra.rename(target.with_name(target.name + suffix))
     message = (
-        f"gemtui: the session store {path} could not be read ({reason}); "
-        f"it was moved to {target} and a new store was created.\n"
+        f"the session store {path} could not be read ({reason}); "
+        f"it was moved to {target} and a new store was created."
     )
-    sys.stderr.write(message)
-    log.error(message.strip())
+    log.error(message)
+    tell(message)
     return target
 
 
@@ -176,7 +185,11 @@ def _prepare(conn: sqlite3.Connection, path: Path, verify: bool | None, writable
 
 
 def open_database(
-    path: Path | None = None, *, verify: bool | None = None, writable: bool = True
+    path: Path | None = None,
+    *,
+    verify: bool | None = None,
+    writable: bool = True,
+    tell: Callable[[str], None] = _to_stderr,
 ) -> sqlite3.Connection:
     """Open (creating or migrating) the store; a corrupt file is moved aside first.
 
@@ -194,7 +207,7 @@ def open_database(
         raise StoreUnavailableError(path, reason_for(exc, path)) from exc
     if damaged:
         try:
-            move_aside(path, "not a SQLite database")
+            move_aside(path, "not a SQLite database", tell=tell)
         except OSError as exc:
             why = reason_for(exc, path)
             raise StoreUnavailableError(
@@ -211,7 +224,7 @@ def open_database(
         if not isinstance(exc, StoreCorruptError) and not is_corruption(exc):
             raise StoreUnavailableError(path, reason_for(exc, path)) from exc
         try:
-            move_aside(path, str(exc))
+            move_aside(path, str(exc), tell=tell)
             conn = connect(path)
             try:
                 _prepare(conn, path, False, writable)

@@ -15,7 +15,12 @@ from typing import Any
 
 from gemtui.errors import FatalInputError
 from gemtui.store.db import StoreUnavailableError, StoreVersionError
-from gemtui.store.recorder import NullRecorder, RecordableSession, SessionRecorder
+from gemtui.store.recorder import (
+    NullRecorder,
+    RecordableSession,
+    SessionRecorder,
+    announce_when_started,
+)
 from gemtui.store.resume import open_session_for_resume
 from gemtui.store.store import SessionStore
 
@@ -33,9 +38,18 @@ class StoreAttachment:
     """``SessionOptions`` keyword arguments for a resumed session (id and history)."""
     unavailable: str | None = None
     """Why the store could not be opened (the file was left untouched)."""
+    notices: list[str] = field(default_factory=list)
+    """What opening it did that the person must hear of (a damaged file moved aside)."""
 
     def record(self, session: RecordableSession) -> SessionRecorder | NullRecorder:
-        """Record ``session``, or stand in with a recorder that says why it cannot."""
+        """Record ``session``, or stand in with a recorder that says why it cannot.
+
+        Notices are said on the session's bus once it starts, so every view shows them
+        (stderr headless, the transcript in the TUI).
+        """
+        notices, self.notices = self.notices, []  # said once, not again on a resume
+        for notice in notices:
+            announce_when_started(session, notice)
         if self.store is not None:
             return self.store.record(session)
         return NullRecorder(session, self.unavailable or "the session store is not open")
@@ -47,17 +61,17 @@ def attach_store(resume: str | None, workspace: Path) -> StoreAttachment:
     A store that can be read but not written (read-only, disk full) still resumes: the
     history is read, and the continued session goes unsaved with a notice.
     """
+    notices: list[str] = []
     try:
-        store = SessionStore()
+        store = SessionStore(tell=notices.append)
     except (StoreUnavailableError, StoreVersionError, sqlite3.Error, OSError) as exc:
         log.warning("cannot open the session store: %s", exc)
-        if resume is None:
-            return StoreAttachment(None, unavailable=str(exc))
-        return StoreAttachment(None, _resume_read_only(resume, workspace, exc), str(exc))
+        resumed = {} if resume is None else _resume_read_only(resume, workspace, exc)
+        return StoreAttachment(None, resumed, str(exc), notices)
     if resume is None:
-        return StoreAttachment(store)
+        return StoreAttachment(store, notices=notices)
     session_id, history, _meta = open_session_for_resume(store, resume, workspace=workspace)
-    return StoreAttachment(store, {"session_id": session_id, "history": history})
+    return StoreAttachment(store, {"session_id": session_id, "history": history}, None, notices)
 
 
 def _resume_read_only(resume: str, workspace: Path, why: Exception) -> dict[str, Any]:

@@ -42,7 +42,13 @@ if TYPE_CHECKING:
 
     from gemtui.store.store import SessionStore
 
-__all__ = ["NOT_SAVED", "NullRecorder", "RecordableSession", "SessionRecorder"]
+__all__ = [
+    "NOT_SAVED",
+    "NullRecorder",
+    "RecordableSession",
+    "SessionRecorder",
+    "announce_when_started",
+]
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +61,20 @@ NOT_SAVED = "This session is not being saved"
 def _announce(session: RecordableSession, message: str) -> None:
     log.error(message)
     session.bus.emit(ErrorOccurred, message=message, kind="warning")
+
+
+def announce_when_started(session: RecordableSession, message: str) -> None:
+    """Say ``message`` (a warning about the store) once the session has started.
+
+    Views are subscribed by then, and in stream-json the notice follows ``init``.
+    """
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, SessionStarted):
+            unsubscribe()
+            _announce(session, message)
+
+    unsubscribe = session.bus.subscribe(on_event)
 
 
 class RecordableSession(Protocol):
@@ -258,15 +278,7 @@ class NullRecorder:
     def __init__(self, session: RecordableSession, reason: str) -> None:
         self.session = session
         self.stopped: str | None = reason
-        self._announced = False
-        self._unsubscribe: Callable[[], None] | None = session.bus.subscribe(self._on_event)
-
-    def _on_event(self, event: Event) -> None:
-        if isinstance(event, SessionStarted) and not self._announced:
-            self._announced = True
-            _announce(self.session, f"{NOT_SAVED}: {self.stopped}. Saved sessions are untouched.")
+        announce_when_started(session, f"{NOT_SAVED}: {reason}. Saved sessions are untouched.")
 
     def close(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
+        """Nothing to persist."""

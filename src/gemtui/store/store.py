@@ -12,7 +12,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -83,17 +83,22 @@ class SessionStore:
         verify: bool | None = None,
         redact: Redactor | None = None,
         writable: bool = True,
+        tell: Callable[[str], None] | None = None,
     ) -> None:
         """Open the store; raises ``StoreUnavailableError`` (file untouched) when it cannot.
 
         ``writable=False`` is for readers (``sessions list``): a read-only store still lists.
+        ``tell`` receives the message when a damaged file was moved aside (default: stderr).
         """
         from gemtui.store.db import database_path
 
         self.path = path or database_path()
         self.redact = redact or Redactor.from_environment()
         """Masks known secrets in everything written."""
-        self._conn = open_database(self.path, verify=verify, writable=writable)
+        if tell is None:
+            self._conn = open_database(self.path, verify=verify, writable=writable)
+        else:
+            self._conn = open_database(self.path, verify=verify, writable=writable, tell=tell)
         self._lock = threading.RLock()
 
     def close(self) -> None:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from gemtui.config.settings import Settings
     from gemtui.config.trust import WorkspaceTrust
     from gemtui.store import NullRecorder, SessionRecorder, SessionStore
+    from gemtui.store.headless import StoreAttachment
 
 __all__ = ["APPROVAL_CYCLE", "GemtuiApp"]
 
@@ -97,8 +98,9 @@ class GemtuiApp(App[int]):
         """Why the app stopped before it could start (printed by launch)."""
         self.store = store
         """Where sessions are saved; None when it could not be opened."""
-        self.store_unavailable: str | None = None
-        """Why the store could not be opened; the session then runs unsaved, with a notice."""
+        self.store_attachment: StoreAttachment | None = None
+        """The store as the engine opened it, or why it could not (then nothing is saved,
+        and the transcript says so)."""
         self.recorder: SessionRecorder | NullRecorder | None = None
         self.settings = settings
         self.session = session
@@ -302,12 +304,10 @@ class GemtuiApp(App[int]):
         self.run_worker(
             pump_events(session.bus, self), name="bridge", group="bridge", exclusive=True
         )
-        if self.store is not None:
+        if self.store_attachment is not None:
+            self.recorder = self.store_attachment.record(session)
+        elif self.store is not None:
             self.recorder = self.store.record(session)
-        elif self.store_unavailable is not None:
-            from gemtui.store import NullRecorder
-
-            self.recorder = NullRecorder(session, self.store_unavailable)
         if session.chat.history:
             history = list(session.chat.history)
             self.call_after_refresh(lambda: replay_history(screen.transcript, history))

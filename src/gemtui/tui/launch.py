@@ -106,7 +106,7 @@ def build_app(
 
         attached = attach_store(resume, workspace)
         app.store = attached.store
-        app.store_unavailable = attached.unavailable
+        app.store_attachment = attached
         current = app.settings  # the folder's own settings are in it only once trusted
         resolved = resolve_provider(
             current, provider=provider, model=model, fake_responses=fake_responses
