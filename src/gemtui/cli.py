@@ -127,7 +127,11 @@ def _store_failed(exc: Exception) -> int:
 
     where = setup_logging()
     logging.getLogger("gemtui").error("cannot read the saved sessions", exc_info=exc)
-    if isinstance(exc, OSError) and exc.strerror:
+    from gemtui.store import StoreUnavailableError, StoreVersionError
+
+    if isinstance(exc, StoreUnavailableError | StoreVersionError):
+        reason = str(exc)  # names the file and what to do
+    elif isinstance(exc, OSError) and exc.strerror:
         reason = f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
     else:
         reason = f"{type(exc).__name__}: {exc}"

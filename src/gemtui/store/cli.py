@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import sys
 import time
 from typing import TextIO
 
-from gemtui.errors import EXIT_ERROR
-from gemtui.store.db import StoreUnavailableError, StoreVersionError
-from gemtui.store.records import SessionInfo
 from gemtui.store.store import SessionStore
 
 __all__ = ["print_sessions"]
@@ -20,32 +16,20 @@ def _when(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
 
 
-def _read_sessions(limit: int, err: TextIO) -> list[SessionInfo] | None:
-    """The sessions, or None after one line on ``err`` saying why they cannot be read."""
-    try:
-        with SessionStore(writable=False) as store:
-            return store.list_sessions(limit=limit)
-    except (StoreUnavailableError, StoreVersionError, sqlite3.Error, OSError) as exc:
-        err.write(f"gemtui: cannot list the saved sessions: {exc}\n")
-        return None
-
-
 def print_sessions(
     *,
     as_json: bool = False,
     out: TextIO | None = None,
-    err: TextIO | None = None,
     limit: int = 10_000,
 ) -> int:
     """Newest first; JSON is the array promised in DESIGN.md's outside contract.
 
-    A store that cannot be read (locked, unreadable, from a newer gemtui) prints one line
-    on stderr and returns 1, the generic error exit; a read-only store still lists.
+    The store is opened for reading only, so a read-only store still lists; one that
+    cannot be read raises (``gemtui sessions`` turns that into one line and exit 1).
     """
     out = out or sys.stdout
-    sessions = _read_sessions(limit, err or sys.stderr)
-    if sessions is None:
-        return EXIT_ERROR
+    with SessionStore(writable=False) as store:
+        sessions = store.list_sessions(limit=limit)
     if as_json:
         out.write(json.dumps([s.to_json() for s in sessions], ensure_ascii=False, indent=2) + "\n")
         return 0

@@ -107,5 +107,8 @@ def reason_for(exc: BaseException, path: Path) -> str:
             return _FULL_DISK
         if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
             return f"{exc.strerror or exc}; check the permissions of {folder}"
-        return str(exc.strerror or exc)
+        if exc.errno in (errno.EEXIST, errno.ENOTDIR):
+            return f"a file is in the way of its folder {exc.filename or folder}"
+        where = f": {exc.filename}" if exc.filename else ""
+        return f"{exc.strerror or exc}{where}"
     return str(exc)

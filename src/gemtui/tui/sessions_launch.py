@@ -30,19 +30,9 @@ class SessionsApp(App[str | None]):
 
 def launch_sessions_browser(workspace: Path | None = None) -> int:
     """Browse; when a session is opened, hand it to the main TUI to resume."""
-    import sqlite3
-    import sys
-
-    from gemtui.errors import EXIT_ERROR
-    from gemtui.store import StoreUnavailableError, StoreVersionError
     from gemtui.store.importer import import_gemini_cli
 
-    try:
-        store = SessionStore()
-    except (StoreUnavailableError, StoreVersionError, sqlite3.Error, OSError) as exc:
-        sys.stderr.write(f"gemtui: cannot open the saved sessions: {exc}\n")
-        return EXIT_ERROR
-    with store:
+    with SessionStore() as store:
         # Gemini CLI's chats appear beside ours; a broken file never blocks the browser
         with contextlib.suppress(Exception):
             import_gemini_cli(store, workspaces=[workspace] if workspace else [])
