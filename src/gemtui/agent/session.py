@@ -70,7 +70,10 @@ class Session:
         for name in settings.tools.exclude:
             self.registry.unregister(name)
         self.policy = PolicyEngine(
-            _workspace_rules(options), user_policy_file=config_dir() / "policy.toml"
+            _workspace_rules(options),
+            user_policy_file=config_dir() / "policy.toml",
+            workspace_root=self.workspace.root,
+            protected_dirs=(config_dir(),),
         )
         self.tool_context = context = ToolContext(
             workspace=self.workspace,

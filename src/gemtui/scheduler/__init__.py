@@ -30,7 +30,6 @@ from gemtui.scheduler.policy import (
     normalize_mode,
 )
 from gemtui.scheduler.policy_file import load_policy_file
-from gemtui.scheduler.shell_split import ShellSegment, has_redirection, split_shell
 from gemtui.scheduler.state_manager import StateManager
 from gemtui.scheduler.states import (
     TRANSITIONS,
@@ -55,16 +54,13 @@ __all__ = [
     "PolicyVerdict",
     "RuleSource",
     "ScheduleResult",
-    "ShellSegment",
     "StateManager",
     "ToolLookup",
     "ToolScheduler",
     "check_transition",
     "error_parts",
     "execute_invocation",
-    "has_redirection",
     "load_policy_file",
     "normalize_mode",
     "result_parts",
-    "split_shell",
 ]

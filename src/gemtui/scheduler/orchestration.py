@@ -25,7 +25,7 @@ import difflib
 import logging
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from gemtui.bus.bus import EventBus
@@ -197,7 +197,7 @@ class ToolScheduler:
         return decision is not None and self._apply(batch, record, decision)
 
     async def _ask(self, batch: _Batch, record: CallRecord) -> Decision | None:
-        assert record.invocation is not None
+        assert record.tool is not None and record.invocation is not None
         try:
             confirmation = await record.invocation.confirmation(self._context)
         except ToolError as e:
@@ -207,6 +207,9 @@ class ToolScheduler:
             log.exception("confirmation of %s failed", record.name)
             batch.state.transition(record.call_id, S.ERROR, error=f"{record.name} failed: {e}")
             return None
+        if confirmation is not None:
+            rules = self._policy.suggested_rules(record.tool, record.invocation.args)
+            confirmation = replace(confirmation, remembers=tuple(r.summary() for r in rules))
         correlation_id = uuid.uuid4().hex
         # The future exists before the request is published, so an inline subscriber
         # may answer it at once.

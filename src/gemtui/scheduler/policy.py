@@ -14,18 +14,26 @@ How a call is decided:
   tools are allowed in ``auto_edit``, everything is allowed in ``yolo``, everything else
   asks. In ``plan`` a tool that is not read-only is refused (with a message telling the
   model so) unless a rule that names ``plan`` in its ``modes`` allows it.
-* A shell command is checked per sub-command (``&&``, ``||``, ``;``, ``|``, ``&``,
-  newline): a prefix rule allows ``a && b`` only when every part is allowed. Redirection
-  turns an allow into ask unless the allowing rule says ``allowRedirection = true``
-  (except in ``yolo``); command substitution does the same for a command-matching rule,
-  whose check it could otherwise slip past.
+* A shell command is read with bash's grammar (``gemtui.tools.shell_syntax``) into every
+  simple command it runs, wherever it stands. A deny rule applies when any one of them
+  matches it; an allow rule only when every one is allowed and nothing is hidden (a
+  parse error, a name from an expansion, text evaluated later). A hidden part makes the
+  call ask — in ``yolo`` too when a deny rule on commands could match it. Setting a
+  variable outside a short safe list (``PATH``, ``GIT_CONFIG_*``…) keeps a command rule
+  from allowing the call. Redirection turns an allow into ask unless the allowing rule
+  says ``allowRedirection = true`` (except in ``yolo``).
+* Path arguments are matched as the workspace-relative path they name (``policy_paths``),
+  and a write into ``.git/``, ``.gemtui/`` or gemtui's config dir asks in every mode but
+  ``yolo``, whatever allowed it.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import re
+import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -39,8 +47,9 @@ from gemtui.scheduler.policy_file import (
     load_policy_file,
     write_policy_file,
 )
-from gemtui.scheduler.shell_split import ShellSegment, command_words, root_prefix, split_shell
+from gemtui.scheduler.policy_paths import normalise_path_args, protected_target
 from gemtui.tools.base import Tool, ToolKind
+from gemtui.tools.shell_syntax import ShellAnalysis, SimpleCommand, analyze, rule_prefixes
 
 __all__ = [
     "BUILTIN_RULES",
@@ -109,6 +118,13 @@ class PolicyRule:
 
     def sort_key(self) -> tuple[int, float, int]:
         return (_TIER[self.source], self.priority, self.decision.strictness)
+
+    def summary(self) -> str:
+        """What the rule covers, in the words an approval preview uses."""
+        if self.command_prefix:
+            return " | ".join(self.command_prefix)
+        what = "every call" if self.tool_name in (None, "*") else f"every {self.tool_name} call"
+        return what + (f" (server {self.mcp_name})" if self.mcp_name else "")
 
     def label(self) -> str:
         """A short description for messages and the rule list."""
@@ -183,7 +199,8 @@ def _name_matches(pattern: str, tool: Tool) -> bool:
     return pattern in names
 
 
-def _matches(rule: PolicyRule, tool: Tool, args: dict[str, Any], mode: str) -> bool:
+def _matches_call(rule: PolicyRule, tool: Tool, args: dict[str, Any], mode: str) -> bool:
+    """Every condition of ``rule`` except the command ones."""
     if rule.modes and mode not in rule.modes:
         return False
     if rule.kinds and tool.kind not in rule.kinds:
@@ -198,26 +215,76 @@ def _matches(rule: PolicyRule, tool: Tool, args: dict[str, Any], mode: str) -> b
         text = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         if not _regex(rule.args_pattern).search(text):
             return False
-    if rule.command_prefix or rule.command_regex:
-        command = _command_of(tool, args)
-        if command is None:
+    return True
+
+
+def _has_command_condition(rule: PolicyRule) -> bool:
+    return bool(rule.command_prefix or rule.command_regex)
+
+
+@lru_cache(maxsize=512)
+def _prefix_words(prefix: str) -> tuple[str, ...]:
+    try:
+        words = shlex.split(prefix)
+    except ValueError:
+        words = prefix.split()
+    if words:
+        words[0] = os.path.basename(words[0]) or words[0]
+    return tuple(words)
+
+
+def _command_matches(rule: PolicyRule, command: SimpleCommand) -> bool:
+    """Whether ``rule``'s command conditions hold for one simple command.
+
+    An allow or ask rule needs every word it names to be that literal word; a deny rule
+    also matches where a word could be it (its value comes from an expansion).
+    """
+    deny = rule.decision is PolicyDecision.DENY
+    if rule.command_prefix and not any(
+        _prefix_matches(_prefix_words(p), command, deny) for p in rule.command_prefix
+    ):
+        return False
+    if rule.command_regex:
+        if not deny and not all(command.literal):
             return False
-        if rule.command_prefix:
-            words = command_words(command)
-            prefixes = (command_words(x) for x in rule.command_prefix)
-            if not any(p and words[: len(p)] == p for p in prefixes):
-                return False
-        if rule.command_regex and not _regex(rule.command_regex).match(command.strip()):
+        if not _regex(rule.command_regex).match(command.text):
             return False
     return True
+
+
+def _prefix_matches(prefix: tuple[str, ...], command: SimpleCommand, deny: bool) -> bool:
+    if not prefix or len(command.words) < len(prefix):
+        return False
+    for want, word, literal in zip(prefix, command.words, command.literal, strict=False):
+        if literal and word != want:
+            return False
+        if not literal and not deny:
+            return False
+    return True
+
+
+def _matches(rule: PolicyRule, tool: Tool, args: dict[str, Any], mode: str) -> bool:
+    """A rule for a whole call: command conditions never match a call without a command."""
+    return _matches_call(rule, tool, args, mode) and not _has_command_condition(rule)
+
+
+def _applies(rule: PolicyRule, command: SimpleCommand) -> bool:
+    return not _has_command_condition(rule) or _command_matches(rule, command)
 
 
 class PolicyEngine:
     """Decides allow / deny / ask for each call, and remembers what a person allowed."""
 
     def __init__(
-        self, rules: Iterable[PolicyRule] = (), user_policy_file: Path | None = None
+        self,
+        rules: Iterable[PolicyRule] = (),
+        user_policy_file: Path | None = None,
+        *,
+        workspace_root: Path | None = None,
+        protected_dirs: Iterable[Path] = (),
     ) -> None:
+        self._root = workspace_root
+        self._protected = tuple(protected_dirs)
         self._extra: list[PolicyRule] = list(rules)
         self._file = user_policy_file
         self._saved: list[PolicyRule] = []
@@ -233,12 +300,26 @@ class PolicyEngine:
         """The verdict for one call of ``tool`` with ``args`` in approval ``mode``."""
         mode = normalize_mode(mode)
         args = args or {}
+        if tool.server is None:
+            args = normalise_path_args(args, self._root)
         command = _command_of(tool, args)
         verdict = (
             self._decide_shell(tool, args, command, mode)
             if command is not None
             else self._verdict(self._best(tool, args, mode), tool.name)
         )
+        if (
+            mode != "yolo"
+            and tool.kind is ToolKind.EDIT
+            and verdict.decision is PolicyDecision.ALLOW
+            and (target := protected_target(args, self._root, self._protected)) is not None
+        ):
+            verdict = PolicyVerdict(
+                PolicyDecision.ASK,
+                verdict.rule,
+                f"{target} is a protected path (git config and hooks, gemtui settings run "
+                "code): writing there always needs approval outside yolo mode.",
+            )
         if mode == "plan" and tool.kind not in READ_ONLY_KINDS:
             rule = verdict.rule
             explicit = rule is not None and rule.source != "builtin" and "plan" in rule.modes
@@ -263,46 +344,75 @@ class PolicyEngine:
     def _decide_shell(
         self, tool: Tool, args: dict[str, Any], command: str, mode: str
     ) -> PolicyVerdict:
-        whole = self._best(tool, args, mode)
-        if whole is not None and whole.decision is PolicyDecision.DENY:
-            return self._verdict(whole, tool.name)
-        segments = split_shell(command)
-        if not segments:
-            if (
-                whole is not None
-                and whole.decision is PolicyDecision.ALLOW
-                and not (whole.command_prefix or whole.command_regex)
-            ):
-                return self._verdict(whole, tool.name)
-            return PolicyVerdict(
-                PolicyDecision.ASK, whole, "The command could not be parsed; asking."
-            )
-        checked: list[tuple[ShellSegment, PolicyRule | None]] = (
-            [(segments[0], whole)]
-            if len(segments) == 1
-            else [(s, self._best(tool, {**args, "command": s.text}, mode)) for s in segments]
-        )
-        for _seg, rule in checked:
+        """Deny when any command matches a deny rule; allow only when all are allowed.
+
+        ``whole`` is the best rule that does not look at the command (the mode's default,
+        or a rule for the tool as such); it decides a call whose commands are not all
+        visible, unless a deny rule on commands could match what is hidden.
+        """
+        rules = [r for r in self._sorted if _matches_call(r, tool, args, mode)]
+        whole = next((r for r in rules if not _has_command_condition(r)), None)
+        analysis = analyze(command)
+        checked = [(c, next((r for r in rules if _applies(r, c)), None)) for c in analysis.commands]
+        for _cmd, rule in checked:
             if rule is not None and rule.decision is PolicyDecision.DENY:
                 return self._verdict(rule, tool.name)
-        for seg, rule in checked:
+        for rule in rules:
+            if (
+                rule.decision is PolicyDecision.DENY
+                and rule.command_regex
+                and _regex(rule.command_regex).search(command)
+            ):
+                return self._verdict(rule, tool.name)
+        if analysis.hidden:
+            return self._hidden_verdict(rules, whole, analysis, tool.name)
+        if not checked:
+            return self._verdict(whole, tool.name)
+        for cmd, rule in checked:
             if rule is None or rule.decision is PolicyDecision.ASK:
                 reason = self._verdict(rule, tool.name).reason
-                if len(checked) > 1:
-                    reason = f"{seg.text!r} is not allowed on its own: {reason}"
+                if len(checked) > 1 or cmd.text != command.strip():
+                    reason = f"{cmd.text!r} is not allowed on its own: {reason}"
                 return PolicyVerdict(PolicyDecision.ASK, rule, reason)
-        if mode != "yolo":
-            for seg, rule in checked:
-                assert rule is not None
-                if seg.redirection and not rule.allow_redirection:
+        allowing = [r for _c, r in checked if r is not None]
+        if analysis.unsafe_assignments and any(_has_command_condition(r) for r in allowing):
+            names = ", ".join(analysis.unsafe_assignments)
+            return PolicyVerdict(
+                PolicyDecision.ASK,
+                allowing[0],
+                f"The command sets {names}, which can change what an allowed program runs.",
+            )
+        if mode != "yolo" and analysis.redirection:
+            flagged = [(c, r) for c, r in checked if c.redirection] or checked
+            for cmd, rule in flagged:
+                if rule is not None and not rule.allow_redirection:
                     return PolicyVerdict(
-                        PolicyDecision.ASK, rule, f"{seg.text!r} redirects input or output."
-                    )
-                if seg.substitution and (rule.command_prefix or rule.command_regex):
-                    return PolicyVerdict(
-                        PolicyDecision.ASK, rule, f"{seg.text!r} substitutes a command."
+                        PolicyDecision.ASK, rule, f"{cmd.text!r} redirects input or output."
                     )
         return self._verdict(checked[0][1], tool.name)
+
+    def _hidden_verdict(
+        self,
+        rules: list[PolicyRule],
+        whole: PolicyRule | None,
+        analysis: ShellAnalysis,
+        tool_name: str,
+    ) -> PolicyVerdict:
+        why = analysis.hidden[0]
+        if whole is not None and whole.decision is PolicyDecision.DENY:
+            return self._verdict(whole, tool_name)
+        could_deny = [
+            r for r in rules if r.decision is PolicyDecision.DENY and _has_command_condition(r)
+        ]
+        if whole is not None and whole.decision is PolicyDecision.ALLOW and not could_deny:
+            return self._verdict(whole, tool_name)
+        reason = f"gemtui cannot see every command this runs ({why}); asking."
+        if could_deny:
+            reason = (
+                f"gemtui cannot see every command this runs ({why}), and a deny rule "
+                f"({could_deny[0].label()}) might match what it cannot see; asking."
+            )
+        return PolicyVerdict(PolicyDecision.ASK, whole, reason)
 
     def denied_tool_names(self, registry_names: Iterable[str], mode: str) -> set[str]:
         """Names a rule refuses whatever the arguments: the model is not even offered them.
@@ -335,23 +445,16 @@ class PolicyEngine:
     def suggested_rules(self, tool: Tool, args: dict[str, Any]) -> list[PolicyRule]:
         """The allow rules "allow for this session / always" would add for this call.
 
-        A shell command gets one prefix rule per sub-command's root (``git status``,
-        ``npm test``, ``ls``); any other tool gets a rule for its name.
+        A shell command gets one prefix rule per visible simple command's root (``git
+        status``, ``npm test``, ``ls``; never an assignment such as ``CI=1``), exactly the
+        prefixes the approval preview lists; any other tool gets a rule for its name.
         """
         command = _command_of(tool, args or {})
         if command is None:
             return [PolicyRule(PolicyDecision.ALLOW, tool_name=tool.name, mcp_name=tool.server)]
-        segments = split_shell(command) or []
-        roots: list[str] = []
-        for seg in segments:
-            root = root_prefix(seg.text)
-            if root and root not in roots:
-                roots.append(root)
-        if not roots:
-            roots = [command.strip()]
         return [
-            PolicyRule(PolicyDecision.ALLOW, tool_name=tool.name, command_prefix=(root,))
-            for root in roots
+            PolicyRule(PolicyDecision.ALLOW, tool_name=tool.name, command_prefix=(prefix,))
+            for prefix in rule_prefixes(command)
         ]
 
     def allow_for_session(self, tool: Tool, args: dict[str, Any]) -> list[PolicyRule]:

@@ -86,6 +86,9 @@ class Confirmation:
     has_redirection: bool = False
     urls: tuple[str, ...] = ()
     server: str | None = None
+    remembers: tuple[str, ...] = ()
+    """What "allow for this session / always" would save, one line per rule (filled in
+    by the scheduler from the policy engine, so the preview shows exactly that)."""
 
 
 @dataclass

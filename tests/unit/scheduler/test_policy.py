@@ -12,11 +12,10 @@ from gemtui.scheduler import (
     PolicyDecision,
     PolicyEngine,
     PolicyRule,
-    has_redirection,
     load_policy_file,
-    split_shell,
 )
 from gemtui.tools.base import ToolKind
+from gemtui.tools.shell_syntax import analyze, has_redirection
 
 ALLOW, DENY, ASK = PolicyDecision.ALLOW, PolicyDecision.DENY, PolicyDecision.ASK
 
@@ -210,12 +209,10 @@ def test_unbalanced_quotes_ask() -> None:
     assert sh(engine, "echo 'oops") is ASK
 
 
-def test_split_shell() -> None:
-    parts = split_shell("a && b || c; d | e |& f & g\nh")
-    assert parts is not None
+def test_every_simple_command_is_found() -> None:
+    parts = analyze("a && b || c; d | e |& f & g\nh").commands
     assert [p.text for p in parts] == ["a", "b", "c", "d", "e", "f", "g", "h"]
-    assert split_shell("echo 'a;b' \"c&&d\"") is not None
-    assert [p.text for p in split_shell("echo 'a;b' \"c&&d\"") or []] == ["echo 'a;b' \"c&&d\""]
+    assert [p.text for p in analyze("echo 'a;b' \"c&&d\"").commands] == ["echo 'a;b' 'c&&d'"]
     assert has_redirection("cat < in")
     assert has_redirection("make 2>&1")
     assert not has_redirection("echo 'a > b'")

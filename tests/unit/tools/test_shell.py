@@ -15,10 +15,9 @@ from gemtui.tools.base import ToolContext, ToolError, ToolInvocation
 from gemtui.tools.builtin import RunShellCommandTool
 from gemtui.tools.builtin.run_shell_command import (
     OutputCapture,
-    has_redirection,
-    root_commands,
     terminate_background_processes,
 )
+from gemtui.tools.shell_syntax import has_redirection, rule_prefixes
 from gemtui.tools.workspace import Workspace
 
 
@@ -172,7 +171,7 @@ async def test_confirmation_and_modify(ctx: ToolContext, tmp_path: Path) -> None
     conf = await inv.confirmation(ctx)
     assert conf is not None and conf.kind == "exec"
     assert conf.command == "git status && npm test > out.txt"
-    assert conf.root_command == "git, npm"
+    assert conf.root_command == "git status, npm test"
     assert conf.cwd == str(tmp_path / "sub")
     assert conf.has_redirection is True
     inv.modify("echo changed")
@@ -220,12 +219,15 @@ def test_has_redirection(command: str, expected: bool) -> None:
     ("command", "roots"),
     [
         ("ls -la", ["ls"]),
-        ("git status && npm test | grep x", ["git", "npm", "grep"]),
-        ("FOO=1 /usr/bin/env python x.py", ["env"]),
+        ("git status && npm test | grep x", ["git status", "npm test", "grep"]),
+        ("FOO=1 /usr/bin/env python x.py", ["python"]),
+        ("CI=1 npm test", ["npm test"]),
         ("echo err >&2; exit 3", ["echo", "exit"]),
         ("(cd a && make)", ["cd", "make"]),
         ("echo 'a; rm -rf /'", ["echo"]),
+        ("$x -f f", []),
     ],
 )
-def test_root_commands(command: str, roots: list[str]) -> None:
-    assert root_commands(command) == roots
+def test_rule_prefixes(command: str, roots: list[str]) -> None:
+    """What the preview lists and "allow for session" saves: never an assignment."""
+    assert rule_prefixes(command) == roots

@@ -12,7 +12,6 @@ import asyncio
 import codecs
 import contextlib
 import os
-import shlex
 import signal
 import subprocess
 import tempfile
@@ -29,6 +28,7 @@ from gemtui.tools.base import (
     ToolKind,
     ToolResult,
 )
+from gemtui.tools.shell_syntax import has_redirection, rule_prefixes
 
 KILL_GRACE_SECONDS = 2.0
 """How long a group gets to exit after SIGTERM before SIGKILL."""
@@ -36,97 +36,6 @@ DRAIN_SECONDS = 0.5
 """How long to keep reading after bash exits (background children may hold the pipe)."""
 READ_CHUNK = 8192
 
-_PUNCTUATION = frozenset("();<>|&")
-
-
-# -- command analysis --------------------------------------------------------------------
-
-
-def root_commands(command: str) -> list[str]:
-    """The first word of each simple command (``git status && npm test`` → git, npm).
-
-    Tokenised with ``shlex`` (punctuation_chars) so quotes are respected; leading
-    ``VAR=value`` assignments are skipped and paths reduced to their basename.
-    """
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    try:
-        tokens = list(lexer)
-    except ValueError:
-        tokens = command.split()
-    roots: list[str] = []
-    expect = True
-    skip_target = False
-    for tok in tokens:
-        if tok and set(tok) <= _PUNCTUATION:
-            if "<" in tok or ">" in tok:
-                skip_target = True  # the next word is a file or fd, not a command
-            else:
-                expect = True
-            continue
-        if skip_target:
-            skip_target = False
-            continue
-        if not expect:
-            continue
-        if "=" in tok and not tok.startswith("=") and tok.split("=", 1)[0].isidentifier():
-            continue
-        name = os.path.basename(tok) or tok
-        if name and name not in roots:
-            roots.append(name)
-        expect = False
-    return roots
-
-
-def has_redirection(command: str) -> bool:
-    """Whether ``<``, ``>``, ``>>``, ``&>``, here-docs/strings appear outside quotes.
-
-    A small scanner rather than ``shlex``: shlex drops the quotes, so a quoted ``'>'`` and
-    a real one would look the same. Command substitutions inside double quotes count as
-    unquoted. Unbalanced quotes err on the safe side (True if a ``<``/``>`` appears).
-    """
-    stack: list[str] = []  # "'" or '"' or "$(" contexts
-    i, n = 0, len(command)
-    while i < n:
-        c = command[i]
-        top = stack[-1] if stack else ""
-        if top == "'":
-            if c == "'":
-                stack.pop()
-        elif c == "\\":
-            i += 1
-        elif top == '"':
-            if c == '"':
-                stack.pop()
-            elif command.startswith("$(", i):
-                stack.append("$(")
-                i += 1
-            elif c == "`":
-                stack.append("`")
-        else:
-            if c in "<>":
-                return True
-            if c == "'":
-                stack.append("'")
-            elif c == '"':
-                stack.append('"')
-            elif command.startswith("$(", i):
-                stack.append("$(")
-                i += 1
-            elif c == "(" and top == "$(":
-                stack.append("(")
-            elif c == ")" and top in ("$(", "("):
-                stack.pop()
-            elif c == "`":
-                if top == "`":
-                    stack.pop()
-                else:
-                    stack.append("`")
-        i += 1
-    if stack and any(s in ("'", '"') for s in stack):
-        return "<" in command or ">" in command
-    return False
 
 
 # -- process group handling --------------------------------------------------------------
@@ -244,7 +153,7 @@ class RunShellCommandInvocation(ToolInvocation):
             kind="exec",
             title="Confirm Shell Command",
             command=self.command,
-            root_command=", ".join(root_commands(self.command)) or None,
+            root_command=", ".join(rule_prefixes(self.command)) or None,
             cwd=str(cwd),
             has_redirection=has_redirection(self.command),
         )
