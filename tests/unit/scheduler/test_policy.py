@@ -356,3 +356,88 @@ def test_a_higher_conditional_allow_keeps_a_denied_tool_offered() -> None:
         ]
     )
     assert engine.denied_tool_names(["write_file"], "default") == set()
+
+
+# -- shell syntax, saved rules, paths ------------------------------------------------------
+
+
+def test_the_saved_rule_is_what_the_preview_shows_never_an_assignment() -> None:
+    engine = PolicyEngine()
+    added = engine.allow_for_session(SHELL, {"command": "CI=1 npm test"})
+    assert [r.command_prefix for r in added] == [("npm test",)]
+    assert [r.summary() for r in engine.suggested_rules(SHELL, {"command": "CI=1 npm test"})] == [
+        "npm test"
+    ]
+    assert sh(engine, "npm test") is ALLOW
+    assert sh(engine, "CI=1 npm test") is ALLOW
+    assert sh(engine, "CI=1 ls") is ASK  # the assignment never became a rule
+    assert sh(engine, "GIT_CONFIG_COUNT=1 npm test") is ASK
+    assert sh(engine, "PATH=./evil:$PATH npm test") is ASK
+    assert engine.suggested_rules(SHELL, {"command": "$x -f f"}) == []
+
+
+def test_hidden_commands_run_in_yolo_only_when_no_deny_rule_could_match() -> None:
+    hidden = "$x -f f"
+    assert sh(PolicyEngine(), hidden, "yolo") is ALLOW
+    assert sh(PolicyEngine(), hidden) is ASK
+    deny = PolicyEngine([PolicyRule(DENY, tool_name="run_shell_command", command_prefix=("rm",))])
+    verdict = deny.decide(SHELL, {"command": hidden}, "yolo")
+    assert verdict.decision is ASK and "deny rule" in verdict.reason
+    assert sh(deny, "ls -la", "yolo") is ALLOW
+    assert sh(deny, "rm $opts victim", "yolo") is DENY
+    deny_words = PolicyEngine(
+        [PolicyRule(DENY, tool_name="run_shell_command", command_prefix=("git push",))]
+    )
+    assert sh(deny_words, "git $action origin", "yolo") is DENY  # could be push
+    assert sh(deny_words, "git status", "yolo") is ALLOW
+
+
+def test_args_pattern_sees_the_normalised_workspace_relative_path(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "docs" / "link").symlink_to(tmp_path / "src")
+    engine = PolicyEngine(
+        [PolicyRule(ALLOW, tool_name="write_file", args_pattern='"file_path":"docs/')],
+        workspace_root=tmp_path,
+    )
+
+    def write(path: str) -> PolicyDecision:
+        return engine.decide(WRITE, {"file_path": path, "content": "x"}, "default").decision
+
+    assert write("docs/guide.md") is ALLOW
+    assert write("./docs/guide.md") is ALLOW
+    assert write(str(tmp_path / "docs" / "guide.md")) is ALLOW
+    assert write("docs/../src/main.py") is ASK
+    assert write("docs/link/main.py") is ASK  # a symlink into src/
+
+
+def test_writes_into_protected_places_always_ask_outside_yolo(tmp_path: Path) -> None:
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "gitlink").symlink_to(tmp_path / ".git")
+    config = tmp_path / "home" / "config"
+    user_allows_writes = PolicyRule(ALLOW, tool_name="write_file")
+    engine = PolicyEngine([user_allows_writes], workspace_root=tmp_path, protected_dirs=(config,))
+    protected = [
+        ".git/config",
+        "./.git/../.git/config",
+        "sub/../.git/hooks/pre-commit",
+        "gitlink/hooks/post-checkout",
+        ".gemtui/config.toml",
+        ".gemtui/policy.toml",
+        "vendor/lib/.git/config",
+        str(tmp_path / ".git" / "config"),
+        str(config / "policy.toml"),
+    ]
+    for path in protected:
+        for mode in ("default", "auto_edit"):
+            verdict = engine.decide(WRITE, {"file_path": path, "content": "x"}, mode)
+            assert verdict.decision is ASK, (path, mode, verdict.reason)
+            assert "protected" in verdict.reason
+        builtin = PolicyEngine(workspace_root=tmp_path, protected_dirs=(config,))
+        assert builtin.decide(REPLACE, {"file_path": path}, "auto_edit").decision is ASK
+        assert engine.decide(WRITE, {"file_path": path}, "yolo").decision is ALLOW
+        assert engine.decide(WRITE, {"file_path": path}, "plan").decision is DENY
+    assert engine.decide(WRITE, {"file_path": "src/.gitignore"}, "default").decision is ALLOW
+    assert engine.decide(WRITE, {"file_path": ".github/x.yml"}, "auto_edit").decision is ALLOW
+    assert engine.decide(READ, {"file_path": ".git/config"}, "default").decision is ALLOW
