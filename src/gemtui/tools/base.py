@@ -86,9 +86,10 @@ class Confirmation:
     has_redirection: bool = False
     urls: tuple[str, ...] = ()
     server: str | None = None
-    remembers: tuple[str, ...] = ()
-    """What "allow for this session / always" would save, one line per rule (filled in
-    by the scheduler from the policy engine, so the preview shows exactly that)."""
+    remembers: tuple[str, ...] | None = None
+    """What "allow for this session / always" would save, one entry per rule: filled in
+    by the scheduler from the policy engine, so the preview shows exactly that; empty
+    when nothing can be saved, None when no scheduler asked."""
 
 
 @dataclass

@@ -253,10 +253,10 @@ def _collect(node: Node, parts: list[str], bare: list[str]) -> bool:
         bare.append("_")
         return True
     if kind == "ansi_c_string":
-        value = _ansi_c(text[2:-1])
-        if value is None:
+        decoded = _ansi_c(text[2:-1])
+        if decoded is None:
             return False
-        parts.append(value)
+        parts.append(decoded)
         bare.append("_")
         return True
     if kind in ("string", "translated_string"):

@@ -52,21 +52,23 @@ def _edit_diff(snapshot: ToolCallSnapshot) -> str:
     )
 
 
-def _remembers(conf: object) -> Widget:
+def _remembers(conf: object) -> list[Widget]:
     """The rules "allow for session / always" would save: exactly what the policy adds."""
-    saved = tuple(getattr(conf, "remembers", ()) or ())
+    saved = getattr(conf, "remembers", None)
+    if saved is None:
+        return []
     text = (
         "s / A remember: " + ", ".join(saved)
         if saved
         else "s / A remember nothing: no part of this call can be named in a rule"
     )
-    return Static(Content.styled(text, "$text-muted"), classes="preview-remembers")
+    return [Static(Content.styled(text, "$text-muted"), classes="preview-remembers")]
 
 
 def preview_widgets(snapshot: ToolCallSnapshot) -> list[Widget]:
     """What a person needs to see to decide: diff, command, URLs or server and args,
     and what allowing it for the session (or always) would save."""
-    return [*_preview(snapshot), _remembers(snapshot.confirmation)]
+    return [*_preview(snapshot), *_remembers(snapshot.confirmation)]
 
 
 def _preview(snapshot: ToolCallSnapshot) -> list[Widget]:
