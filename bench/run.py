@@ -283,6 +283,41 @@ def _optional(module: str, title: str) -> Callable[[], Awaitable[dict[str, float
     return getattr(mod, "run_benchmarks", None)
 
 
+POLICY_COMMAND = (
+    "git status --short && CI=1 npm test -- --watch=false 2>&1 | tee test.log; "
+    'for f in src/*.py; do echo "$f" $(wc -l < "$f"); done; (cd docs && make html) '
+    "|| echo failed; git diff --stat HEAD~{n} > diff.txt"
+)
+"""A compound command of about 200 characters; ``{n}`` makes each one new to the cache."""
+
+
+def bench_policy() -> None:
+    """Median policy decision (bash parse included) for a 200-character compound command."""
+    from gemtui.scheduler import PolicyDecision, PolicyEngine, PolicyRule
+    from gemtui.tools.builtin import RunShellCommandTool
+
+    tool = RunShellCommandTool()
+    engine = PolicyEngine(
+        [
+            PolicyRule(PolicyDecision.ALLOW, tool_name=tool.name, command_prefix=(p,))
+            for p in ("git status", "npm test", "tee", "echo", "wc", "make", "git diff")
+        ]
+        + [PolicyRule(PolicyDecision.DENY, tool_name=tool.name, command_prefix=("rm",))]
+    )
+    t = time.perf_counter()
+    engine.decide(tool, {"command": POLICY_COMMAND.format(n=0)}, "default")
+    first = time.perf_counter() - t
+    times = []
+    for n in range(1, 1001):
+        command = POLICY_COMMAND.format(n=n)
+        t = time.perf_counter()
+        engine.decide(tool, {"command": command}, "default")
+        times.append(time.perf_counter() - t)
+    length = len(POLICY_COMMAND.format(n=500))
+    report(f"policy decision, {length}-char compound command", median(times) * 1000, "ms", "< 1 ms")
+    report("policy decision, first call (loads the bash grammar)", first * 1000, "ms", "-")
+
+
 def bench_tui() -> None:
     for module, title in (
         ("tui_startup", "TUI start-up"),
@@ -305,6 +340,7 @@ def main() -> int:
         ("Foundation", bench_throughput),
         ("Engine", bench_tool_round_trip),
         ("Engine", bench_parallel),
+        ("Engine", bench_policy),
         ("TUI and store", bench_tui),
     ]
     last = None
