@@ -43,6 +43,7 @@ ALLOW_SIDE = [
         "git status |& touch marker",
         "git status & touch marker; wait",
         "git status\ntouch marker",
+        "git status\n\\touch marker",
         # substitutions and here-documents
         "git status $(touch marker)",
         "git status `touch marker`",
@@ -51,6 +52,9 @@ ALLOW_SIDE = [
         "git status; cat <<EOF\n$(touch marker)\nEOF",
         "git status; cat <<< $(touch marker)",
         "git status; echo ${x:-$(touch marker)}",
+        "git status ${x:-`touch marker`}",
+        "git status; cat <<EOF\n`touch marker`\nEOF",
+        "git status `echo \\`touch marker\\``",
         "git status; echo $(( $(touch marker) 1 ))",
         "git status; x='a[$(touch marker)]'; echo $((x))",
         "git status; a[$(touch marker)]=1",
@@ -66,6 +70,7 @@ ALLOW_SIDE = [
         "git status; while true; do touch marker; break; done",
         "git status; case x in x) touch marker;; esac",
         "git status; ! touch marker",
+        "git status; ! if true; then touch marker; fi",
         # shell text run again
         "git status; eval 'touch marker'",
         "git status; bash -c 'touch marker'",
@@ -153,6 +158,10 @@ DENY_SIDE = [
         Case(c)
         for c in (
             "x=rm; $x -f victim",
+            "true\n\\rm -f victim",
+            "! if true; then rm -f victim; fi",
+            "echo ${x:-`rm -f victim`}",
+            "cat <<EOF\n`rm -f victim`\nEOF",
             "${x:=rm} -f victim",
             "r\\\nm -f victim",
             "x='a[$(rm -f victim)]'; echo $((x))",

@@ -73,6 +73,10 @@ HIDING_COMMANDS = frozenset(
 """Builtins and programs that run code gemtui cannot read from the text (a file, a
 callback, another word list); a command using one is hidden."""
 
+_RESERVED = frozenset(
+    {"if", "then", "elif", "else", "fi", "case", "esac", "for", "select", "while", "until",
+     "do", "done", "in", "function", "{", "}", "!", "[[", "]]", "coproc"}
+)  # fmt: skip
 _ARITH_TEST_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v"})
 _UNSAFE_EXPANSION_OPS = frozenset({"=", ":=", "@", "!"})
 _MAX_DEPTH = 6
@@ -272,6 +276,23 @@ def _collect(node: Node, parts: list[str], bare: list[str]) -> bool:
     return False
 
 
+_BARE = frozenset(
+    {"word", "number", "extglob_pattern", "regex", "test_operator", "variable_name",
+     "special_variable_name", "file_descriptor"}
+)  # fmt: skip
+
+
+def _bare_newline(text: str) -> bool:
+    """Whether an unquoted token holds a newline that is not a backslash-newline."""
+    start = 0
+    while (i := text.find("\n", start)) != -1:
+        start = i + 1
+        run = len(text[:i]) - len(text[:i].rstrip("\\"))
+        if run % 2 == 0:
+            return True
+    return False
+
+
 def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
 
@@ -347,6 +368,9 @@ class _Walker:
             self.redirection = True
         elif kind not in _STRUCTURAL:
             self.hide(f"bash construct {kind!r} is not modelled")
+        elif kind in _BARE and _bare_newline(_text(node)):
+            # the grammar can glue the next line onto a word ("ok\n\\rm" as one word)
+            self.hide("a line break inside a word")
         if kind not in ("command", "declaration_command", "unset_command"):
             self._children(node)
 
@@ -368,6 +392,11 @@ class _Walker:
             elif role in ("name", "argument"):
                 words.append(_Word(_word_value(child), _text(child)))
             self.visit_inner(child)
+        name_node = node.child_by_field_name("name")
+        if name_node is not None and _text(name_node) in _RESERVED:
+            # bash never runs a bare reserved word as a command: the grammar misread a
+            # compound statement (``! if …; fi`` parses as commands named if, then, fi)
+            self.hide(f"the grammar misread the reserved word {_text(name_node)!r}")
         if not words:
             self._note_assignments(assignments)
             return
@@ -807,6 +836,48 @@ def _continuations(source: bytes, root: Node) -> bool:
     return False
 
 
+_OPENERS = re.compile(rb"`|\$\(|[<>]\(")
+_DELIMITERS = frozenset({"`", "$(", "$((", "<(", ">("})
+_SUBSTITUTIONS = frozenset({"command_substitution", "arithmetic_expansion", "process_substitution"})
+
+
+def _unseen_substitution(source: bytes, root: Node) -> str | None:
+    """A substitution bash would run where the grammar saw none (``${x:-`cmd`}``, nested
+    backquotes, backquotes in a here-document), or None when every one is accounted for."""
+    for m in _OPENERS.finditer(source):
+        i = m.start()
+        node = root.descendant_for_byte_range(i, m.end())
+        if node is None or not _accounted(node, source, i, m.group()):
+            return m.group().decode()
+    return None
+
+
+def _accounted(node: Node, source: bytes, i: int, opener: bytes) -> bool:
+    parent = node.parent
+    if node.type in _DELIMITERS and parent is not None and parent.type in _SUBSTITUTIONS:
+        return True
+    run = 0
+    while i - run - 1 >= 0 and source[i - run - 1 : i - run] == b"\\":
+        run += 1
+    in_backquotes = False
+    current: Node | None = node
+    while current is not None:
+        kind = current.type
+        if kind in ("raw_string", "comment", "ansi_c_string"):
+            return True
+        if kind in ("string", "translated_string") and opener in (b"<(", b">("):
+            return True
+        if kind == "heredoc_redirect":
+            start = next((c for c in current.children if c.type == "heredoc_start"), None)
+            if start is not None and any(q in _text(start) for q in "'\"\\"):
+                return True
+            break
+        if kind == "command_substitution" and _text(current).startswith("`"):
+            in_backquotes = True
+        current = current.parent
+    return run % 2 == 1 and not in_backquotes
+
+
 def _analyze(command: str, depth: int) -> ShellAnalysis:
     source = command.encode("utf-8", "surrogateescape")
     tree = _parser().parse(source)
@@ -816,6 +887,8 @@ def _analyze(command: str, depth: int) -> ShellAnalysis:
         walker.hide("the command does not parse as bash")
     if b"\\\n" in source and _continuations(source, root):
         walker.hide("a backslash-newline joins words")
+    if (opener := _unseen_substitution(source, root)) is not None:
+        walker.hide(f"a substitution ({opener}…) stands where the grammar did not read one")
     walker.visit(root)
     return walker.result()
 

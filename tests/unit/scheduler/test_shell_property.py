@@ -78,6 +78,9 @@ def _combine(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         inner.map(lambda c: f"cat <<EOF\n$({c})\nEOF"),
         inner.map(lambda c: f"ok $(( $({c}) 1 ))"),
         inner.map(lambda c: f"ok ${{x:-$({c})}}"),
+        inner.map(lambda c: f"ok ${{x:-`{c}`}}" if "`" not in c else c),
+        inner.map(lambda c: f"cat <<EOF\n`{c}`\nEOF" if "`" not in c else c),
+        inner.map(lambda c: f"ok `echo \\`{c}\\``" if "`" not in c else c),
         inner.map(lambda c: f"f() {{ {c}; }}; f"),
         inner.map(lambda c: f"if true; then {c}; fi"),
         inner.map(lambda c: f"for i in 1; do {c}; done"),
@@ -85,6 +88,16 @@ def _combine(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         inner.map(lambda c: f"bash -c {shlex.quote(c)}"),
         inner.map(lambda c: f"eval {shlex.quote(c)}"),
         inner.map(lambda c: f"! {c}"),
+        inner.map(lambda c: f"echo x | xargs sh -c {shlex.quote(c)}"),
+        inner.map(lambda c: f"find . -maxdepth 0 -exec bash -c {shlex.quote(c)} \\;"),
+        inner.map(lambda c: f"trap {shlex.quote(c)} EXIT"),
+        inner.map(lambda c: f"while :; do {c}; break; done"),
+        inner.map(lambda c: f"i=0; until [ $i = 1 ]; do {c}; i=1; done"),
+        inner.map(lambda c: f"x=$({c})"),
+        inner.map(lambda c: f"arr=(a $({c}))"),
+        inner.map(lambda c: f"{c} > /dev/null 2>&1"),
+        inner.map(lambda c: f"{c} <<< x"),
+        inner.map(lambda c: f"CI=1 {c}"),
     )
 
 
