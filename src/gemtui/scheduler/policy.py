@@ -31,16 +31,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import re
-import shlex
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from dataclasses import replace
 from fnmatch import fnmatchcase
-from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from gemtui.scheduler.policy_file import (
     append_policy_rules,
@@ -48,8 +43,17 @@ from gemtui.scheduler.policy_file import (
     write_policy_file,
 )
 from gemtui.scheduler.policy_paths import normalise_path_args, protected_target
+from gemtui.scheduler.policy_rules import (
+    PolicyDecision,
+    PolicyRule,
+    PolicyVerdict,
+    RuleSource,
+    regex,
+    verdict_for,
+)
+from gemtui.scheduler.shell_policy import decide_shell, has_command_condition
 from gemtui.tools.base import Tool, ToolKind
-from gemtui.tools.shell_syntax import ShellAnalysis, SimpleCommand, analyze, rule_prefixes
+from gemtui.tools.shell_syntax import rule_prefixes
 
 __all__ = [
     "BUILTIN_RULES",
@@ -65,8 +69,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-RuleSource = Literal["builtin", "workspace", "user", "session"]
-_TIER: dict[str, int] = {"builtin": 0, "workspace": 1, "user": 2, "session": 2}
 
 READ_ONLY_KINDS = frozenset({ToolKind.READ, ToolKind.SEARCH, ToolKind.THINK})
 """What plan mode lets run: tools that only look."""
@@ -78,77 +80,6 @@ PLAN_MODE_MESSAGE = (
     "would change something, so it was not run. Finish the plan and describe the change "
     "instead; the person will leave plan mode when they want it carried out."
 )
-
-
-class PolicyDecision(StrEnum):
-    ALLOW = "allow"
-    DENY = "deny"
-    ASK = "ask_user"
-
-    @property
-    def strictness(self) -> int:
-        return {"allow": 0, "ask_user": 1, "deny": 2}[self.value]
-
-
-@dataclass(frozen=True)
-class PolicyRule:
-    """One allow / deny / ask rule; every condition set must hold for it to match."""
-
-    decision: PolicyDecision
-    tool_name: str | None = None
-    """Exact name (or alias), ``*`` for all, or a glob such as ``mcp_github_*``."""
-    mcp_name: str | None = None
-    args_pattern: str | None = None
-    """Regex searched in the args as JSON with sorted keys and no spaces."""
-    command_prefix: tuple[str, ...] = ()
-    """Word-wise command prefixes; any one matching is enough."""
-    command_regex: str | None = None
-    priority: float = 0
-    modes: tuple[str, ...] = ()
-    allow_redirection: bool = False
-    deny_message: str | None = None
-    kinds: tuple[ToolKind, ...] = ()
-    """Built-in rules match tool kinds rather than names."""
-    source: RuleSource = "user"
-
-    @property
-    def conditional(self) -> bool:
-        """Whether the rule looks at arguments (so it cannot remove a tool outright)."""
-        return bool(self.args_pattern or self.command_prefix or self.command_regex or self.kinds)
-
-    def sort_key(self) -> tuple[int, float, int]:
-        return (_TIER[self.source], self.priority, self.decision.strictness)
-
-    def summary(self) -> str:
-        """What the rule covers, in the words an approval preview uses."""
-        if self.command_prefix:
-            return " | ".join(self.command_prefix)
-        what = "every call" if self.tool_name in (None, "*") else f"every {self.tool_name} call"
-        return what + (f" (server {self.mcp_name})" if self.mcp_name else "")
-
-    def label(self) -> str:
-        """A short description for messages and the rule list."""
-        what = [self.tool_name or "*"]
-        if self.kinds:
-            what = ["kind " + "/".join(k.value for k in self.kinds)]
-        if self.mcp_name:
-            what.append(f"server {self.mcp_name}")
-        if self.command_prefix:
-            what.append("command " + " | ".join(repr(p) for p in self.command_prefix))
-        if self.command_regex:
-            what.append(f"command ~ {self.command_regex!r}")
-        if self.args_pattern:
-            what.append(f"args ~ {self.args_pattern!r}")
-        if self.modes:
-            what.append("in " + ", ".join(self.modes))
-        return f"{self.source} rule: {' '.join(what)} → {self.decision.value}"
-
-
-@dataclass(frozen=True)
-class PolicyVerdict:
-    decision: PolicyDecision
-    rule: PolicyRule | None
-    reason: str
 
 
 _B = PolicyDecision
@@ -176,11 +107,6 @@ def normalize_mode(mode: str) -> str:
     m = mode.strip().replace("-", "_")
     m = "auto_edit" if m.lower() in ("autoedit", "auto_edit") else m.lower()
     return m if m in MODES else "default"
-
-
-@lru_cache(maxsize=512)
-def _regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
 
 
 def _command_of(tool: Tool, args: dict[str, Any]) -> str | None:
@@ -213,63 +139,14 @@ def _matches_call(rule: PolicyRule, tool: Tool, args: dict[str, Any], mode: str)
         return False
     if rule.args_pattern is not None:
         text = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        if not _regex(rule.args_pattern).search(text):
-            return False
-    return True
-
-
-def _has_command_condition(rule: PolicyRule) -> bool:
-    return bool(rule.command_prefix or rule.command_regex)
-
-
-@lru_cache(maxsize=512)
-def _prefix_words(prefix: str) -> tuple[str, ...]:
-    try:
-        words = shlex.split(prefix)
-    except ValueError:
-        words = prefix.split()
-    if words:
-        words[0] = os.path.basename(words[0]) or words[0]
-    return tuple(words)
-
-
-def _command_matches(rule: PolicyRule, command: SimpleCommand) -> bool:
-    """Whether ``rule``'s command conditions hold for one simple command.
-
-    An allow or ask rule needs every word it names to be that literal word; a deny rule
-    also matches where a word could be it (its value comes from an expansion).
-    """
-    deny = rule.decision is PolicyDecision.DENY
-    if rule.command_prefix and not any(
-        _prefix_matches(_prefix_words(p), command, deny) for p in rule.command_prefix
-    ):
-        return False
-    if rule.command_regex:
-        if not deny and not all(command.literal):
-            return False
-        if not _regex(rule.command_regex).match(command.text):
-            return False
-    return True
-
-
-def _prefix_matches(prefix: tuple[str, ...], command: SimpleCommand, deny: bool) -> bool:
-    if not prefix or len(command.words) < len(prefix):
-        return False
-    for want, word, literal in zip(prefix, command.words, command.literal, strict=False):
-        if literal and word != want:
-            return False
-        if not literal and not deny:
+        if not regex(rule.args_pattern).search(text):
             return False
     return True
 
 
 def _matches(rule: PolicyRule, tool: Tool, args: dict[str, Any], mode: str) -> bool:
     """A rule for a whole call: command conditions never match a call without a command."""
-    return _matches_call(rule, tool, args, mode) and not _has_command_condition(rule)
-
-
-def _applies(rule: PolicyRule, command: SimpleCommand) -> bool:
-    return not _has_command_condition(rule) or _command_matches(rule, command)
+    return _matches_call(rule, tool, args, mode) and not has_command_condition(rule)
 
 
 class PolicyEngine:
@@ -304,9 +181,14 @@ class PolicyEngine:
             args = normalise_path_args(args, self._root)
         command = _command_of(tool, args)
         verdict = (
-            self._decide_shell(tool, args, command, mode)
+            decide_shell(
+                [r for r in self._sorted if _matches_call(r, tool, args, mode)],
+                command,
+                mode,
+                tool.name,
+            )
             if command is not None
-            else self._verdict(self._best(tool, args, mode), tool.name)
+            else verdict_for(self._best(tool, args, mode), tool.name)
         )
         if (
             mode != "yolo"
@@ -331,88 +213,6 @@ class PolicyEngine:
 
     def _best(self, tool: Tool, args: dict[str, Any], mode: str) -> PolicyRule | None:
         return next((r for r in self._sorted if _matches(r, tool, args, mode)), None)
-
-    def _verdict(self, rule: PolicyRule | None, tool_name: str) -> PolicyVerdict:
-        if rule is None:
-            return PolicyVerdict(PolicyDecision.ASK, None, "No rule matched; asking.")
-        if rule.decision is PolicyDecision.DENY:
-            message = rule.deny_message or f"This call was refused by a policy ({rule.label()})."
-            return PolicyVerdict(rule.decision, rule, message.replace("{tool}", tool_name))
-        verb = "Allowed" if rule.decision is PolicyDecision.ALLOW else "Needs approval"
-        return PolicyVerdict(rule.decision, rule, f"{verb} by {rule.label()}.")
-
-    def _decide_shell(
-        self, tool: Tool, args: dict[str, Any], command: str, mode: str
-    ) -> PolicyVerdict:
-        """Deny when any command matches a deny rule; allow only when all are allowed.
-
-        ``whole`` is the best rule that does not look at the command (the mode's default,
-        or a rule for the tool as such); it decides a call whose commands are not all
-        visible, unless a deny rule on commands could match what is hidden.
-        """
-        rules = [r for r in self._sorted if _matches_call(r, tool, args, mode)]
-        whole = next((r for r in rules if not _has_command_condition(r)), None)
-        analysis = analyze(command)
-        checked = [(c, next((r for r in rules if _applies(r, c)), None)) for c in analysis.commands]
-        for _cmd, rule in checked:
-            if rule is not None and rule.decision is PolicyDecision.DENY:
-                return self._verdict(rule, tool.name)
-        for rule in rules:
-            if (
-                rule.decision is PolicyDecision.DENY
-                and rule.command_regex
-                and _regex(rule.command_regex).search(command)
-            ):
-                return self._verdict(rule, tool.name)
-        if analysis.hidden:
-            return self._hidden_verdict(rules, whole, analysis, tool.name)
-        if not checked:
-            return self._verdict(whole, tool.name)
-        for cmd, rule in checked:
-            if rule is None or rule.decision is PolicyDecision.ASK:
-                reason = self._verdict(rule, tool.name).reason
-                if len(checked) > 1 or cmd.text != command.strip():
-                    reason = f"{cmd.text!r} is not allowed on its own: {reason}"
-                return PolicyVerdict(PolicyDecision.ASK, rule, reason)
-        allowing = [r for _c, r in checked if r is not None]
-        if analysis.unsafe_assignments and any(_has_command_condition(r) for r in allowing):
-            names = ", ".join(analysis.unsafe_assignments)
-            return PolicyVerdict(
-                PolicyDecision.ASK,
-                allowing[0],
-                f"The command sets {names}, which can change what an allowed program runs.",
-            )
-        if mode != "yolo" and analysis.redirection:
-            flagged = [(c, r) for c, r in checked if c.redirection] or checked
-            for cmd, rule in flagged:
-                if rule is not None and not rule.allow_redirection:
-                    return PolicyVerdict(
-                        PolicyDecision.ASK, rule, f"{cmd.text!r} redirects input or output."
-                    )
-        return self._verdict(checked[0][1], tool.name)
-
-    def _hidden_verdict(
-        self,
-        rules: list[PolicyRule],
-        whole: PolicyRule | None,
-        analysis: ShellAnalysis,
-        tool_name: str,
-    ) -> PolicyVerdict:
-        why = analysis.hidden[0]
-        if whole is not None and whole.decision is PolicyDecision.DENY:
-            return self._verdict(whole, tool_name)
-        could_deny = [
-            r for r in rules if r.decision is PolicyDecision.DENY and _has_command_condition(r)
-        ]
-        if whole is not None and whole.decision is PolicyDecision.ALLOW and not could_deny:
-            return self._verdict(whole, tool_name)
-        reason = f"gemtui cannot see every command this runs ({why}); asking."
-        if could_deny:
-            reason = (
-                f"gemtui cannot see every command this runs ({why}), and a deny rule "
-                f"({could_deny[0].label()}) might match what it cannot see; asking."
-            )
-        return PolicyVerdict(PolicyDecision.ASK, whole, reason)
 
     def denied_tool_names(self, registry_names: Iterable[str], mode: str) -> set[str]:
         """Names a rule refuses whatever the arguments: the model is not even offered them.
