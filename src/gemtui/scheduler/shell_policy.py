@@ -91,7 +91,7 @@ def decide_shell(rules: list[PolicyRule], command: str, mode: str, tool_name: st
         if (
             rule.decision is PolicyDecision.DENY
             and rule.command_regex
-            and regex(rule.command_regex).search(command)
+            and regex(rule.command_regex).match(command.strip())
         ):
             return verdict_for(rule, tool_name)
     if analysis.hidden:

@@ -293,6 +293,15 @@ def _bare_newline(text: str) -> bool:
     return False
 
 
+def _snippet(node: Node) -> str:
+    """A node's text short enough for a message."""
+    return _short(_text(node))
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
 def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
 
@@ -423,7 +432,9 @@ class _Walker:
                 self.visit(child)
         flags = "".join(w.value or "" for w in words[1:] if (w.value or "").startswith("-"))
         if "i" in flags or "n" in flags:
-            self.hide(f"{words[0].shown} -i/-n evaluates values as arithmetic or references")
+            self.hide(
+                f"{_short(words[0].shown)} -i/-n evaluates values as arithmetic or references"
+            )
         for name in assigned:
             if name in DANGEROUS_ASSIGNMENTS:
                 self.hide(f"it sets {name}, which changes what later commands run")
@@ -443,7 +454,7 @@ class _Walker:
             if name in DANGEROUS_ASSIGNMENTS or name.startswith(("BASH_FUNC_", "DYLD_")):
                 self.hide(f"it sets {name}, which changes what later commands run")
             if not name.isidentifier():
-                self.hide(f"assignment to {name!r} evaluates a subscript")
+                self.hide(f"assignment to {_short(name)!r} evaluates a subscript")
             if not _safe_name(name) and name not in self.unsafe:
                 self.unsafe.append(name)
 
@@ -451,16 +462,18 @@ class _Walker:
         ops = [_text(c) for c in node.children if not c.is_named and c.type not in ("${", "}")]
         unsafe = [op for op in ops if op in _UNSAFE_EXPANSION_OPS]
         if unsafe:
-            self.hide(f"the expansion {_text(node)!r} evaluates or assigns text ({unsafe[0]})")
+            where = _snippet(node)
+            self.hide(f"the expansion {where!r} evaluates or assigns text ({unsafe[0]})")
         if ":" in ops:
             after = node.children[[c.type for c in node.children].index(":") :]
             if any(c.is_named and c.type != "number" for c in after):
-                self.hide(f"the substring offsets in {_text(node)!r} are evaluated as arithmetic")
+                where = _snippet(node)
+                self.hide(f"the substring offsets in {where!r} are evaluated as arithmetic")
 
     def _subscript(self, node: Node) -> None:
         index = node.child_by_field_name("index")
         if index is not None and not (index.type == "number" or _text(index) in ("@", "*")):
-            self.hide(f"the subscript in {_text(node)!r} is evaluated as arithmetic")
+            self.hide(f"the subscript in {_snippet(node)!r} is evaluated as arithmetic")
 
     def _arithmetic(self, node: Node) -> None:
         stack = list(node.named_children)
@@ -468,7 +481,7 @@ class _Walker:
             child = stack.pop()
             named = child.type in ("variable_name", "word", "simple_expansion", "expansion")
             if named and not (child.type == "word" and _text(child).isdigit()):
-                self.hide(f"{_text(node)!r} evaluates variables as arithmetic")
+                self.hide(f"{_snippet(node)!r} evaluates variables as arithmetic")
                 return
             stack.extend(child.named_children)
 
@@ -477,7 +490,7 @@ class _Walker:
         while stack:
             child = stack.pop()
             if child.type == "test_operator" and _text(child) in _ARITH_TEST_OPS:
-                self.hide(f"{_text(node)!r} evaluates its operands as arithmetic")
+                self.hide(f"{_snippet(node)!r} evaluates its operands as arithmetic")
                 return
             stack.extend(child.named_children)
 
@@ -495,11 +508,11 @@ class _Walker:
             return
         head = words[0]
         if head.value is None:
-            self.hide(f"the command name {head.source!r} comes from an expansion")
+            self.hide(f"the command name {_short(head.source)!r} comes from an expansion")
             return
         name = os.path.basename(head.value)
         if not name or head.value.endswith("/"):
-            self.hide(f"{head.source!r} is not a command name gemtui can read")
+            self.hide(f"{_short(head.source)!r} is not a command name gemtui can read")
             return
         words = [_Word(name, head.source), *words[1:]]
         if name in HIDING_COMMANDS:
@@ -889,7 +902,10 @@ def _analyze(command: str, depth: int) -> ShellAnalysis:
         walker.hide("a backslash-newline joins words")
     if (opener := _unseen_substitution(source, root)) is not None:
         walker.hide(f"a substitution ({opener}…) stands where the grammar did not read one")
-    walker.visit(root)
+    try:
+        walker.visit(root)
+    except RecursionError:
+        walker.hide("the command nests too deeply to read")
     return walker.result()
 
 

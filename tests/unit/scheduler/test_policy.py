@@ -441,3 +441,15 @@ def test_writes_into_protected_places_always_ask_outside_yolo(tmp_path: Path) ->
     assert engine.decide(WRITE, {"file_path": "src/.gitignore"}, "default").decision is ALLOW
     assert engine.decide(WRITE, {"file_path": ".github/x.yml"}, "auto_edit").decision is ALLOW
     assert engine.decide(READ, {"file_path": ".git/config"}, "default").decision is ALLOW
+
+
+def test_deeply_nested_or_huge_commands_ask_with_a_short_reason() -> None:
+    engine = PolicyEngine(
+        [PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("echo",))]
+    )
+    nested = "echo " + "$(echo " * 400 + "x" + ")" * 400
+    verdict = engine.decide(SHELL, {"command": nested}, "default")
+    assert verdict.decision is ASK and "too deeply" in verdict.reason
+    long_name = "$" + "{x:=" + "a" * 5000 + "}"
+    verdict = engine.decide(SHELL, {"command": long_name}, "default")
+    assert verdict.decision is ASK and len(verdict.reason) < 300
