@@ -37,7 +37,6 @@ DRAIN_SECONDS = 0.5
 READ_CHUNK = 8192
 
 
-
 # -- process group handling --------------------------------------------------------------
 
 
