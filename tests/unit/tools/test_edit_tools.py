@@ -162,6 +162,23 @@ async def test_write_file_into_directory_refused(ctx: ToolContext) -> None:
         await write(file_path="pkg", content="x").execute(ctx)
 
 
+async def test_write_file_may_write_an_ignored_path_but_replace_may_not_read_one(
+    ctx: ToolContext, root: Path
+) -> None:
+    """A whole-file write reveals nothing of what was there; replace's errors would."""
+    (root / ".gitignore").write_text(".env\ndist/\n")
+    (root / ".env").write_text("TOKEN=old-secret\n")
+    result = await write(file_path="dist/bundle.js", content="x\n").execute(ctx)
+    assert (root / "dist" / "bundle.js").read_text() == "x\n"
+    result = await write(file_path=".env", content="TOKEN=new\n").execute(ctx)
+    assert "old-secret" not in str(result.llm_content)
+    assert (root / ".env").read_text() == "TOKEN=new\n"
+    with pytest.raises(ToolError, match="ignored"):
+        await replace(file_path=".env", old_string="TOKEN=n", new_string="TOKEN=m").execute(ctx)
+    with pytest.raises(ToolError, match=r"outside|workspace"):
+        await write(file_path="../escape.txt", content="x").execute(ctx)
+
+
 def test_diff_no_newline_marker() -> None:
     from gemtui.tools.builtin._files import unified_diff
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from gemtui.tools.base import Tool, ToolContext, ToolInvocation, ToolKind
@@ -10,6 +11,16 @@ from gemtui.tools.builtin.replace import FileEditInvocation, PlannedEdit, read_e
 
 
 class WriteFileInvocation(FileEditInvocation):
+    def _target(self, ctx: ToolContext) -> tuple[Path, str]:
+        """Inside the workspace, ignored or not.
+
+        The ignore files keep contents from the model; a whole-file write shows it nothing
+        of what was there, so it may create ``dist/x`` or ``.env`` (with approval). The
+        workspace bounds and the protected-path policy (``.git/``, ``.gemtui/``) still hold.
+        """
+        path = ctx.workspace.resolve(self.args[self.file_arg])
+        return path, ctx.workspace.relative(path)
+
     def plan(self, ctx: ToolContext) -> PlannedEdit:
         path, rel = self._target(ctx)
         arg = self.args["file_path"]
