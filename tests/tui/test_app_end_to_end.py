@@ -148,7 +148,7 @@ async def test_prompts_typed_during_a_turn_are_queued_and_sent_in_order(
     mock_llm: MockLLMServer, workspace: Path
 ) -> None:
     mock_llm.enqueue(
-        {"text": "first answer " * 20, "chunk_tokens": 2, "tokens_per_second": 25},
+        {"text": "first answer " * 80, "chunk_tokens": 2, "tokens_per_second": 40},
         {"text": "second answer"},
     )
     app = make_app(make_session(mock_llm.url, workspace), workspace)
