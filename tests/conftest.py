@@ -71,6 +71,16 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
     keyring.set_keyring(previous)
 
 
+@pytest.fixture(autouse=True)
+def forget_secrets() -> Iterator[None]:
+    """Secrets registered by one test (a keyring read) are not masked in the next."""
+    from gemtui.redact import forget_registered
+
+    forget_registered()
+    yield
+    forget_registered()
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     root = tmp_path / "ws"

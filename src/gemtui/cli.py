@@ -229,6 +229,9 @@ def _silence_broken_output() -> None:
 
 
 def run() -> None:
+    from gemtui.redact import finish, wrap
+
+    stderr = sys.stderr = wrap(sys.stderr)  # every message, whichever layer writes it
     try:
         code = main()
         sys.stdout.flush()
@@ -238,6 +241,8 @@ def run() -> None:
     except BrokenPipeError:  # `gemtui … | head -c 1`: the reader left; exit quietly
         _silence_broken_output()
         code = EXIT_ERROR
+    finally:
+        finish(stderr)
     raise SystemExit(code)
 
 

@@ -1,7 +1,8 @@
 """The log file: where tracebacks go so that people see one clear line instead.
 
 ``setup_logging`` sends gemtui's warnings and errors to ``gemtui.log`` in the log dir
-(``$GEMTUI_HOME/logs`` in tests). Secrets never reach it: nothing logs keys or headers.
+(``$GEMTUI_HOME/logs`` in tests). Secrets never reach it: the formatter masks every
+record, traceback included, with ``gemtui.redact`` (an exception message may quote a key).
 """
 
 from __future__ import annotations
@@ -42,7 +43,9 @@ def setup_logging(level: int = logging.WARNING) -> Path | None:
             logger.addHandler(logging.NullHandler())
         logger.propagate = False
         return None
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    from gemtui.redact import RedactingFormatter
+
+    handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logger.addHandler(handler)
     logger.setLevel(level)
     logger.propagate = False

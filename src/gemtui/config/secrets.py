@@ -3,18 +3,34 @@
 Many headless Linux machines have no keyring backend (``keyring.backends.fail``); then
 storing fails with a message that says what to do instead (use the environment variable
 or install a backend such as ``keyrings.alt`` / a Secret Service).
+
+Every value read or stored here is registered with ``gemtui.redact``, so a key that came
+from the keyring is masked at every exit just like one from the environment.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterable
 
 from gemtui.errors import FatalAuthenticationError
+from gemtui.redact import register
 
-__all__ = ["SERVICE", "delete_secret", "get_secret", "keyring_available", "set_secret"]
+__all__ = [
+    "KEY_NAMES",
+    "SERVICE",
+    "delete_secret",
+    "get_secret",
+    "keyring_available",
+    "register_stored_secrets",
+    "set_secret",
+]
 
 SERVICE = "gemtui"
+
+KEY_NAMES = ("gemini-api-key", "openai-api-key", "anthropic-api-key")
+"""The keyring entries of the built-in providers (a named provider adds ``NAME-api-key``)."""
 
 
 def keyring_available() -> bool:
@@ -31,15 +47,30 @@ def get_secret(name: str, *env_vars: str) -> str | None:
     for var in env_vars:
         value = os.environ.get(var)
         if value:
+            register(value)
             return value
     if not keyring_available():
         return None
     import keyring
 
     try:
-        return keyring.get_password(SERVICE, name)
+        value = keyring.get_password(SERVICE, name)
     except Exception:
         return None
+    register(value)
+    return value
+
+
+def register_stored_secrets(names: Iterable[str] = ()) -> None:
+    """Read gemtui's keyring entries so they are masked even in a run that uses another key.
+
+    A key kept in the keyring can still reach gemtui through a file the model reads or a
+    command's output while the run itself uses ``GEMINI_API_KEY``.
+    """
+    if not keyring_available():
+        return
+    for name in dict.fromkeys((*KEY_NAMES, *names)):
+        get_secret(name)
 
 
 def set_secret(name: str, value: str) -> None:
@@ -51,6 +82,7 @@ def set_secret(name: str, value: str) -> None:
         )
     import keyring
 
+    register(value)
     keyring.set_password(SERVICE, name, value)
 
 

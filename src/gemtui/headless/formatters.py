@@ -2,6 +2,10 @@
 
 Each is an inline bus subscriber writing to stdout; progress, retries and refusals go
 to stderr so stdout stays clean for scripts.
+
+Nothing leaves unmasked (``gemtui.redact``): stderr and the text answer go through a
+``RedactingWriter``; JSON is masked value by value before it is serialised, and streamed
+deltas through a ``StreamRedactor`` so a key split between two deltas is still caught.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from gemtui.bus import (
     ToolOutput,
     TurnFinished,
 )
+from gemtui.redact import StreamRedactor, finish, redact_data, wrap
 
 __all__ = ["JsonFormatter", "StreamJsonFormatter", "TextFormatter", "make_formatter", "stats_of"]
 
@@ -46,7 +51,7 @@ def stats_of(done: AgentFinished) -> dict[str, Any]:
 class _Base:
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
         self.out = out or sys.stdout
-        self.err = err or sys.stderr
+        self.err = wrap(err or sys.stderr)
         self.finished: AgentFinished | None = None
         self.errors: list[str] = []
         self.on_first_output: Any = None
@@ -119,15 +124,18 @@ class TextFormatter(_Base):
     """The answer as it streams, nothing else on stdout; progress on stderr."""
 
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
-        super().__init__(out, err)
+        super().__init__(wrap(out or sys.stdout), err)
         self._ends_with_newline = True
         self._partial: list[str] = []
         self._live: dict[str, str] = {}
         """The unfinished last line of each running call's output."""
+        self._live_masks: dict[str, StreamRedactor] = {}
+        """Masking before a long line is cut: a cut key is no longer recognisable."""
 
     def _live_output(self, event: ToolOutput) -> None:
         """A running command's output, a whole line at a time, indented under its call."""
-        *lines, rest = (self._live.get(event.call_id, "") + event.text).split("\n")
+        text = self._live_masks.setdefault(event.call_id, StreamRedactor()).feed(event.text)
+        *lines, rest = (self._live.get(event.call_id, "") + text).split("\n")
         for line in lines:
             self._live_line(line)
         if len(rest) > LIVE_LINE_CHARS:
@@ -142,7 +150,8 @@ class TextFormatter(_Base):
         self._note(f"  │ {line}")
 
     def _end_live(self, call_id: str) -> None:
-        rest = self._live.pop(call_id, "")
+        masks = self._live_masks.pop(call_id, None)
+        rest = self._live.pop(call_id, "") + (masks.finish() if masks is not None else "")
         if rest:
             self._live_line(rest)
 
@@ -172,7 +181,7 @@ class TextFormatter(_Base):
     def close(self, error: str | None = None, exit_code: int | None = None) -> None:
         if not self._ends_with_newline:
             self.out.write("\n")
-            self.out.flush()
+        finish(self.out)
 
 
 class JsonFormatter(_Base):
@@ -198,27 +207,49 @@ class JsonFormatter(_Base):
         message = error or (done.error if done else None)
         if message:
             obj["error"] = {"message": message, "code": exit_code}
-        self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.out.write(json.dumps(redact_data(obj), ensure_ascii=False) + "\n")
         self.out.flush()
 
 
 class StreamJsonFormatter(_Base):
     """One JSON event per line, flushed as it happens."""
 
-    def _line(self, obj: dict[str, Any]) -> None:
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        super().__init__(out, err)
+        self._answer = StreamRedactor()
+        self._thought = StreamRedactor()
+        self._subject: str | None = None
+
+    def _write(self, obj: dict[str, Any]) -> None:
         self._first()
-        self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.out.write(json.dumps(redact_data(obj), ensure_ascii=False) + "\n")
         self.out.flush()
+
+    def _delta(self, text: str) -> None:
+        if text:
+            self._write({"type": "message", "role": "assistant", "delta": True, "content": text})
+
+    def _thought_delta(self, text: str) -> None:
+        if text:
+            self._write({"type": "thought", "subject": self._subject, "content": text})
+
+    def _line(self, obj: dict[str, Any]) -> None:
+        """A non-delta line: first the deltas' held tails, so the order stays true."""
+        self._thought_delta(self._thought.finish())
+        self._delta(self._answer.finish())
+        self._write(obj)
 
     def handle(self, event: Event) -> None:
         if isinstance(event, SessionStarted):
             self._line({"type": "init", "session_id": event.session_id, "model": event.model})
         elif isinstance(event, ContentDelta):
-            self._line(
-                {"type": "message", "role": "assistant", "delta": True, "content": event.text}
-            )
+            self._thought_delta(self._thought.finish())
+            self._delta(self._answer.feed(event.text))
         elif isinstance(event, ThoughtDelta):
-            self._line({"type": "thought", "subject": event.subject, "content": event.text})
+            if event.subject != self._subject:
+                self._thought_delta(self._thought.finish())
+                self._subject = event.subject
+            self._thought_delta(self._thought.feed(event.text))
         elif isinstance(event, StreamRetried):
             self._line({"type": "retry", "attempt": event.attempt, "reason": event.reason})
         elif isinstance(event, ToolCallStateChanged):
@@ -244,6 +275,8 @@ class StreamJsonFormatter(_Base):
             self._line({"type": "result", "response": event.text, "stats": stats_of(event)})
 
     def close(self, error: str | None = None, exit_code: int | None = None) -> None:
+        self._thought_delta(self._thought.finish())
+        self._delta(self._answer.finish())
         if error and self.finished is None:
             self._line({"type": "error", "message": error, "code": exit_code})
             self._line({"type": "result", "response": "", "stats": {}, "error": error})

@@ -189,13 +189,18 @@ def run_headless(
     """Run and return the exit code; Ctrl-C before the loop starts also gives 130.
 
     An unexpected exception (a bug) becomes one line on stderr and a traceback in the log.
+    Both streams mask every known secret (the answer as text; JSON formats mask values).
     """
     from gemtui.logs import setup_logging
+    from gemtui.redact import finish, wrap
 
-    stderr = err or sys.stderr
+    stderr = wrap(err or sys.stderr)
+    stdout = out or sys.stdout
+    if opts.output_format == "text":
+        stdout = wrap(stdout)
     log_path = setup_logging()
     try:
-        return asyncio.run(_run(opts, out or sys.stdout, stderr))
+        return asyncio.run(_run(opts, stdout, stderr))
     except KeyboardInterrupt:
         stderr.write("gemtui: cancelled\n")
         return EXIT_CANCELLED
@@ -206,3 +211,6 @@ def run_headless(
         where = f"; details in {log_path}" if log_path else ""
         stderr.write(f"gemtui: unexpected error: {type(exc).__name__}: {exc}{where}\n")
         return EXIT_ERROR
+    finally:
+        finish(stdout)
+        finish(stderr)

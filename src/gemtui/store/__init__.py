@@ -9,7 +9,6 @@ from gemtui.store.db import StoreCorruptError, StoreVersionError, database_path,
 from gemtui.store.failures import StoreUnavailableError
 from gemtui.store.recorder import NullRecorder, SessionRecorder
 from gemtui.store.records import SearchHit, SessionInfo, SessionMatch, content_text
-from gemtui.store.redact import Redactor
 from gemtui.store.resume import ResumeMeta, open_session_for_resume
 from gemtui.store.schema import SCHEMA_VERSION
 from gemtui.store.store import SORTS, SessionNotFoundError, SessionStore
@@ -19,7 +18,6 @@ __all__ = [
     "SCHEMA_VERSION",
     "SORTS",
     "NullRecorder",
-    "Redactor",
     "ResumeMeta",
     "SearchHit",
     "SessionInfo",

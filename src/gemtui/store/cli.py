@@ -7,6 +7,7 @@ import sys
 import time
 from typing import TextIO
 
+from gemtui.redact import redact, redact_data
 from gemtui.store.store import SessionStore
 
 __all__ = ["print_sessions"]
@@ -31,14 +32,15 @@ def print_sessions(
     with SessionStore(writable=False) as store:
         sessions = store.list_sessions(limit=limit)
     if as_json:
-        out.write(json.dumps([s.to_json() for s in sessions], ensure_ascii=False, indent=2) + "\n")
+        rows = redact_data([s.to_json() for s in sessions])
+        out.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
         return 0
     if not sessions:
         out.write("No saved sessions yet.\n")
         return 0
     out.write(f"{'ID':<10} {'UPDATED':<16} {'MSGS':>5} {'TOKENS':>8}  {'MODEL':<22} TITLE\n")
     for s in sessions:
-        title = (s.title or "(untitled)")[:60]
+        title = redact(s.title or "(untitled)")[:60]
         mark = " [imported]" if s.imported else ""
         out.write(
             f"{s.id[:8]:<10} {_when(s.updated):<16} {s.messages:>5} {s.tokens:>8}  "

@@ -1,10 +1,15 @@
-"""Exports of one saved session: Markdown to read, JSON to process (the core wire format)."""
+"""Exports of one saved session: Markdown to read, JSON to process (the core wire format).
+
+The store already masks what it saves; an export masks again, so a database written
+before a key was known (or by an older gemtui) cannot leak it into a file.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING, Any
 
+from gemtui.redact import redact, redact_data
 from gemtui.store.records import iso
 
 if TYPE_CHECKING:
@@ -30,7 +35,7 @@ def to_json(store: SessionStore, session_id: str) -> str:
         "tool_calls": store.tool_calls(session_id),
         "usage": store.usage(session_id),
     }
-    return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(redact_data(doc), ensure_ascii=False, indent=2) + "\n"
 
 
 def to_markdown(store: SessionStore, session_id: str) -> str:
@@ -79,4 +84,4 @@ def to_markdown(store: SessionStore, session_id: str) -> str:
                     "```",
                     "",
                 ]
-    return "\n".join(lines).rstrip() + "\n"
+    return redact("\n".join(lines).rstrip()) + "\n"

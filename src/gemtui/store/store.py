@@ -3,6 +3,10 @@
 One connection per store object, guarded by a lock so the TUI's worker threads and the
 event loop can share it. Writers take ``BEGIN IMMEDIATE`` so two processes queue on the
 busy timeout instead of failing on a lock upgrade.
+
+Every text that enters the file (messages, tool calls, titles, renames) is masked by
+``gemtui.redact`` first: the store is a plain file and a person may paste a key or a tool
+may print one. JSON columns are masked value by value before they are serialised.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gemtui.redact import redact, redact_data
 from gemtui.store.db import open_database, rollback
 from gemtui.store.records import (
     SessionInfo,
@@ -24,7 +29,6 @@ from gemtui.store.records import (
     content_text,
     is_prompt,
 )
-from gemtui.store.redact import Redactor
 from gemtui.wire import Content
 
 if TYPE_CHECKING:
@@ -69,6 +73,11 @@ def _info(row: Sequence[Any]) -> SessionInfo:
     )
 
 
+def _json(value: Any) -> str:
+    """``value`` as stored JSON, every string in it masked (the JSON stays valid)."""
+    return json.dumps(redact_data(value), ensure_ascii=False, default=lambda o: redact(str(o)))
+
+
 def _like(text: str) -> str:
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
@@ -81,7 +90,6 @@ class SessionStore:
         path: Path | None = None,
         *,
         verify: bool | None = None,
-        redact: Redactor | None = None,
         writable: bool = True,
         tell: Callable[[str], None] | None = None,
     ) -> None:
@@ -93,8 +101,6 @@ class SessionStore:
         from gemtui.store.db import database_path
 
         self.path = path or database_path()
-        self.redact = redact or Redactor.from_environment()
-        """Masks known secrets in everything written."""
         if tell is None:
             self._conn = open_database(self.path, verify=verify, writable=writable)
         else:
@@ -162,7 +168,7 @@ class SessionStore:
                 " model=excluded.model, updated=excluded.updated",
                 (
                     sid,
-                    title,
+                    redact(title),
                     workspace,
                     provider,
                     model,
@@ -244,7 +250,9 @@ class SessionStore:
 
     def rename(self, session_id: str, title: str) -> None:
         with self._tx() as c:
-            c.execute("UPDATE sessions SET title = ? WHERE id = ?", (title.strip(), session_id))
+            c.execute(
+                "UPDATE sessions SET title = ? WHERE id = ?", (redact(title.strip()), session_id)
+            )
 
     def set_updated(self, session_id: str, updated: float) -> None:
         """Pin the last-activity time (imports keep the original session's)."""
@@ -254,7 +262,8 @@ class SessionStore:
     def set_title_if_empty(self, session_id: str, title: str) -> None:
         with self._tx() as c:
             c.execute(
-                "UPDATE sessions SET title = ? WHERE id = ? AND title = ''", (title, session_id)
+                "UPDATE sessions SET title = ? WHERE id = ? AND title = ''",
+                (redact(title), session_id),
             )
 
     def delete(self, session_id: str) -> bool:
@@ -276,8 +285,8 @@ class SessionStore:
         msg = content if isinstance(content, Content) else Content.model_validate(content)
         if msg.role is None:
             msg = msg.model_copy(update={"role": role})
-        body = self.redact(json.dumps(msg.to_wire(), ensure_ascii=False))
-        text = self.redact(content_text(msg) if text is None else text)
+        body = _json(msg.to_wire())
+        text = redact(content_text(msg) if text is None else text)
         now = time.time()
         with self._tx() as c:
             epoch, count = c.execute(
@@ -315,8 +324,8 @@ class SessionStore:
                         i,
                         epoch,
                         m.role or "user",
-                        self.redact(json.dumps(m.to_wire(), ensure_ascii=False)),
-                        self.redact(content_text(m)),
+                        _json(m.to_wire()),
+                        redact(content_text(m)),
                         now,
                     )
                     for i, m in enumerate(history)
@@ -419,11 +428,11 @@ class SessionStore:
                     session_id,
                     call_id,
                     name,
-                    self.redact(json.dumps(args, ensure_ascii=False, default=str)),
+                    _json(args),
                     state,
                     decision,
-                    self.redact(output or "") or None,
-                    self.redact(error or "") or None,
+                    redact(output or "") or None,
+                    redact(error or "") or None,
                     duration_ms,
                     time.time(),
                 ),

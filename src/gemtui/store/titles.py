@@ -3,6 +3,9 @@
 The first-prompt title is what headless runs keep (DESIGN: ``-p`` makes no extra model
 calls). ``improve_title`` is for the TUI to run in the background; it never raises and
 never overwrites a title the person chose.
+
+A title is masked before it is cut: cutting first could keep the first half of a key,
+which no redactor would then recognise.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
+
+from gemtui.redact import redact
 
 if TYPE_CHECKING:
     from gemtui.store.store import SessionStore
@@ -28,8 +33,8 @@ TITLE_PROMPT = (
 
 
 def title_from_prompt(prompt: str, limit: int = MAX_TITLE) -> str:
-    """The first meaningful line, whitespace collapsed, cut at a word with an ellipsis."""
-    line = next((ln.strip() for ln in prompt.splitlines() if ln.strip()), "")
+    """The first meaningful line, secrets masked, whitespace collapsed, cut at a word."""
+    line = next((ln.strip() for ln in redact(prompt).splitlines() if ln.strip()), "")
     line = re.sub(r"\s+", " ", line)
     if len(line) <= limit:
         return line

@@ -18,6 +18,7 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.events import Resize
+from textual.notifications import SeverityLevel
 
 from gemtui.tui.commands import SLASH_COMMANDS, palette_provider, parse_slash
 from gemtui.tui.screens.main import MainScreen
@@ -603,6 +604,22 @@ class GemtuiApp(App[int]):
         return HELP_TEXT + "\n".join(lines)
 
     # -- errors ----------------------------------------------------------------------------------
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification (the app's, a screen's, a widget's) with secrets masked."""
+        from gemtui.redact import redact
+
+        super().notify(
+            redact(message), title=redact(title), severity=severity, timeout=timeout, markup=markup
+        )
+
     def report_error(self, error: Exception) -> None:
         """An unexpected error in one of our handlers: say so and keep running."""
         if self.raise_errors:

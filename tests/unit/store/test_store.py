@@ -243,7 +243,7 @@ def test_secrets_are_masked_before_they_reach_the_file(
 
 
 def test_a_secret_with_json_escapes_is_redacted_in_stored_json() -> None:
-    from gemtui.store.redact import MASK, Redactor
+    from gemtui.redact import MASK, Redactor
 
     secret = 'sk-"quoted\\back'
     stored = json.dumps({"text": f"my key is {secret}"})

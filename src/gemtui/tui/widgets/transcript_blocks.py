@@ -4,6 +4,7 @@ Each block renders itself into a list of :class:`~textual.strip.Strip` lines for
 width and keeps them until the width changes or it is invalidated, so the transcript can
 draw any visible line without rendering anything else. Colours come from the
 transcript's component classes (theme variables), handed in through :class:`RenderContext`.
+Notices and tool cards (errors, command output) mask known secrets (``gemtui.redact``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from gemtui.bus.events import ToolCallSnapshot, ToolCallState
+from gemtui.redact import redact
 from gemtui.tui.widgets.markdown_stream import MarkdownStream
 
 __all__ = [
@@ -171,7 +173,7 @@ class NoticeBlock(Block):
 
     def __init__(self, text: str, severity: str = "information") -> None:
         super().__init__()
-        self._text = text
+        self._text = redact(text)
         self.severity = severity if severity in self.ICONS else "information"
 
     @property
@@ -232,11 +234,11 @@ class ToolBlock(Block):
         snap = self.snapshot
         text = snap.error if snap.state is ToolCallState.ERROR and snap.error else snap.output
         if not text and self.running and self.live:
-            lines = self.live.expandtabs(4).rstrip("\n").split("\n")
+            lines = redact(self.live).expandtabs(4).rstrip("\n").split("\n")
             return lines if self.expanded else lines[-COLLAPSED_OUTPUT_LINES:]
         if not text:
             return []
-        return text.expandtabs(4).rstrip("\n").split("\n")
+        return redact(text).expandtabs(4).rstrip("\n").split("\n")
 
     def render(self, ctx: RenderContext) -> list[Strip]:
         snap = self.snapshot
@@ -250,7 +252,7 @@ class ToolBlock(Block):
         header = Text(f"{icon} ", style=state_style)
         header.append(snap.name, style=ctx.style("tool-name"))
         if snap.description:
-            header.append(f"  {snap.description}", style=muted)
+            header.append(f"  {redact(snap.description)}", style=muted)
         header.append(f"  · {label}", style=state_style)
         strips = [_text_line(ctx, header)]
         output = self._output_lines()

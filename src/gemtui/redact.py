@@ -1,0 +1,298 @@
+"""One redactor for every exit: any secret gemtui knows is masked before it leaves the process.
+
+Secrets are the values of the key environment variables (``KEY_ENV_VARS``), values read
+from or stored in the keyring (``config.secrets`` registers them), and anything else a
+caller passes to ``register`` (OAuth tokens). The store, exports, the log file, headless
+stdout and stderr and the TUI's notices all mask through this module, so a key that one
+layer forgot cannot come out of another.
+
+Length policy. A registered value is masked whatever its length, but how it is matched
+depends on that length: 8 characters or more, anywhere it occurs (a key glued to other
+text is still a key); shorter, only where it stands as a token of its own (not inside a
+longer run of letters and digits). Without that rule a placeholder such as
+``OPENAI_API_KEY=x`` (local servers need none) would turn every "x" of every answer into
+``[redacted]``; with it, ``key=x``, ``"x"`` and ``?key=x&`` are still masked. Variables
+that only *look* secret (``*_TOKEN``, ``*PASSWORD``...) count from 8 characters, so
+``NO_PASSWORD=1`` does not mask every "1".
+
+Every value is also masked in the forms it takes inside JSON strings, URLs and Python
+reprs. Text that arrives in pieces (a streamed answer, live command output) goes through
+``StreamRedactor`` so a secret split across two pieces is still caught.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any, TextIO, cast
+from urllib.parse import quote, quote_plus
+
+__all__ = [
+    "KEY_ENV_VARS",
+    "MASK",
+    "RedactingFormatter",
+    "RedactingWriter",
+    "Redactor",
+    "StreamRedactor",
+    "current",
+    "finish",
+    "forget_registered",
+    "redact",
+    "redact_data",
+    "register",
+    "wrap",
+]
+
+MASK = "[redacted]"
+
+KEY_ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+"""Keys gemtui itself reads: masked whatever their length."""
+
+SUBSTRING_MIN = 8
+"""From this length a value is masked anywhere; shorter ones only as a token of their own."""
+
+_SECRET_NAME = re.compile(r"(API_KEY|_TOKEN|SECRET|PASSWORD|_KEY)$", re.IGNORECASE)
+_WORD = "A-Za-z0-9"
+
+
+def _forms(secret: str) -> set[str]:
+    """The secret as it appears raw, JSON-escaped, URL-encoded and in a Python repr."""
+    forms = {
+        secret,
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        json.dumps(secret, ensure_ascii=True)[1:-1],
+        quote(secret, safe=""),
+        quote_plus(secret, safe=""),
+        repr(secret)[1:-1],
+    }
+    return {f for f in forms if f}
+
+
+def _alternative(form: str, bounded: bool) -> str:
+    body = re.escape(form)
+    if not bounded:
+        return body
+    before = f"(?<![{_WORD}])" if form[0].isalnum() else ""
+    after = f"(?![{_WORD}])" if form[-1].isalnum() else ""
+    return before + body + after
+
+
+class Redactor:
+    """Replaces each known secret with ``[redacted]``; a no-op when none are known."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        values = {s for s in secrets if s}
+        self.secrets = frozenset(values)
+        forms: dict[str, bool] = {}
+        for s in values:
+            bounded = len(s) < SUBSTRING_MIN
+            for f in _forms(s):
+                forms[f] = forms.get(f, True) and bounded  # unbounded wins
+        self._forms = forms
+        ordered = sorted(forms, key=len, reverse=True)  # longest first: no partial mask
+        self._pattern = (
+            re.compile("|".join(_alternative(f, forms[f]) for f in ordered)) if ordered else None
+        )
+
+    def __bool__(self) -> bool:
+        return self._pattern is not None
+
+    def __call__(self, text: str) -> str:
+        if self._pattern is None or not text:
+            return text
+        return self._pattern.sub(MASK, text)
+
+    def hold_from(self, text: str) -> int:
+        """Where the longest tail of ``text`` that could begin a secret starts (else its end).
+
+        A streamed piece is written only up to there; the tail waits for the next piece.
+        """
+        start = len(text)
+        for form in self._forms:
+            first = form[0]
+            lo = max(0, len(text) - len(form))
+            i = text.find(first, lo)
+            while i != -1 and i < start:
+                if form.startswith(text[i:]):
+                    start = i
+                    break
+                i = text.find(first, i + 1)
+        return start
+
+    def split_final(self, context: str, text: str) -> tuple[str, str]:
+        """(masked text that no later piece can change, raw tail to hold)."""
+        if self._pattern is None:
+            return text, ""
+        hold = self.hold_from(text)
+        out: list[str] = []
+        pos = 0
+        whole = context + text
+        for m in self._pattern.finditer(whole, len(context)):
+            start, end = m.start() - len(context), m.end() - len(context)
+            if start >= hold:
+                break
+            out += [text[pos:start], MASK]
+            pos = end
+        cut = max(hold, pos)
+        out.append(text[pos:cut])
+        return "".join(out), text[cut:]
+
+
+# -- the process-wide set of secrets ------------------------------------------------------
+
+_lock = threading.Lock()
+_registered: set[str] = set()
+_cache: tuple[frozenset[str], Redactor] | None = None
+
+
+def register(secret: str | None) -> None:
+    """Mask ``secret`` from now on, everywhere (a key read from the keyring, a token)."""
+    if secret:
+        with _lock:
+            _registered.add(secret)
+
+
+def forget_registered() -> None:
+    """Drop the registered secrets (tests: each starts from the environment alone)."""
+    global _cache
+    with _lock:
+        _registered.clear()
+        _cache = None
+
+
+def _from_environment(environ: Mapping[str, str]) -> set[str]:
+    found: set[str] = set()
+    for name, value in environ.items():
+        if not value:
+            continue
+        if name in KEY_ENV_VARS or (_SECRET_NAME.search(name) and len(value) >= SUBSTRING_MIN):
+            found.add(value)
+    return found
+
+
+def current() -> Redactor:
+    """The redactor for every secret known right now (cheap when nothing changed)."""
+    global _cache
+    with _lock:
+        known = frozenset(_registered | _from_environment(os.environ))
+        if _cache is None or _cache[0] != known:
+            _cache = (known, Redactor(known))
+        return _cache[1]
+
+
+def redact(text: str) -> str:
+    """``text`` with every known secret masked."""
+    return current()(text)
+
+
+def redact_data(value: Any) -> Any:
+    """A JSON-like value with every string in it masked (dict keys kept: they are names).
+
+    Masking the values before serialising keeps the JSON valid whatever the secret is.
+    """
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, Mapping):
+        return {k: redact_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_data(v) for v in value]
+    return value
+
+
+class StreamRedactor:
+    """Masks text that arrives in pieces; a secret split between pieces is still masked.
+
+    ``feed`` returns what is safe to show now and holds back a tail that could be the
+    start of a secret; ``finish`` returns the rest at the end of the stream.
+    """
+
+    def __init__(self) -> None:
+        self._held = ""
+        self._context = ""
+        """The last character written, for the token check of short secrets."""
+
+    def feed(self, text: str) -> str:
+        buf = self._held + text
+        out, self._held = current().split_final(self._context, buf)
+        self._remember(buf[: len(buf) - len(self._held)])
+        return out
+
+    def finish(self) -> str:
+        rest, self._held = self._held, ""
+        out = current()(rest) if rest else ""
+        self._remember(rest)
+        return out
+
+    def _remember(self, raw: str) -> None:
+        if raw:
+            self._context = raw[-1]
+
+
+class RedactingWriter(io.TextIOBase):
+    """A text stream that masks secrets in everything written to it, then passes it on.
+
+    Flushing does not release a held tail (a secret split by a flush would leak);
+    ``finish`` or ``close`` does. Anything else (``isatty``, ``fileno``) is the wrapped
+    stream's.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self.stream = stream
+        self._redactor = StreamRedactor()
+
+    def write(self, text: str) -> int:
+        shown = self._redactor.feed(text)
+        if shown:
+            self.stream.write(shown)
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def finish(self) -> None:
+        rest = self._redactor.finish()
+        if rest:
+            self.stream.write(rest)
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.finish()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.stream, "encoding", "utf-8")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def wrap(stream: TextIO) -> TextIO:
+    """``stream`` behind a ``RedactingWriter`` (once: an already wrapped one is kept)."""
+    if isinstance(stream, RedactingWriter):
+        return stream
+    return cast("TextIO", RedactingWriter(stream))
+
+
+def finish(stream: TextIO) -> None:
+    """Write what a wrapped stream still holds back (its end has come)."""
+    if isinstance(stream, RedactingWriter):
+        stream.finish()
+
+
+class RedactingFormatter(logging.Formatter):
+    """A log formatter whose whole output (message, arguments, traceback) is masked."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
