@@ -124,11 +124,15 @@ class Redactor:
                 i = text.find(first, i + 1)
         return start
 
-    def split_final(self, context: str, text: str) -> tuple[str, str]:
-        """(masked text that no later piece can change, raw tail to hold)."""
+    def split_final(self, context: str, text: str, *, end: bool = False) -> tuple[str, str]:
+        """(masked text that no later piece can change, raw tail to hold).
+
+        ``context`` is the text just before (already written), for the token check of
+        short secrets; at the ``end`` of the stream nothing is held.
+        """
         if self._pattern is None:
             return text, ""
-        hold = self.hold_from(text)
+        hold = len(text) if end else self.hold_from(text)
         out: list[str] = []
         pos = 0
         whole = context + text
@@ -224,7 +228,7 @@ class StreamRedactor:
 
     def finish(self) -> str:
         rest, self._held = self._held, ""
-        out = current()(rest) if rest else ""
+        out, _ = current().split_final(self._context, rest, end=True)
         self._remember(rest)
         return out
 

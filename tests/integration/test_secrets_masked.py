@@ -272,3 +272,39 @@ def test_no_secret_from_any_source_reaches_any_file_or_stream(
     # the runs did carry the secrets (nothing vacuous): each went out masked
     assert MASK in streams["env text stdout"] and MASK in streams["ring json stdout"]
     assert streams["sessions list --json"].count(MASK) >= 4
+
+
+# -- the log file: a tool bug whose message and traceback quote the key -------------------
+
+
+def test_a_logged_traceback_that_quotes_the_key_is_masked(
+    mock_llm_thread: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gemtui.tools.builtin.read_file import ReadFileInvocation
+
+    async def buggy(self: object, ctx: object) -> object:
+        raise RuntimeError(f"could not use key {ENV_KEY!r} with header x-goog-api-key")
+
+    monkeypatch.setattr(ReadFileInvocation, "execute", buggy)
+    write_fast_config(isolated_home)
+    monkeypatch.setenv("GEMINI_API_KEY", ENV_KEY)
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", mock_llm_thread.url)
+    (workspace / "a.txt").write_text("a\n")
+    mock_llm_thread.enqueue(
+        {"function_calls": [{"name": "read_file", "args": {"file_path": "a.txt"}}]},
+        {"text": "ok"},
+    )
+    out, err = io.StringIO(), io.StringIO()
+    code = run_headless(
+        HeadlessOptions("read a.txt", workspace=workspace, output_format="stream-json"), out, err
+    )
+    assert code == 0, err.getvalue()
+    log = (isolated_home / "logs" / "gemtui.log").read_text()
+    assert "Traceback" in log and "could not use key '[redacted]'" in log
+    assert "could not use key" in out.getvalue()  # the tool error reached the output, masked
+    assert_nothing_leaks(
+        [ENV_KEY], home=isolated_home, streams={"stdout": out.getvalue(), "stderr": err.getvalue()}
+    )

@@ -1,0 +1,49 @@
+"""What the TUI shows masks known secrets: notifications, error notices and tool cards."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gemtui.bus.events import AgentFinished, ToolCallState, ToolCallStateChanged
+from gemtui.testing.mockllm import MockLLMServer
+from tests.tui.conftest import make_app, make_session
+from tests.tui.helpers import Messages, turns_done
+from tests.tui.test_transcript import screen_text, settle
+
+KEY = "AIzaSyTUI-0123456789abcdefghijklmn"
+MASK = "[redacted]"
+
+
+async def test_an_error_echoing_the_key_a_tool_card_and_a_notification_are_masked(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", KEY)
+    (workspace / "creds.txt").write_text(f"key={KEY}\n", encoding="utf-8")
+    mock_llm.enqueue(
+        {"function_calls": [{"name": "read_file", "args": {"file_path": "creds.txt"}}]},
+        {"error": {"status": 400, "message": f"API key not valid: {KEY}"}},
+    )
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"read creds.txt", "enter")
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+        await pilot.press(*f"/theme {KEY}", "enter")  # the notification echoes the argument
+        await pilot.pause()
+        transcript = app.screen.transcript  # type: ignore[attr-defined]
+        await settle(pilot, transcript)
+        shown = screen_text(transcript)
+        notes = [n.message for n in app._notifications]
+    done = [
+        m.event
+        for m in seen.seen
+        if isinstance(getattr(m, "event", None), ToolCallStateChanged)
+        and m.event.call.state is ToolCallState.SUCCESS
+    ]
+    assert done and KEY in (done[0].call.output or "")  # the card had the key to show
+    assert "API key not valid" in shown and f"key={MASK}" in shown
+    assert any(f"No theme named '{MASK}'" in n for n in notes), notes
+    assert KEY not in shown and not any(KEY in n for n in notes)
