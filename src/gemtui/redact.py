@@ -137,11 +137,11 @@ class Redactor:
         pos = 0
         whole = context + text
         for m in self._pattern.finditer(whole, len(context)):
-            start, end = m.start() - len(context), m.end() - len(context)
-            if start >= hold:
+            first = m.start() - len(context)
+            if first >= hold:
                 break
-            out += [text[pos:start], MASK]
-            pos = end
+            out += [text[pos:first], MASK]
+            pos = m.end() - len(context)
         cut = max(hold, pos)
         out.append(text[pos:cut])
         return "".join(out), text[cut:]
