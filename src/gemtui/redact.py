@@ -151,41 +151,57 @@ class Redactor:
 
 _lock = threading.Lock()
 _registered: set[str] = set()
-_cache: tuple[frozenset[str], Redactor] | None = None
+_version = 0
+"""Bumped by every change to ``_registered``: the compiled redactor is rebuilt only then."""
+_lookalikes: frozenset[str] | None = None
+"""Values of variables that only look secret, read once (scanning the environment per
+call would cost more than masking)."""
+_cache: tuple[tuple[object, ...], Redactor] | None = None
 
 
 def register(secret: str | None) -> None:
     """Mask ``secret`` from now on, everywhere (a key read from the keyring, a token)."""
+    global _version
     if secret:
         with _lock:
-            _registered.add(secret)
+            if secret not in _registered:
+                _registered.add(secret)
+                _version += 1
 
 
 def forget_registered() -> None:
-    """Drop the registered secrets (tests: each starts from the environment alone)."""
-    global _cache
+    """Drop the registered secrets and re-read the environment (tests start clean)."""
+    global _cache, _lookalikes, _version
     with _lock:
         _registered.clear()
+        _version += 1
+        _lookalikes = None
         _cache = None
 
 
-def _from_environment(environ: Mapping[str, str]) -> set[str]:
-    found: set[str] = set()
-    for name, value in environ.items():
-        if not value:
-            continue
-        if name in KEY_ENV_VARS or (_SECRET_NAME.search(name) and len(value) >= SUBSTRING_MIN):
-            found.add(value)
-    return found
+def _lookalike_values(environ: Mapping[str, str]) -> frozenset[str]:
+    return frozenset(
+        value
+        for name, value in environ.items()
+        if name not in KEY_ENV_VARS and _SECRET_NAME.search(name) and len(value) >= SUBSTRING_MIN
+    )
 
 
 def current() -> Redactor:
-    """The redactor for every secret known right now (cheap when nothing changed)."""
-    global _cache
+    """The redactor for every secret known right now (cheap when nothing changed).
+
+    gemtui's own key variables are looked up on every call, so a key set later (a test,
+    the welcome screen) counts at once.
+    """
+    global _cache, _lookalikes
     with _lock:
-        known = frozenset(_registered | _from_environment(os.environ))
-        if _cache is None or _cache[0] != known:
-            _cache = (known, Redactor(known))
+        if _lookalikes is None:
+            _lookalikes = _lookalike_values(os.environ)
+        keys = tuple(os.environ.get(name) for name in KEY_ENV_VARS)
+        state = (_version, keys)
+        if _cache is None or _cache[0] != state:
+            known = {*_registered, *_lookalikes, *(k for k in keys if k)}
+            _cache = (state, Redactor(known))
         return _cache[1]
 
 
