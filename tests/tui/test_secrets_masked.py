@@ -1,4 +1,4 @@
-"""What the TUI shows masks known secrets: notifications, error notices and tool cards."""
+"""What the TUI shows masks known secrets: notices, tool cards, answers, thoughts, prompts."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ async def test_an_error_echoing_the_key_a_tool_card_and_a_notification_are_maske
     (workspace / "creds.txt").write_text(f"key={KEY}\n", encoding="utf-8")
     mock_llm.enqueue(
         {"function_calls": [{"name": "read_file", "args": {"file_path": "creds.txt"}}]},
+        # one token in many chunks: the key is split between deltas
+        {"thought": f"**Keys** found:{KEY}", "text": f"It-is:{KEY}.", "chunks": 12},
         {"error": {"status": 400, "message": f"API key not valid: {KEY}"}},
     )
     app = make_app(make_session(mock_llm.url, workspace), workspace)
@@ -31,11 +33,16 @@ async def test_an_error_echoing_the_key_a_tool_card_and_a_notification_are_maske
         await pilot.press(*"read creds.txt", "enter")
         await seen.wait_event(AgentFinished)
         await turns_done(app)
+        mark = len(seen.seen)
+        await pilot.press(*f"again with {KEY}", "enter")
+        await seen.wait_event(AgentFinished, after=mark)
+        await turns_done(app)
         await pilot.press(*f"/theme {KEY}", "enter")  # the notification echoes the argument
         await pilot.pause()
         transcript = app.screen.transcript  # type: ignore[attr-defined]
         await settle(pilot, transcript)
         shown = screen_text(transcript)
+        thoughts = app.screen.thoughts.groups()  # type: ignore[attr-defined]
         notes = [n.message for n in app._notifications]
     done = [
         m.event
@@ -45,5 +52,8 @@ async def test_an_error_echoing_the_key_a_tool_card_and_a_notification_are_maske
     ]
     assert done and KEY in (done[0].call.output or "")  # the card had the key to show
     assert "API key not valid" in shown and f"key={MASK}" in shown
+    assert f"It-is:{MASK}." in shown and f"again with {MASK}" in shown
+    assert thoughts and all(KEY not in text for _, text in thoughts), thoughts
+    assert any(MASK in text for _, text in thoughts), thoughts
     assert any(f"No theme named '{MASK}'" in n for n in notes), notes
     assert KEY not in shown and not any(KEY in n for n in notes)

@@ -1,7 +1,9 @@
 """The main screen: transcript, thought stream, approvals, usage, prompt and status line.
 
 Engine events arrive as ``BusEvent`` messages (posted by ``tui.bridge``) and are routed
-here to the panes; the panes themselves never see the bus.
+here to the panes; the panes themselves never see the bus. Prompts, answers and thoughts
+are shown with known secrets masked (streamed text through a ``StreamRedactor``), as the
+store will keep them and a resumed session will show them.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from gemtui.bus import events as ev
+from gemtui.redact import StreamRedactor, redact
 from gemtui.tui.bridge import BusEvent
 from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.prompt_input import PromptInput
@@ -58,9 +61,13 @@ class MainScreen(Screen[None]):
         """Slash-command argument completions for the prompt."""
         self._answer_open = False
         self._thought_subject: str | None = None
+        self._answer_mask = StreamRedactor()
+        self._thought_mask = StreamRedactor()
+        self._last_thought: ev.ThoughtDelta | None = None
+        """The thought whose masked tail is held back, for its subject and prompt."""
         self._routes: dict[type[ev.Event], Callable[[Any], None]] = {
             ev.SessionStarted: self._session_started,
-            ev.UserMessage: lambda e: self.transcript.add_user(e.text),
+            ev.UserMessage: lambda e: self.transcript.add_user(redact(e.text)),
             ev.TurnStarted: self._turn_started,
             ev.ContentDelta: self._content,
             ev.ThoughtDelta: self._thought,
@@ -159,24 +166,43 @@ class MainScreen(Screen[None]):
             self._answer_open = True
 
     def _close_answer(self) -> None:
+        self._flush_thought()
         if self._answer_open:
+            rest = self._answer_mask.finish()
+            if rest:
+                self.transcript.append_answer(rest)
             self.transcript.end_answer()
             self._answer_open = False
 
     def _content(self, e: ev.ContentDelta) -> None:
+        self._flush_thought()
         self._open_answer()
-        self.transcript.append_answer(e.text)
+        shown = self._answer_mask.feed(e.text)
+        if shown:
+            self.transcript.append_answer(shown)
         self.usage.record_streamed(e.text)
         self.status.busy = "answering…"
 
+    def _flush_thought(self) -> None:
+        rest, last = self._thought_mask.finish(), self._last_thought
+        if rest and last is not None:
+            self.thoughts.add_thought(rest, last.subject, last.prompt_id)
+
     def _thought(self, e: ev.ThoughtDelta) -> None:
-        self.thoughts.add_thought(e.text, e.subject, e.prompt_id)
+        last = self._last_thought
+        if last is not None and (last.subject, last.prompt_id) != (e.subject, e.prompt_id):
+            self._flush_thought()
+        self._last_thought = e
+        shown = self._thought_mask.feed(e.text)
+        if shown:
+            self.thoughts.add_thought(shown, e.subject, e.prompt_id)
         if e.subject and e.subject != self._thought_subject:
             self._thought_subject = e.subject
             self.transcript.add_thought_marker(e.subject)
         self.usage.record_streamed(e.text)
 
     def _stream_retried(self, e: ev.StreamRetried) -> None:
+        self._answer_mask = StreamRedactor()  # the partial answer is discarded, tail and all
         if self._answer_open:
             self.transcript.discard_answer()
             self._answer_open = False
