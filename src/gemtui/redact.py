@@ -45,6 +45,8 @@ __all__ = [
     "redact",
     "redact_data",
     "register",
+    "register_header",
+    "register_variable",
     "wrap",
 ]
 
@@ -56,7 +58,8 @@ KEY_ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "ANTHROPIC
 SUBSTRING_MIN = 8
 """From this length a value is masked anywhere; shorter ones only as a token of their own."""
 
-_SECRET_NAME = re.compile(r"(API_KEY|_TOKEN|SECRET|PASSWORD|_KEY)$", re.IGNORECASE)
+_SECRET_NAME = re.compile(r"(API_KEY|_TOKEN|SECRET|PASSWORD|_KEY|_PAT)$", re.IGNORECASE)
+_SECRET_HEADER = re.compile(r"authorization|api[-_]?key|token|secret|cookie|password", re.I)
 _WORD = "A-Za-z0-9"
 
 
@@ -167,6 +170,24 @@ def register(secret: str | None) -> None:
             if secret not in _registered:
                 _registered.add(secret)
                 _version += 1
+
+
+def register_variable(name: str, value: str | None) -> None:
+    """Register ``value`` if the variable's name says it is a secret (from 8 characters,
+    like a look-alike in the environment)."""
+    if value and _SECRET_NAME.search(name) and len(value) >= SUBSTRING_MIN:
+        register(value)
+
+
+def register_header(name: str, value: str | None) -> None:
+    """Register an HTTP header's value if its name says it carries a credential, and the
+    credential alone too (``Bearer <token>``)."""
+    if not value or not _SECRET_HEADER.search(name):
+        return
+    register(value)
+    scheme, _, credential = value.partition(" ")
+    if credential.strip() and scheme.isalpha():
+        register(credential.strip())
 
 
 def forget_registered() -> None:

@@ -49,7 +49,9 @@ def _forms(secret: str) -> list[bytes]:
 
 
 def _home_files(home: Path) -> list[Path]:
-    return [p for p in home.rglob("*") if p.is_file()]
+    """Every file gemtui wrote under ``home`` (the settings file is the person's own)."""
+    mine = home / "config" / "config.toml"
+    return [p for p in home.rglob("*") if p.is_file() and p != mine]
 
 
 def assert_nothing_leaks(
@@ -308,3 +310,33 @@ def test_a_logged_traceback_that_quotes_the_key_is_masked(
     assert_nothing_leaks(
         [ENV_KEY], home=isolated_home, streams={"stdout": out.getvalue(), "stderr": err.getvalue()}
     )
+
+
+def test_credentials_written_in_settings_for_mcp_servers_are_masked(
+    mock_llm_thread: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pat, bearer = "ghp_configuredInSettings0123", "mcp-bearer-token-42"
+    write_fast_config(
+        isolated_home,
+        f"""
+[mcpServers.github]
+command = "github-mcp-server"
+env = {{ GITHUB_PERSONAL_ACCESS_TOKEN = "{pat}", DEBUG = "1" }}
+
+[mcpServers.remote]
+httpUrl = "http://127.0.0.1:9/mcp"
+headers = {{ Authorization = "Bearer {bearer}" }}
+""",
+    )
+    monkeypatch.setenv("GEMINI_API_KEY", ENV_KEY)
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", mock_llm_thread.url)
+    mock_llm_thread.enqueue({"text": f"pat={pat} bearer={bearer} debug=1"})
+    out, err = io.StringIO(), io.StringIO()
+    code = run_headless(HeadlessOptions("show me", workspace=workspace), out, err)
+    assert code == 0, err.getvalue()
+    assert out.getvalue() == f"pat={MASK} bearer={MASK} debug=1\n"
+    streams = {"stdout": out.getvalue(), "stderr": err.getvalue()}
+    assert_nothing_leaks([pat, bearer], home=isolated_home, streams=streams)

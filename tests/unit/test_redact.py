@@ -158,3 +158,17 @@ def test_the_log_formatter_masks_message_arguments_and_traceback(tmp_path: Path)
 def test_an_empty_redactor_changes_nothing() -> None:
     assert Redactor([])("anything " + LONG) == "anything " + LONG
     assert not Redactor([""])
+
+
+def test_credentials_are_told_by_their_names() -> None:
+    from gemtui.redact import register_header, register_variable
+
+    register_variable("GITHUB_PERSONAL_ACCESS_TOKEN", "ghp_0123456789")
+    register_variable("DEBUG", "verbose-mode-on")  # not a secret's name
+    register_variable("SHORT_TOKEN", "abc")  # a look-alike counts from 8 characters
+    register_header("Authorization", "Bearer tok42")
+    register_header("Accept", "application/json")
+    assert redact("ghp_0123456789 verbose-mode-on abc tok42 application/json") == (
+        f"{MASK} verbose-mode-on abc {MASK} application/json"
+    )
+    assert redact("Authorization: Bearer tok42") == f"Authorization: {MASK}"

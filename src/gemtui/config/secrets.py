@@ -13,9 +13,13 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from gemtui.errors import FatalAuthenticationError
-from gemtui.redact import register
+from gemtui.redact import register, register_header, register_variable
+
+if TYPE_CHECKING:
+    from gemtui.config.settings import Settings
 
 __all__ = [
     "KEY_NAMES",
@@ -23,6 +27,7 @@ __all__ = [
     "delete_secret",
     "get_secret",
     "keyring_available",
+    "register_configured_secrets",
     "register_stored_secrets",
     "set_secret",
 ]
@@ -71,6 +76,16 @@ def register_stored_secrets(names: Iterable[str] = ()) -> None:
         return
     for name in dict.fromkeys((*KEY_NAMES, *names)):
         get_secret(name)
+
+
+def register_configured_secrets(settings: Settings) -> None:
+    """Register the credentials written in settings: MCP servers' secret-named variables
+    and their authorization headers."""
+    for server in settings.mcpServers.values():
+        for name, value in server.env.items():
+            register_variable(name, value)
+        for name, value in server.headers.items():
+            register_header(name, value)
 
 
 def set_secret(name: str, value: str) -> None:

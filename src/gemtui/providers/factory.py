@@ -7,7 +7,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gemtui.config.secrets import get_secret, register_stored_secrets
+from gemtui.config.secrets import (
+    get_secret,
+    register_configured_secrets,
+    register_stored_secrets,
+)
 from gemtui.config.settings import ProviderSettings, Settings
 from gemtui.errors import FatalAuthenticationError, FatalConfigError
 from gemtui.providers.base import ContentGenerator
@@ -112,6 +116,7 @@ def resolve_provider(
     from gemtui.providers.http import make_client
 
     register_stored_secrets(f"{n}-api-key" for n in settings.providers)
+    register_configured_secrets(settings)
     if fake_responses:
         from gemtui.providers.replay import ReplayGenerator
 

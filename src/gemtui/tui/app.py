@@ -18,9 +18,9 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.events import Resize
-from textual.notifications import SeverityLevel
 
 from gemtui.tui.commands import SLASH_COMMANDS, palette_provider, parse_slash
+from gemtui.tui.masking_app import MaskingApp
 from gemtui.tui.screens.main import MainScreen
 from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.prompt_input import PromptInput
@@ -59,7 +59,7 @@ HELP_TEXT = """[b]Keys[/b]
 """
 
 
-class GemtuiApp(App[int]):
+class GemtuiApp(MaskingApp[int]):
     """gemtui's full-screen app."""
 
     TITLE = "gemtui"
@@ -604,22 +604,6 @@ class GemtuiApp(App[int]):
         return HELP_TEXT + "\n".join(lines)
 
     # -- errors ----------------------------------------------------------------------------------
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = True,
-    ) -> None:
-        """Every notification (the app's, a screen's, a widget's) with secrets masked."""
-        from gemtui.redact import redact
-
-        super().notify(
-            redact(message), title=redact(title), severity=severity, timeout=timeout, markup=markup
-        )
-
     def report_error(self, error: Exception) -> None:
         """An unexpected error in one of our handlers: say so and keep running."""
         if self.raise_errors:

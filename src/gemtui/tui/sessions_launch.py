@@ -5,14 +5,13 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from textual.app import App
-
 from gemtui.store import SessionStore
+from gemtui.tui.masking_app import MaskingApp
 
 __all__ = ["SessionsApp", "launch_sessions_browser"]
 
 
-class SessionsApp(App[str | None]):
+class SessionsApp(MaskingApp[str | None]):
     """A tiny app hosting the browser screen; exits with the id to open (or None)."""
 
     TITLE = "gemtui sessions"
