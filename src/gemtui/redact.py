@@ -22,6 +22,7 @@ reprs. Text that arrives in pieces (a streamed answer, live command output) goes
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -303,7 +304,9 @@ class RedactingWriter(io.TextIOBase):
         self.stream.flush()
 
     def close(self) -> None:
-        self.finish()
+        """Release the held tail; the wrapped stream stays open (it is not ours)."""
+        with contextlib.suppress(OSError, ValueError):
+            self.finish()
 
     def isatty(self) -> bool:
         return self.stream.isatty()
@@ -327,9 +330,14 @@ def wrap(stream: TextIO) -> TextIO:
 
 
 def finish(stream: TextIO) -> None:
-    """Write what a wrapped stream still holds back (its end has come)."""
+    """Write what a wrapped stream still holds back (its end has come).
+
+    A reader that went away (``| head``) or a closed stream is not an error here: there
+    is nobody left to show the rest to.
+    """
     if isinstance(stream, RedactingWriter):
-        stream.finish()
+        with contextlib.suppress(OSError, ValueError):
+            stream.finish()
 
 
 class RedactingFormatter(logging.Formatter):
