@@ -37,9 +37,11 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from gemtui.redact import redact
 from gemtui.scheduler.policy_file import (
     append_policy_rules,
     load_policy_file,
+    rule_to_toml,
     write_policy_file,
 )
 from gemtui.scheduler.policy_paths import normalise_path_args, protected_target
@@ -147,6 +149,11 @@ def _matches_call(rule: PolicyRule, tool: Tool, args: dict[str, Any], mode: str)
 def _matches(rule: PolicyRule, tool: Tool, args: dict[str, Any], mode: str) -> bool:
     """A rule for a whole call: command conditions never match a call without a command."""
     return _matches_call(rule, tool, args, mode) and not has_command_condition(rule)
+
+
+def _holds_secret(rule: PolicyRule) -> bool:
+    text = rule_to_toml(rule)
+    return redact(text) != text
 
 
 class PolicyEngine:
@@ -268,9 +275,17 @@ class PolicyEngine:
     def allow_always(self, tool: Tool, args: dict[str, Any]) -> list[PolicyRule]:
         """Allow calls like this one from now on, saved to the user policy file.
 
-        Without a policy file the rules live only as long as this engine.
+        Without a policy file the rules live only as long as this engine; so does a rule
+        that holds a known secret (a key typed into a command), which no file gets.
         """
-        added = [replace(r, source="user") for r in self.suggested_rules(tool, args)]
+        suggested = self.suggested_rules(tool, args)
+        secret = [r for r in suggested if _holds_secret(r)]
+        if secret:
+            log.warning("an 'allow always' rule holds a secret: it lasts for this session only")
+            kept = [replace(r, source="session") for r in secret]
+            self._session.extend(r for r in kept if r not in self._session)
+            self._resort()
+        added = [replace(r, source="user") for r in suggested if r not in secret]
         added = [r for r in added if r not in self._saved]
         if not added:
             return []

@@ -1,0 +1,34 @@
+"""'Allow always' never writes a known secret into the policy file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fake_tools import make_tool
+
+from gemtui.scheduler import PolicyDecision, PolicyEngine
+from gemtui.tools.base import ToolKind
+
+SHELL = make_tool("run_shell_command", ToolKind.EXECUTE)
+KEY = "AIzaSyPolicy-0123456789abcdefgh"
+
+
+def test_a_rule_holding_a_key_lasts_for_the_session_and_never_reaches_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", KEY)
+    policy_file = tmp_path / "policy.toml"
+    engine = PolicyEngine(user_policy_file=policy_file)
+    commands = [f"./deploy-{KEY}.sh --prod", f"GEMINI_KEY={KEY} ./deploy.sh"]
+    for command in commands:
+        engine.allow_always(SHELL, {"command": command})
+    engine.allow_always(SHELL, {"command": "cargo build"})
+    for command in commands:
+        decision = engine.decide(SHELL, {"command": command}, "default").decision
+        assert decision is PolicyDecision.ALLOW, command
+    text = policy_file.read_text(encoding="utf-8")
+    assert KEY not in text and "cargo build" in text
+    again = PolicyEngine(user_policy_file=policy_file)  # a restart: the key's rules are gone
+    decision = again.decide(SHELL, {"command": commands[0]}, "default").decision
+    assert decision is PolicyDecision.ASK
