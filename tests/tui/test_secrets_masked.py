@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.content import Content
 
 from gemtui.bus.events import AgentFinished, ToolCallState, ToolCallStateChanged
 from gemtui.testing.mockllm import MockLLMServer
@@ -43,7 +44,11 @@ async def test_an_error_echoing_the_key_a_tool_card_and_a_notification_are_maske
         await settle(pilot, transcript)
         shown = screen_text(transcript)
         thoughts = app.screen.thoughts.groups()  # type: ignore[attr-defined]
-        notes = [n.message for n in app._notifications]
+        # as the toast shows it: markup rendered (a bare "[redacted]" would vanish as a tag)
+        notes = [
+            Content.from_markup(n.message).plain if n.markup else n.message
+            for n in app._notifications
+        ]
     done = [
         m.event
         for m in seen.seen
@@ -57,3 +62,23 @@ async def test_an_error_echoing_the_key_a_tool_card_and_a_notification_are_maske
     assert any(MASK in text for _, text in thoughts), thoughts
     assert any(f"No theme named '{MASK}'" in n for n in notes), notes
     assert KEY not in shown and not any(KEY in n for n in notes)
+
+
+async def test_the_session_browser_shows_where_a_key_was_masked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.widgets import DataTable
+
+    from gemtui.store import SessionStore
+    from gemtui.tui.sessions_launch import SessionsApp
+
+    monkeypatch.setenv("GEMINI_API_KEY", KEY)
+    with SessionStore(tmp_path / "sessions.db") as store:
+        store.create_session(title=f"deploy with {KEY}", workspace=str(tmp_path))
+        app = SessionsApp(store, tmp_path)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await pilot.pause()
+            table = app.screen.query_one("#sessions-table", DataTable)
+            rendered = table.render_line(1).text  # the first row, under the header
+    # stored masked, and shown as text: as markup, "[redacted]" would vanish as a tag
+    assert KEY not in rendered and "deploy with [redacted]" in rendered, rendered

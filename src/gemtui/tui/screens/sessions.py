@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -64,7 +65,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self._question, classes="dialog-title")
+            yield Static(self._question, classes="dialog-title", markup=False)
             yield Static("y yes · n no", classes="dialog-keys")
 
     def action_answer(self, yes: bool) -> None:
@@ -225,7 +226,7 @@ class SessionsScreen(Screen[str | None]):
                 n = len(self.matches[info.id].hits)
                 title += f" · {n} hit" + ("s" if n > 1 else "")
             table.add_row(
-                title,
+                escape(title),  # a title is text, not markup: "[redacted]" must show
                 Path(info.workspace).name[:16] or info.workspace,
                 info.model[:22],
                 relative_time(info.updated, now),
