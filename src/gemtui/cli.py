@@ -105,6 +105,9 @@ def _sessions_command(argv: list[str]) -> int:
     p.add_argument("action", nargs="?", choices=("list",))
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
+    from gemtui.config.secrets import register_stored_secrets
+
+    register_stored_secrets()  # titles an older gemtui saved unmasked are masked on the way out
     try:
         if args.action is None:
             from gemtui.tui.sessions_launch import launch_sessions_browser

@@ -74,6 +74,17 @@ def assert_nothing_leaks(
     assert not found, "secrets leaked:\n" + "\n".join(found)
 
 
+def keyring_env(env: dict[str, str], ring: Path, secrets: dict[str, str]) -> dict[str, str]:
+    """``env`` for a child gemtui whose keyring is the JSON file ``ring`` holding ``secrets``."""
+    ring.write_text(json.dumps({f"gemtui/{k}": v for k, v in secrets.items()}), encoding="utf-8")
+    repo = str(Path(__file__).resolve().parents[2])  # where tests.support lives
+    return env | {
+        "PYTHON_KEYRING_BACKEND": BACKEND,
+        ENV: str(ring),
+        "PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")])),
+    }
+
+
 def _stored_files(home: Path) -> list[str]:
     return sorted(p.name for p in _home_files(home))
 
@@ -202,15 +213,11 @@ def test_no_secret_from_any_source_reaches_any_file_or_stream(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
 ) -> None:
     write_fast_config(isolated_home)
-    ring = tmp_path / "keyring.json"  # outside GEMTUI_HOME
-    ring.write_text(json.dumps({"gemtui/gemini-api-key": RING_KEY}), encoding="utf-8")
-    repo = str(Path(__file__).resolve().parents[2])
-    base = gemtui_env(isolated_home, mock_llm_thread.url, key=None)
-    base |= {
-        "PYTHON_KEYRING_BACKEND": BACKEND,
-        ENV: str(ring),
-        "PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")])),
-    }
+    base = keyring_env(  # the keyring file lives outside GEMTUI_HOME
+        gemtui_env(isolated_home, mock_llm_thread.url, key=None),
+        tmp_path / "keyring.json",
+        {"gemini-api-key": RING_KEY},
+    )
     with_env_keys = base | {
         "GEMINI_API_KEY": ENV_KEY,
         "GOOGLE_API_KEY": GOOGLE_KEY,
@@ -340,3 +347,23 @@ headers = {{ Authorization = "Bearer {bearer}" }}
     assert out.getvalue() == f"pat={MASK} bearer={MASK} debug=1\n"
     streams = {"stdout": out.getvalue(), "stderr": err.getvalue()}
     assert_nothing_leaks([pat, bearer], home=isolated_home, streams=streams)
+
+
+def test_sessions_list_masks_a_keyring_key_an_older_store_kept(
+    isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    from gemtui.store import SessionStore
+
+    with SessionStore(isolated_home / "data" / "sessions.db") as store:
+        store.create_session(title="placeholder", workspace=str(workspace))
+    with sqlite3.connect(isolated_home / "data" / "sessions.db") as db:  # written unmasked
+        db.execute("UPDATE sessions SET title = ?", (f"old title {RING_KEY}",))
+    env = keyring_env(
+        gemtui_env(isolated_home, key=None), tmp_path / "keyring.json", {"gemini-api-key": RING_KEY}
+    )
+    listed = run_gemtui(["sessions", "list", "--json"], env=env, cwd=workspace)
+    table = run_gemtui(["sessions", "list"], env=env, cwd=workspace)
+    assert listed.returncode == table.returncode == 0, listed.stderr + table.stderr
+    assert json.loads(listed.stdout)[0]["title"] == f"old title {MASK}"
+    streams = {"json": listed.stdout + listed.stderr, "table": table.stdout + table.stderr}
+    assert_nothing_leaks([RING_KEY], streams=streams)
