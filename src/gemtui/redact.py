@@ -77,6 +77,13 @@ def _forms(secret: str) -> set[str]:
     return {f for f in forms if f}
 
 
+def _maskable(secret: str) -> bool:
+    """Not empty, and a short value has a letter or digit (``-`` alone is punctuation)."""
+    return bool(secret.strip()) and (
+        len(secret) >= SUBSTRING_MIN or any(c.isalnum() for c in secret)
+    )
+
+
 def _alternative(form: str, bounded: bool) -> str:
     body = re.escape(form)
     if not bounded:
@@ -90,7 +97,7 @@ class Redactor:
     """Replaces each known secret with ``[redacted]``; a no-op when none are known."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        values = {s for s in secrets if s}
+        values = {s for s in secrets if _maskable(s)}
         self.secrets = frozenset(values)
         forms: dict[str, bool] = {}
         for s in values:
@@ -166,10 +173,12 @@ _cache: tuple[tuple[object, ...], Redactor] | None = None
 def register(secret: str | None) -> None:
     """Mask ``secret`` from now on, everywhere (a key read from the keyring, a token)."""
     global _version
-    if secret:
-        with _lock:
-            if secret not in _registered:
-                _registered.add(secret)
+    if not secret:
+        return
+    with _lock:
+        for value in {secret, secret.strip()}:  # a pasted key may carry a newline
+            if value and value not in _registered:
+                _registered.add(value)
                 _version += 1
 
 

@@ -172,3 +172,11 @@ def test_credentials_are_told_by_their_names() -> None:
         f"{MASK} verbose-mode-on abc {MASK} application/json"
     )
     assert redact("Authorization: Bearer tok42") == f"Authorization: {MASK}"
+
+
+def test_punctuation_and_blank_values_are_not_secrets_a_padded_key_is() -> None:
+    for value in ("-", " ", "\n", "..."):
+        register(value)
+    register("  padded-key-0123456789\n")
+    assert redact("a - b ... c\n") == "a - b ... c\n"
+    assert redact("key=padded-key-0123456789;") == f"key={MASK};"
