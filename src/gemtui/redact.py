@@ -1,8 +1,9 @@
 """One redactor for every exit: any secret gemtui knows is masked before it leaves the process.
 
 Secrets are the values of the key environment variables (``KEY_ENV_VARS``), values read
-from or stored in the keyring (``config.secrets`` registers them), and anything else a
-caller passes to ``register`` (OAuth tokens). The store, exports, the log file, headless
+from or stored in the keyring and credentials written in settings for MCP servers
+(``config.secrets`` registers them), and anything else a caller passes to ``register``
+(OAuth tokens). The store, exports, the log file, headless
 stdout and stderr and the TUI's notices all mask through this module, so a key that one
 layer forgot cannot come out of another.
 
@@ -13,7 +14,9 @@ longer run of letters and digits). Without that rule a placeholder such as
 ``OPENAI_API_KEY=x`` (local servers need none) would turn every "x" of every answer into
 ``[redacted]``; with it, ``key=x``, ``"x"`` and ``?key=x&`` are still masked. Variables
 that only *look* secret (``*_TOKEN``, ``*PASSWORD``...) count from 8 characters, so
-``NO_PASSWORD=1`` does not mask every "1".
+``NO_PASSWORD=1`` does not mask every "1". A blank value, or a short one with no letter
+or digit, is not a secret at all: it could only be told from punctuation by masking all
+punctuation.
 
 Every value is also masked in the forms it takes inside JSON strings, URLs and Python
 reprs. Text that arrives in pieces (a streamed answer, live command output) goes through
