@@ -15,7 +15,9 @@
     │   │                                  not retried, a reason to fall back
     │   └── ModelNotFoundError             404
     ├── TransportError                     connect/read failure, reset, timeout
-    └── StreamError                        a stream that broke or was invalid after it began
+    ├── StreamError                        a stream that broke or was invalid after it began
+    └── AnswerTooLongError                 an answer past ``chat.max_answer_chars``: stopped,
+                                           not retried (asking again would flood again)
 
 Callers catch ``FatalError`` to turn it into an exit code, ``ApiError`` to show the
 server's message, and ``GemtuiError`` for everything gemtui raises on purpose.
@@ -36,6 +38,7 @@ __all__ = [
     "EXIT_INPUT",
     "EXIT_OK",
     "EXIT_TURN_LIMIT",
+    "AnswerTooLongError",
     "ApiError",
     "FatalAuthenticationError",
     "FatalCancellationError",
@@ -212,6 +215,17 @@ class StreamError(GemtuiError):
     def __init__(self, message: str, *, kind: str = "broken") -> None:
         super().__init__(message)
         self.kind = kind
+
+
+class AnswerTooLongError(GemtuiError):
+    """The model's answer passed the size cap; what arrived until then is kept."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"The model's answer passed {limit:,} characters and was stopped; "
+            "what arrived is kept. Raise chat.max_answer_chars if answers this long are expected."
+        )
+        self.limit = limit
 
 
 _TERMINAL_REASONS = {"MODEL_CAPACITY_EXHAUSTED", "QUOTA_EXHAUSTED"}

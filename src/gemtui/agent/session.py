@@ -104,6 +104,7 @@ class Session:
             if provider.kind in ("gemini", "code-assist")
             else None,
             retry_delays=options.stream_retry_delays,
+            max_answer_chars=settings.chat.max_answer_chars,
         )
         self.executor = Executor(
             self.chat,

@@ -53,6 +53,9 @@ class Subscription:
         self._bus = bus
         self._maxsize = maxsize
         self._items: deque[Event] = deque()
+        self._tail: list[str] = []
+        """Texts merged into the last item and not joined yet: joining once, when the item
+        leaves, keeps a flood linear (adding to one growing string per delta is quadratic)."""
         self._waiter: asyncio.Future[None] | None = None
         self._closed = False
         self.coalesced = 0
@@ -64,12 +67,22 @@ class Subscription:
             if _mergeable(last, event):
                 assert isinstance(last, ContentDelta | ThoughtDelta)
                 assert isinstance(event, ContentDelta | ThoughtDelta)
-                items[-1] = replace(event, text=last.text + event.text)
+                items[-1] = replace(event, text=last.text)
+                self._tail.append(event.text)
                 self.coalesced += 1
                 self._wake()
                 return
+        self._seal()
         items.append(event)
         self._wake()
+
+    def _seal(self) -> None:
+        """Join the texts merged into the last item into it."""
+        if self._tail:
+            last = self._items[-1]
+            assert isinstance(last, ContentDelta | ThoughtDelta)
+            self._items[-1] = replace(last, text="".join([last.text, *self._tail]))
+            self._tail.clear()
 
     def _wake(self) -> None:
         if self._waiter is not None and not self._waiter.done():
@@ -77,6 +90,7 @@ class Subscription:
 
     def drain(self) -> list[Event]:
         """Everything buffered now, without waiting."""
+        self._seal()
         out = list(self._items)
         self._items.clear()
         return out
@@ -92,6 +106,8 @@ class Subscription:
     async def _iter(self) -> AsyncIterator[Event]:
         while True:
             while self._items:
+                if len(self._items) == 1:
+                    self._seal()
                 yield self._items.popleft()
             if self._closed:
                 return

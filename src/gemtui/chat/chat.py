@@ -3,12 +3,15 @@
 The comprehensive history keeps everything; requests use the curated one. A stream that
 breaks while being read, or ends invalid (no finish reason and no call, no text, or
 MALFORMED_FUNCTION_CALL), is tried again with temperature 1 after 1, 2, 4 s, and a
-``StreamRetry`` tells the views to throw away the partial answer.
+``StreamRetry`` tells the views to throw away the partial answer. An answer that passes
+``max_answer_chars`` is stopped with ``AnswerTooLongError`` (not retried), keeping what
+arrived, as a cancel does.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
@@ -21,8 +24,8 @@ from gemtui.chat.history import (
     is_valid_content,
     strip_thought_signatures,
 )
-from gemtui.errors import StreamError
-from gemtui.providers.base import ContentGenerator
+from gemtui.errors import AnswerTooLongError, StreamError
+from gemtui.providers.base import ContentGenerator, aclose_stream
 from gemtui.wire import (
     Content,
     FunctionDeclaration,
@@ -63,6 +66,7 @@ class Chat:
         history: list[Content] | None = None,
         generation_config: GenerationConfig | None = None,
         retry_delays: Sequence[float] = (1.0, 2.0, 4.0),
+        max_answer_chars: int | None = None,
     ) -> None:
         self.generator = generator
         self.model = model
@@ -71,6 +75,8 @@ class Chat:
         self.history: list[Content] = list(history or [])
         self.generation_config = generation_config
         self.retry_delays = tuple(retry_delays)
+        self.max_answer_chars = max_answer_chars
+        """An answer streaming more than this is stopped (``AnswerTooLongError``)."""
         inner = getattr(generator, "inner", generator)
         self.keeps_thoughts: bool = bool(getattr(inner, "keeps_thought_text", False))
         """Providers that need thinking text sent back (Anthropic) keep it in history."""
@@ -130,12 +136,19 @@ class Chat:
             parts: list[Part] = []
             finish: str | None = None
             completed = failed = False
+            size, limit = 0, self.max_answer_chars
             try:
-                async for chunk in self.generator.stream(
-                    request, model=self.model, prompt_id=prompt_id
-                ):
-                    finish = _collect(chunk, parts) or finish
-                    yield StreamChunk(chunk)
+                stream = self.generator.stream(request, model=self.model, prompt_id=prompt_id)
+                try:
+                    async for chunk in stream:
+                        reason, grown = _collect(chunk, parts)
+                        finish = reason or finish
+                        size += grown
+                        yield StreamChunk(chunk)
+                        if limit is not None and size > limit:
+                            raise AnswerTooLongError(limit)  # the partial answer is kept below
+                finally:
+                    await aclose_stream(stream)
                 completed = True
             except StreamError as exc:
                 failed = True
@@ -178,19 +191,28 @@ def _sign_first_call(parts: list[Part]) -> None:
             return
 
 
-def _collect(chunk: GenerateContentResponse, parts: list[Part]) -> str | None:
-    """Add the chunk's parts (giving calls without an id a unique one); its finish reason."""
+def _collect(chunk: GenerateContentResponse, parts: list[Part]) -> tuple[str | None, int]:
+    """Add the chunk's parts (giving calls without an id a unique one).
+
+    Returns the chunk's finish reason and the characters it added (text, thoughts, call
+    arguments): counted per chunk, so the cost never grows with the answer.
+    """
     finish = None
+    size = 0
     for cand in chunk.candidates or []:
         if cand.finish_reason:
             finish = cand.finish_reason
         if cand.content:
             for part in cand.content.parts:
                 call = part.function_call
-                if call is not None and not call.id:
-                    call.id = f"{call.name}-{uuid.uuid4().hex[:12]}"
+                if call is not None:
+                    if not call.id:
+                        call.id = f"{call.name}-{uuid.uuid4().hex[:12]}"
+                    size += len(call.name) + len(json.dumps(call.args, ensure_ascii=False))
+                elif part.text:
+                    size += len(part.text)
                 parts.append(part)
-    return finish
+    return finish, size
 
 
 def _invalid_reason(parts: list[Part], finish: str | None) -> str | None:

@@ -93,6 +93,10 @@ class ChatSettings(_Section):
     compression_preserve: Annotated[float, Field(ge=0, lt=1)] = 0.3
     """Share of the most recent history kept verbatim."""
     stream_retries: Annotated[int, Field(ge=0)] = 4
+    max_answer_chars: Count = 2_000_000
+    """Characters (text, thoughts, call arguments) one model answer may stream before it
+    is stopped with an error, keeping what arrived. The longest real answers (128k output
+    tokens) are about 500,000 characters; this only stops a stream that never ends."""
 
 
 class NetworkSettings(_Section):

@@ -9,6 +9,7 @@ thought part carrying ``thought_signature``, so the thinking block can be sent b
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 
 import httpx
 
@@ -67,17 +68,18 @@ class AnthropicGenerator:
         url = f"{self._base}/v1/messages"
         async with open_stream(self._client, url, body, self._headers) as response:
             try:
-                async for frame in iter_sse_json(response):
-                    if not isinstance(frame.data, dict):
-                        raise StreamError("unexpected event shape", kind="malformed")
-                    event = frame.data
-                    if "type" not in event and frame.event:
-                        event = {**event, "type": frame.event}
-                    parts = state.feed(event)
-                    if parts:
-                        yield make_response(parts)
-                    if event.get("type") == "message_stop":
-                        break
+                async with aclosing(iter_sse_json(response)) as frames:
+                    async for frame in frames:
+                        if not isinstance(frame.data, dict):
+                            raise StreamError("unexpected event shape", kind="malformed")
+                        event = frame.data
+                        if "type" not in event and frame.event:
+                            event = {**event, "type": frame.event}
+                        parts = state.feed(event)
+                        if parts:
+                            yield make_response(parts)
+                        if event.get("type") == "message_stop":
+                            break
             except httpx.TransportError as exc:
                 raise TransportError(f"{type(exc).__name__} while streaming: {exc}") from exc
         yield state.final()

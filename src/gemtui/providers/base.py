@@ -19,7 +19,7 @@ from typing import Protocol, runtime_checkable
 
 from gemtui.wire import Content, GenerateContentRequest, GenerateContentResponse, ModelInfo
 
-__all__ = ["ContentGenerator"]
+__all__ = ["ContentGenerator", "aclose_stream"]
 
 
 @runtime_checkable
@@ -56,3 +56,11 @@ class ContentGenerator(Protocol):
     async def aclose(self) -> None:
         """Release connections."""
         ...
+
+
+async def aclose_stream(stream: AsyncIterator[object]) -> None:
+    """Close an abandoned ``stream`` now (and its HTTP response), not whenever it is
+    garbage-collected: until then its connection, and a flood on it, stay open."""
+    close = getattr(stream, "aclose", None)
+    if close is not None:
+        await close()

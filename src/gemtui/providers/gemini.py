@@ -7,6 +7,7 @@ leak into logs or error messages that quote URLs.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 
 import httpx
 
@@ -60,14 +61,15 @@ class GeminiGenerator:
         url = self._url(model, "streamGenerateContent") + "?alt=sse"
         async with open_stream(self._client, url, request.to_wire(), self._headers) as response:
             try:
-                async for _event, data in iter_sse_data(response):
-                    try:
-                        # pydantic parses and validates the JSON in one pass (faster)
-                        yield GenerateContentResponse.model_validate_json(data)
-                    except ValueError as exc:
-                        raise StreamError(
-                            f"malformed SSE frame from server: {data[:120]!r}", kind="malformed"
-                        ) from exc
+                async with aclosing(iter_sse_data(response)) as frames:
+                    async for _event, data in frames:
+                        try:
+                            # pydantic parses and validates the JSON in one pass (faster)
+                            yield GenerateContentResponse.model_validate_json(data)
+                        except ValueError as exc:
+                            raise StreamError(
+                                f"malformed SSE frame from server: {data[:120]!r}", kind="malformed"
+                            ) from exc
             except httpx.TransportError as exc:
                 raise TransportError(f"{type(exc).__name__} while streaming: {exc}") from exc
 

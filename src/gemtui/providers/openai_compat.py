@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 import httpx
@@ -78,15 +79,18 @@ class OpenAICompatGenerator:
         state = OpenAIStream()
         async with open_stream(self._client, url, body, self._headers) as response:
             try:
-                async for frame in iter_sse_json(response, done_marker="[DONE]"):
-                    data = frame.data
-                    if not isinstance(data, dict):
-                        raise StreamError(f"unexpected frame: {str(data)[:120]}", kind="malformed")
-                    if "error" in data:  # some servers report failures inside the stream
-                        raise _stream_error(data)
-                    parts = state.feed(data)
-                    if parts:
-                        yield make_response(parts)
+                async with aclosing(iter_sse_json(response, done_marker="[DONE]")) as frames:
+                    async for frame in frames:
+                        data = frame.data
+                        if not isinstance(data, dict):
+                            raise StreamError(
+                                f"unexpected frame: {str(data)[:120]}", kind="malformed"
+                            )
+                        if "error" in data:  # some servers report failures inside the stream
+                            raise _stream_error(data)
+                        parts = state.feed(data)
+                        if parts:
+                            yield make_response(parts)
             except httpx.TransportError as exc:
                 raise TransportError(f"{type(exc).__name__} while streaming: {exc}") from exc
         yield state.final()

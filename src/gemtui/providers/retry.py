@@ -25,7 +25,7 @@ from gemtui.errors import (
     StreamError,
     TransportError,
 )
-from gemtui.providers.base import ContentGenerator
+from gemtui.providers.base import ContentGenerator, aclose_stream
 from gemtui.wire import Content, GenerateContentRequest, GenerateContentResponse, ModelInfo
 
 __all__ = ["RetryNotice", "RetryPolicy", "RetryingGenerator", "call_with_retry", "compute_wait"]
@@ -141,7 +141,7 @@ class RetryingGenerator:
         async def first_chunk() -> GenerateContentResponse | None:
             nonlocal iterator
             if iterator is not None:
-                await _aclose(iterator)
+                await aclose_stream(iterator)
             iterator = aiter(self.inner.stream(request, model=model, prompt_id=prompt_id))
             try:
                 return await anext(iterator)
@@ -162,7 +162,7 @@ class RetryingGenerator:
             except (TransportError, RetryableApiError) as exc:
                 raise StreamError(f"stream broke after it began: {exc}") from exc
         finally:
-            await _aclose(iterator)
+            await aclose_stream(iterator)
 
     async def count_tokens(self, contents: list[Content], *, model: str) -> int:
         return await call_with_retry(
@@ -179,9 +179,3 @@ class RetryingGenerator:
 
     async def aclose(self) -> None:
         await self.inner.aclose()
-
-
-async def _aclose(iterator: AsyncIterator[object]) -> None:
-    close = getattr(iterator, "aclose", None)
-    if close is not None:
-        await close()

@@ -14,7 +14,8 @@ the whole answer and tells the views to discard the partial text.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,10 @@ import httpx
 
 from gemtui.errors import StreamError
 
-__all__ = ["SseDecoder", "SseFrame", "iter_sse_data", "iter_sse_json"]
+__all__ = ["MAX_FRAME_CHARS", "SseDecoder", "SseFrame", "iter_sse_data", "iter_sse_json"]
+
+MAX_FRAME_CHARS = 16 * 1024 * 1024
+"""No real frame comes near this; a server sending one that never ends is broken."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,25 +36,46 @@ class SseFrame:
 
 
 class SseDecoder:
-    """Incremental SSE parser: feed text, get (event, data) for each complete frame."""
+    """Incremental SSE parser: feed text, get (event, data) for each complete frame.
+
+    Text that cannot end a frame is only kept, not re-scanned, so a frame arriving in
+    many pieces costs linear time; one that passes ``MAX_FRAME_CHARS`` without ending
+    raises ``StreamError`` instead of growing without bound.
+    """
 
     def __init__(self) -> None:
-        self._buffer = ""
+        self._parts: list[str] = []
+        self._size = 0
+        self._last = ""
+        """The last character kept: a frame ends where it and the next text make a blank line."""
+        self._held_cr = False
+        """A CR ended the last piece: the first half of a CRLF split across chunks, perhaps."""
 
     def feed(self, text: str) -> list[tuple[str, str]]:
-        buf = self._buffer + text
-        if "\r" in buf:
-            held_cr = buf.endswith("\r")
-            if held_cr:
-                buf = buf[:-1]
-            buf = buf.replace("\r\n", "\n").replace("\r", "\n")
-            if held_cr:
-                buf += "\r"  # may be the first half of a CRLF split across chunks
-        end = buf.rfind("\n\n")
-        if end < 0:
-            self._buffer = buf
+        if self._held_cr:
+            text, self._held_cr = "\r" + text, False
+        if "\r" in text:
+            if text.endswith("\r"):
+                text, self._held_cr = text[:-1], True
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if not text:
             return []
-        complete, self._buffer = buf[:end], buf[end + 2 :]
+        if "\n\n" not in text and not (self._last == "\n" and text[0] == "\n"):
+            self._parts.append(text)
+            self._size += len(text)
+            self._last = text[-1]
+            if self._size > MAX_FRAME_CHARS:
+                raise StreamError(
+                    f"an SSE frame passed {MAX_FRAME_CHARS:,} characters without ending",
+                    kind="malformed",
+                )
+            return []
+        buf = "".join(self._parts) + text
+        end = buf.rfind("\n\n")
+        complete, rest = buf[:end], buf[end + 2 :]
+        self._parts = [rest] if rest else []
+        self._size = len(rest)
+        self._last = rest[-1:]
         frames: list[tuple[str, str]] = []
         for raw in complete.split("\n\n"):
             frame = _parse_frame(raw)
@@ -61,10 +86,10 @@ class SseDecoder:
     def flush(self) -> list[tuple[str, str]]:
         """At the end of the stream a held-back CR is a line end; an unterminated last
         frame is incomplete by the spec and is dropped."""
-        buf, self._buffer = self._buffer, ""
-        if buf.endswith("\r"):
-            return self.feed(buf[:-1] + "\n")
-        return []
+        held, self._held_cr = self._held_cr, False
+        frames = self.feed("\n") if held else []
+        self._parts, self._size, self._last = [], 0, ""
+        return frames
 
 
 def _parse_frame(raw: str) -> tuple[str, str] | None:
@@ -88,7 +113,7 @@ def _parse_frame(raw: str) -> tuple[str, str] | None:
     return event, "\n".join(data)
 
 
-async def iter_sse_data(response: httpx.Response) -> AsyncIterator[tuple[str, str]]:
+async def iter_sse_data(response: httpx.Response) -> AsyncGenerator[tuple[str, str], None]:
     """Yield (event, data) of each frame with non-empty data, unparsed."""
     decoder = SseDecoder()
     async for text in response.aiter_text():
@@ -102,15 +127,16 @@ async def iter_sse_data(response: httpx.Response) -> AsyncIterator[tuple[str, st
 
 async def iter_sse_json(
     response: httpx.Response, *, done_marker: str | None = None
-) -> AsyncIterator[SseFrame]:
+) -> AsyncGenerator[SseFrame, None]:
     """Yield each frame's parsed JSON; stop at ``done_marker`` (OpenAI's ``[DONE]``)."""
-    async for event, data in iter_sse_data(response):
-        if done_marker is not None and data.strip() == done_marker:
-            return
-        try:
-            parsed = json.loads(data)
-        except ValueError as exc:
-            raise StreamError(
-                f"malformed SSE frame from server: {data[:120]!r}", kind="malformed"
-            ) from exc
-        yield SseFrame(event, parsed)
+    async with aclosing(iter_sse_data(response)) as frames:
+        async for event, data in frames:
+            if done_marker is not None and data.strip() == done_marker:
+                return
+            try:
+                parsed = json.loads(data)
+            except ValueError as exc:
+                raise StreamError(
+                    f"malformed SSE frame from server: {data[:120]!r}", kind="malformed"
+                ) from exc
+            yield SseFrame(event, parsed)

@@ -14,6 +14,9 @@ the next one. Step keys, all optional:
 - ``fault``: ``reset_before``, ``reset_after``/``cut_mid_frame``/``stall`` (after
   ``after_chunks`` frames; ``stall`` waits ``seconds``), ``malformed_frame`` (frame ``at``),
   ``no_candidates``;
+- ``endless``: a stream that never ends: the step's text frames (after any thought)
+  are sent over and over, as fast as the client reads them or at ``tokens_per_second``;
+  no finish frame ever comes (streams only; a non-streaming call answers the text once);
 - ``{"count_tokens": N}`` answers the next countTokens call instead of the estimate.
 
 The server is imported lazily so ``python -m gemtui.testing.mockllm`` runs cleanly.

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from gemtui.testing import wire_anthropic, wire_gemini, wire_openai
@@ -51,6 +51,7 @@ _GEMINI_MODELS = re.compile(r"^/v1(?:beta|alpha)\d*/models/?$")
 _CODE_ASSIST = re.compile(r"^/v1internal:(\w+)$")
 _CUT_FAULTS = frozenset({"reset_after", "cut_mid_frame", "stall"})
 _EXHAUSTED = "mock script exhausted"
+_FLOOD_BLOCK = 1 << 16
 
 
 @dataclass(slots=True)
@@ -440,6 +441,8 @@ class MockLLMServer:
             ("Transfer-Encoding", "chunked"),
         ]
         writer.write(_head(200, hdrs, close=closing))
+        if step.endless:
+            await self._flood(writer, step, frames, encoded)
         stop_at = step.after_chunks if fault in _CUT_FAULTS else -1
         rate = step.tokens_per_second
         if stop_at < 0 and rate is None:
@@ -463,6 +466,37 @@ class MockLLMServer:
         writer.write(b"0\r\n\r\n")
         await writer.drain()
         return not closing
+
+    async def _flood(
+        self, writer: asyncio.StreamWriter, step: Step, frames: list[Frame], encoded: list[bytes]
+    ) -> NoReturn:
+        """Everything up to the last text frame, then the text frames forever.
+
+        Unpaced, frames go out in blocks of about 64 KB (each still its own chunk and SSE
+        frame) so the client, not the mock, is what limits the rate. Ends only when the
+        client goes away (the write fails) or the server stops.
+        """
+        last = max(i for i, f in enumerate(frames) if f.text)
+        for data in encoded[: last + 1]:
+            writer.write(data)
+        await writer.drain()
+        cycle = [(f.tokens, data) for f, data in zip(frames, encoded, strict=True) if f.text]
+        rate = step.tokens_per_second
+        if rate is None:
+            one = b"".join(data for _, data in cycle)
+            block = one * max(1, _FLOOD_BLOCK // len(one))
+            while True:
+                writer.write(block)
+                await writer.drain()
+        start, sent = time.monotonic(), 0
+        while True:
+            for tokens, data in cycle:
+                sent += tokens
+                delay = start + sent / rate - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                writer.write(data)
+                await writer.drain()
 
     async def _fault_point(
         self, writer: asyncio.StreamWriter, wire: _Wire, step: Step, frame: Frame | None

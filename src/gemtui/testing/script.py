@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "Ctx",
@@ -102,7 +102,14 @@ class Step(_Model):
     after_chunks: int = Field(default=0, ge=0)
     at: int = Field(default=0, ge=0)
     seconds: float = Field(default=30.0, ge=0)
+    endless: bool = False
     count_tokens: int | None = None
+
+    @model_validator(mode="after")
+    def _endless_needs_text(self) -> Step:
+        if self.endless and (not self.text or self.fault or self.error or self.raw_chunks):
+            raise ValueError("an endless step repeats its text: give it text and no fault")
+        return self
 
 
 StepLike = Step | Mapping[str, Any]
@@ -302,10 +309,12 @@ class Frame:
     data: str
     event: str | None = None
     tokens: int = 0
+    text: bool = False
+    """Carries a slice of the answer's text (what an endless step repeats)."""
 
     def truncated(self) -> Frame:
         """The same frame with only the first half of its data: invalid JSON, any wire."""
-        return Frame(self.data[: max(1, len(self.data) // 2)], self.event, self.tokens)
+        return Frame(self.data[: max(1, len(self.data) // 2)], self.event, self.tokens, self.text)
 
 
 SENTINEL = "\x00mock-sentinel\x00"

@@ -153,7 +153,7 @@ def stream_frames(step: Step, ctx: Ctx) -> list[Frame]:
     texts = [p for p in pieces if p.text]
     if texts:
         t = delta_template("text_delta", "text")
-        deltas = [Frame(t.fill(p.text), "content_block_delta", p.tokens) for p in texts]
+        deltas = [Frame(t.fill(p.text), "content_block_delta", p.tokens, True) for p in texts]
         block("text", {"type": "text", "text": ""}, deltas)
     for i, call in enumerate(step.function_calls):
         text = json.dumps(call.args, ensure_ascii=False)

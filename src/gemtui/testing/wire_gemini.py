@@ -149,7 +149,7 @@ def stream_frames(step: Step, ctx: Ctx) -> list[Frame]:
     frames = [
         Frame(thought_t.fill(p.thought), tokens=p.tokens)
         if p.thought
-        else Frame(text_t.fill(p.text), tokens=p.tokens)
+        else Frame(text_t.fill(p.text), tokens=p.tokens, text=True)
         for p in pieces
     ]
     parts = [_call_part(c) for c in calls.calls] if calls else [{"text": ""}]

@@ -127,7 +127,7 @@ def stream_frames(step: Step, ctx: Ctx) -> list[Frame]:
             if p.thought:
                 frames.append(Frame(thought_t.fill(p.thought), tokens=p.tokens))
             elif p.text:
-                frames.append(Frame(text_t.fill(p.text), tokens=p.tokens))
+                frames.append(Frame(text_t.fill(p.text), tokens=p.tokens, text=True))
         for i, call in enumerate(step.function_calls):
             fn = {"name": call.name, "arguments": ""}
             head = {"index": i, "id": _call_id(call, ctx, i), "type": "function", "function": fn}

@@ -33,8 +33,19 @@ class BusEvent(Message):
 
 
 def merge_deltas(events: list[Event]) -> list[Event]:
-    """Adjacent deltas of one kind (and one thought subject) merged into one event."""
+    """Adjacent deltas of one kind (and one thought subject) merged into one event.
+
+    Each run's texts are joined once, so merging stays linear however much text came.
+    """
     out: list[Event] = []
+    texts: list[str] = []  # the texts of the run ending at out[-1]
+
+    def seal() -> None:
+        if len(texts) > 1:
+            last = out[-1]
+            assert isinstance(last, ContentDelta | ThoughtDelta)
+            out[-1] = replace(last, text="".join(texts))
+
     for event in events:
         last = out[-1] if out else None
         if (
@@ -47,9 +58,14 @@ def merge_deltas(events: list[Event]) -> list[Event]:
             and event.subject is None
             and last.prompt_id == event.prompt_id
         ):
-            out[-1] = replace(last, text=last.text + event.text, seq=event.seq)
+            assert isinstance(last, ContentDelta | ThoughtDelta)
+            out[-1] = replace(last, seq=event.seq)
+            texts.append(event.text)
         else:
+            seal()
             out.append(event)
+            texts = [event.text] if isinstance(event, ContentDelta | ThoughtDelta) else []
+    seal()
     return out
 
 
