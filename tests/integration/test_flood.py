@@ -1,0 +1,190 @@
+"""An answer that never ends: `gemtui -p` against the mock's endless stream.
+
+Ctrl-C (SIGINT) and SIGTERM must end the run at once however fast text arrives, and an
+answer that never ends must be stopped by ``chat.max_answer_chars`` with bounded memory,
+a clear message, exit 1, and what arrived printed and kept in the session store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from gemtui.store.store import SessionStore
+from gemtui.testing import MockLLMServer
+
+from .helpers import gemtui_env, popen_gemtui, run_gemtui, write_fast_config
+
+FLOOD_WORDS = "flood " * 20
+"""Small chunks of a few words: the most frames (and per-chunk work) per second."""
+
+BIG_CHUNK = "deluge " * 2000
+"""14,000 characters a frame: the most text per second."""
+
+EXIT_BOUND = 1.0
+"""Generous for a loaded machine; measured about 0.03-0.1 s here (see bench/run.py)."""
+
+
+class _Reader:
+    """Drains a pipe in a thread (as a terminal would) and says when enough arrived."""
+
+    def __init__(self, fd: int) -> None:
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self._enough = threading.Event()
+        self._want = 0
+        self._thread = threading.Thread(target=self._run, args=(fd,), daemon=True)
+        self._thread.start()
+
+    def _run(self, fd: int) -> None:
+        while data := os.read(fd, 1 << 16):
+            self.chunks.append(data)
+            self.size += len(data)
+            if self.size >= self._want:
+                self._enough.set()
+        self._enough.set()
+
+    def wait_for(self, size: int, timeout: float) -> bool:
+        self._want = size
+        if self.size >= size:
+            return True
+        return self._enough.wait(timeout) and self.size >= size
+
+    def text(self) -> str:
+        self._thread.join(timeout=10)
+        return b"".join(self.chunks).decode()
+
+
+def _wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int, float, int]:
+    """(exit code, seconds until it exited, peak RSS in kB) — or kill it and fail."""
+    result: list[tuple[int, float, int]] = []
+
+    def reap() -> None:
+        _, status, usage = os.wait4(proc.pid, 0)
+        result.append((os.waitstatus_to_exitcode(status), time.monotonic(), usage.ru_maxrss))
+
+    start = time.monotonic()
+    waiter = threading.Thread(target=reap, daemon=True)
+    waiter.start()
+    waiter.join(timeout)
+    if not result:
+        proc.kill()
+        waiter.join(10)
+        pytest.fail(f"gemtui was still running {timeout} s later")
+    proc.returncode = result[0][0]
+    code, ended, rss = result[0]
+    return code, ended - start, rss
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("text", [FLOOD_WORDS, BIG_CHUNK], ids=["small-chunks", "big-chunks"])
+def test_a_signal_during_a_flood_exits_130_at_once(
+    mock_llm_thread: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+    sig: signal.Signals,
+    text: str,
+) -> None:
+    write_fast_config(isolated_home)
+    chunk = 4 if text is FLOOD_WORDS else 2000
+    mock_llm_thread.enqueue({"text": text, "chunk_tokens": chunk, "endless": True})
+    proc = popen_gemtui(
+        ["-p", "never stop"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    out = _Reader(proc.stdout.fileno())
+    assert out.wait_for(64_000, timeout=30), "the flood never reached stdout"
+    proc.send_signal(sig)
+    code, took, _ = _wait_exit(proc, 20)
+    stderr = proc.stderr.read().decode()
+    assert code == 130, stderr
+    assert took < EXIT_BOUND, f"exit took {took:.3f} s after {sig.name}"
+    assert "gemtui: cancelled" in stderr
+    assert "Traceback" not in stderr
+    assert out.text().startswith(text), "the answer streamed until the signal"
+
+
+def test_ctrl_c_after_a_long_flood_still_ends_the_run_at_once(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """The reported case: Ctrl-C after a flood has run a while took 17-23 s, and memory
+    grew by gigabytes. Now the cap has ended the run by then (exit 1), or Ctrl-C does."""
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue({"text": BIG_CHUNK, "chunk_tokens": 2000, "endless": True})
+    proc = popen_gemtui(
+        ["-p", "never stop"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    out = _Reader(proc.stdout.fileno())
+    out.wait_for(100_000_000, timeout=60)  # 100 MB of answer, or the end of the run
+    proc.send_signal(signal.SIGINT)
+    code, took, peak_kb = _wait_exit(proc, 60)
+    stderr = proc.stderr.read().decode()
+    assert took < EXIT_BOUND, f"the run went on {took:.3f} s after Ctrl-C"
+    assert code in (1, 130), stderr
+    assert peak_kb < 400_000, f"peak RSS {peak_kb} kB"
+    assert out.size < 3_000_000
+    assert "Traceback" not in stderr
+
+
+def test_an_answer_that_never_ends_is_capped_with_bounded_memory(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """Default settings: the cap (2,000,000 characters) ends the turn, exit 1, kept text."""
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue({"text": BIG_CHUNK, "chunk_tokens": 2000, "endless": True})
+    proc = popen_gemtui(
+        ["-p", "never stop"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    out = _Reader(proc.stdout.fileno())
+    code, _, peak_kb = _wait_exit(proc, 60)
+    stderr = proc.stderr.read().decode()
+    assert code == 1, stderr
+    assert "The model's answer passed 2,000,000 characters and was stopped" in stderr
+    assert "chat.max_answer_chars" in stderr
+    assert "Traceback" not in stderr
+    printed = out.text()
+    assert 2_000_000 < len(printed) <= 2_000_000 + len(BIG_CHUNK) + 1, "what arrived is printed"
+    assert peak_kb < 400_000, f"peak RSS {peak_kb} kB"
+    with SessionStore() as store:
+        [info] = store.list_sessions()
+        history = store.load_history(info.id)
+    assert history[-1].role == "model"
+    kept = "".join(p.text or "" for p in history[-1].parts)
+    assert kept == printed.rstrip("\n"), "what arrived is kept in the session"
+
+
+def test_the_cap_is_a_setting_and_json_output_keeps_the_partial_answer(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home, "\n[chat]\nmax_answer_chars = 50000\n")
+    mock_llm_thread.enqueue({"text": FLOOD_WORDS, "chunk_tokens": 4, "endless": True})
+    proc = popen_gemtui(
+        ["-p", "never stop", "--output-format", "json"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    out = _Reader(proc.stdout.fileno())
+    code, _, _ = _wait_exit(proc, 60)
+    assert code == 1
+    result = json.loads(out.text())
+    assert 50_000 < len(result["response"]) < 50_100
+    assert result["response"].startswith("flood flood")
+    assert "passed 50,000 characters" in result["error"]["message"]
+    assert result["error"]["code"] == 1
+
+
+def test_a_zero_or_negative_cap_is_a_config_error(isolated_home: Path, workspace: Path) -> None:
+    write_fast_config(isolated_home, "\n[chat]\nmax_answer_chars = 0\n")
+    proc = run_gemtui(["-p", "x"], env=gemtui_env(isolated_home), cwd=workspace)
+    assert proc.returncode == 52
+    assert "max_answer_chars" in proc.stderr
