@@ -391,13 +391,16 @@ class GemtuiApp(MaskingApp[int]):
     # -- bus events go to the main screen --------------------------------------------------------
     def on_bus_event(self, message: Any) -> None:
         try:
-            screen = self.main
-        except LookupError:
-            return
-        try:
-            screen.on_bus_event(message)
-        except Exception as exc:
-            self.report_error(exc)
+            try:
+                screen = self.main
+            except LookupError:
+                return
+            try:
+                screen.on_bus_event(message)
+            except Exception as exc:
+                self.report_error(exc)
+        finally:
+            message.done()  # the bridge may send the next batch
 
     # -- prompts ---------------------------------------------------------------------------------
     @on(PromptInput.Submitted)

@@ -3,11 +3,13 @@
 Nothing else in the TUI subscribes to the bus. The bridge runs as a worker: it waits for
 events on a bounded, coalescing subscription, merges adjacent text and thought deltas
 that arrived together (one message per frame's worth of text, not per token), and posts
-each as a ``BusEvent`` message to its target (the app), which routes it to the panes.
+each as a ``BusEvent`` message to its target (the app), which routes it to the panes and
+calls ``done()``; the next batch is sent only then, so back-pressure stays in the bus.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -26,10 +28,16 @@ __all__ = ["BusEvent", "merge_deltas", "pump_events"]
 class BusEvent(Message):
     """An engine event, re-posted on the Textual side."""
 
-    def __init__(self, event: Event) -> None:
+    def __init__(self, event: Event, handled: asyncio.Event | None = None) -> None:
         super().__init__()
         self.event = event
         """The frozen event from ``gemtui.bus.events``."""
+        self.handled = handled
+        """Set by the target once it has dealt with this message (the last of a batch)."""
+
+    def done(self) -> None:
+        if self.handled is not None:
+            self.handled.set()
 
 
 def merge_deltas(events: list[Event]) -> list[Event]:
@@ -74,7 +82,14 @@ async def pump_events(bus: EventBus, target: MessagePump, maxsize: int = 512) ->
     subscription = bus.subscription(maxsize)
     try:
         async for first in subscription:
-            for event in merge_deltas([first, *subscription.drain()]):
+            batch = merge_deltas([first, *subscription.drain()])
+            handled = asyncio.Event()
+            for event in batch[:-1]:
                 target.post_message(BusEvent(event))
+            target.post_message(BusEvent(batch[-1], handled))
+            # One batch in the target's queue at a time: while it works, deltas merge in the
+            # bounded subscription instead of piling up in Textual's unbounded queue, where
+            # they would keep a key (Esc) waiting behind seconds of text.
+            await handled.wait()
     finally:
         subscription.close()

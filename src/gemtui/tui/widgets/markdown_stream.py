@@ -8,17 +8,40 @@ so only the last block, the one still growing, is rendered again on an update.
 
 The splitter is deliberately conservative: when in doubt it keeps lines together, because
 a block that is too big only costs a little time while a wrong split changes the output.
+
+An answer that floods in must not stall the UI either, so the work per render is bounded:
+once more than ``LIVE_CHARS`` (or ``LIVE_LINES``) of text wait behind the finished part,
+their leading blocks are rendered once and frozen (a block bigger than that is cut at a
+line, a fenced one closed and reopened), for at most ``FREEZE_SECONDS_PER_RENDER`` per
+call. What is left for later renders shows up as :attr:`MarkdownStream.behind`.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 
 from rich.console import Console
+from rich.segment import Segment
 from textual.strip import Strip
 
-__all__ = ["MarkdownStream", "code_blocks", "render_markdown", "split_blocks"]
+__all__ = [
+    "FREEZE_SECONDS_PER_RENDER",
+    "LIVE_CHARS",
+    "LIVE_LINES",
+    "MarkdownStream",
+    "code_blocks",
+    "render_markdown",
+    "split_blocks",
+]
+
+LIVE_CHARS = 8_000
+LIVE_LINES = 40
+"""Text re-rendered as a whole on each update at most (more is frozen block by block,
+and a block bigger than this is cut when it is frozen)."""
+FREEZE_SECONDS_PER_RENDER = 0.015
+"""Time one render spends freezing at most, so it never holds the UI for long."""
 
 _FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
@@ -179,6 +202,48 @@ def render_markdown(console: Console, source: str, width: int, code_theme: str) 
     return strips
 
 
+def _first_piece(tail: str) -> tuple[str, int, str]:
+    """The first part of ``tail`` that can be rendered once and for all.
+
+    Returns its Markdown source, the characters of ``tail`` it uses, and the opening line
+    of a fenced block it cut (to reopen before the rest), else "".
+    """
+    window = tail[: 2 * LIVE_CHARS]
+    end = -1
+    for _ in range(2 * LIVE_LINES):  # a bounded window: splitting it stays cheap
+        end = window.find("\n", end + 1)
+        if end < 0:
+            break
+    if end >= 0:
+        window = window[: end + 1]
+    blocks = split_blocks(window)
+    if not blocks:
+        return "", len(window), ""
+    first = blocks[0]
+    start = window.find(first)
+    big = len(first) > LIVE_CHARS or first.count("\n") >= LIVE_LINES
+    if not big:
+        return first, start + len(first), ""
+    seg = first[:LIVE_CHARS]
+    cut, pos = -1, 0
+    for _ in range(LIVE_LINES):
+        pos = seg.find("\n", pos) + 1
+        if pos <= 0:
+            break
+        cut = pos - 1
+    if cut > 0:
+        head, used = first[:cut], start + cut + 1
+    else:  # one huge line: cut at a space, or anywhere
+        space = seg.rfind(" ")
+        cut = space if space > 0 else len(seg)
+        head, used = first[:cut], start + cut + (1 if space > 0 else 0)
+    opening = first.split("\n", 1)[0]
+    fence = _fence_opener(opening) if _indent(opening) <= 3 else None
+    if fence is None or "\n" not in head:
+        return head, used, ""
+    return head + "\n" + fence[0] * fence[1], used, opening
+
+
 @dataclass(slots=True)
 class _RenderedBlock:
     source: str
@@ -199,8 +264,15 @@ class MarkdownStream:
         self._dirty = True
         self._code_theme = code_theme
         self._width = -1
+        self._indent = 0
         self._blocks: list[_RenderedBlock] = []
         self._lines: list[Strip] = []
+        self._frozen: list[Strip] = []
+        """Lines of the text before ``_frozen_upto``, rendered once for good."""
+        self._frozen_upto = 0
+        self._reopen = ""
+        """The opening line of a fenced block that a frozen piece cut in two."""
+        self._behind = False
         self.render_count = 0
         """How many Markdown blocks were rendered so far (tests and benchmarks read it)."""
 
@@ -216,6 +288,11 @@ class MarkdownStream:
     def dirty(self) -> bool:
         """True when text arrived (or settings changed) since the last render."""
         return self._dirty
+
+    @property
+    def behind(self) -> bool:
+        """True when the last render left text for later ones (see :meth:`resume`)."""
+        return self._behind
 
     @property
     def finished(self) -> bool:
@@ -242,36 +319,80 @@ class MarkdownStream:
         self._finished = True
         self._dirty = True
 
+    def resume(self) -> None:
+        """Let the next render go on with the text left behind."""
+        if self._behind:
+            self._dirty = True
+
     def invalidate(self) -> None:
         """Forget every rendered block (theme change)."""
         self._blocks.clear()
         self._width = -1
         self._dirty = True
 
-    def render(self, console: Console, width: int) -> list[Strip]:
-        """The answer as lines ``width`` cells wide; renders only blocks that changed."""
+    def render(self, console: Console, width: int, indent: int = 0) -> list[Strip]:
+        """The answer as lines ``width`` cells wide (after ``indent`` blank cells, added
+        once per rendered block); renders only blocks that changed."""
         width = max(1, width)
-        if not self._dirty and width == self._width:
+        if not self._dirty and (width, indent) == (self._width, self._indent):
             return self._lines
-        if width != self._width:
+        if (width, indent) != (self._width, self._indent):
             self._blocks.clear()
-            self._width = width
-        previous = self._blocks
-        blocks: list[_RenderedBlock] = []
-        for index, source in enumerate(split_blocks(self.text)):
-            if index < len(previous) and previous[index].source == source:
-                blocks.append(previous[index])
-                continue
-            strips = render_markdown(console, source, width, self._code_theme)
-            self.render_count += 1
-            blocks.append(_RenderedBlock(source, strips))
-        self._blocks = blocks
-        lines: list[Strip] = []
-        blank = Strip.blank(width)
-        for index, block in enumerate(blocks):
-            if index:
-                lines.append(blank)
-            lines.extend(block.strips)
+            self._frozen, self._frozen_upto, self._reopen = [], 0, ""
+            self._width, self._indent = width, indent
+        text = self.text
+        self._behind = self._freeze(console, text)
+        lines = list(self._frozen)
+        if not self._behind:
+            reopen = self._reopen + "\n" if self._reopen else ""
+            tail = reopen + text[self._frozen_upto :]
+            previous = self._blocks
+            blocks: list[_RenderedBlock] = []
+            for index, source in enumerate(split_blocks(tail)):
+                if index < len(previous) and previous[index].source == source:
+                    blocks.append(previous[index])
+                    continue
+                strips = self._render_block(console, source)
+                blocks.append(_RenderedBlock(source, strips))
+            self._blocks = blocks
+            blank = Strip.blank(width + indent)
+            for block in blocks:
+                if lines:
+                    lines.append(blank)
+                lines.extend(block.strips)
         self._lines = lines
         self._dirty = False
         return lines
+
+    def _freeze(self, console: Console, text: str) -> bool:
+        """Freeze leading blocks while too much text is live; True if out of time."""
+        deadline = time.perf_counter() + FREEZE_SECONDS_PER_RENDER
+        while _too_live(text, self._frozen_upto):
+            if time.perf_counter() > deadline:
+                return True
+            reopen = self._reopen + "\n" if self._reopen else ""
+            tail = reopen + text[self._frozen_upto : self._frozen_upto + 2 * LIVE_CHARS]
+            source, used, self._reopen = _first_piece(tail)
+            used = max(1, used - len(reopen))
+            if source:
+                cached = next((b.strips for b in self._blocks if b.source == source), None)
+                if cached is None:
+                    cached = self._render_block(console, source)
+                if self._frozen:
+                    self._frozen.append(Strip.blank(self._width + self._indent))
+                self._frozen.extend(cached)
+            self._frozen_upto += used
+        return False
+
+    def _render_block(self, console: Console, source: str) -> list[Strip]:
+        strips = render_markdown(console, source, self._width, self._code_theme)
+        self.render_count += 1
+        if not self._indent:
+            return strips
+        pad = Segment(" " * self._indent)
+        return [Strip([pad, *strip], strip.cell_length + self._indent) for strip in strips]
+
+
+def _too_live(text: str, start: int) -> bool:
+    live = text[start : start + LIVE_CHARS + 1]
+    return len(live) > LIVE_CHARS or live.count("\n") > LIVE_LINES

@@ -85,6 +85,8 @@ class Transcript(ScrollView, can_focus=True):
         self._last_answer: AnswerBlock | None = None
         self._tools: dict[str, ToolBlock] = {}
         self._flush_timer: Timer | None = None
+        self._behind: list[AnswerBlock] = []
+        """Answers whose last render left text for the next frames (a flood)."""
         self._last_flush = 0.0
         self._spin_timer: Timer | None = None
         self._style_key: tuple[object, ...] | None = None
@@ -151,6 +153,8 @@ class Transcript(ScrollView, can_focus=True):
             return
         self._cancel_flush()
         self._answer = None
+        if answer in self._behind:
+            self._behind.remove(answer)
         index = self._blocks.remove(answer)
         self._last_answer = next(
             (b for b in reversed(self._blocks.blocks) if isinstance(b, AnswerBlock)), None
@@ -199,6 +203,7 @@ class Transcript(ScrollView, can_focus=True):
     def clear(self) -> None:
         """Remove everything."""
         self._cancel_flush()
+        self._behind.clear()
         self._blocks.clear()
         self._tools.clear()
         self._answer = self._last_answer = None
@@ -225,7 +230,7 @@ class Transcript(ScrollView, can_focus=True):
     @property
     def rendering_pending(self) -> bool:
         """True while streamed text waits for its frame."""
-        return self._answer is not None and self._answer.stream.dirty
+        return bool(self._behind) or (self._answer is not None and self._answer.stream.dirty)
 
     # -- layout -------------------------------------------------------------------------
 
@@ -253,6 +258,7 @@ class Transcript(ScrollView, can_focus=True):
     def _rerender(self, block: Block) -> None:
         if self._width > 0:
             block.lines(self._render_context())
+            self._catch_up_later(block)
         self._relayout(self._blocks.index(block))
 
     def _relayout(self, index: int) -> None:
@@ -282,6 +288,7 @@ class Transcript(ScrollView, can_focus=True):
                 if block.stale(self._width):
                     height = block.height
                     block.lines(ctx)
+                    self._catch_up_later(block)
                     if block.height != height and changed is None:
                         changed = i
             if changed is None:
@@ -304,8 +311,21 @@ class Transcript(ScrollView, can_focus=True):
     def _flush_answer(self) -> None:
         self._flush_timer = None
         self._last_flush = time.monotonic()
-        if self._answer is not None and self._answer.stream.dirty:
-            self._rerender(self._answer)
+        behind, self._behind = self._behind, []
+        for block in behind:
+            if block is not self._answer and block in self._blocks.blocks:
+                block.stream.resume()
+                self._rerender(block)
+        answer = self._answer
+        if answer is not None and (answer.stream.dirty or answer.stream.behind):
+            answer.stream.resume()
+            self._rerender(answer)
+
+    def _catch_up_later(self, block: Block) -> None:
+        """A render that stopped early (a flood) goes on in the next frames."""
+        if isinstance(block, AnswerBlock) and block.stream.behind and block not in self._behind:
+            self._behind.append(block)
+            self._schedule_flush()
 
     def _end_answer_if_open(self) -> None:
         if self._answer is not None:

@@ -150,8 +150,7 @@ class AnswerBlock(Block):
 
     def render(self, ctx: RenderContext) -> list[Strip]:
         self.stream.code_theme = ctx.code_theme
-        strips = self.stream.render(ctx.console, ctx.width - _INDENT)
-        return _prefixed(Segment(" " * _INDENT), strips)
+        return list(self.stream.render(ctx.console, ctx.width - _INDENT, _INDENT))
 
 
 class ThoughtMarkerBlock(Block):

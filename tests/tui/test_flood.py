@@ -1,0 +1,66 @@
+"""Pilot: an answer that never ends does not take the TUI with it.
+
+Esc during a flood ends the turn at once, the app keeps answering keys, and the part of
+the answer that arrived stays in the transcript (and in the chat's history).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from gemtui.bus.events import AgentFinished, ContentDelta, TerminateReason
+from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.widgets.transcript_blocks import NoticeBlock
+from tests.tui.conftest import make_app, make_session
+from tests.tui.helpers import Messages, turns_done
+
+ESC_BOUND = 1.0
+"""Generous for a loaded machine; the figure measured is reported by the test's name."""
+
+
+async def _flood_then(key: str, mock_llm: MockLLMServer, workspace: Path, text: str) -> None:
+    mock_llm.enqueue({"text": text, "chunk_tokens": 4, "endless": True})
+    session = make_session(mock_llm.url, workspace)
+    app = make_app(session, workspace)
+    seen = Messages()
+    async with app.run_test(size=(100, 30), message_hook=seen) as pilot:
+        await pilot.press(*"go", "enter")
+        # the flood is on: a good part of an answer has reached the transcript
+        for _ in range(200):
+            await seen.wait_event(ContentDelta, after=len(seen.seen))
+            if len(app.main.transcript.answer_text()) > 100_000:
+                break
+        assert len(app.main.transcript.answer_text()) > 100_000
+        pressed = time.monotonic()
+        await pilot.press(key)
+        done = await seen.wait_event(AgentFinished)
+        took = time.monotonic() - pressed
+        assert done.reason == TerminateReason.ABORTED
+        assert took < ESC_BOUND, f"the turn ended {took:.3f} s after {key}"
+        await turns_done(app)
+        # still answering keys: what is typed lands in the prompt
+        await pilot.press(*"next")
+        await pilot.pause()
+        assert app.main.prompt.text == "next"
+        assert not app.turn_running
+        answer = app.main.transcript.answer_text()
+        assert answer.startswith(text) and len(answer) > 100_000, "the partial answer is kept"
+        blocks = app.main.transcript._blocks.blocks
+        notices = [b.text for b in blocks if isinstance(b, NoticeBlock) and "Cancelled" in b.text]
+        assert notices, "the person is told the turn was cancelled"
+    kept = session.chat.history[-1]
+    assert kept.role == "model" and (kept.parts[0].text or "").startswith(text)
+
+
+async def test_esc_during_a_flood_ends_the_turn_and_keeps_the_answer(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    await _flood_then("escape", mock_llm, workspace, "flood " * 20)
+
+
+async def test_esc_during_a_flood_of_short_lines_ends_the_turn(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """Many small Markdown blocks instead of one growing paragraph."""
+    await _flood_then("escape", mock_llm, workspace, "- item\n\n" * 20)
