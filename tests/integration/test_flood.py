@@ -188,3 +188,41 @@ def test_a_zero_or_negative_cap_is_a_config_error(isolated_home: Path, workspace
     proc = run_gemtui(["-p", "x"], env=gemtui_env(isolated_home), cwd=workspace)
     assert proc.returncode == 52
     assert "max_answer_chars" in proc.stderr
+
+
+def test_stderr_shows_a_calls_arguments_on_one_line_cut_short(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """A hostile model's multi-line, escape-laden, huge arguments stay one short line."""
+    write_fast_config(isolated_home)
+    command = "echo one\necho two\r\n# \x1b[2J\x9b31m\u2028" + "x" * 5000
+    mock_llm_thread.enqueue(
+        {"function_calls": [{"name": "run_shell_command", "args": {"command": command}}]},
+        {"text": "done"},
+    )
+    proc = run_gemtui(
+        ["-p", "go", "--yolo"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.returncode == 0, proc.stderr
+    [line] = [ln for ln in proc.stderr.split("\n") if ln.startswith("gemtui: running")]
+    assert line.startswith('gemtui: running run_shell_command {"command": "echo one\\necho two')
+    assert 150 < len(line) <= 240 and line.endswith("…")
+    for raw in ("\r", "\x1b", "\x9b", "\u2028"):
+        assert raw not in line
+    assert "\\u001b[2J" in line
+
+
+def test_short_arguments_are_shown_whole(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    (workspace / "notes.txt").write_text("hello\n")
+    mock_llm_thread.enqueue(
+        {"function_calls": [{"name": "read_file", "args": {"file_path": "notes.txt"}}]},
+        {"text": "done"},
+    )
+    proc = run_gemtui(
+        ["-p", "go"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert 'gemtui: running read_file {"file_path": "notes.txt"}\n' in proc.stderr

@@ -35,7 +35,14 @@ from gemtui.bus import (
 )
 from gemtui.redact import StreamRedactor, finish, redact_data, wrap
 
-__all__ = ["JsonFormatter", "StreamJsonFormatter", "TextFormatter", "make_formatter", "stats_of"]
+__all__ = [
+    "JsonFormatter",
+    "StreamJsonFormatter",
+    "TextFormatter",
+    "make_formatter",
+    "one_line_args",
+    "stats_of",
+]
 
 
 def stats_of(done: AgentFinished) -> dict[str, Any]:
@@ -119,6 +126,19 @@ class _Base:
 LIVE_LINE_CHARS = 200
 """A live output line on stderr is cut here, so one huge line cannot flood a terminal."""
 
+ARGS_CHARS = 200
+"""A call's arguments on stderr are cut here: one line, whatever the model sent."""
+
+_UNSAFE = {c: f"\\u{c:04x}" for c in (*range(0x7F, 0xA0), 0x2028, 0x2029)}
+"""What JSON leaves raw but a terminal may act on: DEL, C1 controls (CSI), line separators."""
+
+
+def one_line_args(args: dict[str, Any]) -> str:
+    """The arguments as JSON on one line (newlines and control characters escaped), cut
+    at ``ARGS_CHARS``."""
+    text = json.dumps(args, ensure_ascii=False, default=str).translate(_UNSAFE)
+    return text if len(text) <= ARGS_CHARS else text[: ARGS_CHARS - 1] + "…"
+
 
 class TextFormatter(_Base):
     """The answer as it streams, nothing else on stdout; progress on stderr."""
@@ -169,7 +189,7 @@ class TextFormatter(_Base):
             isinstance(event, ToolCallStateChanged) and event.call.state == ToolCallState.EXECUTING
         ):
             self._first()
-            self._note(f"gemtui: running {event.call.description or event.call.name}")
+            self._note(f"gemtui: running {event.call.name} {one_line_args(event.call.args)}")
         elif isinstance(event, ToolOutput):
             self._live_output(event)
         elif isinstance(event, ToolCallStateChanged) and event.call.state.terminal:
