@@ -168,6 +168,54 @@ def bench_throughput() -> None:
     )
 
 
+def _ctrl_c_once(cmd: list[str], home: str, url: str) -> float:
+    """Seconds from SIGINT to the process's end, sent once the flood is on stdout."""
+    import signal
+    import threading
+
+    proc = subprocess.Popen(
+        [*cmd, "-p", "never stop"],
+        env=_env(home, url),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        cwd=home,
+    )
+    assert proc.stdout is not None
+    flowing = threading.Event()
+
+    def drain(fd: int) -> None:  # read as a terminal would, so the flood never stalls
+        total = 0
+        while data := os.read(fd, 1 << 16):
+            total += len(data)
+            if total >= 256_000:
+                flowing.set()
+        flowing.set()
+
+    threading.Thread(target=drain, args=(proc.stdout.fileno(),), daemon=True).start()
+    flowing.wait(60)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, status, _ = os.wait4(proc.pid, 0)  # blocks; no polling interval in the figure
+    ended = time.monotonic()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    assert proc.returncode == 130, proc.returncode
+    return ended - sent
+
+
+def bench_ctrl_c_flood() -> None:
+    exe = ROOT / ".venv" / "bin" / "gemtui"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "gemtui"]
+    # an endless answer in small chunks: the most per-chunk work, and under the answer cap
+    mock = MockProcess([{"text": "flood " * 20, "chunk_tokens": 4, "endless": True}])
+    try:
+        with tempfile.TemporaryDirectory() as home:
+            times = [_ctrl_c_once(cmd, home, mock.url) for _ in range(RUNS)]
+    finally:
+        mock.close()
+    report("headless: Ctrl-C → exit during a flood answer", median(times) * 1000, "ms", "< 200 ms")
+
+
 async def _tool_round_trips(n: int) -> float:
     from bench_tools import NoopTool  # type: ignore[import-not-found]
 
@@ -338,6 +386,7 @@ def main() -> int:
         ("Foundation", bench_version),
         ("Foundation", bench_first_byte),
         ("Foundation", bench_throughput),
+        ("Foundation", bench_ctrl_c_flood),
         ("Engine", bench_tool_round_trip),
         ("Engine", bench_parallel),
         ("Engine", bench_policy),
