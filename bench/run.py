@@ -195,7 +195,7 @@ def _ctrl_c_once(cmd: list[str], home: str, url: str) -> float:
     threading.Thread(target=drain, args=(proc.stdout.fileno(),), daemon=True).start()
     flowing.wait(60)
     sent = time.monotonic()
-    proc.send_signal(signal.SIGINT)
+    os.kill(proc.pid, signal.SIGINT)  # not send_signal: its poll() could reap the child
     _, status, _ = os.wait4(proc.pid, 0)  # blocks; no polling interval in the figure
     ended = time.monotonic()
     proc.returncode = os.waitstatus_to_exitcode(status)
