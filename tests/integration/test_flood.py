@@ -226,3 +226,53 @@ def test_short_arguments_are_shown_whole(
     )
     assert proc.returncode == 0, proc.stderr
     assert 'gemtui: running read_file {"file_path": "notes.txt"}\n' in proc.stderr
+
+
+def _endless_arguments(wire: str) -> dict[str, object]:
+    """A call whose arguments keep coming in pieces: 300 pieces of 64 KB, never closed."""
+    piece = "x" * 65_536
+    if wire == "openai":
+        head = {"index": 0, "id": "c1", "type": "function"}
+        head["function"] = {"name": "read_file", "arguments": '{"file_path": "'}
+        frames: list[object] = [{"choices": [{"index": 0, "delta": {"tool_calls": [head]}}]}]
+        more = {"index": 0, "function": {"arguments": piece}}
+        frames += [{"choices": [{"index": 0, "delta": {"tool_calls": [more]}}]}] * 300
+        return {"raw_chunks": frames}
+    message = {"id": "m", "type": "message", "role": "assistant", "content": [], "model": "m"}
+    tool = {"type": "tool_use", "id": "t1", "name": "read_file", "input": {}}
+    delta = {"type": "input_json_delta", "partial_json": piece}
+    frames = [
+        {"type": "message_start", "message": message},
+        {"type": "content_block_start", "index": 0, "content_block": tool},
+    ]
+    frames += [{"type": "content_block_delta", "index": 0, "delta": delta}] * 300
+    return {"raw_chunks": frames}
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+def test_call_arguments_that_never_end_are_bounded(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, wire: str
+) -> None:
+    """Arguments held back until their call is complete never reach the answer cap, so
+    the adapters bound them: the stream is stopped (and retried, then given up)."""
+    write_fast_config(isolated_home)
+    env = gemtui_env(isolated_home, key=None)
+    if wire == "openai":
+        env["OPENAI_BASE_URL"] = f"{mock_llm_thread.url}/v1"
+        flags = ["--provider", "openai", "-m", "qwen3-coder"]
+    else:
+        env["ANTHROPIC_BASE_URL"] = mock_llm_thread.url
+        env["ANTHROPIC_API_KEY"] = "sk-ant-test"
+        flags = ["--provider", "anthropic"]
+    step = _endless_arguments(wire)
+    mock_llm_thread.enqueue(*[step] * 4)  # the first try and three stream retries
+    proc = popen_gemtui(["-p", "go", *flags], env=env, cwd=workspace)
+    assert proc.stdout is not None and proc.stderr is not None
+    out = _Reader(proc.stdout.fileno())
+    code, _, peak_kb = _wait_exit(proc, 120)
+    stderr = proc.stderr.read().decode()
+    out.text()
+    assert code == 1, stderr
+    assert "tool-call arguments passed 16,777,216 characters" in stderr
+    assert "Traceback" not in stderr
+    assert peak_kb < 400_000, f"peak RSS {peak_kb} kB"

@@ -21,6 +21,7 @@ from gemtui.providers.convert_openai import (
     parameters_of,
     system_text,
 )
+from gemtui.providers.sse import check_held
 from gemtui.providers.text_tools import function_response_text
 from gemtui.wire import (
     Content,
@@ -233,6 +234,8 @@ class AnthropicStream:
     cache_write: int = 0
     output_tokens: int = 0
     seen_usage: bool = False
+    held: int = 0
+    """Characters of tool input held until its block ends (bounded by ``check_held``)."""
 
     def feed(self, event: dict[str, Any]) -> list[Part]:
         kind = event.get("type")
@@ -268,8 +271,13 @@ class AnthropicStream:
         if kind == "thinking" and block.get("thinking"):
             return [Part(text=block["thinking"], thought=True)]
         if kind == "tool_use" and block.get("input"):
-            self.blocks[index].json.append(json.dumps(block["input"]))
+            self._hold(self.blocks[index], json.dumps(block["input"]))
         return []
+
+    def _hold(self, block: _Block, piece: str) -> None:
+        block.json.append(piece)
+        self.held += len(piece)
+        check_held(self.held)
 
     def _delta(self, index: int, delta: dict[str, Any]) -> list[Part]:
         kind = delta.get("type")
@@ -282,7 +290,7 @@ class AnthropicStream:
         if kind == "input_json_delta":
             block = self.blocks.get(index)
             if block is not None:
-                block.json.append(str(delta.get("partial_json") or ""))
+                self._hold(block, str(delta.get("partial_json") or ""))
         return []
 
     def _stop(self, index: int) -> None:

@@ -13,6 +13,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from gemtui.providers.sse import check_held
 from gemtui.providers.text_tools import ThinkSplitter, function_response_text
 from gemtui.wire import (
     Candidate,
@@ -284,6 +285,8 @@ class OpenAIStream:
     calls: dict[int, _PendingCall] = field(default_factory=dict)
     finish: str | None = None
     usage: UsageMetadata | None = None
+    held: int = 0
+    """Characters of call arguments held until the end (bounded by ``check_held``)."""
 
     def feed(self, chunk: dict[str, Any]) -> list[Part]:
         parts: list[Part] = []
@@ -315,10 +318,12 @@ class OpenAIStream:
         if fn.get("name") and not pending.name:
             pending.name = fn["name"]
         args = fn.get("arguments")
+        if isinstance(args, dict):  # some servers send parsed arguments
+            args = json.dumps(args)
         if isinstance(args, str):
             pending.arguments.append(args)
-        elif isinstance(args, dict):  # some servers send parsed arguments
-            pending.arguments.append(json.dumps(args))
+            self.held += len(args)
+            check_held(self.held)
 
     def final(self) -> GenerateContentResponse:
         """Held-back text, the reassembled calls, finish reason and usage."""

@@ -23,10 +23,28 @@ import httpx
 
 from gemtui.errors import StreamError
 
-__all__ = ["MAX_FRAME_CHARS", "SseDecoder", "SseFrame", "iter_sse_data", "iter_sse_json"]
+__all__ = [
+    "MAX_FRAME_CHARS",
+    "SseDecoder",
+    "SseFrame",
+    "check_held",
+    "iter_sse_data",
+    "iter_sse_json",
+]
 
 MAX_FRAME_CHARS = 16 * 1024 * 1024
 """No real frame comes near this; a server sending one that never ends is broken."""
+
+
+def check_held(total: int) -> None:
+    """Stop a stream whose held-back text (a call's arguments, sent in pieces and only
+    parsed at the end) passed ``MAX_FRAME_CHARS``: no chunk carries it to the chat's
+    answer cap, so it is bounded here."""
+    if total > MAX_FRAME_CHARS:
+        raise StreamError(
+            f"the model's tool-call arguments passed {MAX_FRAME_CHARS:,} characters",
+            kind="too_long",
+        )
 
 
 @dataclass(frozen=True, slots=True)
