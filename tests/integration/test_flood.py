@@ -212,6 +212,24 @@ def test_stderr_shows_a_calls_arguments_on_one_line_cut_short(
     assert "\\u001b[2J" in line
 
 
+def test_a_key_cut_by_the_one_line_limit_is_masked_first(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """Cutting first would leave half a key that no longer matches the mask."""
+    write_fast_config(isolated_home)
+    key = "sk-cutkey-" + "9" * 30
+    prefix = "echo " + "p" * 170  # the key straddles the 200-character cut
+    mock_llm_thread.enqueue(
+        {"function_calls": [{"name": "run_shell_command", "args": {"command": prefix + key}}]},
+        {"text": "done"},
+    )
+    env = gemtui_env(isolated_home, mock_llm_thread.url)
+    env["OPENAI_API_KEY"] = key
+    proc = run_gemtui(["-p", "go", "--yolo"], env=env, cwd=workspace)
+    [line] = [ln for ln in proc.stderr.split("\n") if ln.startswith("gemtui: running")]
+    assert "sk-cutkey" not in line and "[redacted]" in line
+
+
 def test_short_arguments_are_shown_whole(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
 ) -> None:

@@ -136,7 +136,8 @@ _UNSAFE = {c: f"\\u{c:04x}" for c in (*range(0x7F, 0xA0), 0x2028, 0x2029)}
 def one_line_args(args: dict[str, Any]) -> str:
     """The arguments as JSON on one line (newlines and control characters escaped), cut
     at ``ARGS_CHARS``."""
-    text = json.dumps(args, ensure_ascii=False, default=str).translate(_UNSAFE)
+    masked = redact_data(args)  # before the cut: half a key is no longer recognisable
+    text = json.dumps(masked, ensure_ascii=False, default=str).translate(_UNSAFE)
     return text if len(text) <= ARGS_CHARS else text[: ARGS_CHARS - 1] + "…"
 
 
