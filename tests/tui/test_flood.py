@@ -6,7 +6,6 @@ the answer that arrived stays in the transcript (and in the chat's history).
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from gemtui.bus.events import AgentFinished, ContentDelta, TerminateReason
@@ -14,9 +13,6 @@ from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.widgets.transcript_blocks import NoticeBlock
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages, turns_done
-
-ESC_BOUND = 1.0
-"""Generous for a loaded machine; the figure measured is reported by the test's name."""
 
 
 async def _flood_then(key: str, mock_llm: MockLLMServer, workspace: Path, text: str) -> None:
@@ -32,12 +28,11 @@ async def _flood_then(key: str, mock_llm: MockLLMServer, workspace: Path, text: 
             if len(app.main.transcript.answer_text()) > 100_000:
                 break
         assert len(app.main.transcript.answer_text()) > 100_000
-        pressed = time.monotonic()
         await pilot.press(key)
+        # the answer never ends by itself, so any end is the key's doing; how fast is
+        # measured by `make bench`, not asserted here (the wait gives up after 15 s)
         done = await seen.wait_event(AgentFinished)
-        took = time.monotonic() - pressed
         assert done.reason == TerminateReason.ABORTED
-        assert took < ESC_BOUND, f"the turn ended {took:.3f} s after {key}"
         await turns_done(app)
         # still answering keys: what is typed lands in the prompt
         await pilot.press(*"next")

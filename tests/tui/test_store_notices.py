@@ -20,7 +20,7 @@ from gemtui.tui.app import GemtuiApp
 from gemtui.tui.launch import build_app
 from tests.integration.store_faults import aside, digest, healthy_store, page_capped, saved_rows
 from tests.tui.helpers import Messages, engine_started, turns_done
-from tests.tui.test_transcript import screen_text
+from tests.tui.test_transcript import screen_text, settle
 
 
 def _settings_for(url: str) -> Settings:
@@ -43,7 +43,7 @@ async def _converse(app: GemtuiApp, prompt: str) -> tuple[str, list[str]]:
         await pilot.press(*prompt, "enter")
         await seen.wait_event(AgentFinished)
         await turns_done(app)
-        await pilot.pause()
+        await settle(pilot, app.main.transcript)  # a long answer is drawn over a few frames
         text = screen_text(app.main.transcript)
         notices = [
             m.event.message
