@@ -169,6 +169,20 @@ DENY_SIDE = [
             "echo 'rm -f victim' | bash",
             "source ./rm.sh",
             "env -i PATH=/bin:/usr/bin rm -f victim",
+            # builtins that take a variable name evaluate its subscript as arithmetic
+            "printf -v 'a[$(rm -f victim)]' 1",
+            "printf -va[$'\\x24'\"(rm -f victim)\"] 1",
+            "i='b[$(rm -f victim)]'; printf -v 'a[i]' 1",
+            "n='a[$(rm -f victim)]'; command printf -v \"$n\" 1",
+            "read 'a[$(rm -f victim)]' <<< 1",
+            "test -v 'a[$(rm -f victim)]'",
+            "a=(1); unset 'a[$(rm -f victim)]'",
+            "declare 'a[$(rm -f victim)]=1'",
+            "typeset 'a[$(rm -f victim)]'=1",
+            "n='a[$(rm -f victim)]=1'; declare \"$n\"",
+            "declare -a x='([0]=$(rm -f victim))'",
+            "declare -A x='([$(rm -f victim)]=1)'",
+            "v='($(rm -f victim))'; x=(); declare x=\"$v\"",
         )
     ),
 ]

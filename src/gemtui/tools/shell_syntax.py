@@ -97,6 +97,10 @@ _STRUCTURAL = frozenset(
 """Node types whose meaning the walker models; any other is reported as hidden."""
 
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_NAMES_EVERY_ARG = frozenset({"read", "unset", "wait", "getopts"})
+"""Builtins whose arguments may name variables: bash evaluates a name's subscript
+(``read 'a[$(cmd)]'``, ``a[i]`` with ``i='b[$(cmd)]'``) as arithmetic, which runs code."""
+_EVALUATED_NAME = re.compile(r"\[(?![0-9]*\])")
 _BRACE = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 _GLOB = re.compile(r"[*?]|\[.*\]")
 
@@ -435,10 +439,32 @@ class _Walker:
             self.hide(
                 f"{_short(words[0].shown)} -i/-n evaluates values as arithmetic or references"
             )
+        for child in node.children[1:]:
+            if self._declared_evaluated(child):
+                self.hide(f"{_short(_text(child))!r} names a subscript or value bash evaluates")
+                break
         for name in assigned:
             if name in DANGEROUS_ASSIGNMENTS:
                 self.hide(f"it sets {name}, which changes what later commands run")
         self._emit(words, (), self._redirected > 0, ())
+
+    @staticmethod
+    def _declared_evaluated(child: Node) -> bool:
+        """Whether a declaration argument is text bash parses again: a quoted ``'a[…]=1'``
+        (its subscript is arithmetic), a name from an expansion, or a value that may be a
+        compound array assignment (``declare -a x='($(cmd))'``, ``declare x="$v"``)."""
+        if child.type == "variable_assignment":
+            value = child.child_by_field_name("value")
+            if value is None or value.type == "array":
+                return False
+            literal = _word_value(value)
+            if literal is not None:
+                return literal.lstrip().startswith("(")
+            return _text(value).lstrip("\"'").startswith(("$", "`"))
+        if not child.is_named or child.type in ("comment", *_REDIRECTS):
+            return False
+        value = _word_value(child)
+        return _evaluated_name(value)
 
     def _assigned_name(self, node: Node) -> str:
         name = node.child_by_field_name("name")
@@ -515,6 +541,8 @@ class _Walker:
             self.hide(f"{_short(head.source)!r} is not a command name gemtui can read")
             return
         words = [_Word(name, head.source), *words[1:]]
+        if (named := _variable_names(words)) is not None:
+            self.hide(f"{name} sets or tests {_short(named)!r}, whose subscript bash evaluates")
         if name in HIDING_COMMANDS:
             self.hide(f"{name} runs code that is not in the command text")
         if name in _TRANSPARENT:
@@ -575,6 +603,38 @@ class _Walker:
             self.hide(reason)
         self.redirection |= inner.redirection
         self._note_assignments(list(inner.unsafe_assignments))
+
+
+def _evaluated_name(value: str | None) -> bool:
+    """Whether a variable name is unknown or has a subscript other than a plain number."""
+    return value is None or bool(_EVALUATED_NAME.search(value))
+
+
+def _variable_names(words: list[_Word]) -> str | None:
+    """The first word a builtin takes as a variable name that bash would evaluate, if any.
+
+    ``printf -v NAME``, ``read NAME…``, ``unset``, ``wait -p``, ``getopts`` and
+    ``test -v``/``-R`` assign or look up NAME; a subscript in it (or in a variable it
+    names) is arithmetic, and arithmetic on text runs its command substitutions.
+    """
+    name, args = words[0].value, words[1:]
+    candidates: list[_Word] = []
+    if name == "printf":
+        for i, w in enumerate(args):
+            if not (w.shown.startswith("-v") or w.source.lstrip("\"'").startswith("-v")):
+                continue
+            if w.value == "-v":
+                candidates.extend(args[i + 1 : i + 2])
+            else:  # -vNAME, or a word only partly known (-va[$'\x24'"(cmd)"])
+                candidates.append(_Word(w.value and w.value[2:], w.source))
+    elif name in _NAMES_EVERY_ARG or (
+        name in ("test", "[") and any(w.value in ("-v", "-R") for w in args)
+    ):
+        candidates = args
+    for w in candidates:
+        if _evaluated_name(w.value):
+            return w.shown
+    return None
 
 
 # -- wrapper grammars --------------------------------------------------------------------
