@@ -13,7 +13,7 @@ from typing import Any
 
 from gemtui.testing import MockLLMServer
 from tests.integration.helpers import gemtui_env, run_gemtui, write_fast_config
-from tests.shell_evasions import ALLOW_SIDE, DENY_SIDE, scratch_repo
+from tests.shell_evasions import ALLOW_SIDE, DENY_SIDE, run_bash, scratch_repo
 
 ALLOW_SAMPLE = [c.command for c in ALLOW_SIDE[::4]]
 DENY_SAMPLE = [c.command for c in DENY_SIDE[::4]]
@@ -143,6 +143,65 @@ def test_auto_edit_cannot_plant_a_git_hook_that_an_allowed_git_status_runs(
     assert not (repo / "marker").exists()
     for call in ("w1", "w2", "w3"):
         assert results[call]["status"] == "error"
+
+
+_BARE_CONFIG = (
+    "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n"
+    '\tfsmonitor = "touch ../marker; false"\n'
+)
+_BARE_REPO = {
+    "sub/config": _BARE_CONFIG,
+    "sub/objects/keep": "",
+    "sub/refs/keep": "",
+    "sub/HEAD": "ref: refs/heads/main\n",
+}
+
+
+def test_a_bare_repository_written_by_hand_is_proven_to_run_its_config(tmp_path: Path) -> None:
+    """The attack below is not vacuous: these four files make ``git status`` in ``sub``
+    run the config's fsmonitor command, with no ``.git`` anywhere in the paths."""
+    repo = scratch_repo(tmp_path / "repo")
+    for name, content in _BARE_REPO.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(content)
+    run_bash("git status", repo / "sub")
+    assert (repo / "marker").exists()
+
+
+def test_auto_edit_cannot_plant_a_bare_repository_that_an_allowed_git_status_runs(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, tmp_path: Path
+) -> None:
+    """``sub/HEAD`` + ``objects/`` + ``refs/`` + ``config`` make ``sub`` a repository; git
+    status run there (``dir_path``) would execute its ``core.fsmonitor``."""
+    repo = scratch_repo(tmp_path / "repo")
+    write_fast_config(isolated_home)
+    _policy(
+        isolated_home,
+        '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "git status"\n'
+        'decision = "allow"\n',
+    )
+    writes = [
+        {"name": "write_file", "args": {"file_path": name, "content": content}, "id": f"w{i}"}
+        for i, (name, content) in enumerate(_BARE_REPO.items())
+    ]
+    shell = {"command": "git status", "dir_path": "sub"}
+    mock_llm_thread.enqueue(
+        {"function_calls": writes},
+        {"function_calls": [{"name": "run_shell_command", "args": shell, "id": "c0"}]},
+        {"text": "done"},
+    )
+    proc = run_gemtui(
+        ["-p", "go", "--approval-mode", "auto_edit", "--output-format", "stream-json"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=repo,
+    )
+    assert proc.returncode == 0, proc.stderr
+    results = _results(proc.stdout)
+    assert not (repo / "marker").exists()
+    assert results["w0"]["status"] == "success"  # an ordinary file named config
+    assert results["w3"]["status"] == "error"  # HEAD would make sub a repository
+    assert not (repo / "sub" / "HEAD").exists()
+    assert results["c0"]["status"] == "success"
 
 
 def test_yolo_may_still_write_into_git(

@@ -6,8 +6,10 @@ symlinks followed) before the arguments are matched as JSON.
 
 Some places run code the moment something is written there: ``.git/`` (``config`` sets
 ``core.fsmonitor``, hooks run on the next ``git`` command), ``.gemtui/`` (the project's
-own settings and policy) and gemtui's config directory. A write there needs a person's
-approval in every mode but ``yolo``, whatever ``auto_edit`` or an allow rule says.
+own settings and policy), gemtui's config directory, and any directory git would read as
+a repository itself (one holding ``HEAD``: its ``config`` runs code just as ``.git``'s).
+A write there needs a person's approval in every mode but ``yolo``, whatever
+``auto_edit`` or an allow rule says.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ PATH_ARGS = ("file_path", "dir_path", "path", "absolute_path")
 
 PROTECTED_NAMES = frozenset({".git", ".gemtui"})
 """Directory names whose contents run code or configure gemtui, wherever they appear."""
+
+GIT_DIR_MARKER = "HEAD"
+"""The file whose presence (with ``objects/`` and ``refs/``) makes a directory a repository."""
 
 
 def _real(value: str, root: Path) -> str:
@@ -57,6 +62,26 @@ def normalise_path_args(args: dict[str, Any], root: Path | None) -> dict[str, An
     return out
 
 
+def _in_git_dir(real: str, base: str) -> bool:
+    """Whether a write lands in a directory git would take as a repository.
+
+    Git treats any directory holding ``HEAD``, ``objects/`` and ``refs/`` as a (bare)
+    repository, so ``sub/config`` with ``core.fsmonitor`` plus ``sub/HEAD`` makes ``git
+    status`` run in ``sub`` execute it, no ``.git`` in sight. Writing a ``HEAD`` file, or
+    anything below a directory that holds one (up to the workspace root), is protected.
+    """
+    path = Path(real)
+    if path.name.casefold() == GIT_DIR_MARKER.casefold():
+        return True
+    inside = real.startswith(base.rstrip(os.sep) + os.sep)
+    for parent in path.parents:
+        if os.path.lexists(parent / GIT_DIR_MARKER):
+            return True
+        if not inside or os.fspath(parent) == base:
+            return False
+    return False
+
+
 def protected_target(
     args: dict[str, Any], root: Path | None, protected_dirs: Iterable[Path]
 ) -> str | None:
@@ -70,7 +95,7 @@ def protected_target(
         real = _real(value, base)
         shown = _relative(real, base)
         parts = {p.casefold() for p in Path(shown).parts}
-        if parts & PROTECTED_NAMES:
+        if parts & PROTECTED_NAMES or _in_git_dir(real, os.fspath(base)):
             return shown
         if any(real == d or real.startswith(d.rstrip(os.sep) + os.sep) for d in dirs):
             return real

@@ -463,8 +463,7 @@ class _Walker:
             return _text(value).lstrip("\"'").startswith(("$", "`"))
         if not child.is_named or child.type in ("comment", *_REDIRECTS):
             return False
-        value = _word_value(child)
-        return _evaluated_name(value)
+        return _evaluated_name(_word_value(child))
 
     def _assigned_name(self, node: Node) -> str:
         name = node.child_by_field_name("name")

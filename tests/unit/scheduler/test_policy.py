@@ -415,6 +415,8 @@ def test_writes_into_protected_places_always_ask_outside_yolo(tmp_path: Path) ->
     (tmp_path / ".git" / "hooks").mkdir(parents=True)
     (tmp_path / "sub").mkdir()
     (tmp_path / "gitlink").symlink_to(tmp_path / ".git")
+    (tmp_path / "bare" / "refs").mkdir(parents=True)
+    (tmp_path / "bare" / "HEAD").write_text("ref: refs/heads/main\n")
     config = tmp_path / "home" / "config"
     user_allows_writes = PolicyRule(ALLOW, tool_name="write_file")
     engine = PolicyEngine([user_allows_writes], workspace_root=tmp_path, protected_dirs=(config,))
@@ -426,6 +428,10 @@ def test_writes_into_protected_places_always_ask_outside_yolo(tmp_path: Path) ->
         ".gemtui/config.toml",
         ".gemtui/policy.toml",
         "vendor/lib/.git/config",
+        "bare/config",
+        "bare/refs/heads/x",
+        "sub/HEAD",
+        "new/dir/HEAD",
         str(tmp_path / ".git" / "config"),
         str(config / "policy.toml"),
     ]
@@ -440,6 +446,7 @@ def test_writes_into_protected_places_always_ask_outside_yolo(tmp_path: Path) ->
         assert engine.decide(WRITE, {"file_path": path}, "plan").decision is DENY
     assert engine.decide(WRITE, {"file_path": "src/.gitignore"}, "default").decision is ALLOW
     assert engine.decide(WRITE, {"file_path": ".github/x.yml"}, "auto_edit").decision is ALLOW
+    assert engine.decide(WRITE, {"file_path": "sub/config"}, "auto_edit").decision is ALLOW
     assert engine.decide(READ, {"file_path": ".git/config"}, "default").decision is ALLOW
 
 
