@@ -102,6 +102,13 @@ ALLOW_SIDE = [
         "GIT_CONFIG_VALUE_0='touch marker; false' git status",
         "PATH=./evil:$PATH git status",
         "env PATH=./evil:/usr/bin:/bin git status",
+        # blanks to the grammar, word characters to bash: the comment hides the rest
+        "git status \r#;touch marker",
+        "git status \v#;touch marker",
+        "git status function\f#]&touch marker",
+        # a line break, then a backslash-newline the grammar reads as joining the lines
+        "git status\n\\\ntouch marker",
+        "git status -s\n\\\n\\\ntouch marker",
     )
 ]
 
@@ -183,6 +190,8 @@ DENY_SIDE = [
             "declare -a x='([0]=$(rm -f victim))'",
             "declare -A x='([$(rm -f victim)]=1)'",
             "v='($(rm -f victim))'; x=(); declare x=\"$v\"",
+            "echo hi \r#;rm -f victim",
+            "echo hi\n\\\nrm -f victim",
         )
     ),
 ]

@@ -297,6 +297,18 @@ def _bare_newline(text: str) -> bool:
     return False
 
 
+def _split_by_newline(node: Node) -> bool:
+    """Whether a bare line break stands between two children of a command."""
+    children = node.children
+    source = node.text or b""
+    base = node.start_byte
+    for left, right in zip(children, children[1:], strict=False):
+        gap = source[left.end_byte - base : right.start_byte - base]
+        if b"\n" in gap and _bare_newline(gap.decode("utf-8", "replace")):
+            return True
+    return False
+
+
 def _snippet(node: Node) -> str:
     """A node's text short enough for a message."""
     return _short(_text(node))
@@ -405,6 +417,10 @@ class _Walker:
             elif role in ("name", "argument"):
                 words.append(_Word(_word_value(child), _text(child)))
             self.visit_inner(child)
+        if _split_by_newline(node):
+            # "git status⏎\\⏎cmd": bash ends the command at the first line break, the
+            # grammar reads the continuation after it as joining the next line's words
+            self.hide("a line break between the words of one command")
         name_node = node.child_by_field_name("name")
         if name_node is not None and _text(name_node) in _RESERVED:
             # bash never runs a bare reserved word as a command: the grammar misread a
@@ -908,6 +924,8 @@ def _continuations(source: bytes, root: Node) -> bool:
     return False
 
 
+_FALSE_BLANKS = re.compile(r"[\r\v\f]")
+
 _OPENERS = re.compile(rb"`|\$\(|[<>]\(")
 _DELIMITERS = frozenset({"`", "$(", "$((", "<(", ">("})
 _SUBSTITUTIONS = frozenset({"command_substitution", "arithmetic_expansion", "process_substitution"})
@@ -957,6 +975,10 @@ def _analyze(command: str, depth: int) -> ShellAnalysis:
     root = tree.root_node
     if root.has_error:
         walker.hide("the command does not parse as bash")
+    if _FALSE_BLANKS.search(command):
+        # the grammar skips \r, \v and \f as blanks; bash keeps them in the word, so
+        # "git status \r#;cmd" is a comment to one and a word then a command to the other
+        walker.hide("a carriage return, vertical tab or form feed outside a string")
     if b"\\\n" in source and _continuations(source, root):
         walker.hide("a backslash-newline joins words")
     if (opener := _unseen_substitution(source, root)) is not None:
