@@ -23,6 +23,7 @@ import re
 import shlex
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -302,7 +303,7 @@ def _split_by_newline(node: Node) -> bool:
     children = node.children
     source = node.text or b""
     base = node.start_byte
-    for left, right in zip(children, children[1:], strict=False):
+    for left, right in pairwise(children):
         gap = source[left.end_byte - base : right.start_byte - base]
         if b"\n" in gap and _bare_newline(gap.decode("utf-8", "replace")):
             return True
