@@ -109,6 +109,7 @@ ALLOW_SIDE = [
         # a line break, then a backslash-newline the grammar reads as joining the lines
         "git status\n\\\ntouch marker",
         "git status -s\n\\\n\\\ntouch marker",
+        "git status $\\\n\ntouch marker",
     )
 ]
 
@@ -192,6 +193,7 @@ DENY_SIDE = [
             "v='($(rm -f victim))'; x=(); declare x=\"$v\"",
             "echo hi \r#;rm -f victim",
             "echo hi\n\\\nrm -f victim",
+            "echo $\\\n\nrm -f victim",
         )
     ),
 ]

@@ -81,6 +81,11 @@ _RESERVED = frozenset(
 _ARITH_TEST_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v"})
 _UNSAFE_EXPANSION_OPS = frozenset({"=", ":=", "@", "!"})
 _MAX_DEPTH = 6
+_MAX_TREE_DEPTH = 100
+"""Deeper syntax trees are hidden outright (real commands stay far below)."""
+_MAX_SCANNED = 32 * 1024
+"""Longer text is hidden outright: the checks for what the grammar misread look nodes
+up from the root, so their cost grows with length times depth."""
 
 _STRUCTURAL = frozenset(
     {"program", "list", "pipeline", "subshell", "compound_statement", "redirected_statement",
@@ -292,14 +297,16 @@ def _bare_newline(text: str) -> bool:
     start = 0
     while (i := text.find("\n", start)) != -1:
         start = i + 1
-        run = len(text[:i]) - len(text[:i].rstrip("\\"))
+        run = 0  # backslashes just before it, counted in place (slicing made this quadratic)
+        while run < i and text[i - run - 1] == "\\":
+            run += 1
         if run % 2 == 0:
             return True
     return False
 
 
 def _split_by_newline(node: Node) -> bool:
-    """Whether a bare line break stands between two children of a command."""
+    """Whether a bare line break stands between two children of a command or word."""
     children = node.children
     source = node.text or b""
     base = node.start_byte
@@ -394,6 +401,10 @@ class _Walker:
             self.redirection = True
         elif kind not in _STRUCTURAL:
             self.hide(f"bash construct {kind!r} is not modelled")
+        elif kind in ("simple_expansion", "concatenation") and _split_by_newline(node):
+            # "$\\⏎⏎cmd": bash reads a lone $, a line break, then cmd; the grammar reads
+            # one expansion of a variable named cmd
+            self.hide("a line break inside a word")
         elif kind in _BARE and _bare_newline(_text(node)):
             # the grammar can glue the next line onto a word ("ok\n\\rm" as one word)
             self.hide("a line break inside a word")
@@ -963,10 +974,26 @@ def _accounted(node: Node, source: bytes, i: int, opener: bytes) -> bool:
             if start is not None and any(q in _text(start) for q in "'\"\\"):
                 return True
             break
-        if kind == "command_substitution" and _text(current).startswith("`"):
+        if kind == "command_substitution" and source[current.start_byte] == ord("`"):
             in_backquotes = True
         current = current.parent
     return run % 2 == 1 and not in_backquotes
+
+
+def _deeper_than(root: Node, limit: int) -> bool:
+    """Whether the syntax tree is more than ``limit`` nodes deep (one cursor pass)."""
+    cursor = root.walk()
+    depth = 0
+    while True:
+        if cursor.goto_first_child():
+            depth += 1
+            if depth > limit:
+                return True
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return False
+            depth -= 1
 
 
 def _analyze(command: str, depth: int) -> ShellAnalysis:
@@ -980,10 +1007,17 @@ def _analyze(command: str, depth: int) -> ShellAnalysis:
         # the grammar skips \r, \v and \f as blanks; bash keeps them in the word, so
         # "git status \r#;cmd" is a comment to one and a word then a command to the other
         walker.hide("a carriage return, vertical tab or form feed outside a string")
-    if b"\\\n" in source and _continuations(source, root):
-        walker.hide("a backslash-newline joins words")
-    if (opener := _unseen_substitution(source, root)) is not None:
-        walker.hide(f"a substitution ({opener}…) stands where the grammar did not read one")
+    if len(source) > _MAX_SCANNED:
+        walker.hide(f"the command is longer than {_MAX_SCANNED // 1024} KiB")
+    elif _deeper_than(root, _MAX_TREE_DEPTH):
+        # the checks below look nodes up from the root, each lookup as deep as the tree:
+        # 160 KB nested 20 000 levels took 20 s
+        walker.hide("the command nests too deeply to read")
+    else:
+        if b"\\\n" in source and _continuations(source, root):
+            walker.hide("a backslash-newline joins words")
+        if (opener := _unseen_substitution(source, root)) is not None:
+            walker.hide(f"a substitution ({opener}…) stands where the grammar did not read one")
     try:
         walker.visit(root)
     except RecursionError:

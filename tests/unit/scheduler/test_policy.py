@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -448,6 +449,26 @@ def test_writes_into_protected_places_always_ask_outside_yolo(tmp_path: Path) ->
     assert engine.decide(WRITE, {"file_path": ".github/x.yml"}, "auto_edit").decision is ALLOW
     assert engine.decide(WRITE, {"file_path": "sub/config"}, "auto_edit").decision is ALLOW
     assert engine.decide(READ, {"file_path": ".git/config"}, "default").decision is ALLOW
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo " + "$(echo " * 20000 + "x" + ")" * 20000,
+        "echo " + "$(echo " * 30 + "'$(' \\`x " * 20000 + ")" * 30,
+        "echo " + "$(echo " * 45 + " \\`x " * 5000 + ")" * 45,
+    ],
+    ids=["nested-20000", "deep-and-wide-180KB", "deep-and-wide-30KB"],
+)
+def test_huge_or_deep_commands_are_decided_in_bounded_time(command: str) -> None:
+    """These took 20 s, 75 s and 3 s: lookups from the root, each as deep as the tree."""
+    engine = PolicyEngine(
+        [PolicyRule(ALLOW, tool_name="run_shell_command", command_prefix=("echo",))]
+    )
+    start = time.perf_counter()
+    verdict = engine.decide(SHELL, {"command": command}, "default")
+    assert time.perf_counter() - start < 2.5
+    assert verdict.decision is not DENY
 
 
 def test_deeply_nested_or_huge_commands_ask_with_a_short_reason() -> None:
