@@ -194,6 +194,12 @@ DENY_SIDE = [
             "echo hi \r#;rm -f victim",
             "echo hi\n\\\nrm -f victim",
             "echo $\\\n\nrm -f victim",
+            # programs that run shell text taken from their arguments
+            "awk 'BEGIN{system(\"rm -f victim\")}'",
+            "git -c alias.x='!rm -f victim' x",
+            "sed -n '1e rm -f victim' /etc/hostname",
+            "tar -cf /dev/null /etc/hostname --checkpoint=1 --checkpoint-action=exec='rm -f victim'",
+            "python3 -c 'import os; os.system(\"rm -f victim\")'",
         )
     ),
 ]

@@ -10,6 +10,7 @@ mode's default), except that any deny rule on commands makes it ask.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from functools import lru_cache
 
@@ -96,6 +97,14 @@ def decide_shell(rules: list[PolicyRule], command: str, mode: str, tool_name: st
             return verdict_for(rule, tool_name)
     if analysis.hidden:
         return _hidden_verdict(rules, whole, analysis, tool_name)
+    if (named := _denied_in_argument(rules, analysis)) is not None:
+        rule, cmd = named
+        return PolicyVerdict(
+            PolicyDecision.ASK,
+            rule,
+            f"An argument of {cmd.name!r} names a program that {rule.label()} denies, and "
+            "awk, sed, git aliases, tar or an interpreter may run it; asking.",
+        )
     if not checked:
         return verdict_for(whole, tool_name)
     for cmd, rule in checked:
@@ -120,6 +129,39 @@ def decide_shell(rules: list[PolicyRule], command: str, mode: str, tool_name: st
                     PolicyDecision.ASK, rule, f"{cmd.text!r} redirects input or output."
                 )
     return verdict_for(checked[0][1], tool_name)
+
+
+def _denied_in_argument(
+    rules: list[PolicyRule], analysis: ShellAnalysis
+) -> tuple[PolicyRule, SimpleCommand] | None:
+    """A deny rule whose program an argument names as code another program may run.
+
+    ``awk 'BEGIN{system("rm -f f")}'``, ``git -c alias.x='!rm -f f' x``, ``sed '1e rm -f
+    f'`` and ``tar --checkpoint-action=exec='rm -f f'`` all run ``rm`` through a program
+    that reads shell text from its arguments. An argument that is just the word (``git
+    rm``) or a longer name (``rm.txt``) does not count.
+    """
+    for rule in rules:
+        if rule.decision is not PolicyDecision.DENY or not rule.command_prefix:
+            continue
+        prefixes = [_prefix_words(p) for p in rule.command_prefix if _prefix_words(p)]
+        for cmd in analysis.commands:
+            for word in cmd.words[1:]:
+                if any(_names_program(word, prefix) for prefix in prefixes):
+                    return rule, cmd
+    return None
+
+
+@lru_cache(maxsize=512)
+def _program_pattern(prefix: tuple[str, ...]) -> re.Pattern[str]:
+    phrase = r"\s+".join(re.escape(w) for w in prefix)
+    return re.compile(rf"(?<![\w.-])(?:[\w./-]*/)?{phrase}(?![\w.-])")
+
+
+def _names_program(word: str, prefix: tuple[str, ...]) -> bool:
+    if word == prefix[0] or prefix[0] not in word:
+        return False  # "git rm", "ls rm.txt"
+    return _program_pattern(prefix).search(word) is not None
 
 
 def _hidden_verdict(

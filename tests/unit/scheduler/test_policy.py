@@ -391,6 +391,12 @@ def test_hidden_commands_run_in_yolo_only_when_no_deny_rule_could_match() -> Non
     )
     assert sh(deny_words, "git $action origin", "yolo") is DENY  # could be push
     assert sh(deny_words, "git status", "yolo") is ALLOW
+    # shell text handed to awk, sed, git aliases, tar or an interpreter names the program
+    assert sh(deny, "awk 'BEGIN{system(\"/bin/rm -f f\")}'", "yolo") is ASK
+    assert sh(deny_words, "git -c alias.p='!git push' p", "yolo") is ASK
+    for fine in ("git rm --cached f", "ls rm.txt ./rm-old", "echo git pushed"):
+        assert sh(deny, fine, "yolo") is ALLOW, fine
+        assert sh(deny_words, fine, "yolo") is ALLOW, fine
 
 
 def test_args_pattern_sees_the_normalised_workspace_relative_path(tmp_path: Path) -> None:
