@@ -160,6 +160,12 @@ DENY_SIDE = [
             "if true; then rm -f victim; fi",
             "case a in a) rm -f victim;; esac",
             "! rm -f victim",
+            # words after a redirection's target still belong to the command
+            "command >/dev/null rm -f victim",
+            "env 2>/dev/null rm -f victim",
+            "nice 2>&1 rm -f victim",
+            "command <<EOF rm -f victim\nx\nEOF",
+            "command <<EOF >/dev/null rm -f victim\nx\nEOF",
         )
     ),
     *(

@@ -305,6 +305,21 @@ def _bare_newline(text: str) -> bool:
     return False
 
 
+def _late_words(redirect: Node) -> list[Node]:
+    """The words a redirect node holds beyond its target, in order (see _late_arguments)."""
+    if redirect.type == "file_redirect":
+        return redirect.children_by_field_name("destination")[1:]
+    if redirect.type != "heredoc_redirect":
+        return []
+    late: list[Node] = []
+    for i, child in enumerate(redirect.children):
+        if redirect.field_name_for_child(i) == "argument":
+            late.append(child)
+        elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+            late.extend(_late_words(child))
+    return late
+
+
 def _split_by_newline(node: Node) -> bool:
     """Whether a bare line break stands between two children of a command or word."""
     children = node.children
@@ -355,6 +370,7 @@ class _Walker:
         self.unsafe: list[str] = []
         self.redirection = False
         self._redirected = 0
+        self._late_words: dict[int, list[Node]] = {}
 
     def result(self) -> ShellAnalysis:
         return ShellAnalysis(
@@ -391,6 +407,7 @@ class _Walker:
             self._test(node)
         elif kind == "redirected_statement":
             self.redirection = True
+            self._late_arguments(node)
             self._redirected += 1
             try:
                 self._children(node)
@@ -410,6 +427,18 @@ class _Walker:
             self.hide("a line break inside a word")
         if kind not in ("command", "declaration_command", "unset_command"):
             self._children(node)
+
+    def _late_arguments(self, node: Node) -> None:
+        """Words after a redirection's target: the grammar files them under the redirect,
+        bash gives them to the command (``command >/dev/null rm -f f`` runs ``rm``)."""
+        late = [extra for child in node.children for extra in _late_words(child)]
+        if not late:
+            return
+        body = node.child_by_field_name("body")
+        if body is None or body.type != "command":
+            self.hide("words follow a redirection after a compound command")
+        else:
+            self._late_words[body.id] = late
 
     def _children(self, node: Node) -> None:
         for child in node.children:
@@ -433,6 +462,7 @@ class _Walker:
             # "git status⏎\\⏎cmd": bash ends the command at the first line break, the
             # grammar reads the continuation after it as joining the next line's words
             self.hide("a line break between the words of one command")
+        words.extend(_Word(_word_value(w), _text(w)) for w in self._late_words.pop(node.id, []))
         name_node = node.child_by_field_name("name")
         if name_node is not None and _text(name_node) in _RESERVED:
             # bash never runs a bare reserved word as a command: the grammar misread a
