@@ -331,21 +331,27 @@ def _chain_ignores(
 ) -> bool:
     """Whether the last component of ``sub`` is excluded by the specs above it.
 
-    Deeper ignore files win over shallower ones, and .geminiignore over .gitignore in
-    the same directory; the last spec with an opinion decides.
+    The two kinds of file are separate rule sets, as in Gemini CLI: a path is hidden when
+    either hides it. Within one kind a deeper file wins over a shallower one (the last
+    spec with an opinion decides), so a nested ``.gitignore`` with ``!secret.key`` can
+    re-include what a parent ``.gitignore`` left out, but never what ``.geminiignore``
+    hides from the model.
     """
-    verdict: bool | None = None
+    git_verdict: bool | None = None
+    gemini_verdict: bool | None = None
     for dir_parts, specs in chain:
         if sub[: len(dir_parts)] != dir_parts or len(sub) <= len(dir_parts):
             continue
         rel = "/".join(sub[len(dir_parts) :]) + ("/" if is_dir else "")
-        for spec, on in ((specs.git, git), (specs.gemini, gemini)):
-            if spec is None or not on:
-                continue
-            result = spec.check_file(rel).include
+        if git and specs.git is not None:
+            result = specs.git.check_file(rel).include
             if result is not None:
-                verdict = result
-    return bool(verdict)
+                git_verdict = result
+        if gemini and specs.gemini is not None:
+            result = specs.gemini.check_file(rel).include
+            if result is not None:
+                gemini_verdict = result
+    return bool(git_verdict) or bool(gemini_verdict)
 
 
 _MAGIC = re.compile(r"[*?\[{]")

@@ -329,3 +329,44 @@ async def test_grep_alias_and_validation(ctx: ToolContext) -> None:
     assert t.name == "grep_search"
     assert t.validate({"pattern": ""})
     assert "Invalid regular expression" in (t.validate({"pattern": "("}) or "")
+
+
+# -- .gitignore and .geminiignore are two rule sets ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("read_file", {"file_path": "sub/id.key"}),
+        ("read_many_files", {"include": ["**"]}),
+        ("grep_search", {"pattern": "KEY_MAT.RIAL"}),
+        ("grep_search", {"pattern": "KEY_MAT.RIAL", "dir_path": "sub"}),
+        ("glob", {"pattern": "**/*.key"}),
+        ("list_directory", {"dir_path": "sub"}),
+    ],
+)
+async def test_a_nested_gitignore_cannot_unhide_what_geminiignore_hides(
+    ctx: ToolContext, root: Path, name: str, args: dict[str, Any]
+) -> None:
+    """A `!*.key` in a subfolder's .gitignore (a common idiom, and a file a model may write
+    in auto_edit) re-included files that the person's .geminiignore keeps from the model."""
+    (root / ".geminiignore").write_text("*.key\n")
+    (root / "sub").mkdir()
+    (root / "sub" / ".gitignore").write_text("*\n!.gitignore\n!*.key\n")
+    (root / "sub" / "id.key").write_text("KEY_MATERIAL\n")
+    try:
+        shown = text_of(await run(ctx, name, **args))
+    except ToolError as exc:
+        shown = str(exc)
+    assert "KEY_MATERIAL" not in shown
+    assert "id.key" not in shown or "ignored" in shown
+
+
+async def test_a_geminiignore_negation_does_not_unhide_a_gitignored_file(
+    ctx: ToolContext, root: Path
+) -> None:
+    """Either file hiding a path hides it: `!notes.log` in .geminiignore leaves *.log out."""
+    (root / ".geminiignore").write_text("!notes.log\n")
+    with pytest.raises(ToolError, match="ignored"):
+        await run(ctx, "read_file", file_path="notes.log")
+    assert "hello log" not in text_of(await run(ctx, "read_many_files", include=["*"]))
