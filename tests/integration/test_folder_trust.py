@@ -210,6 +210,32 @@ def test_context_file_symlinked_outside_the_workspace_is_never_sent(
         assert "use tabs, not spaces" in request.body.decode()
 
 
+def test_a_context_file_cannot_reach_into_the_user_config_dir_for_settings(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """The config dir is allowed for the person's own context files, not for config.toml:
+    a repository's GEMINI.md -> ../home/config/config.toml sent an MCP server's bearer
+    token (and everything else in the settings) to the model."""
+    token = "mcp-bearer-0123456789abcdef"
+    write_fast_config(
+        isolated_home,
+        '[mcpServers.docs]\nhttpUrl = "http://127.0.0.1:9/mcp"\n'
+        f'headers = {{ Authorization = "Bearer {token}" }}\n',
+    )
+    config = isolated_home / "config"
+    (config / "AGENTS.md").write_text("the person's shared instructions\n")
+    (workspace / "GEMINI.md").symlink_to(config / "config.toml")
+    (workspace / "AGENTS.md").symlink_to(config / "AGENTS.md")  # a context file: fine
+    mock_llm_thread.enqueue({"text": "ok"})
+    proc = run_gemtui(
+        ["-p", "go"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.returncode == 0, proc.stderr
+    body = mock_llm_thread.requests[0].body.decode()
+    assert token not in body and "mcpServers" not in body
+    assert "the person's shared instructions" in body
+
+
 def test_the_notice_stays_one_line_whatever_the_keys_hold(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
 ) -> None:

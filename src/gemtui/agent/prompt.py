@@ -23,10 +23,12 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def _readable_context_file(candidate: Path, directory: Path, allowed: tuple[Path, ...]) -> bool:
-    """A regular file whose real path stays in its own folder's tree (or an allowed one).
+    """A regular file whose real path stays in its own folder's tree, or a context file
+    of the person's own in an allowed folder (their config dir).
 
     A repository's ``GEMINI.md`` symlinked to ``~/.ssh/id_rsa`` would otherwise be sent to
-    the model; a FIFO would block start-up.
+    the model, and one linked to the config dir's ``config.toml`` would send the settings
+    (MCP servers' tokens among them); a FIFO would block start-up.
     """
     try:
         real = candidate.resolve(strict=True)
@@ -34,7 +36,9 @@ def _readable_context_file(candidate: Path, directory: Path, allowed: tuple[Path
             return False
     except (OSError, RuntimeError):  # dangling, unreadable or a symlink loop
         return False
-    return any(_inside(real, root) for root in (directory.resolve(), *allowed))
+    if _inside(real, directory.resolve()):
+        return True
+    return real.name in CONTEXT_FILES and any(_inside(real, root) for root in allowed)
 
 
 def find_context_files(workspace: Path, home: Path | None = None) -> list[Path]:
