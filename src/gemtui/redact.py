@@ -48,6 +48,7 @@ __all__ = [
     "forget_registered",
     "redact",
     "redact_data",
+    "redact_wire_content",
     "register",
     "register_header",
     "register_variable",
@@ -244,18 +245,40 @@ def redact(text: str) -> str:
     return current()(text)
 
 
-def redact_data(value: Any) -> Any:
-    """A JSON-like value with every string in it masked (dict keys kept: they are names).
+def redact_data(value: Any, *, keys: bool = False) -> Any:
+    """A JSON-like value with every string in it masked.
 
     Masking the values before serialising keeps the JSON valid whatever the secret is.
+    Dict keys are kept by default: they are a format's names, and a short placeholder key
+    such as ``text`` must not break the structure. ``keys=True`` masks them too, for dicts
+    whose names someone else chose (a model's call arguments).
     """
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, Mapping):
-        return {k: redact_data(v) for k, v in value.items()}
+        return {
+            (redact(k) if keys and isinstance(k, str) else k): redact_data(v, keys=keys)
+            for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
-        return [redact_data(v) for v in value]
+        return [redact_data(v, keys=keys) for v in value]
     return value
+
+
+def redact_wire_content(wire: dict[str, Any]) -> dict[str, Any]:
+    """A ``Content`` in wire form, masked: its values, and its function calls' argument
+    names (the model chose them, so they may carry a key like any text)."""
+    parts = wire.get("parts")
+    if isinstance(parts, list):
+        wire = {**wire, "parts": [_masked_call_args(p) for p in parts]}
+    return cast("dict[str, Any]", redact_data(wire))
+
+
+def _masked_call_args(part: Any) -> Any:
+    call = part.get("functionCall") if isinstance(part, Mapping) else None
+    if not isinstance(call, Mapping) or not isinstance(call.get("args"), Mapping):
+        return part
+    return {**part, "functionCall": {**call, "args": redact_data(call["args"], keys=True)}}
 
 
 class StreamRedactor:

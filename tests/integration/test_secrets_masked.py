@@ -186,6 +186,35 @@ def test_a_server_error_that_echoes_the_key_is_masked_on_stderr_and_in_json(
     )
 
 
+# -- a hostile model puts the key where only names go ------------------------------------
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_key_the_model_puts_in_call_names_ids_and_argument_names_is_masked(
+    fmt: str, mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """Argument *names*, a call's name and its id are the model's text like any other:
+    they went into sessions.db (tool_calls and messages) and stream-json's tool_use raw."""
+    write_fast_config(isolated_home)
+    env = gemtui_env(isolated_home, mock_llm_thread.url, key=ENV_KEY)
+    mock_llm_thread.enqueue(
+        {
+            "function_calls": [
+                {"name": ENV_KEY, "args": {ENV_KEY: "v", "n": {ENV_KEY: 1}}, "id": ENV_KEY},
+                {"name": "read_file", "args": {"file_path": "x", ENV_KEY: 2}, "id": "r-" + ENV_KEY},
+            ]
+        },
+        {"text": "done"},
+    )
+    proc = run_gemtui(["-p", "go", "--output-format", fmt], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    with sqlite3.connect(isolated_home / "data" / "sessions.db") as db:
+        assert db.execute("SELECT count(*) FROM tool_calls").fetchone()[0] == 2
+    assert_nothing_leaks(
+        [ENV_KEY], home=isolated_home, streams={"stdout": proc.stdout, "stderr": proc.stderr}
+    )
+
+
 # -- every source at once, every format, every file ---------------------------------------
 
 

@@ -244,6 +244,31 @@ def test_background_command_ends_when_a_headless_run_ends(
         _kill_leftovers(workspace)
 
 
+def test_a_job_a_foreground_command_left_running_ends_with_the_run(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """`npm run dev &` without is_background: bash returns at once and the job stays in
+    its group. It is the session's all the same and must not outlive gemtui."""
+    write_fast_config(isolated_home)
+    left = _call(
+        "run_shell_command",
+        "fg",
+        command="echo $$ > leader.pid; sleep 1000 & echo $! > child.pid",
+    )
+    mock_llm_thread.enqueue({"function_calls": [left]}, {"text": "started it"})
+    try:
+        proc = run_gemtui(
+            ["-p", "start a server", "--yolo"],
+            env=gemtui_env(isolated_home, mock_llm_thread.url),
+            cwd=workspace,
+        )
+        assert proc.returncode == 0, proc.stderr
+        pids = _pids(workspace)
+        assert _wait_gone(pids), f"processes {pids} left by a command outlived gemtui"
+    finally:
+        _kill_leftovers(workspace)
+
+
 def test_background_command_ends_when_a_headless_run_is_terminated(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
 ) -> None:

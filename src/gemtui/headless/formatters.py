@@ -136,7 +136,7 @@ _UNSAFE = {c: f"\\u{c:04x}" for c in (*range(0x7F, 0xA0), 0x2028, 0x2029)}
 def one_line_args(args: dict[str, Any]) -> str:
     """The arguments as JSON on one line (newlines and control characters escaped), cut
     at ``ARGS_CHARS``."""
-    masked = redact_data(args)  # before the cut: half a key is no longer recognisable
+    masked = redact_data(args, keys=True)  # before the cut: half a key is unrecognisable
     text = json.dumps(masked, ensure_ascii=False, default=str).translate(_UNSAFE)
     return text if len(text) <= ARGS_CHARS else text[: ARGS_CHARS - 1] + "…"
 
@@ -276,8 +276,9 @@ class StreamJsonFormatter(_Base):
         elif isinstance(event, ToolCallStateChanged):
             call = event.call
             if call.state == ToolCallState.VALIDATING:
+                args = redact_data(call.args, keys=True)  # the model chose the names too
                 self._line(
-                    {"type": "tool_use", "id": call.call_id, "name": call.name, "args": call.args}
+                    {"type": "tool_use", "id": call.call_id, "name": call.name, "args": args}
                 )
             elif call.state.terminal:
                 obj: dict[str, Any] = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from gemtui.redact import redact, redact_data
+from gemtui.redact import redact, redact_data, redact_wire_content
 from gemtui.store.records import iso
 
 if TYPE_CHECKING:
@@ -29,10 +29,14 @@ def _require(store: SessionStore, session_id: str) -> Any:
 
 def to_json(store: SessionStore, session_id: str) -> str:
     info = _require(store, session_id)
+    calls = [
+        {**call, "args": redact_data(call["args"], keys=True)}
+        for call in store.tool_calls(session_id)
+    ]
     doc = {
         "session": info.to_json(),
-        "history": [c.to_wire() for c in store.load_history(session_id)],
-        "tool_calls": store.tool_calls(session_id),
+        "history": [redact_wire_content(c.to_wire()) for c in store.load_history(session_id)],
+        "tool_calls": calls,
         "usage": store.usage(session_id),
     }
     return json.dumps(redact_data(doc), ensure_ascii=False, indent=2) + "\n"

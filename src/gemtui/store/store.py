@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gemtui.redact import redact, redact_data
+from gemtui.redact import redact, redact_data, redact_wire_content
 from gemtui.store.db import open_database, rollback
 from gemtui.store.records import (
     SessionInfo,
@@ -73,9 +73,21 @@ def _info(row: Sequence[Any]) -> SessionInfo:
     )
 
 
-def _json(value: Any) -> str:
-    """``value`` as stored JSON, every string in it masked (the JSON stays valid)."""
-    return json.dumps(redact_data(value), ensure_ascii=False, default=lambda o: redact(str(o)))
+def _json(value: Any, *, keys: bool = False) -> str:
+    """``value`` as stored JSON, every string in it masked (the JSON stays valid);
+    ``keys`` masks the dict keys too (names a model chose)."""
+    return json.dumps(
+        redact_data(value, keys=keys), ensure_ascii=False, default=lambda o: redact(str(o))
+    )
+
+
+def _content_json(content: Content) -> str:
+    """A message as stored JSON: masked values and masked function-call argument names."""
+    return json.dumps(
+        redact_wire_content(content.to_wire()),
+        ensure_ascii=False,
+        default=lambda o: redact(str(o)),
+    )
 
 
 def _like(text: str) -> str:
@@ -285,7 +297,7 @@ class SessionStore:
         msg = content if isinstance(content, Content) else Content.model_validate(content)
         if msg.role is None:
             msg = msg.model_copy(update={"role": role})
-        body = _json(msg.to_wire())
+        body = _content_json(msg)
         text = redact(content_text(msg) if text is None else text)
         now = time.time()
         with self._tx() as c:
@@ -324,7 +336,7 @@ class SessionStore:
                         i,
                         epoch,
                         m.role or "user",
-                        _json(m.to_wire()),
+                        _content_json(m),
                         redact(content_text(m)),
                         now,
                     )
@@ -426,9 +438,9 @@ class SessionStore:
                 " error, duration_ms, created) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (
                     session_id,
-                    call_id,
-                    name,
-                    _json(args),
+                    redact(call_id),  # both come from the model, like its arguments
+                    redact(name),
+                    _json(args, keys=True),
                     state,
                     decision,
                     redact(output or "") or None,

@@ -4,7 +4,11 @@
 and returns at once. The group is registered here, on the session's ``ToolContext``, and
 ``BackgroundJobs.terminate`` ends every group (SIGTERM, then SIGKILL for what is left)
 when the session closes: headless runs close it on their way out, the TUI when the app
-exits, and an ``atexit`` hook catches any path that forgot.
+exits, and an ``atexit`` hook catches any path that forgot. A foreground command that
+leaves a job running in its group (``npm run dev &``) hands the group over too.
+
+A command that leaves its group on purpose (``setsid``, a double fork into another
+session, a service manager) is out of reach of process groups; the person approved it.
 """
 
 from __future__ import annotations
@@ -15,14 +19,45 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
-__all__ = ["BackgroundJobs", "terminate_all"]
+__all__ = ["BackgroundJobs", "group_members", "terminate_all"]
 
 TERM_GRACE_SECONDS = 0.5
 """How long the groups get to exit after SIGTERM before SIGKILL."""
 
 _holding: set[BackgroundJobs] = set()
 """Registries with running groups, held strongly so a dropped session's jobs still end."""
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes in group ``pgid``, read from /proc where available."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return [pgid] if _group_alive(pgid) else []
+    members: list[int] = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        fields = _stat_fields(int(entry.name))
+        # after the parenthesised command name: state ppid pgrp ...
+        if len(fields) >= 3 and fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
+            members.append(int(entry.name))
+    return members
+
+
+def _stat_fields(pid: int) -> list[str]:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return []
+    return stat[stat.rfind(")") + 2 :].split()
+
+
+def _identity(pid: int) -> tuple[int, str] | None:
+    """(pid, start time): a process, not just a number that may be given out again."""
+    fields = _stat_fields(pid)
+    return (pid, fields[19]) if len(fields) > 19 else None
 
 
 def _group_alive(pgid: int) -> bool:
@@ -45,6 +80,8 @@ class BackgroundJobs:
 
     def __init__(self) -> None:
         self._procs: list[subprocess.Popen[bytes]] = []
+        self._orphans: dict[int, list[tuple[int, str]]] = {}
+        """Groups whose leader has gone (a foreground command's), with the members seen."""
 
     def add(self, proc: subprocess.Popen[bytes]) -> None:
         """Own ``proc``'s process group (it must lead a new session: pgid == pid)."""
@@ -52,9 +89,30 @@ class BackgroundJobs:
         self._procs.append(proc)
         _holding.add(self)
 
+    def adopt(self, pgid: int) -> None:
+        """Own what is still running in group ``pgid`` after its leader exited.
+
+        Its leader was reaped, so the number may be given to another group once this one
+        empties; the group is signalled later only while a process seen now still lives
+        (a group with a member cannot lose its number).
+        """
+        if not _group_alive(pgid):  # the usual case, without reading /proc
+            return
+        seen = [i for i in map(_identity, group_members(pgid)) if i is not None]
+        if seen:
+            self._orphans[pgid] = seen
+            _holding.add(self)
+
+    def _orphan_groups(self) -> list[int]:
+        return [
+            pgid
+            for pgid, seen in self._orphans.items()
+            if any(_identity(pid) == (pid, start) for pid, start in seen)
+        ]
+
     @property
     def pgids(self) -> list[int]:
-        return [p.pid for p in self._procs]
+        return [p.pid for p in self._procs] + list(self._orphans)
 
     def terminate(self, grace: float = TERM_GRACE_SECONDS) -> None:
         """End every group, children included: SIGTERM, a short grace, then SIGKILL.
@@ -63,21 +121,24 @@ class BackgroundJobs:
         shutdown that must finish within a second of Ctrl-C.
         """
         procs, self._procs = self._procs, []
+        orphans = self._orphan_groups()
+        self._orphans = {}
         _holding.discard(self)
-        if not procs:
+        if not procs and not orphans:
             return
-        for proc in procs:
-            _signal_group(proc.pid, signal.SIGTERM)
+        groups = [p.pid for p in procs] + orphans
+        for pgid in groups:
+            _signal_group(pgid, signal.SIGTERM)
         deadline = time.monotonic() + grace
-        pending = list(procs)
+        pending = list(groups)
         while pending and time.monotonic() < deadline:
-            for proc in pending:
+            for proc in procs:
                 proc.poll()  # reap the leader so its group can empty
-            pending = [p for p in pending if _group_alive(p.pid)]
+            pending = [g for g in pending if _group_alive(g)]
             if pending:
                 time.sleep(0.01)
-        for proc in pending:
-            _signal_group(proc.pid, signal.SIGKILL)
+        for pgid in pending:
+            _signal_group(pgid, signal.SIGKILL)
         for proc in procs:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=grace)

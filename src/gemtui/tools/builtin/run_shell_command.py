@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from gemtui.tools.background import group_members as _group_members
 from gemtui.tools.background import terminate_all
 from gemtui.tools.base import (
     Confirmation,
@@ -38,30 +39,6 @@ READ_CHUNK = 8192
 
 
 # -- process group handling --------------------------------------------------------------
-
-
-def _group_members(pgid: int) -> list[int]:
-    """Live (non-zombie) processes in group ``pgid``, read from /proc where available."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return []
-        return [pgid]
-    members: list[int] = []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # Fields after the parenthesised command name: state ppid pgrp ...
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) >= 3 and fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
-            members.append(int(entry.name))
-    return members
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
@@ -214,6 +191,8 @@ class RunShellCommandInvocation(ToolInvocation):
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
             transport.close()
+        if not timed_out:
+            ctx.background.adopt(proc.pid)  # `server &`: the job is the session's too
         return self._result(proc, capture, where, timed_out, ctx.shell_timeout)
 
     @staticmethod
