@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from textual.app import App, ComposeResult
@@ -28,11 +29,17 @@ def screen_text(transcript: Transcript) -> str:
 
 
 async def settle(pilot: Pilot[Any], transcript: Transcript) -> None:
-    """Wait until streamed text has had its frame and the screen is drawn."""
-    for _ in range(100):
+    """Wait until streamed text has had its frame and the screen is drawn.
+
+    Frames come from a timer, so the bound is time, not a count of idle turns: a loaded
+    machine gives the loop many idle turns between two frames.
+    """
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
         await pilot.pause()
         if not transcript.rendering_pending:
             return
+        await pilot.pause(0.01)  # a poll interval: the frame timer fires between polls
     raise AssertionError("the transcript never caught up")
 
 
