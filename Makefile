@@ -3,8 +3,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# import-linter lives in a venv of its own: it pulls in click, and httpx imports click and
+# rich at start-up whenever both are importable (≈100 ms on every gemtui launch).
+LINT_VENV := .venv-lint
+LINT_STAMP := $(LINT_VENV)/.installed
 
-.PHONY: run test test-snapshot-update lint bench demo install compile clean
+.PHONY: run test test-snapshot-update lint format bench demo install compile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,13 +36,24 @@ test: $(STAMP)
 test-snapshot-update: $(STAMP)
 	$(BIN)/pytest tests/tui --snapshot-update
 
-lint: $(STAMP)
+$(LINT_STAMP):
+	$(PYTHON) -m venv $(LINT_VENV)
+	$(LINT_VENV)/bin/pip install --quiet --disable-pip-version-check 'import-linter>=2.1,<3'
+	touch $(LINT_STAMP)
+
+# ruff, the formatting, mypy strict and the import contracts in pyproject.toml
+lint: $(STAMP) $(LINT_STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
+	PYTHONPATH=src $(LINT_VENV)/bin/lint-imports
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix src tests bench
+	$(BIN)/ruff format src tests bench
 
 bench: compile
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(LINT_VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -121,10 +121,10 @@ class MockProcess:
 
 
 async def _throughput_once(url: str, tokens: int) -> float:
+    from gemtui.agent.provider_choice import ResolvedProvider
     from gemtui.agent.session import Session, SessionOptions
     from gemtui.bus import ContentDelta
     from gemtui.config.settings import Settings
-    from gemtui.providers.factory import ResolvedProvider
     from gemtui.providers.gemini import GeminiGenerator
     from gemtui.providers.http import make_client
     from gemtui.providers.retry import RetryingGenerator

@@ -29,10 +29,10 @@ RUNS = 5
 
 
 async def _one(url: str, rate: float | None) -> float:
+    from gemtui.agent.provider_choice import ResolvedProvider
     from gemtui.agent.session import Session, SessionOptions
     from gemtui.bus import AgentFinished, ContentDelta
     from gemtui.config.settings import Settings
-    from gemtui.providers.factory import ResolvedProvider
     from gemtui.providers.gemini import GeminiGenerator
     from gemtui.providers.http import make_client
     from gemtui.tui.app import GemtuiApp

@@ -59,7 +59,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     monkeypatch.setenv("GEMTUI_HOME", str(home))
     for var in _KEY_VARS:
         monkeypatch.delenv(var, raising=False)
-    yield home
+    return home
 
 
 @pytest.fixture(autouse=True)

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest_asyncio
 
+from gemtui.agent.provider_choice import ResolvedProvider
 from gemtui.agent.session import Session, SessionOptions
 from gemtui.bus import Event
 from gemtui.config.settings import Settings
-from gemtui.providers.factory import ResolvedProvider
 from gemtui.providers.gemini import GeminiGenerator
 from gemtui.providers.http import make_client
 from gemtui.providers.retry import RetryingGenerator, RetryPolicy

@@ -44,7 +44,8 @@ def test_unreadable_settings_file_exits_52_naming_it(
     (cfg / name).write_bytes(content)
     proc = run_gemtui(["-p", "hi"], env=gemtui_env(isolated_home), cwd=workspace)
     assert proc.returncode == 52, proc.stderr
-    assert str(cfg / name) in proc.stderr and says in proc.stderr
+    assert str(cfg / name) in proc.stderr
+    assert says in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     _no_traceback(proc.stderr)
 
@@ -107,7 +108,8 @@ def test_zero_or_negative_limits_exit_52_naming_the_key(
     monkeypatch.setattr(cli, "_read_stdin", lambda **_: None)
     assert cli.main(["-p", "hi"]) == 52
     err = capsys.readouterr().err
-    assert f"setting '{key}'" in err and str(cfg) in err
+    assert f"setting '{key}'" in err
+    assert str(cfg) in err
     _no_traceback(err)
 
 
@@ -142,7 +144,8 @@ def test_sessions_list_on_an_unusable_store_prints_one_line(
     proc = run_gemtui(["sessions", *args], env=gemtui_env(home), cwd=workspace)
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("gemtui: cannot read the saved sessions")
+    assert len(lines) == 1
+    assert lines[0].startswith("gemtui: cannot read the saved sessions")
     assert proc.stdout == ""
     _no_traceback(proc.stderr)
 
@@ -158,7 +161,8 @@ def test_unwritable_home_headless_run_says_one_line_per_problem(
     proc = run_gemtui(["-p", "hi"], env=gemtui_env(home, mock_llm_thread.url), cwd=workspace)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "still answered"
-    assert "not being saved" in proc.stderr and "a file is in the way" in proc.stderr
+    assert "not being saved" in proc.stderr
+    assert "a file is in the way" in proc.stderr
     _no_traceback(proc.stderr)
 
 
@@ -214,10 +218,13 @@ def test_glob_patterns_never_print_python_warnings(
         for part in mock_llm_thread.requests[-1].json["contents"][-1]["parts"]
     }
     assert len(answered) == len(patterns)
-    assert "a1.txt" in answered["g0"] and "[1.txt" in answered["g0"]
+    assert "a1.txt" in answered["g0"]
+    assert "[1.txt" in answered["g0"]
     assert "b.txt" not in answered["g0"]
-    assert "&.txt" in answered["g1"] and "b.txt" in answered["g1"]
-    assert "b.txt" in answered["g2"] and "b.txt" in answered["g3"]
+    assert "&.txt" in answered["g1"]
+    assert "b.txt" in answered["g1"]
+    assert "b.txt" in answered["g2"]
+    assert "b.txt" in answered["g3"]
     assert "a1.txt" not in answered["g4"]  # a reversed range matches nothing
 
 
@@ -249,10 +256,12 @@ def test_odd_ignore_file_patterns_neither_warn_nor_break_the_tools(
         part["functionResponse"]["id"]: part["functionResponse"]["response"]
         for part in mock_llm_thread.requests[-1].json["contents"][-1]["parts"]
     }
-    assert "error" not in answered["g"] and "error" not in answered["r"]
+    assert "error" not in answered["g"]
+    assert "error" not in answered["r"]
     listing = answered["g"]["output"]
     assert "keep.txt" in listing
-    assert "secret.txt" not in listing and "[x.txt" not in listing
+    assert "secret.txt" not in listing
+    assert "[x.txt" not in listing
 
 
 def test_odd_policy_regex_prints_no_python_warning(

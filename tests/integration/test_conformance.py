@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from gemtui.agent.provider_choice import ResolvedProvider
 from gemtui.agent.session import Session, SessionOptions
 from gemtui.bus import (
     ContentDelta,
@@ -30,7 +31,6 @@ from gemtui.bus import (
 from gemtui.config.settings import Settings
 from gemtui.providers.anthropic import AnthropicGenerator
 from gemtui.providers.base import ContentGenerator
-from gemtui.providers.factory import ResolvedProvider
 from gemtui.providers.gemini import GeminiGenerator
 from gemtui.providers.http import make_client
 from gemtui.providers.openai_compat import OpenAICompatGenerator
@@ -227,14 +227,16 @@ def _assert_gemini(body: dict[str, Any]) -> None:
             continue
         nxt = contents[i + 1] if i + 1 < len(contents) else {"role": "", "parts": []}
         answered = [p["functionResponse"]["id"] for p in nxt["parts"] if "functionResponse" in p]
-        assert nxt["role"] == "user" and sorted(answered) == sorted(calls), (calls, nxt)
+        assert nxt["role"] == "user", (calls, nxt)
+        assert sorted(answered) == sorted(calls), (calls, nxt)
 
 
 def _assert_anthropic(req: RecordedRequest, body: dict[str, Any]) -> None:
     assert req.path == "/v1/messages"
     assert req.headers["x-api-key"] == "ant-key"
     assert req.headers["anthropic-version"] == "2023-06-01"
-    assert body["stream"] is True and body["max_tokens"] > 0
+    assert body["stream"] is True
+    assert body["max_tokens"] > 0
     msgs = body["messages"]
     roles = [m["role"] for m in msgs]
     assert roles[0] == "user"
@@ -254,16 +256,19 @@ def _assert_anthropic(req: RecordedRequest, body: dict[str, Any]) -> None:
 def _assert_openai(h: Harness, req: RecordedRequest, body: dict[str, Any]) -> None:
     assert req.path == "/v1/chat/completions"
     assert req.headers["authorization"] == "Bearer oai-key"
-    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
     msgs = body["messages"]
     assert {m["role"] for m in msgs} <= {"system", "user", "assistant", "tool"}
     if h.adapter == "text_tools":
         assert "tools" not in body
         assert all(m["role"] != "tool" and "tool_calls" not in m for m in msgs)
-        assert msgs[0]["role"] == "system" and "Available tools" in msgs[0]["content"]
+        assert msgs[0]["role"] == "system"
+        assert "Available tools" in msgs[0]["content"]
         return
     for tool in body.get("tools", []):
-        assert tool["type"] == "function" and set(tool["function"]) == {
+        assert tool["type"] == "function"
+        assert set(tool["function"]) == {
             "name",
             "description",
             "parameters",
@@ -280,7 +285,8 @@ def _assert_openai(h: Harness, req: RecordedRequest, body: dict[str, Any]) -> No
             answered.append(follow["tool_call_id"])
         assert answered == ids
         for tc in m["tool_calls"]:
-            assert tc["type"] == "function" and isinstance(tc["function"]["arguments"], str)
+            assert tc["type"] == "function"
+            assert isinstance(tc["function"]["arguments"], str)
 
 
 # -- the suite ---------------------------------------------------------------------------
@@ -322,13 +328,16 @@ async def test_parallel_tool_calls_results_in_order(harness: Harness, workspace:
     harness.srv.enqueue(harness.calls_step(calls), {"text": "Both files read."})
     run = make_run(harness, workspace)
     done = await run.session.send("read a and b")
-    assert done.reason == TerminateReason.GOAL and done.text.endswith("Both files read.")
+    assert done.reason == TerminateReason.GOAL
+    assert done.text.endswith("Both files read.")
     assert "tool_call" not in run.text()  # the call's JSON never shows as text
     reqs = harness.generation_requests()
     assert len(reqs) == 2
     call_ids, results = tool_exchange(harness, reqs[1].json)
-    assert [r[0] for r in results] == call_ids and len(call_ids) == 2
-    assert "alpha content" in results[0][1] and "beta content" in results[1][1]
+    assert [r[0] for r in results] == call_ids
+    assert len(call_ids) == 2
+    assert "alpha content" in results[0][1]
+    assert "beta content" in results[1][1]
     assert not any(r[2] for r in results)
     assert_valid_requests(harness)
     await run.session.aclose()
@@ -343,7 +352,8 @@ async def test_tool_error_goes_back_as_error_result(harness: Harness, workspace:
     done = await run.session.send("read missing.txt")
     assert done.reason == TerminateReason.GOAL
     call_ids, results = tool_exchange(harness, harness.generation_requests()[1].json)
-    assert len(results) == 1 and results[0][0] == call_ids[0]
+    assert len(results) == 1
+    assert results[0][0] == call_ids[0]
     assert results[0][2], results
     assert "missing.txt" in results[0][1] or "not" in results[0][1].lower()
     assert_valid_requests(harness)
@@ -356,7 +366,8 @@ async def test_thoughts_stream_as_thought_events(harness: Harness, workspace: Pa
     done = await run.session.send("hello")
     thoughts = "".join(e.text for e in run.of(ThoughtDelta))
     assert "I should greet them" in thoughts
-    assert done.text == "Hi!" and "greet" not in run.text()
+    assert done.text == "Hi!"
+    assert "greet" not in run.text()
     assert_valid_requests(harness)
     await run.session.aclose()
 
@@ -408,10 +419,12 @@ async def test_fault_before_first_byte_is_retried(
     harness.srv.enqueue(RETRIED_BEFORE_FIRST_BYTE[fault], {"text": "recovered fine"})
     run = make_run(harness, workspace)
     done = await run.session.send("hi")
-    assert done.reason == TerminateReason.GOAL and done.text == "recovered fine"
+    assert done.reason == TerminateReason.GOAL
+    assert done.text == "recovered fine"
     (notice,) = run.of(RequestRetrying)
     if fault == "429":
-        assert notice.wait >= 0.05 and "slow down" in notice.message
+        assert notice.wait >= 0.05
+        assert "slow down" in notice.message
     assert len(harness.generation_requests()) == 2
     assert_valid_requests(harness)
     await run.session.aclose()
@@ -462,7 +475,8 @@ async def test_persistent_stall_ends_in_an_error(harness: Harness, workspace: Pa
     run = make_run(harness, workspace, read_timeout=0.3)
     done = await run.session.send("hi")
     assert done.reason == TerminateReason.ERROR
-    assert done.error and "timeout" in done.error.lower()
+    assert done.error
+    assert "timeout" in done.error.lower()
     await run.session.aclose()
 
 
@@ -479,9 +493,11 @@ async def test_cancel_mid_stream_keeps_partial(harness: Harness, workspace: Path
     done = await asyncio.wait_for(run.session.send("stream a lot"), 10)
     assert done.reason == TerminateReason.ABORTED
     partial = run.text()
-    assert partial and partial != words
+    assert partial
+    assert partial != words
     history = run.session.chat.history
     assert history[-1].role == "model"
     kept = "".join(p.text or "" for p in history[-1].parts if not p.thought)
-    assert kept and words.startswith(kept.strip())
+    assert kept
+    assert words.startswith(kept.strip())
     await run.session.aclose()

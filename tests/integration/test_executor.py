@@ -71,16 +71,15 @@ async def test_several_turns_parallel_reads_and_ordered_results(
     second = mock_llm.requests[1].json
     responses = _responses(second)
     assert [r["id"] for r in responses] == ["call-a", "call-b"]
-    assert (
-        "alpha" in responses[0]["response"]["output"]
-        and "beta" in responses[1]["response"]["output"]
-    )
+    assert "alpha" in responses[0]["response"]["output"]
+    assert "beta" in responses[1]["response"]["output"]
     assert next(e.__class__.__name__ for e in events) == "UserMessage"
     assert isinstance(events[-1], AgentFinished)
     assert _states(events, "call-a") == ["validating", "scheduled", "executing", "success"]
     assert history_is_valid(session.chat.history)
     seqs = [e.seq for e in events]
-    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    assert seqs == sorted(seqs)
+    assert len(set(seqs)) == len(seqs)
     assert all(e.prompt_id == f"{session.id}#1" for e in events)
 
 
@@ -190,7 +189,8 @@ async def test_interactive_approval_allows_then_rejection_refuses(
         for e in events
         if isinstance(e, ToolCallStateChanged) and e.call.call_id == "r1" and e.call.confirmation
     )
-    assert "-old" in diff and "+new" in diff
+    assert "-old" in diff
+    assert "+new" in diff
     rejected = _responses(mock_llm.requests[2].json)[0]
     assert "not like that" in rejected["response"]["error"]
     # the approval came before execution
@@ -309,7 +309,8 @@ async def test_fallback_model_event(mock_llm: MockLLMServer, make_session: Sessi
     done = await session.send("hi")
     assert done.reason == TerminateReason.GOAL
     fb = [e for e in events if isinstance(e, ModelFallback)]
-    assert fb and fb[0].to_model == "gemini-2.5-flash"
+    assert fb
+    assert fb[0].to_model == "gemini-2.5-flash"
     assert session.chat.model == "gemini-2.5-flash"
 
 
@@ -335,7 +336,8 @@ async def test_compression_keeps_recent_turns_and_pairs_and_reduces_tokens(
     mock_llm.enqueue({"text": "SUMMARY of everything"})
     await session.compress()
     done = [e for e in events if isinstance(e, HistoryCompressed)]
-    assert done and done[0].tokens_after < done[0].tokens_before
+    assert done
+    assert done[0].tokens_after < done[0].tokens_before
     history = session.chat.history
     assert "SUMMARY of everything" in (history[0].parts[0].text or "")
     # the latest turns are kept verbatim, the call/response pair together
@@ -444,7 +446,7 @@ async def test_usage_is_reported_per_turn(
 async def test_switching_provider_and_model_keeps_the_conversation(
     mock_llm: MockLLMServer, make_session: SessionFactory
 ) -> None:
-    from gemtui.providers.factory import ResolvedProvider
+    from gemtui.agent.provider_choice import ResolvedProvider
     from gemtui.providers.http import make_client
     from gemtui.providers.openai_compat import OpenAICompatGenerator
     from gemtui.providers.retry import RetryingGenerator

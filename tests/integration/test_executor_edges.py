@@ -76,7 +76,9 @@ async def test_cancel_landing_as_the_stream_ends_still_answers_the_calls(
     assert done.reason == TerminateReason.ABORTED
     assert history_is_valid(session.chat.history)
     answered = session.chat.history[-1].parts[0].function_response
-    assert answered is not None and answered.id == "c1" and "error" in answered.response
+    assert answered is not None
+    assert answered.id == "c1"
+    assert "error" in answered.response
 
 
 async def test_a_provider_bug_ends_the_turn_as_an_error_not_a_crash(

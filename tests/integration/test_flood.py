@@ -98,7 +98,8 @@ def test_a_signal_during_a_flood_exits_130_at_once(
     proc = popen_gemtui(
         ["-p", "never stop"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
     )
-    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
     out = _Reader(proc.stdout.fileno())
     assert out.wait_for(64_000, timeout=30), "the flood never reached stdout"
     os.kill(proc.pid, sig)  # not send_signal: its poll() would reap the child first
@@ -121,7 +122,8 @@ def test_ctrl_c_after_a_long_flood_still_ends_the_run_at_once(
     proc = popen_gemtui(
         ["-p", "never stop"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
     )
-    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
     out = _Reader(proc.stdout.fileno())
     out.wait_for(100_000_000, timeout=60)  # 100 MB of answer, or the end of the run
     os.kill(proc.pid, signal.SIGINT)  # not send_signal: its poll() would reap the child
@@ -143,7 +145,8 @@ def test_an_answer_that_never_ends_is_capped_with_bounded_memory(
     proc = popen_gemtui(
         ["-p", "never stop"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
     )
-    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
     out = _Reader(proc.stdout.fileno())
     code, _, peak_kb = _wait_exit(proc, 60)
     stderr = proc.stderr.read().decode()
@@ -172,7 +175,8 @@ def test_the_cap_is_a_setting_and_json_output_keeps_the_partial_answer(
         env=gemtui_env(isolated_home, mock_llm_thread.url),
         cwd=workspace,
     )
-    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
     out = _Reader(proc.stdout.fileno())
     code, _, _ = _wait_exit(proc, 60)
     assert code == 1
@@ -206,7 +210,8 @@ def test_stderr_shows_a_calls_arguments_on_one_line_cut_short(
     assert proc.returncode == 0, proc.stderr
     [line] = [ln for ln in proc.stderr.split("\n") if ln.startswith("gemtui: running")]
     assert line.startswith('gemtui: running run_shell_command {"command": "echo one\\necho two')
-    assert 150 < len(line) <= 240 and line.endswith("…")
+    assert 150 < len(line) <= 240
+    assert line.endswith("…")
     for raw in ("\r", "\x1b", "\x9b", "\u2028"):
         assert raw not in line
     assert "\\u001b[2J" in line
@@ -227,7 +232,8 @@ def test_a_key_cut_by_the_one_line_limit_is_masked_first(
     env["OPENAI_API_KEY"] = key
     proc = run_gemtui(["-p", "go", "--yolo"], env=env, cwd=workspace)
     [line] = [ln for ln in proc.stderr.split("\n") if ln.startswith("gemtui: running")]
-    assert "sk-cutkey" not in line and "[redacted]" in line
+    assert "sk-cutkey" not in line
+    assert "[redacted]" in line
 
 
 def test_short_arguments_are_shown_whole(
@@ -285,7 +291,8 @@ def test_call_arguments_that_never_end_are_bounded(
     step = _endless_arguments(wire)
     mock_llm_thread.enqueue(*[step] * 4)  # the first try and three stream retries
     proc = popen_gemtui(["-p", "go", *flags], env=env, cwd=workspace)
-    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
     out = _Reader(proc.stdout.fileno())
     code, _, peak_kb = _wait_exit(proc, 120)
     stderr = proc.stderr.read().decode()

@@ -69,7 +69,8 @@ def test_untrusted_folder_cannot_redirect_the_key_or_turn_on_yolo(
     assert "write_file was not run" in proc.stderr
     notice = [line for line in proc.stderr.splitlines() if "not trusted" in line]
     assert len(notice) == 1
-    assert "general.approval_mode" in notice[0] and "providers.gemini.base_url" in notice[0]
+    assert "general.approval_mode" in notice[0]
+    assert "providers.gemini.base_url" in notice[0]
     assert "--trust-workspace" in notice[0]
     assert "Traceback" not in proc.stderr
 
@@ -180,7 +181,8 @@ def test_broken_settings_of_an_untrusted_folder_do_not_stop_the_run(
     assert ".gemtui/config.toml" in proc.stderr
     proc = run_gemtui(["-p", "go", "--trust-workspace"], env=env, cwd=workspace)
     assert proc.returncode == 52
-    assert "config.toml" in proc.stderr and "UTF-8" in proc.stderr
+    assert "config.toml" in proc.stderr
+    assert "UTF-8" in proc.stderr
 
 
 def test_context_file_symlinked_outside_the_workspace_is_never_sent(
@@ -232,7 +234,8 @@ def test_a_context_file_cannot_reach_into_the_user_config_dir_for_settings(
     )
     assert proc.returncode == 0, proc.stderr
     body = mock_llm_thread.requests[0].body.decode()
-    assert token not in body and "mcpServers" not in body
+    assert token not in body
+    assert "mcpServers" not in body
     assert "the person's shared instructions" in body
 
 
@@ -252,7 +255,8 @@ def test_the_notice_stays_one_line_whatever_the_keys_hold(
     assert "\x1b" not in proc.stderr
     assert "gemtui: all clear" not in proc.stderr.splitlines()
     [notice] = [line for line in proc.stderr.splitlines() if "not trusted" in line]
-    assert "general." in notice and "all clear" in notice
+    assert "general." in notice
+    assert "all clear" in notice
 
 
 @pytest.mark.parametrize("content", ["{not json", "[]", '{"/x": "MAYBE"}', "[" * 100_000])

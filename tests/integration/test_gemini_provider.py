@@ -68,10 +68,12 @@ async def test_generate_count_tokens_and_models(mock_llm: MockLLMServer) -> None
     mock_llm.enqueue({"text": "whole answer", "chunks": 4})
     gen = _gen(mock_llm)
     resp = await gen.generate(REQ, model="m")
-    assert resp.candidates and resp.candidates[0].content.parts[0].text == "whole answer"  # type: ignore[union-attr]
+    assert resp.candidates
+    assert resp.candidates[0].content.parts[0].text == "whole answer"
     assert await gen.count_tokens([Content.user("x" * 40)], model="m") > 0
     models = await gen.list_models()
-    assert models and models[0].name.startswith("models/")
+    assert models
+    assert models[0].name.startswith("models/")
     await gen.aclose()
 
 
@@ -88,7 +90,8 @@ async def test_429_with_retry_info_uses_the_server_delay(mock_llm: MockLLMServer
     chunks = [c async for c in gen.stream(REQ, model="m")]
     elapsed = time.monotonic() - started
     assert _text(chunks) == "after the wait"
-    assert len(notices) == 1 and 0.3 <= notices[0].wait <= 0.36
+    assert len(notices) == 1
+    assert 0.3 <= notices[0].wait <= 0.36
     assert 0.3 <= elapsed < 5  # not the computed 30 s
     await gen.aclose()
 
@@ -133,10 +136,15 @@ async def test_reset_after_chunks_is_a_stream_error(mock_llm: MockLLMServer) -> 
     )
     gen = RetryingGenerator(_gen(mock_llm), FAST)
     got: list[GenerateContentResponse] = []
-    with pytest.raises(StreamError):
+
+    async def drain() -> None:
         async for c in gen.stream(REQ, model="m"):
             got.append(c)
-    assert len(got) == 2 and len(mock_llm.requests) == 1
+
+    with pytest.raises(StreamError):
+        await drain()
+    assert len(got) == 2
+    assert len(mock_llm.requests) == 1
 
 
 async def test_cut_mid_frame_ends_without_finish_reason(mock_llm: MockLLMServer) -> None:
@@ -159,7 +167,8 @@ async def test_no_candidates_is_tolerated(mock_llm: MockLLMServer) -> None:
     mock_llm.enqueue({"fault": "no_candidates"})
     gen = _gen(mock_llm)
     chunks = [c async for c in gen.stream(REQ, model="m")]
-    assert chunks and all(not c.candidates for c in chunks)
+    assert chunks
+    assert all(not c.candidates for c in chunks)
 
 
 async def test_stall_hits_the_read_timeout(mock_llm: MockLLMServer) -> None:

@@ -82,10 +82,13 @@ def test_stream_json_output(
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     types = [line["type"] for line in lines]
-    assert types[0] == "init" and lines[0]["model"] and lines[0]["session_id"]
+    assert types[0] == "init"
+    assert lines[0]["model"]
+    assert lines[0]["session_id"]
     assert "thought" in types
     assert "".join(line["content"] for line in lines if line["type"] == "message") == "a b c"
-    assert types[-1] == "result" and lines[-1]["response"] == "a b c"
+    assert types[-1] == "result"
+    assert lines[-1]["response"] == "a b c"
     assert "tokens" in lines[-1]["stats"]
 
 
@@ -123,7 +126,8 @@ def test_unknown_setting_exits_52_naming_key(isolated_home: Path, workspace: Pat
         ["-p", "hi", "--trust-workspace"], env=gemtui_env(isolated_home), cwd=workspace
     )
     assert proc.returncode == 52
-    assert "general.approval_mode" in proc.stderr and ".gemtui" in proc.stderr
+    assert "general.approval_mode" in proc.stderr
+    assert ".gemtui" in proc.stderr
 
 
 def test_persistent_server_error_exits_1_with_message(
@@ -172,7 +176,8 @@ def test_stall_hits_read_timeout_and_ends_clearly(
     )
     assert time.monotonic() - started < 15
     assert proc.returncode == 1
-    assert "error" in proc.stderr.lower() and "Traceback" not in proc.stderr
+    assert "error" in proc.stderr.lower()
+    assert "Traceback" not in proc.stderr
 
 
 def test_broken_stream_is_retried_and_partial_text_discarded(
@@ -240,7 +245,8 @@ def test_ctrl_c_during_retry_wait_exits_130(
 
 def test_version_and_help(isolated_home: Path, workspace: Path) -> None:
     v = run_gemtui(["--version"], env=gemtui_env(isolated_home), cwd=workspace)
-    assert v.returncode == 0 and v.stdout.startswith("gemtui ")
+    assert v.returncode == 0
+    assert v.stdout.startswith("gemtui ")
     h = run_gemtui(["--help"], env=gemtui_env(isolated_home), cwd=workspace)
     assert h.returncode == 0
     for flag in (
@@ -316,8 +322,10 @@ def test_tools_in_headless_stream_json(
     uses = [line for line in lines if line["type"] == "tool_use"]
     results = {line["id"]: line for line in lines if line["type"] == "tool_result"}
     assert [u["name"] for u in uses] == ["read_file", "write_file"]
-    assert results["r1"]["status"] == "success" and "hello notes" in results["r1"]["output"]
-    assert results["w1"]["status"] == "error" and "needs approval" in results["w1"]["error"]
+    assert results["r1"]["status"] == "success"
+    assert "hello notes" in results["r1"]["output"]
+    assert results["w1"]["status"] == "error"
+    assert "needs approval" in results["w1"]["error"]
     assert not (workspace / "out.txt").exists()
     assert "write_file was not run" in proc.stderr
 
@@ -380,7 +388,9 @@ def test_plan_mode_offers_only_read_only_tools(
     assert proc.returncode == 0, proc.stderr
     decls = mock_llm_thread.requests[-1].json["tools"][0]["functionDeclarations"]
     names = {d["name"] for d in decls}
-    assert "read_file" in names and "write_file" not in names and "run_shell_command" not in names
+    assert "read_file" in names
+    assert "write_file" not in names
+    assert "run_shell_command" not in names
 
 
 def test_fake_responses_replay(isolated_home: Path, workspace: Path) -> None:
@@ -420,7 +430,8 @@ def test_fake_responses_replay(isolated_home: Path, workspace: Path) -> None:
         env=gemtui_env(isolated_home, key=None),
         cwd=workspace,
     )
-    assert bad.returncode == 42 and "missing.jsonl" in bad.stderr
+    assert bad.returncode == 42
+    assert "missing.jsonl" in bad.stderr
 
 
 def test_piped_stdin_joins_the_p_prompt(
@@ -436,7 +447,8 @@ def test_piped_stdin_joins_the_p_prompt(
     )
     assert proc.returncode == 0, proc.stderr
     sent = mock_llm_thread.requests[-1].json["contents"][-1]["parts"][0]["text"]
-    assert sent.startswith("diff --git a/x b/x") and sent.endswith("review this")
+    assert sent.startswith("diff --git a/x b/x")
+    assert sent.endswith("review this")
 
 
 def test_malformed_policy_file_exits_52_naming_it(isolated_home: Path, workspace: Path) -> None:
@@ -447,7 +459,8 @@ def test_malformed_policy_file_exits_52_naming_it(isolated_home: Path, workspace
         ["-p", "hi"], env=gemtui_env(isolated_home, "http://127.0.0.1:9"), cwd=workspace
     )
     assert proc.returncode == 52
-    assert "policy.toml" in proc.stderr and "Traceback" not in proc.stderr
+    assert "policy.toml" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_an_unexpected_bug_is_one_line_and_a_logged_traceback(
@@ -473,7 +486,8 @@ def test_an_unexpected_bug_is_one_line_and_a_logged_traceback(
     assert "unexpected error: ZeroDivisionError: simulated bug" in err.getvalue()
     assert "Traceback" not in err.getvalue()
     log = (isolated_home / "logs" / "gemtui.log").read_text()
-    assert "Traceback" in log and "simulated bug" in log
+    assert "Traceback" in log
+    assert "simulated bug" in log
 
 
 def test_an_idle_open_stdin_does_not_hang_p(
@@ -500,7 +514,8 @@ def test_an_idle_open_stdin_does_not_hang_p(
         assert proc.stdin is not None
         proc.stdin.close()
     assert code == 0
-    assert proc.stdout is not None and proc.stdout.read().decode().strip() == "not stuck"
+    assert proc.stdout is not None
+    assert proc.stdout.read().decode().strip() == "not stuck"
 
 
 def test_text_mode_shows_live_command_output_and_todos_on_stderr(
@@ -531,8 +546,10 @@ def test_text_mode_shows_live_command_output_and_todos_on_stderr(
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "all done\n", "progress never reaches stdout"
     lines = proc.stderr.splitlines()
-    assert "  │ live-one" in lines and "  │ live-two" in lines
+    assert "  │ live-one" in lines
+    assert "  │ live-two" in lines
     [cut] = [line for line in lines if line.startswith("  │ xxx")]
-    assert len(cut) < 220 and cut.endswith("…"), "a long output line is cut"
+    assert len(cut) < 220, "a long output line is cut"
+    assert cut.endswith("…"), "a long output line is cut"
     start = lines.index("gemtui: todos (1/2 done)")
     assert lines[start + 1 : start + 3] == ["  ● Look around", "  ◐ Change it"]

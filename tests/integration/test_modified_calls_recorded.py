@@ -95,12 +95,15 @@ async def test_modified_call_is_stored_with_the_arguments_that_ran(
 
     history = store.load_history(session.id)
     call = history[1].parts[0].function_call
-    assert call is not None and call.args == model_args  # the model's words, unchanged
+    assert call is not None
+    assert call.args == model_args
     answer = history[2].parts[0].function_response
-    assert answer is not None and answer.id == "m1"
+    assert answer is not None
+    assert answer.id == "m1"
     output = str(answer.response["output"])
     if tool == "run_shell_command":
         assert "Command: echo person > notes.txt" in output
     else:
-        assert "The user modified the proposed content" in output and PERSONS in output
+        assert "The user modified the proposed content" in output
+        assert PERSONS in output
     store.close()

@@ -67,9 +67,11 @@ def test_plain_answer(
     assert proc.stdout == "Hello from the other wire.\n"
     req = mock_llm_thread.requests[-1]
     if wire == "anthropic":
-        assert req.path == "/v1/messages" and req.headers["x-api-key"] == "sk-ant-test"
+        assert req.path == "/v1/messages"
+        assert req.headers["x-api-key"] == "sk-ant-test"
     else:
-        assert req.path == "/v1/chat/completions" and "authorization" not in req.headers
+        assert req.path == "/v1/chat/completions"
+        assert "authorization" not in req.headers
         assert req.json["model"] == "qwen3-coder"
     assert ("tools" in req.json) == (wire != "local")
 
@@ -118,7 +120,8 @@ def test_anthropic_without_key_exits_41(isolated_home: Path, workspace: Path) ->
         cwd=workspace,
     )
     assert proc.returncode == 41
-    assert "ANTHROPIC_API_KEY" in proc.stderr and "Traceback" not in proc.stderr
+    assert "ANTHROPIC_API_KEY" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 BAD_SETTINGS = {
@@ -147,5 +150,6 @@ def test_bad_provider_settings_exit_52(case: str, isolated_home: Path, workspace
     )
     assert proc.returncode == 52, proc.stderr
     assert str(cfg / "config.toml") in proc.stderr
-    assert key in proc.stderr and fix in proc.stderr
+    assert key in proc.stderr
+    assert fix in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -154,7 +154,8 @@ def test_a_key_typed_in_the_first_prompt_is_masked_in_the_title_and_sessions_lis
     table = run_gemtui(["sessions", "list"], env=env, cwd=workspace)
     assert listed.returncode == table.returncode == 0
     (row,) = json.loads(listed.stdout)
-    assert row["title"].startswith(f"key:{MASK}-and-then-more") and row["title"].endswith("…")
+    assert row["title"].startswith(f"key:{MASK}-and-then-more")
+    assert row["title"].endswith("…")
     streams = {"list --json": listed.stdout, "list": table.stdout, "run": proc.stdout + proc.stderr}
     assert_nothing_leaks([ENV_KEY, ENV_KEY[:20]], home=isolated_home, streams=streams)
 
@@ -173,14 +174,17 @@ def test_a_server_error_that_echoes_the_key_is_masked_on_stderr_and_in_json(
     )
     proc = run_gemtui(["-p", "hi", "--output-format", fmt], env=env, cwd=workspace)
     assert proc.returncode == 1, proc.stderr
-    assert "API key not valid" in proc.stderr and MASK in proc.stderr
+    assert "API key not valid" in proc.stderr
+    assert MASK in proc.stderr
     if fmt == "json":
         error = json.loads(proc.stdout)["error"]["message"]
-        assert "API key not valid" in error and MASK in error
+        assert "API key not valid" in error
+        assert MASK in error
     if fmt == "stream-json":
         lines = [json.loads(line) for line in proc.stdout.splitlines()]
         errors = [x["message"] for x in lines if x["type"] == "error"]
-        assert errors and all(MASK in e for e in errors)
+        assert errors
+        assert all(MASK in e for e in errors)
     assert_nothing_leaks(
         [ENV_KEY], home=isolated_home, streams={"stdout": proc.stdout, "stderr": proc.stderr}
     )
@@ -296,7 +300,8 @@ def test_no_secret_from_any_source_reaches_any_file_or_stream(
     killed = popen_gemtui(
         ["-p", f"key {RING_KEY} then {ENV_KEY}"], env=with_env_keys, cwd=workspace
     )
-    assert killed.stdout is not None and killed.stdout.read(1)
+    assert killed.stdout is not None
+    assert killed.stdout.read(1)
     os.kill(killed.pid, signal.SIGKILL)
     killed.wait(timeout=10)
     assert {"sessions.db-wal", "sessions.db-shm"} <= set(_stored_files(isolated_home))
@@ -308,7 +313,8 @@ def test_no_secret_from_any_source_reaches_any_file_or_stream(
 
     assert_nothing_leaks(secrets, home=isolated_home, streams=streams)
     # the runs did carry the secrets (nothing vacuous): each went out masked
-    assert MASK in streams["env text stdout"] and MASK in streams["ring json stdout"]
+    assert MASK in streams["env text stdout"]
+    assert MASK in streams["ring json stdout"]
     assert streams["sessions list --json"].count(MASK) >= 4
 
 
@@ -341,7 +347,8 @@ def test_a_logged_traceback_that_quotes_the_key_is_masked(
     )
     assert code == 0, err.getvalue()
     log = (isolated_home / "logs" / "gemtui.log").read_text()
-    assert "Traceback" in log and "could not use key '[redacted]'" in log
+    assert "Traceback" in log
+    assert "could not use key '[redacted]'" in log
     assert "could not use key" in out.getvalue()  # the tool error reached the output, masked
     assert_nothing_leaks(
         [ENV_KEY], home=isolated_home, streams={"stdout": out.getvalue(), "stderr": err.getvalue()}

@@ -60,7 +60,8 @@ def test_allow_side_evasions_do_not_run_while_git_status_does(
     results = _results(proc.stdout)
     assert not (repo / "marker").exists()
     last = results[f"c{len(commands) - 1}"]
-    assert last["status"] == "success" and "On branch" in last["output"]
+    assert last["status"] == "success"
+    assert "On branch" in last["output"]
     for i, command in enumerate(ALLOW_SAMPLE):
         assert results[f"c{i}"]["status"] == "error", command
 
@@ -85,7 +86,8 @@ def test_deny_side_evasions_keep_the_victim_under_yolo(
     results = _results(proc.stdout)
     assert (repo / "victim").read_text() == "precious\n"
     last = results[f"c{len(commands) - 1}"]
-    assert last["status"] == "success" and "victim" in last["output"]
+    assert last["status"] == "success"
+    assert "victim" in last["output"]
     for i, command in enumerate(DENY_SAMPLE):
         assert results[f"c{i}"]["status"] == "error", command
 

@@ -40,10 +40,14 @@ def test_headless_run_shows_up_in_sessions_list_json(
     }
     assert row["title"] == "What is the capital of France?"
     assert row["workspace"] == str(workspace.resolve())
-    assert row["provider"] == "gemini" and row["messages"] == 2 and row["tokens"] == 13
-    assert row["created"].endswith("Z") and "T" in row["created"]
+    assert row["provider"] == "gemini"
+    assert row["messages"] == 2
+    assert row["tokens"] == 13
+    assert row["created"].endswith("Z")
+    assert "T" in row["created"]
     table = run_gemtui(["sessions", "list"], env=env, cwd=workspace)
-    assert row["id"][:8] in table.stdout and "capital of France" in table.stdout
+    assert row["id"][:8] in table.stdout
+    assert "capital of France" in table.stdout
 
 
 def test_resume_sends_the_previous_history_plus_the_new_message(
@@ -65,7 +69,8 @@ def test_resume_sends_the_previous_history_plus_the_new_message(
     ]
     assert second_contents == expected
     rows = json.loads(run_gemtui(["sessions", "list", "--json"], env=env, cwd=workspace).stdout)
-    assert len(rows) == 1 and rows[0]["messages"] == 4
+    assert len(rows) == 1
+    assert rows[0]["messages"] == 4
 
 
 def test_resume_of_an_unknown_id_exits_42(
@@ -75,7 +80,8 @@ def test_resume_of_an_unknown_id_exits_42(
     env = gemtui_env(isolated_home, mock_llm_thread.url)
     proc = run_gemtui(["-p", "x", "--resume", "no-such-session"], env=env, cwd=workspace)
     assert proc.returncode == 42
-    assert "no-such-session" in proc.stderr and "gemtui sessions list" in proc.stderr
+    assert "no-such-session" in proc.stderr
+    assert "gemtui sessions list" in proc.stderr
     assert not mock_llm_thread.requests
 
 
@@ -99,7 +105,8 @@ def test_kill_9_while_streaming_keeps_the_prompt_and_the_store_resumes(
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
     rows = json.loads(run_gemtui(["sessions", "list", "--json"], env=env, cwd=workspace).stdout)
-    assert len(rows) == 1 and rows[0]["title"] == "tell me a long story"
+    assert len(rows) == 1
+    assert rows[0]["title"] == "tell me a long story"
     assert rows[0]["messages"] == 1
 
     mock_llm_thread.enqueue({"text": "Resumed fine."})

@@ -103,7 +103,8 @@ def test_read_only_store_is_untouched_and_the_run_says_it_is_not_saved(
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == ANSWER
     _told_once(proc.stderr, "read-only", str(db))
-    assert digest(db) == before and aside(db.parent) == []
+    assert digest(db) == before
+    assert aside(db.parent) == []
     if what == "file":  # readable: the list still works
         assert listed.returncode == 0, listed.stderr
         assert sorted(r["title"] for r in json.loads(listed.stdout)) == [
@@ -112,8 +113,10 @@ def test_read_only_store_is_untouched_and_the_run_says_it_is_not_saved(
             "saved session 2",
         ]
     else:  # SQLite cannot even read a WAL store whose folder it may not write
-        assert listed.returncode == 1 and listed.stdout == ""
-        assert listed.stderr.count("\n") == 1 and "read-only" in listed.stderr
+        assert listed.returncode == 1
+        assert listed.stdout == ""
+        assert listed.stderr.count("\n") == 1
+        assert "read-only" in listed.stderr
         assert "Traceback" not in listed.stderr
 
 
@@ -134,8 +137,10 @@ def test_resume_from_a_read_only_store_continues_unsaved(
     assert proc.returncode == 0, proc.stderr
     _told_once(proc.stderr, "read-only")
     texts = [c["parts"][0]["text"] for c in mock_llm_thread.requests[-1].json["contents"]]
-    assert texts[-1] == "and then?" and texts[0].startswith("old question")
-    assert digest(db) == before and aside(db.parent) == []
+    assert texts[-1] == "and then?"
+    assert texts[0].startswith("old question")
+    assert digest(db) == before
+    assert aside(db.parent) == []
 
 
 # -- full disk -----------------------------------------------------------------------------
@@ -186,7 +191,8 @@ def test_full_disk_leaves_the_store_byte_identical(
     assert not any(".corrupt" in name for name in (out / "files").read_text().split())
     list_err = (out / "list.err").read_text()
     assert (out / "list.rc").read_text().strip() == "1"
-    assert list_err.count("\n") == 1 and "disk is full" in list_err
+    assert list_err.count("\n") == 1
+    assert "disk is full" in list_err
     assert "Traceback" not in list_err
 
 
@@ -210,7 +216,8 @@ def _full_from_the_first_write(
     assert code == 0, err
     assert out.strip() == ANSWER
     _told_once(err, "disk is full")
-    assert saved_rows(db) == old and aside(db.parent) == []
+    assert saved_rows(db) == old
+    assert aside(db.parent) == []
 
 
 def test_disk_filling_mid_session_stops_saving_once_and_the_turn_goes_on(
@@ -240,7 +247,8 @@ def test_disk_filling_mid_session_stops_saving_once_and_the_turn_goes_on(
     _told_once(err, "any more", "disk is full")
     sent = json.dumps(mock_llm_thread.requests[-1].json)
     assert "line 01499 of a file" in sent  # nothing the tool read was lost
-    assert saved_rows(db) == old and aside(db.parent) == []
+    assert saved_rows(db) == old
+    assert aside(db.parent) == []
     with sqlite3.connect(db) as conn:  # what was saved before the disk filled is kept
         titles = [r[0] for r in conn.execute("SELECT title FROM sessions")]
     assert "read big.txt" in titles
@@ -274,7 +282,8 @@ def test_io_error_leaves_the_store_byte_identical(
     assert code == 0, err
     assert out.strip() == ANSWER
     _told_once(err, "I/O error", "SQLITE_IOERR")
-    assert digest(db) == before and aside(db.parent) == []
+    assert digest(db) == before
+    assert aside(db.parent) == []
 
 
 def test_store_that_cannot_be_opened_is_left_alone_and_listing_says_why(
@@ -290,13 +299,17 @@ def test_store_that_cannot_be_opened_is_left_alone_and_listing_says_why(
     assert proc.stdout.strip() == ANSWER
     _told_once(proc.stderr, "cannot be opened", "SQLITE_CANTOPEN")
     listed = _run(["sessions", "list"], env, workspace)
-    assert listed.returncode == 1 and listed.stdout == ""
-    assert listed.stderr.count("\n") == 1 and "SQLITE_CANTOPEN" in listed.stderr
+    assert listed.returncode == 1
+    assert listed.stdout == ""
+    assert listed.stderr.count("\n") == 1
+    assert "SQLITE_CANTOPEN" in listed.stderr
     assert "Traceback" not in listed.stderr
     resumed = _run(["-p", "more", "--resume", "latest"], env, workspace)
-    assert resumed.returncode == 42 and "cannot resume" in resumed.stderr
+    assert resumed.returncode == 42
+    assert "cannot resume" in resumed.stderr
     assert "Traceback" not in resumed.stderr
-    assert digest(db) == before and aside(db.parent) == []
+    assert digest(db) == before
+    assert aside(db.parent) == []
 
 
 def test_a_damaged_store_is_moved_aside_and_the_run_says_where_once(
@@ -312,7 +325,9 @@ def test_a_damaged_store_is_moved_aside_and_the_run_says_where_once(
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     assert lines[0]["type"] == "init"  # the notice follows init, as a warning
     warnings = [x for x in lines if x["type"] == "error" and x.get("kind") == "warning"]
-    assert len(warnings) == 1 and moved in warnings[0]["message"]
-    assert proc.stderr.count(moved) == 1 and "Traceback" not in proc.stderr
+    assert len(warnings) == 1
+    assert moved in warnings[0]["message"]
+    assert proc.stderr.count(moved) == 1
+    assert "Traceback" not in proc.stderr
     listed = _run(["sessions", "list", "--json"], env, workspace)
     assert [r["title"] for r in json.loads(listed.stdout)] == ["hello"]  # saved in the new one

@@ -174,7 +174,8 @@ def test_special_files_and_hostile_patterns_never_hang_a_run(
     assert "lookahead" in results["grep-lookahead"]["error"]
     assert "No files found" in results["glob-stars"]["output"]
     assert "victim.txt" in results["ls"]["output"]
-    assert "E0000" not in proc.stderr and "re2.cc" not in proc.stderr
+    assert "E0000" not in proc.stderr
+    assert "re2.cc" not in proc.stderr
 
 
 # -- background commands belong to the session ------------------------------------------
@@ -285,7 +286,8 @@ def test_background_command_ends_when_a_headless_run_is_terminated(
     try:
         deadline = time.monotonic() + 30
         while len(mock_llm_thread.requests) < 2 or not _pids_written(workspace):
-            assert proc.poll() is None and time.monotonic() < deadline
+            assert proc.poll() is None
+            assert time.monotonic() < deadline
             time.sleep(0.01)  # polling interval, not synchronisation
         pids = _pids(workspace)
         proc.send_signal(signal.SIGTERM)
@@ -334,7 +336,8 @@ def test_background_command_ends_when_the_tui_quits(
     try:
         deadline = time.monotonic() + 60
         while len(mock_llm_thread.requests) < 2 or not _pids_written(workspace):
-            assert proc.poll() is None and time.monotonic() < deadline
+            assert proc.poll() is None
+            assert time.monotonic() < deadline
             time.sleep(0.01)  # polling interval, not synchronisation
         pids = _pids(workspace)
         assert not any(_gone(p) for p in pids)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from gemtui.agent.provider_choice import ResolvedProvider
 from gemtui.agent.session import Session, SessionOptions
 from gemtui.config.settings import Settings
-from gemtui.providers.factory import ResolvedProvider
 from gemtui.providers.gemini import GeminiGenerator
 from gemtui.providers.http import make_client
 from gemtui.tui.app import GemtuiApp

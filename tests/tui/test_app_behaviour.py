@@ -8,10 +8,10 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
+from gemtui.agent.provider_choice import ResolvedProvider
 from gemtui.agent.session import Session, SessionOptions
 from gemtui.config.paths import user_config_file
 from gemtui.config.settings import Settings
-from gemtui.providers.factory import ResolvedProvider
 from gemtui.providers.replay import ReplayGenerator
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.screens.dialogs import HelpScreen, PermissionsScreen
@@ -49,7 +49,8 @@ async def test_shift_tab_cycles_approval_modes_and_ctrl_y_toggles_yolo(workspace
             seen.append(app.main.status.approval_mode)
         assert seen == ["auto_edit", "plan", "default"]
         await pilot.press("ctrl+y")
-        assert app.session is not None and app.session.approval_mode == "yolo"
+        assert app.session is not None
+        assert app.session.approval_mode == "yolo"
         assert app.main.status.approval_mode == "yolo"
         await pilot.press("ctrl+y")
         assert app.session.approval_mode == "default"
@@ -216,7 +217,8 @@ async def test_welcome_demo_starts_a_replayed_conversation(workspace: Path) -> N
         assert "not available yet" in str(app.screen.query_one("#message").render())
         await pilot.click("#demo")
         await pilot.pause()
-        assert app.session is not None and app.session.provider.name == "replay"
+        assert app.session is not None
+        assert app.session.provider.name == "replay"
         assert app.main.status.provider == "replay"
 
 
@@ -232,7 +234,8 @@ async def test_welcome_api_key_goes_to_the_keyring_and_the_choice_is_saved(
         await pilot.click("#key")
         await pilot.press(*"secret-key", "enter")
         await pilot.pause()
-        assert app.session is not None and app.session.provider.name == "gemini"
+        assert app.session is not None
+        assert app.session.provider.name == "gemini"
     assert get_secret("gemini-api-key") == "secret-key"
     assert tomllib.loads(user_config_file().read_text())["general"]["provider"] == "gemini"
     assert "secret-key" not in user_config_file().read_text()

@@ -47,7 +47,8 @@ async def test_a_typed_prompt_gets_its_answer_rendered(
         await pilot.pause()
         assert ("user", "hi there") in app.main.transcript.messages()
         answers = [t for role, t in app.main.transcript.messages() if role != "user"]
-        assert answers and "Hello from **the model**." in answers[-1]
+        assert answers
+        assert "Hello from **the model**." in answers[-1]
         assert app.main.thoughts.groups()[0][0] == "Plan"
         assert app.main.usage.session.output > 0
     request = mock_llm.requests[-1].json
@@ -69,7 +70,8 @@ async def test_approving_a_replace_by_key_changes_the_file_and_answers_the_model
         queue = app.main.approvals
         assert app.focused is queue, "focus moves to the queue when a call arrives"
         diff = queue.query_one(DiffView).diff
-        assert "-hello world" in diff and "+hello gemtui" in diff
+        assert "-hello world" in diff
+        assert "+hello gemtui" in diff
         await pilot.press("a")
         await seen.wait_event(AgentFinished)
         await pilot.pause()
@@ -140,7 +142,9 @@ async def test_escape_mid_stream_cancels_and_keeps_the_partial_answer(
         await pilot.pause()
         assert finished.reason == TerminateReason.ABORTED
         kept = [t for role, t in app.main.transcript.messages() if role != "user"]
-        assert kept and kept[-1].startswith("word0") and len(kept[-1]) < len(words)
+        assert kept
+        assert kept[-1].startswith("word0")
+        assert len(kept[-1]) < len(words)
         assert not app.turn_running
 
 
@@ -175,7 +179,8 @@ async def test_yolo_runs_the_edit_without_asking(mock_llm: MockLLMServer, worksp
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press("ctrl+y")
-        assert app.session is not None and app.session.approval_mode == "yolo"
+        assert app.session is not None
+        assert app.session.approval_mode == "yolo"
         await pilot.press(*"go", "enter")
         await seen.wait_event(AgentFinished)
         await pilot.pause()

@@ -48,7 +48,8 @@ async def test_tui_records_then_resume_flag_replays_and_continues(
         app.close_store()
         with SessionStore() as store:
             sessions = store.list_sessions()
-            assert len(sessions) == 1 and sessions[0].title.startswith("first question")
+            assert len(sessions) == 1
+            assert sessions[0].title.startswith("first question")
             saved_id = sessions[0].id
 
         mock_llm.enqueue({"text": "second answer"})
@@ -58,7 +59,8 @@ async def test_tui_records_then_resume_flag_replays_and_continues(
         async with app2.run_test(size=(120, 40), message_hook=seen2) as pilot:
             await engine_started(app2, seen2)  # in a thread, after the first frame
             await pilot.pause()
-            assert app2.session is not None and app2.session.id == saved_id
+            assert app2.session is not None
+            assert app2.session.id == saved_id
             messages = app2.main.transcript.messages()
             assert ("user", "first question") in messages
             assert any("first answer" in t for r, t in messages if r != "user")
@@ -90,7 +92,8 @@ async def test_unknown_resume_id_is_an_input_error(workspace: Path) -> None:
     async with app.run_test(size=(100, 30)):
         await asyncio.wait_for(stopped.wait(), 15)  # the engine starts in a thread
     assert app.return_code == 42
-    assert app.exit_message and "no-such-session" in app.exit_message
+    assert app.exit_message
+    assert "no-such-session" in app.exit_message
 
 
 async def test_sessions_command_opens_browser_and_resumes_choice(
@@ -118,7 +121,8 @@ async def test_sessions_command_opens_browser_and_resumes_choice(
         assert isinstance(app.screen, SessionsScreen)
         await pilot.press("enter")
         await pilot.pause()
-        assert app.session is not None and app.session.id == sid
+        assert app.session is not None
+        assert app.session.id == sid
         assert ("user", "old question") in app.main.transcript.messages()
         assert len(app.session.chat.history) == 2
     app.close_store()
@@ -142,7 +146,8 @@ async def test_model_command_switches_provider_live(
             await turns_done(app)
             app.run_slash("/model local:qwen3-coder")
             await app.workers.wait_for_complete([w for w in app.workers if w.group == "model"])
-            assert app.session is not None and app.session.provider.name == "local"
+            assert app.session is not None
+            assert app.session.provider.name == "local"
             assert app.main.status.model == "qwen3-coder"
             count = len(seen.seen)
             await pilot.press(*"again", "enter")
@@ -150,7 +155,8 @@ async def test_model_command_switches_provider_live(
             await turns_done(app)
         app.close_store()
         last = mock_llm.requests[-1]
-        assert last.path == "/v1/chat/completions" and last.json["model"] == "qwen3-coder"
+        assert last.path == "/v1/chat/completions"
+        assert last.json["model"] == "qwen3-coder"
         assert [m["content"] for m in last.json["messages"] if m["role"] != "system"] == [
             "hello",
             "gemini says hi",

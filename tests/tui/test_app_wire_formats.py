@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from gemtui.agent.provider_choice import ResolvedProvider
 from gemtui.agent.session import Session, SessionOptions
 from gemtui.bus.events import AgentFinished
 from gemtui.config.settings import Settings
 from gemtui.providers.anthropic import AnthropicGenerator
-from gemtui.providers.factory import ResolvedProvider
 from gemtui.providers.http import make_client
 from gemtui.providers.openai_compat import OpenAICompatGenerator
 from gemtui.providers.text_tools import TextToolsGenerator

@@ -16,11 +16,11 @@ import pytest
 import pytest_asyncio
 from textual.pilot import Pilot
 
+from gemtui.agent.provider_choice import ResolvedProvider
 from gemtui.agent.session import Session, SessionOptions
 from gemtui.bus.events import AgentFinished
 from gemtui.config.settings import Settings, load_settings
 from gemtui.config.trust import TrustStore, workspace_overrides, workspace_trust
-from gemtui.providers.factory import ResolvedProvider
 from gemtui.providers.replay import ReplayGenerator
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
@@ -91,7 +91,8 @@ async def test_trusting_shows_the_changes_then_applies_and_remembers(
         assert app.session is None  # nothing starts before the answer
         await pilot.press("t")
         await _engine_started(app, pilot)
-        assert app.session is not None and app.session.approval_mode == "yolo"
+        assert app.session is not None
+        assert app.session.approval_mode == "yolo"
         assert any(r.source == "workspace" for r in app.session.policy.rules())
         await pilot.press(*"hi", "enter")
         await seen.wait_event(AgentFinished)
@@ -115,11 +116,14 @@ async def test_declining_ignores_the_folder_settings_and_is_not_asked_again(
         assert isinstance(app.screen, TrustScreen)
         await pilot.press("n")
         await _engine_started(app, pilot)
-        assert app.session is not None and app.session.approval_mode == "default"
+        assert app.session is not None
+        assert app.session.approval_mode == "default"
         assert not any(r.source == "workspace" for r in app.session.policy.rules())
         notices = [n.message for n in app._notifications if "not trusted" in n.message]
-        assert notices and "general.approval_mode" in notices[0]
-        assert "providers.gemini.base_url" in notices[0] and "policy.toml (1 rule)" in notices[0]
+        assert notices
+        assert "general.approval_mode" in notices[0]
+        assert "providers.gemini.base_url" in notices[0]
+        assert "policy.toml (1 rule)" in notices[0]
         await pilot.press(*"hi", "enter")
         await seen.wait_event(AgentFinished)
         await turns_done(app)
@@ -132,7 +136,8 @@ async def test_declining_ignores_the_folder_settings_and_is_not_asked_again(
     async with again.run_test(size=(120, 40)) as pilot:
         await _engine_started(again, pilot)
         assert not isinstance(again.screen, TrustScreen)
-        assert again.session is not None and again.session.approval_mode == "default"
+        assert again.session is not None
+        assert again.session.approval_mode == "default"
         assert any("not trusted" in n.message for n in again._notifications)
     again.close_store()
 
@@ -140,7 +145,8 @@ async def test_declining_ignores_the_folder_settings_and_is_not_asked_again(
 async def test_a_folder_without_settings_is_never_asked(workspace: Path) -> None:
     (workspace / ".gemtui").mkdir()  # a folder gemtui itself wrote to, with no settings
     trust = workspace_trust(workspace)
-    assert trust.overrides is None and not trust.undecided
+    assert trust.overrides is None
+    assert not trust.undecided
     app = build_app(Settings(), workspace=workspace, trust=trust, fake_responses=None)
     assert isinstance(app, GemtuiApp)
     async with app.run_test(size=(100, 30)) as pilot:

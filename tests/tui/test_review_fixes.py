@@ -55,7 +55,8 @@ async def test_escape_in_the_feedback_box_does_not_cancel_the_turn(
         await pilot.pause()
         await pilot.press("escape")
         await pilot.pause()
-        assert app.turn_running and len(app.main.approvals.pending()) == 1
+        assert app.turn_running
+        assert len(app.main.approvals.pending()) == 1
         await pilot.press("a")
         done = await seen.wait_event(AgentFinished)
         assert str(done.reason) == "GOAL"

@@ -55,13 +55,18 @@ async def test_an_error_echoing_the_key_a_tool_card_and_a_notification_are_maske
         if isinstance(getattr(m, "event", None), ToolCallStateChanged)
         and m.event.call.state is ToolCallState.SUCCESS
     ]
-    assert done and KEY in (done[0].call.output or "")  # the card had the key to show
-    assert "API key not valid" in shown and f"key={MASK}" in shown
-    assert f"It-is:{MASK}." in shown and f"again with {MASK}" in shown
-    assert thoughts and all(KEY not in text for _, text in thoughts), thoughts
+    assert done
+    assert KEY in (done[0].call.output or "")
+    assert "API key not valid" in shown
+    assert f"key={MASK}" in shown
+    assert f"It-is:{MASK}." in shown
+    assert f"again with {MASK}" in shown
+    assert thoughts
+    assert all(KEY not in text for _, text in thoughts), thoughts
     assert any(MASK in text for _, text in thoughts), thoughts
     assert any(f"No theme named '{MASK}'" in n for n in notes), notes
-    assert KEY not in shown and not any(KEY in n for n in notes)
+    assert KEY not in shown
+    assert not any(KEY in n for n in notes)
 
 
 async def test_the_session_browser_shows_where_a_key_was_masked(
@@ -81,4 +86,5 @@ async def test_the_session_browser_shows_where_a_key_was_masked(
             table = app.screen.query_one("#sessions-table", DataTable)
             rendered = table.render_line(1).text  # the first row, under the header
     # stored masked, and shown as text: as markup, "[redacted]" would vanish as a tag
-    assert KEY not in rendered and "deploy with [redacted]" in rendered, rendered
+    assert KEY not in rendered, rendered
+    assert "deploy with [redacted]" in rendered, rendered

@@ -99,7 +99,8 @@ async def test_full_text_search_highlights_hits_in_the_preview(store: SessionSto
         preview = app.screen.query_one("#sessions-preview", Static)
         content = preview.visual
         text = str(content)
-        assert "Matches" in text and "incremental decoder" in text
+        assert "Matches" in text
+        assert "incremental decoder" in text
         styled = [text[s.start : s.end] for s in content.spans if "accent" in str(s.style)]  # type: ignore[attr-defined]
         assert styled == ["decoder"]
 
@@ -110,7 +111,8 @@ async def test_preview_follows_the_cursor_and_enter_opens(store: SessionStore) -
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("down")
         preview = str(app.screen.query_one("#sessions-preview", Static).visual)
-        assert "Fix flaky CI on macOS" in preview and "socket" in preview
+        assert "Fix flaky CI on macOS" in preview
+        assert "socket" in preview
         await pilot.press("enter")
         await pilot.pause()
     assert app.result == [ids["Fix flaky CI on macOS"]]

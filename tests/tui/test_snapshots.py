@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from gemtui.agent.provider_choice import ResolvedProvider
 from gemtui.agent.session import Session, SessionOptions
 from gemtui.bus import events as ev
 from gemtui.config.settings import Settings, UiSettings
-from gemtui.providers.factory import ResolvedProvider
 from gemtui.providers.replay import ReplayGenerator
 from gemtui.tools.base import Confirmation
 from gemtui.tui.app import GemtuiApp

@@ -69,11 +69,14 @@ async def test_unopenable_store_shows_a_lasting_notice_and_the_prompt_is_answere
     app = build_app(_settings_for(mock_llm.url), workspace=workspace)
     assert isinstance(app, GemtuiApp)
     text, notices = await _converse(app, "hello there")
-    assert len(notices) == 1 and notices[0].startswith(NOT_SAVED)
+    assert len(notices) == 1
+    assert notices[0].startswith(NOT_SAVED)
     assert "SQLITE_CANTOPEN" in notices[0]
-    assert NOT_SAVED in text and "Answered anyway." in text  # in the transcript, not a toast
+    assert NOT_SAVED in text
+    assert "Answered anyway." in text
     assert mock_llm.requests[-1].json["contents"][-1]["parts"][0]["text"] == "hello there"
-    assert digest(db) == before and aside(db.parent) == []
+    assert digest(db) == before
+    assert aside(db.parent) == []
 
 
 async def test_disk_filling_during_the_session_is_announced_once_in_the_transcript(
@@ -93,10 +96,14 @@ async def test_disk_filling_during_the_session_is_announced_once_in_the_transcri
     assert isinstance(app, GemtuiApp)
     text, notices = await _converse(app, "tell me everything")
     monkeypatch.undo()
-    assert len(notices) == 1 and notices[0].startswith(NOT_SAVED + " any more")
-    assert "disk is full" in notices[0] and "SQLITE_FULL" in notices[0]
-    assert NOT_SAVED in text and "word5999" in text
-    assert saved_rows(db) == old and aside(db.parent) == []
+    assert len(notices) == 1
+    assert notices[0].startswith(NOT_SAVED + " any more")
+    assert "disk is full" in notices[0]
+    assert "SQLITE_FULL" in notices[0]
+    assert NOT_SAVED in text
+    assert "word5999" in text
+    assert saved_rows(db) == old
+    assert aside(db.parent) == []
 
 
 async def test_a_damaged_store_moved_aside_is_said_in_the_transcript(
@@ -115,6 +122,8 @@ async def test_a_damaged_store_moved_aside_is_said_in_the_transcript(
     assert isinstance(app, GemtuiApp)
     text, notices = await _converse(app, "hi")
     (moved,) = aside(db.parent)
-    assert len(notices) == 1 and moved in notices[0] and "could not be read" in notices[0]
+    assert len(notices) == 1
+    assert moved in notices[0]
+    assert "could not be read" in notices[0]
     assert "moved to" in text
     assert (db.parent / moved).read_bytes() == b"not a database at all" * 50

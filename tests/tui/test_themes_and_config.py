@@ -84,7 +84,8 @@ async def test_no_provider_opens_the_welcome_screen_instead_of_failing(workspace
         await pilot.pause()
         assert app.session is None
         assert isinstance(app.screen, WelcomeScreen)
-        assert app.welcome_reason and "No model provider" in app.welcome_reason
+        assert app.welcome_reason
+        assert "No model provider" in app.welcome_reason
 
 
 async def test_unknown_provider_stops_the_app_with_52(workspace: Path) -> None:
@@ -97,7 +98,8 @@ async def test_unknown_provider_stops_the_app_with_52(workspace: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
     assert app.return_code == 52
-    assert app.exit_message and "Unknown provider 'nope'" in app.exit_message
+    assert app.exit_message
+    assert "Unknown provider 'nope'" in app.exit_message
 
 
 async def test_a_prompt_typed_while_the_engine_starts_is_kept(workspace: Path) -> None:
@@ -152,4 +154,5 @@ def test_a_theme_with_a_broken_variable_is_skipped_not_fatal(tmp_path: Path) -> 
     (tmp_path / "good.toml").write_text('name = "good"\nprimary = "#123456"\n')
     loaded, failed = load_themes([tmp_path])
     assert [t.name for t in loaded] == ["good"]
-    assert failed and "variables.something" in failed[0].message
+    assert failed
+    assert "variables.something" in failed[0].message

@@ -112,13 +112,15 @@ async def test_turn_yields_thoughts_content_calls_and_finish() -> None:
     ]
     assert events[0].subject == "Planning"
     call = events[3].call
-    assert call.id and call.id.startswith("read_file-")
+    assert call.id
+    assert call.id.startswith("read_file-")
     assert events[-1].usage.total == 8
     # history: user, then one model content with merged text and the call (with its signature)
     assert [c.role for c in chat.history] == ["user", "model"]
     parts = chat.history[1].parts
     assert parts[0].text == "Hello world"
-    assert parts[1].function_call is not None and parts[1].function_call.id == call.id
+    assert parts[1].function_call is not None
+    assert parts[1].function_call.id == call.id
     assert parts[1].thought_signature == "sig=="
     assert all(not p.thought for p in parts)
 
@@ -174,7 +176,8 @@ async def test_cancel_mid_stream_keeps_partial_text_but_never_half_a_call() -> N
     await run()
     assert isinstance(events[-1], UserCancelledEvent)
     kept = chat.history[-1]
-    assert kept.role == "model" and (kept.parts[0].text or "").startswith("I was saying")
+    assert kept.role == "model"
+    assert (kept.parts[0].text or "").startswith("I was saying")
     assert all(p.function_call is None for p in kept.parts)
 
 
@@ -226,7 +229,8 @@ async def test_finish_reasons_reach_the_user_as_messages() -> None:
     chat = Chat(gen, model="m", retry_delays=())  # type: ignore[arg-type]
     events = await collect(Turn(chat, "s#1"), Content.user("hi"))
     assert isinstance(events[-1], FinishedEvent)
-    assert events[-1].message and "maximum output tokens" in events[-1].message
+    assert events[-1].message
+    assert "maximum output tokens" in events[-1].message
 
 
 def test_consolidate_keeps_thinking_blocks_when_asked() -> None:
@@ -237,5 +241,8 @@ def test_consolidate_keeps_thinking_blocks_when_asked() -> None:
         Part(text="answer"),
     ]
     out = consolidate_parts(parts, keep_thoughts=True)
-    assert out[0].thought and out[0].text == "let me think" and out[0].thought_signature == "SIG"
-    assert out[1].text == "answer" and not out[1].thought
+    assert out[0].thought
+    assert out[0].text == "let me think"
+    assert out[0].thought_signature == "SIG"
+    assert out[1].text == "answer"
+    assert not out[1].thought

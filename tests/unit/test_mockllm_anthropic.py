@@ -25,7 +25,8 @@ def events_of(body: bytes) -> list[tuple[str, dict[str, Any]]]:
     out = []
     for raw in text.split("\n\n")[:-1]:
         event_line, data_line = raw.split("\n")
-        assert event_line.startswith("event: ") and data_line.startswith("data: ")
+        assert event_line.startswith("event: ")
+        assert data_line.startswith("data: ")
         name, data = event_line[7:], json.loads(data_line[6:])
         assert data["type"] == name
         out.append((name, data))
@@ -35,7 +36,8 @@ def events_of(body: bytes) -> list[tuple[str, dict[str, Any]]]:
 async def stream(srv: MockLLMServer, headers: dict[str, str] = HEADERS) -> httpx.Response:
     async with httpx.AsyncClient(base_url=srv.url) as client:
         r = await client.post(URL, json={**BODY, "stream": True}, headers=headers)
-    assert r.status_code == 200 and r.headers["content-type"] == "text/event-stream"
+    assert r.status_code == 200
+    assert r.headers["content-type"] == "text/event-stream"
     return r
 
 
@@ -73,7 +75,8 @@ async def test_stream_event_sequence(mock_llm: MockLLMServer) -> None:
         "message_stop",
     ]
     message = events[0][1]["message"]
-    assert message["role"] == "assistant" and message["content"] == []
+    assert message["role"] == "assistant"
+    assert message["content"] == []
     assert message["model"] == "claude-sonnet-4-5"
     assert message["usage"]["input_tokens"] == 2
     assert events[2][1]["content_block"] == {"type": "thinking", "thinking": "", "signature": ""}
@@ -83,7 +86,8 @@ async def test_stream_event_sequence(mock_llm: MockLLMServer) -> None:
         {"type": "thinking_delta", "thinking": "hard"},
         {"type": "thinking_delta", "thinking": ""},
     ]
-    assert thinking[3]["type"] == "signature_delta" and thinking[3]["signature"]
+    assert thinking[3]["type"] == "signature_delta"
+    assert thinking[3]["signature"]
     assert events[8][1] == {
         "type": "content_block_start",
         "index": 1,
@@ -91,7 +95,9 @@ async def test_stream_event_sequence(mock_llm: MockLLMServer) -> None:
     }
     assert [e[1]["delta"]["text"] for e in events[9:11]] == ["Sure ", "thing"]
     tool = events[12][1]["content_block"]
-    assert tool["type"] == "tool_use" and tool["name"] == "ls" and tool["input"] == {}
+    assert tool["type"] == "tool_use"
+    assert tool["name"] == "ls"
+    assert tool["input"] == {}
     assert tool["id"].startswith("toolu_")
     fragments = [e[1]["delta"] for e in events[13:16]]
     assert all(f["type"] == "input_json_delta" for f in fragments)
@@ -120,7 +126,8 @@ async def test_non_streaming_message(mock_llm: MockLLMServer) -> None:
     async with httpx.AsyncClient(base_url=mock_llm.url) as client:
         r = await client.post(URL, json=BODY, headers=HEADERS)
     msg = r.json()
-    assert msg["type"] == "message" and msg["stop_reason"] == "tool_use"
+    assert msg["type"] == "message"
+    assert msg["stop_reason"] == "tool_use"
     assert [b["type"] for b in msg["content"]] == ["thinking", "text", "tool_use"]
     assert msg["content"][2] == {"type": "tool_use", "id": "toolu_x", "name": "f", "input": {}}
     assert msg["usage"] == {"input_tokens": 2, "output_tokens": 2}

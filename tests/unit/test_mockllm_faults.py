@@ -134,7 +134,9 @@ async def test_cut_mid_frame_ends_cleanly_with_half_a_frame(mock_llm: MockLLMSer
         json.loads(first.removeprefix("data: "))["candidates"][0]["content"]["parts"][0]["text"]
         == "a "
     )
-    assert rest.startswith('data: {"candidates"') and "\n" not in rest and "\r" not in rest
+    assert rest.startswith('data: {"candidates"')
+    assert "\n" not in rest
+    assert "\r" not in rest
     with pytest.raises(json.JSONDecodeError):
         json.loads(rest.removeprefix("data: "))
     assert single.status_code == 200
@@ -171,9 +173,11 @@ async def test_no_candidates_gemini(mock_llm: MockLLMServer) -> None:
     async with httpx.AsyncClient(base_url=mock_llm.url) as client:
         streamed = [json.loads(d) for d in data_lines((await client.post(STREAM, json={})).content)]
         single = (await client.post(GENERATE, json={})).json()
-    assert streamed and all("candidates" not in c for c in streamed)
+    assert streamed
+    assert all("candidates" not in c for c in streamed)
     assert all("usageMetadata" in c for c in streamed)
-    assert "candidates" not in single and "usageMetadata" in single
+    assert "candidates" not in single
+    assert "usageMetadata" in single
 
 
 async def test_stall_trips_the_client_read_timeout(mock_llm: MockLLMServer) -> None:
@@ -298,7 +302,8 @@ def test_command_line_serves_a_jsonl_script(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         _, err = proc.communicate(timeout=10)
-    assert "Traceback" not in err and "Warning" not in err
+    assert "Traceback" not in err
+    assert "Warning" not in err
 
 
 def test_json_list_script_with_loop(tmp_path: Path) -> None:

@@ -148,7 +148,8 @@ async def test_unicode_line_separators_stay_inside_the_frame(mock_llm: MockLLMSe
     mock_llm.enqueue({"text": tricky})
     async with httpx.AsyncClient(base_url=mock_llm.url) as client:
         r = await client.post(STREAM, json={})
-    assert "\u2028".encode() in r.content and "\u0085".encode() in r.content  # unescaped
+    assert "\u2028".encode() in r.content
+    assert "\u0085".encode() in r.content
     lines = _LINES.split(r.content.decode())
     data = [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
     assert parts(data[0]) == [{"text": tricky}]

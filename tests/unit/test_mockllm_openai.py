@@ -16,7 +16,8 @@ MESSAGES = [{"role": "user", "content": "x" * 12}]
 def frames_of(body: bytes) -> list[str]:
     """OpenAI frames: each exactly ``data: <payload>\\n\\n``, the last ``[DONE]``."""
     text = body.decode()
-    assert text.endswith("\n\n") and "\r" not in text
+    assert text.endswith("\n\n")
+    assert "\r" not in text
     raw = text.split("\n\n")[:-1]
     assert all(r.startswith("data: ") and "\n" not in r for r in raw)
     assert raw[-1] == "data: [DONE]"
@@ -27,7 +28,8 @@ async def stream(srv: MockLLMServer, **extra: Any) -> list[dict[str, Any]]:
     body = {"model": "qwen3", "stream": True, "messages": MESSAGES, **extra}
     async with httpx.AsyncClient(base_url=srv.url) as client:
         r = await client.post(URL, json=body, headers={"authorization": "Bearer sk-1"})
-    assert r.status_code == 200 and r.headers["content-type"] == "text/event-stream"
+    assert r.status_code == 200
+    assert r.headers["content-type"] == "text/event-stream"
     return [json.loads(f) for f in frames_of(r.content)[:-1]]
 
 
@@ -59,14 +61,16 @@ async def test_stream_with_usage_reasoning_and_tool_calls(mock_llm: MockLLMServe
     for delta in d[3:-1]:
         (tc,) = delta["tool_calls"]
         if "id" in tc:
-            assert tc["index"] not in calls and tc["type"] == "function"
+            assert tc["index"] not in calls
+            assert tc["type"] == "function"
             assert tc["function"]["arguments"] == ""
             calls[tc["index"]] = {"id": tc["id"], "name": tc["function"]["name"], "args": ""}
         else:
             assert set(tc) == {"index", "function"}
             calls[tc["index"]]["args"] += tc["function"]["arguments"]
             fragments[tc["index"]] = fragments.get(tc["index"], 0) + 1
-    assert calls[0]["name"] == "ls" and json.loads(calls[0]["args"]) == {"path": "src"}
+    assert calls[0]["name"] == "ls"
+    assert json.loads(calls[0]["args"]) == {"path": "src"}
     assert calls[1] == {"id": "call_given", "name": "grep", "args": '{"pattern": "x"}'}
     assert calls[0]["id"] != calls[1]["id"]
     assert fragments == {0: 2, 1: 2}
@@ -107,13 +111,15 @@ async def test_non_streaming_completion(mock_llm: MockLLMServer) -> None:
     async with httpx.AsyncClient(base_url=mock_llm.url) as client:
         r = await client.post(URL, json={"model": "m", "messages": MESSAGES})
     body = r.json()
-    assert body["object"] == "chat.completion" and body["model"] == "m"
+    assert body["object"] == "chat.completion"
+    assert body["model"] == "m"
     choice = body["choices"][0]
     assert choice["finish_reason"] == "tool_calls"
     assert choice["message"]["content"] == "done"
     assert choice["message"]["reasoning_content"] == "t"
     (call,) = choice["message"]["tool_calls"]
-    assert call["type"] == "function" and call["function"]["name"] == "f"
+    assert call["type"] == "function"
+    assert call["function"]["name"] == "f"
     assert json.loads(call["function"]["arguments"]) == {"a": 1}
     assert body["usage"]["prompt_tokens"] == 3
 
@@ -144,6 +150,8 @@ async def test_no_candidates_is_an_empty_choices_chunk(mock_llm: MockLLMServer) 
     mock_llm.enqueue({"text": "ignored", "fault": "no_candidates"})
     mock_llm.enqueue({"fault": "no_candidates"})
     (chunk,) = await stream(mock_llm)
-    assert chunk["choices"] == [] and "usage" not in chunk
+    assert chunk["choices"] == []
+    assert "usage" not in chunk
     (with_usage,) = await stream(mock_llm, stream_options={"include_usage": True})
-    assert with_usage["choices"] == [] and with_usage["usage"]["prompt_tokens"] == 3
+    assert with_usage["choices"] == []
+    assert with_usage["usage"]["prompt_tokens"] == 3

@@ -152,14 +152,20 @@ async def test_stream_is_retried_before_its_first_chunk() -> None:
     inner = _FlakyStream(failures_before_first=2)
     gen = RetryingGenerator(inner, FAST)  # type: ignore[arg-type]
     chunks = [c async for c in gen.stream(None, model="m")]  # type: ignore[arg-type]
-    assert len(chunks) == 2 and inner.opened == 3
+    assert len(chunks) == 2
+    assert inner.opened == 3
 
 
 async def test_stream_is_not_retried_after_its_first_chunk() -> None:
     inner = _FlakyStream(failures_before_first=0, break_after_first=True)
     gen = RetryingGenerator(inner, FAST)  # type: ignore[arg-type]
     got = []
-    with pytest.raises(StreamError):
+
+    async def drain() -> None:
         async for c in gen.stream(None, model="m"):  # type: ignore[arg-type]
             got.append(c)
-    assert len(got) == 1 and inner.opened == 1
+
+    with pytest.raises(StreamError):
+        await drain()
+    assert len(got) == 1
+    assert inner.opened == 1

@@ -106,7 +106,8 @@ def test_tool_turn_round_trips_with_ids_and_camel_case() -> None:
     req = GenerateContentRequest.model_validate(SEED_TOOL_TURN)
     assert req.to_wire() == SEED_TOOL_TURN
     call = req.contents[1].parts[0].function_call
-    assert call is not None and call.id == "toolu_search_files_1761124234364"
+    assert call is not None
+    assert call.id == "toolu_search_files_1761124234364"
 
 
 def test_response_round_trips_and_helpers_read_it() -> None:
@@ -114,7 +115,8 @@ def test_response_round_trips_and_helpers_read_it() -> None:
     assert resp.to_wire() == SEED_RESPONSE
     assert response_text(resp) == "今天北京天气晴朗"
     support = resp.candidates[0].grounding_metadata.grounding_supports[0]  # type: ignore[index,union-attr]
-    assert support.segment is not None and support.segment.end_index == 12
+    assert support.segment is not None
+    assert support.segment.end_index == 12
 
 
 def test_unknown_fields_are_kept_not_rejected() -> None:

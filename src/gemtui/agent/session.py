@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.prompt import build_system_instruction
+from gemtui.agent.provider_choice import ResolvedProvider
 from gemtui.bus import AgentFinished, EventBus, RequestRetrying, SessionStarted
 from gemtui.chat.chat import Chat
 from gemtui.chat.history import strip_thought_signatures
 from gemtui.config.paths import config_dir
 from gemtui.config.settings import Settings
-from gemtui.providers.factory import ResolvedProvider
 from gemtui.providers.retry import RetryingGenerator, RetryNotice
 from gemtui.wire import Content, FunctionDeclaration, GenerationConfig, ThinkingConfig
 

@@ -79,9 +79,9 @@ def _workspace_trusted(opts: HeadlessOptions, err: TextIO) -> bool:
 
 
 async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
+    from gemtui.agent.provider_choice import resolve_provider
     from gemtui.agent.session import Session, SessionOptions
     from gemtui.config.settings import load_settings
-    from gemtui.providers.factory import resolve_provider
 
     formatter = make_formatter(opts.output_format, out, err)
     try:

@@ -70,7 +70,7 @@ def compute_wait(policy: RetryPolicy, attempt: int, exc: BaseException | None) -
             return delay * (1 + random.uniform(0, policy.server_jitter))
         if any("PerMinute" in q for q in exc.details.quota_ids):
             return policy.per_minute_wait
-    base = min(policy.max_delay, policy.initial_delay * (2 ** max(0, attempt - 1)))
+    base = min(policy.max_delay, policy.initial_delay * (2.0 ** max(0, attempt - 1)))
     return max(0.0, base * (1 + random.uniform(-policy.jitter, policy.jitter)))
 
 

@@ -181,7 +181,8 @@ class ToolScheduler:
 
     async def _clear(self, batch: _Batch, record: CallRecord) -> bool:
         """Policy and approval for one call: True when it is scheduled to run."""
-        assert record.tool is not None and record.invocation is not None
+        assert record.tool is not None
+        assert record.invocation is not None
         call_id = record.call_id
         verdict = self._policy.decide(record.tool, record.invocation.args, self._mode())
         if verdict.decision is PolicyDecision.ALLOW:
@@ -197,7 +198,8 @@ class ToolScheduler:
         return decision is not None and self._apply(batch, record, decision)
 
     async def _ask(self, batch: _Batch, record: CallRecord) -> Decision | None:
-        assert record.tool is not None and record.invocation is not None
+        assert record.tool is not None
+        assert record.invocation is not None
         try:
             confirmation = await record.invocation.confirmation(self._context)
         except ToolError as e:
@@ -226,7 +228,8 @@ class ToolScheduler:
             future.cancel()  # no-op once answered; withdraws the request otherwise
 
     def _apply(self, batch: _Batch, record: CallRecord, decision: Decision) -> bool:
-        assert record.tool is not None and record.invocation is not None
+        assert record.tool is not None
+        assert record.invocation is not None
         kind, call_id = decision.decision, record.call_id
         if not kind.allows:
             message = REJECTED_MESSAGE
@@ -252,7 +255,8 @@ class ToolScheduler:
         return True
 
     def _remember(self, record: CallRecord) -> None:
-        assert record.tool is not None and record.invocation is not None
+        assert record.tool is not None
+        assert record.invocation is not None
         try:
             self._policy.allow_always(record.tool, record.invocation.args)
         except OSError:  # the call was approved; only the saving failed

@@ -470,8 +470,8 @@ class GemtuiApp(MaskingApp[int]):
     @work(exclusive=True, group="model", name="switch-model", exit_on_error=False)
     async def switch_model(self, provider_name: str, model: str) -> None:
         """Switch model (and provider when it differs), keeping the conversation."""
+        from gemtui.agent.provider_choice import resolve_provider
         from gemtui.errors import FatalError
-        from gemtui.providers.factory import resolve_provider
 
         assert self.session is not None
         try:

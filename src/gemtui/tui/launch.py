@@ -100,8 +100,8 @@ def build_app(
     def make_session() -> Session:
         """Runs in a thread after the first frame; FatalAuthenticationError opens the
         welcome screen, any other FatalError stops the app with its exit code."""
+        from gemtui.agent.provider_choice import resolve_provider
         from gemtui.agent.session import Session, SessionOptions
-        from gemtui.providers.factory import resolve_provider
         from gemtui.store.headless import attach_store
 
         attached = attach_store(resume, workspace)

@@ -40,7 +40,7 @@ def _compress(app: GemtuiApp, arg: str) -> None:
 def _model(app: GemtuiApp, arg: str) -> None:
     """``/model`` lists the models of every configured provider; ``/model [PROVIDER:]NAME``
     switches live, keeping the conversation."""
-    from gemtui.providers.factory import list_models
+    from gemtui.agent.provider_choice import list_models
 
     if app.session is None:
         return

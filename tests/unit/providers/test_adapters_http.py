@@ -22,7 +22,8 @@ async def test_openai_generate_models_and_estimate(mock_llm: MockLLMServer) -> N
     resp = await gen.generate(REQ, model="qwen3-coder")
     parts = resp.candidates[0].content.parts
     assert [p.text for p in parts if p.thought] == ["t"]
-    assert parts[-1].function_call is not None and parts[-1].function_call.args == {"a": 1}
+    assert parts[-1].function_call is not None
+    assert parts[-1].function_call.args == {"a": 1}
     assert mock_llm.requests[-1].json["stream"] is False
     assert next(m.name for m in await gen.list_models()) == "mock-model"
     assert await gen.count_tokens([Content.user("x" * 40)], model="m") == 10
@@ -44,7 +45,8 @@ async def test_anthropic_generate_models_and_count(mock_llm: MockLLMServer) -> N
     )
     resp = await gen.generate(REQ, model="claude-sonnet-4-5")
     parts = resp.candidates[0].content.parts
-    assert parts[0].thought and parts[0].thought_signature
+    assert parts[0].thought
+    assert parts[0].thought_signature
     assert parts[-1].function_call.args == {"a": 1}
     assert next(m.name for m in await gen.list_models()) == "claude-sonnet-4-5"
     mock_llm.enqueue({"count_tokens": 42})

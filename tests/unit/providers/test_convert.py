@@ -89,7 +89,8 @@ def test_openai_request_mapping() -> None:
         "type": "image_url",
         "image_url": {"url": "data:image/png;base64,AAA="},
     }
-    assert msgs[2]["role"] == "assistant" and msgs[2]["content"] == "Sure."
+    assert msgs[2]["role"] == "assistant"
+    assert msgs[2]["content"] == "Sure."
     assert [tc["id"] for tc in msgs[2]["tool_calls"]] == ["c1", "c2"]
     assert msgs[2]["tool_calls"][0]["function"] == {
         "name": "read_file",
@@ -167,7 +168,8 @@ def test_openai_stream_reassembles_interleaved_calls() -> None:
     assert [(c.id, c.name, c.args) for c in calls] == [("a", "f", {"x": 1}), ("b", "g", {})]
     assert cand.finish_reason == "STOP"
     u = final.usage_metadata
-    assert u and (
+    assert u
+    assert (
         u.prompt_token_count,
         u.candidates_token_count,
         u.thoughts_token_count,
@@ -227,7 +229,8 @@ def test_openai_non_streaming_completion() -> None:
         "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3},
     }
     parts = from_openai_completion(data).candidates[0].content.parts
-    assert parts[0].text == "ok" and parts[1].function_call.name == "f"
+    assert parts[0].text == "ok"
+    assert parts[1].function_call.name == "f"
 
 
 def test_anthropic_messages_alternate_and_results_lead() -> None:
@@ -277,7 +280,9 @@ def test_anthropic_request_fields() -> None:
         tools=[Tool(function_declarations=[decl])],
     )
     body = to_anthropic_request(req, "claude")
-    assert body["system"] == "sys" and body["max_tokens"] == 8192 and body["stream"] is True
+    assert body["system"] == "sys"
+    assert body["max_tokens"] == 8192
+    assert body["stream"] is True
     assert body["tools"] == [
         {"name": "f", "description": "d", "input_schema": {"type": "object", "properties": {}}}
     ]
@@ -353,7 +358,8 @@ def test_anthropic_stream_events() -> None:
     assert cand.finish_reason == "STOP"
     assert cand.content.parts[0].function_call.args == {"a": 2}
     u = final.usage_metadata
-    assert u and (
+    assert u
+    assert (
         u.prompt_token_count,
         u.cached_content_token_count,
         u.candidates_token_count,
@@ -372,7 +378,8 @@ def test_anthropic_error_event_raises_mapped_error(
         AnthropicStream().feed(
             {"type": "error", "error": {"type": etype, "message": "Overloaded now"}}
         )
-    assert info.value.status == status and info.value.message == "Overloaded now"
+    assert info.value.status == status
+    assert info.value.message == "Overloaded now"
 
 
 def test_error_bodies_of_both_apis_give_the_message() -> None:
@@ -382,8 +389,6 @@ def test_error_bodies_of_both_apis_give_the_message() -> None:
     )
     assert api_error_from_response(401, openai).message == "Incorrect API key provided"
     err = api_error_from_response(429, anthropic, {"retry-after": "3"})
-    assert (
-        isinstance(err, RetryableApiError)
-        and err.message == "Too many requests"
-        and err.server_delay == 3
-    )
+    assert isinstance(err, RetryableApiError)
+    assert err.message == "Too many requests"
+    assert err.server_delay == 3

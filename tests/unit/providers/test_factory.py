@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from gemtui.agent.provider_choice import list_models, resolve_provider
 from gemtui.config.settings import ProviderSettings, Settings
 from gemtui.errors import FatalAuthenticationError, FatalConfigError
 from gemtui.providers.anthropic import AnthropicGenerator
-from gemtui.providers.factory import list_models, resolve_provider
 from gemtui.providers.openai_compat import OpenAICompatGenerator
 from gemtui.providers.retry import RetryingGenerator
 from gemtui.providers.text_tools import TextToolsGenerator
@@ -22,9 +22,12 @@ def test_openai_from_environment_without_key(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     resolved = resolve_provider(Settings())
     inner = _inner(resolved.generator)
-    assert resolved.name == "openai" and resolved.kind == "openai"
-    assert isinstance(inner, OpenAICompatGenerator) and inner._base == "http://127.0.0.1:9/v1"
-    assert inner._api_key is None and resolved.model == "gpt-4o-mini"
+    assert resolved.name == "openai"
+    assert resolved.kind == "openai"
+    assert isinstance(inner, OpenAICompatGenerator)
+    assert inner._base == "http://127.0.0.1:9/v1"
+    assert inner._api_key is None
+    assert resolved.model == "gpt-4o-mini"
 
 
 def test_named_openai_provider_with_text_tools() -> None:
@@ -35,7 +38,8 @@ def test_named_openai_provider_with_text_tools() -> None:
     resolved = resolve_provider(settings, provider="local")
     inner = _inner(resolved.generator)
     assert isinstance(inner, TextToolsGenerator) is False
-    assert resolved.model == "qwen3" and resolved.fallback == ["small"]
+    assert resolved.model == "qwen3"
+    assert resolved.fallback == ["small"]
     conf.text_tools = True
     assert isinstance(
         _inner(resolve_provider(settings, provider="local").generator), TextToolsGenerator
@@ -46,7 +50,8 @@ def test_named_openai_provider_with_text_tools() -> None:
         text_tools=True,
     )
     wrapped = _inner(forced.generator)
-    assert isinstance(wrapped, TextToolsGenerator) and wrapped.name == "l2"
+    assert isinstance(wrapped, TextToolsGenerator)
+    assert wrapped.name == "l2"
 
 
 def test_named_openai_provider_needs_base_url() -> None:
@@ -62,7 +67,8 @@ def test_anthropic_needs_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://h")
     resolved = resolve_provider(Settings(), provider="anthropic")
     inner = _inner(resolved.generator)
-    assert isinstance(inner, AnthropicGenerator) and inner._base == "http://h"
+    assert isinstance(inner, AnthropicGenerator)
+    assert inner._base == "http://h"
     assert resolved.context_window == 200_000
 
 
@@ -76,6 +82,7 @@ def test_list_models_across_configured_providers(monkeypatch: pytest.MonkeyPatch
         }
     )
     pairs = list_models(settings)
-    assert ("local", "qwen3") in pairs and ("local", "tiny") in pairs
+    assert ("local", "qwen3") in pairs
+    assert ("local", "tiny") in pairs
     assert ("anthropic", "claude-sonnet-4-5") in pairs
     assert not any(p == "gemini" for p, _ in pairs)  # no key, not configured

@@ -73,7 +73,8 @@ def test_fenced_call_removed_prose_kept() -> None:
     visible = "".join(_feed_chars(ex, text))
     assert ex.calls == [("read_file", {"file_path": "a.txt"})]
     assert "tool_call" not in visible
-    assert visible.startswith("Let me check.") and visible.endswith("Then I will answer.")
+    assert visible.startswith("Let me check.")
+    assert visible.endswith("Then I will answer.")
 
 
 def test_inline_calls_several_and_trailing_prose() -> None:
@@ -114,7 +115,8 @@ def test_unclosed_call_is_malformed_and_shown() -> None:
     text = '{"tool_call": {"name": "read_file", "arguments": {'
     assert ex.feed(text) == ""  # held while undecided
     assert ex.flush() == text
-    assert ex.malformed and not ex.calls
+    assert ex.malformed
+    assert not ex.calls
 
 
 def test_string_arguments_and_tool_calls_list() -> None:
@@ -199,11 +201,9 @@ async def test_wrapper_rewrites_request_and_parses_stream() -> None:
     sent = inner.requests[0]
     assert sent.tools is None
     system = "\n".join(p.text or "" for p in sent.system_instruction.parts)
-    assert (
-        "Be brief." in system
-        and "**read_file**" in system
-        and '"file_path": string (required)' in system
-    )
+    assert "Be brief." in system
+    assert "**read_file**" in system
+    assert '"file_path": string (required)' in system
     assert sent.contents[0].parts[0].text == "/no_think\n\ngo"
     assert '"tool_call"' in (sent.contents[1].parts[0].text or "")
     assert sent.contents[2].parts[0].text == "/no_think\n\nTool result for read_file (c1): data"
@@ -215,8 +215,10 @@ async def test_wrapper_rewrites_request_and_parses_stream() -> None:
     thoughts = "".join(p.text or "" for p in parts if p.thought)
     visible = "".join(p.text or "" for p in parts if not p.thought and p.text)
     calls = [p.function_call for p in parts if p.function_call is not None]
-    assert thoughts == "plan" and visible.strip() == "Sure."
-    assert len(calls) == 1 and calls[0].name == "read_file"
+    assert thoughts == "plan"
+    assert visible.strip() == "Sure."
+    assert len(calls) == 1
+    assert calls[0].name == "read_file"
     assert (calls[0].id or "").startswith("text-call-1-")
     assert out[-1].candidates[0].finish_reason == "STOP"
 

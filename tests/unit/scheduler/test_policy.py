@@ -120,7 +120,8 @@ def test_any_user_rule_beats_the_builtin_defaults() -> None:
     engine = PolicyEngine([PolicyRule(DENY, tool_name="read_file", priority=0)])
     verdict = engine.decide(READ, {}, "default")
     assert verdict.decision is DENY
-    assert verdict.rule is not None and verdict.rule.source == "user"
+    assert verdict.rule is not None
+    assert verdict.rule.source == "user"
 
 
 def test_args_pattern_matches_sorted_json() -> None:
@@ -301,7 +302,8 @@ denyMessage = "no github"
     assert engine.decide(WRITE, {}, "auto_edit").decision is ASK
     assert sh(engine, "git diff HEAD > patch") is ALLOW
     verdict = engine.decide(MCP, {}, "default")
-    assert verdict.decision is DENY and verdict.reason == "no github"
+    assert verdict.decision is DENY
+    assert verdict.reason == "no github"
 
 
 @pytest.mark.parametrize(
@@ -383,7 +385,8 @@ def test_hidden_commands_run_in_yolo_only_when_no_deny_rule_could_match() -> Non
     assert sh(PolicyEngine(), hidden) is ASK
     deny = PolicyEngine([PolicyRule(DENY, tool_name="run_shell_command", command_prefix=("rm",))])
     verdict = deny.decide(SHELL, {"command": hidden}, "yolo")
-    assert verdict.decision is ASK and "deny rule" in verdict.reason
+    assert verdict.decision is ASK
+    assert "deny rule" in verdict.reason
     assert sh(deny, "ls -la", "yolo") is ALLOW
     assert sh(deny, "rm $opts victim", "yolo") is DENY
     deny_words = PolicyEngine(
@@ -483,7 +486,9 @@ def test_deeply_nested_or_huge_commands_ask_with_a_short_reason() -> None:
     )
     nested = "echo " + "$(echo " * 400 + "x" + ")" * 400
     verdict = engine.decide(SHELL, {"command": nested}, "default")
-    assert verdict.decision is ASK and "too deeply" in verdict.reason
+    assert verdict.decision is ASK
+    assert "too deeply" in verdict.reason
     long_name = "$" + "{x:=" + "a" * 5000 + "}"
     verdict = engine.decide(SHELL, {"command": long_name}, "default")
-    assert verdict.decision is ASK and len(verdict.reason) < 300
+    assert verdict.decision is ASK
+    assert len(verdict.reason) < 300

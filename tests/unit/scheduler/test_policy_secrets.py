@@ -25,6 +25,7 @@ def test_a_rule_holding_a_key_lasts_for_the_session_and_never_reaches_the_file(
     engine.allow_always(SHELL, {"command": "cargo build"})
     assert engine.decide(SHELL, {"command": command}, "default").decision is PolicyDecision.ALLOW
     text = policy_file.read_text(encoding="utf-8")
-    assert KEY not in text and "cargo build" in text
+    assert KEY not in text
+    assert "cargo build" in text
     again = PolicyEngine(user_policy_file=policy_file)  # a restart: the key's rule is gone
     assert again.decide(SHELL, {"command": command}, "default").decision is PolicyDecision.ASK

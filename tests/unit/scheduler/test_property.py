@@ -115,7 +115,8 @@ async def run_batch(batch: list[Step]) -> None:
         decided = [d for w, c, d in log if w == "decide" and c == cid]
         if decided and not ApprovalDecision(decided[0].split(":")[1]).allows:
             assert cid not in started
-            assert snap.error and "rejected" in snap.error
+            assert snap.error
+            assert "rejected" in snap.error
         assert (cid in started) == (snap.state.value == "success")
 
 

@@ -195,7 +195,8 @@ async def test_tool_errors_and_crashes_become_error_text(bus: EventBus, ctx: Too
     result = await scheduler(bus, ctx, *tools).run([call("a"), call("b"), call("c")])
     errors = [r["error"] for r in responses(result)]
     assert errors[0] == "File not found: a.txt"
-    assert "boom" in errors[1] and "Traceback" not in errors[1]
+    assert "boom" in errors[1]
+    assert "Traceback" not in errors[1]
     assert errors[2] == "exit code 2"
 
 
@@ -236,10 +237,12 @@ async def test_generated_ids_are_unique_and_answered(bus: EventBus, ctx: ToolCon
     calls = [call("read"), call("read"), call("read", "dup"), call("read", "dup"), call("nope")]
     result = await scheduler(bus, ctx, make_tool("read", ToolKind.READ)).run(calls)
     got = ids(result)
-    assert all(got) and len(set(got)) == 5
+    assert all(got)
+    assert len(set(got)) == 5
     assert got[2] == "dup"
     assert got == [c.id for c in calls]  # written back so history's calls match
-    assert got[0] is not None and got[0].startswith("read-")
+    assert got[0] is not None
+    assert got[0].startswith("read-")
 
 
 async def test_events_per_call_follow_the_state_machine(bus: EventBus, ctx: ToolContext) -> None:
@@ -296,7 +299,8 @@ async def test_approval_decisions(
     assert ran == ran_args
     assert responses(result) == [response]
     (request,) = seen
-    assert request.correlation_id and request.confirmation is not None
+    assert request.correlation_id
+    assert request.confirmation is not None
     assert result.snapshots[0].decision is decision.decision
 
 

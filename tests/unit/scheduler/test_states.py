@@ -68,7 +68,8 @@ def test_manager_publishes_a_snapshot_for_every_change() -> None:
     last = manager.snapshots()[0]
     assert last.output == "done"
     assert last.kind == "read"
-    assert last.duration_ms is not None and last.duration_ms >= 0
+    assert last.duration_ms is not None
+    assert last.duration_ms >= 0
 
 
 def test_illegal_transition_raises_and_changes_nothing() -> None:
@@ -88,7 +89,7 @@ def test_unknown_fields_and_duplicate_ids_are_refused() -> None:
     manager.add(_record())
     with pytest.raises(TypeError):
         manager.transition("c1", S.SCHEDULED, state=S.SUCCESS)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="duplicate tool call id"):
         manager.add(_record())
 
 

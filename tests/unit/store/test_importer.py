@@ -20,9 +20,12 @@ def _home(tmp_path: Path) -> Path:
 def test_jsonl_and_legacy_json_chats_are_imported_and_searchable(tmp_path: Path) -> None:
     store = SessionStore(tmp_path / "s.db")
     report = import_gemini_cli(store, gemini_home=_home(tmp_path))
-    assert report.imported == 2 and not report.failed
+    assert report.imported == 2
+    assert not report.failed
     jsonl = store.get("gemini-cli-3f2a9c1e-7b4d-4e21-9a6f-0c8d5e2b1a47")
-    assert jsonl is not None and jsonl.imported and jsonl.source == "gemini-cli"
+    assert jsonl is not None
+    assert jsonl.imported
+    assert jsonl.source == "gemini-cli"
     assert jsonl.title == "Trailing commas in config.json"  # the $set summary
     assert jsonl.model == "gemini-2.5-pro"
     history = store.load_history(jsonl.id)
@@ -31,7 +34,8 @@ def test_jsonl_and_legacy_json_chats_are_imported_and_searchable(tmp_path: Path)
     assert history[1].parts[-1].function_call is not None
     assert history[2].parts[0].function_response is not None
     legacy = store.get("gemini-cli-9b7c6d5e-aaaa-4bbb-8ccc-1d2e3f4a5b6c")
-    assert legacy is not None and legacy.title == "Add a --verbose flag to the flamingo exporter"
+    assert legacy is not None
+    assert legacy.title == "Add a --verbose flag to the flamingo exporter"
     assert [m.session.id for m in store.search("flamingo")] == [legacy.id]
     assert store.search("json5")[0].session.id == jsonl.id
 
@@ -41,7 +45,8 @@ def test_reimport_is_idempotent(tmp_path: Path) -> None:
     home = _home(tmp_path)
     import_gemini_cli(store, gemini_home=home)
     again = import_gemini_cli(store, gemini_home=home)
-    assert again.imported == 0 and again.unchanged == 2
+    assert again.imported == 0
+    assert again.unchanged == 2
     assert store.count_sessions() == 2
 
 
@@ -50,5 +55,6 @@ def test_resuming_an_imported_session_continues_a_copy(tmp_path: Path) -> None:
     import_gemini_cli(store, gemini_home=_home(tmp_path))
     sid, history, meta = open_session_for_resume(store, "gemini-cli-9b7c")
     assert meta.forked_from == "gemini-cli-9b7c6d5e-aaaa-4bbb-8ccc-1d2e3f4a5b6c"
-    assert sid != meta.forked_from and len(history) == 2
+    assert sid != meta.forked_from
+    assert len(history) == 2
     assert not store.get(sid).imported  # type: ignore[union-attr]

@@ -91,7 +91,9 @@ def test_tool_loop_is_stored_exactly_as_the_chat_holds_it(tmp_path: Path) -> Non
     assert store.load_history("s1") == history
     assert store.tool_calls("s1")[0]["output"] == "a.py"
     info = store.get("s1")
-    assert info is not None and info.tokens == 36 and info.turns == 1
+    assert info is not None
+    assert info.tokens == 36
+    assert info.turns == 1
     assert recorder.failures == 0
 
 

@@ -45,7 +45,8 @@ def test_parallel_calls_partly_answered_and_a_trailing_call_all_get_answers() ->
     assert history_is_valid(fixed)
     assert [p.function_response.id for p in fixed[2].parts if p.function_response] == ["a", "b"]
     last = fixed[-1].parts[0].function_response
-    assert last is not None and (last.id, last.name) == ("c", "run_shell_command")
+    assert last is not None
+    assert (last.id, last.name) == ("c", "run_shell_command")
     assert last.response == {"error": INTERRUPTED_MESSAGE}
     assert len(fixed) == len(history) + 1
 
@@ -53,9 +54,11 @@ def test_parallel_calls_partly_answered_and_a_trailing_call_all_get_answers() ->
 def test_a_call_saved_without_an_id_takes_its_answers_id() -> None:
     history = [Content.user("go"), _calls((None, "glob")), _answers(("glob-1", "glob"))]
     fixed = answer_interrupted_calls(history)
-    assert history_is_valid(fixed) and len(fixed) == 3
+    assert history_is_valid(fixed)
+    assert len(fixed) == 3
     call = fixed[1].parts[0].function_call
-    assert call is not None and call.id == "glob-1"
+    assert call is not None
+    assert call.id == "glob-1"
     assert all(p.function_response.response == {"output": "ok"} for p in fixed[2].parts)  # type: ignore[union-attr]
 
 
@@ -65,5 +68,6 @@ def test_resume_repairs_and_the_next_write_saves_the_answer(tmp_path: Path) -> N
     store.add_message(sid, "user", Content.user("run it"))
     store.add_message(sid, "model", _calls(("k", "run_shell_command")))
     _, history, _ = open_session_for_resume(store, sid)
-    assert history_is_valid(history) and len(history) == 3
+    assert history_is_valid(history)
+    assert len(history) == 3
     assert len(store.load_history(sid)) == 2  # loading never writes

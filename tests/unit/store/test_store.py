@@ -59,7 +59,10 @@ def test_v1_store_is_migrated_keeping_its_sessions_and_making_them_searchable(
     store = SessionStore(path)
     assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     info = store.get("old1")
-    assert info is not None and info.title == "Old one" and info.messages == 1 and info.turns == 1
+    assert info is not None
+    assert info.title == "Old one"
+    assert info.messages == 1
+    assert info.turns == 1
     assert store.load_history("old1") == [Content.user("remember the walrus migration")]
     assert [m.session.id for m in store.search("walrus")] == ["old1"]
 
@@ -71,7 +74,8 @@ def test_store_from_a_newer_gemtui_is_left_alone(tmp_path: Path) -> None:
     conn.close()
     with pytest.raises(StoreVersionError):
         open_database(path)
-    assert path.exists() and not list(tmp_path.glob("*.corrupt-*"))
+    assert path.exists()
+    assert not list(tmp_path.glob("*.corrupt-*"))
 
 
 def test_garbage_file_is_moved_aside_with_a_message_never_overwritten(
@@ -84,7 +88,8 @@ def test_garbage_file_is_moved_aside_with_a_message_never_overwritten(
     assert len(moved) == 1
     assert moved[0].read_bytes() == b"this is not a database at all" * 100
     err = capsys.readouterr().err
-    assert "could not be read" in err and str(moved[0]) in err
+    assert "could not be read" in err
+    assert str(moved[0]) in err
     assert store.list_sessions() == []
 
 
@@ -142,7 +147,9 @@ def test_history_round_trip_is_exact(tmp_path: Path) -> None:
     assert history[1].parts[0].function_call is not None
     assert history[2].parts[0].function_response is not None
     info = store.get(sid)
-    assert info is not None and info.messages == 4 and info.turns == 1
+    assert info is not None
+    assert info.messages == 4
+    assert info.turns == 1
 
 
 def test_resolve_latest_prefix_and_unknown(tmp_path: Path) -> None:
@@ -162,7 +169,9 @@ def test_fork_copies_the_history_up_to_a_message(tmp_path: Path) -> None:
     new = store.fork(sid, 1)
     assert store.load_history(new) == store.load_history(sid)[:1]
     info = store.get(new)
-    assert info is not None and info.parent_id == sid and info.title == "Parsing (fork)"
+    assert info is not None
+    assert info.parent_id == sid
+    assert info.title == "Parsing (fork)"
     assert len(store.load_history(sid)) == 4  # the original is untouched
 
 
@@ -197,9 +206,12 @@ def test_exports(tmp_path: Path) -> None:
     store.add_usage(sid, model="gemini-2.5-pro", input=100, output=20, total=120)
     md = store.export_markdown(sid)
     assert md.startswith("# TOML")
-    assert "## You" in md and "Use tomllib" in md and "Tool call: `read_file`" in md
+    assert "## You" in md
+    assert "Use tomllib" in md
+    assert "Tool call: `read_file`" in md
     doc = json.loads(store.export_json(sid))
-    assert doc["session"]["id"] == sid and doc["session"]["tokens"] == 120
+    assert doc["session"]["id"] == sid
+    assert doc["session"]["tokens"] == 120
     assert doc["history"][0] == {
         "role": "user",
         "parts": [{"text": "How do I parse TOML in Python?"}],

@@ -46,7 +46,8 @@ async def test_replace_single_occurrence(ctx: ToolContext, root: Path) -> None:
         new_string="def f():\n    return 2",
     )
     conf = await inv.confirmation(ctx)
-    assert conf is not None and conf.kind == "edit"
+    assert conf is not None
+    assert conf.kind == "edit"
     assert conf.file_path == str(root / "pkg" / "mod.py")
     assert conf.original == SOURCE
     assert conf.proposed == SOURCE.replace("return 1", "return 2", 1)
@@ -91,8 +92,11 @@ async def test_replace_identical_strings(ctx: ToolContext) -> None:
 async def test_replace_creates_new_file(ctx: ToolContext, root: Path) -> None:
     inv = replace(file_path="new/dir/file.txt", old_string="", new_string="hello\n")
     conf = await inv.confirmation(ctx)
-    assert conf is not None and conf.original == "" and conf.proposed == "hello\n"
-    assert conf.diff is not None and "+hello" in conf.diff
+    assert conf is not None
+    assert conf.original == ""
+    assert conf.proposed == "hello\n"
+    assert conf.diff is not None
+    assert "+hello" in conf.diff
     result = await inv.execute(ctx)
     assert "Created new file" in str(result.llm_content)
     assert (root / "new" / "dir" / "file.txt").read_text() == "hello\n"
@@ -115,7 +119,8 @@ async def test_replace_modify_replaces_full_content(ctx: ToolContext, root: Path
     inv = replace(file_path="pkg/mod.py", old_string="def g", new_string="def h")
     inv.modify("person's version\n")
     conf = await inv.confirmation(ctx)
-    assert conf is not None and conf.proposed == "person's version\n"
+    assert conf is not None
+    assert conf.proposed == "person's version\n"
     result = await inv.execute(ctx)
     assert (root / "pkg" / "mod.py").read_text() == "person's version\n"
     assert "user modified" in str(result.llm_content).lower()
@@ -138,7 +143,9 @@ def test_replace_validation() -> None:
 async def test_write_file_creates_parents(ctx: ToolContext, root: Path) -> None:
     inv = write(file_path="a/b/c.txt", content="hi\n")
     conf = await inv.confirmation(ctx)
-    assert conf is not None and conf.kind == "edit" and conf.original == ""
+    assert conf is not None
+    assert conf.kind == "edit"
+    assert conf.original == ""
     assert conf.diff == "--- a/a/b/c.txt\n+++ b/a/b/c.txt\n@@ -0,0 +1 @@\n+hi\n"
     assert not (root / "a").exists()
     result = await inv.execute(ctx)
@@ -149,8 +156,12 @@ async def test_write_file_creates_parents(ctx: ToolContext, root: Path) -> None:
 async def test_write_file_overwrite_diff_and_modify(ctx: ToolContext, root: Path) -> None:
     inv = write(file_path=str(root / "pkg" / "mod.py"), content="new\n")
     conf = await inv.confirmation(ctx)
-    assert conf is not None and conf.original == SOURCE and conf.proposed == "new\n"
-    assert conf.diff is not None and "-def f():" in conf.diff and "+new" in conf.diff
+    assert conf is not None
+    assert conf.original == SOURCE
+    assert conf.proposed == "new\n"
+    assert conf.diff is not None
+    assert "-def f():" in conf.diff
+    assert "+new" in conf.diff
     inv.modify("edited\n")
     result = await inv.execute(ctx)
     assert (root / "pkg" / "mod.py").read_text() == "edited\n"

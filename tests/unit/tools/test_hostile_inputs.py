@@ -87,7 +87,8 @@ def test_grep_search_refuses_a_lookaround_before_running() -> None:
     tool = default_registry().get("grep_search")
     assert tool is not None
     err = tool.validate({"pattern": "foo(?!bar)"})
-    assert err is not None and "lookahead" in err
+    assert err is not None
+    assert "lookahead" in err
 
 
 async def test_grep_exclude_pattern_is_linear_too(ctx: ToolContext, root: Path) -> None:
@@ -192,7 +193,8 @@ def test_write_file_refuses_content_over_the_cap() -> None:
     tool = default_registry().get("write_file")
     assert tool is not None
     err = tool.validate({"file_path": "x.txt", "content": "x" * (MAX_FILE_BYTES + 1)})
-    assert err is not None and "20MB limit" in err
+    assert err is not None
+    assert "20MB limit" in err
 
 
 async def test_replace_refuses_a_result_over_the_cap(ctx: ToolContext, root: Path) -> None:

@@ -111,11 +111,9 @@ async def test_path_escape_refused(
     if not tool.mutating:
         assert await inv.confirmation(ctx) is None  # read-only: no preview to build
     for step in steps:
+        call = inv.confirmation(ctx) if step == "confirmation" else inv.execute(ctx)
         with pytest.raises(ToolError) as info:
-            if step == "confirmation":
-                await inv.confirmation(ctx)
-            else:
-                await inv.execute(ctx)
+            await call
         message = str(info.value)
         assert "workspace" in message, message
         assert "SECRET" not in message

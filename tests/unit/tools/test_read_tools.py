@@ -98,7 +98,8 @@ async def test_list_directory_dirs_first_and_ignored(ctx: ToolContext, root: Pat
         "[DIR] src",
         ".gitignore",
     ]
-    assert "build" not in text and "notes.log" not in text
+    assert "build" not in text
+    assert "notes.log" not in text
     assert "(2 ignored)" in text
 
 
@@ -112,7 +113,9 @@ async def test_list_directory_options(ctx: ToolContext) -> None:
             file_filtering_options={"respect_git_ignore": False},
         )
     )
-    assert "[DIR] build" in text and "notes.log" in text and ".gitignore" not in text
+    assert "[DIR] build" in text
+    assert "notes.log" in text
+    assert ".gitignore" not in text
 
 
 async def test_list_directory_empty_and_errors(ctx: ToolContext, root: Path) -> None:
@@ -142,17 +145,21 @@ async def test_read_file_truncates_long_files(ctx: ToolContext, root: Path) -> N
     text = text_of(await run(ctx, "read_file", file_path="big.txt"))
     assert "IMPORTANT: The file content has been truncated." in text
     assert "Showing lines 1-2000 of 3000 total lines" in text
-    assert "start_line=2001" in text and "'end_line'" in text
-    assert "line 2000" in text and "line 2001" not in text
+    assert "start_line=2001" in text
+    assert "'end_line'" in text
+    assert "line 2000" in text
+    assert "line 2001" not in text
     rest = text_of(await run(ctx, "read_file", file_path="big.txt", start_line=2001))
-    assert "line 3000" in rest and "Showing lines 2001-3000" in rest
+    assert "line 3000" in rest
+    assert "Showing lines 2001-3000" in rest
 
 
 async def test_read_file_truncates_long_lines(ctx: ToolContext, root: Path) -> None:
     (root / "wide.txt").write_text("a" * 5000 + "\nshort\n")
     text = text_of(await run(ctx, "read_file", file_path="wide.txt"))
     assert "longer than 2000 characters" in text
-    assert "a" * 2001 not in text and "short" in text
+    assert "a" * 2001 not in text
+    assert "short" in text
 
 
 async def test_read_file_start_beyond_end(ctx: ToolContext) -> None:
@@ -166,7 +173,8 @@ async def test_read_file_media_inline(ctx: ToolContext, root: Path) -> None:
     result = await run(ctx, "read_file", file_path="pic.png")
     assert isinstance(result.llm_content, list)
     blob = result.llm_content[0].inline_data
-    assert blob is not None and blob.mime_type == "image/png"
+    assert blob is not None
+    assert blob.mime_type == "image/png"
     assert base64.b64decode(blob.data) == PNG
     pdf = await run(ctx, "read_file", file_path="doc.pdf")
     assert isinstance(pdf.llm_content, list)
@@ -220,9 +228,11 @@ async def test_read_many_files_concatenates(ctx: ToolContext) -> None:
 
 async def test_read_many_files_exclude_and_recursive(ctx: ToolContext) -> None:
     text = text_of(await run(ctx, "read_many_files", include=["src/**"], exclude=["pkg/"]))
-    assert "src/main.py" in text and "util.py" not in text
+    assert "src/main.py" in text
+    assert "util.py" not in text
     flat = text_of(await run(ctx, "read_many_files", include=["src/**/*.py"], recursive=False))
-    assert "util.py" in flat and "main.py" not in flat
+    assert "util.py" in flat
+    assert "main.py" not in flat
 
 
 async def test_read_many_files_never_reads_ignored_files(ctx: ToolContext) -> None:
@@ -236,14 +246,16 @@ async def test_read_many_files_never_reads_ignored_files(ctx: ToolContext) -> No
             file_filtering_options={"respect_git_ignore": False},
         )
     )
-    assert "build/gen.py" not in text and "hello from build" not in text
+    assert "build/gen.py" not in text
+    assert "hello from build" not in text
     assert "--- src/main.py ---" in text
 
 
 async def test_read_many_files_media_only_when_requested(ctx: ToolContext, root: Path) -> None:
     (root / "docs" / "pic.png").write_bytes(PNG)
     plain = await run(ctx, "read_many_files", include=["docs/**"])
-    assert isinstance(plain.llm_content, str) and "pic.png" not in plain.llm_content
+    assert isinstance(plain.llm_content, str)
+    assert "pic.png" not in plain.llm_content
     media = await run(ctx, "read_many_files", include=["docs/*.png", "docs/*.md"])
     assert isinstance(media.llm_content, list)
     assert any(p.inline_data is not None for p in media.llm_content)
@@ -269,7 +281,8 @@ async def test_glob_newest_first_absolute(ctx: ToolContext, root: Path) -> None:
 async def test_glob_dir_case_and_ignore(ctx: ToolContext, root: Path) -> None:
     (root / "src" / "UPPER.PY").write_text("")
     text = text_of(await run(ctx, "glob", pattern="*.py", dir_path="src", case_sensitive=False))
-    assert str(root / "src" / "UPPER.PY") in text and str(root / "src" / "main.py") in text
+    assert str(root / "src" / "UPPER.PY") in text
+    assert str(root / "src" / "main.py") in text
     assert "util.py" not in text
     sensitive = text_of(await run(ctx, "glob", pattern="*.py", dir_path="src", case_sensitive=True))
     assert "UPPER" not in sensitive
@@ -305,20 +318,25 @@ async def test_grep_grouped_output(ctx: ToolContext, grep_impl: str) -> None:
     assert "File: src/main.py\nL4:     print('Hello')" in text
     assert "File: src/pkg/util.py\nL2:     return 'hello world'" in text
     assert "File: docs/guide.md\nL2: Say hello." in text
-    assert "build" not in text and "notes.log" not in text
+    assert "build" not in text
+    assert "notes.log" not in text
 
 
 async def test_grep_filters(ctx: ToolContext, grep_impl: str) -> None:
     text = text_of(await run(ctx, "grep_search", pattern="hello", include_pattern="*.py"))
-    assert "guide.md" not in text and "util.py" in text and '(filter: "*.py")' in text
+    assert "guide.md" not in text
+    assert "util.py" in text
+    assert '(filter: "*.py")' in text
     names = text_of(await run(ctx, "grep_search", pattern="hello", names_only=True))
     assert names.splitlines()[1:] == ["src/main.py", "src/pkg/util.py", "docs/guide.md"] or sorted(
         names.splitlines()[1:]
     ) == ["docs/guide.md", "src/main.py", "src/pkg/util.py"]
     limited = text_of(await run(ctx, "grep_search", pattern="hello", total_max_matches=1))
-    assert limited.count("\nL") == 1 and "limited to 1" in limited
+    assert limited.count("\nL") == 1
+    assert "limited to 1" in limited
     sub = text_of(await run(ctx, "grep_search", pattern="def", dir_path="src/pkg"))
-    assert "File: src/pkg/util.py" in sub and "main.py" not in sub
+    assert "File: src/pkg/util.py" in sub
+    assert "main.py" not in sub
     excl = text_of(await run(ctx, "grep_search", pattern="hello", exclude_pattern="world"))
     assert "util.py" not in excl
     assert "No matches found" in text_of(await run(ctx, "grep_search", pattern="zzzz"))

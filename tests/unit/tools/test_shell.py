@@ -73,7 +73,8 @@ async def test_empty_output_and_dir_path(ctx: ToolContext, tmp_path: Path) -> No
     assert f"Output: {tmp_path / 'sub'}" in str(result.llm_content)
     assert "Directory: sub" in str(result.llm_content)
     quiet = await shell(command="true").execute(ctx)
-    assert "Output: (empty)" in str(quiet.llm_content) and "Exit Code: 0" in str(quiet.llm_content)
+    assert "Output: (empty)" in str(quiet.llm_content)
+    assert "Exit Code: 0" in str(quiet.llm_content)
 
 
 async def test_live_output(ctx: ToolContext) -> None:
@@ -95,7 +96,8 @@ async def test_timeout_kills_the_group(ctx: ToolContext) -> None:
     match = re.search(r"child=(\d+)", text)
     assert match, text
     child = int(match.group(1))
-    assert result.error is not None and "timed out" in result.error
+    assert result.error is not None
+    assert "timed out" in result.error
     assert result.data["timed_out"] is True
     assert "Signal: SIGTERM" in text
     assert wait_dead(child), "background child survived the timeout"
@@ -169,14 +171,17 @@ async def test_background_returns_pid(ctx: ToolContext) -> None:
 async def test_confirmation_and_modify(ctx: ToolContext, tmp_path: Path) -> None:
     inv = shell(command="git status && npm test > out.txt", dir_path="sub")
     conf = await inv.confirmation(ctx)
-    assert conf is not None and conf.kind == "exec"
+    assert conf is not None
+    assert conf.kind == "exec"
     assert conf.command == "git status && npm test > out.txt"
     assert conf.root_command == "git status, npm test"
     assert conf.cwd == str(tmp_path / "sub")
     assert conf.has_redirection is True
     inv.modify("echo changed")
     conf2 = await inv.confirmation(ctx)
-    assert conf2 is not None and conf2.command == "echo changed" and not conf2.has_redirection
+    assert conf2 is not None
+    assert conf2.command == "echo changed"
+    assert not conf2.has_redirection
     result = await inv.execute(ctx)
     assert "Output: changed" in str(result.llm_content)
     with pytest.raises(ToolError):

@@ -11,7 +11,8 @@ from gemtui.tools.workspace import Workspace
 
 async def test_write_todos_lists_and_returns_data(tmp_path: Path) -> None:
     tool = WriteTodosTool()
-    assert tool.kind is ToolKind.THINK and not tool.mutating
+    assert tool.kind is ToolKind.THINK
+    assert not tool.mutating
     todos = [
         {"description": "Read the code", "status": "completed"},
         {"description": "Fix the bug", "status": "in_progress"},

@@ -57,7 +57,8 @@ async def terminate_group(proc: asyncio.subprocess.Process, grace: float | None 
     try:
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(proc.wait(), grace)
-        while _group_members(pgid) and loop.time() < deadline:
+        # group membership has no event to wait on: poll /proc until empty or late
+        while _group_members(pgid) and loop.time() < deadline:  # noqa: ASYNC110
             await asyncio.sleep(0.02)
     finally:
         if proc.returncode is None or _group_members(pgid):

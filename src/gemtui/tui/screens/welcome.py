@@ -49,14 +49,14 @@ class LocalServer:
 
 
 async def probe_local_servers(
-    ports: tuple[int, ...] = LOCAL_PORTS, timeout: float = 0.3
+    ports: tuple[int, ...] = LOCAL_PORTS, per_port: float = 0.3
 ) -> list[LocalServer]:
     """Servers answering ``GET /v1/models`` on loopback, probed concurrently."""
     import httpx
 
     async def probe(client: httpx.AsyncClient, port: int) -> LocalServer | None:
         try:
-            response = await client.get(f"http://127.0.0.1:{port}/v1/models", timeout=timeout)
+            response = await client.get(f"http://127.0.0.1:{port}/v1/models", timeout=per_port)
             response.raise_for_status()
             data = response.json().get("data", [])
         except (httpx.HTTPError, ValueError, AttributeError):
@@ -197,10 +197,10 @@ class WelcomeScreen(Screen["Session | None"]):
 
     def _finish(self, *, provider: str | None, fake_responses: str | None = None) -> None:
         """Build the session for the choice, or say honestly why it cannot be used."""
+        from gemtui.agent.provider_choice import resolve_provider
         from gemtui.agent.session import Session, SessionOptions
         from gemtui.config.settings import load_settings
         from gemtui.errors import FatalError
-        from gemtui.providers.factory import resolve_provider
 
         app = self.app
         workspace: Path = app.workspace  # type: ignore[attr-defined]

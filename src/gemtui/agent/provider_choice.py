@@ -1,4 +1,7 @@
-"""Choosing and building the provider for a run: flag, then settings, then whichever key is set."""
+"""Choosing and building the provider for a run: flag, then settings, then whichever key is set.
+
+It lives with the session assembly, not in `providers/`: the look-ups of settings, keyring
+and environment are the assembly's, so a provider only speaks its wire format."""
 
 from __future__ import annotations
 
