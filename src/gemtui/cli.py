@@ -217,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         fake_responses=args.fake_responses,
         resume=args.resume,
         trust_workspace=args.trust_workspace,
+        max_turns=args.max_turns,
+        text_tools=args.text_tools,
     )
 
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from gemtui.agent.assembly import RunOptions
 from gemtui.bus import TerminateReason
 from gemtui.errors import (
     EXIT_CANCELLED,
@@ -28,6 +29,8 @@ __all__ = ["HeadlessOptions", "run_headless"]
 
 
 class HeadlessOptions:
+    """A ``-p`` run: the prompt, the output format and the run's flags."""
+
     def __init__(
         self,
         prompt: str,
@@ -44,17 +47,23 @@ class HeadlessOptions:
         trust_workspace: bool = False,
     ) -> None:
         self.prompt = prompt
-        self.workspace = workspace
-        self.model = model
-        self.provider = provider
         self.output_format = output_format
-        self.approval_mode = approval_mode
-        self.max_turns = max_turns
-        self.fake_responses = fake_responses
-        self.text_tools = text_tools
-        self.resume = resume
-        self.trust_workspace = trust_workspace
-        """Apply the folder's own .gemtui/ settings even if it is not in the trusted list."""
+        self.run = RunOptions(
+            workspace=workspace,
+            provider=provider,
+            model=model,
+            approval_mode=approval_mode,
+            max_turns=max_turns,
+            fake_responses=fake_responses,
+            text_tools=text_tools,
+            resume=resume,
+            trust_workspace=trust_workspace,
+            interactive=False,
+        )
+
+    @property
+    def workspace(self) -> Path:
+        return self.run.workspace
 
 
 def _exit_code_for(exc: BaseException | None) -> int:
@@ -71,7 +80,7 @@ def _workspace_trusted(opts: HeadlessOptions, err: TextIO) -> bool:
     """Whether the folder's own settings apply; names on stderr what an untrusted one loses."""
     from gemtui.config.trust import workspace_trust
 
-    trust = workspace_trust(opts.workspace, flag=opts.trust_workspace)
+    trust = workspace_trust(opts.workspace, flag=opts.run.trust_workspace)
     if trust.ignored is not None:
         notice = trust.ignored.ignored_notice("Run with --trust-workspace to apply them.")
         err.write(f"gemtui: {notice}\n")
@@ -79,55 +88,25 @@ def _workspace_trusted(opts: HeadlessOptions, err: TextIO) -> bool:
 
 
 async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
-    from gemtui.agent.provider_choice import resolve_provider
-    from gemtui.agent.session import Session, SessionOptions
+    from gemtui.agent.assembly import build_session
     from gemtui.config.settings import load_settings
 
     formatter = make_formatter(opts.output_format, out, err)
     try:
         trusted = _workspace_trusted(opts, err)
         settings = load_settings(opts.workspace, trusted=trusted)
-        provider = resolve_provider(
-            settings,
-            provider=opts.provider,
-            model=opts.model,
-            fake_responses=opts.fake_responses,
-            text_tools=opts.text_tools,
-        )
+        built = build_session(settings, opts.run, trusted=trusted)
     except FatalError as exc:
         if opts.output_format != "text":
             formatter.close(exc.message, exc.exit_code)
         err.write(f"gemtui: {exc.message}\n")
         return exc.exit_code
-    max_turns = opts.max_turns if opts.max_turns is not None else settings.general.max_turns
-    from gemtui.store.headless import attach_store
-
-    try:
-        attached = attach_store(opts.resume, opts.workspace)
-        session = Session(  # reads the saved policy file: a broken one is a config error
-            settings,
-            provider,
-            SessionOptions(
-                workspace=opts.workspace,
-                approval_mode=opts.approval_mode or settings.general.approval_mode,
-                interactive=False,
-                max_turns=max_turns,
-                stream_retry_delays=tuple(settings.network.stream_retry_delays),
-                trusted_workspace=trusted,
-                **attached.resumed,
-            ),
-        )
-    except FatalError as exc:
-        if opts.output_format != "text":
-            formatter.close(exc.message, exc.exit_code)
-        err.write(f"gemtui: {exc.message}\n")
-        await provider.generator.aclose()
-        return exc.exit_code
+    session = built.session
     spinner = Spinner(stream=err)
     formatter.on_first_output = spinner.stop
     formatter.on_broken_pipe = session.cancel  # like SIGPIPE: no reader, no reason to go on
     session.bus.subscribe(formatter)
-    recorder = attached.record(session)
+    built.record()
     loop = asyncio.get_running_loop()
     try:
         loop.add_signal_handler(signal.SIGINT, session.cancel)
@@ -148,9 +127,7 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
         await session.aclose()
-        recorder.close()
-        if attached.store is not None:
-            attached.store.close()
+        built.close()
     if formatter.pipe_broken:
         raise BrokenPipeError  # run_headless ends quietly
     code = {

@@ -19,6 +19,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.events import Resize
 
+from gemtui.agent.assembly import RunOptions
 from gemtui.tui.commands import SLASH_COMMANDS, palette_provider, parse_slash
 from gemtui.tui.masking_app import MaskingApp
 from gemtui.tui.screens.main import MainScreen
@@ -27,11 +28,11 @@ from gemtui.tui.widgets.prompt_input import PromptInput
 from gemtui.tui.widgets.status_line import git_branch
 
 if TYPE_CHECKING:
+    from gemtui.agent.assembly import Assembled
     from gemtui.agent.session import Session
     from gemtui.config.settings import Settings
     from gemtui.config.trust import WorkspaceTrust
-    from gemtui.store import NullRecorder, SessionRecorder, SessionStore
-    from gemtui.store.headless import StoreAttachment
+    from gemtui.store import SessionStore
 
 __all__ = ["APPROVAL_CYCLE", "GemtuiApp"]
 
@@ -89,20 +90,21 @@ class GemtuiApp(MaskingApp[int]):
         welcome_reason: str | None = None,
         raise_errors: bool = False,
         store: SessionStore | None = None,
-        session_factory: Callable[[], Session] | None = None,
+        session_factory: Callable[[], Assembled] | None = None,
         trust: WorkspaceTrust | None = None,
+        run_options: RunOptions | None = None,
     ) -> None:
         super().__init__()
         self.session_factory = session_factory
         """Builds the session after the first frame is drawn, so start-up shows at once."""
+        self.run_options = run_options or RunOptions(workspace=workspace)
+        """The flags this app was started with; every session it builds uses them."""
         self.exit_message: str | None = None
         """Why the app stopped before it could start (printed by launch)."""
         self.store = store
-        """Where sessions are saved; None when it could not be opened."""
-        self.store_attachment: StoreAttachment | None = None
-        """The store as the engine opened it, or why it could not (then nothing is saved,
-        and the transcript says so)."""
-        self.recorder: SessionRecorder | NullRecorder | None = None
+        """Where sessions are saved; None when it could not be opened (or is not open yet)."""
+        self.assembled: Assembled | None = None
+        """The running session with its store attachment and recorder."""
         self.settings = settings
         self.session = session
         """The conversation; None until the welcome screen chose a provider."""
@@ -236,15 +238,16 @@ class GemtuiApp(MaskingApp[int]):
             return
 
         def build() -> None:
+            """Builds and hands the result over; app state is only written on the UI thread."""
             try:
-                result: Session | Exception = factory()
+                result: Assembled | Exception = factory()
             except Exception as exc:  # handed to the UI thread, which decides
                 result = exc
             self.call_from_thread(self._session_built, result)
 
         self.run_worker(build, thread=True, name="engine-start", group="engine-start")
 
-    def _session_built(self, result: Session | Exception) -> None:
+    def _session_built(self, result: Assembled | Exception) -> None:
         from gemtui.errors import FatalAuthenticationError, FatalError
 
         self.session_factory = None
@@ -259,7 +262,7 @@ class GemtuiApp(MaskingApp[int]):
         try:
             if isinstance(result, Exception):
                 raise result
-            session = result
+            built = result
         except FatalAuthenticationError as exc:
             self.welcome_reason = exc.message
             self._show_welcome(exc.message)
@@ -267,7 +270,25 @@ class GemtuiApp(MaskingApp[int]):
             self.exit_message = exc.message
             self.exit(return_code=exc.exit_code)
         else:
-            self._start_session(session)
+            self._adopt(built)
+
+    def _adopt(self, built: Assembled) -> None:
+        """Make ``built`` the running session, saved into its store."""
+        self.assembled = built
+        self.store = built.store
+        self._start_session(built.session)
+
+    def build_for_choice(self, provider: str | None, fake_responses: str | None) -> Assembled:
+        """The session for the welcome screen's choice, with every flag of this run kept
+        (model, approval mode, resume…); raises ``FatalError`` when it cannot be used."""
+        from gemtui.agent.assembly import build_session
+        from gemtui.config.settings import load_settings
+
+        options = self.run_options.with_choice(provider, fake_responses)
+        settings = load_settings(self.workspace, trusted=self.workspace_trusted)
+        built = build_session(settings, options, trusted=self.workspace_trusted)
+        self.settings, self.run_options = settings, options
+        return built
 
     def _start_session(self, session: Session) -> None:
         from gemtui.tui.bridge import pump_events
@@ -305,60 +326,64 @@ class GemtuiApp(MaskingApp[int]):
         self.run_worker(
             pump_events(session.bus, self), name="bridge", group="bridge", exclusive=True
         )
-        if self.store_attachment is not None:
-            self.recorder = self.store_attachment.record(session)
-        elif self.store is not None:
-            self.recorder = self.store.record(session)
+        if self.assembled is not None and self.assembled.session is session:
+            self.assembled.record()
+        elif self.store is not None:  # a session handed in ready-made (tests, bench)
+            from gemtui.agent.assembly import Assembled
+            from gemtui.agent.store_attachment import StoreAttachment
+
+            self.assembled = Assembled(session, StoreAttachment(self.store))
+            self.assembled.record()
         if session.chat.history:
             history = list(session.chat.history)
-            self.call_after_refresh(lambda: replay_history(screen.transcript, history))
+            self.call_after_refresh(lambda: screen.transcript.replay(history))
         self.call_after_refresh(self._after_start)
 
     def close_store(self) -> None:
         """Persist what is left of the session and close the store (on exit)."""
-        if self.recorder is not None:
-            self.recorder.close()
-            self.recorder = None
+        if self.assembled is not None:
+            self.assembled.stop_recording()
         if self.store is not None:
             self.store.close()
             self.store = None
 
     def resume_session(self, session_id: str) -> None:
-        """Replace the conversation on screen with a saved one, same provider."""
-        from gemtui.agent.session import Session, SessionOptions
-        from gemtui.store.resume import open_session_for_resume
+        """Replace the conversation on screen with a saved one, same provider.
+
+        Called once the sessions screen has closed: the main screen, its prompt and its
+        prompt history stay; only the transcript is redrawn from the saved history.
+        """
+        from dataclasses import replace
+
+        from gemtui.agent.assembly import build_session
+        from gemtui.agent.store_attachment import attach_store
 
         if self.store is None or self.session is None:
             return
         if self.turn_running:
             self.notify("Wait for the turn to finish before opening another session.")
             return
+        old = self.session
+        options = replace(self.run_options, resume=session_id, approval_mode=old.approval_mode)
         try:
-            sid, history, _meta = open_session_for_resume(
-                self.store, session_id, workspace=self.workspace
+            attachment = attach_store(session_id, self.workspace, store=self.store)
+            built = build_session(
+                old.settings,
+                options,
+                trusted=self.workspace_trusted,
+                provider=old.provider,
+                attachment=attachment,
             )
         except Exception as exc:
             self.notify(f"Cannot open that session: {exc}", severity="error")
             return
-        if self.recorder is not None:
-            self.recorder.close()
-            self.recorder = None
-        old = self.session
+        if self.assembled is not None:
+            self.assembled.stop_recording()  # the store stays open for the resumed one
         old.close_background()  # its background commands belong to it, not to the next one
-        session = Session(
-            old.settings,
-            old.provider,
-            SessionOptions(
-                workspace=self.workspace,
-                approval_mode=old.approval_mode,
-                max_turns=old.options.max_turns,
-                session_id=sid,
-                history=history,
-            ),
-        )
-        self.pop_screen()
-        self._start_session(session)
-        self.notify(f"Resumed {sid[:8]} ({len(history)} messages).")
+        self.main.transcript.clear()
+        self._adopt(built)
+        count = len(built.session.chat.history)
+        self.notify(f"Resumed {built.session.id[:8]} ({count} messages).")
 
     def _after_start(self) -> None:
         assert self.session is not None
@@ -369,11 +394,11 @@ class GemtuiApp(MaskingApp[int]):
         if self.queued and not self.turn_running:
             self._send_next()  # prompts typed while the engine was starting
 
-    def _welcome_done(self, session: Session | None) -> None:
-        if session is None:
+    def _welcome_done(self, built: Assembled | None) -> None:
+        if built is None:
             self.exit(0)
         else:
-            self._start_session(session)
+            self._adopt(built)
 
     @property
     def main(self) -> MainScreen:
@@ -627,46 +652,6 @@ class GemtuiApp(MaskingApp[int]):
         log.exception("fatal error in the TUI", exc_info=error)
         self.crash_message = f"{type(error).__name__}: {error}"
         self.exit(return_code=1)
-
-
-def replay_history(transcript: Any, history: list[Any]) -> None:
-    """Draw a saved conversation: user prompts, answers, and tool calls as done cards."""
-    from gemtui.bus.events import ToolCallSnapshot, ToolCallState
-
-    responses = {
-        p.function_response.id: p.function_response
-        for c in history
-        for p in c.parts
-        if p.function_response is not None
-    }
-    for content in history:
-        if content.role == "user":
-            text = "".join(p.text or "" for p in content.parts if p.text)
-            if text:
-                transcript.add_user(text)
-            continue
-        answer = "".join(p.text or "" for p in content.parts if p.text and not p.thought)
-        if answer:
-            transcript.begin_answer()
-            transcript.append_answer(answer)
-            transcript.end_answer()
-        for part in content.parts:
-            call = part.function_call
-            if call is None:
-                continue
-            resp = responses.get(call.id)
-            failed = resp is not None and "error" in resp.response
-            body = resp.response if resp is not None else {}
-            transcript.upsert_tool(
-                ToolCallSnapshot(
-                    call_id=call.id or call.name,
-                    name=call.name,
-                    args=dict(call.args),
-                    state=ToolCallState.ERROR if failed else ToolCallState.SUCCESS,
-                    output=None if failed else str(body.get("output", "")),
-                    error=str(body.get("error")) if failed else None,
-                )
-            )
 
 
 def _short(path: Path) -> str:

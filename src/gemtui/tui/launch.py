@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gemtui.agent.session import Session
+    from gemtui.agent.assembly import Assembled
     from gemtui.config.settings import Settings
     from gemtui.config.trust import WorkspaceTrust
     from gemtui.errors import FatalError
@@ -26,6 +26,8 @@ def launch_tui(
     fake_responses: str | None = None,
     resume: str | None = None,
     trust_workspace: bool = False,
+    max_turns: int | None = None,
+    text_tools: bool = False,
 ) -> int:
     """Open the app and return its exit code (52 for broken settings).
 
@@ -54,6 +56,9 @@ def launch_tui(
         fake_responses=fake_responses,
         resume=resume,
         trust=trust,
+        trust_workspace=trust_workspace,
+        max_turns=max_turns,
+        text_tools=text_tools,
     )
     if isinstance(app, FatalError):
         sys.stderr.write(f"gemtui: {app.message}\n")
@@ -87,6 +92,9 @@ def build_app(
     fake_responses: str | None = None,
     resume: str | None = None,
     trust: WorkspaceTrust | None = None,
+    trust_workspace: bool = False,
+    max_turns: int | None = None,
+    text_tools: bool = False,
 ) -> GemtuiApp | FatalError:
     """The app for these options (the engine and the store start after its first frame).
 
@@ -95,33 +103,28 @@ def build_app(
     recording, never the app. ``trust`` is the folder's trust decision: when still open,
     the app asks before the engine starts, and the session uses the settings it ends with.
     """
+    from gemtui.agent.assembly import RunOptions
     from gemtui.tui.app import GemtuiApp
 
-    def make_session() -> Session:
-        """Runs in a thread after the first frame; FatalAuthenticationError opens the
-        welcome screen, any other FatalError stops the app with its exit code."""
-        from gemtui.agent.provider_choice import resolve_provider
-        from gemtui.agent.session import Session, SessionOptions
-        from gemtui.store.headless import attach_store
+    options = RunOptions(
+        workspace=workspace,
+        provider=provider,
+        model=model,
+        approval_mode=approval_mode,
+        max_turns=max_turns,
+        text_tools=text_tools,
+        fake_responses=fake_responses,
+        resume=resume,
+        trust_workspace=trust_workspace,
+    )
 
-        attached = attach_store(resume, workspace)
-        app.store = attached.store
-        app.store_attachment = attached
-        current = app.settings  # the folder's own settings are in it only once trusted
-        resolved = resolve_provider(
-            current, provider=provider, model=model, fake_responses=fake_responses
-        )
-        return Session(
-            current,
-            resolved,
-            SessionOptions(
-                workspace=workspace,
-                approval_mode=approval_mode or current.general.approval_mode,
-                max_turns=current.general.max_turns,
-                trusted_workspace=app.workspace_trusted,
-                **attached.resumed,
-            ),
-        )
+    def make_session() -> Assembled:
+        """Runs in a thread after the first frame and only reads the app: the result is
+        handed to the UI thread. FatalAuthenticationError opens the welcome screen, any
+        other FatalError stops the app with its exit code."""
+        from gemtui.agent.assembly import build_session
+
+        return build_session(app.settings, app.run_options, trusted=app.workspace_trusted)
 
     app = GemtuiApp(
         settings=settings,
@@ -130,5 +133,6 @@ def build_app(
         prompt=prompt,
         session_factory=make_session,
         trust=trust,
+        run_options=options,
     )
     return app

@@ -75,7 +75,12 @@ def _approval_mode(app: GemtuiApp, arg: str) -> None:
 
 def _sessions(app: GemtuiApp, arg: str) -> None:
     if app.store is None:
-        app.notify("The session store could not be opened; see the log.", severity="warning")
+        if app.session_factory is not None:
+            app.notify("The session store is still opening; try again in a moment.")
+            return
+        unavailable = app.assembled.attachment.unavailable if app.assembled else None
+        why = f" ({unavailable})" if unavailable else "; see the log"
+        app.notify(f"The session store could not be opened{why}.", severity="warning")
         return
     from gemtui.tui.screens.sessions import SessionsScreen
 

@@ -3,7 +3,7 @@
 Choices: paste an API key (kept in the keyring, never in a file), a local OpenAI-compatible
 server found on the usual loopback ports, Google sign-in (not available yet, said so), or
 the demo conversation. The choice is saved in the user ``config.toml``. The screen
-dismisses with a ready ``Session`` (or None when the person quits).
+dismisses with a ready session (or None when the person quits).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from textual.widgets import Button, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
-    from gemtui.agent.session import Session  # noqa: F401 - a string type argument below
+    from gemtui.agent.assembly import Assembled  # noqa: F401 - a string type argument below
 
 __all__ = ["LOCAL_PORTS", "LocalServer", "WelcomeScreen", "probe_local_servers"]
 
@@ -69,7 +69,7 @@ async def probe_local_servers(
     return [server for server in found if server is not None]
 
 
-class WelcomeScreen(Screen["Session | None"]):
+class WelcomeScreen(Screen["Assembled | None"]):
     """Shown instead of failing when no provider is configured."""
 
     DEFAULT_CSS = """
@@ -196,36 +196,25 @@ class WelcomeScreen(Screen["Session | None"]):
             self._say(f"Could not save the choice: {exc}")
 
     def _finish(self, *, provider: str | None, fake_responses: str | None = None) -> None:
-        """Build the session for the choice, or say honestly why it cannot be used."""
-        from gemtui.agent.provider_choice import resolve_provider
-        from gemtui.agent.session import Session, SessionOptions
-        from gemtui.config.settings import load_settings
+        """Build the session for the choice, or say honestly why it cannot be used.
+
+        The app builds it with the flags this run started with (``-m``, the approval
+        mode, ``--resume``…): the welcome screen only chooses the provider.
+        """
         from gemtui.errors import FatalError
+        from gemtui.tui.app import GemtuiApp
 
         app = self.app
-        workspace: Path = app.workspace  # type: ignore[attr-defined]
+        assert isinstance(app, GemtuiApp)
         try:
-            trusted = bool(getattr(app, "workspace_trusted", False))
-            settings = load_settings(workspace, trusted=trusted)
-            resolved = resolve_provider(settings, provider=provider, fake_responses=fake_responses)
+            built = app.build_for_choice(provider, fake_responses)
         except FatalError as exc:
             self._say(exc.message)
             return
-        app.settings = settings  # type: ignore[attr-defined]
-        try:
-            session = Session(
-                settings,
-                resolved,
-                SessionOptions(
-                    workspace=workspace,
-                    approval_mode=settings.general.approval_mode,
-                    trusted_workspace=trusted,
-                ),
-            )
         except Exception as exc:  # e.g. a malformed policy file
             self._say(f"Could not start: {exc}")
             return
-        self.dismiss(session)
+        self.dismiss(built)
 
     def action_quit(self) -> None:
         self.dismiss(None)

@@ -9,6 +9,7 @@ last Markdown block, at most once per frame however many chunks arrive.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from rich.style import Style
 from textual.events import Click, Resize
@@ -30,6 +31,9 @@ from gemtui.tui.widgets.transcript_blocks import (
     ToolBlock,
     UserBlock,
 )
+
+if TYPE_CHECKING:  # pydantic is not imported before the first frame
+    from gemtui.wire import Content
 
 __all__ = ["Transcript"]
 
@@ -210,6 +214,45 @@ class Transcript(ScrollView, can_focus=True):
         self._update_spinner()
         self.follow = True
         self._relayout(0)
+
+    def replay(self, history: list[Content]) -> None:
+        """Draw a saved conversation: user prompts, answers, and tool calls as done cards."""
+        from gemtui.bus.events import ToolCallState
+
+        responses = {
+            p.function_response.id: p.function_response
+            for c in history
+            for p in c.parts
+            if p.function_response is not None
+        }
+        for content in history:
+            if content.role == "user":
+                text = "".join(p.text or "" for p in content.parts if p.text)
+                if text:
+                    self.add_user(text)
+                continue
+            answer = "".join(p.text or "" for p in content.parts if p.text and not p.thought)
+            if answer:
+                self.begin_answer()
+                self.append_answer(answer)
+                self.end_answer()
+            for part in content.parts:
+                call = part.function_call
+                if call is None:
+                    continue
+                resp = responses.get(call.id)
+                failed = resp is not None and "error" in resp.response
+                body = resp.response if resp is not None else {}
+                self.upsert_tool(
+                    ToolCallSnapshot(
+                        call_id=call.id or call.name,
+                        name=call.name,
+                        args=dict(call.args),
+                        state=ToolCallState.ERROR if failed else ToolCallState.SUCCESS,
+                        output=None if failed else str(body.get("output", "")),
+                        error=str(body.get("error")) if failed else None,
+                    )
+                )
 
     def messages(self) -> list[tuple[str, str]]:
         """(role, text) of every user message and answer, for copying."""

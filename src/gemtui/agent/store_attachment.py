@@ -55,15 +55,18 @@ class StoreAttachment:
         return NullRecorder(session, self.unavailable or "the session store is not open")
 
 
-def attach_store(resume: str | None, workspace: Path) -> StoreAttachment:
-    """Open the store and resolve ``resume`` (an id, a prefix or ``latest``).
+def attach_store(
+    resume: str | None, workspace: Path, *, store: SessionStore | None = None
+) -> StoreAttachment:
+    """Open the store (or use the open ``store``) and resolve ``resume`` (an id, a prefix
+    or ``latest``).
 
     A store that can be read but not written (read-only, disk full) still resumes: the
     history is read, and the continued session goes unsaved with a notice.
     """
     notices: list[str] = []
     try:
-        store = SessionStore(tell=notices.append)
+        store = store or SessionStore(tell=notices.append)
     except (StoreUnavailableError, StoreVersionError, sqlite3.Error, OSError) as exc:
         log.warning("cannot open the session store: %s", exc)
         resumed = {} if resume is None else _resume_read_only(resume, workspace, exc)
