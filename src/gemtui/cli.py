@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import NoReturn
 
 from gemtui import __version__
+from gemtui.bus.events import ApprovalMode
 
 __all__ = ["build_parser", "main"]
 
 EXIT_ERROR = 1
 EXIT_INPUT = 42
 
-APPROVAL_MODES = ("default", "auto_edit", "plan", "yolo")
+APPROVAL_MODES = tuple(ApprovalMode)
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 

@@ -228,6 +228,7 @@ async def test_cancel_mid_tool_kills_it_and_answers_every_call(
     session.bus.subscribe(on_event)
     done = await asyncio.wait_for(session.send("run"), timeout=20)
     assert done.reason == TerminateReason.ABORTED
+    assert done.exit_code == 130
     assert _states(events, "s1")[-1] == "cancelled"
     assert "executing" not in _states(events, "s2")
     assert history_is_valid(session.chat.history)
@@ -269,6 +270,7 @@ async def test_max_turns_stops_the_loop(
     session = make_session(max_turns=2)
     done = await session.send("loop")
     assert done.reason == TerminateReason.MAX_TURNS
+    assert done.exit_code == 53, "the engine classifies the ending once (--max-turns: 53)"
     assert done.turns == 2
     assert history_is_valid(session.chat.history)
 
@@ -465,3 +467,26 @@ async def test_switching_provider_and_model_keeps_the_conversation(
     assert body["model"] == "qwen3-coder"
     convo = [(m["role"], m.get("content")) for m in body["messages"] if m["role"] != "system"]
     assert convo == [("user", "first"), ("assistant", "from gemini"), ("user", "second")]
+
+
+async def test_fallback_stays_available_after_switching_back(
+    mock_llm: MockLLMServer, make_session: SessionFactory
+) -> None:
+    """The person switches back to the Pro model after a fallback; the next terminal 429
+    falls back again (the settings' list is not used up by the first fallback), and the
+    session's model is the chat's, wherever it is read."""
+    quota = {"error": {"status": 429, "message": "capacity", "reason": "MODEL_CAPACITY_EXHAUSTED"}}
+    mock_llm.enqueue(quota, {"text": "first"}, quota, {"text": "second"})
+    events: list[Event] = []
+    session = make_session(fallback=["gemini-2.5-flash"], events=events)
+    assert (await session.send("one")).reason == TerminateReason.GOAL
+    assert session.model == session.chat.model == "gemini-2.5-flash"
+    await session.switch_model("gemini-2.5-pro")
+    assert session.model == "gemini-2.5-pro"
+    done = await session.send("two")
+    assert done.reason == TerminateReason.GOAL
+    assert done.text == "second"
+    falls = [e.to_model for e in events if isinstance(e, ModelFallback)]
+    assert falls == ["gemini-2.5-flash", "gemini-2.5-flash"]
+    models = [r.path.rsplit("/", 1)[-1].split(":")[0] for r in mock_llm.requests]
+    assert models == ["gemini-2.5-pro", "gemini-2.5-flash"] * 2

@@ -9,6 +9,7 @@ from typing import Any
 
 from gemtui.bus import AgentFinished, ErrorOccurred, Event, TerminateReason
 from gemtui.chat.history import extract_curated_history
+from gemtui.providers.base import Capabilities
 from gemtui.wire import Content, FunctionCall, FunctionResponse, GenerateContentResponse, Part
 
 from .conftest import SessionFactory, history_is_valid
@@ -25,6 +26,7 @@ class _Scripted:
     """A generator whose streams are scripted in-process (hooks run between chunks)."""
 
     name = "gemini"
+    capabilities = Capabilities(thought_signatures=True)
 
     def __init__(self, *streams: list[Any]) -> None:
         self.streams = list(streams)

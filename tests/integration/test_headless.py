@@ -325,9 +325,37 @@ def test_tools_in_headless_stream_json(
     assert results["r1"]["status"] == "success"
     assert "hello notes" in results["r1"]["output"]
     assert results["w1"]["status"] == "error"
-    assert "needs approval" in results["w1"]["error"]
+    assert results["w1"]["refusal"] == "needs_approval"
+    assert "refusal" not in results["r1"]
     assert not (workspace / "out.txt").exists()
-    assert "write_file was not run" in proc.stderr
+    assert "write_file was not run: it needs approval" in proc.stderr
+
+
+def test_a_headless_refusal_says_why(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """A protected path asks even in auto_edit: headless cannot ask, and says which rule
+    asked (stderr and stream-json), in its own code rather than in the error's words."""
+    write_fast_config(isolated_home)
+    (workspace / ".git").mkdir()
+    hook = {"file_path": ".git/hooks/pre-commit", "content": "#!/bin/sh\ntouch pwned\n"}
+    mock_llm_thread.enqueue(
+        {"function_calls": [{"name": "write_file", "args": hook, "id": "w1"}]},
+        {"text": "done"},
+    )
+    proc = run_gemtui(
+        ["-p", "go", "--output-format", "stream-json", "--approval-mode", "auto_edit"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    [result] = [line for line in lines if line["type"] == "tool_result"]
+    assert result["refusal"] == "needs_approval"
+    assert "protected path" in result["approval_reason"]
+    assert "write_file was not run: it needs approval" in proc.stderr
+    assert "protected path" in proc.stderr
+    assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
 
 
 def test_yolo_runs_edits_and_auto_edit_too(

@@ -70,7 +70,7 @@ async def test_modified_call_is_stored_with_the_arguments_that_ran(
     )
     session = make_session(interactive=True)
     store = SessionStore(tmp_path / "sessions.db")
-    recorder = store.record(session)
+    recorder = store.record(session.bus)
 
     def person(event: Event) -> None:
         if not isinstance(event, ToolCallStateChanged):

@@ -28,6 +28,7 @@ from gemtui.chat.turn import (
     parse_thought,
 )
 from gemtui.errors import StreamError
+from gemtui.providers.base import Capabilities
 from gemtui.wire import Content, FunctionCall, GenerateContentRequest, GenerateContentResponse, Part
 
 
@@ -50,6 +51,7 @@ class ScriptedGenerator:
     """Each stream() call plays the next script: a list of chunk dicts, or an exception after some."""
 
     name = "gemini"
+    capabilities = Capabilities(thought_signatures=True)
 
     def __init__(self, *scripts: list[Any]) -> None:
         self.scripts = list(scripts)

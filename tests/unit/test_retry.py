@@ -15,6 +15,7 @@ from gemtui.errors import (
     TransportError,
     api_error_from_response,
 )
+from gemtui.providers.base import Capabilities
 from gemtui.providers.retry import (
     RetryingGenerator,
     RetryNotice,
@@ -118,6 +119,7 @@ async def test_cancel_interrupts_a_wait_at_once() -> None:
 
 class _FlakyStream:
     name = "flaky"
+    capabilities = Capabilities()
 
     def __init__(self, failures_before_first: int, break_after_first: bool = False) -> None:
         self.failures = failures_before_first

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from gemtui.agent.loop_detector import LoopDetector
+from gemtui.agent.outcome import exit_code_for
 from gemtui.bus import (
     AgentFinished,
     Citation,
@@ -114,6 +115,8 @@ class _RunState:
     text: list[str] = field(default_factory=list)
     error: BaseException | None = None
     timed_out: bool = False
+    exhausted: set[str] = field(default_factory=set)
+    """Models this prompt already ran out of quota on (the settings' list stays whole)."""
 
 
 class Executor:
@@ -129,7 +132,6 @@ class Executor:
         self.bus = bus
         self.config = config or ExecutorConfig()
         self.prompt_count = 0
-        self.last_error: BaseException | None = None
         self.last_prompt_tokens: int = 0
         """Prompt size of the latest turn (from usage): decides when to compress."""
         self._next_compression_at = 0
@@ -213,7 +215,6 @@ class Executor:
             if timer is not None:
                 timer.cancel()
             current_prompt_id.reset(token)
-        self.last_error = state.error
         return self.bus.emit(
             AgentFinished,
             prompt_id=prompt_id,
@@ -225,6 +226,7 @@ class Executor:
             usage_by_model=dict(state.usage_by_model),
             error=str(state.error) if state.error else None,
             output=output,
+            exit_code=exit_code_for(reason, state.error),
         )
 
     async def _recover(
@@ -330,7 +332,7 @@ class Executor:
                 response_parts.extend(scheduled.parts)
                 if scheduled.cancelled:
                     response_parts.extend(_errors(complete, "Cancelled."))
-                    self.chat.add_history(Content(role="user", parts=response_parts))
+                    self.chat.add_tool_responses(response_parts)
                     return self._cancel_reason(state), None
             if complete and self.config.output_schema is not None:
                 call = complete[0]
@@ -343,7 +345,7 @@ class Executor:
                     response_parts.extend(
                         result_parts(call.id or call.name, call.name, ToolResult("Task completed."))
                     )
-                    self.chat.add_history(Content(role="user", parts=response_parts))
+                    self.chat.add_tool_responses(response_parts)
                     return TerminateReason.GOAL, output
             elif complete:
                 response_parts.extend(_errors(complete, "complete_task is only for task mode."))
@@ -436,11 +438,11 @@ class Executor:
         err = state.error
         if not (isinstance(err, ApiError) and err.status == 429):
             return False
-        remaining = [m for m in self.config.fallback if m != self.chat.model]
+        state.exhausted.add(self.chat.model)
+        remaining = [m for m in self.config.fallback if m not in state.exhausted]
         if not remaining:
             return False
         previous, nxt = self.chat.model, remaining[0]
-        self.config.fallback = remaining[1:]
         self.chat.set_model(nxt)
         state.error = None
         self.bus.emit(ModelFallback, from_model=previous, to_model=nxt, reason=err.message)
@@ -451,10 +453,10 @@ class Executor:
         if self.chat.history and self.chat.history[-1] is message:
             return
         if any(p.function_response is not None for p in message.parts):
-            self.chat.add_history(message)
+            self.chat.add_tool_responses(message)
 
     def _answer_unrun(self, calls: list[FunctionCall], why: str) -> None:
-        self.chat.add_history(Content(role="user", parts=_errors(calls, why)))
+        self.chat.add_tool_responses(_errors(calls, why))
 
     @staticmethod
     def _cancel_reason(state: _RunState) -> TerminateReason:

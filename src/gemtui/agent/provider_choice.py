@@ -67,17 +67,16 @@ NO_PROVIDER_HELP = (
 
 @dataclass
 class ResolvedProvider:
+    """A provider ready to use: its generator, the model chosen for it and its settings."""
+
     name: str
     kind: str
     generator: ContentGenerator
     model: str
+    """The model chosen when the provider was resolved; the one in use is ``Session.model``
+    (the chat holds it: a fallback or ``/model`` changes it there only)."""
     context_window: int
     settings: ProviderSettings = field(default_factory=lambda: ProviderSettings(kind="gemini"))
-
-    @property
-    def fallback(self) -> list[str]:
-        """Models to try in order after a persistent 429 (``[providers.NAME] fallback``)."""
-        return [m for m in self.settings.fallback if m != self.model]
 
 
 def context_window_for(model: str, configured: int | None = None) -> int:

@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING
 from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.prompt import build_system_instruction
 from gemtui.agent.provider_choice import ResolvedProvider
-from gemtui.bus import AgentFinished, EventBus, RequestRetrying, SessionStarted
+from gemtui.bus import (
+    AgentFinished,
+    EventBus,
+    HistoryAppended,
+    HistoryReplaced,
+    RequestRetrying,
+    SessionStarted,
+)
 from gemtui.chat.chat import Chat
 from gemtui.chat.history import strip_thought_signatures
 from gemtui.config.paths import config_dir
@@ -101,7 +108,7 @@ class Session:
             generation_config=GenerationConfig(
                 thinking_config=ThinkingConfig(include_thoughts=True)
             )
-            if provider.kind in ("gemini", "code-assist")
+            if provider.generator.capabilities.thinking_config
             else None,
             retry_delays=options.stream_retry_delays,
             max_answer_chars=settings.chat.max_answer_chars,
@@ -118,6 +125,7 @@ class Session:
                 fallback=list(provider.settings.fallback),
             ),
         )
+        self.chat.on_history = self._history_changed
         self._cancel: asyncio.Event | None = None
         self.bus.on_cancel(self.cancel)
 
@@ -138,13 +146,30 @@ class Session:
             message=str(notice.error),
         )
 
+    def _history_changed(self, index: int, content: Content | None, reason: str | None) -> None:
+        if content is not None:
+            self.bus.emit(HistoryAppended, index=index, content=content)
+        else:
+            self.bus.emit(
+                HistoryReplaced, contents=tuple(self.chat.history), reason=reason or "replace"
+            )
+
+    @property
+    def model(self) -> str:
+        """The model the next request goes to (the chat holds it; fallback changes it)."""
+        return self.chat.model
+
     def start(self) -> None:
+        """Say the session began; a resumed history is published whole, so a subscriber
+        (the recorder) knows the conversation without reading the chat."""
         self.bus.emit(
             SessionStarted,
             provider=self.provider.name,
             model=self.chat.model,
             workspace=str(self.workspace.root),
         )
+        if self.chat.history:
+            self.bus.emit(HistoryReplaced, contents=tuple(self.chat.history), reason="resume")
 
     async def switch_model(self, model: str, provider: ResolvedProvider | None = None) -> None:
         """Change model (and maybe provider) between prompts, keeping the conversation."""
@@ -154,14 +179,11 @@ class Session:
             if isinstance(provider.generator, RetryingGenerator):
                 provider.generator.on_retry = self._on_retry
             self.chat.generator = provider.generator
-            inner = getattr(provider.generator, "inner", provider.generator)
-            self.chat.keeps_thoughts = bool(getattr(inner, "keeps_thought_text", False))
             self.executor.config.context_window = provider.context_window
             self.executor.config.fallback = list(provider.settings.fallback)
             self.executor.last_prompt_tokens = 0
             await old.generator.aclose()
         self.chat.set_model(model)
-        self.provider.model = model
 
     def set_approval_mode(self, mode: str) -> None:
         self.approval_mode = mode

@@ -11,18 +11,20 @@ import logging
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gemtui.errors import FatalInputError
 from gemtui.store.db import StoreUnavailableError, StoreVersionError
 from gemtui.store.recorder import (
     NullRecorder,
-    RecordableSession,
     SessionRecorder,
     announce_when_started,
 )
 from gemtui.store.resume import open_session_for_resume
 from gemtui.store.store import SessionStore
+
+if TYPE_CHECKING:
+    from gemtui.agent.session import Session
 
 __all__ = ["StoreAttachment", "attach_store"]
 
@@ -41,7 +43,7 @@ class StoreAttachment:
     notices: list[str] = field(default_factory=list)
     """What opening it did that the person must hear of (a damaged file moved aside)."""
 
-    def record(self, session: RecordableSession) -> SessionRecorder | NullRecorder:
+    def record(self, session: Session) -> SessionRecorder | NullRecorder:
         """Record ``session``, or stand in with a recorder that says why it cannot.
 
         Notices are said on the session's bus once it starts, so every view shows them
@@ -49,10 +51,10 @@ class StoreAttachment:
         """
         notices, self.notices = self.notices, []  # said once, not again on a resume
         for notice in notices:
-            announce_when_started(session, notice)
+            announce_when_started(session.bus, notice)
         if self.store is not None:
-            return self.store.record(session)
-        return NullRecorder(session, self.unavailable or "the session store is not open")
+            return self.store.record(session.bus)
+        return NullRecorder(session.bus, self.unavailable or "the session store is not open")
 
 
 def attach_store(

@@ -9,19 +9,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the wire types are pydantic; the events module stays import-light
+    from gemtui.wire import Content
 
 __all__ = [
     "AgentFinished",
     "ApprovalDecision",
+    "ApprovalMode",
     "Citation",
     "ContentDelta",
     "Decision",
     "ErrorOccurred",
     "Event",
+    "HistoryAppended",
     "HistoryCompressed",
+    "HistoryReplaced",
     "LoopDetected",
     "ModelFallback",
+    "Refusal",
     "RequestRetrying",
     "SessionStarted",
     "StreamRetried",
@@ -39,6 +46,24 @@ __all__ = [
 ]
 
 
+class ApprovalMode(StrEnum):
+    """How much runs without asking; the one list of modes every part uses."""
+
+    DEFAULT = "default"
+    """Reads run; edits and commands ask."""
+    AUTO_EDIT = "auto_edit"
+    """Edits in the workspace run too; commands ask."""
+    PLAN = "plan"
+    """Only tools that look are offered and run."""
+    YOLO = "yolo"
+    """Everything runs, except what a deny rule or a hidden shell construct stops."""
+
+    @classmethod
+    def cycle(cls) -> tuple[ApprovalMode, ...]:
+        """What Shift+Tab steps through (yolo has its own key)."""
+        return (cls.DEFAULT, cls.AUTO_EDIT, cls.PLAN)
+
+
 class ToolCallState(StrEnum):
     VALIDATING = "validating"
     AWAITING_APPROVAL = "awaiting_approval"
@@ -51,6 +76,19 @@ class ToolCallState(StrEnum):
     @property
     def terminal(self) -> bool:
         return self in (ToolCallState.SUCCESS, ToolCallState.ERROR, ToolCallState.CANCELLED)
+
+
+class Refusal(StrEnum):
+    """Why a call was not run; views and scripts read this, never the error's wording."""
+
+    INVALID = "invalid"
+    """Unknown tool or arguments that failed validation."""
+    DENIED = "denied"
+    """A policy rule (or plan mode) forbids it."""
+    NEEDS_APPROVAL = "needs_approval"
+    """It needs a person's approval and none can be given (headless)."""
+    REJECTED = "rejected"
+    """The person said no."""
 
 
 class TerminateReason(StrEnum):
@@ -221,6 +259,10 @@ class ToolCallSnapshot:
     """What the person sees of the result."""
     error: str | None = None
     duration_ms: float | None = None
+    refusal: Refusal | None = None
+    """Set when the call was not run: why, as a code (``error`` says it in words)."""
+    approval_reason: str | None = None
+    """Why the policy asked (a protected path, a hidden shell construct…), if it did."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -263,6 +305,26 @@ TODO_MARKS: dict[str, str] = {
 """The mark each todo status is drawn with."""
 
 
+# -- the conversation history: its one writer publishes every change --------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HistoryAppended(Event):
+    """``content`` became entry ``index`` of the history (the store saves it as it is)."""
+
+    index: int
+    content: Content
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HistoryReplaced(Event):
+    """The whole history is now ``contents`` (resume, compression, a model switch…)."""
+
+    contents: tuple[Content, ...]
+    reason: str
+    """``resume``, ``compression``, ``model`` or ``clear``: why it was replaced."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HistoryCompressed(Event):
     tokens_before: int
@@ -295,3 +357,6 @@ class AgentFinished(Event):
     error: str | None = None
     output: Any = None
     """Task mode: the validated complete_task output."""
+    exit_code: int = 0
+    """The process exit code this ending means (0, 1, 41 auth, 53 turn limit, 130
+    cancelled…): the engine classifies it once, headless only reports it."""

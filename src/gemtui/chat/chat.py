@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 
 from gemtui.chat.history import (
@@ -50,7 +50,9 @@ class StreamRetry:
     reason: str
 
 
-SIGNATURE_PROVIDERS = frozenset({"gemini", "code-assist", "replay"})
+HistoryListener = Callable[[int, "Content | None", "str | None"], None]
+"""``(index, content, None)`` for an entry appended, ``(-1, None, reason)`` for a
+replacement (the new history is ``chat.history``)."""
 
 
 class Chat:
@@ -72,34 +74,61 @@ class Chat:
         self.model = model
         self.system_instruction = system_instruction
         self.declarations = list(declarations)
-        self.history: list[Content] = list(history or [])
+        self._history: list[Content] = list(history or [])
+        self.on_history: HistoryListener | None = None
+        """Told of every change to the history (the session publishes it on the bus)."""
         self.generation_config = generation_config
         self.retry_delays = tuple(retry_delays)
         self.max_answer_chars = max_answer_chars
         """An answer streaming more than this is stopped (``AnswerTooLongError``)."""
-        inner = getattr(generator, "inner", generator)
-        self.keeps_thoughts: bool = bool(getattr(inner, "keeps_thought_text", False))
+
+    @property
+    def keeps_thoughts(self) -> bool:
         """Providers that need thinking text sent back (Anthropic) keep it in history."""
+        return self.generator.capabilities.keeps_thought_text
 
-    # -- history ----------------------------------------------------------------
+    # -- history: the one writer; every change goes through these and is published --------
+    @property
+    def history(self) -> list[Content]:
+        """The comprehensive history (read it; change it only through the methods below)."""
+        return self._history
+
     def curated_history(self) -> list[Content]:
-        return extract_curated_history(self.history)
+        return extract_curated_history(self._history)
 
-    def set_history(self, history: list[Content]) -> None:
-        self.history = list(history)
+    def _append(self, content: Content) -> None:
+        self._history.append(content)
+        if self.on_history is not None:
+            self.on_history(len(self._history) - 1, content, None)
+
+    def replace_history(self, history: list[Content], reason: str) -> None:
+        """The whole history changes (compression, a model switch, clear)."""
+        self._history = list(history)
+        if self.on_history is not None:
+            self.on_history(-1, None, reason)
+
+    def add_tool_responses(self, message: Content | list[Part]) -> None:
+        """The answers to the model's calls, sent with the next request (a message that
+        is then sent is recorded once: ``send_message_stream`` sees it is already last)."""
+        if isinstance(message, list):
+            message = Content(role="user", parts=message)
+        self._append(message)
+
+    def add_prompt(self, message: Content) -> None:
+        """A prompt that will be sent with the next request."""
+        self._append(message)
 
     def set_model(self, model: str) -> None:
         if model != self.model:
-            self.history = strip_thought_signatures(self.history)
+            stripped = strip_thought_signatures(self._history)
+            if any(a is not b for a, b in zip(stripped, self._history, strict=True)):
+                self.replace_history(stripped, "model")
             self.model = model
-
-    def add_history(self, content: Content) -> None:
-        self.history.append(content)
 
     def build_request(
         self, contents: list[Content], config: GenerationConfig | None = None
     ) -> GenerateContentRequest:
-        if self.generator.name in SIGNATURE_PROVIDERS:
+        if self.generator.capabilities.thought_signatures:
             contents = ensure_active_loop_signatures(contents)
         return GenerateContentRequest(
             contents=contents,
@@ -121,8 +150,8 @@ class Chat:
         On cancellation the partial text (not partial calls) is kept in history, so
         nothing the model already said is lost.
         """
-        if not (self.history and self.history[-1] is message):
-            self.history.append(message)  # a resend (fallback model) is recorded once
+        if not (self._history and self._history[-1] is message):
+            self._append(message)  # a resend (fallback model) is recorded once
         contents = self.curated_history()
         attempts = len(self.retry_delays) + 1
         last_error = ""
@@ -163,17 +192,17 @@ class Chat:
                     ]
                     partial = Content(role="model", parts=kept)
                     if is_valid_content(partial):
-                        self.history.append(partial)
+                        self._append(partial)
             if failed:
                 continue
             problem = _invalid_reason(parts, finish)
             if problem is None:
                 recorded = consolidate_parts(parts, keep_thoughts=self.keeps_thoughts)
-                if self.generator.name in SIGNATURE_PROVIDERS:
+                if self.generator.capabilities.thought_signatures:
                     _sign_first_call(recorded)
                 answer = Content(role="model", parts=recorded)
                 if is_valid_content(answer):  # an empty answer (SAFETY, thinking only) is not kept
-                    self.history.append(answer)
+                    self._append(answer)
                 return
             last_error = problem
         raise StreamError(

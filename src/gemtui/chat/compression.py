@@ -96,5 +96,5 @@ async def compress_history(
     after = await chat.generator.count_tokens(new_history, model=chat.model)
     if after >= before:
         return CompressionResult(before, after, False)
-    chat.set_history(new_history)
+    chat.replace_history(new_history, "compression")
     return CompressionResult(before, after, True)

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from gemtui.bus.events import ApprovalMode
 from gemtui.config.paths import user_config_file
 from gemtui.config.toml_file import read_toml_file
 from gemtui.errors import FatalConfigError
@@ -34,7 +35,6 @@ __all__ = [
     "workspace_config_file",
 ]
 
-ApprovalMode = Literal["default", "auto_edit", "plan", "yolo"]
 ProviderKind = Literal["gemini", "code-assist", "openai", "anthropic"]
 
 Seconds = Annotated[float, Field(gt=0)]
@@ -56,7 +56,7 @@ class GeneralSettings(_Section):
     """Provider name; else the first whose key is set."""
     model: str | None = None
     """Model id; else the provider's default model."""
-    approval_mode: ApprovalMode = "default"
+    approval_mode: ApprovalMode = ApprovalMode.DEFAULT
     max_turns: Annotated[int, Field(ge=-1)] = -1
     """Model turns per prompt; -1 means unbounded."""
 

@@ -23,6 +23,7 @@ from gemtui.bus import (
     HistoryCompressed,
     LoopDetected,
     ModelFallback,
+    Refusal,
     RequestRetrying,
     SessionStarted,
     StreamRetried,
@@ -93,8 +94,11 @@ class _Base:
             self._note(f"gemtui: {level}: {event.message}{hint}")
         elif isinstance(event, ToolCallStateChanged):
             call = event.call
-            if call.state == ToolCallState.ERROR and call.error and "needs approval" in call.error:
-                self._note(f"gemtui: {call.name} was not run: it needs approval ({call.error})")
+            if call.refusal is Refusal.NEEDS_APPROVAL:
+                why = f": {call.approval_reason}" if call.approval_reason else ""
+                self._note(f"gemtui: {call.name} was not run: it needs approval{why}")
+            elif call.refusal is Refusal.DENIED:
+                self._note(f"gemtui: {call.name} was not run: {call.error}")
         elif isinstance(event, TurnFinished) and event.message:
             self._note(f"gemtui: {event.message}")
         elif isinstance(event, AgentFinished):
@@ -290,6 +294,10 @@ class StreamJsonFormatter(_Base):
                     obj["output"] = call.output
                 else:
                     obj["error"] = call.error
+                if call.refusal is not None:
+                    obj["refusal"] = str(call.refusal)
+                    if call.approval_reason:
+                        obj["approval_reason"] = call.approval_reason
                 self._line(obj)
         elif isinstance(event, ErrorOccurred):
             self._line({"type": "error", "message": event.message, "kind": event.kind})

@@ -11,14 +11,11 @@ from pathlib import Path
 from typing import TextIO
 
 from gemtui.agent.assembly import RunOptions
+from gemtui.agent.outcome import exit_code_for_error
 from gemtui.bus import TerminateReason
 from gemtui.errors import (
     EXIT_CANCELLED,
     EXIT_ERROR,
-    EXIT_OK,
-    EXIT_TURN_LIMIT,
-    ApiError,
-    FatalAuthenticationError,
     FatalError,
     GemtuiError,
 )
@@ -66,16 +63,6 @@ class HeadlessOptions:
         return self.run.workspace
 
 
-def _exit_code_for(exc: BaseException | None) -> int:
-    if exc is None:
-        return EXIT_ERROR
-    if isinstance(exc, FatalError):
-        return exc.exit_code
-    if isinstance(exc, ApiError) and exc.status in (401, 403):
-        return FatalAuthenticationError.exit_code
-    return EXIT_ERROR
-
-
 def _workspace_trusted(opts: HeadlessOptions, err: TextIO) -> bool:
     """Whether the folder's own settings apply; names on stderr what an untrusted one loses."""
     from gemtui.config.trust import workspace_trust
@@ -120,7 +107,7 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
     except GemtuiError as exc:  # pragma: no cover - the executor reports errors as events
         spinner.stop()
         err.write(f"gemtui: {exc}\n")
-        return _exit_code_for(exc)
+        return exit_code_for_error(exc)
     finally:
         spinner.stop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -130,14 +117,7 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
         built.close()
     if formatter.pipe_broken:
         raise BrokenPipeError  # run_headless ends quietly
-    code = {
-        TerminateReason.GOAL: EXIT_OK,
-        TerminateReason.ABORTED: EXIT_CANCELLED,
-        TerminateReason.TIMEOUT: EXIT_CANCELLED,
-        TerminateReason.MAX_TURNS: EXIT_TURN_LIMIT,
-    }.get(done.reason, EXIT_ERROR)
-    if done.reason == TerminateReason.ERROR:
-        code = _exit_code_for(session.executor.last_error)
+    code = done.exit_code
     if done.reason == TerminateReason.MAX_TURNS:
         err.write(
             f"gemtui: stopped after {done.turns} model turns (--max-turns); "

@@ -14,6 +14,7 @@ from contextlib import aclosing
 import httpx
 
 from gemtui.errors import GemtuiError, StreamError, TransportError
+from gemtui.providers.base import Capabilities
 from gemtui.providers.convert_anthropic import (
     AnthropicStream,
     count_tokens_body,
@@ -34,7 +35,7 @@ ANTHROPIC_VERSION = "2023-06-01"
 class AnthropicGenerator:
     """ContentGenerator over ``{base}/v1/messages``."""
 
-    keeps_thought_text = True
+    capabilities = Capabilities(keeps_thought_text=True)
     """Thinking blocks go back with their text and signature: history must keep both."""
 
     def __init__(

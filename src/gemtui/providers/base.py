@@ -15,11 +15,27 @@ Contract:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from gemtui.wire import Content, GenerateContentRequest, GenerateContentResponse, ModelInfo
 
-__all__ = ["ContentGenerator", "aclose_stream"]
+__all__ = ["Capabilities", "ContentGenerator", "aclose_stream"]
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a provider's API needs or offers beyond the common protocol; declared by the
+    provider so the engine never guesses from its name."""
+
+    thought_signatures: bool = False
+    """Calls carry thought signatures that must be sent back (Gemini)."""
+    keeps_thought_text: bool = False
+    """Thinking text must go back in the history (Anthropic's signed thinking blocks)."""
+    thinking_config: bool = False
+    """The request takes ``thinkingConfig`` (Gemini), so thoughts are asked for."""
+    grounding: bool = False
+    """The ``googleSearch`` tool is available (google_web_search)."""
 
 
 @runtime_checkable
@@ -28,6 +44,9 @@ class ContentGenerator(Protocol):
 
     name: str
     """The provider's name, as in ``--provider`` and the settings."""
+
+    capabilities: Capabilities
+    """What this API needs or offers (wrappers pass on their inner provider's)."""
 
     async def generate(
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""

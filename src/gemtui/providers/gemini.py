@@ -12,6 +12,7 @@ from contextlib import aclosing
 import httpx
 
 from gemtui.errors import StreamError, TransportError
+from gemtui.providers.base import Capabilities
 from gemtui.providers.http import get_json, open_stream, post_json
 from gemtui.providers.sse import iter_sse_data
 from gemtui.wire import (
@@ -31,6 +32,7 @@ class GeminiGenerator:
     """ContentGenerator over ``/v1beta/models/{model}:…``."""
 
     name = "gemini"
+    capabilities = Capabilities(thought_signatures=True, thinking_config=True, grounding=True)
 
     def __init__(
         self, client: httpx.AsyncClient, api_key: str, base_url: str | None = None

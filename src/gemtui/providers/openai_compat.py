@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 
 from gemtui.errors import StreamError, TransportError, api_error_from_response
+from gemtui.providers.base import Capabilities
 from gemtui.providers.convert_openai import (
     OpenAIStream,
     from_openai_completion,
@@ -59,6 +60,7 @@ class OpenAICompatGenerator:
         self._base = (base_url or DEFAULT_OPENAI_BASE_URL).rstrip("/")
         self._api_key = api_key
         self.name = name
+        self.capabilities = Capabilities()
 
     @property
     def _headers(self) -> dict[str, str]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gemtui.errors import FatalInputError
+from gemtui.providers.base import Capabilities
 from gemtui.wire import (
     Content,
     GenerateContentRequest,
@@ -30,6 +31,7 @@ __all__ = ["ReplayGenerator"]
 
 class ReplayGenerator:
     name = "replay"
+    capabilities = Capabilities(thought_signatures=True)
 
     def __init__(self, entries: list[dict[str, Any]], *, delay: float = 0.0) -> None:
         self._calls: deque[list[dict[str, Any]]] = deque()

@@ -120,6 +120,7 @@ class RetryingGenerator:
     ) -> None:
         self.inner = inner
         self.name = inner.name
+        self.capabilities = inner.capabilities
         self.policy = policy or RetryPolicy()
         self.on_retry = on_retry
 

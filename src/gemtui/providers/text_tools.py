@@ -313,6 +313,7 @@ class TextToolsGenerator:
     ) -> None:
         self.inner = inner
         self.name = inner.name
+        self.capabilities = inner.capabilities
         self.preserve_context = preserve_context
         self.no_think = no_think
         self.no_think_switch = no_think_switch

@@ -29,7 +29,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from gemtui.bus.bus import EventBus
-from gemtui.bus.events import ApprovalDecision, Decision, ToolCallSnapshot, ToolCallState
+from gemtui.bus.events import (
+    ApprovalDecision,
+    Decision,
+    Refusal,
+    ToolCallSnapshot,
+    ToolCallState,
+)
 from gemtui.scheduler.execution import (
     CANCELLED_MESSAGE,
     error_parts,
@@ -158,7 +164,7 @@ class ToolScheduler:
         record = CallRecord(request=call, tool=tool, invocation=invocation)
         state.add(record)
         if problem is not None:
-            state.transition(call.id, S.ERROR, error=problem)
+            state.transition(call.id, S.ERROR, error=problem, refusal=Refusal.INVALID)
         return record
 
     # -- dispatch ------------------------------------------------------------------------
@@ -189,10 +195,16 @@ class ToolScheduler:
             batch.state.transition(call_id, S.SCHEDULED)
             return True
         if verdict.decision is PolicyDecision.DENY:
-            batch.state.transition(call_id, S.ERROR, error=verdict.reason)
+            batch.state.transition(call_id, S.ERROR, error=verdict.reason, refusal=Refusal.DENIED)
             return False
         if not self._interactive:
-            batch.state.transition(call_id, S.ERROR, error=HEADLESS_APPROVAL_MESSAGE)
+            batch.state.transition(
+                call_id,
+                S.ERROR,
+                error=HEADLESS_APPROVAL_MESSAGE,
+                refusal=Refusal.NEEDS_APPROVAL,
+                approval_reason=verdict.reason,
+            )
             return False
         decision = await self._ask(batch, record)
         return decision is not None and self._apply(batch, record, decision)
@@ -236,7 +248,12 @@ class ToolScheduler:
             if kind is ApprovalDecision.REJECT_WITH_FEEDBACK and decision.feedback:
                 message = f"{REJECTED_MESSAGE} Their feedback: {decision.feedback}"
             batch.state.transition(
-                call_id, S.ERROR, error=message, decision=kind, correlation_id=None
+                call_id,
+                S.ERROR,
+                error=message,
+                decision=kind,
+                correlation_id=None,
+                refusal=Refusal.REJECTED,
             )
             return False
         try:

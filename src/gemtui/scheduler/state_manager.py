@@ -17,7 +17,17 @@ from gemtui.scheduler.states import CallRecord, check_transition
 __all__ = ["StateManager"]
 
 _WRITABLE = frozenset(
-    {"tool", "invocation", "correlation_id", "confirmation", "decision", "result", "error"}
+    {
+        "tool",
+        "invocation",
+        "correlation_id",
+        "confirmation",
+        "decision",
+        "result",
+        "error",
+        "refusal",
+        "approval_reason",
+    }
 )
 
 

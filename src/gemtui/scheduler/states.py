@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gemtui.bus.events import ApprovalDecision, ToolCallSnapshot, ToolCallState
+from gemtui.bus.events import ApprovalDecision, Refusal, ToolCallSnapshot, ToolCallState
 from gemtui.wire import FunctionCall
 
 if TYPE_CHECKING:
@@ -58,6 +58,8 @@ class CallRecord:
     decision: ApprovalDecision | None = None
     result: ToolResult | None = None
     error: str | None = None
+    refusal: Refusal | None = None
+    approval_reason: str | None = None
     created_at: float = field(default_factory=time.monotonic)
     started_at: float | None = None
     ended_at: float | None = None
@@ -94,4 +96,6 @@ class CallRecord:
             output=output,
             error=self.error,
             duration_ms=duration,
+            refusal=self.refusal,
+            approval_reason=self.approval_reason,
         )

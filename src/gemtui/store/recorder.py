@@ -1,10 +1,14 @@
-"""SessionRecorder: an inline bus subscriber that keeps the store equal to the chat's history.
+"""SessionRecorder: a pure bus subscriber that keeps the store equal to the conversation.
 
-The person's prompt is committed the moment it is sent; everything else is taken from
-``session.chat.history`` whenever a turn, a tool call or the prompt's loop ends, so the
-stored history is exactly what the chat would send next. A crash loses at most the part
-of an answer still streaming. Deltas are ignored (they are the expensive, frequent
-events), and every write is one short transaction.
+It knows the conversation only from the bus: ``SessionStarted`` says which session,
+``HistoryAppended`` / ``HistoryReplaced`` carry every change of the history (its one
+writer publishes them), ``TurnFinished`` and terminal ``ToolCallStateChanged`` bring
+usage and tool calls. The person's prompt is committed the moment it is sent
+(``UserMessage``), before the chat takes it, so a crash never loses what was typed; each
+history entry is written as it is appended, so tool results are saved before the next
+answer streams. Deltas are ignored (they are the expensive, frequent events), and every
+write is one short transaction. Replaying a recording of the bus into an empty store
+gives the same rows as the live run.
 
 Saving must never cost the conversation: when a write fails for good (disk full,
 read-only store, I/O error) the recorder stops, leaves what it saved as it is, and says
@@ -18,18 +22,16 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from gemtui.bus.events import (
     AgentFinished,
-    ContentDelta,
     ErrorOccurred,
     Event,
-    HistoryCompressed,
+    HistoryAppended,
+    HistoryReplaced,
     SessionStarted,
-    ThoughtDelta,
     ToolCallStateChanged,
-    ToolOutput,
     TurnFinished,
     UserMessage,
 )
@@ -40,30 +42,28 @@ from gemtui.wire import Content, Part
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from gemtui.bus import EventBus
     from gemtui.store.store import SessionStore
 
 __all__ = [
     "NOT_SAVED",
     "NullRecorder",
-    "RecordableSession",
     "SessionRecorder",
     "announce_when_started",
 ]
 
 log = logging.getLogger(__name__)
 
-_IGNORED = (ContentDelta, ThoughtDelta, ToolOutput)
-
 NOT_SAVED = "This session is not being saved"
 """How every notice about an unsaved session begins (views and tests look for it)."""
 
 
-def _announce(session: RecordableSession, message: str) -> None:
+def _announce(bus: EventBus, message: str) -> None:
     log.error(message)
-    session.bus.emit(ErrorOccurred, message=message, kind="warning")
+    bus.emit(ErrorOccurred, message=message, kind="warning")
 
 
-def announce_when_started(session: RecordableSession, message: str) -> None:
+def announce_when_started(bus: EventBus, message: str) -> None:
     """Say ``message`` (a warning about the store) once the session has started.
 
     Views are subscribed by then, and in stream-json the notice follows ``init``.
@@ -72,61 +72,56 @@ def announce_when_started(session: RecordableSession, message: str) -> None:
     def on_event(event: Event) -> None:
         if isinstance(event, SessionStarted):
             unsubscribe()
-            _announce(session, message)
+            _announce(bus, message)
 
-    unsubscribe = session.bus.subscribe(on_event)
+    unsubscribe = bus.subscribe(on_event)
 
 
-class RecordableSession(Protocol):
-    """What the recorder needs of a Session (kept narrow so tests can fake one)."""
-
-    id: str
-    bus: Any
-    chat: Any
-    provider: Any
-    workspace: Any
+def _same(a: Content, b: Content) -> bool:
+    return a is b or a.to_wire() == b.to_wire()
 
 
 class SessionRecorder:
-    """Subscribe to ``session.bus`` and persist the conversation as it completes."""
+    """Subscribe to ``bus`` and persist the conversation as it changes."""
 
-    def __init__(self, store: SessionStore, session: RecordableSession) -> None:
+    def __init__(self, store: SessionStore, bus: EventBus) -> None:
         self.store = store
-        self.session = session
-        saved = store.get(session.id)
-        self._seen = len(session.chat.history)
-        """How many entries of ``chat.history`` the store holds (resumed ones count)."""
-        if saved is not None and saved.messages < self._seen:
-            self._seen = saved.messages  # answers to interrupted calls, added on load
+        self.bus = bus
+        self.session_id = bus.session_id
+        self._history: list[Content] = []
+        """The conversation as the bus told it (the recorder's own mirror)."""
+        self._saved = 0
+        """How many entries of ``_history`` the store's current epoch holds."""
         self._pending: Content | None = None
-        """A prompt written before the chat appended it (it is stored at index ``_seen``)."""
-        self._started = saved is not None
+        """A prompt written before the chat took it (stored at index ``_saved``)."""
+        self._started = False
+        """The session has a row in the store."""
+        self._meta = ("", "", "")
+        """(workspace, provider, model) from ``SessionStarted``."""
         self.writes = 0
         self.write_seconds = 0.0
         """Time spent writing: what the recorder costs the engine."""
         self.failures = 0
         self.stopped: str | None = None
         """Why saving stopped (the store failed for good); None while it saves."""
-        self._unsubscribe: Callable[[], None] | None = session.bus.subscribe(self._on_event)
+        self._unsubscribe: Callable[[], None] | None = bus.subscribe(self._on_event)
 
     def close(self) -> None:
-        """Persist what is left and stop listening."""
-        self._timed(self._sync)
+        """Stop listening (every change was written as it came)."""
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
 
     # -- events --------------------------------------------------------------------------
     def _on_event(self, event: Event) -> None:
-        if isinstance(event, _IGNORED):
-            return
-        if isinstance(event, SessionStarted):
-            if self._started or self._seen:  # a new, empty session is saved at its first prompt
-                self._timed(self._ensure_row)
+        if isinstance(event, HistoryAppended):
+            self._timed(lambda: self._appended(event.index, event.content))
+        elif isinstance(event, SessionStarted):
+            self._timed(lambda: self._begin(event))
         elif isinstance(event, UserMessage):
             self._timed(lambda: self._prompt(event.text))
-        elif isinstance(event, HistoryCompressed):
-            self._timed(self._rewrite)
+        elif isinstance(event, HistoryReplaced):
+            self._timed(lambda: self._replaced(list(event.contents), event.reason))
         elif isinstance(event, TurnFinished):
             self._timed(lambda: self._turn_finished(event))
         elif isinstance(event, ToolCallStateChanged):
@@ -134,8 +129,6 @@ class SessionRecorder:
                 self._timed(lambda: self._tool_finished(event))
         elif isinstance(event, AgentFinished):
             self._timed(self._agent_finished)
-        else:
-            self._timed(self._sync)
 
     def _timed(self, fn: Callable[[], None]) -> None:
         if self.stopped is not None:
@@ -145,8 +138,9 @@ class SessionRecorder:
             fn()
         except (sqlite3.Error, OSError) as exc:
             self.failures += 1
-            if is_transient(exc):  # a lock held elsewhere: the next sync catches up
+            if is_transient(exc):  # a lock held elsewhere: the next change rewrites
                 log.warning("session recorder write postponed: %s", exc)
+                self._saved = -1
             else:
                 self._stop(exc)
         except Exception:  # a recorder bug must never break the conversation
@@ -160,46 +154,105 @@ class SessionRecorder:
         self.stopped = reason_for(exc, self.store.path)
         log.debug("session recorder stopped", exc_info=exc)
         _announce(
-            self.session,
+            self.bus,
             f"{NOT_SAVED} any more: the session store {self.store.path} failed "
             f"({self.stopped}). What was saved before is kept; this conversation goes on "
             "unsaved.",
         )
 
     # -- writes --------------------------------------------------------------------------
-    def _ensure_row(self) -> None:
+    def _begin(self, event: SessionStarted) -> None:
+        """A saved session (a resume) gets its provider and model brought up to date; a
+        new one is saved at its first prompt."""
+        self._meta = (event.workspace, event.provider, event.model)
+        saved = self.store.get(self.session_id)
+        if saved is not None:
+            self._started = True
+            self._saved = -1 if saved.messages else 0  # known once the history is published
+            self.store.create_session(self.session_id, provider=event.provider, model=event.model)
+            self.writes += 1
+
+    def _ensure_row(self) -> bool:
+        """Give the session its row; True when it was made now (it holds no message)."""
         if self._started:
-            s = self.session
-            self.store.create_session(s.id, provider=s.provider.name, model=s.chat.model)
-            return
-        s = self.session
+            return False
+        workspace, provider, model = self._meta
         self.store.create_session(
-            s.id,
-            workspace=str(s.workspace.root),
-            provider=s.provider.name,
-            model=s.chat.model,
+            self.session_id, workspace=workspace, provider=provider, model=model
         )
         self._started = True
+        self._saved = 0
         self.writes += 1
-        if self._seen:  # started from a history the store does not have (a fork in memory)
-            self.store.replace_history(s.id, s.chat.history)
+        return True
 
     def _prompt(self, text: str) -> None:
-        if not self._started:
-            self._ensure_row()
-        self._sync()
+        self._ensure_row()
+        self._catch_up()
         if not text:
-            return  # parts-only prompt: it arrives through the chat's history
-        self.store.set_title_if_empty(self.session.id, title_from_prompt(text))
+            return  # parts-only prompt: it arrives as a history entry
+        self.store.set_title_if_empty(self.session_id, title_from_prompt(text))
         content = Content(role="user", parts=[Part(text=text)])
-        self.store.add_message(self.session.id, "user", content, index=self._seen)
+        self.store.add_message(self.session_id, "user", content, index=self._saved)
         self._pending = content
         self.writes += 2
+
+    def _appended(self, index: int, content: Content) -> None:
+        del self._history[index:]
+        self._history.append(content)
+        if not self._started:
+            return
+        pending = self._pending
+        if pending is not None and index == self._saved and self._saved >= 0:
+            self._pending = None
+            if content.role == "user" and _same(content, pending):
+                self._saved = index + 1
+                return
+            self._rewrite(pending)  # something came before the prompt: it goes last
+            return
+        if index != self._saved:
+            self._rewrite(pending)
+            return
+        self.store.add_message(self.session_id, content.role or "user", content, index=index)
+        self.writes += 1
+        self._saved = index + 1
+
+    def _replaced(self, contents: list[Content], reason: str) -> None:
+        self._history = contents
+        if not contents and not self._started:
+            return
+        if reason == "resume" and self._started:
+            stored = self.store.load_history(self.session_id)
+            if len(stored) == len(contents) and all(map(_same, stored, contents)):
+                self._saved = len(contents)
+                return
+        if self._ensure_row():  # a history the store has never seen (a fork in memory)
+            self._history = []
+            for index, content in enumerate(contents):
+                self._appended(index, content)
+            return
+        self._rewrite(self._pending)
+
+    def _catch_up(self) -> None:
+        """After a postponed write, store the whole history again (a new epoch)."""
+        if self._saved < 0:
+            self._rewrite(self._pending)
+
+    def _rewrite(self, pending: Content | None) -> None:
+        """Store the history as a new epoch, the prompt not yet taken by the chat last."""
+        history = list(self._history)
+        if pending is not None and not (history and _same(history[-1], pending)):
+            self.store.replace_history(self.session_id, [*history, pending])
+            self._pending = pending
+        else:
+            self._pending = None
+            self.store.replace_history(self.session_id, history)
+        self._saved = len(history)
+        self.writes += 1
 
     def _turn_finished(self, event: TurnFinished) -> None:
         u = event.usage
         self.store.add_usage(
-            self.session.id,
+            self.session_id,
             prompt_id=event.prompt_id,
             model=event.model,
             input=u.input,
@@ -209,12 +262,12 @@ class SessionRecorder:
             total=u.total,
         )
         self.writes += 1
-        self._sync()
 
     def _tool_finished(self, event: ToolCallStateChanged) -> None:
         call = event.call
+        self._ensure_row()
         self.store.add_tool_call(
-            self.session.id,
+            self.session_id,
             call.call_id,
             call.name,
             dict(call.args),
@@ -225,60 +278,23 @@ class SessionRecorder:
             duration_ms=call.duration_ms,
         )
         self.writes += 1
-        self._sync()
 
     def _agent_finished(self) -> None:
-        self._sync()
-        if self._pending is not None:
+        if self._pending is not None and self._started:
             # the prompt never reached the model (cancelled first): the chat dropped it
-            self.store.truncate_history(self.session.id, self._seen)
+            self._catch_up()
+            self.store.truncate_history(self.session_id, len(self._history))
             self._pending = None
+            self._saved = len(self._history)
             self.writes += 1
-
-    def _sync(self) -> None:
-        """Write the chat's history entries the store does not have yet, in order."""
-        if not self._started:
-            return
-        history: list[Content] = self.session.chat.history
-        if len(history) < self._seen:
-            self._rewrite()
-            return
-        for k in range(self._seen, len(history)):
-            content = history[k]
-            if self._pending is not None:
-                if content.role == "user" and content.to_wire() == self._pending.to_wire():
-                    self._pending = None
-                    self._seen = k + 1
-                    continue
-                self._rewrite()
-                return
-            self.store.add_message(self.session.id, content.role or "user", content, index=k)
-            self.writes += 1
-            self._seen = k + 1
-
-    def _rewrite(self) -> None:
-        """The chat replaced its history (compression, clear): store it as a new epoch."""
-        if not self._started:
-            return
-        history = list(self.session.chat.history)
-        if self._pending is not None and not any(
-            c.role == "user" and c.to_wire() == self._pending.to_wire() for c in history[-1:]
-        ):
-            self.store.replace_history(self.session.id, [*history, self._pending])
-        else:
-            self._pending = None
-            self.store.replace_history(self.session.id, history)
-        self._seen = len(history)
-        self.writes += 1
 
 
 class NullRecorder:
     """Records nothing: the store could not be opened. Says why once, when the session starts."""
 
-    def __init__(self, session: RecordableSession, reason: str) -> None:
-        self.session = session
+    def __init__(self, bus: EventBus, reason: str) -> None:
         self.stopped: str | None = reason
-        announce_when_started(session, f"{NOT_SAVED}: {reason}. Saved sessions are untouched.")
+        announce_when_started(bus, f"{NOT_SAVED}: {reason}. Saved sessions are untouched.")
 
     def close(self) -> None:
         """Nothing to persist."""

@@ -32,7 +32,8 @@ from gemtui.store.records import (
 from gemtui.wire import Content
 
 if TYPE_CHECKING:
-    from gemtui.store.recorder import RecordableSession, SessionRecorder
+    from gemtui.bus import EventBus
+    from gemtui.store.recorder import SessionRecorder
 
 __all__ = ["SORTS", "SessionNotFoundError", "SessionStore"]
 
@@ -129,15 +130,15 @@ class SessionStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def record(self, session: RecordableSession) -> SessionRecorder:
-        """Start recording ``session`` into this store (an inline bus subscriber).
+    def record(self, bus: EventBus) -> SessionRecorder:
+        """Start recording the session on ``bus`` into this store (an inline subscriber).
 
         When a write fails for good (disk full, read-only, I/O error) the recorder stops
         and says so once on the session's bus; the conversation goes on.
         """
         from gemtui.store.recorder import SessionRecorder
 
-        return SessionRecorder(self, session)
+        return SessionRecorder(self, bus)
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -378,12 +379,15 @@ class SessionStore:
         """(role, text) of the first messages, for a preview without parsing JSON."""
         return [(r[1], r[3]) for r in self._history_rows(session_id, limit)]
 
-    def fork(self, session_id: str, at_message_index: int | None = None) -> str:
-        """A new session holding the history up to (not including) ``at_message_index``."""
+    def fork(
+        self, session_id: str, at_message_index: int | None = None, *, new_id: str | None = None
+    ) -> str:
+        """A new session (``new_id``, or a fresh one) holding the history up to (not
+        including) ``at_message_index``."""
         info = self.get(session_id)
         if info is None:
             raise SessionNotFoundError(f"no saved session has the id {session_id!r}")
-        new_id = uuid.uuid4().hex
+        new_id = new_id or uuid.uuid4().hex
         stop = info.messages if at_message_index is None else max(0, at_message_index)
         now = time.time()
         with self._tx() as c:

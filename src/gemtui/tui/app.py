@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.events import Resize
 
 from gemtui.agent.assembly import RunOptions
+from gemtui.bus.events import ApprovalMode
 from gemtui.tui.commands import SLASH_COMMANDS, palette_provider, parse_slash
 from gemtui.tui.masking_app import MaskingApp
 from gemtui.tui.screens.main import MainScreen
@@ -38,7 +39,7 @@ __all__ = ["APPROVAL_CYCLE", "GemtuiApp"]
 
 log = logging.getLogger(__name__)
 
-APPROVAL_CYCLE = ("default", "auto_edit", "plan")
+APPROVAL_CYCLE = ApprovalMode.cycle()
 """Shift+Tab cycles these; Ctrl+Y toggles yolo on and off."""
 
 NARROW_WIDTH = 100
@@ -303,7 +304,7 @@ class GemtuiApp(MaskingApp[int]):
         }
         choices = {
             "/theme": sorted(self.available_themes),
-            "/approval-mode": ["default", "auto_edit", "plan", "yolo"],
+            "/approval-mode": [str(m) for m in ApprovalMode],
             "/copy": ["code"],
         }
         try:

@@ -27,7 +27,9 @@ class GemtuiCommands(Provider):
             (f"gemtui: {name.removeprefix('/')}", name, help_text)
             for name, help_text in SLASH_COMMANDS.items()
         ]
-        for mode in ("default", "auto_edit", "plan", "yolo"):
+        from gemtui.bus.events import ApprovalMode
+
+        for mode in ApprovalMode:
             entries.append(
                 (f"gemtui: approval mode {mode}", f"/approval-mode {mode}", "Set the mode")
             )

@@ -8,12 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from gemtui.bus.events import ApprovalMode
+
 if TYPE_CHECKING:
     from gemtui.tui.app import GemtuiApp
 
 __all__ = ["HANDLERS"]
 
-MODES = ("default", "auto_edit", "plan", "yolo")
+MODES = tuple(ApprovalMode)
 
 
 def _help(app: GemtuiApp, arg: str) -> None:

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gemtui.providers.base import Capabilities
 from gemtui.providers.text_tools import CallExtractor, TextToolsGenerator, ThinkSplitter
 from gemtui.wire import (
     Candidate,
@@ -129,6 +130,7 @@ def test_string_arguments_and_tool_calls_list() -> None:
 
 class FakeInner:
     name = "fake"
+    capabilities = Capabilities()
 
     def __init__(self, chunks: list[GenerateContentResponse]) -> None:
         self.chunks = chunks

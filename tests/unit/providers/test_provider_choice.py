@@ -39,7 +39,7 @@ def test_named_openai_provider_with_text_tools() -> None:
     inner = _inner(resolved.generator)
     assert isinstance(inner, TextToolsGenerator) is False
     assert resolved.model == "qwen3"
-    assert resolved.fallback == ["small"]
+    assert resolved.settings.fallback == ["qwen3", "small"]
     conf.text_tools = True
     assert isinstance(
         _inner(resolve_provider(settings, provider="local").generator), TextToolsGenerator
