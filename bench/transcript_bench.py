@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from textual.app import App, ComposeResult  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
-from gemtui.tui.widgets.markdown_stream import MarkdownStream  # noqa: E402
+from gemtui.tui.widgets.answer_render import AnswerRender  # noqa: E402
 from gemtui.tui.widgets.transcript import Transcript  # noqa: E402
 
 RUNS = 5
@@ -136,7 +136,7 @@ def bench_update_cost(transcript: Transcript) -> float:
     answer already is, because finished blocks come from the cache.
     """
     text = long_answer()
-    stream = MarkdownStream()
+    stream = AnswerRender()
     console, width = transcript.app.console, transcript.size.width
     worst = 0.0
     for start in range(0, len(text), CHUNK_CHARS):

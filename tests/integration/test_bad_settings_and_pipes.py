@@ -76,7 +76,6 @@ def test_unreadable_workspace_policy_of_a_trusted_folder_exits_52(
         ("[network]\nstream_retry_delays = [1.0, -2.0]\n", "network.stream_retry_delays.1"),
         ("[general]\nmax_turns = 0\n", "general.max_turns"),
         ("[general]\nmax_turns = -7\n", "general.max_turns"),
-        ("[chat]\nstream_retries = -1\n", "chat.stream_retries"),
         ("[chat]\ncompression_threshold = 0\n", "chat.compression_threshold"),
         ("[chat]\ncompression_preserve = 1.5\n", "chat.compression_preserve"),
         (

@@ -137,7 +137,6 @@ class Turn:
     chat: Chat
     prompt_id: str
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
-    pending_calls: list[FunctionCall] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
 
@@ -151,7 +150,6 @@ class Turn:
                     yield UserCancelledEvent()
                     return
                 if isinstance(item, StreamRetry):
-                    self.pending_calls.clear()
                     citations.clear()
                     yield RetryEvent(item.attempt, item.reason)
                     continue
@@ -162,7 +160,6 @@ class Turn:
                 for cand in response.candidates or []:
                     for part in cand.content.parts if cand.content else []:
                         if part.function_call is not None:
-                            self.pending_calls.append(part.function_call)
                             yield ToolCallRequestEvent(part.function_call)
                         elif part.text:
                             if part.thought:

@@ -92,7 +92,6 @@ class ChatSettings(_Section):
     """Compress history when the prompt passes this share of the context window."""
     compression_preserve: Annotated[float, Field(ge=0, lt=1)] = 0.3
     """Share of the most recent history kept verbatim."""
-    stream_retries: Annotated[int, Field(ge=0)] = 4
     max_answer_chars: Count = 2_000_000
     """Characters (text, thoughts, call arguments) one model answer may stream before it
     is stopped with an error, keeping what arrived. The longest real answers (128k output

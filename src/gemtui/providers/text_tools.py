@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -451,11 +450,3 @@ def _response(
 ) -> GenerateContentResponse:
     cand = Candidate(content=Content(role="model", parts=parts), finish_reason=finish, index=0)
     return GenerateContentResponse(candidates=[cand], usage_metadata=usage)
-
-
-_QWEN = re.compile(r"qwen|qwq", re.IGNORECASE)
-
-
-def is_qwen(model: str) -> bool:
-    """Qwen-family models think in ``<think>`` and obey ``/no_think``."""
-    return bool(_QWEN.search(model))

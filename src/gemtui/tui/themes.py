@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 __all__ = [
     "APP_VARIABLES",
     "DEFAULT_THEME",
+    "ThemeFailure",
     "ThemeFile",
-    "ThemeLoadError",
     "builtin_theme_dir",
     "load_themes",
     "user_theme_dir",
@@ -61,7 +61,7 @@ class ThemeFile(BaseModel):
 
 
 @dataclass(frozen=True)
-class ThemeLoadError:
+class ThemeFailure:
     """A theme file that could not be used, and why."""
 
     path: Path
@@ -130,12 +130,12 @@ def _load_one(path: Path) -> Theme:
 
 def load_themes(
     folders: Iterable[Path | None] | None = None,
-) -> tuple[list[Theme], list[ThemeLoadError]]:
+) -> tuple[list[Theme], list[ThemeFailure]]:
     """Every theme in ``folders`` (default: built-in, then user); later names win."""
     if folders is None:
         folders = (builtin_theme_dir(), user_theme_dir())
     loaded: dict[str, Theme] = {}
-    failed: list[ThemeLoadError] = []
+    failed: list[ThemeFailure] = []
     for folder in folders:
         if folder is None or not folder.is_dir():
             continue
@@ -143,7 +143,7 @@ def load_themes(
             try:
                 theme = _load_one(path)
             except ValueError as exc:
-                failed.append(ThemeLoadError(path, str(exc)))
+                failed.append(ThemeFailure(path, str(exc)))
                 continue
             loaded[theme.name] = theme
     return list(loaded.values()), failed

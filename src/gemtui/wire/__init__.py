@@ -2,7 +2,6 @@
 
 from gemtui.wire.parts import (
     append_text,
-    content_to_display,
     first_parts,
     function_calls,
     is_function_call,
@@ -79,7 +78,6 @@ __all__ = [
     "UsageMetadata",
     "WireModel",
     "append_text",
-    "content_to_display",
     "first_parts",
     "function_calls",
     "is_function_call",

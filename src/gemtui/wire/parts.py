@@ -43,10 +43,6 @@ def part_to_display(part: Part) -> str:
     return ""
 
 
-def content_to_display(content: Content) -> str:
-    return "".join(part_to_display(p) for p in content.parts)
-
-
 def append_text(parts: list[Part], text: str) -> None:
     """Append text to the last plain text part, or add a new one (merge adjacent text)."""
     if parts:

@@ -20,7 +20,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from gemtui.bus.events import ToolCallSnapshot
-from gemtui.tui.widgets.markdown_stream import code_blocks
+from gemtui.tui.widgets.answer_render import code_blocks
 from gemtui.tui.widgets.transcript_blocks import (
     AnswerBlock,
     Block,

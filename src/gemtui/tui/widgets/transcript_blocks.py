@@ -21,7 +21,7 @@ from textual.strip import Strip
 
 from gemtui.bus.events import ToolCallSnapshot, ToolCallState
 from gemtui.redact import redact
-from gemtui.tui.widgets.markdown_stream import MarkdownStream
+from gemtui.tui.widgets.answer_render import AnswerRender
 
 __all__ = [
     "AnswerBlock",
@@ -129,13 +129,13 @@ class UserBlock(Block):
 
 
 class AnswerBlock(Block):
-    """The model's answer, streamed as Markdown through a :class:`MarkdownStream`."""
+    """The model's answer, streamed as Markdown through a :class:`AnswerRender`."""
 
     role = "model"
 
     def __init__(self, code_theme: str = "monokai") -> None:
         super().__init__()
-        self.stream = MarkdownStream(code_theme)
+        self.stream = AnswerRender(code_theme)
 
     @property
     def text(self) -> str:

@@ -13,7 +13,7 @@ An answer that floods in must not stall the UI either, so the work per render is
 once more than ``LIVE_CHARS`` (or ``LIVE_LINES``) of text wait behind the finished part,
 their leading blocks are rendered once and frozen (a block bigger than that is cut at a
 line, a fenced one closed and reopened), for at most ``FREEZE_SECONDS_PER_RENDER`` per
-call. What is left for later renders shows up as :attr:`MarkdownStream.behind`.
+call. What is left for later renders shows up as :attr:`AnswerRender.behind`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ __all__ = [
     "FREEZE_SECONDS_PER_RENDER",
     "LIVE_CHARS",
     "LIVE_LINES",
-    "MarkdownStream",
+    "AnswerRender",
     "code_blocks",
     "render_markdown",
     "split_blocks",
@@ -250,7 +250,7 @@ class _RenderedBlock:
     strips: list[Strip]
 
 
-class MarkdownStream:
+class AnswerRender:
     """The growing text of one answer and its rendering, cached block by block.
 
     :meth:`append` only records text; :meth:`render` brings the lines up to date, so a

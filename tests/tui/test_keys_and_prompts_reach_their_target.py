@@ -1,4 +1,5 @@
-"""Guards found in review: keys meant for the prompt, the start-up prompt, Esc in feedback."""
+"""Keys and prompts reach what they are meant for: decision keys wait for the call, Esc in
+the feedback box stays there, and a prompt typed during start-up runs after the first."""
 
 from __future__ import annotations
 

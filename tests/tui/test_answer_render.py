@@ -6,9 +6,9 @@ import pytest
 from rich.console import Console
 from textual.strip import Strip
 
-from gemtui.tui.widgets import markdown_stream
-from gemtui.tui.widgets.markdown_stream import (
-    MarkdownStream,
+from gemtui.tui.widgets import answer_render
+from gemtui.tui.widgets.answer_render import (
+    AnswerRender,
     code_blocks,
     render_markdown,
     split_blocks,
@@ -107,9 +107,9 @@ class TestMarkdownStream:
             rendered.append(source)
             return render_markdown(console, source, width, theme)
 
-        monkeypatch.setattr(markdown_stream, "render_markdown", counting)
+        monkeypatch.setattr(answer_render, "render_markdown", counting)
         console = _console()
-        stream = MarkdownStream()
+        stream = AnswerRender()
         text = (
             "# Heading\n\nSome prose here.\n\n- one\n- two\n\n```python\nprint('hi')\n```\n\nEnd."
         )
@@ -130,7 +130,7 @@ class TestMarkdownStream:
 
     def test_appends_are_coalesced_until_render(self) -> None:
         console = _console()
-        stream = MarkdownStream()
+        stream = AnswerRender()
         for _ in range(470):
             stream.append("word ")
         assert stream.render_count == 0
@@ -141,7 +141,7 @@ class TestMarkdownStream:
 
     def test_width_change_renders_again(self) -> None:
         console = _console()
-        stream = MarkdownStream()
+        stream = AnswerRender()
         stream.append("para one\n\npara two")
         stream.render(console, 60)
         assert stream.render_count == 2
@@ -150,13 +150,13 @@ class TestMarkdownStream:
         assert all(line.cell_length == 30 for line in lines)
 
     def test_blocks_are_separated_by_one_blank_line(self) -> None:
-        stream = MarkdownStream()
+        stream = AnswerRender()
         stream.append("one\n\n\n\ntwo")
         lines = [line.text.rstrip() for line in stream.render(_console(), 40)]
         assert lines == ["one", "", "two"]
 
     def test_code_is_highlighted(self) -> None:
-        stream = MarkdownStream("monokai")
+        stream = AnswerRender("monokai")
         stream.append("```python\ndef f():\n    return 1\n```")
         lines = stream.render(_console(), 40)
         colours = {
