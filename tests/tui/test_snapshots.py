@@ -58,7 +58,7 @@ def _conversation_start(prompt_id: str = "s#1") -> list[ev.Event]:
         ev.UserMessage(text="Make greet() friendlier", prompt_id=prompt_id),
         ev.TurnStarted(turn=1, model="gemini-2.5-flash", prompt_id=prompt_id),
         ev.ThoughtDelta(
-            text="**Reading the code** greet() concatenates strings; an f-string is clearer.",
+            text="greet() concatenates strings; an f-string is clearer.",  # heading parsed off
             subject="Reading the code",
             prompt_id=prompt_id,
         ),

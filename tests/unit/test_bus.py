@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -157,3 +158,33 @@ def test_cancel_reaches_handlers() -> None:
     off()
     bus.cancel()
     assert calls == [1]
+
+
+def test_one_merge_rule_for_the_bus_queue_and_the_bridge() -> None:
+    """A slow subscriber's queue and the TUI bridge merge the same way: deltas of one kind,
+    one prompt and one thought subject; a new subject or the answer starts a new event."""
+    from gemtui.bus import merge_deltas
+
+    stream = [
+        (ThoughtDelta, {"text": "read ", "subject": "Plan"}),
+        (ThoughtDelta, {"text": "the file", "subject": "Plan"}),
+        (ThoughtDelta, {"text": "edit it", "subject": "Change"}),
+        (ContentDelta, {"text": "Done"}),
+        (ContentDelta, {"text": "."}),
+        (ThoughtDelta, {"text": "check", "subject": "Change"}),
+    ]
+    expected = [
+        ("ThoughtDelta", "Plan", "read the file"),
+        ("ThoughtDelta", "Change", "edit it"),
+        ("ContentDelta", None, "Done."),
+        ("ThoughtDelta", "Change", "check"),
+    ]
+
+    def shape(events: list[Any]) -> list[tuple[str, str | None, str]]:
+        return [(type(e).__name__, getattr(e, "subject", None), e.text) for e in events]
+
+    bus = EventBus("s")
+    sub = bus.subscription(maxsize=1)  # full at once: everything after the first merges
+    emitted = [bus.emit(cls, **fields) for cls, fields in stream]
+    assert shape(merge_deltas(emitted)) == expected
+    assert shape(sub.drain()) == expected

@@ -86,6 +86,7 @@ async def test_turn_yields_thoughts_content_calls_and_finish() -> None:
     gen = ScriptedGenerator(
         [
             chunk({"text": "**Planning** the answer", "thought": True}),
+            chunk({"text": " step by step", "thought": True}),
             chunk({"text": "Hello "}, citationMetadata={"citationSources": [{"uri": "https://x"}]}),
             chunk(
                 {"text": "world"},
@@ -106,13 +107,17 @@ async def test_turn_yields_thoughts_content_calls_and_finish() -> None:
     kinds = [type(e) for e in events]
     assert kinds == [
         ThoughtEvent,
+        ThoughtEvent,
         ContentEvent,
         ContentEvent,
         ToolCallRequestEvent,
         CitationEvent,
         FinishedEvent,
     ]
-    assert events[0].subject == "Planning"
+    # the heading is parsed once, here; later parts of the thought keep its subject
+    assert (events[0].subject, events[0].text) == ("Planning", "the answer")
+    assert (events[1].subject, events[1].text) == ("Planning", " step by step")
+    events.pop(1)
     call = events[3].call
     assert call.id
     assert call.id.startswith("read_file-")

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from gemtui.bus.events import ContentDelta, Decision, Event, ThoughtDelta
 
-__all__ = ["EventBus", "Subscription", "current_prompt_id"]
+__all__ = ["EventBus", "Subscription", "current_prompt_id", "merge_deltas", "mergeable"]
 
 log = logging.getLogger(__name__)
 
@@ -32,18 +32,44 @@ current_prompt_id: contextvars.ContextVar[str] = contextvars.ContextVar(
 """``{session}#{turn}`` of the prompt being handled; travels with the task."""
 
 
-def _mergeable(last: Event, event: Event) -> bool:
-    """Whether two deltas can become one without a view losing anything.
+def mergeable(last: Event, event: Event) -> bool:
+    """Whether ``event`` can be folded into ``last`` without a view losing anything.
 
     Only deltas of one kind, of the same prompt and (for thoughts) of the same subject
-    merge: a merged event keeps the newer event's fields, so anything else would move text
-    under another prompt or drop a thought's subject.
+    merge; the merged event is ``last`` with the joined text and ``event``'s seq.
     """
     if type(last) is not type(event) or last.prompt_id != event.prompt_id:
         return False
     if isinstance(event, ThoughtDelta) and isinstance(last, ThoughtDelta):
         return last.subject == event.subject
     return isinstance(event, ContentDelta)
+
+
+def merge_deltas(events: list[Event]) -> list[Event]:
+    """Adjacent mergeable deltas as one event each (the one merge rule, ``mergeable``).
+
+    Each run's texts are joined once, so merging stays linear however much text came.
+    """
+    out: list[Event] = []
+    texts: list[str] = []  # the texts of the run ending at out[-1]
+
+    def seal() -> None:
+        if len(texts) > 1:
+            last = out[-1]
+            assert isinstance(last, ContentDelta | ThoughtDelta)
+            out[-1] = replace(last, text="".join(texts))
+
+    for event in events:
+        if out and mergeable(out[-1], event):
+            assert isinstance(event, ContentDelta | ThoughtDelta)
+            out[-1] = replace(out[-1], seq=event.seq)
+            texts.append(event.text)
+        else:
+            seal()
+            out.append(event)
+            texts = [event.text] if isinstance(event, ContentDelta | ThoughtDelta) else []
+    seal()
+    return out
 
 
 class Subscription:
@@ -64,10 +90,9 @@ class Subscription:
         items = self._items
         if len(items) >= self._maxsize and items:
             last = items[-1]
-            if _mergeable(last, event):
-                assert isinstance(last, ContentDelta | ThoughtDelta)
+            if mergeable(last, event):
                 assert isinstance(event, ContentDelta | ThoughtDelta)
-                items[-1] = replace(event, text=last.text)
+                items[-1] = replace(last, seq=event.seq)
                 self._tail.append(event.text)
                 self.coalesced += 1
                 self._wake()

@@ -183,7 +183,9 @@ class ContentDelta(Event):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ThoughtDelta(Event):
     text: str
+    """The thought's text, its ``**heading**`` already taken off (parsed once, here)."""
     subject: str | None = None
+    """The heading of the thought this text belongs to; carried over to later deltas."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -38,7 +38,9 @@ class ContentEvent:
 @dataclass(frozen=True, slots=True)
 class ThoughtEvent:
     text: str
+    """The thought without its heading."""
     subject: str | None
+    """The heading of the thought this text belongs to (it carries over to later parts)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +143,7 @@ class Turn:
     finish_reason: str | None = None
 
     async def run(self, message: Content) -> AsyncIterator[TurnEvent]:
+        subject: str | None = None  # the current thought's heading, until a new one
         citations: list[str] = []
         meta: UsageMetadata | None = None
         stream = self.chat.send_message_stream(message, prompt_id=self.prompt_id)
@@ -151,6 +154,7 @@ class Turn:
                     return
                 if isinstance(item, StreamRetry):
                     citations.clear()
+                    subject = None
                     yield RetryEvent(item.attempt, item.reason)
                     continue
                 assert isinstance(item, StreamChunk)
@@ -163,8 +167,9 @@ class Turn:
                             yield ToolCallRequestEvent(part.function_call)
                         elif part.text:
                             if part.thought:
-                                subject, _ = parse_thought(part.text)
-                                yield ThoughtEvent(part.text, subject)
+                                heading, rest = parse_thought(part.text)
+                                subject = heading or subject
+                                yield ThoughtEvent(rest, subject)
                             else:
                                 yield ContentEvent(part.text)
                     if cand.citation_metadata and cand.citation_metadata.citation_sources:

@@ -10,19 +10,19 @@ calls ``done()``; the next batch is sent only then, so back-pressure stays in th
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from gemtui.bus.events import ContentDelta, Event, ThoughtDelta
+from gemtui.bus.bus import merge_deltas
+from gemtui.bus.events import Event
 
 if TYPE_CHECKING:
     from textual.message_pump import MessagePump
 
     from gemtui.bus import EventBus
 
-__all__ = ["BusEvent", "merge_deltas", "pump_events"]
+__all__ = ["BusEvent", "pump_events"]
 
 
 class BusEvent(Message):
@@ -38,43 +38,6 @@ class BusEvent(Message):
     def done(self) -> None:
         if self.handled is not None:
             self.handled.set()
-
-
-def merge_deltas(events: list[Event]) -> list[Event]:
-    """Adjacent deltas of one kind (and one thought subject) merged into one event.
-
-    Each run's texts are joined once, so merging stays linear however much text came.
-    """
-    out: list[Event] = []
-    texts: list[str] = []  # the texts of the run ending at out[-1]
-
-    def seal() -> None:
-        if len(texts) > 1:
-            last = out[-1]
-            assert isinstance(last, ContentDelta | ThoughtDelta)
-            out[-1] = replace(last, text="".join(texts))
-
-    for event in events:
-        last = out[-1] if out else None
-        if (
-            isinstance(event, ContentDelta)
-            and isinstance(last, ContentDelta)
-            and last.prompt_id == event.prompt_id
-        ) or (
-            isinstance(event, ThoughtDelta)
-            and isinstance(last, ThoughtDelta)
-            and event.subject is None
-            and last.prompt_id == event.prompt_id
-        ):
-            assert isinstance(last, ContentDelta | ThoughtDelta)
-            out[-1] = replace(last, seq=event.seq)
-            texts.append(event.text)
-        else:
-            seal()
-            out.append(event)
-            texts = [event.text] if isinstance(event, ContentDelta | ThoughtDelta) else []
-    seal()
-    return out
 
 
 async def pump_events(bus: EventBus, target: MessagePump, maxsize: int = 512) -> None:

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
 __all__ = ["ThoughtStream"]
-
-_SUBJECT = re.compile(r"^\s*\*\*(.+?)\*\*\s*")
 
 
 class ThoughtGroup(Static):
@@ -60,10 +56,6 @@ class ThoughtStream(VerticalScroll, can_focus=False):
         if prompt_id != self._prompt_id:
             self._prompt_id = prompt_id
             self.clear()
-        match = _SUBJECT.match(text)
-        if match:
-            subject = subject or match.group(1).strip()
-            text = text[match.end() :]
         if self._current is None or (subject and subject != self._current.subject):
             self._current = ThoughtGroup(subject or "Thinking")
             self.mount(self._current)
