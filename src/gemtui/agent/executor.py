@@ -37,7 +37,7 @@ from gemtui.bus import (
     current_prompt_id,
 )
 from gemtui.chat.chat import Chat
-from gemtui.chat.compression import compress_history
+from gemtui.chat.compression import compress_history, over_threshold
 from gemtui.chat.turn import (
     CitationEvent,
     ContentEvent,
@@ -264,99 +264,143 @@ class Executor:
         state: _RunState,
         max_turns: int | None = None,
     ) -> tuple[TerminateReason, Any]:
+        """Turns until the model stops calling tools, or something ends the prompt."""
         detector = LoopDetector()
         limit = self.config.max_turns if max_turns is None else max_turns
         local_turns = 0
         while True:
-            if cancel.is_set():
-                self._park(message)
-                return self._cancel_reason(state), None
-            if limit >= 0 and local_turns >= limit:
-                self._park(message)
-                return TerminateReason.MAX_TURNS, None
+            stop = await self._before_turn(message, cancel, state, local_turns, limit)
+            if stop is not None:
+                return stop, None
             local_turns += 1
             state.turns += 1
-            if not await self._compress_unless_cancelled(cancel):
-                self._park(message)
-                return self._cancel_reason(state), None
-            self._park(message)  # tool results are history now: saved before the next answer
-            self.bus.emit(TurnStarted, turn=state.turns, model=self.chat.model)
-            turn = Turn(self.chat, current_prompt_id.get(), cancel)
-            outcome = _TurnOutcome()
-            consume = asyncio.create_task(self._consume_turn(turn, message, state, outcome))
-            waiter = asyncio.ensure_future(cancel.wait())
-            try:
-                await asyncio.wait({consume, waiter}, return_when=asyncio.FIRST_COMPLETED)
-            except asyncio.CancelledError:
-                consume.cancel()
-                raise
-            finally:
-                waiter.cancel()
-            if not consume.done():
-                # cancelled while waiting on the model (a retry wait, a slow chunk): stop now
-                consume.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await consume
-                outcome.reason = self._cancel_reason(state)
-            else:
-                consume.result()
-            calls, turn_text = outcome.calls, outcome.text
+            outcome = await self._stream_turn(message, cancel, state)
             if outcome.reason == TerminateReason.ERROR and self._fall_back(state):
                 state.turns -= 1
                 local_turns -= 1
                 continue
-            if outcome.reason is not None:
-                if state.error is not None:
-                    err = state.error
-                    self.bus.emit(ErrorOccurred, message=str(err), kind=type(err).__name__)
-                state.text.extend(turn_text)
-                return outcome.reason, None
-            state.text.extend(turn_text)
-            loop_msg = detector.observe_text("".join(turn_text)) if not calls else None
-            for call in calls:
-                loop_msg = loop_msg or detector.observe_call(call)
-            if loop_msg:
-                self.bus.emit(LoopDetected, message=loop_msg)
-                if calls:
-                    self._answer_unrun(calls, "Stopped: " + loop_msg)
-                return TerminateReason.LOOP, None
-            if not calls:
-                if self.config.output_schema is not None:
-                    return TerminateReason.ERROR_NO_COMPLETE_TASK_CALL, None
-                return TerminateReason.GOAL, None
-            complete = [c for c in calls if c.name == COMPLETE_TASK]
-            others = [c for c in calls if c.name != COMPLETE_TASK]
-            response_parts: list[Part] = []
-            if others:
-                scheduled = await self.tools.run(others, cancel=cancel)
-                response_parts.extend(scheduled.parts)
-                if scheduled.cancelled:
-                    response_parts.extend(_errors(complete, "Cancelled."))
-                    self.chat.add_tool_responses(response_parts)
-                    return self._cancel_reason(state), None
-            if complete and self.config.output_schema is not None:
-                call = complete[0]
-                response_parts.extend(_errors(complete[1:], "complete_task was already called."))
-                try:
-                    output = self.config.output_schema.model_validate(call.args.get("output"))
-                except ValidationError as exc:
-                    response_parts.extend(_errors([call], f"Output failed validation: {exc}"))
-                else:
-                    response_parts.extend(
-                        result_parts(call.id or call.name, call.name, ToolResult("Task completed."))
-                    )
-                    self.chat.add_tool_responses(response_parts)
-                    return TerminateReason.GOAL, output
-            elif complete:
-                response_parts.extend(_errors(complete, "complete_task is only for task mode."))
-            message = Content(role="user", parts=response_parts)
+            state.text.extend(outcome.text)
+            stop = self._after_turn(outcome, state, detector)
+            if stop is not None:
+                return stop, None
+            ended, output, message = await self._answer_calls(outcome.calls, cancel, state)
+            if ended is not None:
+                return ended, output
+
+    async def _before_turn(
+        self,
+        message: Content,
+        cancel: asyncio.Event,
+        state: _RunState,
+        turns: int,
+        limit: int,
+    ) -> TerminateReason | None:
+        """Cancel, the turn limit and compression; the pending tool results join the
+        history either way (saved before the next answer, never left unanswered)."""
+        stop: TerminateReason | None = None
+        if cancel.is_set():
+            stop = self._cancel_reason(state)
+        elif limit >= 0 and turns >= limit:
+            stop = TerminateReason.MAX_TURNS
+        elif not await self._compress_unless_cancelled(cancel):
+            stop = self._cancel_reason(state)
+        self._park(message)
+        return stop
+
+    async def _stream_turn(
+        self, message: Content, cancel: asyncio.Event, state: _RunState
+    ) -> _TurnOutcome:
+        """One model call, stopped at once by a cancel (even mid-wait for a retry)."""
+        self.bus.emit(TurnStarted, turn=state.turns, model=self.chat.model)
+        turn = Turn(self.chat, current_prompt_id.get(), cancel)
+        outcome = _TurnOutcome()
+        consume = asyncio.create_task(self._consume_turn(turn, message, state, outcome))
+        waiter = asyncio.ensure_future(cancel.wait())
+        try:
+            await asyncio.wait({consume, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            consume.cancel()
+            raise
+        finally:
+            waiter.cancel()
+        if not consume.done():
+            # cancelled while waiting on the model (a retry wait, a slow chunk): stop now
+            consume.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await consume
+            outcome.reason = self._cancel_reason(state)
+        else:
+            consume.result()
+        return outcome
+
+    def _after_turn(
+        self, outcome: _TurnOutcome, state: _RunState, detector: LoopDetector
+    ) -> TerminateReason | None:
+        """Whether the prompt ends after this answer: an error, a loop, or no more calls."""
+        calls = outcome.calls
+        if outcome.reason is not None:
+            if state.error is not None:
+                err = state.error
+                self.bus.emit(ErrorOccurred, message=str(err), kind=type(err).__name__)
+            return outcome.reason
+        loop_msg = detector.observe_text("".join(outcome.text)) if not calls else None
+        for call in calls:
+            loop_msg = loop_msg or detector.observe_call(call)
+        if loop_msg:
+            self.bus.emit(LoopDetected, message=loop_msg)
+            if calls:
+                self._answer_unrun(calls, "Stopped: " + loop_msg)
+            return TerminateReason.LOOP
+        if not calls:
+            if self.config.output_schema is not None:
+                return TerminateReason.ERROR_NO_COMPLETE_TASK_CALL
+            return TerminateReason.GOAL
+        return None
+
+    async def _answer_calls(
+        self, calls: list[FunctionCall], cancel: asyncio.Event, state: _RunState
+    ) -> tuple[TerminateReason | None, Any, Content]:
+        """Run the model's calls; the message of their results goes with the next turn
+        (or the reason the prompt ends here, with task mode's output)."""
+        complete = [c for c in calls if c.name == COMPLETE_TASK]
+        others = [c for c in calls if c.name != COMPLETE_TASK]
+        response_parts: list[Part] = []
+        if others:
+            scheduled = await self.tools.run(others, cancel=cancel)
+            response_parts.extend(scheduled.parts)
+            if scheduled.cancelled:
+                response_parts.extend(_errors(complete, "Cancelled."))
+                message = Content(role="user", parts=response_parts)
+                self.chat.add_tool_responses(message)
+                return self._cancel_reason(state), None, message
+        if complete and self.config.output_schema is not None:
+            call = complete[0]
+            response_parts.extend(_errors(complete[1:], "complete_task was already called."))
+            try:
+                output = self.config.output_schema.model_validate(call.args.get("output"))
+            except ValidationError as exc:
+                response_parts.extend(_errors([call], f"Output failed validation: {exc}"))
+            else:
+                response_parts.extend(
+                    result_parts(call.id or call.name, call.name, ToolResult("Task completed."))
+                )
+                message = Content(role="user", parts=response_parts)
+                self.chat.add_tool_responses(message)
+                return TerminateReason.GOAL, output, message
+        elif complete:
+            response_parts.extend(_errors(complete, "complete_task is only for task mode."))
+        return None, None, Content(role="user", parts=response_parts)
 
     def _compression_due(self) -> bool:
         """The cheap check run before every turn (no task, no model call)."""
         prompt_tokens = self.last_prompt_tokens or _estimate_tokens(self.chat.history)
         if prompt_tokens < self._next_compression_at:
             return False
-        return prompt_tokens >= self.config.compression_threshold * self.config.context_window
+        return over_threshold(
+            prompt_tokens,
+            threshold=self.config.compression_threshold,
+            context_window=self.config.context_window,
+        )
 
     async def _compress_unless_cancelled(self, cancel: asyncio.Event) -> bool:
         """Best-effort compression before a turn; False when a cancel came meanwhile."""

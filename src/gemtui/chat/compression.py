@@ -52,6 +52,11 @@ def _is_user_text(content: Content) -> bool:
     return content.role == "user" and all(p.function_response is None for p in content.parts)
 
 
+def over_threshold(tokens: int, *, threshold: float, context_window: int) -> bool:
+    """The one compression rule: the prompt passed ``threshold`` of the context window."""
+    return tokens >= threshold * context_window
+
+
 async def compress_history(
     chat: Chat,
     *,
@@ -66,13 +71,16 @@ async def compress_history(
     ``prompt_tokens`` (the last turn's prompt size from its usage) spares a countTokens
     call on every turn: the model is asked to count only when compression is likely.
     """
-    if not force and prompt_tokens is not None and prompt_tokens < threshold * context_window:
+    def due(tokens: int) -> bool:
+        return over_threshold(tokens, threshold=threshold, context_window=context_window)
+
+    if not force and prompt_tokens is not None and not due(prompt_tokens):
         return None
     history = chat.curated_history()
     if not history:
         return None
     before = await chat.generator.count_tokens(history, model=chat.model)
-    if not force and before < threshold * context_window:
+    if not force and not due(before):
         return None
     split = find_split_point(history, preserve)
     older, kept = history[:split], history[split:]
