@@ -71,6 +71,7 @@ async def compress_history(
     ``prompt_tokens`` (the last turn's prompt size from its usage) spares a countTokens
     call on every turn: the model is asked to count only when compression is likely.
     """
+
     def due(tokens: int) -> bool:
         return over_threshold(tokens, threshold=threshold, context_window=context_window)
 
