@@ -619,12 +619,12 @@ class GemtuiApp(MaskingApp[int]):
         if parsed is None:
             return
         name, arg = parsed
-        handler = slash.HANDLERS.get(name)
-        if handler is None:
+        command = slash.BY_NAME.get(name)
+        if command is None:
             self.notify(f"Unknown command {name}. Type /help for the list.", severity="warning")
             return
         try:
-            handler(self, arg)
+            command.handler(self, arg)
         except Exception as exc:
             self.report_error(exc)
 

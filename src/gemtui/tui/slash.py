@@ -6,6 +6,7 @@ Commands whose backing feature is missing say so in a notification: never a fake
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gemtui.bus.events import ApprovalMode
@@ -13,7 +14,7 @@ from gemtui.bus.events import ApprovalMode
 if TYPE_CHECKING:
     from gemtui.tui.app import GemtuiApp
 
-__all__ = ["HANDLERS"]
+__all__ = ["BY_NAME", "COMMANDS", "SlashCommand"]
 
 MODES = tuple(ApprovalMode)
 
@@ -156,16 +157,32 @@ def _quit(app: GemtuiApp, arg: str) -> None:
     app.exit(0)
 
 
-HANDLERS: dict[str, Callable[[GemtuiApp, str], None]] = {
-    "/help": _help,
-    "/clear": _clear,
-    "/compress": _compress,
-    "/model": _model,
-    "/approval-mode": _approval_mode,
-    "/sessions": _sessions,
-    "/theme": _theme,
-    "/stats": _stats,
-    "/copy": _copy,
-    "/permissions": _permissions,
-    "/quit": _quit,
-}
+@dataclass(frozen=True)
+class SlashCommand:
+    """One slash command: what /help, the completer and the palette show, and what runs."""
+
+    name: str
+    help: str
+    handler: Callable[[GemtuiApp, str], None]
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("/help", "Keys and commands", _help),
+    SlashCommand("/clear", "Clear the transcript (the conversation goes on)", _clear),
+    SlashCommand("/compress", "Compress the conversation history now", _compress),
+    SlashCommand("/model", "Show or switch the model (/model NAME)", _model),
+    SlashCommand(
+        "/approval-mode",
+        "Show or set the approval mode (default, auto_edit, plan, yolo)",
+        _approval_mode,
+    ),
+    SlashCommand("/sessions", "Browse saved sessions", _sessions),
+    SlashCommand("/theme", "Switch the theme (/theme NAME), remembered", _theme),
+    SlashCommand("/stats", "Token usage and cost of this session", _stats),
+    SlashCommand("/copy", "Copy the last answer (/copy code: the last code block)", _copy),
+    SlashCommand("/permissions", "Show the policy rules in force and remove one", _permissions),
+    SlashCommand("/quit", "Quit gemtui", _quit),
+)
+"""Every slash command, in the order /help lists them: the one table."""
+
+BY_NAME = {command.name: command for command in COMMANDS}
