@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # the wire types are pydantic; the events module stays import-light
     from gemtui.wire import Content
@@ -19,6 +19,7 @@ __all__ = [
     "ApprovalDecision",
     "ApprovalMode",
     "Citation",
+    "Confirmation",
     "ContentDelta",
     "Decision",
     "ErrorOccurred",
@@ -242,6 +243,29 @@ class TurnFinished(Event):
     """A clear message for SAFETY / RECITATION / MAX_TOKENS / malformed calls."""
 
 
+@dataclass(frozen=True)
+class Confirmation:
+    """The preview shown before a person approves a call (a diff, a command, URLs…);
+    typed here, next to the snapshot that carries it, so views never see ``Any``."""
+
+    kind: Literal["edit", "exec", "fetch", "mcp", "info"]
+    title: str
+    file_path: str | None = None
+    original: str | None = None
+    proposed: str | None = None
+    diff: str | None = None
+    command: str | None = None
+    root_command: str | None = None
+    cwd: str | None = None
+    has_redirection: bool = False
+    urls: tuple[str, ...] = ()
+    server: str | None = None
+    remembers: tuple[str, ...] | None = None
+    """What "allow for this session / always" would save, one entry per rule: filled in
+    by the scheduler from the policy engine, so the preview shows exactly that; empty
+    when nothing can be saved, None when no scheduler asked."""
+
+
 @dataclass(frozen=True, slots=True)
 class ToolCallSnapshot:
     """The full record of one tool call at one moment; views render these, never patch."""
@@ -254,8 +278,8 @@ class ToolCallSnapshot:
     kind: str = "other"
     correlation_id: str | None = None
     """Set while awaiting approval: answer it with ``Bus.decide``."""
-    confirmation: Any = None
-    """The tools.base.Confirmation preview (diff, command) while awaiting approval."""
+    confirmation: Confirmation | None = None
+    """The preview (diff, command) while awaiting approval."""
     decision: ApprovalDecision | None = None
     output: str | None = None
     """What the person sees of the result."""

@@ -12,8 +12,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from gemtui.bus.events import Confirmation
 from gemtui.tools.background import BackgroundJobs
 from gemtui.wire import FunctionDeclaration, Part
 
@@ -68,28 +69,6 @@ class ToolResult:
     error: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
     """Structured extras for views (e.g. the todo list of write_todos)."""
-
-
-@dataclass(frozen=True)
-class Confirmation:
-    """The preview shown before a person approves a call."""
-
-    kind: Literal["edit", "exec", "fetch", "mcp", "info"]
-    title: str
-    file_path: str | None = None
-    original: str | None = None
-    proposed: str | None = None
-    diff: str | None = None
-    command: str | None = None
-    root_command: str | None = None
-    cwd: str | None = None
-    has_redirection: bool = False
-    urls: tuple[str, ...] = ()
-    server: str | None = None
-    remembers: tuple[str, ...] | None = None
-    """What "allow for this session / always" would save, one entry per rule: filled in
-    by the scheduler from the policy engine, so the preview shows exactly that; empty
-    when nothing can be saved, None when no scheduler asked."""
 
 
 @dataclass

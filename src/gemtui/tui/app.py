@@ -529,6 +529,8 @@ class GemtuiApp(MaskingApp[int]):
         from gemtui.tui.screens.dialogs import ModifyScreen
 
         conf = event.snapshot.confirmation
+        if conf is None:
+            return
         language = "bash" if conf.kind == "exec" else _language_of(conf.file_path)
 
         def done(text: str | None) -> None:

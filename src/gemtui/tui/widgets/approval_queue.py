@@ -25,7 +25,13 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from gemtui.bus.events import ApprovalDecision, Decision, ToolCallSnapshot, ToolCallState
+from gemtui.bus.events import (
+    ApprovalDecision,
+    Confirmation,
+    Decision,
+    ToolCallSnapshot,
+    ToolCallState,
+)
 from gemtui.tui.widgets.diff_view import DiffView
 
 __all__ = ["ApprovalQueue", "preview_widgets"]
@@ -37,8 +43,7 @@ class _Pending:
     prompt_id: str
 
 
-def _edit_diff(snapshot: ToolCallSnapshot) -> str:
-    conf = snapshot.confirmation
+def _edit_diff(conf: Confirmation) -> str:
     if conf.diff:
         return str(conf.diff)
     path = conf.file_path or "file"
@@ -52,9 +57,9 @@ def _edit_diff(snapshot: ToolCallSnapshot) -> str:
     )
 
 
-def _remembers(conf: object) -> list[Widget]:
+def _remembers(conf: Confirmation | None) -> list[Widget]:
     """The rules "allow for session / always" would save: exactly what the policy adds."""
-    saved = getattr(conf, "remembers", None)
+    saved = conf.remembers if conf is not None else None
     if saved is None:
         return []
     text = (
@@ -73,12 +78,16 @@ def preview_widgets(snapshot: ToolCallSnapshot) -> list[Widget]:
 
 def _preview(snapshot: ToolCallSnapshot) -> list[Widget]:
     conf = snapshot.confirmation
-    kind = getattr(conf, "kind", None)
-    title = getattr(conf, "title", None) or snapshot.description or snapshot.name
+    title = (conf.title if conf is not None else None) or snapshot.description or snapshot.name
     head = Static(Content.styled(title, "bold"), classes="preview-title")
-    if kind == "edit":
-        return [head, DiffView(_edit_diff(snapshot), path=conf.file_path)]
-    if kind == "exec":
+    args = Static(
+        highlight(json.dumps(snapshot.args, indent=2, ensure_ascii=False), language="json")
+    )
+    if conf is None:
+        return [head, args]
+    if conf.kind == "edit":
+        return [head, DiffView(_edit_diff(conf), path=conf.file_path)]
+    if conf.kind == "exec":
         out: list[Widget] = [head, Static(highlight(conf.command or "", language="bash"))]
         out.append(Static(Content.styled(f"in {conf.cwd or '.'}", "$text-muted")))
         if conf.has_redirection:
@@ -93,13 +102,10 @@ def _preview(snapshot: ToolCallSnapshot) -> list[Widget]:
                 )
             )
         return out
-    args = Static(
-        highlight(json.dumps(snapshot.args, indent=2, ensure_ascii=False), language="json")
-    )
-    if kind == "fetch":
+    if conf.kind == "fetch":
         urls = "\n".join(f"• {u}" for u in conf.urls) or "(no URL)"
         return [head, Static(Content.styled(urls, "underline $text-primary"))]
-    if kind == "mcp":
+    if conf.kind == "mcp":
         server = Static(Content.assemble(("server ", "$text-muted"), (conf.server or "?", "bold")))
         return [head, server, args]
     return [head, args]
@@ -297,6 +303,8 @@ class ApprovalQueue(Vertical, can_focus=True):
         if snap is None or not self._ready():
             return
         conf = snap.confirmation
+        if conf is None:
+            return
         text = (conf.command if conf.kind == "exec" else conf.proposed) or ""
         self.post_message(self.ModifyRequested(snap, text))
 
