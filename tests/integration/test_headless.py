@@ -69,6 +69,28 @@ def test_json_output(mock_llm_thread: MockLLMServer, isolated_home: Path, worksp
     )
 
 
+def test_headless_stats_report_the_cost(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """The engine prices each call (known prices, the settings' on top), so headless
+    stats carry the cost the TUI's usage pane shows; an unpriced model says null."""
+    usage = {"prompt": 1_000_000, "output": 500_000, "total": 1_500_000}
+    mock_llm_thread.enqueue({"text": "priced", "usage": usage}, {"text": "free", "usage": usage})
+    env = gemtui_env(isolated_home, mock_llm_thread.url)
+    prices = '[providers.gemini]\nkind = "gemini"\nprices = { output = 20.0 }\n'
+    for extra, model, expected in (
+        (prices, "gemini-2.5-flash", 0.30 + 0.5 * 20.0),
+        ("", "no-such-model", None),
+    ):
+        write_fast_config(isolated_home, extra)
+        proc = run_gemtui(
+            ["-p", "hi", "--output-format", "json", "-m", model], env=env, cwd=workspace
+        )
+        assert proc.returncode == 0, proc.stderr
+        cost = json.loads(proc.stdout)["stats"]["cost_usd"]
+        assert cost == (None if expected is None else pytest.approx(expected)), model
+
+
 def test_stream_json_output(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
 ) -> None:

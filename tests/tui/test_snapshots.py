@@ -138,6 +138,13 @@ class TestApproval:
         assert snap_compare(_app(tmp_path), terminal_size=(120, 40), run_before=run_before)
 
 
+def _priced(usage: ev.Usage) -> float | None:
+    """What the engine puts on the event for gemini-2.5-flash."""
+    from gemtui.agent.prices import cost_of, price_for
+
+    return cost_of(usage, price_for("gemini-2.5-flash"))
+
+
 class TestUsage:
     def test_usage_pane_after_two_turns(self, snap_compare: Any, tmp_path: Path) -> None:
         """The usage pane: last turn and session totals (in 4,200 / out 530 …), a two-bar
@@ -150,11 +157,17 @@ class TestUsage:
                     finish_reason="STOP",
                     model="gemini-2.5-flash",
                     usage=ev.Usage(input=1800, output=220, thoughts=90, cached=0, total=2110),
+                    cost=_priced(
+                        ev.Usage(input=1800, output=220, thoughts=90, cached=0, total=2110)
+                    ),
                 ),
                 ev.TurnFinished(
                     finish_reason="STOP",
                     model="gemini-2.5-flash",
                     usage=ev.Usage(input=2400, output=310, thoughts=40, cached=1024, total=2750),
+                    cost=_priced(
+                        ev.Usage(input=2400, output=310, thoughts=40, cached=1024, total=2750)
+                    ),
                 ),
             )
             await _settle(pilot)
@@ -186,7 +199,10 @@ class TestThemes:
                 *_conversation_start(),
                 ev.ContentDelta(text="Here is the change.", prompt_id="s#1"),
                 ev.TurnFinished(
-                    finish_reason="STOP", model="gemini-2.5-flash", usage=ev.Usage(10, 5, 2, 0, 17)
+                    finish_reason="STOP",
+                    model="gemini-2.5-flash",
+                    usage=ev.Usage(10, 5, 2, 0, 17),
+                    cost=_priced(ev.Usage(10, 5, 2, 0, 17)),
                 ),
                 _awaiting(),
             )

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from gemtui.agent.loop_detector import LoopDetector
 from gemtui.agent.outcome import exit_code_for
+from gemtui.agent.prices import cost_of, price_for
 from gemtui.bus import (
     AgentFinished,
     Citation,
@@ -96,6 +97,8 @@ class ExecutorConfig:
     compression_threshold: float = 0.5
     compression_preserve: float = 0.3
     fallback: list[str] = field(default_factory=list)
+    prices: dict[str, float] = field(default_factory=dict)
+    """The provider's ``prices`` from settings, on top of the known ones."""
     """Models to switch to, in order, when the current one keeps answering 429."""
 
 
@@ -115,6 +118,8 @@ class _RunState:
     text: list[str] = field(default_factory=list)
     error: BaseException | None = None
     timed_out: bool = False
+    cost: float | None = None
+    """USD so far; None until a call had a known price."""
     exhausted: set[str] = field(default_factory=set)
     """Models this prompt already ran out of quota on (the settings' list stays whole)."""
 
@@ -227,6 +232,7 @@ class Executor:
             error=str(state.error) if state.error else None,
             output=output,
             exit_code=exit_code_for(reason, state.error),
+            cost=state.cost,
         )
 
     async def _recover(
@@ -461,12 +467,16 @@ class Executor:
                 self.bus.emit(Citation, text=ev.text)
             elif isinstance(ev, FinishedEvent):
                 self._add_usage(state, ev)
+                cost = cost_of(ev.usage, price_for(self.chat.model, self.config.prices))
+                if cost is not None:
+                    state.cost = (state.cost or 0.0) + cost
                 self.bus.emit(
                     TurnFinished,
                     finish_reason=ev.reason,
                     usage=ev.usage,
                     model=self.chat.model,
                     message=ev.message,
+                    cost=cost,
                 )
             elif isinstance(ev, UserCancelledEvent):
                 out.reason = self._cancel_reason(state)

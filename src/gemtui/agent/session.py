@@ -123,6 +123,7 @@ class Session:
                 compression_threshold=settings.chat.compression_threshold,
                 compression_preserve=settings.chat.compression_preserve,
                 fallback=list(provider.settings.fallback),
+                prices=dict(provider.settings.prices),
             ),
         )
         self.chat.on_history = self._history_changed
@@ -181,6 +182,7 @@ class Session:
             self.chat.generator = provider.generator
             self.executor.config.context_window = provider.context_window
             self.executor.config.fallback = list(provider.settings.fallback)
+            self.executor.config.prices = dict(provider.settings.prices)
             self.executor.last_prompt_tokens = 0
             await old.generator.aclose()
         self.chat.set_model(model)

@@ -241,6 +241,8 @@ class TurnFinished(Event):
     model: str
     message: str | None = None
     """A clear message for SAFETY / RECITATION / MAX_TOKENS / malformed calls."""
+    cost: float | None = None
+    """USD for this call at the model's price; None when no price is known."""
 
 
 @dataclass(frozen=True)
@@ -383,6 +385,8 @@ class AgentFinished(Event):
     error: str | None = None
     output: Any = None
     """Task mode: the validated complete_task output."""
+    cost: float | None = None
+    """USD for the whole prompt (every model call priced); None when none had a price."""
     exit_code: int = 0
     """The process exit code this ending means (0, 1, 41 auth, 53 turn limit, 130
     cancelled…): the engine classifies it once, headless only reports it."""

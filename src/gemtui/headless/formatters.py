@@ -53,6 +53,7 @@ def stats_of(done: AgentFinished) -> dict[str, Any]:
         "turns": done.turns,
         "duration_ms": round(done.duration_ms, 1),
         "terminate_reason": str(done.reason),
+        "cost_usd": None if done.cost is None else round(done.cost, 6),
     }
 
 

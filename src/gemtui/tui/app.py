@@ -313,7 +313,6 @@ class GemtuiApp(MaskingApp[int]):
             screen = MainScreen(
                 workspace=self.workspace,
                 context_window=session.provider.context_window,
-                prices=session.provider.settings.prices,
             )
             screen.status_values = status
             screen.argument_choices = choices
@@ -323,7 +322,6 @@ class GemtuiApp(MaskingApp[int]):
                 setattr(screen.status, field, value)
             screen.prompt.argument_choices = choices
             screen.usage.context_window = session.provider.context_window
-            screen.usage.price_overrides = dict(session.provider.settings.prices)
         self.run_worker(
             pump_events(session.bus, self), name="bridge", group="bridge", exclusive=True
         )

@@ -46,7 +46,6 @@ class MainScreen(Screen[None]):
         *,
         workspace: Path,
         context_window: int = 0,
-        prices: dict[str, float] | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -54,7 +53,6 @@ class MainScreen(Screen[None]):
         super().__init__(name=name, id=id, classes=classes)
         self.workspace = workspace
         self._context_window = context_window
-        self._prices = prices or {}
         self.status_values: dict[str, Any] = {}
         """Initial status line fields, applied on mount."""
         self.argument_choices: dict[str, list[str]] = {}
@@ -99,9 +97,7 @@ class MainScreen(Screen[None]):
                 thoughts.border_title = "Thoughts"
                 yield thoughts
                 yield TodoPanel(id="todos")
-                yield UsagePanel(
-                    context_window=self._context_window, prices=self._prices, id="usage"
-                )
+                yield UsagePanel(context_window=self._context_window, id="usage")
         suggestions = OptionList(id="suggestions")
         suggestions.can_focus = False
         yield suggestions
@@ -210,7 +206,7 @@ class MainScreen(Screen[None]):
 
     def _turn_finished(self, e: ev.TurnFinished) -> None:
         self._close_answer()
-        self.usage.record_turn(e.usage, e.model)
+        self.usage.record_turn(e.usage, e.cost)
         if e.message:
             self.transcript.add_notice(e.message, "warning")
 

@@ -20,10 +20,10 @@ from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Input, Static
 
+from gemtui.agent.prices import cost_of, price_for
 from gemtui.bus.events import Usage
 from gemtui.store import SORTS, SessionInfo, SessionMatch, SessionStore
 from gemtui.store.records import iso
-from gemtui.tui.widgets.usage_panel import cost_of, price_for
 
 __all__ = ["ConfirmScreen", "RenameScreen", "SessionsScreen", "relative_time"]
 

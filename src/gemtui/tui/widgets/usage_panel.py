@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -11,41 +9,7 @@ from textual.widgets import ProgressBar, Sparkline, Static
 
 from gemtui.bus.events import Usage
 
-__all__ = ["PRICES", "UsagePanel", "cost_of", "price_for"]
-
-PRICES: dict[str, dict[str, float]] = {
-    "gemini-2.5-pro": {"input": 1.25, "output": 10.0, "cached": 0.31},
-    "gemini-2.5-flash": {"input": 0.30, "output": 2.50, "cached": 0.075},
-    "gemini-2.5-flash-lite": {"input": 0.10, "output": 0.40, "cached": 0.025},
-    "gemini-2.0-flash": {"input": 0.10, "output": 0.40, "cached": 0.025},
-    "gpt-4o": {"input": 2.50, "output": 10.0, "cached": 1.25},
-    "gpt-4o-mini": {"input": 0.15, "output": 0.60, "cached": 0.075},
-    "claude-sonnet-4-5": {"input": 3.0, "output": 15.0, "cached": 0.30},
-    "claude-opus-4-1": {"input": 15.0, "output": 75.0, "cached": 1.50},
-    "claude-haiku-4-5": {"input": 1.0, "output": 5.0, "cached": 0.10},
-}
-"""USD per million tokens (input, output — thoughts are billed as output —, cached input)."""
-
-
-def price_for(model: str, overrides: Mapping[str, float] | None = None) -> dict[str, float] | None:
-    """The price of ``model`` (longest known prefix), with settings' ``prices`` on top."""
-    known = [name for name in PRICES if model.startswith(name)]
-    base = dict(PRICES[max(known, key=len)]) if known else {}
-    if overrides:
-        base.update(overrides)
-    return base or None
-
-
-def cost_of(usage: Usage, price: Mapping[str, float] | None) -> float | None:
-    if not price:
-        return None
-    cached = min(usage.cached, usage.input)
-    per_million = (
-        (usage.input - cached) * price.get("input", 0.0)
-        + cached * price.get("cached", price.get("input", 0.0))
-        + (usage.output + usage.thoughts) * price.get("output", 0.0)
-    )
-    return per_million / 1_000_000
+__all__ = ["UsagePanel"]
 
 
 def _line(label: str, usage: Usage) -> Content:
@@ -73,7 +37,6 @@ class UsagePanel(VerticalScroll, can_focus=False):
         self,
         *,
         context_window: int = 0,
-        prices: Mapping[str, float] | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -81,8 +44,6 @@ class UsagePanel(VerticalScroll, can_focus=False):
         super().__init__(name=name, id=id, classes=classes)
         self.context_window = context_window
         """The model's context window in tokens (0 when unknown)."""
-        self.price_overrides = dict(prices or {})
-        """The provider's ``prices`` from settings."""
         self.turn = Usage()
         self.session = Usage()
         self.per_turn: list[int] = []
@@ -101,14 +62,13 @@ class UsagePanel(VerticalScroll, can_focus=False):
     def on_mount(self) -> None:
         self._refresh_numbers()
 
-    def record_turn(self, usage: Usage, model: str) -> None:
-        """One model call finished: add its usage."""
+    def record_turn(self, usage: Usage, cost: float | None) -> None:
+        """One model call finished: add its usage and its cost (priced by the engine)."""
         self.turn = usage
         self.session = self.session + usage
         self.per_turn.append(usage.total or usage.input + usage.output + usage.thoughts)
         self.last_prompt_tokens = usage.input
         self.streamed_chars = 0
-        cost = cost_of(usage, price_for(model, self.price_overrides))
         if cost is not None:
             self.cost += cost
             self.priced = True
