@@ -83,22 +83,32 @@ class FatalError(GemtuiError):
 
 
 class FatalAuthenticationError(FatalError):
+    """No usable key or sign-in: exit 41, with what to set."""
+
     exit_code = EXIT_AUTH
 
 
 class FatalInputError(FatalError):
+    """A bad flag, prompt or argument: exit 42."""
+
     exit_code = EXIT_INPUT
 
 
 class FatalConfigError(FatalError):
+    """A settings file or value that cannot be used: exit 52, naming the key."""
+
     exit_code = EXIT_CONFIG
 
 
 class FatalTurnLimitedError(FatalError):
+    """The prompt hit ``--max-turns``: exit 53."""
+
     exit_code = EXIT_TURN_LIMIT
 
 
 class FatalCancellationError(FatalError):
+    """The person cancelled (Ctrl-C, SIGTERM): exit 130."""
+
     exit_code = EXIT_CANCELLED
 
 

@@ -86,6 +86,8 @@ class ToolRunner(Protocol):
 
 @dataclass
 class ExecutorConfig:
+    """Limits and knobs of the agent loop (turns, window, compression, fallback, prices)."""
+
     max_turns: int = -1
     """Model turns per prompt; -1 is unbounded."""
     timeout: float | None = None
@@ -125,6 +127,8 @@ class _RunState:
 
 
 class Executor:
+    """The agent loop of one prompt: model turns and tool calls until the model is done."""
+
     def __init__(
         self,
         chat: Chat,

@@ -12,6 +12,8 @@ __all__ = ["LoopDetector"]
 
 @dataclass
 class LoopDetector:
+    """Notices a model repeating the same call or text, so a prompt cannot spin forever."""
+
     call_threshold: int = 5
     """Identical consecutive calls that count as a loop."""
     text_threshold: int = 3

@@ -34,6 +34,8 @@ __all__ = ["Session", "SessionOptions"]
 
 @dataclass
 class SessionOptions:
+    """A session's per-run options (from the assembly: flags over settings)."""
+
     workspace: Path
     approval_mode: str = "default"
     interactive: bool = True

@@ -66,6 +66,8 @@ class ApprovalMode(StrEnum):
 
 
 class ToolCallState(StrEnum):
+    """A tool call's lifecycle, one state per record (as gemini-cli's scheduler)."""
+
     VALIDATING = "validating"
     AWAITING_APPROVAL = "awaiting_approval"
     SCHEDULED = "scheduled"
@@ -93,6 +95,8 @@ class Refusal(StrEnum):
 
 
 class TerminateReason(StrEnum):
+    """Why a prompt's loop ended."""
+
     GOAL = "GOAL"
     TIMEOUT = "TIMEOUT"
     MAX_TURNS = "MAX_TURNS"
@@ -103,6 +107,8 @@ class TerminateReason(StrEnum):
 
 
 class ApprovalDecision(StrEnum):
+    """A person's answer to an approval request."""
+
     ALLOW_ONCE = "allow_once"
     ALLOW_SESSION = "allow_session"
     ALLOW_ALWAYS = "allow_always"
@@ -133,6 +139,8 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
+    """Tokens of one call or a sum of calls (thoughts billed as output)."""
+
     input: int = 0
     output: int = 0
     thoughts: int = 0
@@ -151,6 +159,8 @@ class Usage:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
+    """What every event carries: its session, its prompt and its place in order."""
+
     session_id: str = ""
     prompt_id: str = ""
     seq: int = 0
@@ -158,6 +168,8 @@ class Event:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SessionStarted(Event):
+    """A session began: which provider, model and folder (views and the recorder start here)."""
+
     provider: str
     model: str
     workspace: str
@@ -165,6 +177,8 @@ class SessionStarted(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UserMessage(Event):
+    """The person's prompt, published the moment it is sent (saved before the model sees it)."""
+
     text: str
 
 
@@ -178,11 +192,15 @@ class TurnStarted(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ContentDelta(Event):
+    """A piece of the model's answer as it streams."""
+
     text: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ThoughtDelta(Event):
+    """A piece of the model's thinking as it streams."""
+
     text: str
     """The thought's text, its ``**heading**`` already taken off (parsed once, here)."""
     subject: str | None = None
@@ -191,6 +209,8 @@ class ThoughtDelta(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Citation(Event):
+    """A source the model cited in its answer."""
+
     text: str
 
 
@@ -227,6 +247,8 @@ class RequestRetrying(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelFallback(Event):
+    """The model ran out of quota and the turn goes on with the next one."""
+
     from_model: str
     to_model: str
     reason: str
@@ -295,6 +317,8 @@ class ToolCallSnapshot:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallStateChanged(Event):
+    """A tool call's new snapshot (views render it whole, never patch)."""
+
     call: ToolCallSnapshot
 
 
@@ -355,17 +379,23 @@ class HistoryReplaced(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HistoryCompressed(Event):
+    """Compression replaced older history with a summary (before and after tokens)."""
+
     tokens_before: int
     tokens_after: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LoopDetected(Event):
+    """The model repeated itself and the prompt was stopped."""
+
     message: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ErrorOccurred(Event):
+    """Something the person must hear of (an error or a warning), with a hint when there is one."""
+
     message: str
     kind: str = "error"
     hint: str | None = None

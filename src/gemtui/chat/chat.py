@@ -41,11 +41,15 @@ __all__ = ["Chat", "StreamChunk", "StreamRetry"]
 
 @dataclass(frozen=True, slots=True)
 class StreamChunk:
+    """One response chunk of the stream."""
+
     response: GenerateContentResponse
 
 
 @dataclass(frozen=True, slots=True)
 class StreamRetry:
+    """The stream is asked for again; the turn discards what it showed."""
+
     attempt: int
     reason: str
 

@@ -27,6 +27,8 @@ _ACK = "Got it. Thanks for the additional context!"
 
 @dataclass(frozen=True)
 class CompressionResult:
+    """Tokens before and after a compression attempt, and whether it took."""
+
     tokens_before: int
     tokens_after: int
     compressed: bool

@@ -32,11 +32,15 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class ContentEvent:
+    """Answer text of one model call."""
+
     text: str
 
 
 @dataclass(frozen=True, slots=True)
 class ThoughtEvent:
+    """Thinking text of one model call, its heading parsed off."""
+
     text: str
     """The thought without its heading."""
     subject: str | None
@@ -45,16 +49,22 @@ class ThoughtEvent:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallRequestEvent:
+    """The model asked for a tool call."""
+
     call: FunctionCall
 
 
 @dataclass(frozen=True, slots=True)
 class CitationEvent:
+    """A source the model cited."""
+
     text: str
 
 
 @dataclass(frozen=True, slots=True)
 class FinishedEvent:
+    """The model call ended: why, with its usage."""
+
     reason: str | None
     usage: Usage
     message: str | None = None
@@ -62,22 +72,30 @@ class FinishedEvent:
 
 @dataclass(frozen=True, slots=True)
 class RetryEvent:
+    """The stream broke and is asked for again (what was shown of it is void)."""
+
     attempt: int
     reason: str
 
 
 @dataclass(frozen=True, slots=True)
 class ErrorEvent:
+    """The model call failed."""
+
     error: BaseException
 
 
 @dataclass(frozen=True, slots=True)
 class UserCancelledEvent:
+    """The person cancelled the call."""
+
     pass
 
 
 @dataclass(frozen=True, slots=True)
 class InvalidStreamEvent:
+    """The answer stayed invalid after every retry."""
+
     reason: str
 
 

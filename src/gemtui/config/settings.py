@@ -52,11 +52,14 @@ class _Section(BaseModel):
 
 
 class GeneralSettings(_Section):
+    """What runs: provider, model, approval mode, turn limit (``[general]``)."""
+
     provider: str | None = None
     """Provider name; else the first whose key is set."""
     model: str | None = None
     """Model id; else the provider's default model."""
     approval_mode: ApprovalMode = ApprovalMode.DEFAULT
+    """How much runs without asking (``--approval-mode`` and ``--yolo`` win)."""
     max_turns: Annotated[int, Field(ge=-1)] = -1
     """Model turns per prompt; -1 means unbounded."""
 
@@ -69,12 +72,18 @@ class GeneralSettings(_Section):
 
 
 class ProviderSettings(_Section):
+    """One provider: its wire format, server, models and prices (``[providers.NAME]``)."""
+
     kind: ProviderKind
     """Which wire format this provider speaks."""
     base_url: str | None = None
+    """The server (an OpenAI-compatible one includes ``/v1``); else the kind's default."""
     models: list[str] = Field(default_factory=list)
+    """Offered by ``/model``; the first is the default when none is named."""
     default_model: str | None = None
+    """The model used when neither ``-m`` nor ``[general] model`` names one."""
     context_window: Count | None = None
+    """Tokens the model takes; else guessed from its name (compression needs it)."""
     fallback: list[str] = Field(default_factory=list)
     """Models to try, in order, when the current one hits a persistent 429."""
     text_tools: bool = False
@@ -88,6 +97,8 @@ class ProviderSettings(_Section):
 
 
 class ChatSettings(_Section):
+    """How the conversation is kept within the model's limits (``[chat]``)."""
+
     compression_threshold: Share = 0.5
     """Compress history when the prompt passes this share of the context window."""
     compression_preserve: Annotated[float, Field(ge=0, lt=1)] = 0.3
@@ -99,11 +110,14 @@ class ChatSettings(_Section):
 
 
 class NetworkSettings(_Section):
+    """How model calls survive a bad network or a busy server (``[network]``)."""
+
     max_attempts: Count = 3
     """Attempts per model call, the first included (429, 5xx, transport errors)."""
     initial_delay: Delay = 5.0
     """First backoff wait in seconds; doubles per attempt."""
     max_delay: Delay = 30.0
+    """The longest backoff wait in seconds."""
     read_timeout: Seconds = 60.0
     """Seconds without a byte before a stream counts as stalled."""
     stream_retry_delays: list[Delay] = Field(default_factory=lambda: [1.0, 2.0, 4.0])
@@ -111,15 +125,25 @@ class NetworkSettings(_Section):
 
 
 class ToolSettings(_Section):
+    """Limits on what tools may do and return (``[tools]``)."""
+
     shell_timeout: Seconds = 120.0
+    """Seconds a foreground shell command may run before it is stopped."""
     output_limit: Count = 30_000
+    """Characters of a tool's output the model gets (the rest is cut, said so)."""
     exclude: list[str] = Field(default_factory=list)
+    """Tools never offered to the model (by name)."""
 
 
 class UiSettings(_Section):
+    """How the TUI looks at start (``[ui]``)."""
+
     theme: str = "gemtui-dark"
+    """The TUI theme (``/theme`` changes and remembers it)."""
     show_thoughts: bool = True
+    """Show the thought pane at start (F2 toggles it)."""
     show_usage: bool = True
+    """Show the usage pane at start (F3 toggles it)."""
 
 
 class McpServerSettings(BaseModel):
@@ -127,27 +151,47 @@ class McpServerSettings(BaseModel):
 
     model_config = ConfigDict(extra="allow")
     command: str | None = None
+    """Stdio transport: the program to start."""
     args: list[str] = Field(default_factory=list)
+    """Stdio transport: its arguments."""
     env: dict[str, str] = Field(default_factory=dict)
+    """Extra environment for the server (``$VAR`` expanded)."""
     cwd: str | None = None
+    """Stdio transport: the folder it starts in."""
     url: str | None = None
+    """SSE transport: the server's URL."""
     httpUrl: str | None = None
+    """Streamable HTTP transport: the server's URL."""
     headers: dict[str, str] = Field(default_factory=dict)
+    """HTTP headers sent to the server (credentials are masked everywhere)."""
     timeout: Seconds | None = None
+    """Seconds to wait for the server before a call fails."""
     trust: bool = False
+    """Run this server's tools without asking."""
     includeTools: list[str] | None = None
+    """Only these tools of the server are offered."""
     excludeTools: list[str] | None = None
+    """These tools of the server are never offered."""
 
 
 class Settings(BaseModel):
+    """Everything ``config.toml`` can say, validated: a bad value exits 52 naming the key."""
+
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
     general: GeneralSettings = Field(default_factory=GeneralSettings)
+    """Provider, model, approval mode and turn limit."""
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+    """Named providers (``[providers.NAME]``), built-in ones overridable."""
     chat: ChatSettings = Field(default_factory=ChatSettings)
+    """Compression and the answer cap."""
     tools: ToolSettings = Field(default_factory=ToolSettings)
+    """Tool timeouts, output limits and exclusions."""
     network: NetworkSettings = Field(default_factory=NetworkSettings)
+    """Retries, backoff and timeouts of model calls."""
     ui: UiSettings = Field(default_factory=UiSettings)
+    """Theme and panes of the TUI."""
     mcpServers: dict[str, McpServerSettings] = Field(default_factory=dict)
+    """MCP servers (Gemini CLI's key and shape)."""
 
 
 def workspace_config_file(workspace: Path) -> Path:

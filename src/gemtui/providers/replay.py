@@ -30,6 +30,8 @@ __all__ = ["ReplayGenerator"]
 
 
 class ReplayGenerator:
+    """Plays recorded responses back (``--fake-responses``, the demo): a model without a network."""
+
     name = "replay"
     capabilities = Capabilities(thought_signatures=True)
 

@@ -35,6 +35,8 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class RetryPolicy:
+    """How often and how long a model call is retried (from ``[network]``)."""
+
     max_attempts: int = 3
     """Attempts in all, the first included."""
     initial_delay: float = 5.0

@@ -49,6 +49,8 @@ def check_held(total: int) -> None:
 
 @dataclass(frozen=True, slots=True)
 class SseFrame:
+    """One server-sent event: its event name and data."""
+
     event: str
     data: Any
 

@@ -72,6 +72,8 @@ class ToolLookup(Protocol):
 
 @dataclass(frozen=True)
 class ScheduleResult:
+    """A batch's function responses for the model, and whether it was cancelled."""
+
     parts: list[Part]
     """functionResponse parts (plus binary siblings), in the model's order."""
     cancelled: bool

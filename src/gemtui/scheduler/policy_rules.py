@@ -17,6 +17,8 @@ _TIER: dict[str, int] = {"builtin": 0, "workspace": 1, "user": 2, "session": 2}
 
 
 class PolicyDecision(StrEnum):
+    """What a policy rule says of a call: allow, ask or deny."""
+
     ALLOW = "allow"
     DENY = "deny"
     ASK = "ask_user"
@@ -82,6 +84,8 @@ class PolicyRule:
 
 @dataclass(frozen=True)
 class PolicyVerdict:
+    """The decision for one call, the rule that gave it and why, in words."""
+
     decision: PolicyDecision
     rule: PolicyRule | None
     reason: str

@@ -31,6 +31,8 @@ SOURCE = "gemini-cli"
 
 @dataclass
 class ImportReport:
+    """What an import of Gemini CLI chats did: imported, skipped and why."""
+
     imported: int = 0
     unchanged: int = 0
     failed: list[str] = field(default_factory=list)
@@ -38,6 +40,8 @@ class ImportReport:
 
 @dataclass
 class ParsedChat:
+    """One Gemini CLI chat file, read into our history form."""
+
     session_id: str
     project_hash: str
     start: float

@@ -53,6 +53,8 @@ class _Model(BaseModel):
 
 
 class FunctionCall(_Model):
+    """A function call the mock model makes in a scripted step."""
+
     name: str
     args: dict[str, Any] = Field(default_factory=dict)
     id: str | None = None
@@ -70,6 +72,8 @@ class Usage(_Model):
 
 
 class ErrorSpec(_Model):
+    """An HTTP error the mock server answers a step with."""
+
     status: int = 500
     message: str | None = None
     retry_delay: str | None = None
@@ -272,6 +276,8 @@ def plan(step: Step) -> list[Piece]:
 
 @dataclass(frozen=True, slots=True)
 class ResolvedUsage:
+    """Token counts the mock reports for a step."""
+
     prompt: int
     output: int
     thoughts: int

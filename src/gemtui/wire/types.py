@@ -30,6 +30,8 @@ class WireModel(BaseModel):
 
 
 class Role(StrEnum):
+    """Who wrote a message: the user or the model."""
+
     USER = "user"
     MODEL = "model"
 
@@ -42,17 +44,23 @@ class Blob(WireModel):
 
 
 class FileData(WireModel):
+    """A file referenced by URI."""
+
     mime_type: str | None = None
     file_uri: str
 
 
 class FunctionCall(WireModel):
+    """A call the model asks for: name, arguments and its id."""
+
     id: str | None = None
     name: str
     args: dict[str, Any] = Field(default_factory=dict)
 
 
 class FunctionResponse(WireModel):
+    """The answer to a function call, matched by id."""
+
     id: str | None = None
     name: str
     response: dict[str, Any] = Field(default_factory=dict)
@@ -76,6 +84,8 @@ class Part(WireModel):
 
 
 class Content(WireModel):
+    """One message of the conversation: a role and its parts."""
+
     role: Literal["user", "model"] | None = None
     parts: list[Part] = Field(default_factory=list)
 
@@ -89,6 +99,8 @@ class Content(WireModel):
 
 
 class FunctionDeclaration(WireModel):
+    """A tool offered to the model: name, description, parameter schema."""
+
     name: str
     description: str = ""
     parameters: dict[str, Any] | None = None
@@ -96,25 +108,35 @@ class FunctionDeclaration(WireModel):
 
 
 class Tool(WireModel):
+    """A group of declarations (or a built-in tool such as googleSearch)."""
+
     function_declarations: list[FunctionDeclaration] | None = None
     google_search: dict[str, Any] | None = None
 
 
 class FunctionCallingConfig(WireModel):
+    """How the model may call functions (auto, any, none)."""
+
     mode: str | None = None
     allowed_function_names: list[str] | None = None
 
 
 class ToolConfig(WireModel):
+    """Tool settings of a request."""
+
     function_calling_config: FunctionCallingConfig | None = None
 
 
 class ThinkingConfig(WireModel):
+    """Whether thoughts are returned and how many tokens they may take."""
+
     include_thoughts: bool | None = None
     thinking_budget: int | None = None
 
 
 class GenerationConfig(WireModel):
+    """Sampling and output settings of a request."""
+
     temperature: float | None = None
     top_p: float | None = None
     top_k: int | None = None
@@ -127,6 +149,8 @@ class GenerationConfig(WireModel):
 
 
 class SafetySetting(WireModel):
+    """A safety threshold for one harm category."""
+
     category: str
     threshold: str
 
@@ -144,11 +168,15 @@ class GenerateContentRequest(WireModel):
 
 
 class ModalityTokenCount(WireModel):
+    """Tokens per modality (text, image…)."""
+
     modality: str | None = None
     token_count: int | None = None
 
 
 class UsageMetadata(WireModel):
+    """Token counts a response reports."""
+
     prompt_token_count: int | None = None
     candidates_token_count: int | None = None
     total_token_count: int | None = None
@@ -158,6 +186,8 @@ class UsageMetadata(WireModel):
 
 
 class CitationSource(WireModel):
+    """A source a response cites, with its span."""
+
     start_index: int | None = None
     end_index: int | None = None
     uri: str | None = None
@@ -166,15 +196,21 @@ class CitationSource(WireModel):
 
 
 class CitationMetadata(WireModel):
+    """The sources a candidate cites."""
+
     citation_sources: list[CitationSource] | None = None
 
 
 class GroundingChunkWeb(WireModel):
+    """A web page a grounded answer used."""
+
     uri: str | None = None
     title: str | None = None
 
 
 class GroundingChunk(WireModel):
+    """One source of a grounded answer."""
+
     web: GroundingChunkWeb | None = None
 
 
@@ -188,24 +224,32 @@ class Segment(WireModel):
 
 
 class GroundingSupport(WireModel):
+    """Which answer span (UTF-8 byte offsets) which sources support."""
+
     segment: Segment | None = None
     grounding_chunk_indices: list[int] | None = None
     confidence_scores: list[float] | None = None
 
 
 class GroundingMetadata(WireModel):
+    """A grounded answer's sources and supports."""
+
     grounding_chunks: list[GroundingChunk] | None = None
     grounding_supports: list[GroundingSupport] | None = None
     web_search_queries: list[str] | None = None
 
 
 class SafetyRating(WireModel):
+    """How a candidate rated for one harm category."""
+
     category: str | None = None
     probability: str | None = None
     blocked: bool | None = None
 
 
 class FinishReason(StrEnum):
+    """Why the model stopped."""
+
     FINISH_REASON_UNSPECIFIED = "FINISH_REASON_UNSPECIFIED"
     STOP = "STOP"
     MAX_TOKENS = "MAX_TOKENS"
@@ -222,6 +266,8 @@ class FinishReason(StrEnum):
 
 
 class Candidate(WireModel):
+    """One answer of a response."""
+
     content: Content | None = None
     finish_reason: str | None = None
     finish_message: str | None = None
@@ -232,11 +278,15 @@ class Candidate(WireModel):
 
 
 class PromptFeedback(WireModel):
+    """Why a prompt was blocked, if it was."""
+
     block_reason: str | None = None
     safety_ratings: list[SafetyRating] | None = None
 
 
 class GenerateContentResponse(WireModel):
+    """A whole response, or one chunk of a stream."""
+
     candidates: list[Candidate] | None = None
     prompt_feedback: PromptFeedback | None = None
     usage_metadata: UsageMetadata | None = None
@@ -245,14 +295,20 @@ class GenerateContentResponse(WireModel):
 
 
 class CountTokensResponse(WireModel):
+    """How many tokens contents take."""
+
     total_tokens: int = 0
 
 
 class EmbedContentResponse(WireModel):
+    """Embedding vectors."""
+
     values: list[float] = Field(default_factory=list)
 
 
 class ModelInfo(WireModel):
+    """A model a provider offers, with its limits."""
+
     name: str
     display_name: str | None = None
     input_token_limit: int | None = None

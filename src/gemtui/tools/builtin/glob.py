@@ -52,6 +52,8 @@ def _find(args: dict[str, Any], ws: Workspace, base: Path, token: CancelToken) -
 
 
 class GlobInvocation(ToolInvocation):
+    """One validated glob call."""
+
     async def execute(self, ctx: ToolContext) -> ToolResult:
         ws = ctx.workspace
         dir_arg = self.args.get("dir_path") or "."

@@ -35,6 +35,8 @@ DEFAULT_TOTAL_MAX_MATCHES = 100
 
 @dataclass(frozen=True)
 class Match:
+    """One matching line: its file, line number and text."""
+
     path: Path
     line_number: int
     line: str
@@ -202,6 +204,8 @@ def format_matches(
 
 
 class GrepSearchInvocation(ToolInvocation):
+    """One validated grep_search call."""
+
     async def execute(self, ctx: ToolContext) -> ToolResult:
         ws = ctx.workspace
         dir_arg = self.args.get("dir_path") or "."

@@ -34,6 +34,8 @@ def filtering_flags(args: dict[str, Any]) -> tuple[bool, bool]:
 
 
 class ListDirectoryInvocation(ToolInvocation):
+    """One validated list_directory call."""
+
     async def execute(self, ctx: ToolContext) -> ToolResult:
         return await run_off_loop(lambda token: self._list(ctx, token))
 

@@ -18,6 +18,8 @@ from gemtui.tools.offload import run_off_loop
 
 
 class ReadFileInvocation(ToolInvocation):
+    """One validated read_file call."""
+
     async def execute(self, ctx: ToolContext) -> ToolResult:
         ws = ctx.workspace
         arg = self.args["file_path"]

@@ -218,6 +218,8 @@ def left_out_note(left_out: list[tuple[str, str]]) -> str:
 
 
 class ReadManyFilesInvocation(ToolInvocation):
+    """One validated read_many_files call."""
+
     async def execute(self, ctx: ToolContext) -> ToolResult:
         gathered = await run_off_loop(lambda token: _gather(self.args, ctx.workspace, token))
         chunks = [f"--- {rel} ---\n\n{body}\n\n" for rel, body in gathered.text_files]

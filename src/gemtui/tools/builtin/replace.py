@@ -171,6 +171,8 @@ class FileEditInvocation(ToolInvocation):
 
 
 class ReplaceInvocation(FileEditInvocation):
+    """One validated replace call: the file and its edit."""
+
     def plan(self, ctx: ToolContext) -> PlannedEdit:
         path, rel = self._target(ctx)
         arg = self.args["file_path"]

@@ -109,6 +109,8 @@ class OutputCapture:
 
 
 class RunShellCommandInvocation(ToolInvocation):
+    """One validated shell command: what runs, where, foreground or background."""
+
     def __init__(self, tool: Tool, args: dict[str, Any]) -> None:
         super().__init__(tool, args)
         self.command: str = args["command"]

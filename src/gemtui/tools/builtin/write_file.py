@@ -11,6 +11,8 @@ from gemtui.tools.builtin.replace import FileEditInvocation, PlannedEdit, read_e
 
 
 class WriteFileInvocation(FileEditInvocation):
+    """One validated write_file call."""
+
     def _target(self, ctx: ToolContext) -> tuple[Path, str]:
         """Inside the workspace, ignored or not.
 

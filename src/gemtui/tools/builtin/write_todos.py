@@ -10,6 +10,8 @@ STATUSES = ("pending", "in_progress", "completed", "cancelled", "blocked")
 
 
 class WriteTodosInvocation(ToolInvocation):
+    """One validated write_todos call."""
+
     async def execute(self, ctx: ToolContext) -> ToolResult:
         todos = [
             {"description": t["description"], "status": t["status"]} for t in self.args["todos"]

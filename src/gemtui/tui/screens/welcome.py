@@ -40,6 +40,8 @@ KEY_PROVIDERS = [
 
 @dataclass(frozen=True)
 class LocalServer:
+    """An OpenAI-compatible server found on a loopback port, with its models."""
+
     port: int
     models: tuple[str, ...]
 

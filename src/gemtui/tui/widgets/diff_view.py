@@ -19,6 +19,8 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 @dataclass(frozen=True)
 class DiffLine:
+    """One line of a diff with its kind and line numbers, ready to draw."""
+
     sign: str
     """``+``, ``-``, `` `` (context), ``@`` (hunk header) or ``#`` (file header)."""
     text: str
