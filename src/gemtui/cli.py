@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from gemtui import __version__
-from gemtui.bus.events import ApprovalMode
+from gemtui.modes import ApprovalMode
 
 __all__ = ["build_parser", "main"]
 

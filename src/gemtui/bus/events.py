@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
+from gemtui.modes import ApprovalMode
+
 if TYPE_CHECKING:  # the wire types are pydantic; the events module stays import-light
     from gemtui.wire import Content
 
@@ -45,24 +47,6 @@ __all__ = [
     "Usage",
     "UserMessage",
 ]
-
-
-class ApprovalMode(StrEnum):
-    """How much runs without asking; the one list of modes every part uses."""
-
-    DEFAULT = "default"
-    """Reads run; edits and commands ask."""
-    AUTO_EDIT = "auto_edit"
-    """Edits in the workspace run too; commands ask."""
-    PLAN = "plan"
-    """Only tools that look are offered and run."""
-    YOLO = "yolo"
-    """Everything runs, except what a deny rule or a hidden shell construct stops."""
-
-    @classmethod
-    def cycle(cls) -> tuple[ApprovalMode, ...]:
-        """What Shift+Tab steps through (yolo has its own key)."""
-        return (cls.DEFAULT, cls.AUTO_EDIT, cls.PLAN)
 
 
 class ToolCallState(StrEnum):
