@@ -25,10 +25,10 @@ def instant_approval_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(autouse=True)
 def pinned_status(monkeypatch: pytest.MonkeyPatch) -> None:
     """The status line shows a fixed workspace and branch, whatever machine runs the test."""
-    from gemtui.tui import app as app_module
+    from gemtui.tui import session_host
 
-    monkeypatch.setattr(app_module, "_short", lambda path: "~/project")
-    monkeypatch.setattr(app_module, "git_branch", lambda path: "main")
+    monkeypatch.setattr(session_host, "short_path", lambda path: "~/project")
+    monkeypatch.setattr(session_host, "git_branch", lambda path: "main")
 
 
 def make_session(

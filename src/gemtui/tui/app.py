@@ -22,11 +22,10 @@ from textual.events import Resize
 from gemtui.agent.assembly import RunOptions
 from gemtui.bus.events import ApprovalMode
 from gemtui.tui.commands import SLASH_COMMANDS, palette_provider, parse_slash
-from gemtui.tui.masking_app import MaskingApp
 from gemtui.tui.screens.main import MainScreen
+from gemtui.tui.session_host import SessionHost
 from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.prompt_input import PromptInput
-from gemtui.tui.widgets.status_line import git_branch
 
 if TYPE_CHECKING:
     from gemtui.agent.assembly import Assembled
@@ -61,7 +60,7 @@ HELP_TEXT = """[b]Keys[/b]
 """
 
 
-class GemtuiApp(MaskingApp[int]):
+class GemtuiApp(SessionHost):
     """gemtui's full-screen app."""
 
     TITLE = "gemtui"
@@ -147,258 +146,6 @@ class GemtuiApp(MaskingApp[int]):
             "tool-pending": theme.warning or "yellow",
         }
 
-    # -- start -----------------------------------------------------------------------------------
-    def _apply_view_settings(self) -> None:
-        self.set_class(not self.settings.ui.show_thoughts, "-hide-thoughts")
-        self.set_class(not self.settings.ui.show_usage, "-hide-usage")
-
-    def on_mount(self) -> None:
-        self._apply_view_settings()
-        if self.startup_notice:
-            self.notify(self.startup_notice, severity="warning", timeout=8)
-        for failure in self.theme_failures:
-            self.notify(f"Theme {failure.path.name} skipped: {failure.message}", severity="warning")
-        if self.session is not None:
-            self._start_session(self.session)
-        elif self.session_factory is not None:
-            screen = MainScreen(workspace=self.workspace)
-            screen.status_values = {
-                "provider": "starting…",
-                "workspace": _short(self.workspace),
-                "branch": git_branch(self.workspace),
-            }
-            self.push_screen(screen)
-            if self.trust is not None and self.trust.undecided and self.trust.overrides:
-                from gemtui.tui.screens.trust import TrustScreen
-
-                self.push_screen(TrustScreen(self.trust.overrides), self._trust_answered)
-            else:
-                self._notify_ignored()
-                self.call_after_refresh(self._build_session_in_background)
-        else:
-            self._show_welcome(self.welcome_reason)
-
-    @property
-    def workspace_trusted(self) -> bool:
-        """Whether this folder's own .gemtui/ settings and policy apply."""
-        return self.trust is not None and self.trust.trusted
-
-    def _notify_ignored(self) -> None:
-        ignored = self.trust.ignored if self.trust is not None else None
-        if ignored is not None:
-            from gemtui.config.trust import TrustStore
-
-            how = (
-                f"To trust it later, remove it from {TrustStore().path} "
-                "or start with --trust-workspace."
-            )
-            self.notify(ignored.ignored_notice(how), severity="warning", timeout=12)
-
-    def _trust_answered(self, trusted: bool | None) -> None:
-        """Remember the answer, apply the folder's settings if trusted, then start."""
-        from dataclasses import replace
-
-        from gemtui.config.settings import load_settings
-        from gemtui.config.trust import TrustStore
-        from gemtui.errors import FatalConfigError
-
-        if self.trust is None:  # pragma: no cover - the question is asked only with one
-            self._build_session_in_background()
-            return
-        self.trust = replace(self.trust, trusted=bool(trusted), undecided=False)
-        try:
-            TrustStore().remember(self.workspace, bool(trusted))
-        except (OSError, FatalConfigError) as exc:
-            self.notify(f"Could not remember the answer: {exc}", severity="warning")
-        if trusted:
-            try:
-                self.settings = load_settings(self.workspace, trusted=True)
-            except FatalConfigError as exc:
-                self.exit_message = exc.message
-                self.exit(return_code=exc.exit_code)
-                return
-            self._apply_view_settings()
-            if self.settings.ui.theme in self.available_themes:
-                self.theme = self.settings.ui.theme
-        else:
-            self._notify_ignored()
-        self._build_session_in_background()
-
-    def _show_welcome(self, reason: str | None) -> None:
-        from gemtui.tui.screens.welcome import WelcomeScreen
-
-        self.push_screen(WelcomeScreen(reason=reason), self._welcome_done)
-
-    def _build_session_in_background(self) -> None:
-        """Import and build the engine in a thread once the prompt is on screen.
-
-        Keys typed meanwhile are handled by the UI; a prompt sent meanwhile is queued.
-        """
-        factory = self.session_factory
-        if factory is None:
-            return
-
-        def build() -> None:
-            """Builds and hands the result over; app state is only written on the UI thread."""
-            try:
-                result: Assembled | Exception = factory()
-            except Exception as exc:  # handed to the UI thread, which decides
-                result = exc
-            self.call_from_thread(self._session_built, result)
-
-        self.run_worker(build, thread=True, name="engine-start", group="engine-start")
-
-    def _session_built(self, result: Assembled | Exception) -> None:
-        from gemtui.errors import FatalAuthenticationError, FatalError
-
-        self.session_factory = None
-        if self.startup_notice:  # set while the engine started (e.g. the store is broken)
-            self.notify(self.startup_notice, severity="warning", timeout=8)
-            self.startup_notice = None
-        if isinstance(result, Exception) and not isinstance(result, FatalError):
-            log.error("the engine could not start", exc_info=result)
-            self.exit_message = f"the engine could not start: {type(result).__name__}: {result}"
-            self.exit(return_code=1)
-            return
-        try:
-            if isinstance(result, Exception):
-                raise result
-            built = result
-        except FatalAuthenticationError as exc:
-            self.welcome_reason = exc.message
-            self._show_welcome(exc.message)
-        except FatalError as exc:
-            self.exit_message = exc.message
-            self.exit(return_code=exc.exit_code)
-        else:
-            self._adopt(built)
-
-    def _adopt(self, built: Assembled) -> None:
-        """Make ``built`` the running session, saved into its store."""
-        self.assembled = built
-        self.store = built.store
-        self._start_session(built.session)
-
-    def build_for_choice(self, provider: str | None, fake_responses: str | None) -> Assembled:
-        """The session for the welcome screen's choice, with every flag of this run kept
-        (model, approval mode, resume…); raises ``FatalError`` when it cannot be used."""
-        from gemtui.agent.assembly import build_session
-        from gemtui.config.settings import load_settings
-
-        options = self.run_options.with_choice(provider, fake_responses)
-        settings = load_settings(self.workspace, trusted=self.workspace_trusted)
-        built = build_session(settings, options, trusted=self.workspace_trusted)
-        self.settings, self.run_options = settings, options
-        return built
-
-    def _start_session(self, session: Session) -> None:
-        from gemtui.tui.bridge import pump_events
-
-        self.session = session
-        status = {
-            "provider": session.provider.name,
-            "model": session.chat.model,
-            "approval_mode": session.approval_mode,
-            "workspace": _short(self.workspace),
-            "branch": git_branch(self.workspace),
-        }
-        choices = {
-            "/theme": sorted(self.available_themes),
-            "/approval-mode": [str(m) for m in ApprovalMode],
-            "/copy": ["code"],
-        }
-        try:
-            screen = self.main  # the screen drawn while the engine started
-        except LookupError:
-            screen = MainScreen(
-                workspace=self.workspace,
-                context_window=session.provider.context_window,
-            )
-            screen.status_values = status
-            screen.argument_choices = choices
-            self.push_screen(screen)
-        else:
-            for field, value in status.items():
-                setattr(screen.status, field, value)
-            screen.prompt.argument_choices = choices
-            screen.usage.context_window = session.provider.context_window
-        self.run_worker(
-            pump_events(session.bus, self), name="bridge", group="bridge", exclusive=True
-        )
-        if self.assembled is not None and self.assembled.session is session:
-            self.assembled.record()
-        elif self.store is not None:  # a session handed in ready-made (tests, bench)
-            from gemtui.agent.assembly import Assembled
-            from gemtui.agent.store_attachment import StoreAttachment
-
-            self.assembled = Assembled(session, StoreAttachment(self.store))
-            self.assembled.record()
-        if session.chat.history:
-            history = list(session.chat.history)
-            self.call_after_refresh(lambda: screen.transcript.replay(history))
-        self.call_after_refresh(self._after_start)
-
-    def close_store(self) -> None:
-        """Persist what is left of the session and close the store (on exit)."""
-        if self.assembled is not None:
-            self.assembled.stop_recording()
-        if self.store is not None:
-            self.store.close()
-            self.store = None
-
-    def resume_session(self, session_id: str) -> None:
-        """Replace the conversation on screen with a saved one, same provider.
-
-        Called once the sessions screen has closed: the main screen, its prompt and its
-        prompt history stay; only the transcript is redrawn from the saved history.
-        """
-        from dataclasses import replace
-
-        from gemtui.agent.assembly import build_session
-        from gemtui.agent.store_attachment import attach_store
-
-        if self.store is None or self.session is None:
-            return
-        if self.turn_running:
-            self.notify("Wait for the turn to finish before opening another session.")
-            return
-        old = self.session
-        options = replace(self.run_options, resume=session_id, approval_mode=old.approval_mode)
-        try:
-            attachment = attach_store(session_id, self.workspace, store=self.store)
-            built = build_session(
-                old.settings,
-                options,
-                trusted=self.workspace_trusted,
-                provider=old.provider,
-                attachment=attachment,
-            )
-        except Exception as exc:
-            self.notify(f"Cannot open that session: {exc}", severity="error")
-            return
-        if self.assembled is not None:
-            self.assembled.stop_recording()  # the store stays open for the resumed one
-        old.close_background()  # its background commands belong to it, not to the next one
-        self.main.transcript.clear()
-        self._adopt(built)
-        count = len(built.session.chat.history)
-        self.notify(f"Resumed {built.session.id[:8]} ({count} messages).")
-
-    def _after_start(self) -> None:
-        assert self.session is not None
-        self.session.start()
-        if self.initial_prompt:
-            prompt, self.initial_prompt = self.initial_prompt, None
-            self.submit(prompt)
-        if self.queued and not self.turn_running:
-            self._send_next()  # prompts typed while the engine was starting
-
-    def _welcome_done(self, built: Assembled | None) -> None:
-        if built is None:
-            self.exit(0)
-        else:
-            self._adopt(built)
-
     @property
     def main(self) -> MainScreen:
         return self.get_screen_of(MainScreen)
@@ -479,40 +226,6 @@ class GemtuiApp(MaskingApp[int]):
         if self.queued and not self.turn_running:
             self._start_turn(self.queued.popleft())
             self._show_queue()
-
-    @work(exclusive=True, group="compress", name="compress", exit_on_error=False)
-    async def compress(self) -> None:
-        assert self.session is not None
-        try:
-            await self.session.compress()
-        except Exception as exc:
-            log.exception("compression failed")
-            self.notify(f"Compression failed: {exc}", severity="error")
-        else:
-            self.notify("History compressed.")
-
-    @work(exclusive=True, group="model", name="switch-model", exit_on_error=False)
-    async def switch_model(self, provider_name: str, model: str) -> None:
-        """Switch model (and provider when it differs), keeping the conversation."""
-        from gemtui.agent.provider_choice import resolve_provider
-        from gemtui.errors import FatalError
-
-        assert self.session is not None
-        try:
-            resolved = None
-            if provider_name != self.session.provider.name:
-                resolved = resolve_provider(self.settings, provider=provider_name, model=model)
-            await self.session.switch_model(model, resolved)
-        except FatalError as exc:
-            self.notify(
-                f"Cannot switch to {provider_name}:{model}: {exc.message}", severity="error"
-            )
-            return
-        status = self.main.status
-        status.model = model
-        status.provider = self.session.provider.name
-        self.main.usage.context_window = self.session.provider.context_window
-        self.notify(f"The next turn uses {self.session.provider.name}:{model}.")
 
     # -- approvals -------------------------------------------------------------------------------
     @on(ApprovalQueue.Decided)
@@ -653,14 +366,6 @@ class GemtuiApp(MaskingApp[int]):
         log.exception("fatal error in the TUI", exc_info=error)
         self.crash_message = f"{type(error).__name__}: {error}"
         self.exit(return_code=1)
-
-
-def _short(path: Path) -> str:
-    home = Path.home()
-    try:
-        return "~/" + str(path.relative_to(home))
-    except ValueError:
-        return str(path)
 
 
 def _language_of(path: str | None) -> str | None:
