@@ -57,7 +57,6 @@ class MainScreen(Screen[None]):
         """Initial status line fields, applied on mount."""
         self.argument_choices: dict[str, list[str]] = {}
         """Slash-command argument completions for the prompt."""
-        self._answer_open = False
         self._thought_subject: str | None = None
         self._answer_mask = StreamRedactor()
         self._thought_mask = StreamRedactor()
@@ -157,18 +156,15 @@ class MainScreen(Screen[None]):
         self.status.busy = "thinking…"
 
     def _open_answer(self) -> None:
-        if not self._answer_open:
+        if not self.transcript.answer_open:
             self.transcript.begin_answer()
-            self._answer_open = True
 
     def _close_answer(self) -> None:
         self._flush_thought()
-        if self._answer_open:
-            rest = self._answer_mask.finish()
-            if rest:
-                self.transcript.append_answer(rest)
-            self.transcript.end_answer()
-            self._answer_open = False
+        rest = self._answer_mask.finish()
+        if rest:
+            self.transcript.append_answer(rest)
+        self.transcript.end_answer()
 
     def _content(self, e: ev.ContentDelta) -> None:
         self._flush_thought()
@@ -199,9 +195,7 @@ class MainScreen(Screen[None]):
 
     def _stream_retried(self, e: ev.StreamRetried) -> None:
         self._answer_mask = StreamRedactor()  # the partial answer is discarded, tail and all
-        if self._answer_open:
-            self.transcript.discard_answer()
-            self._answer_open = False
+        self.transcript.discard_answer()
         self.transcript.add_notice(f"The stream broke ({e.reason}); retrying.", "warning")
 
     def _turn_finished(self, e: ev.TurnFinished) -> None:

@@ -165,6 +165,11 @@ class Transcript(ScrollView, can_focus=True):
         )
         self._relayout(index)
 
+    @property
+    def answer_open(self) -> bool:
+        """An answer is streaming (the one record of it: the screen asks here)."""
+        return self._answer is not None
+
     def answer_text(self) -> str:
         """The text of the answer in flight, or of the last one."""
         return self._last_answer.text if self._last_answer is not None else ""
