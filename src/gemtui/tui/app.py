@@ -12,7 +12,7 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import App
@@ -158,20 +158,6 @@ class GemtuiApp(SessionHost):
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
-
-    # -- bus events go to the main screen --------------------------------------------------------
-    def on_bus_event(self, message: Any) -> None:
-        try:
-            try:
-                screen = self.main
-            except LookupError:
-                return
-            try:
-                screen.on_bus_event(message)
-            except Exception as exc:
-                self.report_error(exc)
-        finally:
-            message.done()  # the bridge may send the next batch
 
     # -- prompts ---------------------------------------------------------------------------------
     @on(PromptInput.Submitted)

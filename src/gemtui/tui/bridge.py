@@ -3,8 +3,8 @@
 Nothing else in the TUI subscribes to the bus. The bridge runs as a worker: it waits for
 events on a bounded, coalescing subscription, merges adjacent text and thought deltas
 that arrived together (one message per frame's worth of text, not per token), and posts
-each as a ``BusEvent`` message to its target (the app), which routes it to the panes and
-calls ``done()``; the next batch is sent only then, so back-pressure stays in the bus.
+each as a ``BusEvent`` message to its target (the main screen), which routes it to the
+panes and calls ``done()``; the next batch is sent only then, so back-pressure stays in the bus.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 __all__ = ["BusEvent", "pump_events"]
 
 
-class BusEvent(Message):
-    """An engine event, re-posted on the Textual side."""
+class BusEvent(Message, bubble=False):
+    """An engine event, re-posted on the Textual side (to the main screen, directly)."""
 
     def __init__(self, event: Event, handled: asyncio.Event | None = None) -> None:
         super().__init__()

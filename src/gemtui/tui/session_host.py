@@ -249,7 +249,7 @@ class SessionHost(MaskingApp[int]):
             screen.prompt.argument_choices = choices
             screen.usage.context_window = session.provider.context_window
         self.run_worker(
-            pump_events(session.bus, self), name="bridge", group="bridge", exclusive=True
+            pump_events(session.bus, screen), name="bridge", group="bridge", exclusive=True
         )
         if self.assembled is not None and self.assembled.session is session:
             self.assembled.record()

@@ -142,10 +142,19 @@ class MainScreen(Screen[None]):
 
     # -- engine events ---------------------------------------------------------------------------
     def on_bus_event(self, message: BusEvent) -> None:
-        """Route one engine event to the panes (the app guards against errors here)."""
-        route = self._routes.get(type(message.event))
-        if route is not None:
-            route(message.event)
+        """Route one engine event to the panes; a view bug becomes a notification (the
+        session is kept), and the bridge is told it may send the next batch."""
+        try:
+            route = self._routes.get(type(message.event))
+            if route is not None:
+                route(message.event)
+        except Exception as exc:
+            report = getattr(self.app, "report_error", None)
+            if report is None:
+                raise
+            report(exc)
+        finally:
+            message.done()
 
     def _session_started(self, e: ev.SessionStarted) -> None:
         self.status.provider = e.provider
