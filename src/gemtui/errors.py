@@ -113,7 +113,13 @@ class FatalCancellationError(FatalError):
 
 
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(ms|s)?\s*$")
-_RESET_AFTER = re.compile(r"reset after\s+([0-9]*\.?[0-9]+)\s*(ms|s)", re.IGNORECASE)
+_RESET_AFTER = re.compile(
+    r"\b(?:reset|retry)\s+(?:after|in)\s+([0-9]*\.?[0-9]+)\s*"
+    r"(ms|milliseconds?|s|secs?|seconds?)\b",
+    re.IGNORECASE,
+)
+"""Delays Google writes in the message: "reset after 17s", "Please retry in 31.5s.",
+"retry after 17s", "retry in 500ms"."""
 
 
 def parse_duration(value: str | None) -> float | None:
@@ -199,7 +205,7 @@ class ApiError(GemtuiError):
         m = _RESET_AFTER.search(self.message)
         if m:
             n = float(m.group(1))
-            return n / 1000 if m.group(2).lower() == "ms" else n
+            return n / 1000 if m.group(2).lower().startswith("m") else n
         return None
 
 

@@ -68,6 +68,30 @@ def test_429_with_retry_info_is_retryable_with_server_delay() -> None:
     assert err.server_delay == pytest.approx(0.847)
 
 
+@pytest.mark.parametrize(
+    ("message", "seconds"),
+    [
+        ("Your quota will reset after 17s.", 17.0),
+        (
+            "You exceeded your current quota, please check your plan and billing details. "
+            "Please retry in 31.5s.",
+            31.5,
+        ),
+        ("Resource has been exhausted (e.g. check quota). retry after 17s", 17.0),
+        ("Rate limited; retry in 500ms", 0.5),
+        ("Quota exceeded. Retry after 2 seconds.", 2.0),
+    ],
+)
+def test_every_phrasing_of_a_delay_in_the_message(message: str, seconds: float) -> None:
+    assert api_error_from_response(429, _body(message)).server_delay == pytest.approx(seconds)
+
+
+def test_a_number_that_is_not_a_delay_is_not_read_as_one() -> None:
+    assert (
+        api_error_from_response(429, _body("Quota 1000 per minute exceeded")).server_delay is None
+    )
+
+
 def test_quota_reset_delay_retry_after_and_message_delays() -> None:
     err = api_error_from_response(
         429,
