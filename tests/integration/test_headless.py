@@ -603,3 +603,28 @@ def test_text_mode_shows_live_command_output_and_todos_on_stderr(
     assert cut.endswith("…"), "a long output line is cut"
     start = lines.index("gemtui: todos (1/2 done)")
     assert lines[start + 1 : start + 3] == ["  ● Look around", "  ◐ Change it"]
+
+
+def test_a_pro_model_out_of_quota_falls_back_to_flash_unconfigured(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """No fallback in the settings: a terminal quota on a Pro model switches the turn to
+    the matching Flash model once, and stderr says so."""
+    write_fast_config(isolated_home)
+    daily = {
+        "status": 429,
+        "message": "Quota exceeded for quota metric 'Generate requests' per day.",
+        "quota_id": "GenerateRequestsPerDayPerProjectPerModel",
+    }
+    mock_llm_thread.enqueue({"error": daily}, {"text": "flash answers"})
+    proc = run_gemtui(
+        ["-p", "hi", "-m", "gemini-2.5-pro"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "flash answers"
+    assert "switching from gemini-2.5-pro to gemini-2.5-flash" in proc.stderr
+    paths = [r.path for r in mock_llm_thread.requests]
+    assert paths[0].endswith("/models/gemini-2.5-pro:streamGenerateContent")
+    assert paths[-1].endswith("/models/gemini-2.5-flash:streamGenerateContent")

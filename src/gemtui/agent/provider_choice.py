@@ -29,6 +29,7 @@ __all__ = [
     "KNOWN_MODELS",
     "ResolvedProvider",
     "context_window_for",
+    "fallback_chain",
     "list_models",
     "resolve_provider",
 ]
@@ -77,6 +78,20 @@ class ResolvedProvider:
     (the chat holds it: a fallback or ``/model`` changes it there only)."""
     context_window: int
     settings: ProviderSettings = field(default_factory=lambda: ProviderSettings(kind="gemini"))
+
+
+GEMINI_KINDS = ("gemini", "code-assist")
+"""Providers that serve Gemini models (built-in fallback chains apply to them)."""
+
+
+def fallback_chain(provider: ResolvedProvider, model: str) -> list[str]:
+    """Models to try after ``model`` runs out of quota: the settings' list, else for a
+    Gemini Pro model the matching Flash one, so quota fallback works unconfigured."""
+    if provider.settings.fallback:
+        return list(provider.settings.fallback)
+    if provider.kind in GEMINI_KINDS and "-pro" in model:
+        return [model.replace("-pro", "-flash", 1)]
+    return []
 
 
 def context_window_for(model: str, configured: int | None = None) -> int:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.prompt import build_system_instruction
-from gemtui.agent.provider_choice import ResolvedProvider
+from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
 from gemtui.bus import (
     AgentFinished,
     EventBus,
@@ -124,7 +124,7 @@ class Session:
                 context_window=provider.context_window,
                 compression_threshold=settings.chat.compression_threshold,
                 compression_preserve=settings.chat.compression_preserve,
-                fallback=list(provider.settings.fallback),
+                fallback=fallback_chain(provider, provider.model),
                 prices=dict(provider.settings.prices),
             ),
         )
@@ -183,11 +183,11 @@ class Session:
                 provider.generator.on_retry = self._on_retry
             self.chat.generator = provider.generator
             self.executor.config.context_window = provider.context_window
-            self.executor.config.fallback = list(provider.settings.fallback)
             self.executor.config.prices = dict(provider.settings.prices)
             self.executor.last_prompt_tokens = 0
             await old.generator.aclose()
         self.chat.set_model(model)
+        self.executor.config.fallback = fallback_chain(self.provider, model)
 
     def set_approval_mode(self, mode: str) -> None:
         self.approval_mode = mode
