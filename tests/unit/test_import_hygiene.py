@@ -36,3 +36,15 @@ def test_version_imports_almost_nothing() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     # asyncio alone is ~50 ms: the bus (and everything async) loads only for a real run
     assert out.stdout.strip().splitlines()[-1] == "False False False"
+
+
+def test_httpx_does_not_load_its_cli_inside_gemtui() -> None:
+    """httpx imports click, rich and pygments for its CLI whenever click is installed (the
+    mcp SDK brings click): gemtui registers a stand-in first, so none of them load."""
+    code = (
+        "import sys, gemtui, httpx\n"
+        "print(getattr(sys.modules['httpx._main'], '__file__', None),"
+        " [m for m in ('click', 'rich', 'pygments') if m in sys.modules])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "None []"

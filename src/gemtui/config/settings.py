@@ -16,10 +16,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from gemtui.modes import ApprovalMode
 from gemtui.config.paths import user_config_file
 from gemtui.config.toml_file import read_toml_file
 from gemtui.errors import FatalConfigError
+from gemtui.modes import ApprovalMode
 
 __all__ = [
     "ApprovalMode",
