@@ -33,6 +33,7 @@ from typing import Any, NoReturn, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from gemtui.testing import wire_anthropic, wire_gemini, wire_openai
+from gemtui.testing.mock_oauth import MockAccount
 from gemtui.testing.script import (
     Ctx,
     ErrorSpec,
@@ -120,6 +121,8 @@ class MockLLMServer:
         self._counts: deque[int] = deque()
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.account = MockAccount()
+        """The signed-in Google account: OAuth routes, Code Assist tier, quota."""
         self.enqueue(*(steps or ()))
 
     # -- script --------------------------------------------------------------------------
@@ -310,11 +313,22 @@ class MockLLMServer:
         body = req.json if isinstance(req.json, dict) else {}
         if method == "POST" and (m := _GEMINI.match(path)):
             return await self._gemini(req, writer, body, m.group(1), m.group(2), False)
+        if (answer := self._oauth(req)) is not None:
+            status, headers, obj = answer
+            await self._send_json(writer, status, obj, headers)
+            return True
         if method == "POST" and (m := _CODE_ASSIST.match(path)):
+            if self.account.require_token and not self.account.authorized(req.headers):
+                spec = ErrorSpec(
+                    status=401, message="Request had invalid authentication credentials."
+                )
+                await self._send_json(writer, 401, wire_gemini.error_body(spec))
+                return True
             model = str(body.get("model") or "gemini-2.5-pro")
             return await self._gemini(req, writer, body, model, m.group(1), True)
         if method == "GET" and path.startswith("/v1internal/"):
-            await self._send_json(writer, 200, _operation(path.removeprefix("/v1internal/")))
+            op = self.account.operation(path.removeprefix("/v1internal/"))
+            await self._send_json(writer, 200, op)
             return True
         if method == "GET" and _GEMINI_MODELS.match(path):
             await self._send_json(writer, 200, wire_gemini.models_list())
@@ -344,6 +358,22 @@ class MockLLMServer:
         await self._send_json(writer, 404, {"error": {"code": 404, "message": message}})
         return True
 
+    def _oauth(self, req: RecordedRequest) -> tuple[int, dict[str, str], dict[str, Any]] | None:
+        """OAuth routes (``/auth``, ``/token``, ``/userinfo``, ``/revoke``), else None."""
+        path, method = req.path, req.method
+        if method == "GET" and path in ("/auth", "/o/oauth2/v2/auth"):
+            return self.account.authorize(req.query)
+        if method == "POST" and path == "/token":
+            status, obj = self.account.token(req.body)
+            return status, {"Cache-Control": "no-store"}, obj
+        if method == "GET" and path in ("/userinfo", "/oauth2/v2/userinfo"):
+            status, obj = self.account.userinfo(req.headers)
+            return status, {}, obj
+        if method == "POST" and path == "/revoke":
+            self.account.revoke()
+            return 200, {}, {}
+        return None
+
     async def _gemini(
         self,
         req: RecordedRequest,
@@ -358,8 +388,13 @@ class MockLLMServer:
             await self._send_json(writer, 200, {"totalTokens": n})
             return True
         if code_assist and verb in ("loadCodeAssist", "onboardUser"):
-            answer = _load_code_assist() if verb == "loadCodeAssist" else _operation("onboard")
+            acct = self.account
+            answer = acct.load_code_assist() if verb == "loadCodeAssist" else acct.onboard()
             await self._send_json(writer, 200, answer)
+            return True
+        if code_assist and verb == "retrieveUserQuota":
+            status, quota = self.account.retrieve_user_quota()
+            await self._send_json(writer, status, quota)
             return True
         if verb not in ("streamGenerateContent", "generateContent"):
             spec = ErrorSpec(status=404, message=f"unknown method {verb}")
@@ -553,24 +588,6 @@ async def _read_chunked_body(reader: asyncio.StreamReader) -> bytes:
             return b"".join(parts)
         parts.append(await reader.readexactly(size))
         await reader.readexactly(2)
-
-
-def _load_code_assist() -> dict[str, Any]:
-    tier = {"id": "free-tier", "name": "Gemini Code Assist for individuals", "isDefault": True}
-    return {
-        "currentTier": tier,
-        "allowedTiers": [tier],
-        "cloudaicompanionProject": "mock-project",
-    }
-
-
-def _operation(name: str) -> dict[str, Any]:
-    project = {"id": "mock-project", "name": "mock-project"}
-    return {
-        "name": name if name.startswith("operations/") else f"operations/{name}",
-        "done": True,
-        "response": {"cloudaicompanionProject": project},
-    }
 
 
 # -- command line ----------------------------------------------------------------------
