@@ -1,0 +1,1 @@
+"""Sign in with Google: PKCE authorization-code flow, callback checks, token exchange."""

@@ -1,0 +1,87 @@
+"""Trading the authorization code for tokens, and reading who signed in.
+
+Why: offline access needs a refresh token; a response without one would leave the
+person signed out in an hour, so it is refused now with exit 41.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from gemtui import redact
+from gemtui.auth.pkce import CLIENT_ID, AuthRequest, token_url
+from gemtui.errors import FatalAuthenticationError
+
+# Gemini CLI's installed-app secret: public by design (RFC 8252 section 8.5).
+CLIENT_SECRET = "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"
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """What the token endpoint granted; every secret is registered with the redactor."""
+
+    access_token: str
+    refresh_token: str
+    expires_at: float
+    id_token: str = ""
+    email: str = ""
+
+    def __post_init__(self) -> None:
+        for secret in (self.access_token, self.refresh_token, self.id_token):
+            redact.register(secret or None)
+
+
+def email_of(id_token: str) -> str:
+    """The ``email`` claim of an id_token (read, not verified: it came over TLS from Google)."""
+    try:
+        payload = id_token.split(".")[1]
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    except (IndexError, ValueError):
+        return ""
+    email = claims.get("email") if isinstance(claims, dict) else None
+    return email if isinstance(email, str) else ""
+
+
+def _refusal(resp: httpx.Response) -> FatalAuthenticationError:
+    try:
+        body: Any = resp.json()
+    except ValueError:
+        body = {}
+    why = body.get("error_description") or body.get("error") if isinstance(body, dict) else None
+    return FatalAuthenticationError(
+        f"Sign-in failed: the token endpoint answered {resp.status_code} ({why or 'no reason'})."
+    )
+
+
+async def exchange_code(client: httpx.AsyncClient, request: AuthRequest, code: str) -> Tokens:
+    """The authorization_code grant with the PKCE verifier; refuses a missing refresh token."""
+    redact.register(code)
+    form = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "code_verifier": request.verifier,
+        "redirect_uri": request.redirect_uri,
+        "client_id": CLIENT_ID,
+        "client_secret": CLIENT_SECRET,
+    }
+    resp = await client.post(token_url(), data=form)
+    if resp.status_code != 200:
+        raise _refusal(resp)
+    body = resp.json()
+    access = str(body.get("access_token") or "")
+    redact.register(access or None)
+    refresh = str(body.get("refresh_token") or "")
+    if not access or not refresh:
+        raise FatalAuthenticationError(
+            "Sign-in failed: Google granted no refresh token (offline access); "
+            "remove gemtui's access at myaccount.google.com/permissions and sign in again."
+        )
+    ident = str(body.get("id_token") or "")
+    expires = time.time() + float(body.get("expires_in") or 3600)
+    return Tokens(access, refresh, expires, ident, email_of(ident))
