@@ -10,6 +10,7 @@ import pytest
 from gemtui import redact
 from gemtui.auth.callback import code_from_redirect
 from gemtui.auth.exchange import exchange_code
+from gemtui.auth.loopback import Loopback
 from gemtui.auth.pkce import AuthRequest, challenge_of
 from gemtui.errors import EXIT_AUTH, FatalAuthenticationError
 from gemtui.testing import MockLLMServer
@@ -97,3 +98,60 @@ def test_pasted_url_or_bare_code() -> None:
         code_from_redirect("   ", "s", pasted=True)
     with pytest.raises(FatalAuthenticationError, match="state does not match"):
         code_from_redirect("http://127.0.0.1:1/oauth2callback?code=c&state=x", "s", pasted=True)
+
+
+async def test_loopback_receives_the_scripted_browser(oauth_env: MockLLMServer) -> None:
+    """The browser is an HTTP GET from the test to the consent URL, then to the redirect."""
+
+    req0 = AuthRequest(REDIRECT)
+    listener = Loopback(req0.state, port=0)
+    await listener.start()
+    try:
+        req = AuthRequest(listener.redirect_uri, state=req0.state)
+        async with httpx.AsyncClient(follow_redirects=True) as browser:
+            page = await browser.get(req.url())
+            assert page.status_code == 200
+            code = await listener.code(limit=5)
+            tokens = await exchange_code(browser, req, code)
+    finally:
+        await listener.close()
+    assert tokens.email == "mock-user@example.com"
+
+
+async def test_loopback_refuses_a_forged_state(oauth_env: MockLLMServer) -> None:
+
+    listener = Loopback("the-real-state", port=0)
+    await listener.start()
+    try:
+        async with httpx.AsyncClient() as browser:
+            r = await browser.get(listener.redirect_uri, params={"code": "c", "state": "forged"})
+        assert r.status_code == 400
+        with pytest.raises(FatalAuthenticationError, match="state does not match"):
+            await listener.code(limit=5)
+    finally:
+        await listener.close()
+
+
+async def test_loopback_takes_a_free_port_when_8085_is_taken() -> None:
+
+    first = Loopback("s", port=0)
+    await first.start()
+    taken = int(first.redirect_uri.split(":")[2].split("/")[0])
+    second = Loopback("s", port=taken)
+    await second.start()
+    try:
+        assert f":{taken}/" not in second.redirect_uri
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_no_redirect_times_out_with_exit_41() -> None:
+    listener = Loopback("s", port=0)
+    await listener.start()
+    try:
+        with pytest.raises(FatalAuthenticationError, match="timed out") as err:
+            await listener.code(limit=0.05)
+    finally:
+        await listener.close()
+    assert err.value.exit_code == EXIT_AUTH
