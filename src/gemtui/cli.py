@@ -89,18 +89,36 @@ def _auth_command(argv: list[str]) -> int:
     p.add_argument("action", choices=("login", "logout", "status"))
     p.add_argument("--no-browser", action="store_true")
     args = p.parse_args(argv)
+    from gemtui.auth import store
     from gemtui.config.secrets import get_secret
 
     if args.action == "status":
         key = get_secret("gemini-api-key", "GEMINI_API_KEY", "GOOGLE_API_KEY")
         print("Gemini API key: " + ("set" if key else "not set"))
-        print("Google account: not signed in (Google sign-in is not available yet)")
+        tokens = store.load()
+        if tokens is None:
+            print("Google account: not signed in (run `gemtui auth login`)")
+        else:
+            import time
+
+            when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(tokens.expires_at))
+            print(f"Google account: {tokens.email or 'signed in'} (token expires {when})")
         return 0
-    sys.stderr.write(
-        "gemtui: Google account sign-in is not available yet in this version; "
-        "use a Gemini API key (export GEMINI_API_KEY=...).\n"
-    )
-    return 41
+    if args.action == "logout":
+        store.forget()
+        print("Signed out: the Google tokens were deleted from the keyring.")
+        return 0
+    import asyncio
+
+    from gemtui.auth.login import login
+    from gemtui.errors import FatalError
+
+    try:
+        asyncio.run(login(no_browser=args.no_browser))
+    except FatalError as exc:
+        sys.stderr.write(f"gemtui: {exc}\n")
+        return exc.exit_code
+    return 0
 
 
 def _sessions_command(argv: list[str]) -> int:
