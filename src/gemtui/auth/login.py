@@ -35,8 +35,9 @@ async def login(*, no_browser: bool, stdin: TextIO = sys.stdin, err: TextIO = sy
             code = code_from_redirect(line, req.state, pasted=True)
         else:
             err.flush()
-            webbrowser.open(req.url())
+            opener = asyncio.create_task(asyncio.to_thread(webbrowser.open, req.url()))
             code = await listener.code()
+            await opener
         async with httpx.AsyncClient(timeout=30) as client:
             tokens = await exchange_code(client, req, code)
     finally:
