@@ -179,6 +179,11 @@ class PolicyEngine:
         self._sorted: list[PolicyRule] = []
         self._resort()
 
+    def add_rules(self, rules: Iterable[PolicyRule]) -> None:
+        """Rules that come from settings rather than a policy file (trusted MCP servers)."""
+        self._extra.extend(rules)
+        self._resort()
+
     # -- deciding ------------------------------------------------------------------------
 
     def decide(self, tool: Tool, args: dict[str, Any], mode: str) -> PolicyVerdict:

@@ -1,0 +1,1 @@
+"""MCP servers as a tool source: the manager starts them, their tools join a registry."""

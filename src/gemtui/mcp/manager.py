@@ -1,0 +1,284 @@
+"""Start the configured MCP servers in the background and keep track of each one's state.
+
+Each server lives in its own asyncio task, which enters the SDK's transport and
+``ClientSession`` and leaves them again (anyio cancel scopes must be entered and exited in
+the same task). A session is never blocked on a server: ``start`` returns at once,
+``wait_ready`` is for headless runs that want the tools before the first model call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
+    from mcp.types import CallToolResult
+    from mcp.types import Tool as McpToolInfo
+
+    from gemtui.config.settings import McpServerSettings
+
+__all__ = ["DEFAULT_START_TIMEOUT", "McpManager", "ServerState", "ServerStatus"]
+
+DEFAULT_START_TIMEOUT = 30.0
+"""Seconds a server without ``timeout`` may take to start and list its tools."""
+DEFAULT_CALL_TIMEOUT = 600.0
+"""Seconds a call may take when the server names no ``timeout`` (Gemini CLI's 10 minutes)."""
+STOP_GRACE = 0.8
+"""Seconds the servers get to shut down on close: gemtui's exit stays under a second."""
+
+_VAR = re.compile(r"\$(\w+)|\$\{(\w+)\}")
+
+
+def expand(value: str, environ: dict[str, str] | None = None) -> str:
+    """``$VAR`` and ``${VAR}`` from the environment; an unset variable becomes empty."""
+    env = os.environ if environ is None else environ
+    return _VAR.sub(lambda m: env.get(m.group(1) or m.group(2), ""), value)
+
+
+class ServerStatus(StrEnum):
+    STARTING = "starting"
+    READY = "ready"
+    FAILED = "failed"
+    DISABLED = "disabled"
+    STOPPED = "stopped"
+
+
+@dataclass
+class ServerState:
+    """What views show for one server."""
+
+    name: str
+    transport: str
+    status: ServerStatus = ServerStatus.STARTING
+    reason: str = ""
+    tools: list[McpToolInfo] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def transport_of(conf: McpServerSettings) -> str:
+    if conf.command:
+        return "stdio"
+    if conf.httpUrl:
+        return "http"
+    if conf.url:
+        return "sse"
+    return "none"
+
+
+class _Server:
+    def __init__(self, name: str, conf: McpServerSettings) -> None:
+        self.name = name
+        self.conf = conf
+        self.state = ServerState(name, transport_of(conf))
+        self.session: ClientSession | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.ready = asyncio.Event()
+        self.stop = asyncio.Event()
+
+
+class McpManager:
+    """The session's MCP servers: start, state, calls, restart and stop.
+
+    ``on_change`` is called with a server's state each time it changes (views publish it).
+    """
+
+    def __init__(
+        self,
+        servers: dict[str, McpServerSettings],
+        on_change: Callable[[ServerState], None] | None = None,
+    ) -> None:
+        self._confs = dict(servers)
+        self._servers: dict[str, _Server] = {}
+        self._on_change = on_change
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start every configured server in the background (returns at once)."""
+        for name in self._confs:
+            self._launch(name)
+
+    def _launch(self, name: str) -> None:
+        server = _Server(name, self._confs[name])
+        self._servers[name] = server
+        server.task = asyncio.get_running_loop().create_task(self._run(server))
+        self._changed(server)
+
+    async def wait_ready(self, limit: float | None = None) -> None:
+        """Wait until every server is ready or failed, each bounded by its timeout."""
+        waits = [s.ready.wait() for s in self._servers.values()]
+        if waits:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*waits), limit or self._longest())
+
+    def _longest(self) -> float:
+        return max((c.timeout or DEFAULT_START_TIMEOUT for c in self._confs.values()), default=1)
+
+    async def restart(self, name: str) -> None:
+        """Stop ``name`` (if running) and start it again."""
+        await self._stop(name)
+        self._launch(name)
+
+    async def disable(self, name: str) -> None:
+        await self._stop(name)
+        server = self._servers[name]
+        server.state.status = ServerStatus.DISABLED
+        server.state.tools = []
+        self._changed(server)
+
+    async def close(self) -> None:
+        """Stop every server; bounded so gemtui's exit stays under a second."""
+        await asyncio.gather(*(self._stop(n) for n in list(self._servers)))
+
+    async def _stop(self, name: str) -> None:
+        server = self._servers.get(name)
+        if server is None or server.task is None:
+            return
+        server.stop.set()
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(server.task), STOP_GRACE)
+        if not server.task.done():
+            server.task.cancel()
+            with contextlib.suppress(BaseException):
+                await server.task
+
+    # -- state ---------------------------------------------------------------------------
+
+    def states(self) -> list[ServerState]:
+        return [s.state for s in self._servers.values()]
+
+    def state(self, name: str) -> ServerState | None:
+        server = self._servers.get(name)
+        return server.state if server else None
+
+    def _changed(self, server: _Server) -> None:
+        if self._on_change is not None:
+            self._on_change(server.state)
+
+    def _fail(self, server: _Server, reason: str) -> None:
+        server.state.status = ServerStatus.FAILED
+        server.state.reason = reason
+        server.state.errors = [*server.state.errors[-9:], reason]
+        server.session = None
+        server.ready.set()
+        self._changed(server)
+
+    # -- the server's task ---------------------------------------------------------------
+
+    async def _run(self, server: _Server) -> None:
+        conf = server.conf
+        timeout = conf.timeout or DEFAULT_START_TIMEOUT
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                async with asyncio.timeout(timeout):  # same task: the SDK's scopes need it
+                    session = await self._connect(stack, conf)
+                    listed = await session.list_tools()
+                server.session = session
+                server.state.tools = [t for t in listed.tools if _offered(conf, t.name)]
+                server.state.status = ServerStatus.READY
+                server.state.reason = ""
+                server.ready.set()
+                self._changed(server)
+                await server.stop.wait()
+                server.session = None
+            server.state.status = ServerStatus.STOPPED
+            self._changed(server)
+        except asyncio.CancelledError:
+            server.session = None
+            raise
+        except BaseException as exc:  # any failure is the server's state, said in one line
+            if isinstance(_root(exc), TimeoutError):
+                self._fail(server, f"no answer within {timeout:g}s")
+            else:
+                self._fail(server, _reason(exc))
+
+    async def _connect(self, stack: contextlib.AsyncExitStack, conf: McpServerSettings) -> Any:
+        from mcp import ClientSession, StdioServerParameters, stdio_client
+
+        if conf.command:
+            params = StdioServerParameters(
+                command=expand(conf.command),
+                args=[expand(a) for a in conf.args],
+                env={k: expand(v) for k, v in conf.env.items()},
+                cwd=expand(conf.cwd) if conf.cwd else None,
+            )
+            # the server's stderr is its own log, not ours
+            devnull = stack.enter_context(open(os.devnull, "w"))  # noqa: ASYNC230, SIM115
+            read, write = await stack.enter_async_context(stdio_client(params, devnull))
+        elif conf.httpUrl:
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            headers = {k: expand(v) for k, v in conf.headers.items()}
+            client = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+            read, write = await stack.enter_async_context(
+                streamable_http_client(expand(conf.httpUrl), http_client=client)
+            )
+        elif conf.url:
+            from mcp.client.sse import sse_client
+
+            headers = {k: expand(v) for k, v in conf.headers.items()}
+            read, write = await stack.enter_async_context(
+                sse_client(expand(conf.url), headers=headers)
+            )
+        else:
+            raise ValueError("no command, httpUrl or url")
+        session = await stack.enter_async_context(ClientSession(read, write))
+        await session.initialize()
+        return session
+
+    # -- calls ---------------------------------------------------------------------------
+
+    async def call(self, name: str, tool: str, args: dict[str, Any]) -> CallToolResult:
+        """Call ``tool`` on server ``name``; a clear ``McpCallError`` on any failure."""
+        server = self._servers.get(name)
+        if server is None or server.session is None:
+            state = server.state if server else None
+            why = f" ({state.status}: {state.reason})" if state and state.reason else ""
+            raise McpCallError(f"MCP server {name!r} is not ready{why}")
+        timeout = server.conf.timeout or DEFAULT_CALL_TIMEOUT
+        try:
+            async with asyncio.timeout(timeout):
+                result = await server.session.call_tool(tool, args)
+        except TimeoutError:
+            raise McpCallError(f"MCP server {name!r} did not answer within {timeout:g}s") from None
+        except Exception as exc:
+            reason = _reason(exc)
+            self._fail(server, reason)
+            raise McpCallError(f"MCP server {name!r} failed: {reason}") from None
+        from mcp.types import CallToolResult
+
+        if not isinstance(result, CallToolResult):
+            raise McpCallError(f"MCP server {name!r} asked for input, which gemtui cannot give")
+        return result
+
+
+class McpCallError(Exception):
+    """A call that could not reach its server or got no answer."""
+
+
+def _offered(conf: McpServerSettings, tool: str) -> bool:
+    if conf.includeTools is not None and tool not in conf.includeTools:
+        return False
+    return not (conf.excludeTools and tool in conf.excludeTools)
+
+
+def _root(exc: BaseException) -> BaseException:
+    """The first real failure inside the exception groups the SDK's task groups raise."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _reason(exc: BaseException) -> str:
+    """One line for a failure."""
+    exc = _root(exc)
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
