@@ -27,7 +27,11 @@ from gemtui.providers.retry import RetryingGenerator, RetryNotice
 from gemtui.wire import Content, FunctionDeclaration, GenerationConfig, ThinkingConfig
 
 if TYPE_CHECKING:
-    from gemtui.scheduler import PolicyRule
+    from gemtui.bus import EventBus
+    from gemtui.mcp.manager import ServerState
+    from gemtui.mcp.tools import McpTools
+    from gemtui.scheduler import PolicyEngine, PolicyRule
+    from gemtui.tools.registry import ToolRegistry
 
 __all__ = ["Session", "SessionOptions"]
 
@@ -84,6 +88,7 @@ class Session:
             workspace_root=self.workspace.root,
             protected_dirs=(config_dir(),),
         )
+        self.mcp = _mcp_tools(settings, self.registry, self.policy, self.bus)
         self.tool_context = context = ToolContext(
             workspace=self.workspace,
             shell_timeout=settings.tools.shell_timeout,
@@ -213,6 +218,41 @@ class Session:
         """End the background commands this session started (process groups and all)."""
         self.tool_context.background.terminate()
 
+    def start_mcp(self) -> None:
+        """Start the MCP servers in the background (their tools join as each is ready)."""
+        if self.mcp is not None and not self.mcp.manager.states():
+            self.mcp.start()
+
+    async def wait_mcp(self) -> None:
+        """Wait for every MCP server to be ready or failed (headless, before the first call)."""
+        if self.mcp is not None:
+            self.start_mcp()
+            await self.mcp.manager.wait_ready()
+
     async def aclose(self) -> None:
         self.close_background()
+        if self.mcp is not None:
+            await self.mcp.close()
         await self.provider.generator.aclose()
+
+
+def _mcp_tools(
+    settings: Settings, registry: ToolRegistry, policy: PolicyEngine, bus: EventBus
+) -> McpTools | None:
+    """The session's MCP servers (not started yet), publishing each state change."""
+    if not settings.mcpServers:
+        return None
+    from gemtui.bus.events import McpServerChanged
+    from gemtui.mcp.tools import McpTools
+
+    def changed(state: ServerState) -> None:
+        bus.emit(
+            McpServerChanged,
+            server=state.name,
+            status=str(state.status),
+            transport=state.transport,
+            tools=tuple(t.name for t in state.tools),
+            reason=state.reason,
+        )
+
+    return McpTools(settings.mcpServers, registry, policy, on_change=changed)

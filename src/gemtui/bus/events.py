@@ -30,6 +30,7 @@ __all__ = [
     "HistoryCompressed",
     "HistoryReplaced",
     "LoopDetected",
+    "McpServerChanged",
     "ModelFallback",
     "Refusal",
     "RequestRetrying",
@@ -404,3 +405,14 @@ class AgentFinished(Event):
     exit_code: int = 0
     """The process exit code this ending means (0, 1, 41 auth, 53 turn limit, 130
     cancelled…): the engine classifies it once, headless only reports it."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpServerChanged(Event):
+    """An MCP server's state changed (starting, ready, failed, disabled, stopped)."""
+
+    server: str
+    status: str
+    transport: str
+    tools: tuple[str, ...] = ()
+    reason: str = ""

@@ -103,6 +103,7 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
     session.start()
     spinner.start()
     try:
+        await session.wait_mcp()  # scripts see the servers' tools from the first call
         done = await session.send(opts.prompt)
     except GemtuiError as exc:  # pragma: no cover - the executor reports errors as events
         spinner.stop()

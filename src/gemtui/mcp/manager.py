@@ -43,6 +43,8 @@ def expand(value: str, environ: dict[str, str] | None = None) -> str:
 
 
 class ServerStatus(StrEnum):
+    """Where a server is in its life, as views show it."""
+
     STARTING = "starting"
     READY = "ready"
     FAILED = "failed"

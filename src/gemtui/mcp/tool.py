@@ -32,6 +32,8 @@ class McpTool(Tool):
 
 
 class McpInvocation(ToolInvocation):
+    """One call: the approval card shows server, tool and arguments; running it asks the server."""
+
     tool: McpTool
 
     async def confirmation(self, ctx: ToolContext) -> Confirmation | None:
