@@ -238,3 +238,18 @@ async def test_streamable_http_server(http_server: str, tmp_path: Path) -> None:
         assert "42" in str(result.llm_content)
     finally:
         await tools.close()
+
+
+async def test_terminate_without_the_loop_ends_every_server_group() -> None:
+    """The TUI ends after its event loop: the synchronous net still ends the servers."""
+    registry = ToolRegistry()
+    tools = McpTools({"a": TIME, "b": TIME}, registry)
+    tools.start()
+    await _ready(tools.manager)
+    pids = _server_pids()
+    assert len(pids) == 2
+    started = asyncio.get_running_loop().time()
+    tools.manager.terminate()
+    assert asyncio.get_running_loop().time() - started < 1.0
+    assert not (_server_pids() & pids)
+    await tools.close()

@@ -176,6 +176,7 @@ class Session:
             model=self.chat.model,
             workspace=str(self.workspace.root),
         )
+        self.start_mcp()
         if self.chat.history:
             self.bus.emit(HistoryReplaced, contents=tuple(self.chat.history), reason="resume")
 
@@ -217,10 +218,16 @@ class Session:
     def close_background(self) -> None:
         """End the background commands this session started (process groups and all)."""
         self.tool_context.background.terminate()
+        if self.mcp is not None:
+            self.mcp.manager.terminate()  # its servers too (the TUI ends after its loop)
 
     def start_mcp(self) -> None:
         """Start the MCP servers in the background (their tools join as each is ready)."""
         if self.mcp is not None and not self.mcp.manager.states():
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:  # no loop yet: wait_mcp (or the next start) starts them
+                return
             self.mcp.start()
 
     async def wait_mcp(self) -> None:

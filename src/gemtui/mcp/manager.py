@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from gemtui.tools.background import BackgroundJobs
+
 if TYPE_CHECKING:
     from mcp import ClientSession
     from mcp.types import CallToolResult
@@ -99,6 +101,9 @@ class McpManager:
         self._confs = dict(servers)
         self._servers: dict[str, _Server] = {}
         self._on_change = on_change
+        self.jobs = BackgroundJobs()
+        """The stdio servers' process groups: ``terminate`` ends them without a loop, and
+        the atexit net of ``tools.background`` ends any a crash left behind."""
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -138,6 +143,10 @@ class McpManager:
     async def close(self) -> None:
         """Stop every server; bounded so gemtui's exit stays under a second."""
         await asyncio.gather(*(self._stop(n) for n in list(self._servers)))
+
+    def terminate(self) -> None:
+        """End every stdio server's process group now (synchronous: after the loop ended)."""
+        self.jobs.terminate()
 
     async def _stop(self, name: str) -> None:
         server = self._servers.get(name)
@@ -213,7 +222,10 @@ class McpManager:
             )
             # the server's stderr is its own log, not ours
             devnull = stack.enter_context(open(os.devnull, "w"))  # noqa: ASYNC230, SIM115
+            before = _session_leaders()
             read, write = await stack.enter_async_context(stdio_client(params, devnull))
+            for pgid in _session_leaders() - before:  # the SDK starts it in its own group
+                self.jobs.adopt(pgid)
         elif conf.httpUrl:
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
@@ -270,6 +282,24 @@ def _offered(conf: McpServerSettings, tool: str) -> bool:
     if conf.includeTools is not None and tool not in conf.includeTools:
         return False
     return not (conf.excludeTools and tool in conf.excludeTools)
+
+
+def _session_leaders() -> set[int]:
+    """Our children that lead their own process group (how the SDK starts a server)."""
+    me = str(os.getpid())
+    out: set[int] = set()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[1] == me and fields[2] == entry.name:
+                out.add(int(entry.name))
+    return out
 
 
 def _root(exc: BaseException) -> BaseException:
