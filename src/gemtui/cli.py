@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="gemtui",
         description="A full-screen terminal coding agent. Without -p it opens the TUI.",
-        epilog="Subcommands: `gemtui auth login|logout|status`, `gemtui sessions [list [--json]]`.",
+        epilog="Subcommands: `gemtui auth login|logout|status`, `gemtui sessions [list [--json]]`,"
+        " `gemtui mcp list|add|remove|import`.",
     )
     p.add_argument("prompt", nargs="?", help="prompt to send (opens the TUI with it sent)")
     p.add_argument(
@@ -192,6 +193,10 @@ def main(argv: list[str] | None = None) -> int:
         return _auth_command(argv[1:])
     if argv and argv[0] == "sessions":
         return _sessions_command(argv[1:])
+    if argv and argv[0] == "mcp":
+        from gemtui.cli_mcp import mcp_command
+
+        return mcp_command(argv[1:])
     args = build_parser().parse_args(argv)
     approval = "yolo" if args.yolo else args.approval_mode
     if args.max_turns is not None and args.max_turns < 1:
