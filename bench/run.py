@@ -381,6 +381,31 @@ def bench_tui() -> None:
             print(f"  {name:<58} {value:>12,.2f}", flush=True)
 
 
+def bench_mcp() -> None:
+    import mcp_bench  # type: ignore[import-not-found]
+
+    offered = [asyncio.run(mcp_bench.tools_offered()) for _ in range(RUNS)]
+    report(
+        "MCP start until the first server's tools are offered",
+        median(offered) * 1000,
+        "ms",
+        "< 2000 ms",
+    )
+    pairs = [asyncio.run(mcp_bench.call_overhead()) for _ in range(RUNS)]
+    report(
+        "MCP call via the SDK alone (mcp-server-time, stdio)",
+        median([p[0] for p in pairs]) * 1000,
+        "ms",
+        "-",
+    )
+    report(
+        "engine overhead per MCP call (gemtui tool minus SDK)",
+        median([p[1] - p[0] for p in pairs]) * 1000,
+        "ms",
+        "< 1 ms",
+    )
+
+
 def main() -> int:
     sections: list[tuple[str, Callable[[], None]]] = [
         ("Foundation", bench_version),
@@ -390,6 +415,7 @@ def main() -> int:
         ("Engine", bench_tool_round_trip),
         ("Engine", bench_parallel),
         ("Engine", bench_policy),
+        ("Engine", bench_mcp),
         ("TUI and store", bench_tui),
     ]
     last = None
