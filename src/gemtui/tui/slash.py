@@ -153,6 +153,47 @@ def _permissions(app: GemtuiApp, arg: str) -> None:
     app.push_screen(PermissionsScreen(app.session.policy))
 
 
+def _mcp(app: GemtuiApp, arg: str) -> None:
+    """``/mcp`` says each server's state; ``/mcp restart|disable|enable NAME`` acts on one."""
+    tools = app.session.mcp if app.session is not None else None
+    if tools is None:
+        app.notify("No MCP servers configured ([mcpServers.NAME] in config.toml).")
+        return
+    manager = tools.manager
+    action, _, name = arg.partition(" ")
+    if not action:
+        lines = []
+        for state in manager.states():
+            detail = f"{len(state.tools)} tools" if state.status == "ready" else state.reason
+            lines.append(
+                f"{state.name} ({state.transport}): {state.status}"
+                + (f" - {detail}" if detail else "")
+            )
+        app.notify("\n".join(lines) or "MCP servers not started yet.", timeout=10)
+        return
+    name = name.strip()
+    if action not in ("restart", "disable", "enable") or manager.state(name) is None:
+        known = ", ".join(s.name for s in manager.states())
+        app.notify(
+            f"Usage: /mcp [restart|disable|enable NAME] (servers: {known})", severity="warning"
+        )
+        return
+
+    async def act() -> None:
+        if action == "disable":
+            await manager.disable(name)
+        else:
+            await manager.restart(name)
+            await manager.wait_ready()
+        state = manager.state(name)
+        app.notify(
+            f"MCP server {name}: {state.status if state else 'gone'}"
+            + (f" - {state.reason}" if state and state.reason else "")
+        )
+
+    app.run_worker(act(), group="mcp")
+
+
 def _quit(app: GemtuiApp, arg: str) -> None:
     app.exit(0)
 
@@ -181,6 +222,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/stats", "Token usage and cost of this session", _stats),
     SlashCommand("/copy", "Copy the last answer (/copy code: the last code block)", _copy),
     SlashCommand("/permissions", "Show the policy rules in force and remove one", _permissions),
+    SlashCommand("/mcp", "MCP servers' state (/mcp restart|disable|enable NAME)", _mcp),
     SlashCommand("/quit", "Quit gemtui", _quit),
 )
 """Every slash command, in the order /help lists them: the one table."""
