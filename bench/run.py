@@ -415,8 +415,9 @@ def main() -> int:
         ("Engine", bench_tool_round_trip),
         ("Engine", bench_parallel),
         ("Engine", bench_policy),
-        ("Engine", bench_mcp),
         ("TUI and store", bench_tui),
+        # last: the TUI's peak RSS is this process's, and the MCP SDK would count in it
+        ("MCP", bench_mcp),
     ]
     last = None
     for title, fn in sections:

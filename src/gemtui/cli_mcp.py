@@ -2,7 +2,7 @@
 
 They live in the user ``config.toml`` under ``[mcpServers.NAME]`` with Gemini CLI's keys;
 ``import`` copies a Gemini CLI user's ``~/.gemini/settings.json`` servers across (its
-``timeout`` is in milliseconds there, seconds here).
+``timeout`` is in milliseconds there and here: the keys and units are Gemini CLI's).
 """
 
 from __future__ import annotations
@@ -63,8 +63,6 @@ def _describe(name: str, conf: dict[str, Any]) -> str:
 
 def _from_gemini(conf: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in conf.items() if k in _KEYS and v is not None}
-    if isinstance(out.get("timeout"), (int, float)):
-        out["timeout"] = out["timeout"] / 1000  # Gemini CLI: milliseconds
     return out
 
 
@@ -98,7 +96,7 @@ def _command(argv: list[str]) -> int:
     add.add_argument("--sse", metavar="URL", help="an SSE server")
     add.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
     add.add_argument("--header", action="append", default=[], metavar="NAME=VALUE")
-    add.add_argument("--timeout", type=float, help="seconds")
+    add.add_argument("--timeout", type=float, help="milliseconds (as in Gemini CLI)")
     add.add_argument("--trust", action="store_true", help="run its tools without asking")
     rm = sub.add_parser("remove", help="remove a server")
     rm.add_argument("name")

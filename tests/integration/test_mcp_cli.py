@@ -1,5 +1,5 @@
 """`gemtui mcp list|add|remove|import` edit the user's config.toml, keep its other
-tables, convert Gemini CLI's millisecond timeouts, and say what is wrong in one line."""
+tables, keep Gemini CLI's keys and units (timeouts in milliseconds), and say what is wrong in one line."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def test_import_add_list_remove(isolated_home: Path, workspace: Path) -> None:
     assert "Imported 2 server(s): time, web." in proc.stdout
     data = _config(isolated_home)
     assert data["network"]["max_attempts"] == 3  # the other tables are kept
-    assert data["mcpServers"]["web"]["timeout"] == 5.0  # milliseconds → seconds
+    assert data["mcpServers"]["web"]["timeout"] == 5000  # Gemini CLI's unit, kept
     proc = run_gemtui(
         ["mcp", "add", "--trust", "--env", "TOKEN=$GH", "git", "mcp-server-git", "-r", "."],
         env=env,

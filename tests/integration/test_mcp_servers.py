@@ -128,7 +128,7 @@ async def test_name_clash_gets_server_prefix(tmp_path: Path) -> None:
 
 async def test_a_server_that_never_starts_fails_with_a_reason() -> None:
     never = McpServerSettings(command=sys.executable, args=["-c", "import time; time.sleep(60)"])
-    never.timeout = 0.5
+    never.timeout = 500  # milliseconds, as in Gemini CLI
     missing = McpServerSettings(command="/nonexistent/mcp-server")
     seen: list[tuple[str, ServerStatus]] = []
     manager = McpManager(

@@ -21,7 +21,7 @@ BIN = Path(sys.executable).parent
 
 def _app(workspace: Path) -> GemtuiApp:
     never = McpServerSettings(command=sys.executable, args=["-c", "import time; time.sleep(60)"])
-    never.timeout = 0.5
+    never.timeout = 500  # milliseconds, as in Gemini CLI
     settings = Settings(
         mcpServers={"time": McpServerSettings(command=str(BIN / "mcp-server-time")), "never": never}
     )

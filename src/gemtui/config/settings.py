@@ -165,13 +165,18 @@ class McpServerSettings(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict)
     """HTTP headers sent to the server (credentials are masked everywhere)."""
     timeout: Seconds | None = None
-    """Seconds to wait for the server before a call fails."""
+    """Milliseconds to wait for the server (Gemini CLI's key and unit) before it fails."""
     trust: bool = False
     """Run this server's tools without asking."""
     includeTools: list[str] | None = None
     """Only these tools of the server are offered."""
     excludeTools: list[str] | None = None
     """These tools of the server are never offered."""
+
+    @property
+    def timeout_seconds(self) -> float | None:
+        """``timeout`` in seconds, as the MCP client waits."""
+        return None if self.timeout is None else self.timeout / 1000
 
 
 class Settings(BaseModel):

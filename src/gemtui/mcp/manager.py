@@ -126,7 +126,9 @@ class McpManager:
                 await asyncio.wait_for(asyncio.gather(*waits), limit or self._longest())
 
     def _longest(self) -> float:
-        return max((c.timeout or DEFAULT_START_TIMEOUT for c in self._confs.values()), default=1)
+        return max(
+            (c.timeout_seconds or DEFAULT_START_TIMEOUT for c in self._confs.values()), default=1
+        )
 
     async def restart(self, name: str) -> None:
         """Stop ``name`` (if running) and start it again."""
@@ -185,7 +187,7 @@ class McpManager:
 
     async def _run(self, server: _Server) -> None:
         conf = server.conf
-        timeout = conf.timeout or DEFAULT_START_TIMEOUT
+        timeout = conf.timeout_seconds or DEFAULT_START_TIMEOUT
         try:
             async with contextlib.AsyncExitStack() as stack:
                 async with asyncio.timeout(timeout):  # same task: the SDK's scopes need it
@@ -257,7 +259,7 @@ class McpManager:
             state = server.state if server else None
             why = f" ({state.status}: {state.reason})" if state and state.reason else ""
             raise McpCallError(f"MCP server {name!r} is not ready{why}")
-        timeout = server.conf.timeout or DEFAULT_CALL_TIMEOUT
+        timeout = server.conf.timeout_seconds or DEFAULT_CALL_TIMEOUT
         try:
             async with asyncio.timeout(timeout):
                 result = await server.session.call_tool(tool, args)
