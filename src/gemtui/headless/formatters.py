@@ -152,7 +152,6 @@ class TextFormatter(_Base):
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
         super().__init__(wrap(out or sys.stdout), err)
         self._ends_with_newline = True
-        self._partial: list[str] = []
         self._live: dict[str, str] = {}
         """The unfinished last line of each running call's output."""
         self._live_masks: dict[str, StreamRedactor] = {}

@@ -8,8 +8,7 @@ half-updated call.
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gemtui.bus.events import ApprovalDecision, Refusal, ToolCallSnapshot, ToolCallState
@@ -60,7 +59,6 @@ class CallRecord:
     error: str | None = None
     refusal: Refusal | None = None
     approval_reason: str | None = None
-    created_at: float = field(default_factory=time.monotonic)
     started_at: float | None = None
     ended_at: float | None = None
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -361,7 +361,3 @@ def raw_frames(step: Step, event_of: Any = None) -> list[Frame]:
         event = event_of(raw) if event_of is not None else None
         frames.append(Frame(data, event))
     return frames
-
-
-def as_steps(steps: Iterable[StepLike] | None) -> list[Step]:
-    return [to_step(s) for s in steps or []]

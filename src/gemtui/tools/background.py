@@ -110,10 +110,6 @@ class BackgroundJobs:
             if any(_identity(pid) == (pid, start) for pid, start in seen)
         ]
 
-    @property
-    def pgids(self) -> list[int]:
-        return [p.pid for p in self._procs] + list(self._orphans)
-
     def terminate(self, grace: float = TERM_GRACE_SECONDS) -> None:
         """End every group, children included: SIGTERM, a short grace, then SIGKILL.
 

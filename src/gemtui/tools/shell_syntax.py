@@ -136,10 +136,6 @@ class SimpleCommand:
             shlex.quote(w) if lit else w for w, lit in zip(self.words, self.literal, strict=True)
         )
 
-    @property
-    def safe_assignments(self) -> bool:
-        return all(_safe_name(a) for a in self.assignments)
-
 
 @dataclass(frozen=True)
 class ShellAnalysis:

@@ -160,9 +160,6 @@ class Workspace:
 
     # -- ignores -------------------------------------------------------------------------
 
-    def clear_ignore_cache(self) -> None:
-        self._spec_cache.clear()
-
     def _specs(self, directory: Path) -> _DirSpecs:
         """Parsed ignore files of ``directory``; re-read only when their mtime changes."""
         stamps: list[int] = []
