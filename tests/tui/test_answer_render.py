@@ -97,7 +97,7 @@ class TestCodeBlocks:
         assert code_blocks("- a\n  ```\n  x\n  ```\n") == ["x"]
 
 
-class TestMarkdownStream:
+class TestAnswerRender:
     def test_completed_blocks_are_never_rendered_again(
         self, monkeypatch: pytest.MonkeyPatch
     ) -> None:
