@@ -30,7 +30,7 @@ def _read(path: Path) -> dict[str, Any]:
 
 def _write(path: Path, data: dict[str, Any]) -> None:
     from gemtui.config.settings import Settings
-    from gemtui.tui.user_config import dumps_toml
+    from gemtui.config.user_config import dumps_toml
 
     Settings.model_validate(data)  # never write a file the next start would refuse
     text = dumps_toml(data) + "\n"

@@ -11,8 +11,8 @@ import pytest
 
 from gemtui.config.paths import config_dir, user_config_file
 from gemtui.config.settings import load_settings
+from gemtui.config.user_config import dumps_toml, save_choice
 from gemtui.tui.themes import APP_VARIABLES, builtin_theme_dir, load_themes
-from gemtui.tui.user_config import dumps_toml, save_choice
 
 
 def test_builtin_themes_load_with_app_tokens() -> None:

@@ -98,7 +98,7 @@ def _sessions(app: GemtuiApp, arg: str) -> None:
 
 
 def _theme(app: GemtuiApp, arg: str) -> None:
-    from gemtui.tui.user_config import save_choice
+    from gemtui.config.user_config import save_choice
 
     names = sorted(app.available_themes)
     if not arg:

@@ -174,7 +174,7 @@ class WelcomeScreen(Screen["Assembled | None"]):
 
     @on(OptionList.OptionSelected, "#servers")
     def _pick_server(self, event: OptionList.OptionSelected) -> None:
-        from gemtui.tui.user_config import save_choice
+        from gemtui.config.user_config import save_choice
 
         rows = [(s, m) for s in self.servers for m in (s.models or ("",))]
         server, model = rows[event.option_index]
@@ -190,7 +190,7 @@ class WelcomeScreen(Screen["Assembled | None"]):
         self._finish(provider="local")
 
     def _save_provider(self, name: str) -> None:
-        from gemtui.tui.user_config import save_choice
+        from gemtui.config.user_config import save_choice
 
         try:
             save_choice("general", "provider", name)
