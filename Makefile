@@ -3,10 +3,6 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# import-linter lives in a venv of its own: it pulls in click, and httpx imports click and
-# rich at start-up whenever both are importable (≈100 ms on every gemtui launch).
-LINT_VENV := .venv-lint
-LINT_STAMP := $(LINT_VENV)/.installed
 
 .PHONY: run test test-snapshot-update lint format bench demo install compile clean
 
@@ -36,17 +32,13 @@ test: $(STAMP)
 test-snapshot-update: $(STAMP)
 	$(BIN)/pytest tests/tui --snapshot-update
 
-$(LINT_STAMP):
-	$(PYTHON) -m venv $(LINT_VENV)
-	$(LINT_VENV)/bin/pip install --quiet --disable-pip-version-check 'import-linter>=2.1,<3'
-	touch $(LINT_STAMP)
-
-# ruff, the formatting, mypy strict and the import contracts in pyproject.toml
-lint: $(STAMP) $(LINT_STAMP)
+# ruff, the formatting, mypy strict and the import contracts in pyproject.toml (import-linter
+# is a dev extra: the click it needs no longer slows start-up, see _without_httpx_cli)
+lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
-	PYTHONPATH=src $(LINT_VENV)/bin/lint-imports
+	PYTHONPATH=src $(BIN)/lint-imports
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix src tests bench
@@ -56,4 +48,4 @@ bench: compile
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) $(LINT_VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

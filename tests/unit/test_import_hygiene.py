@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
+
+import gemtui
 
 ENGINE_MODULES = [
     "gemtui.agent",
@@ -52,3 +56,22 @@ def test_httpx_does_not_load_its_cli_inside_gemtui() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "None []"
+
+
+def test_the_engine_contract_covers_every_package_but_the_views() -> None:
+    """import-linter checks only the modules a contract names: a new package (auth, mcp…)
+    left off the list could import the TUI unseen. Everything but the TUI and the command
+    that launches it is a source of the "engine does not import the TUI" contract."""
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    [engine] = [
+        c
+        for c in pyproject["tool"]["importlinter"]["contracts"]
+        if c["name"] == "engine does not import the TUI"
+    ]
+    top_level = {
+        f"gemtui.{p.stem}"
+        for p in Path(gemtui.__file__).parent.iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()
+    }
+    views = {"gemtui.tui", "gemtui.cli", "gemtui.__main__"}
+    assert set(engine["source_modules"]) == top_level - views
