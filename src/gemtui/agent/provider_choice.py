@@ -165,14 +165,7 @@ def resolve_provider(
     if conf.kind == "gemini":
         from gemtui.providers.gemini import GeminiGenerator
 
-        key = get_secret(f"{name}-api-key", "GEMINI_API_KEY", "GOOGLE_API_KEY")
-        if not key and name != "gemini":
-            key = get_secret("gemini-api-key")
-        if not key:
-            raise FatalAuthenticationError(
-                "No Gemini API key found. Set GEMINI_API_KEY (or GOOGLE_API_KEY), or store one "
-                "in the keyring from the TUI's welcome screen."
-            )
+        key = _required_key(name, "gemini", "GEMINI_API_KEY (or GOOGLE_API_KEY)", "GOOGLE_API_KEY")
         base = conf.base_url or os.environ.get("GOOGLE_GEMINI_BASE_URL")
         inner = GeminiGenerator(client(), key, base)
     elif conf.kind == "code-assist":
@@ -222,16 +215,30 @@ def _anthropic(
 ) -> ContentGenerator:
     from gemtui.providers.anthropic import AnthropicGenerator
 
-    key = get_secret(f"{name}-api-key", "ANTHROPIC_API_KEY")
-    if not key and name != "anthropic":
-        key = get_secret("anthropic-api-key")
-    if not key:
-        raise FatalAuthenticationError(
-            "No Anthropic API key found. Set ANTHROPIC_API_KEY, or store one in the keyring "
-            "from the TUI's welcome screen."
-        )
+    key = _required_key(name, "anthropic", "ANTHROPIC_API_KEY")
     base = conf.base_url or os.environ.get("ANTHROPIC_BASE_URL")
     return AnthropicGenerator(client(), base, key, name=name)
+
+
+_KIND_LABELS = {
+    "gemini": ("Gemini", "GEMINI_API_KEY"),
+    "anthropic": ("Anthropic", "ANTHROPIC_API_KEY"),
+}
+
+
+def _required_key(name: str, kind: str, how: str, *more_envs: str) -> str:
+    """The provider's key: its own keyring entry or the kind's variables, else the kind's
+    built-in entry; none is exit 41 saying what to set."""
+    label, env = _KIND_LABELS[kind]
+    key = get_secret(f"{name}-api-key", env, *more_envs)
+    if not key and name != kind:
+        key = get_secret(f"{kind}-api-key")
+    if not key:
+        raise FatalAuthenticationError(
+            f"No {label} API key found. Set {how}, or store one in the keyring from the "
+            "TUI's welcome screen."
+        )
+    return key
 
 
 def _config_files() -> str:

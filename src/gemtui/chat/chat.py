@@ -118,10 +118,6 @@ class Chat:
             message = Content(role="user", parts=message)
         self._append(message)
 
-    def add_prompt(self, message: Content) -> None:
-        """A prompt that will be sent with the next request."""
-        self._append(message)
-
     def set_model(self, model: str) -> None:
         if model != self.model:
             stripped = strip_thought_signatures(self._history)
