@@ -22,7 +22,7 @@ APPROVAL_MODES = tuple(ApprovalMode)
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 
-class _Parser(argparse.ArgumentParser):
+class ArgParser(argparse.ArgumentParser):
     """Exits 42 (input error) with usage instead of argparse's 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
@@ -32,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = ArgParser(
         prog="gemtui",
         description="A full-screen terminal coding agent. Without -p it opens the TUI.",
         epilog="Subcommands: `gemtui auth login|logout|status`, `gemtui sessions [list [--json]]`,"
@@ -85,45 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _auth_command(argv: list[str]) -> int:
-    p = _Parser(prog="gemtui auth", description="Google account sign-in.")
-    p.add_argument("action", choices=("login", "logout", "status"))
-    p.add_argument("--no-browser", action="store_true")
-    args = p.parse_args(argv)
-    from gemtui.auth import store
-    from gemtui.config.secrets import get_secret
-
-    if args.action == "status":
-        key = get_secret("gemini-api-key", "GEMINI_API_KEY", "GOOGLE_API_KEY")
-        print("Gemini API key: " + ("set" if key else "not set"))
-        tokens = store.load()
-        if tokens is None:
-            print("Google account: not signed in (run `gemtui auth login`)")
-        else:
-            import time
-
-            when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(tokens.expires_at))
-            print(f"Google account: {tokens.email or 'signed in'} (token expires {when})")
-        return 0
-    if args.action == "logout":
-        store.forget()
-        print("Signed out: the Google tokens were deleted from the keyring.")
-        return 0
-    import asyncio
-
-    from gemtui.auth.login import login
-    from gemtui.errors import FatalError
-
-    try:
-        asyncio.run(login(no_browser=args.no_browser))
-    except FatalError as exc:
-        sys.stderr.write(f"gemtui: {exc}\n")
-        return exc.exit_code
-    return 0
-
-
 def _sessions_command(argv: list[str]) -> int:
-    p = _Parser(prog="gemtui sessions", description="Saved sessions.")
+    p = ArgParser(prog="gemtui sessions", description="Saved sessions.")
     p.add_argument("action", nargs="?", choices=("list",))
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
@@ -190,7 +153,9 @@ def _read_stdin(*, wait: float | None = None) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "auth":
-        return _auth_command(argv[1:])
+        from gemtui.cli_auth import auth_command
+
+        return auth_command(argv[1:])
     if argv and argv[0] == "sessions":
         return _sessions_command(argv[1:])
     if argv and argv[0] == "mcp":

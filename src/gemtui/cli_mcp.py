@@ -80,9 +80,10 @@ def mcp_command(argv: list[str]) -> int:
 
 
 def _command(argv: list[str]) -> int:
+    from gemtui.cli import ArgParser
     from gemtui.config.paths import user_config_file
 
-    p = argparse.ArgumentParser(prog="gemtui mcp", description="The user's MCP servers.")
+    p = ArgParser(prog="gemtui mcp", description="The user's MCP servers.")
     sub = p.add_subparsers(dest="action", required=True)
     sub.add_parser("list", help="list the configured servers")
     add = sub.add_parser("add", help="add (or replace) a server")

@@ -23,6 +23,8 @@ from gemtui.providers.retry import RetryingGenerator, RetryNotice, RetryPolicy
 if TYPE_CHECKING:
     import httpx
 
+    from gemtui.auth.exchange import Tokens
+
 __all__ = [
     "BUILTIN_PROVIDERS",
     "DEFAULT_MODELS",
@@ -62,7 +64,8 @@ NO_PROVIDER_HELP = (
     "  export GEMINI_API_KEY=...        (Gemini API key, https://aistudio.google.com/apikey)\n"
     "  export OPENAI_BASE_URL=http://127.0.0.1:11434/v1   (a local OpenAI-compatible server)\n"
     "  export ANTHROPIC_API_KEY=...\n"
-    "or store a key in the keyring from the TUI's welcome screen (run `gemtui`)."
+    "or sign in with Google (`gemtui auth login`), or store a key in the keyring from the "
+    "TUI's welcome screen (run `gemtui`)."
 )
 
 
@@ -114,7 +117,16 @@ def _auto_name() -> str | None:
         return "anthropic"
     if get_secret("gemini-api-key"):
         return "gemini"
+    if _signed_in():
+        return "code-assist"
     return None
+
+
+def _signed_in() -> bool:
+    """Google tokens are in the keyring (read without refreshing anything)."""
+    from gemtui.auth.store import ENTRY
+
+    return bool(get_secret(ENTRY))
 
 
 def resolve_provider(
@@ -169,10 +181,7 @@ def resolve_provider(
         base = conf.base_url or os.environ.get("GOOGLE_GEMINI_BASE_URL")
         inner = GeminiGenerator(client(), key, base)
     elif conf.kind == "code-assist":
-        raise FatalAuthenticationError(
-            "Signing in with a Google account (code-assist) is not available yet in this "
-            "version of gemtui. Use a Gemini API key instead: export GEMINI_API_KEY=..."
-        )
+        inner = _code_assist(conf, client)
     elif conf.kind == "openai":
         inner = _openai(name, conf, client)
     elif conf.kind == "anthropic":
@@ -208,6 +217,33 @@ def _openai(
     base = base or os.environ.get("OPENAI_BASE_URL")
     key = get_secret(f"{name}-api-key", "OPENAI_API_KEY")  # local servers need none
     return OpenAICompatGenerator(client(), base, key, name=name)
+
+
+NOT_SIGNED_IN = (
+    "You are not signed in with a Google account. Run `gemtui auth login` (or choose "
+    '"Sign in with Google" on the TUI\'s welcome screen), or use a Gemini API key: '
+    "export GEMINI_API_KEY=..."
+)
+
+
+def _code_assist(
+    conf: ProviderSettings, client: Callable[[], httpx.AsyncClient]
+) -> ContentGenerator:
+    """Gemini through the signed-in Google account; its tokens refresh into the keyring."""
+    from gemtui.auth import store
+    from gemtui.auth.refresh import TokenSource
+    from gemtui.providers.code_assist import CodeAssistGenerator
+
+    tokens = store.load()
+    if tokens is None:
+        raise FatalAuthenticationError(NOT_SIGNED_IN)
+    http = client()
+
+    async def save(fresh: Tokens) -> None:
+        store.save(fresh)
+
+    source = TokenSource(tokens, http, save)
+    return CodeAssistGenerator(http, source, endpoint=conf.base_url, email=tokens.email)
 
 
 def _anthropic(
@@ -257,6 +293,8 @@ def _usable(name: str) -> bool:
         )
     if name == "anthropic":
         return bool(get_secret("anthropic-api-key", "ANTHROPIC_API_KEY"))
+    if name == "code-assist":
+        return _signed_in()
     return False
 
 

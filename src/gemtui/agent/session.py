@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gemtui.agent.account_watch import AccountWatch
 from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.prompt import build_system_instruction
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
@@ -104,6 +105,8 @@ class Session:
         )
         if isinstance(provider.generator, RetryingGenerator):
             provider.generator.on_retry = self._on_retry
+        self.account = AccountWatch(self.bus, self.id)
+        self.account.bind(provider.generator)
         self.chat = Chat(
             provider.generator,
             model=provider.model,
@@ -177,6 +180,8 @@ class Session:
             workspace=str(self.workspace.root),
         )
         self.start_mcp()
+        if self.options.interactive:  # the usage pane shows the account's tier and quota
+            self.account.refresh_soon()
         if self.chat.history:
             self.bus.emit(HistoryReplaced, contents=tuple(self.chat.history), reason="resume")
 
@@ -187,6 +192,7 @@ class Session:
             self.provider = provider
             if isinstance(provider.generator, RetryingGenerator):
                 provider.generator.on_retry = self._on_retry
+            self.account.bind(provider.generator)
             self.chat.generator = provider.generator
             self.executor.config.context_window = provider.context_window
             self.executor.config.prices = dict(provider.settings.prices)
@@ -207,6 +213,8 @@ class Session:
             return await self.executor.run(prompt, cancel=self._cancel)
         finally:
             self._cancel = None
+            if self.options.interactive:  # headless exits now: no look-up it would not show
+                self.account.refresh_soon()
 
     def cancel(self) -> None:
         if self._cancel is not None:
@@ -237,6 +245,7 @@ class Session:
             await self.mcp.manager.wait_ready()
 
     async def aclose(self) -> None:
+        await self.account.aclose()
         self.close_background()
         if self.mcp is not None:
             await self.mcp.close()

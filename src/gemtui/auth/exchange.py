@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 
 from gemtui import redact
-from gemtui.auth.pkce import CLIENT_ID, AuthRequest, token_url
+from gemtui.auth.pkce import CLIENT_ID, AuthRequest, token_url, userinfo_url
 from gemtui.errors import FatalAuthenticationError
 
 # Gemini CLI's installed-app secret: public by design (RFC 8252 section 8.5).
@@ -84,4 +84,16 @@ async def exchange_code(client: httpx.AsyncClient, request: AuthRequest, code: s
         )
     ident = str(body.get("id_token") or "")
     expires = time.time() + float(body.get("expires_in") or 3600)
-    return Tokens(access, refresh, expires, ident, email_of(ident))
+    email = email_of(ident) or await _userinfo_email(client, access)
+    return Tokens(access, refresh, expires, ident, email)
+
+
+async def _userinfo_email(client: httpx.AsyncClient, access: str) -> str:
+    """The email from the userinfo endpoint, for an id_token that lacks it ("" on failure)."""
+    try:
+        resp = await client.get(userinfo_url(), headers={"authorization": f"Bearer {access}"})
+        body = resp.json() if resp.status_code == 200 else {}
+    except (httpx.HTTPError, ValueError):
+        return ""
+    email = body.get("email") if isinstance(body, dict) else None
+    return email if isinstance(email, str) else ""

@@ -70,6 +70,10 @@ class Loopback:
             line = await asyncio.wait_for(reader.readline(), 10)
             parts = line.decode("latin-1").split()
             target = parts[1] if len(parts) >= 3 and parts[0] == "GET" else ""
+            if target.startswith("/favicon"):  # the browser asks for an icon: not a redirect
+                writer.write(_page("404 Not Found", "Not found."))
+                await writer.drain()
+                return
             try:
                 code = code_from_redirect(target, self.state)
             except FatalAuthenticationError as exc:

@@ -11,10 +11,11 @@ import hashlib
 import os
 import secrets
 from dataclasses import dataclass, field
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 AUTH_URL = "https://accounts.google.com/o/oauth2/v2/auth"
 TOKEN_URL = "https://oauth2.googleapis.com/token"
+USERINFO_URL = "https://www.googleapis.com/oauth2/v2/userinfo"
 SCOPES = (
     "https://www.googleapis.com/auth/cloud-platform",
     "https://www.googleapis.com/auth/userinfo.email",
@@ -33,6 +34,15 @@ def auth_url() -> str:
 def token_url() -> str:
     """``GEMTUI_OAUTH_TOKEN_URL`` when set, else Google's."""
     return os.environ.get("GEMTUI_OAUTH_TOKEN_URL") or TOKEN_URL
+
+
+def userinfo_url() -> str:
+    """Google's userinfo endpoint; beside the token endpoint when that is overridden (mock)."""
+    override = os.environ.get("GEMTUI_OAUTH_TOKEN_URL")
+    if override:
+        parts = urlsplit(override)
+        return f"{parts.scheme}://{parts.netloc}/oauth2/v2/userinfo"
+    return USERINFO_URL
 
 
 def challenge_of(verifier: str) -> str:

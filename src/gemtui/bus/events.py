@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the wire types are pydantic; the events module stays import
     from gemtui.wire import Content
 
 __all__ = [
+    "AccountStatus",
     "AgentFinished",
     "ApprovalDecision",
     "ApprovalMode",
@@ -32,6 +33,8 @@ __all__ = [
     "LoopDetected",
     "McpServerChanged",
     "ModelFallback",
+    "ProviderProgress",
+    "QuotaShare",
     "Refusal",
     "RequestRetrying",
     "SessionStarted",
@@ -47,6 +50,7 @@ __all__ = [
     "TurnStarted",
     "Usage",
     "UserMessage",
+    "quota_lines",
 ]
 
 
@@ -416,3 +420,45 @@ class McpServerChanged(Event):
     transport: str
     tools: tuple[str, ...] = ()
     reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class QuotaShare:
+    """What is left of one model's quota: a share (0-1, None when not said) and its reset."""
+
+    model: str
+    remaining: float | None
+    resets: str = ""
+    """When the share is full again (RFC 3339, as the server gave it), or empty."""
+
+
+def quota_lines(quota: tuple[QuotaShare, ...] | None) -> list[str]:
+    """The quota left per model, worded alike in ``auth status``, ``/stats`` and the pane."""
+    if quota is None:
+        return ["quota: unknown"]
+    if not quota:
+        return ["quota: no limits reported"]
+    lines = []
+    for share in quota:
+        left = "unknown" if share.remaining is None else f"{share.remaining:.0%} left"
+        when = f", resets {share.resets}" if share.resets else ""
+        lines.append(f"{share.model}: {left}{when}")
+    return lines
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AccountStatus(Event):
+    """The Google account behind ``code-assist``: who, which project and tier, quota left."""
+
+    email: str
+    project: str
+    tier: str
+    quota: tuple[QuotaShare, ...] | None = None
+    """None: unknown (the quota call failed or was not made) — never an invented number."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProviderProgress(Event):
+    """The provider is busy with something slower than a request (setting up an account)."""
+
+    message: str

@@ -23,6 +23,7 @@ from gemtui.bus import (
     HistoryCompressed,
     LoopDetected,
     ModelFallback,
+    ProviderProgress,
     Refusal,
     RequestRetrying,
     SessionStarted,
@@ -76,6 +77,8 @@ class _Base:
         """What every format reports on stderr."""
         if isinstance(event, RequestRetrying):
             self._note(f"gemtui: {event.summary()}")
+        elif isinstance(event, ProviderProgress):
+            self._note(f"gemtui: {event.message}")
         elif isinstance(event, StreamRetried):
             self._note(f"gemtui: the answer broke off ({event.reason}); asking again")
         elif isinstance(event, ModelFallback):

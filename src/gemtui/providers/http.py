@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import platform
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -13,7 +15,8 @@ from gemtui.errors import StreamError, TransportError, api_error_from_response
 
 __all__ = ["DEFAULT_TIMEOUT", "USER_AGENT", "get_json", "make_client", "open_stream", "post_json"]
 
-USER_AGENT = f"gemtui/{__version__}"
+USER_AGENT = f"gemtui/{__version__} ({sys.platform}; {platform.machine() or 'unknown'})"
+"""Names gemtui, its version, the platform and the arch (Code Assist asks clients to)."""
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=10.0)
 """Read timeout is per chunk: a stalled stream fails after a minute, not never."""
 

@@ -65,6 +65,9 @@ class MockAccount:
     expires_in: int = 3600
     operation_polls: int = 0
     """How many ``GET operations/...`` answer ``done: false`` before the project."""
+    expire_after_requests: int | None = None
+    """Every access token expires once this many Code Assist model requests were served
+    (the next request finds its token dead mid-session and must refresh)."""
     quota: list[dict[str, Any]] | None = None
     quota_status: int = 200
     _grants: dict[str, _Grant] = field(default_factory=dict)
@@ -74,6 +77,9 @@ class MockAccount:
     _polls: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     token_requests: list[dict[str, str]] = field(default_factory=list)
+    issued: list[str] = field(default_factory=list)
+    """Every secret handed out (codes, access, refresh and id tokens): tests grep for them."""
+    model_requests: int = 0
 
     # -- test controls ---------------------------------------------------------------------
 
@@ -87,6 +93,14 @@ class MockAccount:
         with self._lock:
             self._access.clear()
             self._refresh.clear()
+
+    def served_model_request(self) -> None:
+        """Count a model request; expire every token when ``expire_after_requests`` is hit."""
+        with self._lock:
+            self.model_requests += 1
+            due = self.model_requests == self.expire_after_requests
+        if due:
+            self.expire_tokens()
 
     def live(self, token: str) -> bool:
         with self._lock:
@@ -109,6 +123,7 @@ class MockAccount:
         grant.client_id = query.get("client_id", "")
         with self._lock:
             self._grants[code] = grant
+            self.issued.append(code)
         params = {"code": code, "state": query.get("state", ""), "scope": query.get("scope", "")}
         sep = "&" if urlsplit(redirect).query else "?"
         return 302, {"Location": f"{redirect}{sep}{urlencode(params)}"}, {}
@@ -148,10 +163,12 @@ class MockAccount:
         }
         answer["id_token"] = id_token(self.email if self.id_token_email else None, client_id)
         with self._lock:
+            self.issued += [access, answer["id_token"]]
             self._access[access] = time.time() + self.expires_in
             if with_refresh:
                 refresh = "1//mock-refresh-" + secrets.token_urlsafe(24)
                 self._refresh.add(refresh)
+                self.issued.append(refresh)
                 answer["refresh_token"] = refresh
         return answer
 

@@ -325,6 +325,8 @@ class MockLLMServer:
                 await self._send_json(writer, 401, wire_gemini.error_body(spec))
                 return True
             model = str(body.get("model") or "gemini-2.5-pro")
+            if m.group(1) in ("streamGenerateContent", "generateContent"):
+                self.account.served_model_request()
             return await self._gemini(req, writer, body, model, m.group(1), True)
         if method == "GET" and path.startswith("/v1internal/"):
             op = self.account.operation(path.removeprefix("/v1internal/"))

@@ -336,6 +336,45 @@ class SessionHost(MaskingApp[int]):
         else:
             self.notify("History compressed.")
 
+    def sign_in(self, reason: str = "") -> None:
+        """The Google sign-in dialog; once signed in the session goes on over code-assist."""
+        from gemtui.tui.screens.sign_in import SignInScreen
+
+        def done(email: str | None) -> None:
+            if email is None:
+                return
+            self.notify(f"Signed in as {email or 'your Google account'}.")
+            if self.session is not None:
+                self.use_google_account()
+
+        self.push_screen(SignInScreen(reason), done)
+
+    @work(exclusive=True, group="model", name="google-account", exit_on_error=False)
+    async def use_google_account(self) -> None:
+        """Switch to code-assist with the fresh tokens (a new provider even if it is one
+        already: the old one holds the refused ones), keeping the conversation."""
+        from gemtui.agent.provider_choice import DEFAULT_MODELS, resolve_provider
+        from gemtui.errors import FatalError
+
+        assert self.session is not None
+        current = self.session.chat.model
+        model = current if "gemini" in current else DEFAULT_MODELS["code-assist"]
+        try:
+            resolved = resolve_provider(self.settings, provider="code-assist", model=model)
+            await self.session.switch_model(model, resolved)
+        except FatalError as exc:
+            self.notify(f"Cannot use the Google account: {exc.message}", severity="error")
+            return
+        self._show_provider(model)
+
+    def _show_provider(self, model: str) -> None:
+        assert self.session is not None
+        status = self.main.status
+        status.model = model
+        status.provider = self.session.provider.name
+        self.main.usage.context_window = self.session.provider.context_window
+        self.session.account.refresh_soon()
+
     @work(exclusive=True, group="model", name="switch-model", exit_on_error=False)
     async def switch_model(self, provider_name: str, model: str) -> None:
         """Switch model (and provider when it differs), keeping the conversation."""
@@ -353,10 +392,7 @@ class SessionHost(MaskingApp[int]):
                 f"Cannot switch to {provider_name}:{model}: {exc.message}", severity="error"
             )
             return
-        status = self.main.status
-        status.model = model
-        status.provider = self.session.provider.name
-        self.main.usage.context_window = self.session.provider.context_window
+        self._show_provider(model)
         self.notify(f"The next turn uses {self.session.provider.name}:{model}.")
 
 

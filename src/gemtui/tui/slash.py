@@ -65,6 +65,14 @@ def _model(app: GemtuiApp, arg: str) -> None:
     app.switch_model(provider, model)
 
 
+def _auth(app: GemtuiApp, arg: str) -> None:
+    """``/auth``: sign in with Google (or again); the session goes on over code-assist."""
+    if app.turn_running:
+        app.notify("Wait for the turn to finish before signing in.", severity="warning")
+        return
+    app.sign_in()
+
+
 def _approval_mode(app: GemtuiApp, arg: str) -> None:
     if app.session is None:
         return
@@ -124,6 +132,7 @@ def _stats(app: GemtuiApp, arg: str) -> None:
     app.notify(
         f"{len(usage.per_turn)} model turns: in {s.input:,}, out {s.output:,}, "
         f"thoughts {s.thoughts:,}, cached {s.cached:,}{cost}."
+        + "".join(f"\n{line}" for line in usage.account_lines())
     )
 
 
@@ -212,6 +221,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/clear", "Clear the transcript (the conversation goes on)", _clear),
     SlashCommand("/compress", "Compress the conversation history now", _compress),
     SlashCommand("/model", "Show or switch the model (/model NAME)", _model),
+    SlashCommand("/auth", "Sign in with Google and use the account (code-assist)", _auth),
     SlashCommand(
         "/approval-mode",
         "Show or set the approval mode (default, auto_edit, plan, yolo)",

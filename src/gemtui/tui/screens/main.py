@@ -79,6 +79,8 @@ class MainScreen(Screen[None]):
             ev.ErrorOccurred: self._error,
             ev.RequestRetrying: self._retrying,
             ev.ModelFallback: self._fallback,
+            ev.ProviderProgress: lambda e: setattr(self.status, "busy", e.message),
+            ev.AccountStatus: self._account,
             ev.LoopDetected: lambda e: self.transcript.add_notice(e.message, "warning"),
             ev.Citation: lambda e: self.transcript.add_notice(e.text),
             ev.AgentFinished: self._agent_finished,
@@ -230,9 +232,17 @@ class MainScreen(Screen[None]):
         text = e.message + (f"\n{e.hint}" if e.hint else "")
         severity = "warning" if e.kind == "warning" else "error"
         self.transcript.add_notice(text, severity)
+        if e.kind == "FatalAuthenticationError" and self.status.provider == "code-assist":
+            from gemtui.tui.session_host import SessionHost
+
+            if isinstance(self.app, SessionHost):  # the Google grant was refused: sign in
+                self.app.sign_in(e.message)
 
     def _retrying(self, e: ev.RequestRetrying) -> None:
         self.status.busy = f"retrying in {e.wait:.0f}s (attempt {e.next_attempt}/{e.max_attempts})"
+
+    def _account(self, e: ev.AccountStatus) -> None:
+        self.query_one("#usage", UsagePanel).show_account(e)
 
     def _fallback(self, e: ev.ModelFallback) -> None:
         self.status.model = e.to_model

@@ -1,7 +1,7 @@
 """The first-run screen: choose how to reach a model when none is configured.
 
 Choices: paste an API key (kept in the keyring, never in a file), a local OpenAI-compatible
-server found on the usual loopback ports, Google sign-in (not available yet, said so), or
+server found on the usual loopback ports, Google sign-in (the account's Code Assist), or
 the demo conversation. The choice is saved in the user ``config.toml``. The screen
 dismisses with a ready session (or None when the person quits).
 """
@@ -141,10 +141,18 @@ class WelcomeScreen(Screen["Assembled | None"]):
 
     @on(Button.Pressed, "#google")
     def _google(self) -> None:
-        self._say(
-            "Google sign-in is not available yet in this version. Use an API key, a "
-            "local server or the demo."
-        )
+        from gemtui.tui.screens.sign_in import SignInScreen
+
+        def done(email: str | None) -> None:
+            if email is None:
+                self._say(
+                    "Not signed in. Try again, or use an API key, a local server or the demo."
+                )
+                return
+            self._save_provider("code-assist")
+            self._finish(provider="code-assist")
+
+        self.app.push_screen(SignInScreen(), done)
 
     @on(Button.Pressed, "#demo")
     def _demo(self) -> None:

@@ -7,7 +7,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import ProgressBar, Sparkline, Static
 
-from gemtui.bus.events import Usage
+from gemtui.bus.events import AccountStatus, Usage, quota_lines
 
 __all__ = ["UsagePanel"]
 
@@ -52,6 +52,8 @@ class UsagePanel(VerticalScroll, can_focus=False):
         self.compressions: list[tuple[int, int]] = []
         self.streamed_chars = 0
         self.last_prompt_tokens = 0
+        self.account: AccountStatus | None = None
+        """The Google account behind code-assist (its tier and quota), when there is one."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="usage-numbers")
@@ -80,6 +82,18 @@ class UsagePanel(VerticalScroll, can_focus=False):
         self.streamed_chars += len(text)
         self._refresh_numbers()
 
+    def show_account(self, status: AccountStatus) -> None:
+        self.account = status
+        self._refresh_numbers()
+
+    def account_lines(self) -> list[str]:
+        """Who is signed in, the tier and the quota left (empty without a Google account)."""
+        a = self.account
+        if a is None:
+            return []
+        who = " · ".join(x for x in (a.email, a.tier, a.project) if x)
+        return [who, *quota_lines(a.quota)]
+
     def record_compression(self, before: int, after: int) -> None:
         self.compressions.append((before, after))
         self.last_prompt_tokens = after
@@ -104,6 +118,8 @@ class UsagePanel(VerticalScroll, can_focus=False):
             else "context window unknown"
         ]
         notes.append(f"\ncost ${self.cost:.4f}" if self.priced else "\ncost: no price known")
+        for line in self.account_lines():
+            notes.append(Content.styled(f"\n{line}", "$text-muted"))
         for before, after in self.compressions[-3:]:
             notes.append(Content.styled(f"\ncompressed {before:,} → {after:,}", "$text-accent"))
         self.query_one("#usage-notes", Static).update(Content.assemble(*notes))
