@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
+import pytest
 
 from gemtui.testing import MockLLMServer
 from tests.support.file_keyring import BACKEND, ENV
@@ -31,7 +34,7 @@ def _gemtui(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess
 
 
 def _paste_login(
-    srv: MockLLMServer, env: dict[str, str], state: str | None = None
+    srv: MockLLMServer, env: dict[str, str], tamper: Callable[[str], str] | None = None
 ) -> tuple[int, str]:
     cmd = [
         sys.executable,
@@ -58,8 +61,8 @@ def _paste_login(
         if line.strip().startswith("http"):
             url = line.strip()
     redirect = httpx.get(url).headers["location"]
-    if state is not None:
-        redirect = redirect.replace("state=", f"state={state}&x=")
+    if tamper is not None:
+        redirect = tamper(redirect)
     _, err = proc.communicate(redirect + "\n", timeout=60)
     return proc.returncode, err
 
@@ -79,8 +82,46 @@ def test_paste_login_status_logout(mock_llm_thread: MockLLMServer, tmp_path: Pat
     assert "not signed in" in _gemtui(["auth", "status"], env).stdout
 
 
-def test_paste_with_a_forged_state_exits_41(mock_llm_thread: MockLLMServer, tmp_path: Path) -> None:
-    code, err = _paste_login(mock_llm_thread, _env(mock_llm_thread, tmp_path), state="forged")
+def _without(param: str) -> Callable[[str], str]:
+    def drop(url: str) -> str:
+        parts = urlsplit(url)
+        query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if k != param])
+        return urlunsplit(parts._replace(query=query))
+
+    return drop
+
+
+REFUSALS: dict[str, tuple[Callable[[str], str], str]] = {
+    "forged state": (lambda u: u.replace("state=", "state=forged&x="), "state does not match"),
+    "error parameter": (
+        lambda u: u.replace("code=", "error=access_denied&x="),
+        "Sign-in refused by Google: access_denied",
+    ),
+    "missing code": (_without("code"), "carried no code"),
+    "another path": (lambda u: u.replace("/oauth2callback", "/elsewhere"), "not /oauth2callback"),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSALS))
+def test_a_bad_redirect_is_refused_with_exit_41(
+    case: str, mock_llm_thread: MockLLMServer, tmp_path: Path
+) -> None:
+    tamper, message = REFUSALS[case]
+    code, err = _paste_login(mock_llm_thread, _env(mock_llm_thread, tmp_path), tamper)
+    assert code == 41, err
+    assert message in err
+    assert "Traceback" not in err
+    assert (
+        not (tmp_path / "keyring.json").exists()
+        or "google-oauth" not in (tmp_path / "keyring.json").read_text()
+    )
+
+
+def test_a_grant_without_a_refresh_token_is_refused(
+    mock_llm_thread: MockLLMServer, tmp_path: Path
+) -> None:
+    mock_llm_thread.account.issue_refresh_token = False
+    code, err = _paste_login(mock_llm_thread, _env(mock_llm_thread, tmp_path))
     assert code == 41
-    assert "state does not match" in err
+    assert "no refresh token" in err
     assert "Traceback" not in err

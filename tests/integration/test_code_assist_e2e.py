@@ -208,3 +208,23 @@ def test_import_without_gemini_cli_file_exits_41(env: dict[str, str], tmp_path: 
     run = _run(["auth", "login", "--import-gemini-cli"], env, tmp_path)
     assert run.returncode == 41
     assert "No Gemini CLI sign-in found" in run.stderr
+
+
+def test_a_daily_quota_on_pro_falls_back_to_flash_unconfigured(
+    mock_llm_thread: MockLLMServer, env: dict[str, str], tmp_path: Path
+) -> None:
+    srv = mock_llm_thread
+    assert _run(["auth", "login"], env, tmp_path).returncode == 0
+    quota = {
+        "status": 429,
+        "message": "Quota exceeded for quota metric 'Gemini 2.5 Pro Requests'. "
+        "Please retry in 31.5s.",
+        "quota_id": "GenerateRequestsPerDayPerProjectPerModel",
+    }
+    srv.enqueue({"error": quota}, {"text": "answered by flash"})
+    run = _run(["-p", "hi", "--provider", "code-assist"], env, tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "answered by flash"
+    assert "switching from gemini-2.5-pro to gemini-2.5-flash" in run.stderr
+    models = [r["model"] for r in _model_requests(srv)]
+    assert models == ["gemini-2.5-pro", "gemini-2.5-flash"]

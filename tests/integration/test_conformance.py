@@ -19,6 +19,7 @@ import pytest
 
 from gemtui.agent.provider_choice import ResolvedProvider
 from gemtui.agent.session import Session, SessionOptions
+from gemtui.auth.refresh import TokenSource
 from gemtui.bus import (
     ContentDelta,
     Event,
@@ -31,6 +32,7 @@ from gemtui.bus import (
 from gemtui.config.settings import Settings
 from gemtui.providers.anthropic import AnthropicGenerator
 from gemtui.providers.base import ContentGenerator
+from gemtui.providers.code_assist import CodeAssistGenerator
 from gemtui.providers.gemini import GeminiGenerator
 from gemtui.providers.http import make_client
 from gemtui.providers.openai_compat import OpenAICompatGenerator
@@ -39,7 +41,9 @@ from gemtui.providers.text_tools import TextToolsGenerator
 from gemtui.testing import MockLLMServer, RecordedRequest
 
 FAST = RetryPolicy(max_attempts=3, initial_delay=0.01, max_delay=0.02)
-ADAPTERS = ["gemini", "openai_compat", "anthropic", "text_tools"]
+ADAPTERS = ["gemini", "code_assist", "openai_compat", "anthropic", "text_tools"]
+GEMINI_WIRE = ("gemini", "code_assist")
+"""Adapters whose requests carry a Gemini body (Code Assist inside its envelope)."""
 GENERATION_PATHS = (":streamGenerateContent", ":generateContent", "/chat/completions", "/messages")
 GEMINI_ONLY = {
     "contents",
@@ -66,19 +70,24 @@ class Harness:
 
     @property
     def kind(self) -> str:
-        return {"gemini": "gemini", "anthropic": "anthropic"}.get(self.adapter, "openai")
+        kinds = {"gemini": "gemini", "code_assist": "code-assist", "anthropic": "anthropic"}
+        return kinds.get(self.adapter, "openai")
 
     @property
     def model(self) -> str:
-        return {"gemini": "gemini-2.5-pro", "anthropic": "claude-sonnet-4-5"}.get(
-            self.adapter, "qwen3-coder"
-        )
+        if self.adapter in GEMINI_WIRE:
+            return "gemini-2.5-pro"
+        return "claude-sonnet-4-5" if self.adapter == "anthropic" else "qwen3-coder"
 
     def generator(self, read_timeout: float | None = 5.0) -> ContentGenerator:
         client = make_client(read_timeout)
         url = self.srv.url
         if self.adapter == "gemini":
             return GeminiGenerator(client, "gem-key", url)
+        if self.adapter == "code_assist":
+            self.srv.account.require_token = True  # every request must carry a live token
+            source = TokenSource(self.srv.account.grant(), client)
+            return CodeAssistGenerator(client, source, endpoint=url)
         if self.adapter == "anthropic":
             return AnthropicGenerator(client, url, "ant-key")
         inner = OpenAICompatGenerator(client, f"{url}/v1", "oai-key")
@@ -131,10 +140,16 @@ def make_run(h: Harness, workspace: Path, *, read_timeout: float | None = 5.0) -
 # -- reading recorded requests back, per API --------------------------------------------
 
 
+def gemini_body(h: Harness, body: dict[str, Any]) -> dict[str, Any]:
+    """The Gemini request itself (Code Assist sends it inside ``request``)."""
+    return body["request"] if h.adapter == "code_assist" else body
+
+
 def conversation(h: Harness, body: dict[str, Any]) -> list[tuple[str, str]]:
     """(role, text) of each message, roles as user/model, tool traffic left out."""
     out: list[tuple[str, str]] = []
-    if h.adapter == "gemini":
+    body = gemini_body(h, body)
+    if h.adapter in GEMINI_WIRE:
         for c in body["contents"]:
             text = "".join(p.get("text", "") for p in c["parts"] if not p.get("thought"))
             if text:
@@ -155,7 +170,8 @@ def tool_exchange(
     h: Harness, body: dict[str, Any]
 ) -> tuple[list[str], list[tuple[str, str, bool]]]:
     """Ids of the last model turn's calls, and (id, result text, is_error) of the results."""
-    if h.adapter == "gemini":
+    body = gemini_body(h, body)
+    if h.adapter in GEMINI_WIRE:
         calls = [
             p["functionCall"]["id"] for p in body["contents"][-2]["parts"] if "functionCall" in p
         ]
@@ -209,6 +225,9 @@ def assert_valid_requests(h: Harness) -> None:
             assert req.headers["x-goog-api-key"] == "gem-key"
             _assert_gemini(body)
             continue
+        if h.adapter == "code_assist":
+            _assert_code_assist(h, req, body)
+            continue
         leaked = _keys(body) & GEMINI_ONLY
         assert not leaked, f"Gemini-only fields in a {h.adapter} request: {leaked}"
         if h.adapter == "anthropic":
@@ -229,6 +248,21 @@ def _assert_gemini(body: dict[str, Any]) -> None:
         answered = [p["functionResponse"]["id"] for p in nxt["parts"] if "functionResponse" in p]
         assert nxt["role"] == "user", (calls, nxt)
         assert sorted(answered) == sorted(calls), (calls, nxt)
+
+
+def _assert_code_assist(h: Harness, req: RecordedRequest, body: dict[str, Any]) -> None:
+    """The envelope of the seed: bare model id, project, user_prompt_id, the request with
+    its session_id; a live Bearer token, never an API key."""
+    assert req.path.startswith("/v1internal:")
+    assert h.srv.account.authorized(req.headers)
+    assert "x-goog-api-key" not in req.headers
+    assert req.headers["user-agent"].startswith("gemtui/")
+    assert set(body) == {"model", "project", "user_prompt_id", "request"}
+    assert body["model"] == h.model
+    assert body["project"] == "mock-project"
+    assert body["user_prompt_id"]
+    assert body["request"]["session_id"]
+    _assert_gemini(body["request"])
 
 
 def _assert_anthropic(req: RecordedRequest, body: dict[str, Any]) -> None:

@@ -14,10 +14,15 @@ import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlencode, urlsplit
+
+if TYPE_CHECKING:
+    from gemtui.auth.exchange import Tokens
 
 MOCK_EMAIL = "mock-user@example.com"
 MOCK_PROJECT = "mock-project"
+CLIENT_ID_FOR_TESTS = "mock-client"
 
 
 def _b64url(data: bytes) -> str:
@@ -93,6 +98,17 @@ class MockAccount:
         with self._lock:
             self._access.clear()
             self._refresh.clear()
+
+    def grant(self) -> Tokens:
+        """Tokens as if the person had just signed in (tests that skip the consent flow)."""
+        from gemtui.auth.exchange import Tokens, email_of
+
+        issued = self._issue(CLIENT_ID_FOR_TESTS, with_refresh=True)
+        expires = time.time() + float(issued["expires_in"])
+        ident = str(issued["id_token"])
+        return Tokens(
+            issued["access_token"], issued["refresh_token"], expires, ident, email_of(ident)
+        )
 
     def served_model_request(self) -> None:
         """Count a model request; expire every token when ``expire_after_requests`` is hit."""
