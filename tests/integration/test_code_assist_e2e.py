@@ -228,3 +228,16 @@ def test_a_daily_quota_on_pro_falls_back_to_flash_unconfigured(
     assert "switching from gemini-2.5-pro to gemini-2.5-flash" in run.stderr
     models = [r["model"] for r in _model_requests(srv)]
     assert models == ["gemini-2.5-pro", "gemini-2.5-flash"]
+
+
+def test_a_403_names_the_project_and_how_to_set_another(
+    mock_llm_thread: MockLLMServer, env: dict[str, str], tmp_path: Path
+) -> None:
+    srv = mock_llm_thread
+    assert _run(["auth", "login"], env, tmp_path).returncode == 0
+    srv.enqueue({"error": {"status": 403, "message": "The caller does not have permission"}})
+    run = _run(["-p", "hi", "--provider", "code-assist"], env, tmp_path)
+    assert run.returncode == 41, run.stderr
+    assert "Permission denied for project 'mock-project'" in run.stderr
+    assert "export GOOGLE_CLOUD_PROJECT=" in run.stderr
+    assert "The caller does not have permission" in run.stderr

@@ -117,3 +117,26 @@ async def test_a_revoked_grant_opens_the_sign_in_dialog(
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, SignInScreen)
+
+
+async def test_a_daily_quota_on_pro_switches_to_flash_and_the_transcript_says_so(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    from gemtui.tui.widgets.transcript_blocks import NoticeBlock
+
+    quota = {
+        "status": 429,
+        "message": "Quota exceeded. Please retry in 31.5s.",
+        "quota_id": "GenerateRequestsPerDayPerProjectPerModel",
+    }
+    mock_llm.enqueue({"error": quota}, {"text": "answered by flash"})
+    app = make_app(make_session(mock_llm.url, workspace, model="gemini-2.5-pro"), workspace)
+    seen = Messages()
+    async with app.run_test(size=(110, 40), message_hook=seen) as pilot:
+        await pilot.press(*"hi", "enter")
+        await seen.wait_event(AgentFinished)
+        await pilot.pause()
+        notices = [b.text for b in app.main.transcript._blocks.blocks if isinstance(b, NoticeBlock)]
+        assert any("Switched to gemini-2.5-flash" in n for n in notices), notices
+        assert app.main.status.model == "gemini-2.5-flash"
+    assert mock_llm.requests[-1].path.endswith("gemini-2.5-flash:streamGenerateContent")

@@ -47,6 +47,11 @@ class AccountWatch:
     def active(self) -> bool:
         return self._provider is not None
 
+    @property
+    def project(self) -> str:
+        """The Code Assist project in use ("" before setup or without an account)."""
+        return self._provider.account.project if self._provider is not None else ""
+
     def refresh_soon(self) -> None:
         """Refresh in the background unless it was done less than a minute ago (at the
         start of an interactive session and after each prompt)."""

@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
+from gemtui.agent.error_text import ErrorContext, explain
 from gemtui.agent.loop_detector import LoopDetector
 from gemtui.agent.outcome import exit_code_for
 from gemtui.agent.prices import cost_of, price_for
@@ -99,9 +101,11 @@ class ExecutorConfig:
     compression_threshold: float = 0.5
     compression_preserve: float = 0.3
     fallback: list[str] = field(default_factory=list)
+    """Models to switch to, in order, when the current one keeps answering 429."""
     prices: dict[str, float] = field(default_factory=dict)
     """The provider's ``prices`` from settings, on top of the known ones."""
-    """Models to switch to, in order, when the current one keeps answering 429."""
+    error_context: Callable[[], ErrorContext] | None = None
+    """Who was asked for what, so a failed call is explained with its next step."""
 
 
 @dataclass
@@ -351,7 +355,11 @@ class Executor:
         if outcome.reason is not None:
             if state.error is not None:
                 err = state.error
-                self.bus.emit(ErrorOccurred, message=str(err), kind=type(err).__name__)
+                message, hint = str(err), None
+                if self.config.error_context is not None:
+                    ctx = replace(self.config.error_context(), exhausted=tuple(state.exhausted))
+                    message, hint = explain(err, ctx)
+                self.bus.emit(ErrorOccurred, message=message, kind=type(err).__name__, hint=hint)
             return outcome.reason
         loop_msg = detector.observe_text("".join(outcome.text)) if not calls else None
         for call in calls:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gemtui.agent.account_watch import AccountWatch
+from gemtui.agent.error_text import ErrorContext
 from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.prompt import build_system_instruction
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
@@ -134,6 +135,7 @@ class Session:
                 compression_preserve=settings.chat.compression_preserve,
                 fallback=fallback_chain(provider, provider.model),
                 prices=dict(provider.settings.prices),
+                error_context=self._error_context,
             ),
         )
         self.chat.on_history = self._history_changed
@@ -147,6 +149,20 @@ class Session:
         if self.approval_mode == "plan":  # plan mode: the model is offered read-only tools only
             denied |= {t.name for t in self.registry.tools() if t.kind not in READ_ONLY_KINDS}
         return self.registry.declarations(exclude=denied)
+
+    def _error_context(self) -> ErrorContext:
+        from gemtui.agent.provider_choice import list_models
+
+        provider = self.provider
+        models = tuple(m for p, m in list_models(self.settings) if p == provider.name)
+        policy = getattr(provider.generator, "policy", None)
+        return ErrorContext(
+            provider=provider.kind,
+            model=self.chat.model,
+            models=models,
+            project=self.account.project,
+            attempts=getattr(policy, "max_attempts", 1),
+        )
 
     def _on_retry(self, notice: RetryNotice) -> None:
         self.bus.emit(

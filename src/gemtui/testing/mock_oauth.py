@@ -13,8 +13,7 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 if TYPE_CHECKING:
