@@ -155,3 +155,30 @@ async def test_no_redirect_times_out_with_exit_41() -> None:
     finally:
         await listener.close()
     assert err.value.exit_code == EXIT_AUTH
+
+
+async def test_a_browser_that_never_returns_leaves_the_paste_open(
+    oauth_env: MockLLMServer,
+) -> None:
+    import io
+
+    from gemtui.auth import store
+    from gemtui.auth.login import login
+
+    opened: list[str] = []
+
+    err = io.StringIO()
+
+    async def paste() -> str:
+        url = next(w for w in err.getvalue().split() if w.startswith("http"))
+        async with httpx.AsyncClient() as client:  # the person consents on another machine
+            return (await client.get(url)).headers["location"]
+
+    tokens = await login(
+        no_browser=False, browser=opened.append, paste=paste, err=err, paste_after=0.01
+    )
+    assert opened, "a browser was asked to open the URL"
+    assert "Or paste the redirect URL" in err.getvalue()
+    assert tokens.email == "mock-user@example.com"
+    assert store.load() == tokens
+    store.forget()
