@@ -535,3 +535,94 @@ async def test_cancel_mid_stream_keeps_partial(harness: Harness, workspace: Path
     assert kept
     assert words.startswith(kept.strip())
     await run.session.aclose()
+
+
+# -- real MCP servers' tools over every wire ---------------------------------------------
+
+
+def tool_schemas(h: Harness, body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each declared tool's input schema, as this wire carries it."""
+    if h.adapter in GEMINI_WIRE:
+        decls = [
+            d for t in gemini_body(h, body).get("tools", []) for d in t["functionDeclarations"]
+        ]
+        return {d["name"]: d.get("parametersJsonSchema") or d["parameters"] for d in decls}
+    if h.adapter == "anthropic":
+        return {t["name"]: t["input_schema"] for t in body.get("tools", [])}
+    return {t["function"]["name"]: t["function"]["parameters"] for t in body.get("tools", [])}
+
+
+def assert_schema_accepted(h: Harness, schema: dict[str, Any]) -> None:
+    """What each API's request validation asks of a tool schema."""
+    import jsonschema
+
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["type"] == "object"
+    text = json.dumps(schema)
+    assert "$ref" not in text
+    assert "$defs" not in text
+    assert "$schema" not in text
+    if h.adapter in GEMINI_WIRE:
+        from gemtui.wire.schema import GEMINI_KEYWORDS
+
+        nodes = [schema]
+        while nodes:
+            node = nodes.pop()
+            assert set(node) <= GEMINI_KEYWORDS, node
+            nodes += list(node.get("properties", {}).values())
+            nodes += [
+                node[k] for k in ("items", "additionalProperties") if isinstance(node.get(k), dict)
+            ]
+            nodes += node.get("anyOf", []) + node.get("prefixItems", [])
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+async def test_real_mcp_servers_tools_are_valid_in_every_wire(
+    adapter: str, mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """mcp-server-time and mcp-server-git (PyPI, stdio): every tool's schema is sent in a
+    form the wire format accepts, and a call to one runs through the engine."""
+    import subprocess
+    import sys
+
+    from gemtui.config.settings import McpServerSettings
+    from gemtui.mcp.tools import McpTools
+
+    h = Harness(adapter, mock_llm)
+    run = make_run(h, workspace)
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)  # noqa: ASYNC221
+    bin_dir = Path(sys.executable).parent
+    servers = {
+        "time": McpServerSettings(
+            command=str(bin_dir / "mcp-server-time"), args=["--local-timezone", "UTC"], trust=True
+        ),
+        "git": McpServerSettings(
+            command=str(bin_dir / "mcp-server-git"), args=["--repository", str(workspace)]
+        ),
+    }
+    tools = McpTools(servers, run.session.registry, run.session.policy)
+    tools.start()
+    try:
+        await tools.manager.wait_ready(30)
+        offered = {t.name for s in tools.manager.states() for t in s.tools}
+        assert {"get_current_time", "git_status"} <= offered, tools.manager.states()
+        mock_llm.enqueue(
+            h.calls_step([("get_current_time", {"timezone": "UTC"})]), {"text": "It is now."}
+        )
+        await run.session.send("what time is it?")
+    finally:
+        await tools.close()
+    assert_valid_requests(h)
+    first = h.generation_requests()[0].json
+    assert isinstance(first, dict)
+    schemas = tool_schemas(h, first) if adapter != "text_tools" else {}
+    if adapter == "text_tools":
+        assert "git_status" in json.dumps(first)  # described in the prompt instead
+    else:
+        assert offered <= set(schemas)
+        for name in offered:
+            assert_schema_accepted(h, schemas[name])
+    _, results = tool_exchange(h, h.generation_requests()[-1].json)
+    assert results, "the call's result went back to the model"
+    assert "UTC" in results[0][1]
+    assert not results[0][2]

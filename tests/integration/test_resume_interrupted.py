@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import sqlite3
+import sys
 import time
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import pytest
 
 from gemtui.store.resume import INTERRUPTED_MESSAGE
 from gemtui.testing import MockLLMServer
+from tests.support.file_keyring import BACKEND, ENV
 
 from .helpers import gemtui_env, popen_gemtui, run_gemtui, write_fast_config
 from .test_conformance import ADAPTERS, Harness, assert_valid_requests
@@ -29,12 +31,19 @@ FLAGS = {
     "openai_compat": ["--provider", "openai", "-m", "qwen3-coder"],
     "anthropic": ["--provider", "anthropic"],
     "text_tools": ["--provider", "openai", "-m", "qwen3-coder", "--text-tools"],
+    "code_assist": ["--provider", "code-assist"],
 }
 
 
-def _env(adapter: str, home: Path, url: str) -> dict[str, str]:
+def _env(adapter: str, home: Path, srv: MockLLMServer) -> dict[str, str]:
     """The keys the conformance checks expect in each wire's headers."""
+    url = srv.url
     env = gemtui_env(home, url, key="gem-key")
+    if adapter == "code_assist":  # signed in: the mock's tokens in a real file keyring
+        ring = home.parent / "keyring.json"
+        ring.write_text(json.dumps({"gemtui/google-oauth": json.dumps(_fields(srv))}))
+        env |= {"CODE_ASSIST_ENDPOINT": url, "PYTHON_KEYRING_BACKEND": BACKEND, ENV: str(ring)}
+        env["PYTHONPATH"] = os.pathsep.join([str(Path.cwd()), *sys.path])
     if adapter in ("openai_compat", "text_tools"):
         env["OPENAI_BASE_URL"] = f"{url}/v1"
         env["OPENAI_API_KEY"] = "oai-key"
@@ -42,6 +51,17 @@ def _env(adapter: str, home: Path, url: str) -> dict[str, str]:
         env["ANTHROPIC_BASE_URL"] = url
         env["ANTHROPIC_API_KEY"] = "ant-key"
     return env
+
+
+def _fields(srv: MockLLMServer) -> dict[str, object]:
+    t = srv.account.grant()
+    return {
+        "access_token": t.access_token,
+        "refresh_token": t.refresh_token,
+        "expires_at": t.expires_at,
+        "id_token": t.id_token,
+        "email": t.email,
+    }
 
 
 def _wait_until(condition: object, what: str, timeout: float = 30.0) -> None:
@@ -69,7 +89,7 @@ def test_kill_9_during_a_tool_call_resumes_with_the_call_answered(
     adapter: str, mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
 ) -> None:
     write_fast_config(isolated_home)
-    env = _env(adapter, isolated_home, mock_llm_thread.url)
+    env = _env(adapter, isolated_home, mock_llm_thread)
     harness = Harness(adapter, mock_llm_thread)
     command = "echo $$ > running.pid; sleep 60"
     mock_llm_thread.enqueue(harness.calls_step([("run_shell_command", {"command": command})]))

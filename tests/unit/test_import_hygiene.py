@@ -21,7 +21,7 @@ ENGINE_MODULES = [
     "gemtui.scheduler",
     "gemtui.tools.registry",
     "gemtui.mcp.tools",
-    "gemtui.mcp.schema",
+    "gemtui.wire.schema",
     "mcp.client.stdio",
     "mcp.client.streamable_http",
     "gemtui.cli",

@@ -56,7 +56,7 @@ class McpInvocation(ToolInvocation):
 
 def make_tool(manager: McpManager, server: str, info: McpToolInfo, name: str) -> McpTool:
     """A tool class for one server tool, offered under ``name`` (``server__tool`` on a clash)."""
-    from gemtui.mcp.schema import sanitize
+    from gemtui.wire.schema import sanitize
 
     attrs = {
         "name": name,

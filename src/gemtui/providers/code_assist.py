@@ -20,6 +20,7 @@ import httpx
 
 from gemtui.errors import ApiError, FatalAuthenticationError, StreamError, TransportError
 from gemtui.providers.base import Capabilities
+from gemtui.providers.gemini import gemini_body
 from gemtui.providers.http import get_json, open_stream, post_json
 from gemtui.providers.sse import iter_sse_data
 from gemtui.wire import (
@@ -136,7 +137,7 @@ class CodeAssistGenerator:
     def _envelope(
         self, request: GenerateContentRequest, model: str, prompt_id: str
     ) -> dict[str, Any]:
-        inner = request.to_wire()
+        inner = gemini_body(request)
         if self.session_id:
             inner["session_id"] = self.session_id
         return {

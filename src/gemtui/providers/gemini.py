@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import aclosing
+from typing import Any
 
 import httpx
 
@@ -22,10 +23,23 @@ from gemtui.wire import (
     GenerateContentResponse,
     ModelInfo,
 )
+from gemtui.wire.schema import for_gemini
 
-__all__ = ["DEFAULT_GEMINI_BASE_URL", "GeminiGenerator"]
+__all__ = ["DEFAULT_GEMINI_BASE_URL", "GeminiGenerator", "gemini_body"]
 
 DEFAULT_GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
+
+
+def gemini_body(request: GenerateContentRequest) -> dict[str, Any]:
+    """The request as Gemini takes it: each tool's JSON Schema narrowed to the keywords
+    Gemini documents (an MCP server's ``default`` or ``pattern`` would be refused)."""
+    body = request.to_wire()
+    for tool in body.get("tools") or []:
+        for decl in tool.get("functionDeclarations") or []:
+            schema = decl.get("parametersJsonSchema")
+            if isinstance(schema, dict):
+                decl["parametersJsonSchema"] = for_gemini(schema)
+    return body
 
 
 class GeminiGenerator:
@@ -53,7 +67,7 @@ class GeminiGenerator:
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
     ) -> GenerateContentResponse:
         data = await post_json(
-            self._client, self._url(model, "generateContent"), request.to_wire(), self._headers
+            self._client, self._url(model, "generateContent"), gemini_body(request), self._headers
         )
         return GenerateContentResponse.model_validate(data)
 
@@ -61,7 +75,7 @@ class GeminiGenerator:
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
     ) -> AsyncIterator[GenerateContentResponse]:
         url = self._url(model, "streamGenerateContent") + "?alt=sse"
-        async with open_stream(self._client, url, request.to_wire(), self._headers) as response:
+        async with open_stream(self._client, url, gemini_body(request), self._headers) as response:
             try:
                 async with aclosing(iter_sse_data(response)) as frames:
                     async for _event, data in frames:

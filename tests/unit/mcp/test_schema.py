@@ -8,7 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from gemtui.mcp.schema import sanitize
+from gemtui.wire.schema import GEMINI_KEYWORDS, for_gemini, sanitize
 
 NASTY: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -55,16 +55,31 @@ def test_refs_are_inlined_and_required_names_exist(target: str) -> None:
     jsonschema.validate({"where": {"x": 1, "y": 2}}, out)
 
 
-def test_gemini_gets_its_subset() -> None:
-    out = sanitize(NASTY, "gemini")
-    nodes = _walk(out)
-    assert not [n for n in nodes if "additionalProperties" in n or "title" in n]
-    assert not [n for n in nodes if isinstance(n.get("type"), list)]
+def test_gemini_gets_its_documented_keywords_only() -> None:
+    schema = {
+        **NASTY,
+        "properties": {
+            **NASTY["properties"],
+            "count": {"type": "integer", "default": 10, "minimum": 1},
+            "name": {"type": "string", "pattern": "^[a-z]+$", "minLength": 1},
+            "pick": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+        },
+    }
+    out = sanitize(schema, "gemini")
+    for node in _walk(out["properties"].values()):
+        assert set(node) <= GEMINI_KEYWORDS, node
     props = out["properties"]
-    assert props["when"] == {"type": "string", "format": "date-time", "nullable": True}
-    assert props["site"] == {"type": "string"}  # uri is a format Gemini rejects
-    assert props["level"] == {"type": "integer", "nullable": True}
-    assert props["mode"] == {"enum": ["1", "2"], "type": "string"}
+    assert props["count"] == {"type": "integer", "minimum": 1}  # default dropped
+    assert props["name"] == {"type": "string"}  # pattern and minLength dropped
+    assert props["pick"] == {"anyOf": [{"type": "string"}, {"type": "integer"}]}
+    assert props["when"]["anyOf"][1] == {"type": "null"}  # JSON Schema's own null
+    jsonschema.Draft202012Validator.check_schema(out)
+
+
+def test_for_gemini_is_remembered_and_equal_to_sanitize() -> None:
+    first = for_gemini(NASTY)
+    assert first == sanitize(NASTY, "gemini")
+    assert for_gemini(dict(NASTY)) is first
 
 
 @pytest.mark.parametrize("target", ["openai", "anthropic"])
