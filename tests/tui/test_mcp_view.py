@@ -13,6 +13,7 @@ from gemtui.agent.session import Session, SessionOptions
 from gemtui.config.settings import McpServerSettings, Settings
 from gemtui.mcp.manager import ServerStatus
 from gemtui.providers.replay import ReplayGenerator
+from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
 from tests.integration.test_mcp_servers import _server_pids
 
@@ -61,4 +62,56 @@ async def test_mcp_states_restart_and_exit(workspace: Path) -> None:
         assert "MCP server time: ready" in _notes(app)
         assert "get_current_time" in app.session.registry
     app.session.close_background()  # what tui.launch does once the app has ended
+    assert not _server_pids()
+
+
+async def test_allowing_a_whole_server_always_covers_its_other_tools(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    from gemtui.bus.events import AgentFinished, ToolCallState, ToolCallStateChanged
+    from gemtui.config.paths import config_dir
+    from gemtui.providers.gemini import GeminiGenerator
+    from gemtui.providers.http import make_client
+    from gemtui.tui.widgets.approval_queue import ApprovalQueue
+    from tests.tui.helpers import Messages
+
+    time_server = McpServerSettings(
+        command=str(BIN / "mcp-server-time"), args=["--local-timezone", "UTC"]
+    )
+    settings = Settings(mcpServers={"time": time_server})
+    provider = ResolvedProvider(
+        "gemini",
+        "gemini",
+        GeminiGenerator(make_client(), "k", mock_llm.url),
+        "gemini-2.5-flash",
+        1 << 20,
+    )
+    session = Session(settings, provider, SessionOptions(workspace=workspace))
+    convert = {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Europe/Paris"}
+    mock_llm.enqueue(
+        {"function_calls": [{"name": "get_current_time", "args": {"timezone": "UTC"}}]},
+        {"function_calls": [{"name": "convert_time", "args": convert}]},
+        {"text": "Done."},
+    )
+    app = GemtuiApp(settings=settings, session=session, workspace=workspace, raise_errors=True)  # type: ignore[arg-type]
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await session.wait_mcp()
+        await pilot.press(*"time?", "enter")
+        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await pilot.pause()
+        assert "whole server always" in str(app.main.approvals.query_one("#approval-keys").render())
+        await pilot.press("S")
+        await seen.wait_event(AgentFinished)
+        await pilot.pause()
+    asked = [
+        m.event.call.name
+        for m in seen.seen
+        if isinstance(getattr(m, "event", None), ToolCallStateChanged)
+        and m.event.call.state is ToolCallState.AWAITING_APPROVAL
+    ]
+    assert asked == ["get_current_time"]  # convert_time ran without asking
+    policy = (config_dir() / "policy.toml").read_text()
+    assert 'mcpName = "time"' in policy
+    session.close_background()
     assert not _server_pids()

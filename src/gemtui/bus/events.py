@@ -101,6 +101,8 @@ class ApprovalDecision(StrEnum):
     ALLOW_ONCE = "allow_once"
     ALLOW_SESSION = "allow_session"
     ALLOW_ALWAYS = "allow_always"
+    ALLOW_SERVER = "allow_server"
+    """Every tool of this call's MCP server, from now on (saved like ALLOW_ALWAYS)."""
     REJECT = "reject"
     REJECT_WITH_FEEDBACK = "reject_with_feedback"
     MODIFY = "modify"
@@ -111,6 +113,7 @@ class ApprovalDecision(StrEnum):
             ApprovalDecision.ALLOW_ONCE,
             ApprovalDecision.ALLOW_SESSION,
             ApprovalDecision.ALLOW_ALWAYS,
+            ApprovalDecision.ALLOW_SERVER,
             ApprovalDecision.MODIFY,
         )
 

@@ -265,6 +265,10 @@ class ToolScheduler:
                 self._policy.allow_for_session(record.tool, record.invocation.args)
             elif kind is ApprovalDecision.ALLOW_ALWAYS:
                 self._remember(record)
+            elif kind is ApprovalDecision.ALLOW_SERVER and record.tool.server is not None:
+                self._remember(record, whole_server=True)
+            elif kind is ApprovalDecision.ALLOW_SERVER:  # not an MCP tool: this call only
+                pass
         except ToolError as e:
             batch.state.transition(
                 call_id, S.ERROR, error=str(e), decision=kind, correlation_id=None
@@ -273,11 +277,13 @@ class ToolScheduler:
         batch.state.transition(call_id, S.SCHEDULED, decision=kind, correlation_id=None)
         return True
 
-    def _remember(self, record: CallRecord) -> None:
+    def _remember(self, record: CallRecord, *, whole_server: bool = False) -> None:
         assert record.tool is not None
         assert record.invocation is not None
         try:
-            self._policy.allow_always(record.tool, record.invocation.args)
+            self._policy.allow_always(
+                record.tool, record.invocation.args, whole_server=whole_server
+            )
         except OSError:  # the call was approved; only the saving failed
             log.exception("could not save the policy rule; allowing for this session")
             self._policy.allow_for_session(record.tool, record.invocation.args)

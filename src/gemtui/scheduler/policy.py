@@ -278,13 +278,22 @@ class PolicyEngine:
         self._resort()
         return added
 
-    def allow_always(self, tool: Tool, args: dict[str, Any]) -> list[PolicyRule]:
-        """Allow calls like this one from now on, saved to the user policy file.
+    def allow_always(
+        self, tool: Tool, args: dict[str, Any], *, whole_server: bool = False
+    ) -> list[PolicyRule]:
+        """Allow calls like this one from now on, saved to the user policy file;
+        ``whole_server``: every tool of the call's MCP server (``mcpName`` alone).
 
         Without a policy file the rules live only as long as this engine; so does a rule
         that holds a known secret (a key typed into a command), which no file gets.
         """
-        suggested = self.suggested_rules(tool, args)
+        if whole_server and tool.server is None:
+            raise ValueError(f"{tool.name} is not an MCP server's tool")
+        suggested = (
+            [PolicyRule(PolicyDecision.ALLOW, tool_name="*", mcp_name=tool.server)]
+            if whole_server
+            else self.suggested_rules(tool, args)
+        )
         secret = [r for r in suggested if _holds_secret(r)]
         if secret:
             log.warning("an 'allow always' rule holds a secret: it lasts for this session only")

@@ -111,6 +111,16 @@ def _preview(snapshot: ToolCallSnapshot) -> list[Widget]:
     return [head, args]
 
 
+def _keys_help(*, server: bool) -> Content:
+    """The keys line; an MCP call also offers allowing its whole server."""
+    extra = "  [b]S[/b]/7 whole server always" if server else ""
+    return Content.from_markup(
+        "[b]a[/b]/1 allow  [b]s[/b]/2 session  [b]A[/b]/3 always  [b]r[/b]/4 reject  "
+        f"[b]f[/b]/5 feedback  [b]m[/b]/6 modify{extra}  [b]j[/b]/[b]k[/b] next/prev  "
+        "[b]d[/b] diff view  [b]ctrl+a[/b] all edits"
+    )
+
+
 class ApprovalQueue(Vertical, can_focus=True):
     """Calls awaiting approval, one shown at a time with a full preview."""
 
@@ -131,6 +141,7 @@ class ApprovalQueue(Vertical, can_focus=True):
         Binding("r,4", "decide('reject')", "Reject"),
         Binding("f,5", "feedback", "Reject with feedback"),
         Binding("m,6", "modify", "Modify"),
+        Binding("S,7", "decide('allow_server')", "Allow this MCP server always"),
         Binding("j", "next", "Next", show=False),
         Binding("k", "previous", "Previous", show=False),
         Binding("ctrl+a", "approve_batch", "Approve all edits", show=False),
@@ -181,14 +192,7 @@ class ApprovalQueue(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         yield Static(id="approval-title")
         yield VerticalScroll(id="approval-preview", can_focus=False)
-        yield Static(
-            Content.from_markup(
-                "[b]a[/b]/1 allow  [b]s[/b]/2 session  [b]A[/b]/3 always  [b]r[/b]/4 reject  "
-                "[b]f[/b]/5 feedback  [b]m[/b]/6 modify  [b]j[/b]/[b]k[/b] next/prev  "
-                "[b]d[/b] diff view  [b]ctrl+a[/b] all edits"
-            ),
-            id="approval-keys",
-        )
+        yield Static(_keys_help(server=False), id="approval-keys")
         yield Input(placeholder="Why reject? (Enter sends, Esc cancels)", id="approval-feedback")
 
     def on_mount(self) -> None:
@@ -243,6 +247,8 @@ class ApprovalQueue(Vertical, can_focus=True):
             title.update(Content.styled("No tool call is waiting for approval", "$text-muted"))
             return
         snap = items[self._index].snapshot
+        is_mcp = snap.confirmation is not None and snap.confirmation.kind == "mcp"
+        self.query_one("#approval-keys", Static).update(_keys_help(server=is_mcp))
         title.update(
             Content.assemble(
                 (f"Approve {snap.name}", "bold $tool-pending"),
@@ -273,6 +279,13 @@ class ApprovalQueue(Vertical, can_focus=True):
 
     # -- actions -----------------------------------------------------------------------------
     def action_decide(self, decision: str) -> None:
+        current = self.current()
+        if decision == "allow_server" and not (
+            current is not None
+            and current.confirmation is not None
+            and current.confirmation.kind == "mcp"
+        ):
+            return  # only an MCP call has a server to allow
         if self._ready():
             self._answer_current(Decision(ApprovalDecision(decision)))
 
