@@ -15,6 +15,7 @@ from gemtui.mcp.manager import ServerStatus
 from gemtui.providers.replay import ReplayGenerator
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
+from gemtui.tui.screens.mcp import McpScreen
 from tests.integration.test_mcp_servers import _server_pids
 
 BIN = Path(sys.executable).parent
@@ -33,6 +34,10 @@ def _app(workspace: Path) -> GemtuiApp:
     return GemtuiApp(settings=settings, session=session, workspace=workspace, raise_errors=True)  # type: ignore[arg-type]
 
 
+def _view_text(view: McpScreen) -> str:
+    return "\n".join(str(w.render()) for w in view.query(".mcp-server"))
+
+
 def _notes(app: GemtuiApp) -> str:
     return "\n".join(str(n.message) for n in app._notifications)
 
@@ -46,19 +51,45 @@ async def test_mcp_states_restart_and_exit(workspace: Path) -> None:
         assert app.session.mcp is not None
         manager = app.session.mcp.manager
         await manager.wait_ready(30)
+        await pilot.pause()
+        assert app.main.status.mcp == "MCP 1/2 ✗1"
+        assert app.main.status.mcp_trouble
         app.run_slash("/mcp")
         await pilot.pause()
-        notes = _notes(app)
-        assert "time (stdio): ready - 2 tools" in notes
-        assert "never (stdio): failed - no answer within 0.5s" in notes
+        view = app.screen
+        assert isinstance(view, McpScreen)
+        shown = _view_text(view)
+        assert "time  stdio  ready  2 tools" in shown
+        assert "get_current_time  Get current time in a specific timezone" in shown
+        assert "never  stdio  failed" in shown
+        assert "no answer within 0.5s" in shown
         (pid,) = _server_pids()
         os.kill(pid, signal.SIGKILL)
-        app.run_slash("/mcp restart time")
-        for worker in [w for w in app.workers if w.group == "mcp"]:
+        await pilot.press("r")  # the selected server (time) restarts
+        for worker in [w for w in view.workers if w.group == "mcp"]:
             await worker.wait()
+        await manager.wait_ready(30)
         state = manager.state("time")
         assert state is not None
         assert state.status is ServerStatus.READY
+        await pilot.press("d")
+        for worker in [w for w in view.workers if w.group == "mcp"]:
+            await worker.wait()
+        await pilot.pause()
+        assert "time  stdio  disabled" in _view_text(view)
+        assert "get_current_time" not in app.session.registry
+        await pilot.press("d")  # enabled again
+        for worker in [w for w in view.workers if w.group == "mcp"]:
+            await worker.wait()
+        await manager.wait_ready(30)
+        await pilot.pause()
+        assert "time  stdio  ready" in _view_text(view)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, McpScreen)
+        app.run_slash("/mcp restart time")
+        for worker in [w for w in app.workers if w.group == "mcp"]:
+            await worker.wait()
         assert "MCP server time: ready" in _notes(app)
         assert "get_current_time" in app.session.registry
     app.session.close_background()  # what tui.launch does once the app has ended

@@ -163,7 +163,7 @@ def _permissions(app: GemtuiApp, arg: str) -> None:
 
 
 def _mcp(app: GemtuiApp, arg: str) -> None:
-    """``/mcp`` says each server's state; ``/mcp restart|disable|enable NAME`` acts on one."""
+    """``/mcp`` opens the servers' view; ``/mcp restart|disable|enable NAME`` acts on one."""
     tools = app.session.mcp if app.session is not None else None
     if tools is None:
         app.notify("No MCP servers configured ([mcpServers.NAME] in config.toml).")
@@ -171,14 +171,9 @@ def _mcp(app: GemtuiApp, arg: str) -> None:
     manager = tools.manager
     action, _, name = arg.partition(" ")
     if not action:
-        lines = []
-        for state in manager.states():
-            detail = f"{len(state.tools)} tools" if state.status == "ready" else state.reason
-            lines.append(
-                f"{state.name} ({state.transport}): {state.status}"
-                + (f" - {detail}" if detail else "")
-            )
-        app.notify("\n".join(lines) or "MCP servers not started yet.", timeout=10)
+        from gemtui.tui.screens.mcp import McpScreen
+
+        app.push_screen(McpScreen(manager))
         return
     name = name.strip()
     if action not in ("restart", "disable", "enable") or manager.state(name) is None:

@@ -54,6 +54,8 @@ class MainScreen(Screen[None]):
         self.workspace = workspace
         self._context_window = context_window
         self.status_values: dict[str, Any] = {}
+        self._mcp_states: dict[str, str] = {}
+        """Each MCP server's latest status, for the status line's summary."""
         """Initial status line fields, applied on mount."""
         self.argument_choices: dict[str, list[str]] = {}
         """Slash-command argument completions for the prompt."""
@@ -81,6 +83,7 @@ class MainScreen(Screen[None]):
             ev.ModelFallback: self._fallback,
             ev.ProviderProgress: lambda e: setattr(self.status, "busy", e.message),
             ev.AccountStatus: self._account,
+            ev.McpServerChanged: self._mcp_changed,
             ev.LoopDetected: lambda e: self.transcript.add_notice(e.message, "warning"),
             ev.Citation: lambda e: self.transcript.add_notice(e.text),
             ev.AgentFinished: self._agent_finished,
@@ -240,6 +243,22 @@ class MainScreen(Screen[None]):
 
     def _retrying(self, e: ev.RequestRetrying) -> None:
         self.status.busy = f"retrying in {e.wait:.0f}s (attempt {e.next_attempt}/{e.max_attempts})"
+
+    def _mcp_changed(self, e: ev.McpServerChanged) -> None:
+        """The status line counts ready servers; an open /mcp view redraws."""
+        from gemtui.tui.screens.mcp import McpScreen
+
+        self._mcp_states[e.server] = e.status
+        states = list(self._mcp_states.values())
+        failed = states.count("failed")
+        text = f"MCP {states.count('ready')}/{len(states)}"
+        text += " …" if "starting" in states else ""
+        text += f" ✗{failed}" if failed else ""
+        self.status.mcp = text
+        self.status.mcp_trouble = failed > 0
+        for screen in self.app.screen_stack:
+            if isinstance(screen, McpScreen):
+                screen.refresh_states()
 
     def _account(self, e: ev.AccountStatus) -> None:
         self.query_one("#usage", UsagePanel).show_account(e)

@@ -1,4 +1,5 @@
-"""The status line: provider, model, approval mode, workspace, git branch, turn state."""
+"""The status line: provider, model, approval mode, workspace, git branch, MCP servers,
+turn state."""
 
 from __future__ import annotations
 
@@ -56,6 +57,10 @@ class StatusLine(Widget):
     """The git branch, or None outside a repository."""
     busy: reactive[str] = reactive("")
     """What the engine is doing (``thinking``, ``3 queued``…), empty when idle."""
+    mcp: reactive[str] = reactive("")
+    """MCP servers at a glance (``MCP 2/3 ✗``), empty without servers."""
+    mcp_trouble: reactive[bool] = reactive(False)
+    """A server failed: the summary is shown in the error colour."""
 
     def render(self) -> Content:
         mode_style = {
@@ -74,6 +79,8 @@ class StatusLine(Widget):
         ]
         if self.branch:
             pieces += ["  ", (f"⎇ {self.branch}", "$text-success")]
+        if self.mcp:
+            pieces += ["  ", (self.mcp, "$text-error" if self.mcp_trouble else "$text-muted")]
         if self.busy:
             pieces += ["  ", (self.busy, "italic $text-warning")]
         return Content.assemble(*pieces)
