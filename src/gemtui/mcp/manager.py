@@ -12,12 +12,14 @@ import asyncio
 import contextlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gemtui.tools.background import BackgroundJobs
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -64,6 +66,10 @@ class ServerState:
     reason: str = ""
     tools: list[McpToolInfo] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    resources: list[Any] = field(default_factory=list)
+    """The server's resources (``mcp.types.Resource``: uri, name, description…)."""
+    prompts: list[Any] = field(default_factory=list)
+    """The server's prompts (``mcp.types.Prompt``: name, description, arguments)."""
 
 
 def transport_of(conf: McpServerSettings) -> str:
@@ -193,8 +199,11 @@ class McpManager:
                 async with asyncio.timeout(timeout):  # same task: the SDK's scopes need it
                     session = await self._connect(stack, conf)
                     listed = await session.list_tools()
+                    resources, prompts = await _extras(session)
                 server.session = session
                 server.state.tools = [t for t in listed.tools if _offered(conf, t.name)]
+                server.state.resources = resources
+                server.state.prompts = prompts
                 server.state.status = ServerStatus.READY
                 server.state.reason = ""
                 server.ready.set()
@@ -252,28 +261,70 @@ class McpManager:
 
     # -- calls ---------------------------------------------------------------------------
 
-    async def call(self, name: str, tool: str, args: dict[str, Any]) -> CallToolResult:
-        """Call ``tool`` on server ``name``; a clear ``McpCallError`` on any failure."""
+    async def _ask(self, name: str, request: Callable[[ClientSession], Awaitable[T]]) -> T:
+        """One request to server ``name``, bounded by its timeout; ``McpCallError`` says why."""
         server = self._servers.get(name)
         if server is None or server.session is None:
             state = server.state if server else None
             why = f" ({state.status}: {state.reason})" if state and state.reason else ""
             raise McpCallError(f"MCP server {name!r} is not ready{why}")
+        from mcp.shared.exceptions import MCPError
+
         timeout = server.conf.timeout_seconds or DEFAULT_CALL_TIMEOUT
         try:
             async with asyncio.timeout(timeout):
-                result = await server.session.call_tool(tool, args)
+                return await request(server.session)
         except TimeoutError:
             raise McpCallError(f"MCP server {name!r} did not answer within {timeout:g}s") from None
+        except MCPError as exc:  # the server answered with an error: it is still alive
+            raise McpCallError(f"MCP server {name!r} refused: {_reason(exc)}") from None
         except Exception as exc:
             reason = _reason(exc)
             self._fail(server, reason)
             raise McpCallError(f"MCP server {name!r} failed: {reason}") from None
+
+    async def read_resource(self, name: str, uri: str) -> str:
+        """The text of resource ``uri`` on server ``name`` (binary parts said, not dumped)."""
+        result = await self._ask(name, lambda s: s.read_resource(uri))
+        texts = []
+        for item in result.contents:
+            text = getattr(item, "text", None)
+            kind = getattr(item, "mimeType", None) or "binary"
+            texts.append(text if isinstance(text, str) else f"[{kind} content of {item.uri}]")
+        return "\n".join(texts)
+
+    async def get_prompt(self, name: str, prompt: str, args: dict[str, str]) -> str:
+        """Prompt ``prompt`` of server ``name`` filled with ``args``, as one text."""
+        result = await self._ask(name, lambda s: s.get_prompt(prompt, args))
+        texts = []
+        for message in result.messages:
+            text = getattr(message.content, "text", None)
+            if isinstance(text, str):
+                texts.append(text)
+        return "\n\n".join(texts)
+
+    async def call(self, name: str, tool: str, args: dict[str, Any]) -> CallToolResult:
+        """Call ``tool`` on server ``name``; a clear ``McpCallError`` on any failure."""
+        result = await self._ask(name, lambda s: s.call_tool(tool, args))
         from mcp.types import CallToolResult
 
         if not isinstance(result, CallToolResult):
             raise McpCallError(f"MCP server {name!r} asked for input, which gemtui cannot give")
         return result
+
+
+async def _extras(session: ClientSession) -> tuple[list[Any], list[Any]]:
+    """The server's resources and prompts when it offers them (a failure: none)."""
+    caps = session.server_capabilities
+    resources: list[Any] = []
+    prompts: list[Any] = []
+    if caps is not None and caps.resources is not None:
+        with contextlib.suppress(Exception):
+            resources = list((await session.list_resources()).resources)
+    if caps is not None and caps.prompts is not None:
+        with contextlib.suppress(Exception):
+            prompts = list((await session.list_prompts()).prompts)
+    return resources, prompts
 
 
 class McpCallError(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gemtui.mcp.manager import McpManager, ServerState, ServerStatus
 from gemtui.mcp.tool import make_tool
@@ -69,5 +69,28 @@ class McpTools:
                 self.registry.register(make_tool(self.manager, state.name, info, name))
                 added.append(name)
             self._names[state.name] = added
+        self._offer_resource_tools()
         if self._on_change is not None:
             self._on_change(state)
+
+    def _offer_resource_tools(self) -> None:
+        """The resource tools while some ready server publishes resources, else not."""
+        from gemtui.mcp.resources import resource_tools
+
+        wanted = any(s.status is ServerStatus.READY and s.resources for s in self.manager.states())
+        tools = resource_tools(self.manager)
+        for tool in tools:
+            present = tool.name in self.registry
+            if wanted and not present:
+                self.registry.register(tool)
+            elif not wanted and present:
+                self.registry.unregister(tool.name)
+
+    def prompts(self) -> list[tuple[str, Any]]:
+        """(server, prompt) of every ready server, for ``/server:prompt`` commands."""
+        return [
+            (s.name, p)
+            for s in self.manager.states()
+            if s.status is ServerStatus.READY
+            for p in s.prompts
+        ]

@@ -320,7 +320,8 @@ class GemtuiApp(SessionHost):
         name, arg = parsed
         command = slash.BY_NAME.get(name)
         if command is None:
-            self.notify(f"Unknown command {name}. Type /help for the list.", severity="warning")
+            if not slash.mcp_prompt(self, line.strip().partition(" ")[0], arg):
+                self.notify(f"Unknown command {name}. Type /help for the list.", severity="warning")
             return
         try:
             command.handler(self, arg)

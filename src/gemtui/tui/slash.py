@@ -202,6 +202,62 @@ def _quit(app: GemtuiApp, arg: str) -> None:
     app.exit(0)
 
 
+def mcp_prompt(app: GemtuiApp, name: str, arg: str) -> bool:
+    """``/server:prompt [value …| name=value …]``: the MCP server's prompt, filled in and
+    sent as the person's prompt. False when no ready server has that prompt."""
+    import shlex
+
+    tools = app.session.mcp if app.session is not None else None
+    server, colon, wanted = name.removeprefix("/").partition(":")
+    if tools is None or not colon:
+        return False
+    found = next(
+        (
+            (s, p)
+            for s, p in tools.prompts()
+            if s.lower() == server.lower() and p.name.lower() == wanted.lower()
+        ),
+        None,
+    )
+    if found is None:
+        return False
+    server, prompt = found
+    params = [a.name for a in prompt.arguments or []]
+    values: dict[str, str] = {}
+    try:
+        words = shlex.split(arg)
+    except ValueError:
+        words = arg.split()
+    positional = iter(params)
+    for word in words:
+        key, eq, value = word.partition("=")
+        if eq and key in params:
+            values[key] = value
+        else:
+            values[next(positional, params[-1] if params else "input")] = word
+    missing = [a.name for a in prompt.arguments or [] if a.required and a.name not in values]
+    if missing:
+        usage = " ".join(f"{p}=…" for p in params)
+        app.notify(
+            f"/{server}:{prompt.name} needs {', '.join(missing)}: /{server}:{prompt.name} {usage}",
+            severity="warning",
+        )
+        return True
+
+    async def send() -> None:
+        from gemtui.mcp.manager import McpCallError
+
+        try:
+            text = await tools.manager.get_prompt(server, prompt.name, values)
+        except McpCallError as exc:
+            app.notify(str(exc), severity="error")
+            return
+        app.submit(text)
+
+    app.run_worker(send(), group="mcp")
+    return True
+
+
 @dataclass(frozen=True)
 class SlashCommand:
     """One slash command: what /help, the completer and the palette show, and what runs."""
