@@ -269,6 +269,7 @@ class McpManager:
             why = f" ({state.status}: {state.reason})" if state and state.reason else ""
             raise McpCallError(f"MCP server {name!r} is not ready{why}")
         from mcp.shared.exceptions import MCPError
+        from mcp.types import CONNECTION_CLOSED
 
         timeout = server.conf.timeout_seconds or DEFAULT_CALL_TIMEOUT
         try:
@@ -276,8 +277,11 @@ class McpManager:
                 return await request(server.session)
         except TimeoutError:
             raise McpCallError(f"MCP server {name!r} did not answer within {timeout:g}s") from None
-        except MCPError as exc:  # the server answered with an error: it is still alive
-            raise McpCallError(f"MCP server {name!r} refused: {_reason(exc)}") from None
+        except MCPError as exc:
+            if exc.code != CONNECTION_CLOSED:  # the server answered an error: still alive
+                raise McpCallError(f"MCP server {name!r} refused: {exc.message}") from None
+            self._fail(server, exc.message)
+            raise McpCallError(f"MCP server {name!r} failed: {exc.message}") from None
         except Exception as exc:
             reason = _reason(exc)
             self._fail(server, reason)
