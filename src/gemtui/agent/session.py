@@ -24,16 +24,29 @@ from gemtui.chat.history import strip_thought_signatures
 from gemtui.config.paths import config_dir
 from gemtui.config.settings import Settings
 from gemtui.providers.retry import RetryingGenerator, RetryNotice
-from gemtui.wire import Content, FunctionDeclaration, GenerationConfig, ThinkingConfig
+from gemtui.wire import (
+    Content,
+    FunctionDeclaration,
+    GenerateContentRequest,
+    GenerateContentResponse,
+    GenerationConfig,
+    ThinkingConfig,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from gemtui.bus import EventBus
     from gemtui.mcp.manager import ServerState
     from gemtui.mcp.tools import McpTools
+    from gemtui.providers.base import ContentGenerator
     from gemtui.scheduler import PolicyEngine, PolicyRule
     from gemtui.tools.registry import ToolRegistry
 
 __all__ = ["Session", "SessionOptions"]
+
+GROUNDED_TOOL = "google_web_search"
+"""Offered only when the provider's API has Google Search grounding."""
 
 
 @dataclass
@@ -93,6 +106,7 @@ class Session:
             workspace=self.workspace,
             shell_timeout=settings.tools.shell_timeout,
             output_limit=settings.tools.output_limit,
+            model_stream=self._model_stream,
         )
         self.scheduler = ToolScheduler(
             self.registry,
@@ -143,7 +157,30 @@ class Session:
         denied = set(self.policy.denied_tool_names(self.registry.names(), self.approval_mode))
         if self.approval_mode == "plan":  # plan mode: the model is offered read-only tools only
             denied |= {t.name for t in self.registry.tools() if t.kind not in READ_ONLY_KINDS}
+        if not self.chat_generator.capabilities.grounding:
+            denied.add(GROUNDED_TOOL)  # only Gemini APIs can search (googleSearch)
         return self.registry.declarations(exclude=denied)
+
+    @property
+    def chat_generator(self) -> ContentGenerator:
+        """The provider's generator (the chat's once it exists: a switch changes it)."""
+        chat = getattr(self, "chat", None)
+        return chat.generator if chat is not None else self.provider.generator
+
+    def _model_stream(
+        self, request: GenerateContentRequest
+    ) -> AsyncIterator[GenerateContentResponse]:
+        """A one-off request to the current model, for tools (google_web_search)."""
+        from gemtui.tools.base import ToolError
+
+        generator = self.chat_generator
+        searches = any(t.google_search is not None for t in request.tools or [])
+        if searches and not generator.capabilities.grounding:
+            raise ToolError(
+                f"Web search needs Google Search grounding, which the {generator.name} "
+                "provider does not offer; use a Gemini provider."
+            )
+        return generator.stream(request, model=self.chat.model)
 
     def _on_retry(self, notice: RetryNotice) -> None:
         self.bus.emit(

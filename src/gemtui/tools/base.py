@@ -19,7 +19,10 @@ from gemtui.tools.background import BackgroundJobs
 from gemtui.wire import FunctionDeclaration, Part
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from gemtui.tools.workspace import Workspace
+    from gemtui.wire import GenerateContentRequest, GenerateContentResponse
 
 __all__ = [
     "MUTATING_KINDS",
@@ -82,6 +85,12 @@ class ToolContext:
     output_limit: int = 30_000
     background: BackgroundJobs = field(default_factory=BackgroundJobs)
     """The session's background commands, ended when the session closes."""
+    model_stream: (
+        Callable[[GenerateContentRequest], AsyncIterator[GenerateContentResponse]] | None
+    ) = None
+    """Streams a one-off request to the session's current model (google_web_search asks it
+    with the googleSearch tool); None where there is no model. It raises ``ToolError``
+    when the provider cannot serve the request (no grounding)."""
 
 
 class ToolInvocation(ABC):
