@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from gemtui.mcp.tools import McpTools
     from gemtui.providers.base import ContentGenerator
     from gemtui.scheduler import PolicyEngine, PolicyRule
+    from gemtui.tools.netguard import FetchLimits
     from gemtui.tools.registry import ToolRegistry
 
 __all__ = ["Session", "SessionOptions"]
@@ -107,6 +108,7 @@ class Session:
             shell_timeout=settings.tools.shell_timeout,
             output_limit=settings.tools.output_limit,
             model_stream=self._model_stream,
+            fetch=_fetch_limits(settings),
         )
         self.scheduler = ToolScheduler(
             self.registry,
@@ -278,6 +280,20 @@ class Session:
         if self.mcp is not None:
             await self.mcp.close()
         await self.provider.generator.aclose()
+
+
+def _fetch_limits(settings: Settings) -> FetchLimits:
+    """web_fetch's bounds from ``[tools.web_fetch]``."""
+    from gemtui.tools.netguard import FetchLimits
+
+    wf = settings.tools.web_fetch
+    return FetchLimits(
+        allow_private=wf.allow_private,
+        allow=tuple(wf.allow),
+        timeout=wf.timeout,
+        max_bytes=wf.max_bytes,
+        max_redirects=wf.max_redirects,
+    )
 
 
 def _mcp_tools(

@@ -31,6 +31,7 @@ __all__ = [
     "Settings",
     "ToolSettings",
     "UiSettings",
+    "WebFetchSettings",
     "load_settings",
     "workspace_config_file",
 ]
@@ -124,6 +125,21 @@ class NetworkSettings(_Section):
     """Waits before re-asking after a broken or invalid stream (one retry per entry)."""
 
 
+class WebFetchSettings(_Section):
+    """Where web_fetch may connect and how much it reads (``[tools.web_fetch]``)."""
+
+    allow_private: bool = False
+    """Fetch private, loopback, link-local and metadata addresses too (a local dev server)."""
+    allow: list[str] = Field(default_factory=list)
+    """Host names, addresses or CIDR networks that may be private (``["intranet.lan"]``)."""
+    timeout: Seconds = 10.0
+    """Seconds one URL may take, redirects and the whole body included."""
+    max_bytes: Count = 2_000_000
+    """Bytes read of one page; the rest is cut, said so."""
+    max_redirects: Annotated[int, Field(ge=0, le=20)] = 5
+    """Redirects followed per URL, each checked again."""
+
+
 class ToolSettings(_Section):
     """Limits on what tools may do and return (``[tools]``)."""
 
@@ -133,6 +149,8 @@ class ToolSettings(_Section):
     """Characters of a tool's output the model gets (the rest is cut, said so)."""
     exclude: list[str] = Field(default_factory=list)
     """Tools never offered to the model (by name)."""
+    web_fetch: WebFetchSettings = Field(default_factory=WebFetchSettings)
+    """web_fetch's network bounds and limits."""
 
 
 class UiSettings(_Section):

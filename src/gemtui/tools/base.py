@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from gemtui.bus.events import Confirmation
 from gemtui.tools.background import BackgroundJobs
+from gemtui.tools.netguard import FetchLimits
 from gemtui.wire import FunctionDeclaration, Part
 
 if TYPE_CHECKING:
@@ -85,6 +86,8 @@ class ToolContext:
     output_limit: int = 30_000
     background: BackgroundJobs = field(default_factory=BackgroundJobs)
     """The session's background commands, ended when the session closes."""
+    fetch: FetchLimits = field(default_factory=FetchLimits)
+    """Where web_fetch may connect, and its timeout, size cap and redirect limit."""
     model_stream: (
         Callable[[GenerateContentRequest], AsyncIterator[GenerateContentResponse]] | None
     ) = None
