@@ -8,16 +8,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gemtui.agent.context_files import ContextFiles, add_memory
 from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.prompt import build_system_instruction
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
 from gemtui.bus import (
     AgentFinished,
+    Event,
     EventBus,
     HistoryAppended,
     HistoryReplaced,
     RequestRetrying,
     SessionStarted,
+    ToolCallState,
+    ToolCallStateChanged,
 )
 from gemtui.chat.chat import Chat
 from gemtui.chat.history import strip_thought_signatures
@@ -45,6 +49,10 @@ if TYPE_CHECKING:
     from gemtui.tools.registry import ToolRegistry
 
 __all__ = ["Session", "SessionOptions"]
+
+_READING_TOOLS = frozenset({"read_file", "list_directory", "glob", "grep_search"})
+_PATH_ARGS = ("file_path", "dir_path", "path")
+"""Tools whose path argument brings a subfolder's context files in (just in time)."""
 
 GROUNDED_TOOL = "google_web_search"
 """Offered only when the provider's API has Google Search grounding."""
@@ -102,6 +110,9 @@ class Session:
             workspace_root=self.workspace.root,
             protected_dirs=(config_dir(),),
         )
+        self.context_files = ContextFiles(
+            self.workspace.root, names=settings.context.names, home=config_dir()
+        ).load()
         self.mcp = _mcp_tools(settings, self.registry, self.policy, self.bus)
         self.tool_context = context = ToolContext(
             workspace=self.workspace,
@@ -123,7 +134,7 @@ class Session:
         self.chat = Chat(
             provider.generator,
             model=provider.model,
-            system_instruction=build_system_instruction(self.workspace.root),
+            system_instruction=build_system_instruction(self.workspace.root, self.context_files),
             declarations=self._declarations(),
             # signatures belong to the model that made them; a resumed history may come
             # from another one (the active loop gets the "skip" value when needed)
@@ -150,6 +161,7 @@ class Session:
             ),
         )
         self.chat.on_history = self._history_changed
+        self.bus.subscribe(self._context_just_in_time)
         self._cancel: asyncio.Event | None = None
         self.bus.on_cancel(self.cancel)
 
@@ -246,6 +258,43 @@ class Session:
             return await self.executor.run(prompt, cancel=self._cancel)
         finally:
             self._cancel = None
+
+    def _context_just_in_time(self, event: Event) -> None:
+        """A read tool went into a subfolder: its context files join the next request."""
+        if not (
+            isinstance(event, ToolCallStateChanged)
+            and event.call.state == ToolCallState.SUCCESS
+            and event.call.name in _READING_TOOLS
+        ):
+            return
+        arg = next((event.call.args.get(k) for k in _PATH_ARGS if event.call.args.get(k)), None)
+        if not isinstance(arg, str):
+            return
+        from gemtui.tools.base import ToolError
+
+        try:
+            path = self.workspace.resolve(arg)
+        except (ToolError, OSError):  # a path the tool refused anyway
+            return
+        if self.context_files.discover(path):
+            self.chat.system_instruction = build_system_instruction(
+                self.workspace.root, self.context_files
+            )
+
+    def refresh_context(self) -> ContextFiles:
+        """Read the context files again (``/memory refresh``); the next request has them."""
+        self.context_files.load()
+        self.chat.system_instruction = build_system_instruction(
+            self.workspace.root, self.context_files
+        )
+        return self.context_files
+
+    def add_memory(self, fact: str) -> Path:
+        """Append ``fact`` to the user's GEMINI.md (``/memory add``, after approval)."""
+        path = config_dir() / "GEMINI.md"
+        add_memory(path, fact)
+        self.refresh_context()
+        return path
 
     def cancel(self) -> None:
         if self._cancel is not None:

@@ -24,6 +24,7 @@ from gemtui.modes import ApprovalMode
 __all__ = [
     "ApprovalMode",
     "ChatSettings",
+    "ContextSettings",
     "GeneralSettings",
     "McpServerSettings",
     "NetworkSettings",
@@ -153,6 +154,27 @@ class ToolSettings(_Section):
     """web_fetch's network bounds and limits."""
 
 
+class ContextSettings(_Section):
+    """Which context files join the system instruction (``[context]``, Gemini CLI's key)."""
+
+    file_name: str | list[str] = Field(default_factory=list, alias="fileName")
+    """More context file names, after GEMINI.md and AGENTS.md (``fileName = "CLAUDE.md"``)."""
+
+    @field_validator("file_name")
+    @classmethod
+    def _plain_names(cls, value: str | list[str]) -> str | list[str]:
+        for name in [value] if isinstance(value, str) else value:
+            if not name or "/" in name or "\\" in name or name in (".", ".."):
+                raise ValueError(f"{name!r} must be a plain file name")
+        return value
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """GEMINI.md, AGENTS.md, then the names added here, each once."""
+        extra = [self.file_name] if isinstance(self.file_name, str) else self.file_name
+        return tuple(dict.fromkeys(["GEMINI.md", "AGENTS.md", *extra]))
+
+
 class UiSettings(_Section):
     """How the TUI looks at start (``[ui]``)."""
 
@@ -213,6 +235,8 @@ class Settings(BaseModel):
     """Retries, backoff and timeouts of model calls."""
     ui: UiSettings = Field(default_factory=UiSettings)
     """Theme and panes of the TUI."""
+    context: ContextSettings = Field(default_factory=ContextSettings)
+    """Context file names."""
     mcpServers: dict[str, McpServerSettings] = Field(default_factory=dict)
     """MCP servers (Gemini CLI's key and shape)."""
 

@@ -1,0 +1,61 @@
+"""/memory show | refresh | add in the real app: add writes only after the person approves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gemtui.agent.context_files import MEMORY_HEADING
+from gemtui.agent.provider_choice import ResolvedProvider
+from gemtui.agent.session import Session, SessionOptions
+from gemtui.config.settings import Settings
+from gemtui.providers.replay import ReplayGenerator
+from gemtui.tui.screens.dialogs import ModifyScreen
+from tests.tui.conftest import make_app
+
+
+def _session(workspace: Path) -> Session:
+    provider = ResolvedProvider(
+        "replay", "replay", ReplayGenerator([]), "gemini-2.5-flash", 1_048_576
+    )
+    return Session(Settings(), provider, SessionOptions(workspace=workspace))
+
+
+def _notes(app: object) -> list[str]:
+    return [n.message for n in app._notifications]  # type: ignore[attr-defined]
+
+
+async def test_show_refresh_and_add_with_approval(workspace: Path, isolated_home: Path) -> None:
+    (workspace / "GEMINI.md").write_text("Use tabs.")
+    session = _session(workspace)
+    memories = isolated_home / "config" / "GEMINI.md"
+    app = make_app(session, workspace)
+    async with app.run_test() as pilot:
+        app.run_slash("/memory show")
+        await pilot.pause()
+        assert any(str(workspace / "GEMINI.md") in t and "tokens" in t for t in _notes(app))
+
+        (workspace / "AGENTS.md").write_text("Run the tests.")
+        app.run_slash("/memory refresh")
+        await pilot.pause()
+        assert any("2 loaded" in t for t in _notes(app))
+        assert "Run the tests." in (session.chat.system_instruction or "")
+
+        app.run_slash("/memory add the build uses make")
+        await pilot.pause()
+        assert isinstance(app.screen, ModifyScreen)
+        await pilot.press("escape")  # rejected: nothing written
+        await pilot.pause()
+        assert not memories.exists()
+        assert any("Nothing added" in t for t in _notes(app))
+
+        app.run_slash("/memory add the build uses make")
+        await pilot.pause()
+        assert isinstance(app.screen, ModifyScreen)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert memories.read_text() == f"{MEMORY_HEADING}\n\n- the build uses make\n"
+        assert "- the build uses make" in (session.chat.system_instruction or "")
+
+        app.run_slash("/memory bogus")
+        await pilot.pause()
+        assert any("Usage: /memory" in t for t in _notes(app))
