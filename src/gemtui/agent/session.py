@@ -255,6 +255,15 @@ class Session:
         self.chat.declarations = self._declarations()
         self._cancel = asyncio.Event()
         try:
+            if "@" in prompt:  # @path attaches files (read before the prompt is announced)
+                from gemtui.agent.at_paths import attach_files
+
+                found = await attach_files(prompt, self.tool_context)
+                if found.parts or found.notes:
+                    message = found.parts or prompt
+                    return await self.executor.run(
+                        message, cancel=self._cancel, attached=found.summary()
+                    )
             return await self.executor.run(prompt, cancel=self._cancel)
         finally:
             self._cancel = None

@@ -1,4 +1,5 @@
-"""/memory show | refresh | add in the real app: add writes only after the person approves."""
+"""/memory show | refresh | add in the real app (add writes only after the person approves),
+and ``@path`` attaching a file from the prompt."""
 
 from __future__ import annotations
 
@@ -7,10 +8,14 @@ from pathlib import Path
 from gemtui.agent.context_files import MEMORY_HEADING
 from gemtui.agent.provider_choice import ResolvedProvider
 from gemtui.agent.session import Session, SessionOptions
+from gemtui.bus.events import AgentFinished
 from gemtui.config.settings import Settings
 from gemtui.providers.replay import ReplayGenerator
+from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.screens.dialogs import ModifyScreen
-from tests.tui.conftest import make_app
+from tests.tui.conftest import make_app, make_session
+from tests.tui.helpers import Messages
+from tests.tui.test_transcript import screen_text, settle
 
 
 def _session(workspace: Path) -> Session:
@@ -59,3 +64,22 @@ async def test_show_refresh_and_add_with_approval(workspace: Path, isolated_home
         app.run_slash("/memory bogus")
         await pilot.pause()
         assert any("Usage: /memory" in t for t in _notes(app))
+
+
+async def test_at_path_attaches_the_file_and_the_transcript_says_so(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    (workspace / "src").mkdir()
+    (workspace / "src" / "main.py").write_text("print('MAIN-BODY')\n")
+    mock_llm.enqueue({"text": "It prints."})
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"explain @src/main.py please", "enter")
+        await seen.wait_event(AgentFinished)
+        await settle(pilot, app.main.transcript)
+        assert ("user", "explain @src/main.py please") in app.main.transcript.messages()
+        assert "Attached 1 file(s): src/main.py" in screen_text(app.main.transcript)
+    parts = mock_llm.requests[0].json["contents"][-1]["parts"]
+    assert parts[0]["text"] == "explain @src/main.py please"
+    assert "print('MAIN-BODY')" in parts[2]["text"]
