@@ -155,6 +155,22 @@ class TestRefusedByDefault:
         assert seen.requests[-1] == ("/page", f"docs.example.test:{port}")
         assert resolved.count("docs.example.test") == 5  # once per hop, never left to httpx
 
+    async def test_a_name_with_one_private_address_among_public_ones(
+        self, tmp_path: Path, server: tuple[str, Seen]
+    ) -> None:
+        """A rebinding name answers public and loopback addresses at once: refused, since
+        the connection could go to either."""
+        _, seen = server
+
+        async def resolve(host: str, port: int) -> list[str]:
+            return ["93.184.216.34", "127.0.0.1"]
+
+        message = await refused(
+            tmp_path, "http://rebind.example.test/", FetchLimits(resolve=resolve)
+        )
+        assert "rebind.example.test resolves to 127.0.0.1" in message
+        assert seen.requests == []
+
     async def test_allow_list_by_network(self, tmp_path: Path, server: tuple[str, Seen]) -> None:
         base, _ = server
         ok = await fetch(tmp_path, f"read {base}/text", FetchLimits(allow=("127.0.0.0/8",)))
