@@ -74,6 +74,12 @@ async def test_ignored_missing_and_outside_are_refused_with_notes(ctx: ToolConte
     assert "@../outside.txt" in text
     assert "TOKEN=abc" not in text
     assert "OUTSIDE" not in text
+    (ctx.workspace.root / "link.txt").symlink_to(ctx.workspace.root.parent / "outside.txt")
+    (ctx.workspace.root / "linkdir").symlink_to(ctx.workspace.root.parent)
+    linked = await attach_files("read @link.txt and @linkdir and @linkdir/outside.txt", ctx)
+    assert linked.files == []
+    assert len(linked.notes) == 3
+    assert "OUTSIDE" not in "".join(p.text or "" for p in linked.parts)
     mixed = await attach_files("read @src/main.py @secret.env", ctx)
     assert mixed.files == ["src/main.py"]
     assert "TOKEN=abc" not in "".join(p.text or "" for p in mixed.parts)

@@ -72,9 +72,13 @@ def _spec(raw: str, ctx: ToolContext) -> str:
             if candidate is candidates[-1]:
                 raise
             continue
-        if path.exists():
+        try:
+            exists, folder = path.exists(), path.is_dir()
+        except OSError as exc:
+            raise ToolError(f"@{candidate}: {exc.strerror or exc}") from exc
+        if exists:
             ws.resolve_visible(candidate)  # ignored files are refused, as read_file does
-            return ws.relative(path) + ("/" if path.is_dir() else "")
+            return ws.relative(path) + ("/" if folder else "")
     raise ToolError(f"@{stripped}: no such file or folder in the workspace")
 
 
