@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from gemtui.agent.context_files import MEMORY_HEADING
 from gemtui.config.settings import Settings
 from gemtui.testing import MockLLMServer
@@ -22,7 +24,10 @@ async def test_recorded_request_holds_the_files_in_order(
     workspace: Path,
     isolated_home: Path,
     tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "secret.md").write_text("OUTSIDE-SECRET")
     (tmp_path / ".git").mkdir()  # the git root sits above the workspace
     config = isolated_home / "config"
     config.mkdir(parents=True, exist_ok=True)
@@ -31,7 +36,9 @@ async def test_recorded_request_holds_the_files_in_order(
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "extra.md").write_text("IMPORTED")
     (workspace / "AGENTS.md").write_text("WS-AGENTS @loop.md")
-    (workspace / "loop.md").write_text("LOOP @loop.md")
+    (workspace / "loop.md").write_text("LOOP @loop.md @leak.md")
+    (workspace / "leak.md").symlink_to(outside / "secret.md")
+    (workspace / "GEMINI.md").symlink_to(outside / "secret.md")
     (workspace / "CONVENTIONS.md").write_text("WS-CUSTOM")
     (workspace / "pkg").mkdir()
     (workspace / "pkg" / "GEMINI.md").write_text("SUBFOLDER-FILE")
@@ -53,6 +60,11 @@ async def test_recorded_request_holds_the_files_in_order(
         "<!-- Import refused: @loop.md (import cycle: AGENTS.md -> loop.md -> loop.md) -->"
         in system
     )
+    assert "<!-- Import refused: @leak.md (it is outside" in system
+    assert "OUTSIDE-SECRET" not in mock_llm.requests[0].body.decode()
+    notes = session.context_files.summary()
+    assert f"Note: {workspace / 'GEMINI.md'}: refused (it links outside {workspace})" in notes
+    assert "import @leak.md refused" in notes
     assert "SUBFOLDER-FILE" not in system
     # read_file went into pkg/: its GEMINI.md joins the next request, last
     after = _system(mock_llm, 1)
