@@ -194,9 +194,12 @@ class Executor:
             )
 
     async def run(
-        self, prompt: str | list[Part], *, cancel: asyncio.Event | None = None
+        self, prompt: str | list[Part], *, cancel: asyncio.Event | None = None, attached: str = ""
     ) -> AgentFinished:
-        """Handle one user prompt to the end; never raises for model or tool failures."""
+        """Handle one user prompt to the end; never raises for model or tool failures.
+
+        ``prompt`` as parts (files attached) is announced with its first part's text and
+        ``attached`` saying what came with it."""
         self.prompt_count += 1
         prompt_id = f"{self.bus.session_id}#{self.prompt_count}"
         token = current_prompt_id.set(prompt_id)
@@ -213,8 +216,8 @@ class Executor:
             timer = asyncio.get_running_loop().call_later(self.config.timeout, on_timeout)
         try:
             parts = [Part(text=prompt)] if isinstance(prompt, str) else prompt
-            text = prompt if isinstance(prompt, str) else ""
-            self.bus.emit(UserMessage, text=text)
+            text = prompt if isinstance(prompt, str) else (parts[0].text or "" if parts else "")
+            self.bus.emit(UserMessage, text=text, attached=attached)
             reason, output = await self._loop(Content(role="user", parts=parts), cancel, state)
             recoverable = (
                 TerminateReason.TIMEOUT,

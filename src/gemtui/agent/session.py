@@ -9,33 +9,55 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gemtui.agent.account_watch import AccountWatch
+from gemtui.agent.context_files import ContextFiles, add_memory
 from gemtui.agent.error_text import ErrorContext
 from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.prompt import build_system_instruction
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
 from gemtui.bus import (
     AgentFinished,
+    Event,
     EventBus,
     HistoryAppended,
     HistoryReplaced,
     RequestRetrying,
     SessionStarted,
+    ToolCallState,
+    ToolCallStateChanged,
 )
 from gemtui.chat.chat import Chat
 from gemtui.chat.history import strip_thought_signatures
 from gemtui.config.paths import config_dir
 from gemtui.config.settings import Settings
 from gemtui.providers.retry import RetryingGenerator, RetryNotice
-from gemtui.wire import Content, FunctionDeclaration, GenerationConfig, ThinkingConfig
+from gemtui.wire import (
+    Content,
+    FunctionDeclaration,
+    GenerateContentRequest,
+    GenerateContentResponse,
+    GenerationConfig,
+    ThinkingConfig,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from gemtui.bus import EventBus
     from gemtui.mcp.manager import ServerState
     from gemtui.mcp.tools import McpTools
+    from gemtui.providers.base import ContentGenerator
     from gemtui.scheduler import PolicyEngine, PolicyRule
+    from gemtui.tools.netguard import FetchLimits
     from gemtui.tools.registry import ToolRegistry
 
 __all__ = ["Session", "SessionOptions"]
+
+_READING_TOOLS = frozenset({"read_file", "list_directory", "glob", "grep_search"})
+_PATH_ARGS = ("file_path", "dir_path", "path")
+"""Tools whose path argument brings a subfolder's context files in (just in time)."""
+
+GROUNDED_TOOL = "google_web_search"
+"""Offered only when the provider's API has Google Search grounding."""
 
 
 @dataclass
@@ -90,11 +112,16 @@ class Session:
             workspace_root=self.workspace.root,
             protected_dirs=(config_dir(),),
         )
+        self.context_files = ContextFiles(
+            self.workspace.root, names=settings.context.names, home=config_dir()
+        ).load()
         self.mcp = _mcp_tools(settings, self.registry, self.policy, self.bus)
         self.tool_context = context = ToolContext(
             workspace=self.workspace,
             shell_timeout=settings.tools.shell_timeout,
             output_limit=settings.tools.output_limit,
+            model_stream=self._model_stream,
+            fetch=_fetch_limits(settings),
         )
         self.scheduler = ToolScheduler(
             self.registry,
@@ -111,7 +138,7 @@ class Session:
         self.chat = Chat(
             provider.generator,
             model=provider.model,
-            system_instruction=build_system_instruction(self.workspace.root),
+            system_instruction=build_system_instruction(self.workspace.root, self.context_files),
             declarations=self._declarations(),
             # signatures belong to the model that made them; a resumed history may come
             # from another one (the active loop gets the "skip" value when needed)
@@ -139,6 +166,7 @@ class Session:
             ),
         )
         self.chat.on_history = self._history_changed
+        self.bus.subscribe(self._context_just_in_time)
         self._cancel: asyncio.Event | None = None
         self.bus.on_cancel(self.cancel)
 
@@ -148,6 +176,8 @@ class Session:
         denied = set(self.policy.denied_tool_names(self.registry.names(), self.approval_mode))
         if self.approval_mode == "plan":  # plan mode: the model is offered read-only tools only
             denied |= {t.name for t in self.registry.tools() if t.kind not in READ_ONLY_KINDS}
+        if not self.chat_generator.capabilities.grounding:
+            denied.add(GROUNDED_TOOL)  # only Gemini APIs can search (googleSearch)
         return self.registry.declarations(exclude=denied)
 
     def _error_context(self) -> ErrorContext:
@@ -163,6 +193,27 @@ class Session:
             project=self.account.project,
             attempts=getattr(policy, "max_attempts", 1),
         )
+
+    @property
+    def chat_generator(self) -> ContentGenerator:
+        """The provider's generator (the chat's once it exists: a switch changes it)."""
+        chat = getattr(self, "chat", None)
+        return chat.generator if chat is not None else self.provider.generator
+
+    def _model_stream(
+        self, request: GenerateContentRequest
+    ) -> AsyncIterator[GenerateContentResponse]:
+        """A one-off request to the current model, for tools (google_web_search)."""
+        from gemtui.tools.base import ToolError
+
+        generator = self.chat_generator
+        searches = any(t.google_search is not None for t in request.tools or [])
+        if searches and not generator.capabilities.grounding:
+            raise ToolError(
+                f"Web search needs Google Search grounding, which the {generator.name} "
+                "provider does not offer; use a Gemini provider."
+            )
+        return generator.stream(request, model=self.chat.model)
 
     def _on_retry(self, notice: RetryNotice) -> None:
         self.bus.emit(
@@ -226,11 +277,57 @@ class Session:
         self.chat.declarations = self._declarations()
         self._cancel = asyncio.Event()
         try:
+            if "@" in prompt:  # @path attaches files (read before the prompt is announced)
+                from gemtui.agent.at_paths import attach_files
+
+                found = await attach_files(prompt, self.tool_context)
+                if found.parts or found.notes:
+                    message = found.parts or prompt
+                    return await self.executor.run(
+                        message, cancel=self._cancel, attached=found.summary()
+                    )
             return await self.executor.run(prompt, cancel=self._cancel)
         finally:
             self._cancel = None
             if self.options.interactive:  # headless exits now: no look-up it would not show
                 self.account.refresh_soon()
+
+    def _context_just_in_time(self, event: Event) -> None:
+        """A read tool went into a subfolder: its context files join the next request."""
+        if not (
+            isinstance(event, ToolCallStateChanged)
+            and event.call.state == ToolCallState.SUCCESS
+            and event.call.name in _READING_TOOLS
+        ):
+            return
+        arg = next((event.call.args.get(k) for k in _PATH_ARGS if event.call.args.get(k)), None)
+        if not isinstance(arg, str):
+            return
+        from gemtui.tools.base import ToolError
+
+        try:
+            path = self.workspace.resolve(arg)
+        except (ToolError, OSError):  # a path the tool refused anyway
+            return
+        if self.context_files.discover(path):
+            self.chat.system_instruction = build_system_instruction(
+                self.workspace.root, self.context_files
+            )
+
+    def refresh_context(self) -> ContextFiles:
+        """Read the context files again (``/memory refresh``); the next request has them."""
+        self.context_files.load()
+        self.chat.system_instruction = build_system_instruction(
+            self.workspace.root, self.context_files
+        )
+        return self.context_files
+
+    def add_memory(self, fact: str) -> Path:
+        """Append ``fact`` to the user's GEMINI.md (``/memory add``, after approval)."""
+        path = config_dir() / "GEMINI.md"
+        add_memory(path, fact)
+        self.refresh_context()
+        return path
 
     def cancel(self) -> None:
         if self._cancel is not None:
@@ -266,6 +363,20 @@ class Session:
         if self.mcp is not None:
             await self.mcp.close()
         await self.provider.generator.aclose()
+
+
+def _fetch_limits(settings: Settings) -> FetchLimits:
+    """web_fetch's bounds from ``[tools.web_fetch]``."""
+    from gemtui.tools.netguard import FetchLimits
+
+    wf = settings.tools.web_fetch
+    return FetchLimits(
+        allow_private=wf.allow_private,
+        allow=tuple(wf.allow),
+        timeout=wf.timeout,
+        max_bytes=wf.max_bytes,
+        max_redirects=wf.max_redirects,
+    )
 
 
 def _mcp_tools(

@@ -172,6 +172,8 @@ class UserMessage(Event):
     """The person's prompt, published the moment it is sent (saved before the model sees it)."""
 
     text: str
+    attached: str = ""
+    """What ``@`` paths attached (files, and those left out and why); empty if none."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -24,6 +24,7 @@ from gemtui.modes import ApprovalMode
 __all__ = [
     "ApprovalMode",
     "ChatSettings",
+    "ContextSettings",
     "GeneralSettings",
     "McpServerSettings",
     "NetworkSettings",
@@ -31,6 +32,7 @@ __all__ = [
     "Settings",
     "ToolSettings",
     "UiSettings",
+    "WebFetchSettings",
     "load_settings",
     "workspace_config_file",
 ]
@@ -124,6 +126,21 @@ class NetworkSettings(_Section):
     """Waits before re-asking after a broken or invalid stream (one retry per entry)."""
 
 
+class WebFetchSettings(_Section):
+    """Where web_fetch may connect and how much it reads (``[tools.web_fetch]``)."""
+
+    allow_private: bool = False
+    """Fetch private, loopback, link-local and metadata addresses too (a local dev server)."""
+    allow: list[str] = Field(default_factory=list)
+    """Host names, addresses or CIDR networks that may be private (``["intranet.lan"]``)."""
+    timeout: Seconds = 10.0
+    """Seconds one URL may take, redirects and the whole body included."""
+    max_bytes: Count = 2_000_000
+    """Bytes read of one page; the rest is cut, said so."""
+    max_redirects: Annotated[int, Field(ge=0, le=20)] = 5
+    """Redirects followed per URL, each checked again."""
+
+
 class ToolSettings(_Section):
     """Limits on what tools may do and return (``[tools]``)."""
 
@@ -133,6 +150,29 @@ class ToolSettings(_Section):
     """Characters of a tool's output the model gets (the rest is cut, said so)."""
     exclude: list[str] = Field(default_factory=list)
     """Tools never offered to the model (by name)."""
+    web_fetch: WebFetchSettings = Field(default_factory=WebFetchSettings)
+    """web_fetch's network bounds and limits."""
+
+
+class ContextSettings(_Section):
+    """Which context files join the system instruction (``[context]``, Gemini CLI's key)."""
+
+    file_name: str | list[str] = Field(default_factory=list, alias="fileName")
+    """More context file names, after GEMINI.md and AGENTS.md (``fileName = "CLAUDE.md"``)."""
+
+    @field_validator("file_name")
+    @classmethod
+    def _plain_names(cls, value: str | list[str]) -> str | list[str]:
+        for name in [value] if isinstance(value, str) else value:
+            if not name or "/" in name or "\\" in name or name in (".", ".."):
+                raise ValueError(f"{name!r} must be a plain file name")
+        return value
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """GEMINI.md, AGENTS.md, then the names added here, each once."""
+        extra = [self.file_name] if isinstance(self.file_name, str) else self.file_name
+        return tuple(dict.fromkeys(["GEMINI.md", "AGENTS.md", *extra]))
 
 
 class UiSettings(_Section):
@@ -195,6 +235,8 @@ class Settings(BaseModel):
     """Retries, backoff and timeouts of model calls."""
     ui: UiSettings = Field(default_factory=UiSettings)
     """Theme and panes of the TUI."""
+    context: ContextSettings = Field(default_factory=ContextSettings)
+    """Context file names."""
     mcpServers: dict[str, McpServerSettings] = Field(default_factory=dict)
     """MCP servers (Gemini CLI's key and shape)."""
 

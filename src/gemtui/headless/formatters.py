@@ -34,6 +34,7 @@ from gemtui.bus import (
     ToolCallStateChanged,
     ToolOutput,
     TurnFinished,
+    UserMessage,
 )
 from gemtui.redact import StreamRedactor, finish, redact_data, wrap
 
@@ -91,6 +92,8 @@ class _Base:
             )
         elif isinstance(event, LoopDetected):
             self._note(f"gemtui: {event.message}")
+        elif isinstance(event, UserMessage) and event.attached:
+            self._note("\n".join(f"gemtui: {line}" for line in event.attached.splitlines()))
         elif isinstance(event, ErrorOccurred):
             self.errors.append(event.message)
             level = "warning" if event.kind == "warning" else "error"

@@ -16,10 +16,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from gemtui.bus.events import Confirmation
 from gemtui.tools.background import BackgroundJobs
+from gemtui.tools.netguard import FetchLimits
 from gemtui.wire import FunctionDeclaration, Part
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from gemtui.tools.workspace import Workspace
+    from gemtui.wire import GenerateContentRequest, GenerateContentResponse
 
 __all__ = [
     "MUTATING_KINDS",
@@ -82,6 +86,14 @@ class ToolContext:
     output_limit: int = 30_000
     background: BackgroundJobs = field(default_factory=BackgroundJobs)
     """The session's background commands, ended when the session closes."""
+    fetch: FetchLimits = field(default_factory=FetchLimits)
+    """Where web_fetch may connect, and its timeout, size cap and redirect limit."""
+    model_stream: (
+        Callable[[GenerateContentRequest], AsyncIterator[GenerateContentResponse]] | None
+    ) = None
+    """Streams a one-off request to the session's current model (google_web_search asks it
+    with the googleSearch tool); None where there is no model. It raises ``ToolError``
+    when the provider cannot serve the request (no grounding)."""
 
 
 class ToolInvocation(ABC):

@@ -198,6 +198,39 @@ def _mcp(app: GemtuiApp, arg: str) -> None:
     app.run_worker(act(), group="mcp")
 
 
+def _memory(app: GemtuiApp, arg: str) -> None:
+    """``/memory show|refresh|add FACT``: the context files loaded, read them again, or
+    append a fact to the user's GEMINI.md once the person approves it (Ctrl+S)."""
+    if app.session is None:
+        return
+    session = app.session
+    action, _, fact = arg.strip().partition(" ")
+    if action in ("", "show"):
+        app.notify(session.context_files.summary(), timeout=15)
+    elif action == "refresh":
+        files = session.refresh_context()
+        app.notify(f"Context files read again: {len(files.files)} loaded.")
+    elif action == "add" and fact.strip():
+        from gemtui.config.paths import config_dir
+        from gemtui.tui.screens.dialogs import ModifyScreen
+
+        def approved(text: str | None) -> None:
+            if text is None or not text.strip():
+                app.notify("Nothing added to memory.")
+                return
+            try:
+                path = session.add_memory(text)
+            except (OSError, ValueError) as exc:
+                app.notify(f"Could not save the memory: {exc}", severity="error")
+                return
+            app.notify(f"Added to {path} (under 'gemtui memories').")
+
+        title = f"add to {config_dir() / 'GEMINI.md'} under 'gemtui memories'"
+        app.push_screen(ModifyScreen(fact.strip(), title=title), approved)
+    else:
+        app.notify("Usage: /memory show | refresh | add FACT", severity="warning")
+
+
 def _quit(app: GemtuiApp, arg: str) -> None:
     app.exit(0)
 
@@ -284,6 +317,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/copy", "Copy the last answer (/copy code: the last code block)", _copy),
     SlashCommand("/permissions", "Show the policy rules in force and remove one", _permissions),
     SlashCommand("/mcp", "MCP servers' state (/mcp restart|disable|enable NAME)", _mcp),
+    SlashCommand("/memory", "Context files: /memory show | refresh | add FACT", _memory),
     SlashCommand("/quit", "Quit gemtui", _quit),
 )
 """Every slash command, in the order /help lists them: the one table."""

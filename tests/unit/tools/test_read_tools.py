@@ -74,6 +74,8 @@ def test_kinds_and_registry() -> None:
         "write_file": ToolKind.EDIT,
         "run_shell_command": ToolKind.EXECUTE,
         "write_todos": ToolKind.THINK,
+        "web_fetch": ToolKind.FETCH,
+        "google_web_search": ToolKind.SEARCH,
     }
     assert reg.names() == list(kinds)
     assert reg.get("search_file_content") is reg.get("grep_search")

@@ -10,17 +10,21 @@ from gemtui.tools.builtin.read_file import ReadFileTool
 from gemtui.tools.builtin.read_many_files import ReadManyFilesTool
 from gemtui.tools.builtin.replace import ReplaceTool
 from gemtui.tools.builtin.run_shell_command import RunShellCommandTool
+from gemtui.tools.builtin.web_fetch import WebFetchTool
+from gemtui.tools.builtin.web_search import GoogleWebSearchTool
 from gemtui.tools.builtin.write_file import WriteFileTool
 from gemtui.tools.builtin.write_todos import WriteTodosTool
 
 __all__ = [
     "GlobTool",
+    "GoogleWebSearchTool",
     "GrepSearchTool",
     "ListDirectoryTool",
     "ReadFileTool",
     "ReadManyFilesTool",
     "ReplaceTool",
     "RunShellCommandTool",
+    "WebFetchTool",
     "WriteFileTool",
     "WriteTodosTool",
     "builtin_tools",
@@ -39,4 +43,6 @@ def builtin_tools() -> list[Tool]:
         WriteFileTool(),
         RunShellCommandTool(),
         WriteTodosTool(),
+        WebFetchTool(),
+        GoogleWebSearchTool(),
     ]

@@ -66,7 +66,7 @@ class MainScreen(Screen[None]):
         """The thought whose masked tail is held back, for its subject and prompt."""
         self._routes: dict[type[ev.Event], Callable[[Any], None]] = {
             ev.SessionStarted: self._session_started,
-            ev.UserMessage: lambda e: self.transcript.add_user(redact(e.text)),
+            ev.UserMessage: self._user_message,
             ev.TurnStarted: self._turn_started,
             ev.ContentDelta: self._content,
             ev.ThoughtDelta: self._thought,
@@ -230,6 +230,11 @@ class MainScreen(Screen[None]):
         self.transcript.add_notice(
             f"History compressed: {e.tokens_before:,} → {e.tokens_after:,} tokens."
         )
+
+    def _user_message(self, e: ev.UserMessage) -> None:
+        self.transcript.add_user(redact(e.text))
+        if e.attached:  # what @paths attached, right under the prompt
+            self.transcript.add_notice(redact(e.attached))
 
     def _error(self, e: ev.ErrorOccurred) -> None:
         text = e.message + (f"\n{e.hint}" if e.hint else "")

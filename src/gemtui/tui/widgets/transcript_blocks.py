@@ -9,6 +9,7 @@ Notices and tool cards (errors, command output) mask known secrets (``gemtui.red
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -199,6 +200,18 @@ _STATE_LOOK: dict[ToolCallState, tuple[str, str, str]] = {
 }
 
 
+_URL = re.compile(r"https?://[^\s<>()\"']+")
+
+
+def _linked(line: str, style: Style) -> Text:
+    """``line`` with each http(s) URL a hyperlink (search sources, fetched pages)."""
+    text = Text(line, style=style)
+    for match in _URL.finditer(line):
+        url = match.group(0).rstrip(".,;:!?]")
+        text.stylize(Style(link=url), match.start(), match.start() + len(url))
+    return text
+
+
 class ToolBlock(Block):
     """A tool call card: name, description, state, and its output (first lines)."""
 
@@ -260,7 +273,7 @@ class ToolBlock(Block):
         body_style = ctx.style("error") if snap.state is ToolCallState.ERROR else Style()
         width = ctx.width - bar.cell_length
         for line in shown:
-            strips.extend(_prefixed(bar, [_text_line(ctx, Text(line, style=body_style), width)]))
+            strips.extend(_prefixed(bar, [_text_line(ctx, _linked(line, body_style), width)]))
         hidden = len(output) - len(shown)
         if hidden > 0:
             more = Text(f"… {hidden} more line{'s' if hidden != 1 else ''}", style=muted)

@@ -1,0 +1,114 @@
+"""google_web_search end to end: the model calls it, the mock answers with grounding."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gemtui.agent.provider_choice import ResolvedProvider
+from gemtui.agent.session import Session, SessionOptions
+from gemtui.bus import TerminateReason
+from gemtui.config.settings import Settings
+from gemtui.providers.http import make_client
+from gemtui.providers.openai_compat import OpenAICompatGenerator
+from gemtui.testing import MockLLMServer
+
+from .conftest import SessionFactory
+
+ANSWER = "今天北京天气晴朗，最高温度25度 🌤️，适合户外活动。"
+FIRST = "今天北京天气晴朗"
+SECOND = "，最高温度25度 🌤️"
+
+
+def _b(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+GROUNDING: dict[str, Any] = {
+    "webSearchQueries": ["北京天气"],
+    "groundingChunks": [
+        {"web": {"uri": "https://weather.example/beijing", "title": "中国天气网"}},
+        {"web": {"uri": "https://cma.example"}},
+    ],
+    "groundingSupports": [
+        {"segment": {"endIndex": _b(FIRST), "text": FIRST}, "groundingChunkIndices": [0]},
+        {
+            "segment": {"startIndex": _b(FIRST), "endIndex": _b(FIRST + SECOND)},
+            "groundingChunkIndices": [0, 1],
+            "confidenceScores": [0.9, 0.8],
+        },
+    ],
+}
+
+
+def _declared(request_json: dict[str, Any]) -> list[str]:
+    return [d["name"] for t in request_json.get("tools", []) for d in t["functionDeclarations"]]
+
+
+async def test_model_searches_and_gets_marked_text_with_sources(
+    mock_llm: MockLLMServer, make_session: SessionFactory
+) -> None:
+    mock_llm.enqueue(
+        {
+            "function_calls": [
+                {"name": "google_web_search", "args": {"query": "北京天气"}, "id": "s1"}
+            ]
+        },
+        # the grounded answer streams in four chunks; supports index the whole of it
+        {"text": ANSWER, "thought": "Searching.", "chunks": 4, "grounding": GROUNDING},
+        {"text": "It is sunny in Beijing [1]."},
+    )
+    session = make_session()
+    done = await session.send("What's the weather in Beijing?")
+    assert done.reason == TerminateReason.GOAL
+    assert done.text == "It is sunny in Beijing [1]."
+
+    first, search, last = (r.json for r in mock_llm.requests)
+    assert "google_web_search" in _declared(first)
+    # the search is a separate request: the query alone, Google Search the only tool
+    assert search["tools"] == [{"googleSearch": {}}]
+    assert search["contents"] == [{"role": "user", "parts": [{"text": "北京天气"}]}]
+    assert mock_llm.requests[1].path.endswith(":streamGenerateContent")
+
+    response = last["contents"][-1]["parts"][0]["functionResponse"]
+    assert response["id"] == "s1"
+    assert response["response"]["output"] == (
+        'Web search results for "北京天气":\n\n'
+        "今天北京天气晴朗[1]，最高温度25度 🌤️[1][2]，适合户外活动。\n\n"
+        "Sources:\n"
+        "[1] 中国天气网 (https://weather.example/beijing)\n"
+        "[2] Untitled (https://cma.example)"
+    )
+
+
+async def test_not_offered_without_grounding(mock_llm: MockLLMServer, workspace: Path) -> None:
+    mock_llm.enqueue({"text": "hello"})
+    gen = OpenAICompatGenerator(make_client(2.0), mock_llm.url + "/v1", "k")
+    provider = ResolvedProvider("openai", "openai", gen, "qwen", 32_000)
+    session = Session(Settings(), provider, SessionOptions(workspace=workspace, interactive=False))
+    try:
+        await session.send("hi")
+        names = [t["function"]["name"] for t in mock_llm.requests[0].json["tools"]]
+        assert "read_file" in names
+        assert "google_web_search" not in names
+    finally:
+        await session.aclose()
+
+
+async def test_a_call_anyway_is_refused_with_a_clear_error(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    mock_llm.enqueue(
+        {"function_calls": [{"name": "google_web_search", "args": {"query": "x"}, "id": "c1"}]},
+        {"text": "ok"},
+    )
+    gen = OpenAICompatGenerator(make_client(2.0), mock_llm.url + "/v1", "k")
+    provider = ResolvedProvider("openai", "openai", gen, "qwen", 32_000)
+    session = Session(Settings(), provider, SessionOptions(workspace=workspace, interactive=False))
+    try:
+        await session.send("search")
+        assert len(mock_llm.requests) == 2  # no extra search request went out
+        tool_msg = next(m for m in mock_llm.requests[1].json["messages"] if m["role"] == "tool")
+        assert "grounding" in tool_msg["content"]
+    finally:
+        await session.aclose()
