@@ -7,6 +7,7 @@ interpreter shutdown, warnings), and the in-process CLI entry point for the many
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -276,3 +277,38 @@ def test_odd_policy_regex_prints_no_python_warning(
     )
     assert proc.returncode == 0, proc.stderr
     assert "Warning" not in proc.stderr, proc.stderr
+
+
+def _run_in_pty(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str]:
+    """Run the real TUI on a pseudo-terminal until it exits; its code and all it wrote."""
+    import pty
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: become gemtui
+        os.chdir(cwd)
+        os.execve(sys.executable, [sys.executable, "-m", "gemtui", *args], env)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
+
+
+def test_the_tui_with_an_invalid_value_exits_52_naming_it(
+    isolated_home: Path, workspace: Path
+) -> None:
+    """Values are validated after the first frame now; a bad one still ends the TUI with
+    exit 52 and the file, key and reason (not a traceback)."""
+    write_fast_config(isolated_home, '\n[general]\nmax_turns = "lots"\n')
+    code, out = _run_in_pty([], gemtui_env(isolated_home), workspace)
+    assert code == 52, out[-2000:]
+    assert "general.max_turns" in out
+    assert "config.toml" in out
+    assert "Traceback" not in out

@@ -328,3 +328,31 @@ class TestSnapshot:
             await settle(pilot, transcript)
 
         assert snap_compare(TranscriptApp(), terminal_size=SIZE, run_before=run_before)
+
+
+class TestFloodCatchUp:
+    async def test_an_answer_ended_while_behind_is_still_drawn_to_its_end(
+        self, monkeypatch: Any
+    ) -> None:
+        """A flood that ends before the renderer caught up: ending the answer cancelled the
+        pending frame and the rest was never drawn (the peer benchmark's end marker never
+        showed). Each render now freezes one piece at least, and the catch-up goes on."""
+        from gemtui.tui.widgets import answer_render
+
+        monkeypatch.setattr(answer_render, "FREEZE_SECONDS_PER_RENDER", 0.0)
+        sections = [
+            f"## Section {i}\n\nlorem ipsum **dolor** sit amet `call_{i}()` " * 3 + "\n\n- a\n- b\n"
+            for i in range(60)
+        ]
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.begin_answer()
+            for section in sections:
+                transcript.append_answer(section)
+            transcript.append_answer("THE-END\n")
+            await pilot.pause()
+            transcript.end_answer()  # behind at this point: one piece frozen per render
+            await settle(pilot, transcript)
+            assert "THE-END" in screen_text(transcript)
+            assert transcript.follow

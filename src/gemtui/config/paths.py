@@ -5,7 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["config_dir", "data_dir", "log_dir", "user_config_file"]
+__all__ = [
+    "config_dir",
+    "data_dir",
+    "log_dir",
+    "user_config_file",
+    "workspace_config_file",
+]
 
 
 def _home() -> Path | None:
@@ -42,3 +48,8 @@ def log_dir() -> Path:
 
 def user_config_file() -> Path:
     return config_dir() / "config.toml"
+
+
+def workspace_config_file(workspace: Path) -> Path:
+    """The folder's own settings file, applied only when the folder is trusted."""
+    return workspace / ".gemtui" / "config.toml"

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from gemtui.config.paths import user_config_file
+from gemtui.config.paths import user_config_file, workspace_config_file
 from gemtui.config.toml_file import read_toml_file
 from gemtui.errors import FatalConfigError
 from gemtui.modes import ApprovalMode
@@ -239,11 +239,6 @@ class Settings(BaseModel):
     """Context file names."""
     mcpServers: dict[str, McpServerSettings] = Field(default_factory=dict)
     """MCP servers (Gemini CLI's key and shape)."""
-
-
-def workspace_config_file(workspace: Path) -> Path:
-    """The folder's own settings file, applied only when the folder is trusted."""
-    return workspace / ".gemtui" / "config.toml"
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

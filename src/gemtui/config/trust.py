@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from gemtui.config.paths import config_dir
-from gemtui.config.settings import workspace_config_file
+from gemtui.config.paths import config_dir, workspace_config_file
 from gemtui.config.toml_file import read_toml_file
 from gemtui.errors import FatalConfigError
 

@@ -20,7 +20,8 @@ from textual.binding import Binding
 from textual.events import Resize
 
 from gemtui.agent.assembly import RunOptions
-from gemtui.bus.events import ApprovalMode
+from gemtui.config.ui_choice import UiChoice
+from gemtui.modes import ApprovalMode
 from gemtui.tui.commands import SLASH_COMMANDS, palette_provider, parse_slash
 from gemtui.tui.screens.main import MainScreen
 from gemtui.tui.session_host import SessionHost
@@ -83,7 +84,7 @@ class GemtuiApp(SessionHost):
     def __init__(
         self,
         *,
-        settings: Settings,
+        settings: Settings | None,
         session: Session | None,
         workspace: Path,
         prompt: str | None = None,
@@ -93,6 +94,8 @@ class GemtuiApp(SessionHost):
         session_factory: Callable[[], Assembled] | None = None,
         trust: WorkspaceTrust | None = None,
         run_options: RunOptions | None = None,
+        settings_loader: Callable[[], Settings] | None = None,
+        ui: UiChoice | None = None,
     ) -> None:
         super().__init__()
         self.session_factory = session_factory
@@ -105,7 +108,11 @@ class GemtuiApp(SessionHost):
         """Where sessions are saved; None when it could not be opened (or is not open yet)."""
         self.assembled: Assembled | None = None
         """The running session with its store attachment and recorder."""
-        self.settings = settings
+        self._settings = settings
+        self._settings_loader = settings_loader
+        """Validates the settings files when first needed (after the first frame)."""
+        self.ui = ui or (UiChoice.of(settings.ui) if settings is not None else UiChoice())
+        """What the first frame needs of ``[ui]``, read without validating the rest."""
         self.session = session
         """The conversation; None until the welcome screen chose a provider."""
         self.workspace = workspace
@@ -133,7 +140,7 @@ class GemtuiApp(SessionHost):
         for theme in loaded:
             self.register_theme(theme)
         self.theme_failures = failed
-        wanted = self.settings.ui.theme
+        wanted = self.ui.theme
         self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
         if DEFAULT_THEME not in self.available_themes:  # pragma: no cover - broken install
             self.theme = "textual-dark"

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from gemtui.agent.assembly import Assembled
     from gemtui.config.settings import Settings
     from gemtui.config.trust import WorkspaceTrust
+    from gemtui.config.ui_choice import UiChoice
     from gemtui.errors import FatalError
     from gemtui.tui.app import GemtuiApp
 
@@ -33,21 +34,22 @@ def launch_tui(
 
     Without a configured provider the welcome screen opens instead of failing.
     """
-    from gemtui.config.settings import load_settings
     from gemtui.config.trust import workspace_trust
+    from gemtui.config.ui_choice import read_ui_choice
     from gemtui.errors import FatalConfigError, FatalError
     from gemtui.logs import setup_logging
 
     setup_logging()
 
-    try:
+    try:  # TOML syntax is checked now; the values with the engine, after the first frame
         trust = workspace_trust(workspace, flag=trust_workspace)
-        settings = load_settings(workspace, trusted=trust.trusted)
+        ui = read_ui_choice(workspace, trusted=trust.trusted)
     except FatalConfigError as exc:
         sys.stderr.write(f"gemtui: {exc.message}\n")
         return exc.exit_code
     app = build_app(
-        settings,
+        None,
+        ui=ui,
         workspace=workspace,
         prompt=prompt,
         model=model,
@@ -82,8 +84,9 @@ def launch_tui(
 
 
 def build_app(
-    settings: Settings,
+    settings: Settings | None,
     *,
+    ui: UiChoice | None = None,
     workspace: Path,
     prompt: str | None = None,
     model: str | None = None,
@@ -98,8 +101,10 @@ def build_app(
 ) -> GemtuiApp | FatalError:
     """The app for these options (the engine and the store start after its first frame).
 
-    ``resume`` (an id, a prefix or ``latest``) starts the session from its saved history;
-    an unknown one stops the app with exit 42. A store that cannot be opened costs the
+    ``settings`` None: validated from the files when the engine is built (after the
+    first frame), ``ui`` being what the frame needs. ``resume`` (an id, a prefix or
+    ``latest``) starts the session from its saved history; an unknown one stops the app
+    with exit 42. A store that cannot be opened costs the
     recording, never the app. ``trust`` is the folder's trust decision: when still open,
     the app asks before the engine starts, and the session uses the settings it ends with.
     """
@@ -126,8 +131,16 @@ def build_app(
 
         return build_session(app.settings, app.run_options, trusted=app.workspace_trusted)
 
+    def load() -> Settings:
+        """Validated when first needed: by the engine build, in its thread."""
+        from gemtui.config.settings import load_settings
+
+        return load_settings(workspace, trusted=app.workspace_trusted)
+
     app = GemtuiApp(
         settings=settings,
+        settings_loader=load,
+        ui=ui,
         session=None,
         workspace=workspace,
         prompt=prompt,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from textual import work
 
 from gemtui.agent.assembly import RunOptions
+from gemtui.config.ui_choice import UiChoice
 from gemtui.modes import ApprovalMode
 from gemtui.tui.masking_app import MaskingApp
 from gemtui.tui.screens.main import MainScreen
@@ -38,7 +39,9 @@ log = logging.getLogger(__name__)
 class SessionHost(MaskingApp[int]):
     """An app that holds one session at a time, built by the assembly."""
 
-    settings: Settings
+    _settings: Settings | None
+    _settings_loader: Callable[[], Settings] | None
+    ui: UiChoice
     session: Session | None
     session_factory: Callable[[], Assembled] | None
     """Builds the session after the first frame is drawn, so start-up shows at once."""
@@ -73,10 +76,28 @@ class SessionHost(MaskingApp[int]):
     def main(self) -> MainScreen:
         raise NotImplementedError
 
+    @property
+    def settings(self) -> Settings:
+        """Every setting, validated on first use (the engine build, after the first frame);
+        a bad one raises ``FatalConfigError`` there (exit 52)."""
+        if self._settings is None:
+            if self._settings_loader is None:
+                from gemtui.config.settings import Settings
+
+                self._settings = Settings()
+            else:
+                self._settings = self._settings_loader()
+        return self._settings
+
+    @settings.setter
+    def settings(self, value: Settings) -> None:
+        self._settings = value
+        self.ui = UiChoice.of(value.ui)
+
     # -- start -----------------------------------------------------------------------------------
     def _apply_view_settings(self) -> None:
-        self.set_class(not self.settings.ui.show_thoughts, "-hide-thoughts")
-        self.set_class(not self.settings.ui.show_usage, "-hide-usage")
+        self.set_class(not self.ui.show_thoughts, "-hide-thoughts")
+        self.set_class(not self.ui.show_usage, "-hide-usage")
 
     def on_mount(self) -> None:
         self._apply_view_settings()
@@ -144,8 +165,8 @@ class SessionHost(MaskingApp[int]):
                 self.exit(return_code=exc.exit_code)
                 return
             self._apply_view_settings()
-            if self.settings.ui.theme in self.available_themes:
-                self.theme = self.settings.ui.theme
+            if self.ui.theme in self.available_themes:
+                self.theme = self.ui.theme
         else:
             self._notify_ignored()
         self._build_session_in_background()

@@ -366,10 +366,11 @@ class AnswerRender:
 
     def _freeze(self, console: Console, text: str) -> bool:
         """Freeze leading blocks while too much text is live; True if out of time."""
+        start = self._frozen_upto
         deadline = time.perf_counter() + FREEZE_SECONDS_PER_RENDER
         while _too_live(text, self._frozen_upto):
-            if time.perf_counter() > deadline:
-                return True
+            if time.perf_counter() > deadline and self._frozen_upto > start:
+                return True  # one piece per render at least: a busy machine still progresses
             reopen = self._reopen + "\n" if self._reopen else ""
             tail = reopen + text[self._frozen_upto : self._frozen_upto + 2 * LIVE_CHARS]
             source, used, self._reopen = _first_piece(tail)

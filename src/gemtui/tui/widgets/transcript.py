@@ -371,9 +371,10 @@ class Transcript(ScrollView, can_focus=True):
 
     def _catch_up_later(self, block: Block) -> None:
         """A render that stopped early (a flood) goes on in the next frames."""
-        if isinstance(block, AnswerBlock) and block.stream.behind and block not in self._behind:
-            self._behind.append(block)
-            self._schedule_flush()
+        if isinstance(block, AnswerBlock) and block.stream.behind:
+            if block not in self._behind:
+                self._behind.append(block)
+            self._schedule_flush()  # always: ending the answer cancels the pending frame
 
     def _end_answer_if_open(self) -> None:
         if self._answer is not None:

@@ -1,0 +1,57 @@
+"""The few settings the TUI's first frame needs, read without pydantic.
+
+Why: validating every setting imports pydantic (about 100 ms) before anything is drawn.
+The first frame needs only ``[ui]``; the files are parsed here with ``tomllib`` (a syntax
+error still exits 52 at once), and the full validation runs with the engine build, after
+the frame, where a bad value still stops the app with exit 52.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gemtui.config.paths import user_config_file, workspace_config_file
+from gemtui.config.toml_file import read_toml_file
+
+__all__ = ["UiChoice", "read_ui_choice"]
+
+
+@dataclass(frozen=True)
+class UiChoice:
+    """``[ui]`` as the first frame uses it (defaults as ``UiSettings``)."""
+
+    theme: str = "gemtui-dark"
+    show_thoughts: bool = True
+    show_usage: bool = True
+
+    @classmethod
+    def of(cls, ui: Any) -> UiChoice:
+        """From validated ``UiSettings`` (after a settings reload)."""
+        return cls(ui.theme, ui.show_thoughts, ui.show_usage)
+
+
+def read_ui_choice(workspace: Path, *, trusted: bool) -> UiChoice:
+    """``[ui]`` from the user file and (trusted) the folder's file, ``GEMTUI_THEME`` last.
+
+    Values of the wrong type fall back to the defaults here; the full validation later
+    names them with exit 52.
+    """
+    files = [user_config_file()]
+    if trusted:
+        files.append(workspace_config_file(workspace))
+    merged: dict[str, Any] = {}
+    for path in files:
+        ui = (read_toml_file(path, "settings") or {}).get("ui")
+        if isinstance(ui, dict):
+            merged |= ui
+    default = UiChoice()
+    theme = os.environ.get("GEMTUI_THEME") or merged.get("theme")
+    thoughts, usage = merged.get("show_thoughts"), merged.get("show_usage")
+    return UiChoice(
+        theme if isinstance(theme, str) else default.theme,
+        thoughts if isinstance(thoughts, bool) else default.show_thoughts,
+        usage if isinstance(usage, bool) else default.show_usage,
+    )
