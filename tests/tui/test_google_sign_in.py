@@ -83,9 +83,7 @@ async def test_auth_command_moves_a_running_session_to_the_google_account(
     app = make_app(make_session(mock_llm.url, workspace), workspace)
     seen = Messages()
     async with app.run_test(size=(110, 40), message_hook=seen) as pilot:
-        app.run_slash("/auth")
-        await pilot.pause()
-        assert isinstance(app.screen, SignInScreen)
+        app.run_slash("/auth")  # the scripted browser consents at once
         await seen.wait_event(AccountStatus)
         await pilot.pause()
         assert app.session is not None
@@ -97,7 +95,7 @@ async def test_auth_command_moves_a_running_session_to_the_google_account(
 
 @pytest.mark.usefixtures("google")
 async def test_a_revoked_grant_opens_the_sign_in_dialog(
-    mock_llm: MockLLMServer, workspace: Path
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     mock_llm.account.require_token = True
     app = make_app(None, workspace, welcome_reason="No model provider is configured.")
@@ -109,6 +107,7 @@ async def test_a_revoked_grant_opens_the_sign_in_dialog(
         await seen.wait_event(AccountStatus)
         await pilot.pause()
         mock_llm.account.revoke()
+        monkeypatch.setenv("BROWSER", "true")  # this time nobody consents: the dialog stays
         await pilot.press(*"hi", "enter")
         await seen.wait_event(AgentFinished)
         await pilot.pause()
