@@ -139,6 +139,34 @@ class TestAnswerRender:
         assert stream.render(console, 60) is stream.render(console, 60)
         assert stream.render_count == 1
 
+    def test_a_burst_is_drawn_over_several_frames_in_order(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A burst of small blocks (below the live limit) arrives at once: each render
+        draws what its time allows (one block at least), shows the blocks before it, and
+        the last render equals a render in one go (the first lines come at once)."""
+        monkeypatch.setattr(answer_render, "FREEZE_SECONDS_PER_RENDER", 0.0)
+        text = "".join(f"Paragraph {i} with **bold** words.\n\n" for i in range(12))
+        stream = AnswerRender()
+        stream.append(text)
+        stream.finish()
+        first = stream.render(_console(), 60)
+        assert stream.behind
+        assert stream.render_count == 1
+        assert "Paragraph 0" in first[0].text
+        renders = 1
+        while stream.behind:
+            stream.resume()
+            stream.render(_console(), 60)
+            renders += 1
+        assert renders == 12
+        whole = AnswerRender()
+        whole.append(text)
+        whole.finish()
+        monkeypatch.setattr(answer_render, "FREEZE_SECONDS_PER_RENDER", 10.0)
+        expected = whole.render(_console(), 60)
+        assert [s.text for s in stream.render(_console(), 60)] == [s.text for s in expected]
+
     def test_width_change_renders_again(self) -> None:
         console = _console()
         stream = AnswerRender()

@@ -129,6 +129,8 @@ def build_session(
                 fake_responses=options.fake_responses,
                 text_tools=options.text_tools,
             )
+        if provider.kind != "replay":
+            _warm_network_stack()
         # reads the saved policy file: a broken one is a config error
         session = Session(
             settings,
@@ -142,6 +144,29 @@ def build_session(
             _discard(owned)
         raise
     return Assembled(session, attachment)
+
+
+_LAZY_NETWORK_MODULES = (
+    "anyio._backends._asyncio",
+    "anyio.streams.tls",
+    "anyio.to_thread",
+    "httpcore._async.http11",
+    "h11",
+)
+
+
+def _warm_network_stack() -> None:
+    """Import what httpx loads only on its first request (anyio's asyncio backend: 20-60 ms).
+
+    The TUI builds the session in a thread after the first frame, so this moves that cost
+    off the path between the person's Enter and the request leaving. No connection is
+    opened: nothing is sent before the person asks.
+    """
+    import importlib
+
+    for name in _LAZY_NETWORK_MODULES:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 def _discard(provider: ResolvedProvider) -> None:

@@ -41,7 +41,8 @@ LIVE_LINES = 40
 """Text re-rendered as a whole on each update at most (more is frozen block by block,
 and a block bigger than this is cut when it is frozen)."""
 FREEZE_SECONDS_PER_RENDER = 0.015
-"""Time one render spends freezing at most, so it never holds the UI for long."""
+"""Time one render spends on new blocks at most (freezing, then the live tail), so it
+never holds the UI for long; what is left is drawn on the next frames."""
 
 _FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
@@ -348,13 +349,20 @@ class AnswerRender:
             tail = reopen + text[self._frozen_upto :]
             previous = self._blocks
             blocks: list[_RenderedBlock] = []
+            deadline = time.perf_counter() + FREEZE_SECONDS_PER_RENDER
+            fresh = 0
             for index, source in enumerate(split_blocks(tail)):
                 if index < len(previous) and previous[index].source == source:
                     blocks.append(previous[index])
                     continue
+                if fresh and time.perf_counter() > deadline:
+                    # out of time: show the blocks done, draw the rest on the next frames
+                    self._behind = True
+                    break
                 strips = self._render_block(console, source)
                 blocks.append(_RenderedBlock(source, strips))
-            self._blocks = blocks
+                fresh += 1
+            self._blocks = blocks + previous[len(blocks) :]
             blank = Strip.blank(width + indent)
             for block in blocks:
                 if lines:
