@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-snapshot-update lint format bench demo install compile clean
+.PHONY: run test test-snapshot-update lint format bench bench-peers demo install compile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,15 @@ format: $(STAMP)
 
 bench: compile
 	$(BIN)/python bench/run.py
+
+# gemtui beside Codex, Gemini CLI and a bare Textual app in tmux, the way a person waits
+# (../shared/peer-bench; peers that are not installed are left out; compare within a run).
+PEER_BENCH ?= ../shared/peer-bench
+PEERS ?= gemtui,codex,gemini-cli
+bench-peers: compile
+	GEMTUI_CMD="$(CURDIR)/$(BIN)/gemtui" GEMTUI_READY="Ask anything" \
+		python3 $(PEER_BENCH)/peers.py --peers $(PEERS) --runs 5 --md bench-peers.md
+	bash $(PEER_BENCH)/floor/run.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
