@@ -8,7 +8,8 @@ Run with ``.venv/bin/python bench/transcript_bench.py``; ``bench/run.py`` can im
     as fast as the event loop takes them, until its last line is drawn (target < 1.0 s);
 (b) one more turn (user message and a Markdown answer) added to a 1,000-turn transcript,
     until drawn (target < 50 ms);
-(c) peak RSS of the process after (b) (target < 150 MB).
+(c) peak RSS of the process after (b) (target < 150 MB); also scrolling back from the end
+    of that transcript to turn 1 until drawn (target < 100 ms).
 """
 
 from __future__ import annotations
@@ -129,6 +130,17 @@ async def bench_add_turn(pilot: Pilot[None], transcript: Transcript, n: int) -> 
     return time.perf_counter() - start
 
 
+async def bench_scroll_back(transcript: Transcript) -> float:
+    """Ms from the end of a 1,000-turn transcript to turn 1 drawn, and back."""
+    start = time.perf_counter()
+    transcript.scroll_home(animate=False, immediate=True)
+    await _until_visible(transcript, "Question 0:")
+    elapsed = time.perf_counter() - start
+    transcript.scroll_end(animate=False, immediate=True)
+    await transcript.wait_for_refresh()
+    return elapsed * 1000
+
+
 def bench_update_cost(transcript: Transcript) -> float:
     """Max ms to render one frame's update when every chunk gets its own frame.
 
@@ -171,6 +183,9 @@ async def run_benchmarks() -> dict[str, float]:
         await pilot.pause()
         adds = [await bench_add_turn(pilot, transcript, 1_000 + i) for i in range(RUNS)]
         results["add_turn_at_1000_ms"] = statistics.median(adds) * 1000
+        results["scroll_to_turn_1_ms"] = statistics.median(
+            [await bench_scroll_back(transcript) for _ in range(RUNS)]
+        )
         results["transcript_lines"] = float(transcript.line_count)
         results["peak_rss_mb"] = peak_rss_mb()
     return results
@@ -181,6 +196,7 @@ _LABELS = {
     "stream_block_renders": ("    Markdown blocks rendered for that answer", "", ""),
     "update_render_late_ms": ("    one frame's re-render late in that answer (max)", "ms", ""),
     "add_turn_at_1000_ms": ("(b) one more turn on a 1,000-turn transcript, drawn", "ms", "< 50 ms"),
+    "scroll_to_turn_1_ms": ("    scroll back to turn 1 of 1,000, drawn", "ms", "< 100 ms"),
     "transcript_lines": ("    transcript lines", "", ""),
     "peak_rss_mb": ("(c) peak RSS", "MB", "< 150 MB"),
 }

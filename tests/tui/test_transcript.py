@@ -356,3 +356,28 @@ class TestFloodCatchUp:
             await settle(pilot, transcript)
             assert "THE-END" in screen_text(transcript)
             assert transcript.follow
+
+    async def test_earlier_answers_still_catching_up_keep_their_frames(
+        self, monkeypatch: Any
+    ) -> None:
+        """Ending the next answer cancelled the frame that earlier answers, still behind,
+        were waiting for: they never finished (and ``rendering_pending`` stayed True)."""
+        from gemtui.tui.widgets import answer_render
+
+        monkeypatch.setattr(answer_render, "FREEZE_SECONDS_PER_RENDER", 0.0)
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            for turn in range(2):
+                transcript.add_user(f"question {turn}")
+                transcript.begin_answer()
+                for i in range(8):
+                    transcript.append_answer(f"Answer {turn} paragraph {i} **bold**.\n\n")
+                transcript.end_answer()  # behind: one paragraph drawn per frame
+            transcript.add_user("last question")
+            transcript.begin_answer()
+            transcript.append_answer("A short last answer.")
+            transcript.end_answer()  # not behind itself: it used to cancel their frame
+            await settle(pilot, transcript)
+            assert not transcript.rendering_pending
+            assert all(not b.stream.behind for b in transcript._blocks.blocks if b.role == "model")

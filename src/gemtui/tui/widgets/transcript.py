@@ -149,6 +149,8 @@ class Transcript(ScrollView, can_focus=True):
         answer.stream.finish()
         self._answer = None
         self._rerender(answer)
+        if self._behind:  # earlier answers still catching up keep their frames
+            self._schedule_flush()
 
     def discard_answer(self) -> None:
         """Throw away the answer in flight (the stream is being retried)."""
@@ -164,6 +166,8 @@ class Transcript(ScrollView, can_focus=True):
             (b for b in reversed(self._blocks.blocks) if isinstance(b, AnswerBlock)), None
         )
         self._relayout(index)
+        if self._behind:
+            self._schedule_flush()
 
     @property
     def answer_open(self) -> bool:
