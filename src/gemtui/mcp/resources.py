@@ -23,6 +23,8 @@ class _ResourceTool(Tool):
 
 
 class ListMcpResources(_ResourceTool):
+    """What every ready server publishes, one line per resource."""
+
     name = "list_mcp_resources"
     display_name = "List MCP resources"
     description = (
@@ -58,6 +60,8 @@ class _ListInvocation(ToolInvocation):
 
 
 class ReadMcpResource(_ResourceTool):
+    """One resource's text, by server and URI (only URIs the server listed)."""
+
     name = "read_mcp_resource"
     display_name = "Read MCP resource"
     description = "Reads one resource of an MCP server by its URI (see list_mcp_resources)."
