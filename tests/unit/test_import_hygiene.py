@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tomllib
@@ -75,3 +76,29 @@ def test_the_engine_contract_covers_every_package_but_the_views() -> None:
     }
     views = {"gemtui.tui", "gemtui.cli", "gemtui.__main__"}
     assert set(engine["source_modules"]) == top_level - views
+
+
+def test_the_tuis_first_frame_needs_neither_pydantic_nor_httpx(tmp_path: Path) -> None:
+    """What runs before the first frame (trust, ``[ui]``, the app, its themes) must not
+    import pydantic or httpx: about 100 ms each before anything is drawn. Settings are
+    validated with the engine, after the frame."""
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from gemtui.config.trust import workspace_trust\n"
+        "from gemtui.config.ui_choice import read_ui_choice\n"
+        "from gemtui.tui.launch import build_app\n"
+        "ws = Path(sys.argv[1])\n"
+        "trust = workspace_trust(ws, flag=False)\n"
+        "app = build_app(None, ui=read_ui_choice(ws, trusted=trust.trusted), workspace=ws)\n"
+        "print(sorted(m for m in ('pydantic', 'httpx') if m in sys.modules))"
+    )
+    env = {**os.environ, "GEMTUI_HOME": str(tmp_path / "home")}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    assert out.stdout.strip() == "[]", out.stderr

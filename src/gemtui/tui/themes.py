@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from textual.theme import Theme
@@ -34,11 +32,21 @@ APP_VARIABLES = ("diff-added", "diff-removed", "tool-pending")
 """Our own tokens; every theme should set them (defaults come from success/error/warning)."""
 
 
-class ThemeFile(BaseModel):
-    """The schema of one theme file (Textual's theme fields plus app ``variables``)."""
+_COLOUR_FIELDS = (
+    "primary", "secondary", "accent", "foreground", "background", "surface", "panel",
+    "boost", "success", "warning", "error",
+)  # fmt: skip
 
-    model_config = ConfigDict(extra="forbid")
-    name: str = Field(min_length=1)
+
+@dataclass(frozen=True)
+class ThemeFile:
+    """The schema of one theme file (Textual's theme fields plus app ``variables``).
+
+    Checked by hand, not with pydantic: themes load before the first frame, and pydantic
+    alone would cost about a third of a bare Textual app's start-up.
+    """
+
+    name: str
     primary: str
     secondary: str | None = None
     accent: str | None = None
@@ -51,13 +59,42 @@ class ThemeFile(BaseModel):
     warning: str | None = None
     error: str | None = None
     dark: bool = True
-    variables: dict[str, str] = Field(default_factory=dict)
+    variables: dict[str, str] = field(default_factory=dict)
     """Textual variables and our own tokens (``diff-added``, ``tool-pending``, …)."""
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> ThemeFile:
+        """The file's tables as a theme; ``ValueError`` names the first bad key."""
+        unknown = sorted(set(data) - {*_COLOUR_FIELDS, "name", "dark", "variables"})
+        if unknown:
+            raise ValueError(f"{unknown[0]}: not a theme setting")
+        name = data.get("name")
+        if not isinstance(name, str) or not name:
+            raise ValueError("name: a non-empty string is required")
+        if "primary" not in data:
+            raise ValueError("primary: required")
+        for key in _COLOUR_FIELDS:
+            if key in data and not isinstance(data[key], str):
+                raise ValueError(f"{key}: a colour string is required")
+        dark = data.get("dark", True)
+        if not isinstance(dark, bool):
+            raise ValueError("dark: true or false")
+        variables = data.get("variables", {})
+        if not isinstance(variables, dict) or not all(
+            isinstance(v, str) for v in variables.values()
+        ):
+            raise ValueError("variables: a table of strings is required")
+        colours = {k: data[k] for k in _COLOUR_FIELDS if k in data}
+        return cls(name=name, dark=dark, variables=dict(variables), **colours)
+
+    def colours(self) -> dict[str, str]:
+        return {k: v for k in _COLOUR_FIELDS if (v := getattr(self, k))}
 
     def to_theme(self) -> Theme:
         from textual.theme import Theme
 
-        return Theme(**self.model_dump())
+        fields: dict[str, Any] = {**self.colours(), "dark": self.dark}
+        return Theme(name=self.name, variables=dict(self.variables), **fields)
 
 
 @dataclass(frozen=True)
@@ -91,7 +128,7 @@ def user_theme_dir() -> Path:
 def _check_colours(spec: ThemeFile) -> str | None:
     from textual.color import Color, ColorParseError
 
-    values = {k: v for k, v in spec.model_dump(exclude={"name", "dark", "variables"}).items() if v}
+    values = spec.colours()
     values.update({k: v for k, v in spec.variables.items() if k in APP_VARIABLES})
     for key, value in values.items():
         try:
@@ -116,12 +153,7 @@ def _load_one(path: Path) -> Theme:
         raise ValueError(f"cannot read: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"malformed TOML: {exc}") from exc
-    try:
-        spec = ThemeFile.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "file"
-        raise ValueError(f"{where}: {first['msg']}") from exc
+    spec = ThemeFile.parse(data)
     problem = _check_colours(spec)
     if problem:
         raise ValueError(problem)
