@@ -21,6 +21,7 @@ from gemtui.agent.error_text import ErrorContext, explain
 from gemtui.agent.loop_detector import LoopDetector
 from gemtui.agent.outcome import exit_code_for
 from gemtui.agent.prices import cost_of, price_for
+from gemtui.agent.router import ModelRouter
 from gemtui.bus import (
     AgentFinished,
     Citation,
@@ -30,6 +31,7 @@ from gemtui.bus import (
     HistoryCompressed,
     LoopDetected,
     ModelFallback,
+    ModelRouted,
     StreamRetried,
     TerminateReason,
     ThoughtDelta,
@@ -104,6 +106,8 @@ class ExecutorConfig:
     """Models to switch to, in order, when the current one keeps answering 429."""
     prices: dict[str, float] = field(default_factory=dict)
     """The provider's ``prices`` from settings, on top of the known ones."""
+    router: ModelRouter | None = None
+    """``-m auto``: picks the model for each prompt before its first turn."""
     error_context: Callable[[], ErrorContext] | None = None
     """Who was asked for what, so a failed call is explained with its next step."""
 
@@ -218,6 +222,8 @@ class Executor:
             parts = [Part(text=prompt)] if isinstance(prompt, str) else prompt
             text = prompt if isinstance(prompt, str) else (parts[0].text or "" if parts else "")
             self.bus.emit(UserMessage, text=text, attached=attached)
+            if self.config.router is not None:
+                await self._route(self.config.router, parts, state, prompt_id)
             reason, output = await self._loop(Content(role="user", parts=parts), cancel, state)
             recoverable = (
                 TerminateReason.TIMEOUT,
@@ -530,6 +536,24 @@ class Executor:
     @staticmethod
     def _cancel_reason(state: _RunState) -> TerminateReason:
         return TerminateReason.TIMEOUT if state.timed_out else TerminateReason.ABORTED
+
+    async def _route(
+        self, router: ModelRouter, parts: list[Part], state: _RunState, prompt_id: str
+    ) -> None:
+        """Let the router pick this prompt's model; its call's tokens count as usage."""
+        decision = await router.choose(self.chat.curated_history(), parts, prompt_id)
+        self.chat.set_model(decision.model)
+        state.usage = state.usage + decision.usage
+        by_model = state.usage_by_model
+        by_model[router.classifier] = by_model.get(router.classifier, Usage()) + decision.usage
+        self.bus.emit(
+            ModelRouted,
+            model=decision.model,
+            reason=decision.reason,
+            router_model=router.classifier,
+            usage=decision.usage,
+            fell_back=decision.fell_back,
+        )
 
     def _add_usage(self, state: _RunState, ev: FinishedEvent) -> None:
         if ev.usage.input:

@@ -319,5 +319,7 @@ def list_models(settings: Settings) -> list[tuple[str, str]]:
                 models.append(extra)
         if not models:
             models = list(KNOWN_MODELS.get(conf.kind, ()))
+        if conf.kind in GEMINI_KINDS:
+            models.append("auto")  # the router picks Flash or Pro per prompt
         out.extend((name, m) for m in models)
     return out

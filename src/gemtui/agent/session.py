@@ -42,6 +42,7 @@ from gemtui.wire import (
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
+    from gemtui.agent.router import ModelRouter
     from gemtui.bus import EventBus
     from gemtui.mcp.manager import ServerState
     from gemtui.mcp.tools import McpTools
@@ -137,7 +138,7 @@ class Session:
         self.account.bind(provider.generator)
         self.chat = Chat(
             provider.generator,
-            model=provider.model,
+            model=_start_model(provider),
             system_instruction=build_system_instruction(self.workspace.root, self.context_files),
             declarations=self._declarations(),
             # signatures belong to the model that made them; a resumed history may come
@@ -160,7 +161,8 @@ class Session:
                 context_window=provider.context_window,
                 compression_threshold=settings.chat.compression_threshold,
                 compression_preserve=settings.chat.compression_preserve,
-                fallback=fallback_chain(provider, provider.model),
+                fallback=fallback_chain(provider, _start_model(provider)),
+                router=_router_for(provider, provider.model),
                 prices=dict(provider.settings.prices),
                 error_context=self._error_context,
             ),
@@ -265,8 +267,10 @@ class Session:
             self.executor.config.prices = dict(provider.settings.prices)
             self.executor.last_prompt_tokens = 0
             await old.generator.aclose()
-        self.chat.set_model(model)
-        self.executor.config.fallback = fallback_chain(self.provider, model)
+        self.executor.config.router = _router_for(self.provider, model)
+        if self.executor.config.router is None:
+            self.chat.set_model(model)
+        self.executor.config.fallback = fallback_chain(self.provider, self.chat.model)
 
     def set_approval_mode(self, mode: str) -> None:
         self.approval_mode = mode
@@ -377,6 +381,33 @@ def _fetch_limits(settings: Settings) -> FetchLimits:
         max_bytes=wf.max_bytes,
         max_redirects=wf.max_redirects,
     )
+
+
+def _start_model(provider: ResolvedProvider) -> str:
+    """The model of the first request: the chosen one, or for ``auto`` the kind's default
+    (the router picks per prompt from there)."""
+    from gemtui.agent.provider_choice import DEFAULT_MODELS
+    from gemtui.agent.router import AUTO
+
+    if provider.model != AUTO:
+        return provider.model
+    return DEFAULT_MODELS.get(provider.kind, provider.model)
+
+
+def _router_for(provider: ResolvedProvider, model: str) -> ModelRouter | None:
+    """A router when ``model`` is ``auto``; only Gemini providers have Flash and Pro."""
+    from gemtui.agent.provider_choice import GEMINI_KINDS
+    from gemtui.agent.router import AUTO, ModelRouter
+    from gemtui.errors import FatalInputError
+
+    if model != AUTO:
+        return None
+    if provider.kind not in GEMINI_KINDS:
+        raise FatalInputError(
+            f"-m auto routes between Gemini Flash and Pro models; the {provider.name} "
+            "provider has no such pair. Name a model instead (-m NAME, /model NAME)."
+        )
+    return ModelRouter(provider.generator)
 
 
 def _mcp_tools(

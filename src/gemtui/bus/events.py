@@ -33,6 +33,7 @@ __all__ = [
     "LoopDetected",
     "McpServerChanged",
     "ModelFallback",
+    "ModelRouted",
     "ProviderProgress",
     "QuotaShare",
     "Refusal",
@@ -246,6 +247,23 @@ class ModelFallback(Event):
     from_model: str
     to_model: str
     reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelRouted(Event):
+    """``-m auto`` chose the model for this prompt (or fell back to the default)."""
+
+    model: str
+    reason: str
+    router_model: str
+    usage: Usage
+    """What the classification call cost (counted in the prompt's usage)."""
+    fell_back: bool = False
+
+    def summary(self) -> str:
+        """One line every view words alike."""
+        how = "kept" if self.fell_back else "chose"
+        return f"auto {how} {self.model}" + (f": {self.reason}" if self.reason else "")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

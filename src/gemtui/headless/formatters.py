@@ -23,6 +23,7 @@ from gemtui.bus import (
     HistoryCompressed,
     LoopDetected,
     ModelFallback,
+    ModelRouted,
     ProviderProgress,
     Refusal,
     RequestRetrying,
@@ -76,7 +77,7 @@ class _Base:
 
     def _common(self, event: Event) -> None:
         """What every format reports on stderr."""
-        if isinstance(event, RequestRetrying):
+        if isinstance(event, RequestRetrying | ModelRouted):
             self._note(f"gemtui: {event.summary()}")
         elif isinstance(event, ProviderProgress):
             self._note(f"gemtui: {event.message}")

@@ -84,6 +84,7 @@ class MainScreen(Screen[None]):
             ev.ProviderProgress: lambda e: setattr(self.status, "busy", e.message),
             ev.AccountStatus: self._account,
             ev.McpServerChanged: self._mcp_changed,
+            ev.ModelRouted: self._routed,
             ev.LoopDetected: lambda e: self.transcript.add_notice(e.message, "warning"),
             ev.Citation: lambda e: self.transcript.add_notice(e.text),
             ev.AgentFinished: self._agent_finished,
@@ -248,6 +249,13 @@ class MainScreen(Screen[None]):
 
     def _retrying(self, e: ev.RequestRetrying) -> None:
         self.status.busy = f"retrying in {e.wait:.0f}s (attempt {e.next_attempt}/{e.max_attempts})"
+
+    def _routed(self, e: ev.ModelRouted) -> None:
+        """``auto`` picked this prompt's model: say which and why; its call's tokens count."""
+        self.status.model = e.model
+        self.transcript.add_notice(e.summary(), "warning" if e.fell_back else "information")
+        if e.usage.total or e.usage.input:
+            self.usage.record_turn(e.usage, None)
 
     def _mcp_changed(self, e: ev.McpServerChanged) -> None:
         """The status line counts ready servers; an open /mcp view redraws."""
