@@ -86,7 +86,7 @@ class Harness:
             return GeminiGenerator(client, "gem-key", url)
         if self.adapter == "code_assist":
             self.srv.account.require_token = True  # every request must carry a live token
-            source = TokenSource(self.srv.account.grant(), client)
+            source = TokenSource(self.srv.account.grant())
             return CodeAssistGenerator(client, source, endpoint=url)
         if self.adapter == "anthropic":
             return AnthropicGenerator(client, url, "ant-key")

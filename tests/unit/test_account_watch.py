@@ -13,7 +13,7 @@ from gemtui.testing import MockLLMServer
 
 def _provider(srv: MockLLMServer) -> CodeAssistGenerator:
     client = make_client()
-    return CodeAssistGenerator(client, TokenSource(srv.account.grant(), client), endpoint=srv.url)
+    return CodeAssistGenerator(client, TokenSource(srv.account.grant()), endpoint=srv.url)
 
 
 async def test_quota_is_published_and_throttled(mock_llm: MockLLMServer) -> None:

@@ -41,7 +41,7 @@ async def test_expired_token_refreshed_once_for_many_waiters(oauth_env: MockLLMS
     async with httpx.AsyncClient() as client:
         tokens = await _signed_in(oauth_env, client)
         oauth_env.account.expire_tokens()
-        source = TokenSource(Tokens(tokens.access_token, tokens.refresh_token, 0.0), client, save)
+        source = TokenSource(Tokens(tokens.access_token, tokens.refresh_token, 0.0), save)
         got = await asyncio.gather(*(source.token() for _ in range(20)))
         assert len(set(got)) == 1
         assert got[0] != tokens.access_token
@@ -55,7 +55,7 @@ async def test_expired_token_refreshed_once_for_many_waiters(oauth_env: MockLLMS
 async def test_401_refreshes_once_even_when_many_saw_it(oauth_env: MockLLMServer) -> None:
     async with httpx.AsyncClient() as client:
         tokens = await _signed_in(oauth_env, client)
-        source = TokenSource(tokens, client)
+        source = TokenSource(tokens)
         oauth_env.account.expire_tokens()  # the server says 401, our clock says fine
         stale = await source.token()
         fresh = await asyncio.gather(*(source.rejected(stale) for _ in range(5)))
@@ -68,7 +68,7 @@ async def test_revoked_grant_says_sign_in_again(oauth_env: MockLLMServer) -> Non
     async with httpx.AsyncClient() as client:
         tokens = await _signed_in(oauth_env, client)
         oauth_env.account.revoke()
-        source = TokenSource(tokens, client)
+        source = TokenSource(tokens)
         with pytest.raises(FatalAuthenticationError, match="gemtui auth login") as err:
             await source.rejected(tokens.access_token)
     assert err.value.exit_code == EXIT_AUTH

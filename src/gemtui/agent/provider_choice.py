@@ -242,7 +242,7 @@ def _code_assist(
     async def save(fresh: Tokens) -> None:
         store.save(fresh)
 
-    source = TokenSource(tokens, http, save)
+    source = TokenSource(tokens, save)
     return CodeAssistGenerator(http, source, endpoint=conf.base_url, email=tokens.email)
 
 

@@ -48,43 +48,64 @@ def email_of(id_token: str) -> str:
     return email if isinstance(email, str) else ""
 
 
-def _refusal(resp: httpx.Response) -> FatalAuthenticationError:
-    try:
-        body: Any = resp.json()
-    except ValueError:
-        body = {}
-    why = body.get("error_description") or body.get("error") if isinstance(body, dict) else None
-    return FatalAuthenticationError(
-        f"Sign-in failed: the token endpoint answered {resp.status_code} ({why or 'no reason'})."
+def oauth_client(redirect_uri: str | None = None) -> Any:
+    """authlib's OAuth 2 client for Google's token endpoint (its own short-lived connection).
+
+    The installed-app client sends its id and (public) secret in the form, as Google's
+    own libraries do; PKCE (S256) binds the code to this process.
+    """
+    from authlib.integrations.httpx_client import AsyncOAuth2Client
+
+    return AsyncOAuth2Client(
+        client_id=CLIENT_ID,
+        client_secret=CLIENT_SECRET,
+        token_endpoint_auth_method="client_secret_post",
+        code_challenge_method="S256",
+        redirect_uri=redirect_uri,
+        timeout=30.0,
     )
+
+
+def _why(exc: Exception) -> str:
+    """authlib's error as one line (the token endpoint's ``error_description`` when given)."""
+    description = getattr(exc, "description", None)
+    error = getattr(exc, "error", None)
+    return str(description or error or type(exc).__name__)
 
 
 async def exchange_code(client: httpx.AsyncClient, request: AuthRequest, code: str) -> Tokens:
     """The authorization_code grant with the PKCE verifier; refuses a missing refresh token."""
+    from authlib.common.errors import AuthlibBaseError
+
     redact.register(code)
-    form = {
-        "grant_type": "authorization_code",
-        "code": code,
-        "code_verifier": request.verifier,
-        "redirect_uri": request.redirect_uri,
-        "client_id": CLIENT_ID,
-        "client_secret": CLIENT_SECRET,
-    }
-    resp = await client.post(token_url(), data=form)
-    if resp.status_code != 200:
-        raise _refusal(resp)
-    body = resp.json()
-    access = str(body.get("access_token") or "")
-    redact.register(access or None)
-    refresh = str(body.get("refresh_token") or "")
-    if not access or not refresh:
-        raise FatalAuthenticationError(
-            "Sign-in failed: Google granted no refresh token (offline access); "
-            "remove gemtui's access at myaccount.google.com/permissions and sign in again."
-        )
-    ident = str(body.get("id_token") or "")
-    expires = time.time() + float(body.get("expires_in") or 3600)
-    email = email_of(ident) or await _userinfo_email(client, access)
+    async with oauth_client(request.redirect_uri) as oauth:
+        try:
+            body = await oauth.fetch_token(
+                token_url(),
+                grant_type="authorization_code",
+                code=code,
+                code_verifier=request.verifier,
+            )
+        except AuthlibBaseError as exc:
+            raise FatalAuthenticationError(
+                f"Sign-in failed: the token endpoint refused the code ({_why(exc)})."
+            ) from None
+        except httpx.HTTPError as exc:
+            raise FatalAuthenticationError(
+                f"Sign-in failed: the token endpoint could not be reached ({exc})."
+            ) from None
+        access = str(body.get("access_token") or "")
+        redact.register(access or None)
+        refresh = str(body.get("refresh_token") or "")
+        redact.register(refresh or None)
+        if not access or not refresh:
+            raise FatalAuthenticationError(
+                "Sign-in failed: Google granted no refresh token (offline access); "
+                "remove gemtui's access at myaccount.google.com/permissions and sign in again."
+            )
+        ident = str(body.get("id_token") or "")
+        expires = time.time() + float(body.get("expires_in") or 3600)
+        email = email_of(ident) or await _userinfo_email(client, access)
     return Tokens(access, refresh, expires, ident, email)
 
 

@@ -13,8 +13,8 @@ from dataclasses import replace
 
 import httpx
 
-from gemtui.auth.exchange import CLIENT_SECRET, Tokens
-from gemtui.auth.pkce import CLIENT_ID, token_url
+from gemtui.auth.exchange import Tokens, oauth_client
+from gemtui.auth.pkce import token_url
 from gemtui.errors import FatalAuthenticationError
 
 EARLY = 300.0
@@ -29,11 +29,9 @@ class TokenSource:
     def __init__(
         self,
         tokens: Tokens,
-        client: httpx.AsyncClient,
         save: Callable[[Tokens], Awaitable[None]] | None = None,
     ) -> None:
         self.tokens = tokens
-        self._client = client
         self._save = save
         self._lock = asyncio.Lock()
         self.refreshes = 0
@@ -52,16 +50,15 @@ class TokenSource:
         async with self._lock:
             if self.tokens.access_token != stale:
                 return self.tokens.access_token  # someone refreshed while we waited
-            form = {
-                "grant_type": "refresh_token",
-                "refresh_token": self.tokens.refresh_token,
-                "client_id": CLIENT_ID,
-                "client_secret": CLIENT_SECRET,
-            }
-            resp = await self._client.post(token_url(), data=form)
-            if resp.status_code != 200:
-                raise FatalAuthenticationError(SIGN_IN_AGAIN)
-            body = resp.json()
+            from authlib.common.errors import AuthlibBaseError
+
+            async with oauth_client() as oauth:
+                try:
+                    body = await oauth.refresh_token(
+                        token_url(), refresh_token=self.tokens.refresh_token
+                    )
+                except (AuthlibBaseError, httpx.HTTPError):
+                    raise FatalAuthenticationError(SIGN_IN_AGAIN) from None
             access = str(body.get("access_token") or "")
             if not access:
                 raise FatalAuthenticationError(SIGN_IN_AGAIN)
