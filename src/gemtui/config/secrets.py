@@ -38,7 +38,32 @@ KEY_NAMES = ("gemini-api-key", "openai-api-key", "anthropic-api-key")
 """The keyring entries of the built-in providers (a named provider adds ``NAME-api-key``)."""
 
 
+def _no_keyring_can_exist() -> bool:
+    """Linux with no D-Bus session bus, no keyring plugin (``keyrings.*``), no keyring
+    settings and no explicit backend: no OS keyring can answer, so the ``keyring``
+    package is not even imported (its plugin scan costs ~100 ms and ~15 MB per run).
+    Once something imported keyring (a test's backend, a plugin), it is asked as usual."""
+    import sys
+
+    if "keyring" in sys.modules or not sys.platform.startswith("linux"):
+        return False
+    if os.environ.get("PYTHON_KEYRING_BACKEND") or os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
+        return False
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    runtime = os.environ.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}"
+    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return not (
+        Path(runtime, "bus").exists()
+        or Path(config, "python_keyring", "keyringrc.cfg").exists()
+        or find_spec("keyrings") is not None
+    )
+
+
 def keyring_available() -> bool:
+    if _no_keyring_can_exist():
+        return False
     try:
         import keyring
         from keyring.backends import fail
