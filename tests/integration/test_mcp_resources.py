@@ -3,8 +3,6 @@ from a real ``MCPServer`` over streamable HTTP on 127.0.0.1."""
 
 from __future__ import annotations
 
-import asyncio
-import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -21,12 +19,12 @@ from gemtui.testing import MockLLMServer
 from gemtui.tools.base import ToolContext, ToolError
 from gemtui.tools.registry import ToolRegistry
 from gemtui.tools.workspace import Workspace
+from tests.support.mcp_http import serving
 
 
 @pytest.fixture
 async def notes_server() -> AsyncIterator[str]:
     """A server with one resource and one prompt, listening before the test connects."""
-    import uvicorn
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer("notes")
@@ -39,17 +37,8 @@ async def notes_server() -> AsyncIterator[str]:
     def summarize(topic: str) -> str:
         return f"Summarise everything about {topic} in three bullet points."
 
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen()
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(server.streamable_http_app(), log_level="error", lifespan="on")
-    web = uvicorn.Server(config)
-    task = asyncio.create_task(web.serve(sockets=[sock]))
-    yield f"http://127.0.0.1:{port}/mcp"
-    web.should_exit = True
-    await task
-    sock.close()
+    async with serving(server) as url:
+        yield url
 
 
 async def test_resources_are_listed_and_read(notes_server: str, tmp_path: Path) -> None:

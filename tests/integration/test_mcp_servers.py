@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -24,6 +23,7 @@ from gemtui.scheduler.policy_rules import PolicyDecision
 from gemtui.tools.base import ToolContext, ToolError
 from gemtui.tools.registry import ToolRegistry
 from gemtui.tools.workspace import Workspace
+from tests.support.mcp_http import serving
 
 BIN = Path(sys.executable).parent
 TIME = McpServerSettings(command=str(BIN / "mcp-server-time"), args=["--local-timezone", "UTC"])
@@ -200,7 +200,6 @@ async def test_trusted_server_is_allowed_by_policy_untrusted_asks() -> None:
 @pytest.fixture
 async def http_server() -> AsyncIterator[str]:
     """A small ``MCPServer`` over streamable HTTP, listening before the test connects."""
-    import uvicorn
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer("adder")
@@ -210,17 +209,8 @@ async def http_server() -> AsyncIterator[str]:
         """Add two numbers."""
         return str(a + b)
 
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen()
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(server.streamable_http_app(), log_level="error", lifespan="on")
-    web = uvicorn.Server(config)
-    task = asyncio.create_task(web.serve(sockets=[sock]))
-    yield f"http://127.0.0.1:{port}/mcp"
-    web.should_exit = True
-    await task
-    sock.close()
+    async with serving(server) as url:
+        yield url
 
 
 async def test_streamable_http_server(http_server: str, tmp_path: Path) -> None:
