@@ -49,7 +49,7 @@ def server_lines(state: ServerState, *, selected: bool = False) -> Content:
         lines.append(Content.assemble(("\n     " + tool.name, "$text-accent")))
         if about:
             lines.append(Content.styled(f"  {about[0][:100]}", "$text-muted"))
-    for error in state.errors[-3:]:
+    for error in [e for e in state.errors if e != state.reason][-3:]:  # the reason is above
         lines.append(Content.styled(f"\n     ! {error}", "$text-error"))
     return Content.assemble(*lines)
 
