@@ -626,3 +626,49 @@ async def test_real_mcp_servers_tools_are_valid_in_every_wire(
     assert results, "the call's result went back to the model"
     assert "UTC" in results[0][1]
     assert not results[0][2]
+
+
+# -- Claude's extended thinking -----------------------------------------------------------
+
+
+async def _anthropic_run(
+    srv: MockLLMServer, workspace: Path, model: str, budget: int | None
+) -> tuple[Run, dict[str, Any]]:
+    from gemtui.config.settings import ProviderSettings
+
+    h = Harness("anthropic", srv)
+    gen = RetryingGenerator(h.generator(), FAST)
+    settings = ProviderSettings(kind="anthropic", thinking_budget=budget)
+    provider = ResolvedProvider("anthropic", "anthropic", gen, model, 200_000, settings)
+    options = SessionOptions(workspace=workspace, interactive=False, approval_mode="yolo")
+    session = Session(Settings(), provider, options)
+    events: list[Event] = []
+    session.bus.subscribe(events.append)
+    srv.enqueue({"thought": "**Plan** add them", "text": "4"})
+    await session.send("2+2?")
+    await session.aclose()
+    assert_valid_requests(h)
+    body = h.generation_requests()[-1].json
+    assert isinstance(body, dict)
+    return Run(session, events), body
+
+
+async def test_claude_thinks_with_the_configured_budget(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    run, body = await _anthropic_run(mock_llm, workspace, "claude-sonnet-4-5", 2048)
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert body["max_tokens"] > 2048
+    assert "temperature" not in body
+    assert "add them" in "".join(e.text for e in run.of(ThoughtDelta))  # streamed as thought
+
+
+async def test_claude_without_extended_thinking_is_not_asked_to_think(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    _, older = await _anthropic_run(mock_llm, workspace, "claude-3-5-haiku-latest", None)
+    assert "thinking" not in older
+    _, off = await _anthropic_run(mock_llm, workspace, "claude-opus-4-1", 0)
+    assert "thinking" not in off
+    _, default = await _anthropic_run(mock_llm, workspace, "claude-opus-4-1", None)
+    assert default["thinking"] == {"type": "enabled", "budget_tokens": 4096}

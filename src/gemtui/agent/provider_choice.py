@@ -34,6 +34,7 @@ __all__ = [
     "fallback_chain",
     "list_models",
     "resolve_provider",
+    "thinking_budget_for",
 ]
 
 BUILTIN_PROVIDERS: dict[str, ProviderSettings] = {
@@ -95,6 +96,24 @@ def fallback_chain(provider: ResolvedProvider, model: str) -> list[str]:
     if provider.kind in GEMINI_KINDS and "-pro" in model:
         return [model.replace("-pro", "-flash", 1)]
     return []
+
+
+DEFAULT_THINKING_BUDGET = 4096
+_THINKING_CLAUDES = ("claude-3-7", "claude-sonnet-4", "claude-opus-4", "claude-haiku-4", "claude-4")
+
+
+def thinking_budget_for(provider: ResolvedProvider, model: str) -> int | None:
+    """Extended thinking for a Claude model that has it: the settings' budget (0 = off),
+    else ``DEFAULT_THINKING_BUDGET``; None for other models and other providers."""
+    if provider.kind != "anthropic":
+        return None
+    configured = provider.settings.thinking_budget
+    if configured == 0:
+        return None
+    name = model.lower()
+    if configured is None and not any(tag in name for tag in _THINKING_CLAUDES):
+        return None
+    return configured or DEFAULT_THINKING_BUDGET
 
 
 def context_window_for(model: str, configured: int | None = None) -> int:

@@ -144,11 +144,7 @@ class Session:
             # signatures belong to the model that made them; a resumed history may come
             # from another one (the active loop gets the "skip" value when needed)
             history=strip_thought_signatures(options.history) if options.history else None,
-            generation_config=GenerationConfig(
-                thinking_config=ThinkingConfig(include_thoughts=True)
-            )
-            if provider.generator.capabilities.thinking_config
-            else None,
+            generation_config=_generation_config(provider, _start_model(provider)),
             retry_delays=options.stream_retry_delays,
             max_answer_chars=settings.chat.max_answer_chars,
         )
@@ -270,6 +266,7 @@ class Session:
         self.executor.config.router = _router_for(self.provider, model)
         if self.executor.config.router is None:
             self.chat.set_model(model)
+        self.chat.generation_config = _generation_config(self.provider, self.chat.model)
         self.executor.config.fallback = fallback_chain(self.provider, self.chat.model)
 
     def set_approval_mode(self, mode: str) -> None:
@@ -381,6 +378,19 @@ def _fetch_limits(settings: Settings) -> FetchLimits:
         max_bytes=wf.max_bytes,
         max_redirects=wf.max_redirects,
     )
+
+
+def _generation_config(provider: ResolvedProvider, model: str) -> GenerationConfig | None:
+    """Thoughts asked for where the API has them: Gemini's ``includeThoughts``, Claude's
+    extended thinking with its budget (the Anthropic adapter turns it into ``thinking``)."""
+    from gemtui.agent.provider_choice import thinking_budget_for
+
+    if provider.generator.capabilities.thinking_config:
+        return GenerationConfig(thinking_config=ThinkingConfig(include_thoughts=True))
+    budget = thinking_budget_for(provider, model)
+    if budget is not None:
+        return GenerationConfig(thinking_config=ThinkingConfig(thinking_budget=budget))
+    return None
 
 
 def _start_model(provider: ResolvedProvider) -> str:

@@ -96,6 +96,9 @@ class ProviderSettings(_Section):
     """Text tools: prepend the model family's no-thinking switch to user turns."""
     prices: dict[str, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
     """USD per million tokens: keys input, output, cached."""
+    thinking_budget: Annotated[int, Field(ge=0)] | None = None
+    """Anthropic: tokens Claude may think before answering. Unset: 4096 on models with
+    extended thinking (Claude 3.7, 4 and later), none on the others; 0 turns it off."""
 
 
 class ChatSettings(_Section):
