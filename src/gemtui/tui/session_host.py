@@ -121,9 +121,19 @@ class SessionHost(MaskingApp[int]):
                 self.push_screen(TrustScreen(self.trust.overrides), self._trust_answered)
             else:
                 self._notify_ignored()
-                self.call_after_refresh(self._build_session_in_background)
+                self._build_when_ready = True
         else:
             self._show_welcome(self.welcome_reason)
+
+    _build_when_ready = False
+
+    def on_ready(self) -> None:
+        """The first frame is on the terminal: only now build the engine. Its imports hold
+        the interpreter for a few hundred milliseconds; started earlier (after the first
+        layout), they delayed the very frame they were meant to follow."""
+        if self._build_when_ready:
+            self._build_when_ready = False
+            self._build_session_in_background()
 
     @property
     def workspace_trusted(self) -> bool:
