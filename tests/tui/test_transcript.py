@@ -381,3 +381,30 @@ class TestFloodCatchUp:
             await settle(pilot, transcript)
             assert not transcript.rendering_pending
             assert all(not b.stream.behind for b in transcript._blocks.blocks if b.role == "model")
+
+
+class TestBoundedRenderCache:
+    async def test_old_blocks_drop_their_lines_and_draw_again_when_scrolled_to(self) -> None:
+        """A long session keeps only the recently drawn blocks' lines (a budget of lines);
+        scrolling back renders a released answer again, the same as before."""
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript._rendered.limit = 200
+            for n in range(60):
+                transcript.add_user(f"question {n}")
+                transcript.begin_answer()
+                transcript.append_answer(f"## Answer {n}\n\nSome **bold** text and `code` {n}.\n")
+                transcript.end_answer()
+            await settle(pilot, transcript)
+            first = transcript._blocks.blocks[1]
+            assert transcript._rendered.released > 0
+            assert first._strips is None  # released: only its height is kept
+            assert first.height > 0
+            transcript.scroll_home(animate=False, immediate=True)
+            await settle(pilot, transcript)
+            await pilot.pause()
+            shown = screen_text(transcript)
+            assert "question 0" in shown
+            assert "Some bold text and code 0." in shown
+            assert "Answer 0" in shown

@@ -325,6 +325,14 @@ class AnswerRender:
         if self._behind:
             self._dirty = True
 
+    def release(self) -> None:
+        """Forget every rendered line of a finished answer (memory); the next render
+        builds them again from the text."""
+        if self._finished:
+            self._blocks, self._frozen, self._lines = [], [], []
+            self._frozen_upto, self._reopen, self._width = 0, "", -1
+            self._dirty = True
+
     def invalidate(self) -> None:
         """Forget every rendered block (theme change)."""
         self._blocks.clear()

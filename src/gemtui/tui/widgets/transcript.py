@@ -21,6 +21,7 @@ from textual.timer import Timer
 
 from gemtui.bus.events import ToolCallSnapshot
 from gemtui.tui.widgets.answer_render import code_blocks
+from gemtui.tui.widgets.render_cache import RenderedLines
 from gemtui.tui.widgets.transcript_blocks import (
     AnswerBlock,
     Block,
@@ -84,6 +85,8 @@ class Transcript(ScrollView, can_focus=True):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self._blocks = BlockList()
+        self._rendered = RenderedLines()
+        """Blocks keeping their drawn lines (the rest keep only their height)."""
         self._width = 0
         self._answer: AnswerBlock | None = None
         self._last_answer: AnswerBlock | None = None
@@ -218,6 +221,7 @@ class Transcript(ScrollView, can_focus=True):
         self._cancel_flush()
         self._behind.clear()
         self._blocks.clear()
+        self._rendered.clear()
         self._tools.clear()
         self._answer = self._last_answer = None
         self._update_spinner()
@@ -305,13 +309,25 @@ class Transcript(ScrollView, can_focus=True):
         index = self._blocks.append(block)
         if self._width > 0:
             block.lines(self._render_context())
+            self._drawn(block)
         self._relayout(index)
 
     def _rerender(self, block: Block) -> None:
         if self._width > 0:
             block.lines(self._render_context())
+            self._drawn(block)
             self._catch_up_later(block)
         self._relayout(self._blocks.index(block))
+
+    def _drawn(self, block: Block) -> None:
+        """Keep ``block``'s lines; release the least recently drawn past the budget."""
+        visible = self._visible_blocks()
+        self._rendered.touch(block, lambda b: b in visible or b is self._answer)
+
+    def _visible_blocks(self) -> set[Block]:
+        height = self.scrollable_content_region.height if self.is_attached else 0
+        found = self._blocks.visible(self.scroll_offset.y, height) if self._blocks else []
+        return {self._blocks.blocks[i] for i in found}
 
     def _relayout(self, index: int) -> None:
         """Recompute line offsets from block ``index`` on, then resize and scroll."""
@@ -340,6 +356,7 @@ class Transcript(ScrollView, can_focus=True):
                 if block.stale(self._width):
                     height = block.height
                     block.lines(ctx)
+                    self._drawn(block)
                     self._catch_up_later(block)
                     if block.height != height and changed is None:
                         changed = i

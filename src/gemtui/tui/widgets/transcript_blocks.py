@@ -99,6 +99,11 @@ class Block:
     def invalidate(self) -> None:
         self._strips = None
 
+    def release(self) -> None:
+        """Drop the rendered lines to save memory; the height stays for the layout and the
+        next draw renders them again."""
+        self._strips = None
+
     def lines(self, ctx: RenderContext) -> list[Strip]:
         """The block's lines at ``ctx.width``, rendering only when stale."""
         if self._strips is None or self.stale(ctx.width):
@@ -148,6 +153,11 @@ class AnswerBlock(Block):
     def invalidate(self) -> None:
         super().invalidate()
         self.stream.invalidate()
+
+    def release(self) -> None:
+        if self.stream.finished:  # a streaming answer keeps its work
+            super().release()
+            self.stream.release()
 
     def render(self, ctx: RenderContext) -> list[Strip]:
         self.stream.code_theme = ctx.code_theme
