@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.events import Resize
@@ -158,6 +158,30 @@ class GemtuiApp(SessionHost):
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
+
+    async def on_event(self, event: events.Event) -> None:
+        """Typing goes to the prompt from anywhere on the main screen.
+
+        A printable key or a paste aimed at a pane that does not take text (the
+        transcript after Tab or a click, nothing focused) moves the focus to the prompt
+        *before* Textual forwards it, so a burst of keys lands whole and in order. A key
+        the focused pane binds (the approval keys) keeps its meaning.
+        """
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            self._focus_prompt_for(event)
+        await super().on_event(event)
+
+    def _focus_prompt_for(self, event: events.Key | events.Paste) -> None:
+        from textual.widgets import Input, TextArea
+
+        screen = self.screen
+        if not isinstance(screen, MainScreen) or isinstance(self.focused, (Input, TextArea)):
+            return
+        if isinstance(event, events.Key) and (
+            not event.is_printable or event.key in screen.active_bindings
+        ):
+            return
+        screen.set_focus(screen.prompt)  # now, not later: the next key must follow it
 
     # -- prompts ---------------------------------------------------------------------------------
     @on(PromptInput.Submitted)
