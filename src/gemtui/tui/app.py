@@ -47,6 +47,8 @@ NARROW_WIDTH = 100
 HELP_TEXT = """[b]Keys[/b]
   Enter send · Ctrl+J (or Shift+Enter) newline · Up/Down prompt history
   Esc cancel the turn · Ctrl+C clear the prompt, twice on an empty prompt quits
+  PageUp/PageDown scroll the conversation · Ctrl+Home/Ctrl+End (Home/End on an empty
+  prompt) its top and end · typing anywhere goes to the prompt
   Shift+Tab approval mode default → auto_edit → plan · Ctrl+Y yolo on/off
   F2 thoughts · F3 usage · F4 side panes (narrow screens) · F8 approvals
   F6 copy last answer · F7 copy last code block · Ctrl+P command palette

@@ -220,6 +220,8 @@ class MainScreen(Screen[None]):
 
     def _tool_call(self, e: ev.ToolCallStateChanged) -> None:
         self._close_answer()
+        if e.call.state == ev.ToolCallState.AWAITING_APPROVAL:
+            self.transcript.scroll_to_latest()  # what is being approved is in view
         self.transcript.upsert_tool(e.call)
         self.approvals.upsert(e.call, e.prompt_id)
         if e.call.state == ev.ToolCallState.EXECUTING:
@@ -232,6 +234,7 @@ class MainScreen(Screen[None]):
         )
 
     def _user_message(self, e: ev.UserMessage) -> None:
+        self.transcript.scroll_to_latest()
         self.transcript.add_user(redact(e.text))
         if e.attached:  # what @paths attached, right under the prompt
             self.transcript.add_notice(redact(e.attached))
@@ -294,6 +297,10 @@ class MainScreen(Screen[None]):
                 self.notify("A tool call awaits approval: press F8 to review it.")
         elif self.focused is None or self.approvals in self.focused.ancestors_with_self:
             self.prompt.focus()
+
+    @on(PromptInput.ScrollRequested)
+    async def _scroll_transcript(self, event: PromptInput.ScrollRequested) -> None:
+        await self.transcript.run_action(event.action)
 
     @on(PromptInput.Suggested)
     def _show_suggestions(self, event: PromptInput.Suggested) -> None:

@@ -2,8 +2,10 @@
 
 Keys: Enter sends; Shift+Enter (where the terminal reports it) or Ctrl+J inserts a
 newline; Up/Down walk the prompt history when the cursor is on the first/last line;
-Tab accepts the highlighted completion, Up/Down move through completions; Enter accepts
-it too unless the command name (or its argument) is already whole, then it runs.
+PageUp/PageDown and Ctrl+Home/Ctrl+End (Home/End in an empty prompt) scroll the
+conversation. Tab accepts the highlighted completion, Up/Down move through completions;
+Enter accepts it too unless the command name (or its argument) is already whole, then
+it runs.
 """
 
 from __future__ import annotations
@@ -58,6 +60,10 @@ class PromptInput(TextArea):
 
     BINDINGS = [
         Binding("ctrl+j,shift+enter", "newline", "Newline", show=False),
+        Binding("pageup", "scroll_transcript('page_up')", show=False),
+        Binding("pagedown", "scroll_transcript('page_down')", show=False),
+        Binding("ctrl+home", "scroll_transcript('scroll_home')", show=False),
+        Binding("ctrl+end", "scroll_transcript('scroll_end')", show=False),
     ]
 
     class Submitted(Message):
@@ -76,6 +82,14 @@ class PromptInput(TextArea):
             """(completion, help) pairs."""
             self.index = index
             """The highlighted one."""
+
+    class ScrollRequested(Message):
+        """A scrolling key pressed in the prompt, meant for the conversation above it."""
+
+        def __init__(self, action: str) -> None:
+            super().__init__()
+            self.action = action
+            """``page_up``, ``page_down``, ``scroll_home`` or ``scroll_end``."""
 
     def __init__(
         self,
@@ -162,6 +176,22 @@ class PromptInput(TextArea):
 
     def action_newline(self) -> None:
         self.insert("\n")
+
+    def action_scroll_transcript(self, action: str) -> None:
+        self.post_message(self.ScrollRequested(action))
+
+    def action_cursor_line_start(self, select: bool = False) -> None:
+        """Home in an empty prompt has no line to move in: it scrolls the conversation."""
+        if not self.text and not select:
+            self.post_message(self.ScrollRequested("scroll_home"))
+        else:
+            super().action_cursor_line_start(select)
+
+    def action_cursor_line_end(self, select: bool = False) -> None:
+        if not self.text and not select:
+            self.post_message(self.ScrollRequested("scroll_end"))
+        else:
+            super().action_cursor_line_end(select)
 
     def action_cursor_up(self, select: bool = False) -> None:
         self._set_suggestions(self._compute_suggestions())

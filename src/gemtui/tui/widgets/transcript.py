@@ -205,6 +205,12 @@ class Transcript(ScrollView, can_focus=True):
             block.invalidate()
             self._rerender(block)
 
+    def scroll_to_latest(self) -> None:
+        """Follow the end again (a new prompt, a call awaiting approval): the work the
+        person has to see next is there, however far up they had scrolled."""
+        self.follow = True
+        self._scroll_to_end()
+
     def add_notice(self, text: str, severity: str = "information") -> None:
         """An inline error, warning or note ("error", "warning", "information")."""
         self._append(NoticeBlock(text, severity))
@@ -402,6 +408,8 @@ class Transcript(ScrollView, can_focus=True):
     def on_resize(self, event: Resize) -> None:
         width = self.scrollable_content_region.width
         if width == self._width:
+            if self.follow:  # a pane opened below (approvals): keep the end in view
+                self.call_after_refresh(self._scroll_to_end)
             return
         self._width = width
         ctx = self._render_context()
@@ -429,6 +437,19 @@ class Transcript(ScrollView, can_focus=True):
                 for block in self._blocks.blocks:
                     block.invalidate()
             self._style_key = key
+
+    # Scrolling keys jump at once: an animated Home/End takes about a second.
+    def action_scroll_home(self) -> None:
+        self.scroll_home(animate=False, immediate=True)
+
+    def action_scroll_end(self) -> None:
+        self.scroll_end(animate=False, immediate=True)
+
+    def action_page_up(self) -> None:
+        self.scroll_page_up(animate=False)
+
+    def action_page_down(self) -> None:
+        self.scroll_page_down(animate=False)
 
     def on_click(self, event: Click) -> None:
         line = self.scroll_offset.y + event.y
