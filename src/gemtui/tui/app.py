@@ -77,8 +77,9 @@ class GemtuiApp(SessionHost):
         Binding("f2", "toggle_pane('-hide-thoughts')", "Thoughts"),
         Binding("f3", "toggle_pane('-hide-usage')", "Usage"),
         Binding("f4", "toggle_pane('-show-side')", "Side panes", show=False),
-        Binding("f6", "slash('/copy')", "Copy answer", show=False),
-        Binding("f7", "slash('/copy code')", "Copy code", show=False),
+        # Priority: the prompt (a TextArea) binds F6/F7 to selecting and would take them.
+        Binding("f6", "copy('/copy')", "Copy answer", show=False, priority=True),
+        Binding("f7", "copy('/copy code')", "Copy code", show=False, priority=True),
         Binding("f8", "focus_approvals", "Approvals", show=False),
     ]
 
@@ -333,6 +334,14 @@ class GemtuiApp(SessionHost):
         self.toggle_class(class_name)
 
     def action_slash(self, line: str) -> None:
+        self.run_slash(line)
+
+    def action_copy(self, line: str) -> None:
+        """F6/F7 on the main screen; in a dialog's editor they keep their TextArea meaning."""
+        from textual.actions import SkipAction
+
+        if not isinstance(self.screen, MainScreen):
+            raise SkipAction()
         self.run_slash(line)
 
     # -- slash commands --------------------------------------------------------------------------
