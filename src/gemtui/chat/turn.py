@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gemtui.bus.events import Usage
 from gemtui.chat.chat import Chat, StreamChunk, StreamRetry
@@ -159,6 +159,27 @@ class Turn:
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
+    _meta: UsageMetadata | None = field(default=None, repr=False)
+    _chars: list[int] = field(default_factory=lambda: [0, 0], repr=False)
+    """Characters of answer and of thought received: a call cut short is still billed."""
+
+    def partial_usage(self) -> Usage | None:
+        """What this call has cost so far, for a call cut short (cancel, timeout); None
+        when nothing came back. The provider's counts where it sent them, about four
+        characters a token for output it had not counted yet."""
+        text, thought = self._chars
+        if self._meta is None and not (text or thought):
+            return None
+        usage = usage_from_metadata(self._meta)
+        if not (usage.output or usage.thoughts):
+            output, thoughts = text // 4, thought // 4
+            usage = replace(
+                usage,
+                output=output,
+                thoughts=thoughts,
+                total=max(usage.total, usage.input + output + thoughts),
+            )
+        return usage
 
     async def run(self, message: Content) -> AsyncIterator[TurnEvent]:
         subject: str | None = None  # the current thought's heading, until a new one
@@ -178,12 +199,13 @@ class Turn:
                 assert isinstance(item, StreamChunk)
                 response = item.response
                 if response.usage_metadata is not None:
-                    meta = response.usage_metadata
+                    meta = self._meta = response.usage_metadata
                 for cand in response.candidates or []:
                     for part in cand.content.parts if cand.content else []:
                         if part.function_call is not None:
                             yield ToolCallRequestEvent(part.function_call)
                         elif part.text:
+                            self._chars[0 if not part.thought else 1] += len(part.text)
                             if part.thought:
                                 heading, rest = parse_thought(part.text)
                                 subject = heading or subject

@@ -248,6 +248,7 @@ class SessionHost(MaskingApp[int]):
                 setattr(screen.status, field, value)
             screen.prompt.argument_choices = choices
             screen.usage.context_window = session.provider.context_window
+        screen.call_after_refresh(self._show_price, screen, session)
         self.run_worker(
             pump_events(session.bus, screen), name="bridge", group="bridge", exclusive=True
         )
@@ -367,12 +368,20 @@ class SessionHost(MaskingApp[int]):
             return
         self._show_provider(model)
 
+    @staticmethod
+    def _show_price(screen: MainScreen, session: Session) -> None:
+        from gemtui.agent.prices import price_for
+
+        known = price_for(session.chat.model, session.provider.settings.prices) is not None
+        screen.usage.expect_price(known)
+
     def _show_provider(self, model: str) -> None:
         assert self.session is not None
         status = self.main.status
         status.model = model
         status.provider = self.session.provider.name
         self.main.usage.context_window = self.session.provider.context_window
+        self._show_price(self.main, self.session)
         self.session.account.refresh_soon()
 
     @work(exclusive=True, group="model", name="switch-model", exit_on_error=False)

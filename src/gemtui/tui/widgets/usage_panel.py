@@ -77,6 +77,18 @@ class UsagePanel(VerticalScroll, can_focus=False):
         self.query_one(Sparkline).data = list(self.per_turn)
         self._refresh_numbers()
 
+    def end_stream(self) -> None:
+        """The answer in flight stopped without a usage report (cancelled): drop the
+        estimate; the engine reports what the call cost as a turn of its own."""
+        if self.streamed_chars:
+            self.streamed_chars = 0
+            self._refresh_numbers()
+
+    def expect_price(self, priced: bool) -> None:
+        """Whether the model in use has a known price: its cost shows from the start."""
+        self.priced = self.priced or priced
+        self._refresh_numbers()
+
     def record_streamed(self, text: str) -> None:
         """Text arrived for the turn in flight: a live, rough output estimate."""
         self.streamed_chars += len(text)
