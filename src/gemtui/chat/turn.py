@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from gemtui.bus.events import Usage
 from gemtui.chat.chat import Chat, StreamChunk, StreamRetry
+from gemtui.chat.thought_headings import ThoughtHeadings
 from gemtui.errors import GemtuiError, StreamError
 from gemtui.wire import Content, FunctionCall, UsageMetadata
 
@@ -182,7 +183,7 @@ class Turn:
         return usage
 
     async def run(self, message: Content) -> AsyncIterator[TurnEvent]:
-        subject: str | None = None  # the current thought's heading, until a new one
+        headings = ThoughtHeadings()  # the subject comes from the whole thought, not a delta
         citations: list[str] = []
         meta: UsageMetadata | None = None
         stream = self.chat.send_message_stream(message, prompt_id=self.prompt_id)
@@ -193,7 +194,7 @@ class Turn:
                     return
                 if isinstance(item, StreamRetry):
                     citations.clear()
-                    subject = None
+                    headings = ThoughtHeadings()
                     yield RetryEvent(item.attempt, item.reason)
                     continue
                 assert isinstance(item, StreamChunk)
@@ -202,16 +203,18 @@ class Turn:
                     meta = self._meta = response.usage_metadata
                 for cand in response.candidates or []:
                     for part in cand.content.parts if cand.content else []:
+                        if part.thought and part.text:
+                            self._chars[1] += len(part.text)
+                            for subject, text in headings.feed(part.text):
+                                yield ThoughtEvent(text, subject)
+                            continue
+                        for subject, text in headings.flush():  # a thought ends here
+                            yield ThoughtEvent(text, subject)
                         if part.function_call is not None:
                             yield ToolCallRequestEvent(part.function_call)
                         elif part.text:
-                            self._chars[0 if not part.thought else 1] += len(part.text)
-                            if part.thought:
-                                heading, rest = parse_thought(part.text)
-                                subject = heading or subject
-                                yield ThoughtEvent(rest, subject)
-                            else:
-                                yield ContentEvent(part.text)
+                            self._chars[0] += len(part.text)
+                            yield ContentEvent(part.text)
                     if cand.citation_metadata and cand.citation_metadata.citation_sources:
                         for src in cand.citation_metadata.citation_sources:
                             if src.uri and src.uri not in citations:
@@ -231,6 +234,8 @@ class Turn:
             return
         finally:
             await stream.aclose()
+        for subject, text in headings.flush():
+            yield ThoughtEvent(text, subject)
         for uri in citations:
             yield CitationEvent(uri)
         self.usage = usage_from_metadata(meta)

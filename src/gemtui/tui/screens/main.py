@@ -64,6 +64,8 @@ class MainScreen(Screen[None]):
         self.argument_choices: dict[str, list[str]] = {}
         """Slash-command argument completions for the prompt."""
         self._thought_subject: str | None = None
+        self._thought_marked = False
+        """This model call's thinking already has its marker in the transcript."""
         self._answer_mask = StreamRedactor()
         self._thought_mask = StreamRedactor()
         self._last_thought: ev.ThoughtDelta | None = None
@@ -178,6 +180,7 @@ class MainScreen(Screen[None]):
         self.status.model = e.model
 
     def _turn_started(self, e: ev.TurnStarted) -> None:
+        self._thought_marked = False
         self.status.model = e.model
         self.status.busy = "thinking…"
 
@@ -214,7 +217,8 @@ class MainScreen(Screen[None]):
         shown = self._thought_mask.feed(e.text)
         if shown:
             self.thoughts.add_thought(shown, e.subject, e.prompt_id)
-        if e.subject and e.subject != self._thought_subject:
+        if not self._thought_marked or (e.subject and e.subject != self._thought_subject):
+            self._thought_marked = True  # a call that thinks shows it, subject or not
             self._thought_subject = e.subject
             self.transcript.add_thought_marker(e.subject)
         self.usage.record_streamed(e.text)
