@@ -9,7 +9,8 @@ last Markdown block, at most once per frame however many chunks arrive.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
 from textual.events import Click, Resize
@@ -226,8 +227,13 @@ class Transcript(ScrollView, can_focus=True):
         self.follow = True
         self._relayout(0)
 
-    def replay(self, history: list[Content]) -> None:
-        """Draw a saved conversation: user prompts, answers, and tool calls as done cards."""
+    def replay(
+        self,
+        history: list[Content],
+        describe: Callable[[str, dict[str, Any]], str] | None = None,
+    ) -> None:
+        """Draw a saved conversation: user prompts, answers, and tool calls as done cards
+        (``describe`` gives a card the line a live call shows: its command, its path)."""
         from gemtui.bus.events import ToolCallState
 
         responses = {
@@ -259,6 +265,7 @@ class Transcript(ScrollView, can_focus=True):
                         call_id=call.id or call.name,
                         name=call.name,
                         args=dict(call.args),
+                        description=describe(call.name, dict(call.args)) if describe else "",
                         state=ToolCallState.ERROR if failed else ToolCallState.SUCCESS,
                         output=None if failed else str(body.get("output", "")),
                         error=str(body.get("error")) if failed else None,

@@ -77,6 +77,16 @@ class UsagePanel(VerticalScroll, can_focus=False):
         self.query_one(Sparkline).data = list(self.per_turn)
         self._refresh_numbers()
 
+    def reset(self) -> None:
+        """Another session is shown now: its own figures replace these."""
+        self.turn, self.session = Usage(), Usage()
+        self.per_turn.clear()
+        self.compressions.clear()
+        self.cost, self.priced = 0.0, False
+        self.streamed_chars = self.last_prompt_tokens = 0
+        self.query_one(Sparkline).data = []
+        self._refresh_numbers()
+
     def end_stream(self) -> None:
         """The answer in flight stopped without a usage report (cancelled): drop the
         estimate; the engine reports what the call cost as a turn of its own."""
