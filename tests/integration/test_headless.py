@@ -628,3 +628,28 @@ def test_a_pro_model_out_of_quota_falls_back_to_flash_unconfigured(
     paths = [r.path for r in mock_llm_thread.requests]
     assert paths[0].endswith("/models/gemini-2.5-pro:streamGenerateContent")
     assert paths[-1].endswith("/models/gemini-2.5-flash:streamGenerateContent")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_model_turns_are_not_run_together(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, fmt: str
+) -> None:
+    """A turn's text, a tool call, the next turn's text: two paragraphs, not
+    ``writingcould not write``."""
+    write_fast_config(isolated_home)
+    (workspace / "a.txt").write_text("alpha\n")
+    mock_llm_thread.enqueue(
+        {
+            "text": "Reading the file before writing",
+            "function_calls": [{"name": "read_file", "args": {"file_path": "a.txt"}}],
+        },
+        {"text": "could not write, but it says alpha."},
+    )
+    proc = run_gemtui(
+        ["-p", "go", "--output-format", fmt],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout if fmt == "text" else json.loads(proc.stdout)["response"] + "\n"
+    assert out == "Reading the file before writing\n\ncould not write, but it says alpha.\n"

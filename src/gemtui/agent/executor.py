@@ -354,7 +354,26 @@ class Executor:
             outcome.reason = self._cancel_reason(state)
         else:
             consume.result()
+        if outcome.reason in (TerminateReason.ABORTED, TerminateReason.TIMEOUT):
+            self._count_cut_short(turn, state)
         return outcome
+
+    def _count_cut_short(self, turn: Turn, state: _RunState) -> None:
+        """A call stopped mid-answer was still billed: its usage so far reaches the totals
+        (and every view) through the same ``TurnFinished`` a completed call sends."""
+        usage = turn.partial_usage()
+        if usage is None:
+            return
+        if not usage.input:  # the provider had not said yet: about four characters a token
+            estimated = _estimate_tokens(list(self.chat.history))
+            usage = replace(usage, input=estimated, total=usage.total + estimated)
+        self._add_usage(state, FinishedEvent("CANCELLED", usage, None))
+        cost = cost_of(usage, price_for(self.chat.model, self.config.prices))
+        if cost is not None:
+            state.cost = (state.cost or 0.0) + cost
+        self.bus.emit(
+            TurnFinished, finish_reason="CANCELLED", usage=usage, model=self.chat.model, cost=cost
+        )
 
     def _after_turn(
         self, outcome: _TurnOutcome, state: _RunState, detector: LoopDetector

@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from gemtui.chat.chat import Chat
 from gemtui.wire import Content, GenerateContentRequest, Part, Tool, response_text
 
-__all__ = ["COMPRESSION_PROMPT", "CompressionResult", "compress_history", "find_split_point"]
+__all__ = [
+    "COMPRESSION_PROMPT",
+    "CompressionResult",
+    "compress_history",
+    "find_split_point",
+    "is_summary_exchange",
+]
 
 COMPRESSION_PROMPT = (
     "You are the component that summarises a coding agent's conversation history. "
@@ -23,6 +29,17 @@ COMPRESSION_PROMPT = (
 )
 
 _ACK = "Got it. Thanks for the additional context!"
+_SUMMARY_OPEN = "<conversation_summary>"
+
+
+def is_summary_exchange(content: Content) -> bool:
+    """Whether ``content`` is one of the two entries a compression puts first (the summary
+    sent as a user message, and the model's acknowledgement): the model's context, not
+    something the person said or read."""
+    text = "".join(p.text or "" for p in content.parts)
+    if content.role == "user":
+        return text.startswith(_SUMMARY_OPEN)
+    return content.role == "model" and text == _ACK
 
 
 @dataclass(frozen=True)
@@ -100,7 +117,7 @@ async def compress_history(
     if not summary:
         return CompressionResult(before, before, False)
     new_history = [
-        Content.user(f"<conversation_summary>\n{summary}\n</conversation_summary>"),
+        Content.user(f"{_SUMMARY_OPEN}\n{summary}\n</conversation_summary>"),
         Content.model(_ACK),
         *kept,
     ]

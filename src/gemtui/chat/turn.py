@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gemtui.bus.events import Usage
 from gemtui.chat.chat import Chat, StreamChunk, StreamRetry
+from gemtui.chat.thought_headings import ThoughtHeadings
 from gemtui.errors import GemtuiError, StreamError
 from gemtui.wire import Content, FunctionCall, UsageMetadata
 
@@ -159,9 +160,30 @@ class Turn:
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
+    _meta: UsageMetadata | None = field(default=None, repr=False)
+    _chars: list[int] = field(default_factory=lambda: [0, 0], repr=False)
+    """Characters of answer and of thought received: a call cut short is still billed."""
+
+    def partial_usage(self) -> Usage | None:
+        """What this call has cost so far, for a call cut short (cancel, timeout); None
+        when nothing came back. The provider's counts where it sent them, about four
+        characters a token for output it had not counted yet."""
+        text, thought = self._chars
+        if self._meta is None and not (text or thought):
+            return None
+        usage = usage_from_metadata(self._meta)
+        if not (usage.output or usage.thoughts):
+            output, thoughts = text // 4, thought // 4
+            usage = replace(
+                usage,
+                output=output,
+                thoughts=thoughts,
+                total=max(usage.total, usage.input + output + thoughts),
+            )
+        return usage
 
     async def run(self, message: Content) -> AsyncIterator[TurnEvent]:
-        subject: str | None = None  # the current thought's heading, until a new one
+        headings = ThoughtHeadings()  # the subject comes from the whole thought, not a delta
         citations: list[str] = []
         meta: UsageMetadata | None = None
         stream = self.chat.send_message_stream(message, prompt_id=self.prompt_id)
@@ -172,24 +194,27 @@ class Turn:
                     return
                 if isinstance(item, StreamRetry):
                     citations.clear()
-                    subject = None
+                    headings = ThoughtHeadings()
                     yield RetryEvent(item.attempt, item.reason)
                     continue
                 assert isinstance(item, StreamChunk)
                 response = item.response
                 if response.usage_metadata is not None:
-                    meta = response.usage_metadata
+                    meta = self._meta = response.usage_metadata
                 for cand in response.candidates or []:
                     for part in cand.content.parts if cand.content else []:
+                        if part.thought and part.text:
+                            self._chars[1] += len(part.text)
+                            for subject, text in headings.feed(part.text):
+                                yield ThoughtEvent(text, subject)
+                            continue
+                        for subject, text in headings.flush():  # a thought ends here
+                            yield ThoughtEvent(text, subject)
                         if part.function_call is not None:
                             yield ToolCallRequestEvent(part.function_call)
                         elif part.text:
-                            if part.thought:
-                                heading, rest = parse_thought(part.text)
-                                subject = heading or subject
-                                yield ThoughtEvent(rest, subject)
-                            else:
-                                yield ContentEvent(part.text)
+                            self._chars[0] += len(part.text)
+                            yield ContentEvent(part.text)
                     if cand.citation_metadata and cand.citation_metadata.citation_sources:
                         for src in cand.citation_metadata.citation_sources:
                             if src.uri and src.uri not in citations:
@@ -209,6 +234,8 @@ class Turn:
             return
         finally:
             await stream.aclose()
+        for subject, text in headings.flush():
+            yield ThoughtEvent(text, subject)
         for uri in citations:
             yield CitationEvent(uri)
         self.usage = usage_from_metadata(meta)

@@ -35,6 +35,7 @@ from gemtui.bus import (
     ToolCallStateChanged,
     ToolOutput,
     TurnFinished,
+    TurnStarted,
     UserMessage,
 )
 from gemtui.redact import StreamRedactor, finish, redact_data, wrap
@@ -159,6 +160,9 @@ class TextFormatter(_Base):
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
         super().__init__(wrap(out or sys.stdout), err)
         self._ends_with_newline = True
+        self._wrote = False
+        self._next_turn = False
+        """A new model turn began: its text starts a new paragraph."""
         self._live: dict[str, str] = {}
         """The unfinished last line of each running call's output."""
         self._live_masks: dict[str, StreamRedactor] = {}
@@ -190,9 +194,14 @@ class TextFormatter(_Base):
     def handle(self, event: Event) -> None:
         if isinstance(event, ContentDelta):
             self._first()
+            if self._next_turn and self._wrote:  # each model turn's text its own paragraph
+                self.out.write("\n" if self._ends_with_newline else "\n\n")
+            self._next_turn, self._wrote = False, True
             self.out.write(event.text)
             self.out.flush()
             self._ends_with_newline = event.text.endswith("\n")
+        elif isinstance(event, TurnStarted):
+            self._next_turn = True
         elif isinstance(event, StreamRetried):
             if not self._ends_with_newline:
                 self.out.write("\n")
@@ -222,12 +231,21 @@ class JsonFormatter(_Base):
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
         super().__init__(out, err)
         self._text: list[str] = []
+        self._turn_start = 0
+        """Where the model turn in flight began in ``_text`` (a retry discards from here)."""
+        self._next_turn = False
 
     def handle(self, event: Event) -> None:
         if isinstance(event, ContentDelta):
+            if self._next_turn and self._text:  # model turns apart, as the text format
+                self._text.append("\n\n")
+            self._next_turn = False
             self._text.append(event.text)
-        elif isinstance(event, StreamRetried):
-            self._text.clear()
+        elif isinstance(event, TurnStarted):
+            self._turn_start, self._next_turn = len(self._text), True
+        elif isinstance(event, StreamRetried):  # this turn's partial text is discarded
+            del self._text[self._turn_start :]
+            self._next_turn = True
 
     def close(self, error: str | None = None, exit_code: int | None = None) -> None:
         done = self.finished

@@ -4,12 +4,15 @@ How a batch runs:
 
 * Every call is validated first (known tool, arguments, invocation built); a call that
   fails goes straight to ``error`` and never runs.
-* The rest are dispatched one at a time in the model's order. Policy is asked when a
-  call's turn comes, not up front, so an "allow for this session" given to an earlier
-  call of the batch already counts, and a diff preview is computed after the calls
-  before it have changed the files it shows.
-* Approvals therefore form a queue: a person sees one request at a time, in the model's
-  order, and the calls behind it stay ``validating`` until their turn.
+* Every call that needs approval is offered at once (interactive runs), in the model's
+  order, so a person sees the whole batch (``n of N``) and can answer it in any order
+  or all together. A call whose preview an earlier call could still change (an edit of
+  a file an earlier edit touches, or any edit behind a command) is offered only when
+  its turn comes, so no diff is approved that is not the one written.
+* The calls are dispatched one at a time in the model's order, and policy is asked
+  again when a call's turn comes: an "allow for this session" given to an earlier call
+  of the batch (or a switch of approval mode) still counts, withdrawing an offer nobody
+  answered yet; a deny (plan mode) wins over an answer given before the switch.
 * Read-only calls (kinds outside ``MUTATING_KINDS``) run concurrently with each other; a
   mutating call waits for everything started before it, then runs alone, and the next
   call starts only after it ends. Results come back in the model's order.
@@ -23,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import logging
+import posixpath
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -42,10 +46,10 @@ from gemtui.scheduler.execution import (
     execute_invocation,
     result_parts,
 )
-from gemtui.scheduler.policy import PolicyDecision, PolicyEngine
+from gemtui.scheduler.policy import PolicyDecision, PolicyEngine, PolicyVerdict
 from gemtui.scheduler.state_manager import StateManager
 from gemtui.scheduler.states import CallRecord
-from gemtui.tools.base import Tool, ToolContext, ToolError
+from gemtui.tools.base import Tool, ToolContext, ToolError, ToolKind
 from gemtui.wire import FunctionCall, Part
 
 __all__ = ["HEADLESS_APPROVAL_MESSAGE", "REJECTED_MESSAGE", "ScheduleResult", "ToolScheduler"]
@@ -87,6 +91,40 @@ class _Batch:
     records: list[CallRecord]
     cancel: asyncio.Event
     running: set[asyncio.Task[None]] = field(default_factory=set)
+    offers: dict[str, asyncio.Future[Decision]] = field(default_factory=dict)
+    """Approval requests published and not yet taken up by the dispatcher, by call id."""
+
+
+_REMEMBERING = frozenset(
+    {ApprovalDecision.ALLOW_SESSION, ApprovalDecision.ALLOW_ALWAYS, ApprovalDecision.ALLOW_SERVER}
+)
+_READ_ONLY_KINDS = frozenset({ToolKind.READ, ToolKind.SEARCH, ToolKind.THINK, ToolKind.FETCH})
+
+
+def _edit_target(record: CallRecord) -> str | None:
+    args = record.invocation.args if record.invocation is not None else record.request.args
+    path = (args or {}).get("file_path")
+    return posixpath.normpath(path) if isinstance(path, str) and path.strip() else None
+
+
+def _preview_may_change(records: list[CallRecord], index: int) -> bool:
+    """Whether an earlier call of the batch, not run yet, could change what this call's
+    preview shows (the file an edit diffs against): then it is asked at its turn."""
+    record = records[index]
+    if record.tool is None or record.tool.kind is not ToolKind.EDIT:
+        return False  # a command, URLs or arguments show what was asked, whatever ran before
+    target = _edit_target(record)
+    for earlier in records[:index]:
+        if earlier.state.terminal or earlier.tool is None:
+            continue
+        if earlier.tool.kind in _READ_ONLY_KINDS:
+            continue
+        if earlier.tool.kind is not ToolKind.EDIT:
+            return True  # a command or an MCP tool may touch any file
+        other = _edit_target(earlier)
+        if target is None or other is None or other == target:
+            return True
+    return False
 
 
 def _unknown_tool_message(name: str, known: Iterable[str]) -> str:
@@ -172,6 +210,8 @@ class ToolScheduler:
     # -- dispatch ------------------------------------------------------------------------
 
     async def _dispatch(self, batch: _Batch) -> None:
+        if self._interactive:
+            await self._offer_batch(batch)
         for record in batch.records:
             if record.state.terminal:
                 continue
@@ -187,31 +227,92 @@ class ToolScheduler:
                 self._start(batch, record)
         await self._drain(batch)
 
+    async def _offer_batch(self, batch: _Batch) -> None:
+        """Publish every approval request the batch needs now, in the model's order."""
+        for index, record in enumerate(batch.records):
+            if batch.cancel.is_set():
+                return
+            if record.state.terminal or _preview_may_change(batch.records, index):
+                continue
+            if self._verdict(record).decision is PolicyDecision.ASK:
+                future = await self._request(batch, record)
+                if future is not None:
+                    batch.offers[record.call_id] = future
+
+    def _withdraw(self, batch: _Batch, call_id: str) -> bool:
+        """Take back an offer nobody answered (policy settled the call meanwhile)."""
+        future = batch.offers.get(call_id)
+        if future is None or future.done():
+            return False
+        del batch.offers[call_id]
+        future.cancel()
+        return True
+
+    def _withdraw_allowed(self, batch: _Batch) -> None:
+        """After a decision saved a rule, offers it now covers leave the queue at once."""
+        for call_id in list(batch.offers):
+            verdict = self._verdict(batch.state.get(call_id))
+            if verdict.decision is PolicyDecision.ALLOW and self._withdraw(batch, call_id):
+                batch.state.transition(call_id, S.SCHEDULED, correlation_id=None)
+
     async def _clear(self, batch: _Batch, record: CallRecord) -> bool:
         """Policy and approval for one call: True when it is scheduled to run."""
+        call_id = record.call_id
+        if record.state is S.SCHEDULED:  # an offer withdrawn because a rule now allows it
+            return True
+        verdict = self._verdict(record)
+        offered = batch.offers.pop(call_id, None)
+        if verdict.decision is PolicyDecision.DENY:
+            if offered is not None:
+                offered.cancel()
+            return self._deny(batch, record, verdict.reason)
+        if offered is not None and verdict.decision is PolicyDecision.ALLOW and not offered.done():
+            offered.cancel()  # a rule allows it now and nobody answered: withdraw the offer
+            batch.state.transition(call_id, S.SCHEDULED, correlation_id=None)
+            return True
+        if offered is None:
+            if verdict.decision is PolicyDecision.ALLOW:
+                batch.state.transition(call_id, S.SCHEDULED)
+                return True
+            if not self._interactive:
+                batch.state.transition(
+                    call_id,
+                    S.ERROR,
+                    error=HEADLESS_APPROVAL_MESSAGE,
+                    refusal=Refusal.NEEDS_APPROVAL,
+                    approval_reason=verdict.reason,
+                )
+                return False
+            offered = await self._request(batch, record)
+            if offered is None:
+                return False
+        decision = await self._answer(offered)
+        verdict = self._verdict(record)  # the mode may have changed while the person decided
+        if verdict.decision is PolicyDecision.DENY:
+            return self._deny(batch, record, verdict.reason)
+        return self._apply(batch, record, decision)
+
+    def _verdict(self, record: CallRecord) -> PolicyVerdict:
         assert record.tool is not None
         assert record.invocation is not None
-        call_id = record.call_id
-        verdict = self._policy.decide(record.tool, record.invocation.args, self._mode())
-        if verdict.decision is PolicyDecision.ALLOW:
-            batch.state.transition(call_id, S.SCHEDULED)
-            return True
-        if verdict.decision is PolicyDecision.DENY:
-            batch.state.transition(call_id, S.ERROR, error=verdict.reason, refusal=Refusal.DENIED)
-            return False
-        if not self._interactive:
-            batch.state.transition(
-                call_id,
-                S.ERROR,
-                error=HEADLESS_APPROVAL_MESSAGE,
-                refusal=Refusal.NEEDS_APPROVAL,
-                approval_reason=verdict.reason,
-            )
-            return False
-        decision = await self._ask(batch, record)
-        return decision is not None and self._apply(batch, record, decision)
+        return self._policy.decide(record.tool, record.invocation.args, self._mode())
 
-    async def _ask(self, batch: _Batch, record: CallRecord) -> Decision | None:
+    @staticmethod
+    def _deny(batch: _Batch, record: CallRecord, reason: str) -> bool:
+        batch.state.transition(
+            record.call_id, S.ERROR, error=reason, refusal=Refusal.DENIED, correlation_id=None
+        )
+        return False
+
+    @staticmethod
+    async def _answer(future: asyncio.Future[Decision]) -> Decision:
+        try:
+            return await future
+        finally:
+            future.cancel()  # no-op once answered; withdraws the request otherwise
+
+    async def _request(self, batch: _Batch, record: CallRecord) -> asyncio.Future[Decision] | None:
+        """Publish one approval request (with its preview); None when the call failed."""
         assert record.tool is not None
         assert record.invocation is not None
         try:
@@ -236,10 +337,7 @@ class ToolScheduler:
             correlation_id=correlation_id,
             confirmation=confirmation,
         )
-        try:
-            return await future
-        finally:
-            future.cancel()  # no-op once answered; withdraws the request otherwise
+        return future
 
     def _apply(self, batch: _Batch, record: CallRecord, decision: Decision) -> bool:
         assert record.tool is not None
@@ -275,6 +373,8 @@ class ToolScheduler:
             )
             return False
         batch.state.transition(call_id, S.SCHEDULED, decision=kind, correlation_id=None)
+        if kind in _REMEMBERING and batch.offers:
+            self._withdraw_allowed(batch)
         return True
 
     def _remember(self, record: CallRecord, *, whole_server: bool = False) -> None:
@@ -325,6 +425,8 @@ class ToolScheduler:
         """Cancel what is left, wait for it to unwind, and end every call."""
         watcher.cancel()
         dispatcher.cancel()
+        for future in batch.offers.values():
+            future.cancel()  # withdraw every request still on offer
         for task in list(batch.running):
             task.cancel()
         results = await asyncio.gather(dispatcher, watcher, *batch.running, return_exceptions=True)

@@ -98,6 +98,8 @@ class SessionRecorder:
         """The session has a row in the store."""
         self._meta = ("", "", "")
         """(workspace, provider, model) from ``SessionStarted``."""
+        self._meta_stale = False
+        """A resumed session runs on another provider or model than its row says."""
         self.writes = 0
         self.write_seconds = 0.0
         """Time spent writing: what the recorder costs the engine."""
@@ -162,15 +164,15 @@ class SessionRecorder:
 
     # -- writes --------------------------------------------------------------------------
     def _begin(self, event: SessionStarted) -> None:
-        """A saved session (a resume) gets its provider and model brought up to date; a
-        new one is saved at its first prompt."""
+        """A new session is saved at its first prompt; a saved one (a resume) gets its
+        provider and model brought up to date then too: opening a session to look at it
+        changes nothing stored about it."""
         self._meta = (event.workspace, event.provider, event.model)
         saved = self.store.get(self.session_id)
         if saved is not None:
             self._started = True
             self._saved = -1 if saved.messages else 0  # known once the history is published
-            self.store.create_session(self.session_id, provider=event.provider, model=event.model)
-            self.writes += 1
+            self._meta_stale = (saved.provider, saved.model) != (event.provider, event.model)
 
     def _ensure_row(self) -> bool:
         """Give the session its row; True when it was made now (it holds no message)."""
@@ -187,6 +189,11 @@ class SessionRecorder:
 
     def _prompt(self, text: str) -> None:
         self._ensure_row()
+        if self._meta_stale:  # the resumed session is used now: with this provider and model
+            _, provider, model = self._meta
+            self.store.create_session(self.session_id, provider=provider, model=model)
+            self._meta_stale = False
+            self.writes += 1
         self._catch_up()
         if not text:
             return  # parts-only prompt: it arrives as a history entry

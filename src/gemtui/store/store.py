@@ -375,6 +375,18 @@ class SessionStore:
         """The session's current history, exactly as the chat held it."""
         return [Content.model_validate(json.loads(r[2])) for r in self._history_rows(session_id)]
 
+    def history_epochs(self, session_id: str) -> list[list[Content]]:
+        """Every history the session has had, oldest first (a compression or a rewrite
+        starts a new one), so a view can show the turns a summary replaced."""
+        rows = self._query(
+            "SELECT epoch, content FROM messages WHERE session_id = ? ORDER BY epoch, idx",
+            (session_id,),
+        )
+        epochs: dict[int, list[Content]] = {}
+        for epoch, body in rows:
+            epochs.setdefault(epoch, []).append(Content.model_validate(json.loads(body)))
+        return list(epochs.values())
+
     def message_texts(self, session_id: str, limit: int = 40) -> list[tuple[str, str]]:
         """(role, text) of the first messages, for a preview without parsing JSON."""
         return [(r[1], r[3]) for r in self._history_rows(session_id, limit)]

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.events import Resize
@@ -48,6 +48,8 @@ NARROW_WIDTH = 100
 HELP_TEXT = """[b]Keys[/b]
   Enter send · Ctrl+J (or Shift+Enter) newline · Up/Down prompt history
   Esc cancel the turn · Ctrl+C clear the prompt, twice on an empty prompt quits
+  PageUp/PageDown scroll the conversation · Ctrl+Home/Ctrl+End (Home/End on an empty
+  prompt) its top and end · typing anywhere goes to the prompt
   Shift+Tab approval mode default → auto_edit → plan · Ctrl+Y yolo on/off
   F2 thoughts · F3 usage · F4 side panes (narrow screens) · F8 approvals
   F6 copy last answer · F7 copy last code block · Ctrl+P command palette
@@ -76,8 +78,9 @@ class GemtuiApp(SessionHost):
         Binding("f2", "toggle_pane('-hide-thoughts')", "Thoughts"),
         Binding("f3", "toggle_pane('-hide-usage')", "Usage"),
         Binding("f4", "toggle_pane('-show-side')", "Side panes", show=False),
-        Binding("f6", "slash('/copy')", "Copy answer", show=False),
-        Binding("f7", "slash('/copy code')", "Copy code", show=False),
+        # Priority: the prompt (a TextArea) binds F6/F7 to selecting and would take them.
+        Binding("f6", "copy('/copy')", "Copy answer", show=False, priority=True),
+        Binding("f7", "copy('/copy code')", "Copy code", show=False, priority=True),
         Binding("f8", "focus_approvals", "Approvals", show=False),
     ]
 
@@ -165,6 +168,30 @@ class GemtuiApp(SessionHost):
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
+
+    async def on_event(self, event: events.Event) -> None:
+        """Typing goes to the prompt from anywhere on the main screen.
+
+        A printable key or a paste aimed at a pane that does not take text (the
+        transcript after Tab or a click, nothing focused) moves the focus to the prompt
+        *before* Textual forwards it, so a burst of keys lands whole and in order. A key
+        the focused pane binds (the approval keys) keeps its meaning.
+        """
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            self._focus_prompt_for(event)
+        await super().on_event(event)
+
+    def _focus_prompt_for(self, event: events.Key | events.Paste) -> None:
+        from textual.widgets import Input, TextArea
+
+        screen = self.screen
+        if not isinstance(screen, MainScreen) or isinstance(self.focused, (Input, TextArea)):
+            return
+        if isinstance(event, events.Key) and (
+            not event.is_printable or event.key in screen.active_bindings
+        ):
+            return
+        screen.set_focus(screen.prompt)  # now, not later: the next key must follow it
 
     # -- prompts ---------------------------------------------------------------------------------
     @on(PromptInput.Submitted)
@@ -314,6 +341,14 @@ class GemtuiApp(SessionHost):
         self.toggle_class(class_name)
 
     def action_slash(self, line: str) -> None:
+        self.run_slash(line)
+
+    def action_copy(self, line: str) -> None:
+        """F6/F7 on the main screen; in a dialog's editor they keep their TextArea meaning."""
+        from textual.actions import SkipAction
+
+        if not isinstance(self.screen, MainScreen):
+            raise SkipAction()
         self.run_slash(line)
 
     # -- slash commands --------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from gemtui.config.trust import WorkspaceTrust
     from gemtui.store import SessionStore
     from gemtui.tui.themes import ThemeFailure
+    from gemtui.wire import Content
 
 __all__ = ["SessionHost", "short_path"]
 
@@ -279,6 +280,7 @@ class SessionHost(MaskingApp[int]):
                 setattr(screen.status, field, value)
             screen.prompt.argument_choices = choices
             screen.usage.context_window = session.provider.context_window
+        screen.call_after_refresh(self._show_price, screen, session)
         self.run_worker(
             pump_events(session.bus, screen), name="bridge", group="bridge", exclusive=True
         )
@@ -291,9 +293,48 @@ class SessionHost(MaskingApp[int]):
             self.assembled = Assembled(session, StoreAttachment(self.store))
             self.assembled.record()
         if session.chat.history:
-            history = list(session.chat.history)
-            self.call_after_refresh(lambda: screen.transcript.replay(history))
+            if screen.is_mounted:  # the screen drawn while the engine started: show it now
+                self._show_resumed(screen, session)
+            else:
+                self.call_after_refresh(self._show_resumed, screen, session)
         self.call_after_refresh(self._after_start)
+
+    def _show_resumed(self, screen: MainScreen, session: Session) -> None:
+        """Draw a saved session as it happened (turns a compression summarised included)
+        and bring back the usage it recorded."""
+        from gemtui.tui.resume_story import COMPRESSED_HERE, resume_story
+
+        epochs: list[list[Content]] = []
+        if self.store is not None:
+            try:
+                epochs = self.store.history_epochs(session.id)
+                self._restore_usage(screen, session, self.store.usage(session.id))
+            except Exception:  # a view of the past must never stop the session
+                log.exception("could not read the saved session's past")
+        transcript = screen.transcript
+
+        def describe(name: str, args: dict[str, Any]) -> str:
+            return _describe(session, name, args)
+
+        run: list[Content] = []
+        for item in resume_story(epochs, list(session.chat.history)):
+            if item is not None:
+                run.append(item)
+                continue
+            transcript.replay(run, describe)
+            run = []
+            transcript.add_notice(COMPRESSED_HERE)
+        transcript.replay(run, describe)
+
+    @staticmethod
+    def _restore_usage(screen: MainScreen, session: Session, rows: list[dict[str, Any]]) -> None:
+        from gemtui.agent.prices import cost_of, price_for
+        from gemtui.bus.events import Usage
+
+        for row in rows:
+            usage = Usage(row["input"], row["output"], row["thoughts"], row["cached"], row["total"])
+            price = price_for(row["model"] or session.chat.model, session.provider.settings.prices)
+            screen.usage.record_turn(usage, cost_of(usage, price))
 
     def close_store(self) -> None:
         """Persist what is left of the session and close the store (on exit)."""
@@ -337,6 +378,7 @@ class SessionHost(MaskingApp[int]):
             self.assembled.stop_recording()  # the store stays open for the resumed one
         old.close_background()  # its background commands belong to it, not to the next one
         self.main.transcript.clear()
+        self.main.usage.reset()  # the resumed session's own usage comes back with it
         self._adopt(built)
         count = len(built.session.chat.history)
         self.notify(f"Resumed {built.session.id[:8]} ({count} messages).")
@@ -398,12 +440,20 @@ class SessionHost(MaskingApp[int]):
             return
         self._show_provider(model)
 
+    @staticmethod
+    def _show_price(screen: MainScreen, session: Session) -> None:
+        from gemtui.agent.prices import price_for
+
+        known = price_for(session.chat.model, session.provider.settings.prices) is not None
+        screen.usage.expect_price(known)
+
     def _show_provider(self, model: str) -> None:
         assert self.session is not None
         status = self.main.status
         status.model = model
         status.provider = self.session.provider.name
         self.main.usage.context_window = self.session.provider.context_window
+        self._show_price(self.main, self.session)
         self.session.account.refresh_soon()
 
     @work(exclusive=True, group="model", name="switch-model", exit_on_error=False)
@@ -425,6 +475,17 @@ class SessionHost(MaskingApp[int]):
             return
         self._show_provider(model)
         self.notify(f"The next turn uses {self.session.provider.name}:{model}.")
+
+
+def _describe(session: Session, name: str, args: dict[str, Any]) -> str:
+    """The line a live call of ``name`` shows (its command, its path), for a saved one."""
+    tool = session.registry.get(name)
+    try:
+        if tool is not None:
+            return tool.build(args).describe()
+    except Exception:  # arguments a tool no longer takes: the plain form below
+        log.debug("could not describe a saved %s call", name, exc_info=True)
+    return f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
 
 
 def short_path(path: Path) -> str:

@@ -8,6 +8,7 @@ store will keep them and a resumed session will show them.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     from gemtui.tui.widgets.transcript import Transcript
 
 __all__ = ["MainScreen"]
+
+_clock = time.monotonic
+"""The retry countdown's clock (tests move it instead of waiting)."""
 
 
 class MainScreen(Screen[None]):
@@ -60,10 +64,20 @@ class MainScreen(Screen[None]):
         self.argument_choices: dict[str, list[str]] = {}
         """Slash-command argument completions for the prompt."""
         self._thought_subject: str | None = None
+        self._thought_marked = False
+        """This model call's thinking already has its marker in the transcript."""
         self._answer_mask = StreamRedactor()
         self._thought_mask = StreamRedactor()
         self._last_thought: ev.ThoughtDelta | None = None
         """The thought whose masked tail is held back, for its subject and prompt."""
+        self._failed_prompts: set[str] = set()
+        """Prompts whose failure is already in the transcript (said once, not twice)."""
+        self._tools_running: dict[str, str] = {}
+        """Calls executing now (id → name) and calls awaiting approval (below): what the
+        status line says the engine is waiting on."""
+        self._awaiting: set[str] = set()
+        self._retry: tuple[float, str] | None = None
+        """When a retry wait ends and the attempt it leads to, while counting down."""
         self._routes: dict[type[ev.Event], Callable[[Any], None]] = {
             ev.SessionStarted: self._session_started,
             ev.UserMessage: self._user_message,
@@ -167,6 +181,7 @@ class MainScreen(Screen[None]):
         self.status.model = e.model
 
     def _turn_started(self, e: ev.TurnStarted) -> None:
+        self._thought_marked = False
         self.status.model = e.model
         self.status.busy = "thinking…"
 
@@ -203,7 +218,8 @@ class MainScreen(Screen[None]):
         shown = self._thought_mask.feed(e.text)
         if shown:
             self.thoughts.add_thought(shown, e.subject, e.prompt_id)
-        if e.subject and e.subject != self._thought_subject:
+        if not self._thought_marked or (e.subject and e.subject != self._thought_subject):
+            self._thought_marked = True  # a call that thinks shows it, subject or not
             self._thought_subject = e.subject
             self.transcript.add_thought_marker(e.subject)
         self.usage.record_streamed(e.text)
@@ -221,10 +237,27 @@ class MainScreen(Screen[None]):
 
     def _tool_call(self, e: ev.ToolCallStateChanged) -> None:
         self._close_answer()
-        self.transcript.upsert_tool(e.call)
-        self.approvals.upsert(e.call, e.prompt_id)
-        if e.call.state == ev.ToolCallState.EXECUTING:
-            self.status.busy = f"running {e.call.name}…"
+        call = e.call
+        if call.state == ev.ToolCallState.AWAITING_APPROVAL:
+            self.transcript.scroll_to_latest()  # what is being approved is in view
+        self.transcript.upsert_tool(call)
+        self.approvals.upsert(call, e.prompt_id)
+        self._awaiting.discard(call.call_id)
+        self._tools_running.pop(call.call_id, None)
+        if call.state == ev.ToolCallState.AWAITING_APPROVAL:
+            self._awaiting.add(call.call_id)
+        elif call.state == ev.ToolCallState.EXECUTING:
+            self._tools_running[call.call_id] = call.name
+        self._show_tool_activity(finished=call.state.terminal)
+
+    def _show_tool_activity(self, *, finished: bool) -> None:
+        """Say what the tools wait on: the person first, then whatever still runs."""
+        if self._awaiting:
+            self.status.busy = "waiting for your approval"
+        elif self._tools_running:
+            self.status.busy = f"running {list(self._tools_running.values())[-1]}…"
+        elif finished and self.status.busy:
+            self.status.busy = "thinking…"  # the batch is answered: the model goes on
 
     def _compressed(self, e: ev.HistoryCompressed) -> None:
         self.usage.record_compression(e.tokens_before, e.tokens_after)
@@ -233,6 +266,7 @@ class MainScreen(Screen[None]):
         )
 
     def _user_message(self, e: ev.UserMessage) -> None:
+        self.transcript.scroll_to_latest()
         self.transcript.add_user(redact(e.text))
         if e.attached:  # what @paths attached, right under the prompt
             self.transcript.add_notice(redact(e.attached))
@@ -240,6 +274,8 @@ class MainScreen(Screen[None]):
     def _error(self, e: ev.ErrorOccurred) -> None:
         text = e.message + (f"\n{e.hint}" if e.hint else "")
         severity = "warning" if e.kind == "warning" else "error"
+        if severity == "error":
+            self._failed_prompts.add(e.prompt_id)
         self.transcript.add_notice(text, severity)
         if e.kind == "FatalAuthenticationError" and self.status.provider == "code-assist":
             from gemtui.tui.session_host import SessionHost
@@ -248,7 +284,26 @@ class MainScreen(Screen[None]):
                 self.app.sign_in(e.message)
 
     def _retrying(self, e: ev.RequestRetrying) -> None:
-        self.status.busy = f"retrying in {e.wait:.0f}s (attempt {e.next_attempt}/{e.max_attempts})"
+        """Count the wait down on the status line until the next attempt starts."""
+        self._retry = (_clock() + e.wait, f"(attempt {e.next_attempt}/{e.max_attempts})")
+        self._count_down()
+        self.set_timer(0.25, self._count_down, name="retry-countdown")
+
+    def _count_down(self) -> None:
+        if self._retry is None:
+            return
+        shown = self.status.busy
+        if shown and not shown.startswith("retrying"):
+            self._retry = None  # something else happened since: the wait is over
+            return
+        ends, attempt = self._retry
+        left = ends - _clock()
+        if left > 0.5:
+            self.status.busy = f"retrying in {left:.0f}s {attempt}"
+            self.set_timer(min(0.25, left - 0.5), self._count_down, name="retry-countdown")
+        else:
+            self.status.busy = f"retrying now {attempt}"
+            self._retry = None
 
     def _routed(self, e: ev.ModelRouted) -> None:
         """``auto`` picked this prompt's model: say which and why; its call's tokens count."""
@@ -283,12 +338,18 @@ class MainScreen(Screen[None]):
     def _agent_finished(self, e: ev.AgentFinished) -> None:
         self._close_answer()
         self._thought_subject = None
+        self._tools_running.clear()
+        self._awaiting.clear()
+        self._retry = None
         self.status.busy = ""
+        self.usage.end_stream()  # a cancelled answer is no longer streaming
+        said = e.prompt_id in self._failed_prompts
+        self._failed_prompts.discard(e.prompt_id)
         if e.reason == ev.TerminateReason.ABORTED:
             self.transcript.add_notice("Cancelled. Nothing already received is lost.", "warning")
         elif e.reason == ev.TerminateReason.MAX_TURNS:
             self.transcript.add_notice("Stopped at the turn limit.", "warning")
-        elif e.reason != ev.TerminateReason.GOAL and e.error:
+        elif e.reason != ev.TerminateReason.GOAL and e.error and not said:
             self.transcript.add_notice(e.error, "error")
 
     # -- approvals and completion ----------------------------------------------------------------
@@ -302,6 +363,10 @@ class MainScreen(Screen[None]):
                 self.notify("A tool call awaits approval: press F8 to review it.")
         elif self.focused is None or self.approvals in self.focused.ancestors_with_self:
             self.prompt.focus()
+
+    @on(PromptInput.ScrollRequested)
+    async def _scroll_transcript(self, event: PromptInput.ScrollRequested) -> None:
+        await self.transcript.run_action(event.action)
 
     @on(PromptInput.Suggested)
     def _show_suggestions(self, event: PromptInput.Suggested) -> None:

@@ -188,6 +188,9 @@ class ApprovalQueue(Vertical, can_focus=True):
         self._answered: set[str] = set()
         self._index = 0
         self._side_by_side = False
+        self._shown: str | None = None
+        """The call in front, so new calls joining behind it do not re-arm the delay."""
+        self._warned = False
 
     def compose(self) -> ComposeResult:
         yield Static(id="approval-title")
@@ -226,20 +229,33 @@ class ApprovalQueue(Vertical, can_focus=True):
 
     def _arm(self) -> None:
         self._armed_at = time.monotonic() + self.ARM_DELAY
+        self._warned = False
 
     def _ready(self) -> bool:
         if time.monotonic() >= getattr(self, "_armed_at", 0.0):
             return True
         self.app.bell()
+        if not self._warned:  # once per arming: a held key must not stack toasts
+            self._warned = True
+            self.notify(
+                "Key ignored: the call has just been shown. Read it, then press again.",
+                severity="warning",
+                timeout=3,
+            )
         return False
 
     def on_focus(self) -> None:
         self._arm()
 
-    def _show(self) -> None:
-        self._arm()
+    def _show(self, *, browsing: bool = False) -> None:
+        """Draw the current call; a call newly in front arms the delay again (not one the
+        person brought there with j/k: that key was meant for the queue)."""
         items = list(self._pending.values())
         self._index = max(0, min(self._index, len(items) - 1))
+        shown = items[self._index].snapshot.call_id if items else None
+        if shown != self._shown and not browsing:
+            self._arm()
+        self._shown = shown
         title = self.query_one("#approval-title", Static)
         preview = self.query_one("#approval-preview", VerticalScroll)
         preview.remove_children()
@@ -332,12 +348,12 @@ class ApprovalQueue(Vertical, can_focus=True):
     def action_next(self) -> None:
         if self._pending:
             self._index = (self._index + 1) % len(self._pending)
-            self._show()
+            self._show(browsing=True)
 
     def action_previous(self) -> None:
         if self._pending:
             self._index = (self._index - 1) % len(self._pending)
-            self._show()
+            self._show(browsing=True)
 
     def action_approve_batch(self) -> None:
         """Allow every pending edit of the shown call's prompt (after seeing them)."""

@@ -2,7 +2,10 @@
 
 Keys: Enter sends; Shift+Enter (where the terminal reports it) or Ctrl+J inserts a
 newline; Up/Down walk the prompt history when the cursor is on the first/last line;
-Tab (or Enter) accepts the highlighted completion, Up/Down move through completions.
+PageUp/PageDown and Ctrl+Home/Ctrl+End (Home/End in an empty prompt) scroll the
+conversation. Tab accepts the highlighted completion, Up/Down move through completions;
+Enter accepts it too unless the command name (or its argument) is already whole, then
+it runs.
 """
 
 from __future__ import annotations
@@ -57,6 +60,10 @@ class PromptInput(TextArea):
 
     BINDINGS = [
         Binding("ctrl+j,shift+enter", "newline", "Newline", show=False),
+        Binding("pageup", "scroll_transcript('page_up')", show=False),
+        Binding("pagedown", "scroll_transcript('page_down')", show=False),
+        Binding("ctrl+home", "scroll_transcript('scroll_home')", show=False),
+        Binding("ctrl+end", "scroll_transcript('scroll_end')", show=False),
     ]
 
     class Submitted(Message):
@@ -75,6 +82,14 @@ class PromptInput(TextArea):
             """(completion, help) pairs."""
             self.index = index
             """The highlighted one."""
+
+    class ScrollRequested(Message):
+        """A scrolling key pressed in the prompt, meant for the conversation above it."""
+
+        def __init__(self, action: str) -> None:
+            super().__init__()
+            self.action = action
+            """``page_up``, ``page_down``, ``scroll_home`` or ``scroll_end``."""
 
     def __init__(
         self,
@@ -106,14 +121,20 @@ class PromptInput(TextArea):
         self._draft = ""
         self._suggestions: list[tuple[str, str]] = []
         self._suggestion_index = 0
+        self._picked = False
+        """The person moved through the completions: Enter takes the highlighted one."""
         self._token_start: tuple[int, int] | None = None
 
     # -- keys ------------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
+        if event.key in ("enter", "tab", "escape"):
+            # Keys typed fast arrive before the Changed messages of the text before them:
+            # decide against the text as it is now, never against stale completions.
+            self._set_suggestions(self._compute_suggestions())
         if event.key == "enter":
             event.stop()
             event.prevent_default()
-            if self._suggestions:
+            if self._suggestions and (self._picked or not self._complete_as_typed()):
                 self.accept_suggestion()
             else:
                 self._submit()
@@ -130,6 +151,18 @@ class PromptInput(TextArea):
             return
         await super()._on_key(event)
 
+    def _complete_as_typed(self) -> bool:
+        """A whole command name, a whole (or no) argument: Enter runs the command as typed
+        rather than completing it (``/copy`` copies; it never becomes ``/copy code``)."""
+        row, col = self.cursor_location
+        before = self.document.get_line(row)[:col]
+        if row != 0 or not before.startswith("/") or "\n" in self.text:
+            return False
+        name, space, arg = before.partition(" ")
+        if not space:
+            return name.lower() in SLASH_COMMANDS
+        return not arg or arg in self.argument_choices.get(name.lower(), [])
+
     def _submit(self) -> None:
         text = self.text.strip()
         if not text:
@@ -144,7 +177,24 @@ class PromptInput(TextArea):
     def action_newline(self) -> None:
         self.insert("\n")
 
+    def action_scroll_transcript(self, action: str) -> None:
+        self.post_message(self.ScrollRequested(action))
+
+    def action_cursor_line_start(self, select: bool = False) -> None:
+        """Home in an empty prompt has no line to move in: it scrolls the conversation."""
+        if not self.text and not select:
+            self.post_message(self.ScrollRequested("scroll_home"))
+        else:
+            super().action_cursor_line_start(select)
+
+    def action_cursor_line_end(self, select: bool = False) -> None:
+        if not self.text and not select:
+            self.post_message(self.ScrollRequested("scroll_end"))
+        else:
+            super().action_cursor_line_end(select)
+
     def action_cursor_up(self, select: bool = False) -> None:
+        self._set_suggestions(self._compute_suggestions())
         if self._suggestions and not select:
             self._move_suggestion(-1)
         elif not select and self.cursor_at_first_line and self.prompt_history:
@@ -153,6 +203,7 @@ class PromptInput(TextArea):
             super().action_cursor_up(select)
 
     def action_cursor_down(self, select: bool = False) -> None:
+        self._set_suggestions(self._compute_suggestions())
         if self._suggestions and not select:
             self._move_suggestion(1)
         elif not select and self.cursor_at_last_line and self._history_index is not None:
@@ -199,10 +250,12 @@ class PromptInput(TextArea):
             return
         self._suggestions = items
         self._suggestion_index = 0
+        self._picked = False
         self.post_message(self.Suggested(list(items), 0))
 
     def _move_suggestion(self, step: int) -> None:
         self._suggestion_index = (self._suggestion_index + step) % len(self._suggestions)
+        self._picked = True
         self.post_message(self.Suggested(list(self._suggestions), self._suggestion_index))
 
     def accept_suggestion(self, index: int | None = None) -> None:

@@ -9,7 +9,8 @@ last Markdown block, at most once per frame however many chunks arrive.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
 from textual.events import Click, Resize
@@ -212,6 +213,12 @@ class Transcript(ScrollView, can_focus=True):
             block.invalidate()
             self._rerender(block)
 
+    def scroll_to_latest(self) -> None:
+        """Follow the end again (a new prompt, a call awaiting approval): the work the
+        person has to see next is there, however far up they had scrolled."""
+        self.follow = True
+        self._scroll_to_end()
+
     def add_notice(self, text: str, severity: str = "information") -> None:
         """An inline error, warning or note ("error", "warning", "information")."""
         self._append(NoticeBlock(text, severity))
@@ -228,8 +235,13 @@ class Transcript(ScrollView, can_focus=True):
         self.follow = True
         self._relayout(0)
 
-    def replay(self, history: list[Content]) -> None:
-        """Draw a saved conversation: user prompts, answers, and tool calls as done cards."""
+    def replay(
+        self,
+        history: list[Content],
+        describe: Callable[[str, dict[str, Any]], str] | None = None,
+    ) -> None:
+        """Draw a saved conversation: user prompts, answers, and tool calls as done cards
+        (``describe`` gives a card the line a live call shows: its command, its path)."""
         from gemtui.bus.events import ToolCallState
 
         responses = {
@@ -261,6 +273,7 @@ class Transcript(ScrollView, can_focus=True):
                         call_id=call.id or call.name,
                         name=call.name,
                         args=dict(call.args),
+                        description=describe(call.name, dict(call.args)) if describe else "",
                         state=ToolCallState.ERROR if failed else ToolCallState.SUCCESS,
                         output=None if failed else str(body.get("output", "")),
                         error=str(body.get("error")) if failed else None,
@@ -424,6 +437,8 @@ class Transcript(ScrollView, can_focus=True):
     def on_resize(self, event: Resize) -> None:
         width = self.scrollable_content_region.width
         if width == self._width:
+            if self.follow:  # a pane opened below (approvals): keep the end in view
+                self.call_after_refresh(self._scroll_to_end)
             return
         self._width = width
         ctx = self._render_context()
@@ -451,6 +466,19 @@ class Transcript(ScrollView, can_focus=True):
                 for block in self._blocks.blocks:
                     block.invalidate()
             self._style_key = key
+
+    # Scrolling keys jump at once: an animated Home/End takes about a second.
+    def action_scroll_home(self) -> None:
+        self.scroll_home(animate=False, immediate=True)
+
+    def action_scroll_end(self) -> None:
+        self.scroll_end(animate=False, immediate=True)
+
+    def action_page_up(self) -> None:
+        self.scroll_page_up(animate=False)
+
+    def action_page_down(self) -> None:
+        self.scroll_page_down(animate=False)
 
     def on_click(self, event: Click) -> None:
         line = self.scroll_offset.y + event.y

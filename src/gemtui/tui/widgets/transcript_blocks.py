@@ -20,7 +20,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from gemtui.bus.events import ToolCallSnapshot, ToolCallState
+from gemtui.bus.events import Refusal, ToolCallSnapshot, ToolCallState
 from gemtui.redact import redact
 from gemtui.tui.widgets.answer_render import AnswerRender
 
@@ -210,6 +210,21 @@ _STATE_LOOK: dict[ToolCallState, tuple[str, str, str]] = {
 }
 
 
+def _refused_label(snap: ToolCallSnapshot) -> str | None:
+    """Why a call that ended in error never ran, in words (not "failed": nothing failed)."""
+    refusal = snap.refusal
+    if refusal is Refusal.REJECTED:
+        return "rejected"
+    if refusal is Refusal.DENIED:
+        # Plan mode's refusal is the one a person meets most; the policy names it.
+        return "not allowed in plan mode" if "plan mode" in (snap.error or "") else "not allowed"
+    if refusal is Refusal.NEEDS_APPROVAL:
+        return "needs approval"
+    if refusal is Refusal.INVALID:
+        return "invalid call"
+    return None
+
+
 _URL = re.compile(r"https?://[^\s<>()\"']+")
 
 
@@ -269,6 +284,8 @@ class ToolBlock(Block):
             icon = SPINNER[self.spinner_frame % len(SPINNER)]
         if snap.state is ToolCallState.SUCCESS and snap.duration_ms is not None:
             label = f"done in {snap.duration_ms / 1000:.1f}s"
+        if snap.state is ToolCallState.ERROR:
+            label = _refused_label(snap) or label
         state_style = ctx.style(style_name)
         muted = ctx.style("muted")
         header = Text(f"{icon} ", style=state_style)

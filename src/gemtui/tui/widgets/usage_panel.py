@@ -77,6 +77,28 @@ class UsagePanel(VerticalScroll, can_focus=False):
         self.query_one(Sparkline).data = list(self.per_turn)
         self._refresh_numbers()
 
+    def reset(self) -> None:
+        """Another session is shown now: its own figures replace these."""
+        self.turn, self.session = Usage(), Usage()
+        self.per_turn.clear()
+        self.compressions.clear()
+        self.cost, self.priced = 0.0, False
+        self.streamed_chars = self.last_prompt_tokens = 0
+        self.query_one(Sparkline).data = []
+        self._refresh_numbers()
+
+    def end_stream(self) -> None:
+        """The answer in flight stopped without a usage report (cancelled): drop the
+        estimate; the engine reports what the call cost as a turn of its own."""
+        if self.streamed_chars:
+            self.streamed_chars = 0
+            self._refresh_numbers()
+
+    def expect_price(self, priced: bool) -> None:
+        """Whether the model in use has a known price: its cost shows from the start."""
+        self.priced = self.priced or priced
+        self._refresh_numbers()
+
     def record_streamed(self, text: str) -> None:
         """Text arrived for the turn in flight: a live, rough output estimate."""
         self.streamed_chars += len(text)

@@ -1,0 +1,115 @@
+"""Resuming shows what happened: the turns before a compression, no internal summary posing
+as the person's words, tool cards with their arguments, the usage so far; and opening a
+session to look at it changes nothing stored about it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gemtui.bus.events import AgentFinished, HistoryCompressed
+from gemtui.config.settings import Settings
+from gemtui.store import SessionStore
+from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.app import GemtuiApp
+from gemtui.tui.launch import build_app
+from gemtui.tui.widgets.transcript_blocks import NoticeBlock, ToolBlock
+from tests.tui.helpers import Messages, engine_started, turns_done
+
+
+def _settings_for(url: str) -> Settings:
+    return Settings.model_validate(
+        {
+            "general": {"provider": "mock"},
+            "providers": {
+                "mock": {
+                    "kind": "gemini",
+                    "base_url": url,
+                    "models": ["gemini-2.5-pro", "gemini-2.5-flash"],
+                },
+            },
+            "network": {"max_attempts": 1, "stream_retry_delays": []},
+        }
+    )
+
+
+async def _record_a_compressed_session(mock_llm: MockLLMServer, workspace: Path) -> str:
+    (workspace / "notes.txt").write_text("alpha beta\n")
+    read = {"name": "read_file", "args": {"file_path": "notes.txt"}}
+    mock_llm.enqueue(
+        {"function_calls": [read], "usage": {"prompt": 40, "output": 7}},
+        {"text": "The notes say alpha beta.", "usage": {"prompt": 60, "output": 9}},
+        {"text": "Second answer. " * 20, "usage": {"prompt": 90, "output": 30}},
+        {"count_tokens": 5000},
+        {"text": "The person read notes.txt (alpha beta) and asked twice."},
+        {"count_tokens": 100},
+    )
+    app = build_app(_settings_for(mock_llm.url), workspace=workspace)
+    assert isinstance(app, GemtuiApp)
+    seen = Messages()
+    async with app.run_test(size=(160, 40), message_hook=seen) as pilot:
+        await engine_started(app, seen)
+        await pilot.press(*"read my notes", "enter")
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+        mark = len(seen.seen)
+        await pilot.press(*"and again, at length", "enter")
+        await seen.wait_event(AgentFinished, after=mark)
+        await turns_done(app)
+        app.run_slash("/compress")
+        await seen.wait_event(HistoryCompressed)
+        compressing = [w for w in app.workers if w.group == "compress"]
+        if compressing:  # an empty list would mean "every worker" to Textual
+            await app.workers.wait_for_complete(compressing)
+        assert app.session is not None
+        session_id = app.session.id
+    app.close_store()
+    return session_id
+
+
+async def test_a_resumed_compressed_session_shows_its_whole_story(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    session_id = await _record_a_compressed_session(mock_llm, workspace)
+    with SessionStore() as store:
+        before = store.get(session_id)
+        assert before is not None
+        stored_usage = store.usage(session_id)
+    assert len(stored_usage) == 3
+
+    app = build_app(
+        _settings_for(mock_llm.url),
+        workspace=workspace,
+        resume=session_id,
+        model="gemini-2.5-flash",
+    )
+    assert isinstance(app, GemtuiApp)
+    seen = Messages()
+    async with app.run_test(size=(160, 40), message_hook=seen) as pilot:
+        await engine_started(app, seen)
+        for _ in range(3):
+            await pilot.pause()
+        transcript = app.main.transcript
+        messages: list[tuple[str, str]] = transcript.messages()
+        users = [t for r, t in messages if r == "user"]
+        assert users == ["read my notes", "and again, at length"], users
+        assert not any("conversation_summary" in t for _, t in messages)
+        assert not any("Thanks for the additional context" in t for _, t in messages)
+        blocks: list[Any] = transcript._blocks.blocks
+        notices = [b.text for b in blocks if isinstance(b, NoticeBlock)]
+        assert any("compressed" in n.lower() for n in notices), notices
+        (card,) = [b for b in blocks if isinstance(b, ToolBlock)]
+        assert "notes.txt" in card.snapshot.description
+        usage = app.main.usage
+        assert (usage.session.input, usage.session.output) == (190, 46)
+        assert len(usage.per_turn) == 3
+    app.close_store()
+    with SessionStore() as store:
+        after = store.get(session_id)
+    assert after is not None
+    assert (after.model, after.updated) == (before.model, before.updated), (
+        "looking at a session is not using it"
+    )
