@@ -209,3 +209,46 @@ class TestThemes:
             await _settle(pilot)
 
         assert snap_compare(_app(tmp_path, theme), terminal_size=(110, 36), run_before=run_before)
+
+
+MARKDOWN_TOUR = """# Release notes
+
+Some **bold**, some *italic*, `inline code` and a [link](https://example.com).
+
+## What changed
+
+- a list item with `code`
+- another item
+
+### Details
+
+> A quoted line.
+
+#### Small print
+
+1. first
+2. second
+"""
+
+
+class TestMarkdown:
+    def test_headings_and_inline_styles(self, snap_compare: Any, tmp_path: Path) -> None:
+        """Headings read as headings, all on the left: `#` bold in the accent colour, `##`
+        bold, `###` bold italic, `####` italic and muted — none underlined. Bold, italic,
+        inline code (a faint tint, not black), a link, bullets and a quote in theme colours."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            _feed(
+                pilot.app,  # type: ignore[arg-type]
+                ev.UserMessage(text="Write the release notes", prompt_id="s#1"),
+                ev.ContentDelta(text=MARKDOWN_TOUR, prompt_id="s#1"),
+                ev.TurnFinished(
+                    finish_reason="STOP",
+                    model="gemini-2.5-flash",
+                    usage=ev.Usage(10, 5, 2, 0, 17),
+                    cost=None,
+                ),
+            )
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(100, 32), run_before=run_before)

@@ -12,6 +12,7 @@ import time
 from typing import TYPE_CHECKING
 
 from rich.style import Style
+from rich.theme import Theme
 from textual.events import Click, Resize
 from textual.geometry import Region, Size
 from textual.reactive import var
@@ -21,6 +22,7 @@ from textual.timer import Timer
 
 from gemtui.bus.events import ToolCallSnapshot
 from gemtui.tui.widgets.answer_render import code_blocks
+from gemtui.tui.widgets.markdown_look import MARKDOWN_CSS, MARKDOWN_STYLES, markdown_theme
 from gemtui.tui.widgets.transcript_blocks import (
     AnswerBlock,
     Block,
@@ -40,7 +42,10 @@ __all__ = ["Transcript"]
 _FRAME = 1 / 30
 _SPIN_INTERVAL = 0.1
 # fmt: off
-_STYLE_NAMES = ("user-bar", "user", "muted", "tool-name", "running", "success", "error", "warning")
+_STYLE_NAMES = (
+    "user-bar", "user", "muted", "tool-name", "running", "success", "error", "warning",
+    *MARKDOWN_STYLES,
+)
 # fmt: on
 
 
@@ -53,7 +58,8 @@ class Transcript(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES = {f"transcript--{name}" for name in _STYLE_NAMES}
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        """
     Transcript {
         background: $surface;
         overflow-x: hidden;
@@ -70,6 +76,10 @@ class Transcript(ScrollView, can_focus=True):
         & > .transcript--warning { color: $warning; }
     }
     """
+        + "Transcript {"
+        + MARKDOWN_CSS.format(p="transcript")
+        + "}"
+    )
 
     follow: var[bool] = var(True)
     """Keep the end in view as content arrives; cleared when the person scrolls up."""
@@ -94,6 +104,7 @@ class Transcript(ScrollView, can_focus=True):
         self._last_flush = 0.0
         self._spin_timer: Timer | None = None
         self._style_key: tuple[object, ...] | None = None
+        self._markdown: Theme | None = None
         self._styles_changed = False
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
@@ -283,8 +294,14 @@ class Transcript(ScrollView, can_focus=True):
     # -- layout -------------------------------------------------------------------------
 
     def _render_context(self) -> RenderContext:
+        if self._markdown is None:
+            self._markdown = markdown_theme(self._component_style)
         return RenderContext(
-            self.app.console, self._width, self._component_style, self._code_theme()
+            self.app.console,
+            self._width,
+            self._component_style,
+            self._code_theme(),
+            self._markdown,
         )
 
     def _component_style(self, name: str) -> Style:
@@ -425,6 +442,7 @@ class Transcript(ScrollView, can_focus=True):
         self._styles_changed = False
         key = (self._code_theme(), *(self._component_style(name) for name in _STYLE_NAMES))
         if key != self._style_key:
+            self._markdown = None
             if self._style_key is not None:
                 for block in self._blocks.blocks:
                     block.invalidate()

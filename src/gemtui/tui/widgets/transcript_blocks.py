@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from rich.theme import Theme
 from textual.strip import Strip
 
 from gemtui.bus.events import ToolCallSnapshot, ToolCallState
@@ -49,6 +50,8 @@ class RenderContext:
     style: Callable[[str], Style]
     """Component class name (without the ``transcript--`` prefix) to a Rich style."""
     code_theme: str = "monokai"
+    markdown: Theme | None = None
+    """Rich ``markdown.*`` styles from the theme (see ``markdown_look``)."""
 
 
 def _text_line(ctx: RenderContext, text: Text, width: int | None = None) -> Strip:
@@ -151,7 +154,10 @@ class AnswerBlock(Block):
 
     def render(self, ctx: RenderContext) -> list[Strip]:
         self.stream.code_theme = ctx.code_theme
-        return list(self.stream.render(ctx.console, ctx.width - _INDENT, _INDENT))
+        if ctx.markdown is None:
+            return list(self.stream.render(ctx.console, ctx.width - _INDENT, _INDENT))
+        with ctx.console.use_theme(ctx.markdown):
+            return list(self.stream.render(ctx.console, ctx.width - _INDENT, _INDENT))
 
 
 class ThoughtMarkerBlock(Block):
