@@ -19,7 +19,7 @@ from rich.theme import Theme
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown, MarkdownElement
-    from rich.text import JustifyMethod
+    from rich.console import JustifyMethod
 
 __all__ = ["MARKDOWN_CSS", "MARKDOWN_STYLES", "left_aligned_markdown", "markdown_theme"]
 
