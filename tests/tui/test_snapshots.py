@@ -37,7 +37,7 @@ DIFF = """--- a/src/greet.py
 """
 
 
-def _app(tmp_path: Path, theme: str = "gemtui-dark") -> GemtuiApp:
+def _app(tmp_path: Path, theme: str = "gemtui") -> GemtuiApp:
     settings = Settings(ui=UiSettings(theme=theme))
     provider = ResolvedProvider(
         "gemini", "gemini", ReplayGenerator([]), "gemini-2.5-flash", 1_048_576
@@ -188,7 +188,9 @@ class TestSmallTerminal:
 
 
 class TestThemes:
-    @pytest.mark.parametrize("theme", ["gemtui-dark", "gemtui-light", "gemtui-high-contrast"])
+    @pytest.mark.parametrize(
+        "theme", ["gemtui", "gemtui-day", "gemtui-dark", "gemtui-light", "gemtui-high-contrast"]
+    )
     def test_each_theme(self, snap_compare: Any, tmp_path: Path, theme: str) -> None:
         """A short exchange and a pending diff in each built-in theme; diff colours come
         from the theme's diff-added / diff-removed tokens."""

@@ -7,8 +7,9 @@ Loading returns the loaded and the failed files, so one bad file never blocks st
 
 from __future__ import annotations
 
+import os
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,15 +21,21 @@ if TYPE_CHECKING:
 
 __all__ = [
     "APP_VARIABLES",
+    "AUTO_THEME",
     "DEFAULT_THEME",
+    "LIGHT_DEFAULT_THEME",
     "ThemeFailure",
     "ThemeFile",
     "builtin_theme_dir",
+    "default_theme",
     "load_themes",
     "user_theme_dir",
 ]
 
-DEFAULT_THEME = "gemtui-dark"
+DEFAULT_THEME = "gemtui"
+LIGHT_DEFAULT_THEME = "gemtui-day"
+AUTO_THEME = "auto"
+"""The ``[ui] theme`` that means: the default, light or dark as the terminal says."""
 
 APP_VARIABLES = ("diff-added", "diff-removed", "tool-pending")
 """Our own tokens; every theme should set them (defaults come from success/error/warning)."""
@@ -66,6 +73,14 @@ class ThemeFailure:
 
     path: Path
     message: str
+
+
+def default_theme(environ: Mapping[str, str] | None = None) -> str:
+    """The default theme for this terminal: light when ``COLORFGBG`` (set by rxvt, Konsole,
+    iTerm2 and others as ``fg;bg``) names a light background, else dark."""
+    value = (os.environ if environ is None else environ).get("COLORFGBG", "")
+    background = value.rsplit(";", 1)[-1].strip()
+    return LIGHT_DEFAULT_THEME if background in {"7", "15"} else DEFAULT_THEME
 
 
 def builtin_theme_dir() -> Path | None:

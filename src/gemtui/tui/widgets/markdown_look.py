@@ -18,8 +18,8 @@ from rich.style import Style
 from rich.theme import Theme
 
 if TYPE_CHECKING:
-    from rich.markdown import Markdown, MarkdownElement
     from rich.console import JustifyMethod
+    from rich.markdown import Markdown, MarkdownElement
 
 __all__ = ["MARKDOWN_CSS", "MARKDOWN_STYLES", "left_aligned_markdown", "markdown_theme"]
 
