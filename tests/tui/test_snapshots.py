@@ -254,3 +254,44 @@ class TestMarkdown:
             await _settle(pilot)
 
         assert snap_compare(_app(tmp_path), terminal_size=(100, 32), run_before=run_before)
+
+
+def _shell_done() -> ev.ToolCallStateChanged:
+    output = "\n".join(f"tests/test_{n}.py ....  [{n * 10}%]" for n in range(1, 9))
+    call = ev.ToolCallSnapshot(
+        call_id="c2",
+        name="run_shell_command",
+        args={"command": "pytest -q tests", "description": "Run the tests", "timeout": 120},
+        state=ev.ToolCallState.SUCCESS,
+        description="pytest -q tests (Run the tests)",
+        kind="execute",
+        output=output,
+        duration_ms=3400,
+    )
+    return ev.ToolCallStateChanged(call=call, prompt_id="s#1")
+
+
+class TestToolCards:
+    def test_tool_card_folded(self, snap_compare: Any, tmp_path: Path) -> None:
+        """One line per card: "✓ run_shell_command  pytest -q tests  +2 args  · done in
+        3.4s" (tool named once, the command in full, the rest folded), then three output
+        lines behind a bar and "… 5 more lines · ctrl+o to expand". (A key argument too
+        long for the line gets its own lines under the name, in full.)"""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            _feed(pilot.app, *_conversation_start(), _shell_done())  # type: ignore[arg-type]
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(120, 24), run_before=run_before)
+
+    def test_tool_card_expanded(self, snap_compare: Any, tmp_path: Path) -> None:
+        """After Ctrl+O: the same card lists its other arguments (description, timeout)
+        and all eight output lines; no "+2 args", no "more lines"."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            _feed(pilot.app, *_conversation_start(), _shell_done())  # type: ignore[arg-type]
+            await _settle(pilot)
+            await pilot.press("ctrl+o")
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(120, 24), run_before=run_before)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import OptionList
@@ -40,6 +41,9 @@ class MainScreen(Screen[None]):
 
     CSS_PATH = "main.tcss"
     AUTO_FOCUS = "#prompt"
+    BINDINGS: ClassVar = [
+        Binding("ctrl+o", "toggle_tool_output", "Expand tool output", priority=True, show=False)
+    ]
 
     def __init__(
         self,
@@ -282,6 +286,11 @@ class MainScreen(Screen[None]):
             self.transcript.add_notice("Stopped at the turn limit.", "warning")
         elif e.reason != ev.TerminateReason.GOAL and e.error:
             self.transcript.add_notice(e.error, "error")
+
+    def action_toggle_tool_output(self) -> None:
+        """Ctrl+O: show all of the last folded tool card (its arguments and output)."""
+        if not self.transcript.toggle_last_tool():
+            self.app.bell()
 
     # -- approvals and completion ----------------------------------------------------------------
     @on(ApprovalQueue.Changed)

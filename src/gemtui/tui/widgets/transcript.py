@@ -216,6 +216,14 @@ class Transcript(ScrollView, can_focus=True):
             block.invalidate()
             self._rerender(block)
 
+    def toggle_last_tool(self) -> bool:
+        """Expand (or fold again) the most recent tool card with something folded."""
+        for block in reversed(self._tools.values()):
+            if block.foldable:
+                self.toggle_tool(block.call_id)
+                return True
+        return False
+
     def add_notice(self, text: str, severity: str = "information") -> None:
         """An inline error, warning or note ("error", "warning", "information")."""
         self._append(NoticeBlock(text, severity))

@@ -9,7 +9,9 @@ Notices and tool cards (errors, command output) mask known secrets (``gemtui.red
 
 from __future__ import annotations
 
+import json
 import re
+import time
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -218,8 +220,54 @@ def _linked(line: str, style: Style) -> Text:
     return text
 
 
+KEY_ARGUMENTS = (
+    "file_path",
+    "absolute_path",
+    "dir_path",
+    "path",
+    "command",
+    "pattern",
+    "query",
+    "url",
+    "prompt",
+    "include",
+    "paths",
+    "fact",
+)
+"""The argument a card shows in full, the first of these a call has; the rest fold."""
+
+EXPAND_KEY = "ctrl+o"
+"""Shown in a folded card's hint; the main screen binds it (toggle the last card)."""
+
+
+def _argument_text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return ", ".join(value)
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def split_arguments(args: dict[str, object]) -> tuple[str | None, list[tuple[str, str]]]:
+    """The key argument's text (path, command, query…) and the other arguments, folded."""
+    key = next((k for k in KEY_ARGUMENTS if args.get(k) not in (None, "", [])), None)
+    rest = [(k, _argument_text(v)) for k, v in args.items() if k != key]
+    return (_argument_text(args[key]) if key else None), rest
+
+
+def elapsed(seconds: float) -> str:
+    """0.4s, 12s, 3m05s: short enough for a card or the status line."""
+    if seconds < 10:
+        return f"{seconds:.1f}s"
+    if seconds < 60:
+        return f"{seconds:.0f}s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
 class ToolBlock(Block):
-    """A tool call card: name, description, state, and its output (first lines)."""
+    """A tool call card: one line naming the tool once, its key argument in full, the
+    rest folded, the state with elapsed time; output folded to a few lines."""
 
     LIVE_LIMIT = 64 * 1024
     """Characters of live output kept while a command runs (its tail is what matters)."""
@@ -231,6 +279,9 @@ class ToolBlock(Block):
         self.spinner_frame = 0
         self.live = ""
         """Output streamed while the call runs, until its result replaces it."""
+        self.started: float | None = None
+        """When the call began executing (monotonic), for the running time."""
+        self._note_start()
 
     @property
     def call_id(self) -> str:
@@ -240,9 +291,21 @@ class ToolBlock(Block):
     def running(self) -> bool:
         return self.snapshot.state is ToolCallState.EXECUTING
 
+    @property
+    def foldable(self) -> bool:
+        """Is there anything a toggle would show or hide?"""
+        return len(self._output_lines()) > COLLAPSED_OUTPUT_LINES or bool(
+            split_arguments(self.snapshot.args)[1]
+        )
+
     def update(self, snapshot: ToolCallSnapshot) -> None:
         self.snapshot = snapshot
+        self._note_start()
         self.invalidate()
+
+    def _note_start(self) -> None:
+        if self.running and self.started is None:
+            self.started = time.monotonic()
 
     def append_live(self, text: str) -> None:
         self.live = (self.live + text)[-self.LIVE_LIMIT :]
@@ -258,31 +321,60 @@ class ToolBlock(Block):
             return []
         return redact(text).expandtabs(4).rstrip("\n").split("\n")
 
+    def _state_label(self) -> str:
+        snap = self.snapshot
+        label = _STATE_LOOK[snap.state][1]
+        if snap.state is ToolCallState.EXECUTING and self.started is not None:
+            return f"{label} {elapsed(time.monotonic() - self.started)}"
+        if snap.duration_ms is not None and snap.state in (
+            ToolCallState.SUCCESS,
+            ToolCallState.ERROR,
+        ):
+            return f"{label} in {elapsed(snap.duration_ms / 1000)}"
+        return label
+
     def render(self, ctx: RenderContext) -> list[Strip]:
         snap = self.snapshot
-        icon, label, style_name = _STATE_LOOK[snap.state]
+        icon, _, style_name = _STATE_LOOK[snap.state]
         if snap.state is ToolCallState.EXECUTING:
             icon = SPINNER[self.spinner_frame % len(SPINNER)]
-        if snap.state is ToolCallState.SUCCESS and snap.duration_ms is not None:
-            label = f"done in {snap.duration_ms / 1000:.1f}s"
         state_style = ctx.style(style_name)
         muted = ctx.style("muted")
-        header = Text(f"{icon} ", style=state_style)
+        key, rest = split_arguments(snap.args)
+        header = Text()
+        header.append(f"{icon} ", style=state_style)
         header.append(snap.name, style=ctx.style("tool-name"))
-        if snap.description:
-            header.append(f"  {redact(snap.description)}", style=muted)
-        header.append(f"  · {label}", style=state_style)
-        strips = [_text_line(ctx, header)]
+        tail = Text()
+        if rest and not self.expanded:
+            tail.append(f"  +{len(rest)} arg{'s' if len(rest) != 1 else ''}", style=muted)
+        tail.append(f"  · {self._state_label()}", style=state_style)
+        shown_key = redact(key) if key else ""
+        if header.cell_len + len(shown_key) + 2 + tail.cell_len <= ctx.width:
+            if shown_key:
+                header.append(f"  {shown_key}")
+            strips = [_text_line(ctx, header + tail)]
+        else:  # a long argument gets its own lines, in full, under name and state
+            strips = [_text_line(ctx, header + tail)]
+            wrapped = _wrapped(ctx, Text(shown_key), ctx.width - 2 * _INDENT)
+            strips.extend(_prefixed(Segment(" " * 2 * _INDENT), wrapped))
+        bar = Segment("  │ ", muted)
+        width = ctx.width - bar.cell_length
+        if self.expanded:
+            for name, value in rest:
+                argument = Text(f"{name}: ", style=muted)
+                argument.append(redact(value).replace("\n", " ⏎ "))
+                strips.extend(_prefixed(bar, [_text_line(ctx, argument, width)]))
         output = self._output_lines()
         shown = output if self.expanded else output[:COLLAPSED_OUTPUT_LINES]
-        bar = Segment("  │ ", muted)
         body_style = ctx.style("error") if snap.state is ToolCallState.ERROR else Style()
-        width = ctx.width - bar.cell_length
         for line in shown:
             strips.extend(_prefixed(bar, [_text_line(ctx, _linked(line, body_style), width)]))
         hidden = len(output) - len(shown)
         if hidden > 0:
-            more = Text(f"… {hidden} more line{'s' if hidden != 1 else ''}", style=muted)
+            more = Text(
+                f"… {hidden} more line{'s' if hidden != 1 else ''} · {EXPAND_KEY} to expand",
+                style=muted,
+            )
             strips.extend(_prefixed(bar, [_text_line(ctx, more, width)]))
         return strips
 
