@@ -295,3 +295,36 @@ class TestToolCards:
             await _settle(pilot)
 
         assert snap_compare(_app(tmp_path), terminal_size=(120, 24), run_before=run_before)
+
+
+class TestThoughts:
+    def test_thought_pane_renders_markdown(self, snap_compare: Any, tmp_path: Path) -> None:
+        """The thought pane shows the subject "Planning the change" as a heading (bold, the
+        accent colour) and the thought as Markdown in muted text: "greet" in bold, `name`
+        as inline code, a two-item bullet list — no raw `**` or backticks."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            _feed(
+                pilot.app,  # type: ignore[arg-type]
+                ev.UserMessage(text="Make greet() friendlier", prompt_id="s#1"),
+                ev.ThoughtDelta(
+                    text="The **greet** function joins strings around `name`.\n\n"
+                    "- use an f-string\n- keep the signature\n",
+                    subject="Planning the change",
+                    prompt_id="s#1",
+                ),
+            )
+            await _settle(pilot)
+            from textual.geometry import Region
+
+            from gemtui.tui.widgets.thought_stream import ThoughtGroup
+
+            group = pilot.app.screen.query_one(ThoughtGroup)
+            strips = group.render_lines(Region(0, 0, group.size.width, group.size.height))
+            text = "\n".join(strip.text for strip in strips)
+            assert "Planning the change" in text
+            assert "use an f-string" in text
+            assert "**" not in text
+            assert "`" not in text
+
+        assert snap_compare(_app(tmp_path), terminal_size=(110, 24), run_before=run_before)

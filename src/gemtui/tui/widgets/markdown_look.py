@@ -14,6 +14,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.segment import Segment
 from rich.style import Style
 from rich.theme import Theme
 
@@ -21,7 +23,13 @@ if TYPE_CHECKING:
     from rich.console import JustifyMethod
     from rich.markdown import Markdown, MarkdownElement
 
-__all__ = ["MARKDOWN_CSS", "MARKDOWN_STYLES", "left_aligned_markdown", "markdown_theme"]
+__all__ = [
+    "MARKDOWN_CSS",
+    "MARKDOWN_STYLES",
+    "ThemedMarkdown",
+    "left_aligned_markdown",
+    "markdown_theme",
+]
 
 MARKDOWN_STYLES: dict[str, tuple[str, ...]] = {
     # component name → the Rich styles it sets
@@ -79,3 +87,27 @@ def _markdown_class() -> type[Markdown]:
 def left_aligned_markdown(source: str, code_theme: str) -> Markdown:
     """Rich Markdown with every heading level on the left (Rich centres ``#``)."""
     return _markdown_class()(source, code_theme=code_theme)
+
+
+class ThemedMarkdown:
+    """A Rich renderable: Markdown drawn with a theme's ``markdown.*`` styles.
+
+    For widgets whose renderable Textual draws later (a ``Static``, a pane), where a
+    ``console.use_theme`` around the call cannot reach: the theme is pushed while this
+    renders itself.
+    """
+
+    def __init__(self, source: str, theme: Theme, code_theme: str = "monokai") -> None:
+        self.source = source
+        self.theme = theme
+        self.code_theme = code_theme
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        with console.use_theme(self.theme):
+            lines = console.render_lines(
+                left_aligned_markdown(self.source, self.code_theme), options, pad=False
+            )
+        new_line = Segment.line()
+        for line in lines:
+            yield from line
+            yield new_line
