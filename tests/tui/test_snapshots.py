@@ -146,11 +146,19 @@ def _priced(usage: ev.Usage) -> float | None:
 
 
 class TestUsage:
-    def test_usage_pane_after_two_turns(self, snap_compare: Any, tmp_path: Path) -> None:
-        """The usage pane: last turn and session totals (in 4,200 / out 530 …), a two-bar
-        sparkline, the context bar at a fraction of a percent and a cost in dollars."""
+    @pytest.mark.parametrize("width", [80, 120, 160])
+    def test_usage_pane_after_two_turns(
+        self, snap_compare: Any, tmp_path: Path, width: int
+    ) -> None:
+        """The usage pane (at 80 columns opened with F4): a small table, a row for the
+        turn and one for the session, a column each for in / out / think / cache
+        (session 4,200 530 130 1,024), no figure wrapped onto its own line; "tokens per
+        turn · last 2,750 · peak 2,750" over a two-bar sparkline; the context bar, "context
+        0.2% · 2,400 of 1.05M" and a cost in dollars."""
 
         async def run_before(pilot: Pilot[Any]) -> None:
+            if width == 80:
+                await pilot.press("f4")
             _feed(
                 pilot.app,  # type: ignore[arg-type]
                 ev.TurnFinished(
@@ -172,7 +180,7 @@ class TestUsage:
             )
             await _settle(pilot)
 
-        assert snap_compare(_app(tmp_path), terminal_size=(120, 36), run_before=run_before)
+        assert snap_compare(_app(tmp_path), terminal_size=(width, 30), run_before=run_before)
 
 
 class TestSmallTerminal:
