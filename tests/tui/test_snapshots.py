@@ -336,3 +336,25 @@ class TestThoughts:
             assert "`" not in text
 
         assert snap_compare(_app(tmp_path), terminal_size=(110, 24), run_before=run_before)
+
+
+class TestFollowTheEnd:
+    def test_new_output_below_marker(self, snap_compare: Any, tmp_path: Path) -> None:
+        """Scrolled back to the top of a long answer while it grows: the person's place is
+        kept, and the transcript's last row is a "↓ new output below" marker (accent
+        background) until they scroll to the end."""
+        long_answer = "\n\n".join(f"Paragraph {n} of the answer." for n in range(1, 30))
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            app = pilot.app
+            _feed(app, *_conversation_start(), ev.ContentDelta(text=long_answer, prompt_id="s#1"))  # type: ignore[arg-type]
+            await _settle(pilot)
+            app.main.transcript.scroll_to(y=0, animate=False, immediate=True)  # type: ignore[attr-defined]
+            await _settle(pilot)
+            _feed(app, ev.ContentDelta(text="\n\nMore.", prompt_id="s#1"))  # type: ignore[arg-type]
+            from tests.tui.test_transcript import settle
+
+            await settle(pilot, app.main.transcript)  # type: ignore[attr-defined]
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(100, 24), run_before=run_before)

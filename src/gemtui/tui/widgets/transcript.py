@@ -44,6 +44,7 @@ _SPIN_INTERVAL = 0.1
 # fmt: off
 _STYLE_NAMES = (
     "user-bar", "user", "muted", "tool-name", "running", "success", "error", "warning",
+    "marker",
     *MARKDOWN_STYLES,
 )
 # fmt: on
@@ -74,6 +75,7 @@ class Transcript(ScrollView, can_focus=True):
         & > .transcript--success { color: $success; }
         & > .transcript--error { color: $error; }
         & > .transcript--warning { color: $warning; }
+        & > .transcript--marker { color: $background; background: $primary; text-style: bold; }
     }
     """
         + "Transcript {"
@@ -107,9 +109,15 @@ class Transcript(ScrollView, can_focus=True):
         self._markdown: Theme | None = None
         self._styles_changed = False
 
+    unseen: var[bool] = var(False)
+    """Output arrived below the view while the person had scrolled up: a marker says so."""
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         self.follow = round(new_value) >= self.max_scroll_y
+        if self.follow and self.unseen:
+            self.unseen = False
+            self.refresh()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         if self._styles_changed:
@@ -119,6 +127,8 @@ class Transcript(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
+        if self.unseen and y == self.scrollable_content_region.height - 1:
+            return self._unseen_marker(width)
         line = self.scroll_offset.y + y
         if not self._blocks or line >= self.line_count or self._width <= 0:
             return Strip.blank(width, self.rich_style)
@@ -336,11 +346,25 @@ class Transcript(ScrollView, can_focus=True):
 
     def _relayout(self, index: int) -> None:
         """Recompute line offsets from block ``index`` on, then resize and scroll."""
+        before = self.virtual_size.height
         self._blocks.relayout(index)
         self.virtual_size = Size(self._width, self.line_count)
         if self.follow:
             self._scroll_to_end()
+        elif self.line_count > before and index >= len(self._blocks) - 3:
+            self.unseen = True  # new output at the end, not a re-measure further up
         self.refresh()
+
+    def _unseen_marker(self, width: int) -> Strip:
+        from rich.text import Text
+
+        label = Text(" ↓ new output below ", style=self._component_style("marker"))
+        label.truncate(width)
+        pad = max(0, width - label.cell_len)
+        line = Text(" " * (pad // 2)) + label + Text(" " * (pad - pad // 2))
+        return Strip(list(line.render(self.app.console, end="")), width).apply_style(
+            self.rich_style
+        )
 
     def _scroll_to_end(self) -> None:
         if self.is_attached:
@@ -427,6 +451,8 @@ class Transcript(ScrollView, can_focus=True):
     def on_resize(self, event: Resize) -> None:
         width = self.scrollable_content_region.width
         if width == self._width:
+            if self.follow:  # shorter (a pane opened under it): keep the end in view
+                self.call_after_refresh(self._scroll_to_end)
             return
         self._width = width
         ctx = self._render_context()
