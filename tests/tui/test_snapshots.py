@@ -358,3 +358,61 @@ class TestFollowTheEnd:
             await _settle(pilot)
 
         assert snap_compare(_app(tmp_path), terminal_size=(100, 24), run_before=run_before)
+
+
+@pytest.fixture(autouse=True)
+def pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The status line's and the tool cards' clock stands still at t=1000: elapsed
+    times are fixed in every picture."""
+    from gemtui.tui.widgets import transcript_blocks
+    from gemtui.tui.widgets.status_line import StatusLine
+
+    monkeypatch.setattr(StatusLine, "clock", staticmethod(lambda: 1000.0))
+    monkeypatch.setattr(transcript_blocks, "clock", lambda: 1000.0)
+
+
+async def _status_state(pilot: Pilot[Any], state: str) -> None:
+    app: GemtuiApp = pilot.app  # type: ignore[assignment]
+    _feed(app, ev.UserMessage(text="Make greet() friendlier", prompt_id="s#1"))
+    _feed(app, ev.TurnStarted(turn=1, model="gemini-2.5-flash", prompt_id="s#1"))
+    status = app.main.status
+    status.turn_started = 1000.0 - 75  # the prompt has run for 1m15s
+    if state == "streaming":
+        sentence = "The greeting now uses an f-string and a docstring. "
+        _feed(app, ev.ContentDelta(text=sentence * 32, prompt_id="s#1"))  # 1,600 characters
+        status.first_output = 1000.0 - 10  # 400 tokens in 10 s
+    elif state == "tool":
+        call = ev.ToolCallSnapshot(
+            call_id="c9",
+            name="run_shell_command",
+            args={"command": "pytest -q"},
+            state=ev.ToolCallState.EXECUTING,
+        )
+        _feed(app, ev.ToolCallStateChanged(call=call, prompt_id="s#1"))
+    elif state == "approval":
+        _feed(app, _awaiting())
+    status.refresh()
+    await _settle(pilot)
+
+
+class TestStatusLine:
+    @pytest.mark.parametrize("state", ["waiting", "streaming", "tool", "approval"])
+    def test_status_line_while_a_turn_runs(
+        self, snap_compare: Any, tmp_path: Path, state: str
+    ) -> None:
+        """The status line says what the turn does and for how long: "◌ waiting for the
+        model · 1m15s", "● streaming · 1m15s · 41 tok/s", "⚙ running run_shell_command ·
+        1m15s", "? waiting for your approval · 1m15s"; at 80 columns the workspace and
+        branch make room for it, and the approval's key hints fit on one line."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            await _status_state(pilot, state)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
+
+
+class TestMinimumSize:
+    def test_too_small_says_so(self, snap_compare: Any, tmp_path: Path) -> None:
+        """At 50×12 nothing of the layout is drawn; a centred warning says gemtui needs at
+        least 60×15, this terminal is 50×12, and to make the window larger."""
+        assert snap_compare(_app(tmp_path), terminal_size=(50, 12), run_before=_settle)

@@ -16,8 +16,9 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import OptionList
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from gemtui.bus import events as ev
@@ -33,7 +34,10 @@ from gemtui.tui.widgets.usage_panel import UsagePanel
 if TYPE_CHECKING:
     from gemtui.tui.widgets.transcript import Transcript
 
-__all__ = ["MainScreen"]
+__all__ = ["MIN_HEIGHT", "MIN_WIDTH", "MainScreen"]
+
+MIN_WIDTH, MIN_HEIGHT = 60, 15
+"""Below this the layout cannot hold a transcript, a prompt and an approval: say so."""
 
 
 class MainScreen(Screen[None]):
@@ -111,6 +115,18 @@ class MainScreen(Screen[None]):
         yield suggestions
         yield PromptInput(workspace=self.workspace, id="prompt")
         yield StatusLine(id="status")
+        yield Static(id="too-small")
+
+    def on_resize(self, event: Resize) -> None:
+        width, height = event.size
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        self.set_class(small, "-too-small")
+        if small:
+            self.query_one("#too-small", Static).update(
+                f"gemtui needs a terminal of at least {MIN_WIDTH}×{MIN_HEIGHT};"
+                f" this one is {width}×{height}.\n\nMake the window larger"
+                " (your work goes on meanwhile)."
+            )
 
     def on_mount(self) -> None:
         for field, value in self.status_values.items():
@@ -171,7 +187,7 @@ class MainScreen(Screen[None]):
 
     def _turn_started(self, e: ev.TurnStarted) -> None:
         self.status.model = e.model
-        self.status.busy = "thinking…"
+        self.status.model_call_started()
 
     def _open_answer(self) -> None:
         if not self.transcript.answer_open:
@@ -191,7 +207,7 @@ class MainScreen(Screen[None]):
         if shown:
             self.transcript.append_answer(shown)
         self.usage.record_streamed(e.text)
-        self.status.busy = "answering…"
+        self.status.streamed(len(e.text))
 
     def _flush_thought(self) -> None:
         rest, last = self._thought_mask.finish(), self._last_thought
@@ -210,6 +226,7 @@ class MainScreen(Screen[None]):
             self._thought_subject = e.subject
             self.transcript.add_thought_marker(e.subject)
         self.usage.record_streamed(e.text)
+        self.status.streamed(len(e.text), thought=True)
 
     def _stream_retried(self, e: ev.StreamRetried) -> None:
         self._answer_mask = StreamRedactor()  # the partial answer is discarded, tail and all
@@ -226,8 +243,7 @@ class MainScreen(Screen[None]):
         self._close_answer()
         self.transcript.upsert_tool(e.call)
         self.approvals.upsert(e.call, e.prompt_id)
-        if e.call.state == ev.ToolCallState.EXECUTING:
-            self.status.busy = f"running {e.call.name}…"
+        self.status.call_changed(e.call.call_id, e.call.name, e.call.state.value)
 
     def _compressed(self, e: ev.HistoryCompressed) -> None:
         self.usage.record_compression(e.tokens_before, e.tokens_after)
@@ -280,6 +296,7 @@ class MainScreen(Screen[None]):
         self._close_answer()
         self._thought_subject = None
         self.status.busy = ""
+        self.status.turn_ended()
         if e.reason == ev.TerminateReason.ABORTED:
             self.transcript.add_notice("Cancelled. Nothing already received is lost.", "warning")
         elif e.reason == ev.TerminateReason.MAX_TURNS:

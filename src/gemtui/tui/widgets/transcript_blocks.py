@@ -39,6 +39,8 @@ __all__ = [
 ]
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+clock = time.monotonic
+"""The time source for running calls' elapsed time (snapshot tests pin it)."""
 COLLAPSED_OUTPUT_LINES = 3
 _INDENT = 2
 
@@ -305,7 +307,7 @@ class ToolBlock(Block):
 
     def _note_start(self) -> None:
         if self.running and self.started is None:
-            self.started = time.monotonic()
+            self.started = clock()
 
     def append_live(self, text: str) -> None:
         self.live = (self.live + text)[-self.LIVE_LIMIT :]
@@ -325,7 +327,7 @@ class ToolBlock(Block):
         snap = self.snapshot
         label = _STATE_LOOK[snap.state][1]
         if snap.state is ToolCallState.EXECUTING and self.started is not None:
-            return f"{label} {elapsed(time.monotonic() - self.started)}"
+            return f"{label} {elapsed(clock() - self.started)}"
         if snap.duration_ms is not None and snap.state in (
             ToolCallState.SUCCESS,
             ToolCallState.ERROR,
