@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-snapshot-update snapshot-png lint format bench demo install compile clean
+.PHONY: run test test-snapshot-update snapshot-png readme-pictures lint format bench demo install compile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,14 @@ test-snapshot-update: $(STAMP)
 # the SVGs name (apt: chromium fonts-firacode); rsvg-convert misplaces spaces. → build/snapshots
 snapshot-png: $(STAMP)
 	$(BIN)/python scripts/snapshot_pngs.py
+
+# The README's pictures are two snapshots (TestReadmePictures), drawn the same way.
+readme-pictures: $(STAMP)
+	$(BIN)/python scripts/snapshot_pngs.py -o build/readme \
+		tests/tui/__snapshots__/test_snapshots/TestReadmePictures.*.svg
+	mkdir -p docs
+	cp build/readme/test_snapshots.TestReadmePictures.test_main_screen_mid_answer.png docs/main-screen.png
+	cp build/readme/test_snapshots.TestReadmePictures.test_approval_with_a_diff.png docs/approval.png
 
 # ruff, the formatting, mypy strict and the import contracts in pyproject.toml (import-linter
 # is a dev extra: the click it needs no longer slows start-up, see _without_httpx_cli)

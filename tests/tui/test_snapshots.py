@@ -416,3 +416,126 @@ class TestMinimumSize:
         """At 50×12 nothing of the layout is drawn; a centred warning says gemtui needs at
         least 60×15, this terminal is 50×12, and to make the window larger."""
         assert snap_compare(_app(tmp_path), terminal_size=(50, 12), run_before=_settle)
+
+
+CLI_DIFF = """--- a/src/app/cli.py
++++ b/src/app/cli.py
+@@ -8,9 +8,12 @@
+ def main(argv: list[str] | None = None) -> int:
+     parser = argparse.ArgumentParser(prog="app")
+     parser.add_argument("path", help="the file to read")
++    parser.add_argument("--verbose", action="store_true", help="log every step")
+     args = parser.parse_args(argv)
+-    logging.basicConfig(level=logging.INFO)
++    level = logging.DEBUG if args.verbose else logging.INFO
++    logging.basicConfig(level=level)
+     log.info("reading %s", args.path)
+     return run(args.path)
+"""
+
+README_ANSWER = """## Plan
+
+Add the flag to the parser and hand it to `logging`:
+
+- `--verbose` sets the level to **DEBUG**
+- without it the level stays **INFO**
+
+```python
+parser.add_argument("--verbose", action="store_true")
+level = logging.DEBUG if args.verbose else logging.INFO
+"""
+
+
+def _readme_turn() -> list[ev.Event]:
+    read = ev.ToolCallSnapshot(
+        call_id="r1",
+        name="read_file",
+        args={"file_path": "src/app/cli.py"},
+        state=ev.ToolCallState.SUCCESS,
+        kind="read",
+        output="import argparse\nimport logging\n\nlog = logging.getLogger(__name__)\n\n"
+        "def main(argv=None):\n    ...",
+        duration_ms=12,
+    )
+    grep = ev.ToolCallSnapshot(
+        call_id="g1",
+        name="grep_search",
+        args={"pattern": "basicConfig", "path": "src"},
+        state=ev.ToolCallState.SUCCESS,
+        kind="search",
+        output="src/app/cli.py:12:    logging.basicConfig(level=logging.INFO)",
+        duration_ms=31,
+    )
+    usage = ev.Usage(input=5120, output=180, thoughts=240, cached=0, total=5540)
+    return [
+        ev.UserMessage(text="Add a --verbose flag to the CLI", prompt_id="s#1"),
+        ev.TurnStarted(turn=1, model="gemini-2.5-flash", prompt_id="s#1"),
+        ev.ThoughtDelta(
+            text="`cli.py` builds an **argparse** parser and sets up logging in `main()`;"
+            " the flag belongs next to `path`.",
+            subject="Reading the CLI",
+            prompt_id="s#1",
+        ),
+        ev.ToolCallStateChanged(call=read, prompt_id="s#1"),
+        ev.ToolCallStateChanged(call=grep, prompt_id="s#1"),
+        ev.TurnFinished(
+            finish_reason="STOP", model="gemini-2.5-flash", usage=usage, cost=_priced(usage)
+        ),
+        ev.TurnStarted(turn=2, model="gemini-2.5-flash", prompt_id="s#1"),
+    ]
+
+
+class TestReadmePictures:
+    """The README's two pictures (``make readme-pictures`` turns these into PNGs)."""
+
+    def test_main_screen_mid_answer(self, snap_compare: Any, tmp_path: Path) -> None:
+        """A prompt behind its bar, two one-line tool cards (read_file with folded output,
+        grep_search), an answer streaming in (a heading, a list with bold and inline code,
+        an open Python block); the thought pane with its subject as a heading; the usage
+        table; the status line "● streaming · 14s · 44 tok/s"."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            app: GemtuiApp = pilot.app  # type: ignore[assignment]
+            _feed(app, *_readme_turn(), ev.ContentDelta(text=README_ANSWER, prompt_id="s#1"))
+            app.main.status.turn_started = 1000.0 - 14
+            app.main.status.first_output = 1000.0 - 1.5
+            app.main.status.refresh()
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(120, 34), run_before=run_before)
+
+    def test_approval_with_a_diff(self, snap_compare: Any, tmp_path: Path) -> None:
+        """The same turn asking to edit src/app/cli.py: the card "? replace
+        src/app/cli.py +3 args · awaiting approval" stays in view above the approval
+        queue, which shows the diff with line numbers and its keys on one line; the status
+        line says "? waiting for your approval"."""
+        call = ev.ToolCallSnapshot(
+            call_id="e1",
+            name="replace",
+            args={
+                "file_path": "src/app/cli.py",
+                "instruction": "Add --verbose",
+                "old_string": "...",
+                "new_string": "...",
+            },
+            state=ev.ToolCallState.AWAITING_APPROVAL,
+            kind="edit",
+            correlation_id="corr-9",
+            confirmation=Confirmation(
+                kind="edit", title="Edit src/app/cli.py", file_path="src/app/cli.py", diff=CLI_DIFF
+            ),
+        )
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            app: GemtuiApp = pilot.app  # type: ignore[assignment]
+            _feed(
+                app,
+                *_readme_turn(),
+                ev.ContentDelta(text="I'll add the flag in `cli.py`.", prompt_id="s#1"),
+                ev.ToolCallStateChanged(call=call, prompt_id="s#1"),
+            )
+            app.main.status.turn_started = 1000.0 - 16
+            app.main.status.refresh()
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(120, 34), run_before=run_before)

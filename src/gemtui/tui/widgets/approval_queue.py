@@ -112,6 +112,10 @@ def _preview(snapshot: ToolCallSnapshot) -> list[Widget]:
     return [head, args]
 
 
+OPTIONAL_KEYS = ("j/k", "d", "ctrl+a")
+"""Hints left out (last first) when even the tersest line is too long for the pane."""
+
+
 def _keys_help(*, server: bool) -> list[KeyHint]:
     """The keys line; an MCP call also offers allowing its whole server."""
     hints: list[KeyHint] = [
@@ -203,7 +207,9 @@ class ApprovalQueue(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         yield Static(id="approval-title")
         yield VerticalScroll(id="approval-preview", can_focus=False)
-        yield KeyHints(_keys_help(server=False), id="approval-keys")
+        hints = KeyHints(_keys_help(server=False), id="approval-keys")
+        hints.optional = OPTIONAL_KEYS
+        yield hints
         yield Input(placeholder="Why reject? (Enter sends, Esc cancels)", id="approval-feedback")
 
     def on_mount(self) -> None:
@@ -259,7 +265,7 @@ class ApprovalQueue(Vertical, can_focus=True):
             return
         snap = items[self._index].snapshot
         is_mcp = snap.confirmation is not None and snap.confirmation.kind == "mcp"
-        self.query_one("#approval-keys", KeyHints).show(_keys_help(server=is_mcp))
+        self.query_one("#approval-keys", KeyHints).show(_keys_help(server=is_mcp), OPTIONAL_KEYS)
         title.update(
             Content.assemble(
                 (f"Approve {snap.name}", "bold $tool-pending"),

@@ -33,18 +33,23 @@ class KeyHints(Widget):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.hints: list[KeyHint] = hints or []
+        self.optional: tuple[str, ...] = ()
+        """Full keys of hints that go (last first) before the line would be cut."""
 
-    def show(self, hints: list[KeyHint]) -> None:
-        self.hints = hints
+    def show(self, hints: list[KeyHint], optional: tuple[str, ...] = ()) -> None:
+        self.hints, self.optional = hints, optional
         self.refresh()
 
     def line(self, width: int) -> Content:
         """The hints for ``width`` cells: full keys, then short keys, then tighter gaps
-        and fewer words."""
-        best: Content | None = None
-        for short, gap, terse in ((False, "  ", False), (True, "  ", False), (True, " ", True)):
+        and fewer words, then without the optional hints (last listed first)."""
+        shown = list(self.hints)
+        variants = [(False, "  ", False), (True, "  ", False)]
+        variants += [(True, " ", True)] * (1 + sum(1 for h in shown if h[0] in self.optional))
+        best = Content("")
+        for short, gap, terse in variants:
             pieces: list[Content | str | tuple[str, str]] = []
-            for full, key, label, few in self.hints:
+            for full, key, label, few in shown:
                 if pieces:
                     pieces.append(gap)
                 words = few if terse else label
@@ -52,7 +57,11 @@ class KeyHints(Widget):
             best = Content.assemble(*pieces)
             if best.cell_length <= width:
                 return best
-        return best if best is not None else Content("")
+            if terse:
+                drop = next((h for h in reversed(shown) if h[0] in self.optional), None)
+                if drop is not None:
+                    shown.remove(drop)
+        return best
 
     def render(self) -> Content:
         return self.line(self.size.width)

@@ -225,13 +225,13 @@ def _linked(line: str, style: Style) -> Text:
 KEY_ARGUMENTS = (
     "file_path",
     "absolute_path",
-    "dir_path",
-    "path",
     "command",
     "pattern",
     "query",
     "url",
     "prompt",
+    "dir_path",
+    "path",
     "include",
     "paths",
     "fact",
@@ -258,7 +258,9 @@ def split_arguments(args: dict[str, object]) -> tuple[str | None, list[tuple[str
 
 
 def elapsed(seconds: float) -> str:
-    """0.4s, 12s, 3m05s: short enough for a card or the status line."""
+    """40ms, 1.4s, 12s, 3m05s: short enough for a card or the status line."""
+    if seconds < 1:
+        return f"{seconds * 1000:.0f}ms"
     if seconds < 10:
         return f"{seconds:.1f}s"
     if seconds < 60:
