@@ -84,6 +84,20 @@ async def test_an_unset_theme_starts_in_the_new_default(tmp_path: Path) -> None:
         assert app.theme == "gemtui"
 
 
+def test_a_theme_can_ask_for_the_terminals_own_ansi_colours() -> None:
+    folder = config_dir() / "themes"
+    folder.mkdir(parents=True)
+    (folder / "term.toml").write_text(
+        "name = 'term'\nansi = true\nprimary = 'ansi_blue'\nbackground = 'ansi_default'\n"
+        "foreground = 'ansi_default'\n"
+    )
+    loaded, failed = load_themes([folder])
+    assert not failed
+    (theme,) = loaded
+    assert theme.ansi
+    assert theme.background == "ansi_default"
+
+
 def test_a_bad_user_theme_is_reported_and_does_not_block_the_others() -> None:
     folder = config_dir() / "themes"
     folder.mkdir(parents=True)

@@ -58,6 +58,9 @@ class ThemeFile(BaseModel):
     warning: str | None = None
     error: str | None = None
     dark: bool = True
+    ansi: bool = False
+    """Use the terminal's own 16 colours (``ansi_blue``, ``ansi_default``…) as given,
+    not converted to RGB: a theme that follows the terminal's palette asks for this."""
     variables: dict[str, str] = Field(default_factory=dict)
     """Textual variables and our own tokens (``diff-added``, ``tool-pending``, …)."""
 
@@ -106,7 +109,8 @@ def user_theme_dir() -> Path:
 def _check_colours(spec: ThemeFile) -> str | None:
     from textual.color import Color, ColorParseError
 
-    values = {k: v for k, v in spec.model_dump(exclude={"name", "dark", "variables"}).items() if v}
+    fields = spec.model_dump(exclude={"name", "dark", "ansi", "variables"})
+    values = {k: v for k, v in fields.items() if v}
     values.update({k: v for k, v in spec.variables.items() if k in APP_VARIABLES})
     for key, value in values.items():
         try:
