@@ -22,7 +22,7 @@ from gemtui.tui.widgets.markdown_look import (
     ThemedMarkdown,
     markdown_theme,
 )
-from gemtui.tui.widgets.transcript_blocks import split_arguments
+from gemtui.tui.widgets.tool_summary import split_arguments
 
 if TYPE_CHECKING:
     from gemtui.wire import Content
