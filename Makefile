@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-snapshot-update lint format bench bench-peers demo install compile clean
+.PHONY: run test test-snapshot-update snapshot-png readme-pictures lint format bench bench-peers demo install compile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,17 +32,30 @@ test: $(STAMP)
 test-snapshot-update: $(STAMP)
 	$(BIN)/pytest tests/tui --snapshot-update
 
+# Snapshots as PNG pictures for review, drawn by headless Chromium with the Fira Code font
+# the SVGs name (apt: chromium fonts-firacode); rsvg-convert misplaces spaces. → build/snapshots
+snapshot-png: $(STAMP)
+	$(BIN)/python scripts/snapshot_pngs.py
+
+# The README's pictures are two snapshots (TestReadmePictures), drawn the same way.
+readme-pictures: $(STAMP)
+	$(BIN)/python scripts/snapshot_pngs.py -o build/readme \
+		tests/tui/__snapshots__/test_snapshots/TestReadmePictures.*.svg
+	mkdir -p docs
+	cp build/readme/test_snapshots.TestReadmePictures.test_main_screen_mid_answer.png docs/main-screen.png
+	cp build/readme/test_snapshots.TestReadmePictures.test_approval_with_a_diff.png docs/approval.png
+
 # ruff, the formatting, mypy strict and the import contracts in pyproject.toml (import-linter
 # is a dev extra: the click it needs no longer slows start-up, see _without_httpx_cli)
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff format --check src tests bench scripts
 	$(BIN)/mypy
 	PYTHONPATH=src $(BIN)/lint-imports
 
 format: $(STAMP)
-	$(BIN)/ruff check --fix src tests bench
-	$(BIN)/ruff format src tests bench
+	$(BIN)/ruff check --fix src tests bench scripts
+	$(BIN)/ruff format src tests bench scripts
 
 bench: compile
 	$(BIN)/python bench/run.py

@@ -23,6 +23,12 @@ def instant_approval_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def dark_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default theme follows COLORFGBG; tests pin a terminal that does not say."""
+    monkeypatch.delenv("COLORFGBG", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def pinned_status(monkeypatch: pytest.MonkeyPatch) -> None:
     """The status line shows a fixed workspace and branch, whatever machine runs the test."""
     from gemtui.tui import session_host

@@ -131,7 +131,7 @@ async def test_allowing_a_whole_server_always_covers_its_other_tools(
         await pilot.press(*"time?", "enter")
         await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
         await pilot.pause()
-        assert "whole server always" in str(app.main.approvals.query_one("#approval-keys").render())
+        assert "server" in str(app.main.approvals.query_one("#approval-keys").render())
         await pilot.press("S")
         await seen.wait_event(AgentFinished)
         await pilot.pause()

@@ -7,10 +7,12 @@ from typing import Any
 
 import pytest
 from textual.app import App
+from textual.geometry import Region
 from textual.widgets import DataTable, Input, Static
 
 from gemtui.store import SessionStore
-from gemtui.tui.screens.sessions import ConfirmScreen, SessionsScreen
+from gemtui.tui.screens.sessions import ConfirmScreen, SessionsScreen, fit_columns
+from gemtui.tui.widgets.conversation_preview import ConversationPreview
 from gemtui.wire import Content
 
 NOW = 1_800_000_000.0
@@ -112,7 +114,9 @@ async def test_preview_follows_the_cursor_and_enter_opens(store: SessionStore) -
         await pilot.press("down")
         preview = str(app.screen.query_one("#sessions-preview", Static).visual)
         assert "Fix flaky CI on macOS" in preview
-        assert "socket" in preview
+        conversation = app.screen.query_one(ConversationPreview)
+        assert conversation.history[1].parts[0].text is not None
+        assert "socket" in conversation.history[1].parts[0].text
         await pilot.press("enter")
         await pilot.pause()
     assert app.result == [ids["Fix flaky CI on macOS"]]
@@ -166,3 +170,69 @@ class TestSessionsSnapshots:
             await pilot.pause()
 
         assert snap_compare(BrowserApp(store), terminal_size=(130, 24), run_before=run_before)
+
+
+@pytest.mark.parametrize("width", [40, 53, 66, 80, 86, 106])
+def test_columns_fit_whole_at_any_width(width: int) -> None:
+    """No header is ever cut short (the issue saw "Tokens" shown as "To"): the columns
+    chosen, with their padding and the scrollbar, fit the table's width."""
+    from gemtui.tui.screens.sessions import _COLUMNS
+
+    keys, title = fit_columns(width)
+    used = 1 + title + 2 + sum(_COLUMNS[k][1] + 2 for k in keys if k != "title")
+    assert keys[0] == "title"
+    assert {"when", "tokens", "cost"} <= set(keys) or width < 60
+    assert used <= width or width < 60
+
+
+def _seed_rich(store: SessionStore) -> str:
+    from gemtui.wire import FunctionCall, FunctionResponse, Part
+
+    sid = "ff" * 16
+    store.create_session(
+        sid,
+        title="Write the docs",
+        workspace=WS,
+        provider="gemini",
+        model="gemini-2.5-pro",
+        created=NOW - 60,
+    )
+    store.add_message(sid, "user", Content.user("Write the docs"))
+    call = FunctionCall(id="c1", name="read_file", args={"file_path": "README.md", "limit": 40})
+    store.add_message(sid, "model", Content(role="model", parts=[Part(function_call=call)]))
+    response = FunctionResponse(id="c1", name="read_file", response={"output": "# gemtui"})
+    store.add_message(sid, "user", Content(role="user", parts=[Part(function_response=response)]))
+    store.add_message(
+        sid,
+        "model",
+        Content.model("## Section 1\n\nSome **bold1** text and `code`.\n\n- one\n- two"),
+    )
+    store.set_updated(sid, NOW - 60)
+    return sid
+
+
+async def test_the_preview_reads_like_the_transcript(store: SessionStore) -> None:
+    _seed_rich(store)
+    app = BrowserApp(store, workspace=WS)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        conversation = app.screen.query_one(ConversationPreview)
+        lines = conversation.render_lines(Region(0, 0, conversation.size.width, 20))
+        text = "\n".join(line.text for line in lines)
+        assert "Section 1" in text
+        assert "##" not in text
+        assert "**" not in text
+        assert "✓ read_file  README.md  +1 arg" in text
+        assert '{"' not in text  # no raw JSON of arguments
+
+
+class TestSessionsPreviewSnapshot:
+    def test_preview_renders_markdown_and_tool_cards(
+        self, snap_compare: Any, store: SessionStore
+    ) -> None:
+        """At 100 columns: the list keeps whole headers (Title, When, Tokens, Cost…), and
+        the preview shows "▌ Write the docs", a one-line "✓ read_file  README.md  +1 arg"
+        card, then "Section 1" as a bold heading, "bold1" in bold, `code` tinted and a
+        bullet list — no raw ##, ** or JSON."""
+        _seed_rich(store)
+        assert snap_compare(BrowserApp(store, workspace=WS), terminal_size=(100, 24))

@@ -37,7 +37,7 @@ DIFF = """--- a/src/greet.py
 """
 
 
-def _app(tmp_path: Path, theme: str = "gemtui-dark") -> GemtuiApp:
+def _app(tmp_path: Path, theme: str = "gemtui") -> GemtuiApp:
     settings = Settings(ui=UiSettings(theme=theme))
     provider = ResolvedProvider(
         "gemini", "gemini", ReplayGenerator([]), "gemini-2.5-flash", 1_048_576
@@ -146,11 +146,19 @@ def _priced(usage: ev.Usage) -> float | None:
 
 
 class TestUsage:
-    def test_usage_pane_after_two_turns(self, snap_compare: Any, tmp_path: Path) -> None:
-        """The usage pane: last turn and session totals (in 4,200 / out 530 …), a two-bar
-        sparkline, the context bar at a fraction of a percent and a cost in dollars."""
+    @pytest.mark.parametrize("width", [80, 120, 160])
+    def test_usage_pane_after_two_turns(
+        self, snap_compare: Any, tmp_path: Path, width: int
+    ) -> None:
+        """The usage pane (at 80 columns opened with F4): a small table, a row for the
+        turn and one for the session, a column each for in / out / think / cache
+        (session 4,200 530 130 1,024), no figure wrapped onto its own line; "tokens per
+        turn · last 2,750 · peak 2,750" over a two-bar sparkline; the context bar, "context
+        0.2% · 2,400 of 1.05M" and a cost in dollars."""
 
         async def run_before(pilot: Pilot[Any]) -> None:
+            if width == 80:
+                await pilot.press("f4")
             _feed(
                 pilot.app,  # type: ignore[arg-type]
                 ev.TurnFinished(
@@ -172,7 +180,7 @@ class TestUsage:
             )
             await _settle(pilot)
 
-        assert snap_compare(_app(tmp_path), terminal_size=(120, 36), run_before=run_before)
+        assert snap_compare(_app(tmp_path), terminal_size=(width, 30), run_before=run_before)
 
 
 class TestSmallTerminal:
@@ -188,7 +196,9 @@ class TestSmallTerminal:
 
 
 class TestThemes:
-    @pytest.mark.parametrize("theme", ["gemtui-dark", "gemtui-light", "gemtui-high-contrast"])
+    @pytest.mark.parametrize(
+        "theme", ["gemtui", "gemtui-day", "gemtui-dark", "gemtui-light", "gemtui-high-contrast"]
+    )
     def test_each_theme(self, snap_compare: Any, tmp_path: Path, theme: str) -> None:
         """A short exchange and a pending diff in each built-in theme; diff colours come
         from the theme's diff-added / diff-removed tokens."""
@@ -209,3 +219,323 @@ class TestThemes:
             await _settle(pilot)
 
         assert snap_compare(_app(tmp_path, theme), terminal_size=(110, 36), run_before=run_before)
+
+
+MARKDOWN_TOUR = """# Release notes
+
+Some **bold**, some *italic*, `inline code` and a [link](https://example.com).
+
+## What changed
+
+- a list item with `code`
+- another item
+
+### Details
+
+> A quoted line.
+
+#### Small print
+
+1. first
+2. second
+"""
+
+
+class TestMarkdown:
+    def test_headings_and_inline_styles(self, snap_compare: Any, tmp_path: Path) -> None:
+        """Headings read as headings, all on the left: `#` bold in the accent colour, `##`
+        bold, `###` bold italic, `####` italic and muted — none underlined. Bold, italic,
+        inline code (a faint tint, not black), a link, bullets and a quote in theme colours."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            _feed(
+                pilot.app,  # type: ignore[arg-type]
+                ev.UserMessage(text="Write the release notes", prompt_id="s#1"),
+                ev.ContentDelta(text=MARKDOWN_TOUR, prompt_id="s#1"),
+                ev.TurnFinished(
+                    finish_reason="STOP",
+                    model="gemini-2.5-flash",
+                    usage=ev.Usage(10, 5, 2, 0, 17),
+                    cost=None,
+                ),
+            )
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(100, 32), run_before=run_before)
+
+
+def _shell_done() -> ev.ToolCallStateChanged:
+    output = "\n".join(f"tests/test_{n}.py ....  [{n * 10}%]" for n in range(1, 9))
+    call = ev.ToolCallSnapshot(
+        call_id="c2",
+        name="run_shell_command",
+        args={"command": "pytest -q tests", "description": "Run the tests", "timeout": 120},
+        state=ev.ToolCallState.SUCCESS,
+        description="pytest -q tests (Run the tests)",
+        kind="execute",
+        output=output,
+        duration_ms=3400,
+    )
+    return ev.ToolCallStateChanged(call=call, prompt_id="s#1")
+
+
+class TestToolCards:
+    def test_tool_card_folded(self, snap_compare: Any, tmp_path: Path) -> None:
+        """One line per card: "✓ run_shell_command  pytest -q tests  +2 args  · done in
+        3.4s" (tool named once, the command in full, the rest folded), then three output
+        lines behind a bar and "… 5 more lines · ctrl+o to expand". (A key argument too
+        long for the line gets its own lines under the name, in full.)"""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            _feed(pilot.app, *_conversation_start(), _shell_done())  # type: ignore[arg-type]
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(120, 24), run_before=run_before)
+
+    def test_tool_card_expanded(self, snap_compare: Any, tmp_path: Path) -> None:
+        """After Ctrl+O: the same card lists its other arguments (description, timeout)
+        and all eight output lines; no "+2 args", no "more lines"."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            _feed(pilot.app, *_conversation_start(), _shell_done())  # type: ignore[arg-type]
+            await _settle(pilot)
+            await pilot.press("ctrl+o")
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(120, 24), run_before=run_before)
+
+
+class TestThoughts:
+    def test_thought_pane_renders_markdown(self, snap_compare: Any, tmp_path: Path) -> None:
+        """The thought pane shows the subject "Planning the change" as a heading (bold, the
+        accent colour) and the thought as Markdown in muted text: "greet" in bold, `name`
+        as inline code, a two-item bullet list — no raw `**` or backticks."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            _feed(
+                pilot.app,  # type: ignore[arg-type]
+                ev.UserMessage(text="Make greet() friendlier", prompt_id="s#1"),
+                ev.ThoughtDelta(
+                    text="The **greet** function joins strings around `name`.\n\n"
+                    "- use an f-string\n- keep the signature\n",
+                    subject="Planning the change",
+                    prompt_id="s#1",
+                ),
+            )
+            await _settle(pilot)
+            from textual.geometry import Region
+
+            from gemtui.tui.widgets.thought_stream import ThoughtGroup
+
+            group = pilot.app.screen.query_one(ThoughtGroup)
+            strips = group.render_lines(Region(0, 0, group.size.width, group.size.height))
+            text = "\n".join(strip.text for strip in strips)
+            assert "Planning the change" in text
+            assert "use an f-string" in text
+            assert "**" not in text
+            assert "`" not in text
+
+        assert snap_compare(_app(tmp_path), terminal_size=(110, 24), run_before=run_before)
+
+
+class TestFollowTheEnd:
+    def test_new_output_below_marker(self, snap_compare: Any, tmp_path: Path) -> None:
+        """Scrolled back to the top of a long answer while it grows: the person's place is
+        kept, and the transcript's last row is a "↓ new output below" marker (accent
+        background) until they scroll to the end."""
+        long_answer = "\n\n".join(f"Paragraph {n} of the answer." for n in range(1, 30))
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            app = pilot.app
+            _feed(app, *_conversation_start(), ev.ContentDelta(text=long_answer, prompt_id="s#1"))  # type: ignore[arg-type]
+            await _settle(pilot)
+            app.main.transcript.scroll_to(y=0, animate=False, immediate=True)  # type: ignore[attr-defined]
+            await _settle(pilot)
+            _feed(app, ev.ContentDelta(text="\n\nMore.", prompt_id="s#1"))  # type: ignore[arg-type]
+            from tests.tui.test_transcript import settle
+
+            await settle(pilot, app.main.transcript)  # type: ignore[attr-defined]
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(100, 24), run_before=run_before)
+
+
+@pytest.fixture(autouse=True)
+def pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The status line's and the tool cards' clock stands still at t=1000: elapsed
+    times are fixed in every picture."""
+    from gemtui.tui.widgets import transcript_blocks
+    from gemtui.tui.widgets.status_line import StatusLine
+
+    monkeypatch.setattr(StatusLine, "clock", staticmethod(lambda: 1000.0))
+    monkeypatch.setattr(transcript_blocks, "clock", lambda: 1000.0)
+
+
+async def _status_state(pilot: Pilot[Any], state: str) -> None:
+    app: GemtuiApp = pilot.app  # type: ignore[assignment]
+    _feed(app, ev.UserMessage(text="Make greet() friendlier", prompt_id="s#1"))
+    _feed(app, ev.TurnStarted(turn=1, model="gemini-2.5-flash", prompt_id="s#1"))
+    status = app.main.status
+    status.turn_started = 1000.0 - 75  # the prompt has run for 1m15s
+    if state == "streaming":
+        sentence = "The greeting now uses an f-string and a docstring. "
+        _feed(app, ev.ContentDelta(text=sentence * 32, prompt_id="s#1"))  # 1,600 characters
+        status.first_output = 1000.0 - 10  # 400 tokens in 10 s
+    elif state == "tool":
+        call = ev.ToolCallSnapshot(
+            call_id="c9",
+            name="run_shell_command",
+            args={"command": "pytest -q"},
+            state=ev.ToolCallState.EXECUTING,
+        )
+        _feed(app, ev.ToolCallStateChanged(call=call, prompt_id="s#1"))
+    elif state == "approval":
+        _feed(app, _awaiting())
+    status.refresh()
+    await _settle(pilot)
+
+
+class TestStatusLine:
+    @pytest.mark.parametrize("state", ["waiting", "streaming", "tool", "approval"])
+    def test_status_line_while_a_turn_runs(
+        self, snap_compare: Any, tmp_path: Path, state: str
+    ) -> None:
+        """The status line says what the turn does and for how long: "◌ waiting for the
+        model · 1m15s", "● streaming · 1m15s · 41 tok/s", "⚙ running run_shell_command ·
+        1m15s", "? waiting for your approval · 1m15s"; at 80 columns the workspace and
+        branch make room for it, and the approval's key hints fit on one line."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            await _status_state(pilot, state)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
+
+
+class TestMinimumSize:
+    def test_too_small_says_so(self, snap_compare: Any, tmp_path: Path) -> None:
+        """At 50×12 nothing of the layout is drawn; a centred warning says gemtui needs at
+        least 60×15, this terminal is 50×12, and to make the window larger."""
+        assert snap_compare(_app(tmp_path), terminal_size=(50, 12), run_before=_settle)
+
+
+CLI_DIFF = """--- a/src/app/cli.py
++++ b/src/app/cli.py
+@@ -8,9 +8,12 @@
+ def main(argv: list[str] | None = None) -> int:
+     parser = argparse.ArgumentParser(prog="app")
+     parser.add_argument("path", help="the file to read")
++    parser.add_argument("--verbose", action="store_true", help="log every step")
+     args = parser.parse_args(argv)
+-    logging.basicConfig(level=logging.INFO)
++    level = logging.DEBUG if args.verbose else logging.INFO
++    logging.basicConfig(level=level)
+     log.info("reading %s", args.path)
+     return run(args.path)
+"""
+
+README_ANSWER = """## Plan
+
+Add the flag to the parser and hand it to `logging`:
+
+- `--verbose` sets the level to **DEBUG**
+- without it the level stays **INFO**
+
+```python
+parser.add_argument("--verbose", action="store_true")
+level = logging.DEBUG if args.verbose else logging.INFO
+"""
+
+
+def _readme_turn() -> list[ev.Event]:
+    read = ev.ToolCallSnapshot(
+        call_id="r1",
+        name="read_file",
+        args={"file_path": "src/app/cli.py"},
+        state=ev.ToolCallState.SUCCESS,
+        kind="read",
+        output="import argparse\nimport logging\n\nlog = logging.getLogger(__name__)\n\n"
+        "def main(argv=None):\n    ...",
+        duration_ms=12,
+    )
+    grep = ev.ToolCallSnapshot(
+        call_id="g1",
+        name="grep_search",
+        args={"pattern": "basicConfig", "path": "src"},
+        state=ev.ToolCallState.SUCCESS,
+        kind="search",
+        output="src/app/cli.py:12:    logging.basicConfig(level=logging.INFO)",
+        duration_ms=31,
+    )
+    usage = ev.Usage(input=5120, output=180, thoughts=240, cached=0, total=5540)
+    return [
+        ev.UserMessage(text="Add a --verbose flag to the CLI", prompt_id="s#1"),
+        ev.TurnStarted(turn=1, model="gemini-2.5-flash", prompt_id="s#1"),
+        ev.ThoughtDelta(
+            text="`cli.py` builds an **argparse** parser and sets up logging in `main()`;"
+            " the flag belongs next to `path`.",
+            subject="Reading the CLI",
+            prompt_id="s#1",
+        ),
+        ev.ToolCallStateChanged(call=read, prompt_id="s#1"),
+        ev.ToolCallStateChanged(call=grep, prompt_id="s#1"),
+        ev.TurnFinished(
+            finish_reason="STOP", model="gemini-2.5-flash", usage=usage, cost=_priced(usage)
+        ),
+        ev.TurnStarted(turn=2, model="gemini-2.5-flash", prompt_id="s#1"),
+    ]
+
+
+class TestReadmePictures:
+    """The README's two pictures (``make readme-pictures`` turns these into PNGs)."""
+
+    def test_main_screen_mid_answer(self, snap_compare: Any, tmp_path: Path) -> None:
+        """A prompt behind its bar, two one-line tool cards (read_file with folded output,
+        grep_search), an answer streaming in (a heading, a list with bold and inline code,
+        an open Python block); the thought pane with its subject as a heading; the usage
+        table; the status line "● streaming · 14s · 44 tok/s"."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            app: GemtuiApp = pilot.app  # type: ignore[assignment]
+            _feed(app, *_readme_turn(), ev.ContentDelta(text=README_ANSWER, prompt_id="s#1"))
+            app.main.status.turn_started = 1000.0 - 14
+            app.main.status.first_output = 1000.0 - 1.5
+            app.main.status.refresh()
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(120, 34), run_before=run_before)
+
+    def test_approval_with_a_diff(self, snap_compare: Any, tmp_path: Path) -> None:
+        """The same turn asking to edit src/app/cli.py: the card "? replace
+        src/app/cli.py +3 args · awaiting approval" stays in view above the approval
+        queue, which shows the diff with line numbers and its keys on one line; the status
+        line says "? waiting for your approval"."""
+        call = ev.ToolCallSnapshot(
+            call_id="e1",
+            name="replace",
+            args={
+                "file_path": "src/app/cli.py",
+                "instruction": "Add --verbose",
+                "old_string": "...",
+                "new_string": "...",
+            },
+            state=ev.ToolCallState.AWAITING_APPROVAL,
+            kind="edit",
+            correlation_id="corr-9",
+            confirmation=Confirmation(
+                kind="edit", title="Edit src/app/cli.py", file_path="src/app/cli.py", diff=CLI_DIFF
+            ),
+        )
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            app: GemtuiApp = pilot.app  # type: ignore[assignment]
+            _feed(
+                app,
+                *_readme_turn(),
+                ev.ContentDelta(text="I'll add the flag in `cli.py`.", prompt_id="s#1"),
+                ev.ToolCallStateChanged(call=call, prompt_id="s#1"),
+            )
+            app.main.status.turn_started = 1000.0 - 16
+            app.main.status.refresh()
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(120, 34), run_before=run_before)

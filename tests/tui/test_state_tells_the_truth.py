@@ -99,7 +99,7 @@ async def test_the_status_says_approval_is_awaited_once_the_previous_call_ran(
         await pilot.press(*"edit", "enter")
         await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
         await pilot.pause()
-        assert app.main.status.busy == "waiting for your approval"
+        assert app.main.status.activity == "approval"  # "? waiting for your approval"
         mark = len(seen.seen)
         app.main.approvals.focus()
         await pilot.press("a")
@@ -107,11 +107,12 @@ async def test_the_status_says_approval_is_awaited_once_the_previous_call_ran(
             lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1, after=mark
         )
         await pilot.pause()
-        assert app.main.status.busy == "waiting for your approval"
+        assert app.main.status.activity == "approval"  # "? waiting for your approval"
         await pilot.press("a")
         await seen.wait_event(AgentFinished)
         await turns_done(app)
         await pilot.pause()
+        assert app.main.status.activity == ""
         assert app.main.status.busy == ""
     assert (workspace / "f.txt").read_text() == "ONE TWO\n"
 

@@ -19,9 +19,83 @@ def test_builtin_themes_load_with_app_tokens() -> None:
     loaded, failed = load_themes([builtin_theme_dir()])
     assert not failed
     names = {t.name for t in loaded}
-    assert {"gemtui-dark", "gemtui-light", "gemtui-high-contrast"} <= names
+    assert {"gemtui", "gemtui-day", "gemtui-dark", "gemtui-light", "gemtui-high-contrast"} <= names
     for theme in loaded:
         assert set(APP_VARIABLES) <= set(theme.variables)
+
+
+def _contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two hex colours."""
+
+    def luminance(hex_colour: str) -> float:
+        channels = [int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize(
+    "name", ["gemtui", "gemtui-day", "gemtui-dark", "gemtui-light", "gemtui-high-contrast"]
+)
+def test_text_colours_meet_wcag_aa_on_their_background(name: str) -> None:
+    """Every colour text is drawn in (body, accent, states, diff) reads at 4.5:1 or
+    better (WCAG AA) on the background and on the panel the status line uses."""
+    theme = next(t for t in load_themes([builtin_theme_dir()])[0] if t.name == name)
+    need = 4.5
+    text = [theme.foreground, theme.primary, theme.success, theme.warning, theme.error]
+    text += [theme.variables["diff-added"], theme.variables["diff-removed"]]
+    for background in (theme.background, theme.surface):
+        for colour in text:
+            assert colour is not None
+            assert background is not None
+            assert _contrast(colour, background) >= need, (name, colour, background)
+    assert theme.panel is not None
+    assert theme.foreground is not None
+    assert _contrast(theme.foreground, theme.panel) >= need
+
+
+@pytest.mark.parametrize(
+    ("colorfgbg", "theme"),
+    [
+        (None, "gemtui"),
+        ("15;0", "gemtui"),
+        ("0;15", "gemtui-day"),
+        ("12;7", "gemtui-day"),
+        ("default;default", "gemtui"),
+    ],
+)
+def test_the_default_theme_follows_the_terminal_background(
+    colorfgbg: str | None, theme: str
+) -> None:
+    from gemtui.tui.themes import default_theme
+
+    assert default_theme({} if colorfgbg is None else {"COLORFGBG": colorfgbg}) == theme
+
+
+async def test_an_unset_theme_starts_in_the_new_default(tmp_path: Path) -> None:
+    from gemtui.config.settings import Settings
+    from gemtui.tui.app import GemtuiApp
+
+    app = GemtuiApp(settings=Settings(), session=None, workspace=tmp_path, raise_errors=True)
+    async with app.run_test():
+        assert Settings().ui.theme == "auto"
+        assert app.theme == "gemtui"
+
+
+def test_a_theme_can_ask_for_the_terminals_own_ansi_colours() -> None:
+    folder = config_dir() / "themes"
+    folder.mkdir(parents=True)
+    (folder / "term.toml").write_text(
+        "name = 'term'\nansi = true\nprimary = 'ansi_blue'\nbackground = 'ansi_default'\n"
+        "foreground = 'ansi_default'\n"
+    )
+    loaded, failed = load_themes([folder])
+    assert not failed
+    (theme,) = loaded
+    assert theme.ansi
+    assert theme.background == "ansi_default"
 
 
 def test_a_bad_user_theme_is_reported_and_does_not_block_the_others() -> None:

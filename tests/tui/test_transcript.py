@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -160,19 +161,25 @@ class TestToolCards:
             transcript.upsert_tool(tool(ToolCallState.AWAITING_APPROVAL))
             await pilot.pause()
             assert "? run_shell_command  pytest -q  · awaiting approval" in screen_text(transcript)
+            assert "pytest -q  pytest -q" not in screen_text(transcript)  # named once
 
             transcript.upsert_tool(tool(ToolCallState.EXECUTING))
             await pilot.pause()
             header = screen_lines(transcript)[0]
             assert header[0] in transcript_blocks.SPINNER
-            assert header.endswith("· running")
+            assert re.search(r"  pytest -q  · running \d+(ms|\.\ds)$", header), header
 
             output = "\n".join(f"line {n}" for n in range(1, 11))
             transcript.upsert_tool(tool(ToolCallState.SUCCESS, output, duration_ms=1234))
             await pilot.pause()
             lines = screen_lines(transcript)
             assert lines[0] == "✓ run_shell_command  pytest -q  · done in 1.2s"
-            assert lines[1:5] == ["  │ line 1", "  │ line 2", "  │ line 3", "  │ … 7 more lines"]
+            assert lines[1:5] == [
+                "  │ line 1",
+                "  │ line 2",
+                "  │ line 3",
+                "  │ … 7 more lines · ctrl+o to expand",
+            ]
             assert transcript._spin_timer is None  # the spinner stops with the last running call
 
             transcript.toggle_tool("call-1")
@@ -181,6 +188,60 @@ class TestToolCards:
             assert lines[1:11] == [f"  │ line {n}" for n in range(1, 11)]
             assert "more lines" not in screen_text(transcript)
 
+    async def test_the_key_argument_in_full_and_the_rest_folded(self) -> None:
+        """An edit card names the tool once, shows the path, folds the other arguments
+        (instruction, old/new text) behind "+3 args"; expanding lists them."""
+        app = TranscriptApp()
+        edit = ToolCallSnapshot(
+            call_id="e1",
+            name="replace",
+            args={
+                "file_path": "src/greet.py",
+                "instruction": "Make it friendlier",
+                "old_string": "return 'hi'",
+                "new_string": "return 'hello'",
+            },
+            state=ToolCallState.SUCCESS,
+            description="replace(file_path='src/greet.py', instruction='Make it friendlier')",
+            output="Edited src/greet.py",
+            duration_ms=40,
+        )
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.upsert_tool(edit)
+            await pilot.pause()
+            lines = screen_lines(transcript)
+            assert lines[0] == "✓ replace  src/greet.py  +3 args  · done in 40ms"
+            assert lines[1] == "  │ Edited src/greet.py"
+            assert transcript.toggle_last_tool()
+            await pilot.pause()
+            lines = screen_lines(transcript)
+            assert lines[0] == "✓ replace  src/greet.py  · done in 40ms"
+            assert lines[1:4] == [
+                "  │ instruction: Make it friendlier",
+                "  │ old_string: return 'hi'",
+                "  │ new_string: return 'hello'",
+            ]
+
+    async def test_a_long_command_is_shown_in_full(self) -> None:
+        app = TranscriptApp()
+        command = "python -m pytest " + " ".join(f"tests/test_{n}.py" for n in range(12))
+        call = ToolCallSnapshot(
+            call_id="s1",
+            name="run_shell_command",
+            args={"command": command},
+            state=ToolCallState.AWAITING_APPROVAL,
+        )
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.upsert_tool(call)
+            await pilot.pause()
+            lines = screen_lines(transcript)
+            assert lines[0] == "? run_shell_command  · awaiting approval"
+            text = " ".join(line.strip() for line in lines[1:4])
+            assert command in text
+            assert "…" not in text
+
     async def test_failed_and_cancelled(self) -> None:
         app = TranscriptApp()
         async with app.run_test(size=SIZE) as pilot:
@@ -188,7 +249,7 @@ class TestToolCards:
             transcript.upsert_tool(tool(ToolCallState.ERROR, error="exit code 2"))
             await pilot.pause()
             assert screen_lines(transcript)[:2] == [
-                "✗ run_shell_command  pytest -q  · failed",
+                "✗ run_shell_command  pytest -q  · failed",  # no duration known
                 "  │ exit code 2",
             ]
             transcript.upsert_tool(tool(ToolCallState.CANCELLED))
@@ -296,9 +357,10 @@ class TestScrolling:
 class TestSnapshot:
     def test_answer_mid_stream_with_tool_card(self, snap_compare: Any) -> None:
         """You should see, on a dark surface: a user message behind a blue bar; a green
-        "✓ read_file  src/app.py  · done in 0.2s" card (tick and state green, name bold)
+        "✓ read_file  src/app.py  · done in 210ms" card (tick and state green, name bold)
         with three output lines and
-        "… 2 more lines"; then an answer still streaming: a centred bold "Plan" heading,
+        "… 2 more lines · ctrl+o to expand"; then an answer still streaming: a bold
+        "Plan" heading on the left,
         a two-item bullet list and a Python code block in monokai colours on its dark
         panel (`def` cyan, `main` green, the string yellow) that is still open, so
         nothing follows it. The card's bar and description are dimmer than its name."""

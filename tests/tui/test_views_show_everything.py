@@ -64,14 +64,14 @@ async def test_a_running_commands_output_shows_live_in_its_card(
         await settle(pilot, transcript)
         text = screen_text(transcript)
         assert "✓" not in text, "the command is still running"
-        assert "after-gate" not in text, "the command is still running"
-        assert "first-live-line" in text
-        assert "second-live-line" in text
+        assert "│ after-gate" not in text, "the command is still running"
+        assert "│ first-live-line" in text
+        assert "│ second-live-line" in text
         await _release(gate)
         await seen.wait_event(AgentFinished)
         await settle(pilot, transcript)
         text = screen_text(transcript)
-        assert "after-gate" in text
+        assert "│ after-gate" in text
         states = [
             m.event.call.state
             for m in seen.seen

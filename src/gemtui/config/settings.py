@@ -181,8 +181,9 @@ class ContextSettings(_Section):
 class UiSettings(_Section):
     """How the TUI looks at start (``[ui]``)."""
 
-    theme: str = "gemtui-dark"
-    """The TUI theme (``/theme`` changes and remembers it)."""
+    theme: str = "auto"
+    """The TUI theme (``/theme`` changes and remembers it); ``auto``: ``gemtui``, or
+    ``gemtui-day`` when the terminal says its background is light (``COLORFGBG``)."""
     show_thoughts: bool = True
     """Show the thought pane at start (F2 toggles it)."""
     show_usage: bool = True

@@ -23,7 +23,8 @@ __all__ = ["UiChoice", "read_ui_choice"]
 class UiChoice:
     """``[ui]`` as the first frame uses it (defaults as ``UiSettings``)."""
 
-    theme: str = "gemtui-dark"
+    theme: str = "auto"
+    """A theme's name, or ``auto``: the default for this terminal (light or dark)."""
     show_thoughts: bool = True
     show_usage: bool = True
 

@@ -387,6 +387,11 @@ class SessionStore:
             epochs.setdefault(epoch, []).append(Content.model_validate(json.loads(body)))
         return list(epochs.values())
 
+    def history_head(self, session_id: str, limit: int = 12) -> list[Content]:
+        """The first ``limit`` messages of the current history (a preview's worth)."""
+        rows = self._history_rows(session_id, limit)
+        return [Content.model_validate(json.loads(r[2])) for r in rows]
+
     def message_texts(self, session_id: str, limit: int = 40) -> list[tuple[str, str]]:
         """(role, text) of the first messages, for a preview without parsing JSON."""
         return [(r[1], r[3]) for r in self._history_rows(session_id, limit)]

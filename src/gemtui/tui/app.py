@@ -137,14 +137,15 @@ class GemtuiApp(SessionHost):
 
     # -- themes ----------------------------------------------------------------------------------
     def _load_themes(self) -> None:
-        from gemtui.tui.themes import DEFAULT_THEME, load_themes
+        from gemtui.tui.themes import DEFAULT_THEME, default_theme, load_themes
 
         loaded, failed = load_themes()
         for theme in loaded:
             self.register_theme(theme)
         self.theme_failures = failed
         wanted = self.ui.theme
-        self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
+        fallback = default_theme()
+        self.theme = wanted if wanted in self.available_themes else fallback
         if DEFAULT_THEME not in self.available_themes:  # pragma: no cover - broken install
             self.theme = "textual-dark"
 

@@ -1,4 +1,4 @@
-"""Themes as TOML files, validated by pydantic and turned into ``textual.theme.Theme``.
+"""Themes as TOML files, checked by hand and turned into ``textual.theme.Theme``.
 
 Built-in themes live in the repository's top-level ``themes/`` folder, shipped in the
 wheel as ``gemtui/_themes``; user themes come from ``config_dir()/themes/*.toml``.
@@ -7,8 +7,9 @@ Loading returns the loaded and the failed files, so one bad file never blocks st
 
 from __future__ import annotations
 
+import os
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,15 +19,21 @@ if TYPE_CHECKING:
 
 __all__ = [
     "APP_VARIABLES",
+    "AUTO_THEME",
     "DEFAULT_THEME",
+    "LIGHT_DEFAULT_THEME",
     "ThemeFailure",
     "ThemeFile",
     "builtin_theme_dir",
+    "default_theme",
     "load_themes",
     "user_theme_dir",
 ]
 
-DEFAULT_THEME = "gemtui-dark"
+DEFAULT_THEME = "gemtui"
+LIGHT_DEFAULT_THEME = "gemtui-day"
+AUTO_THEME = "auto"
+"""The ``[ui] theme`` that means: the default, light or dark as the terminal says."""
 
 APP_VARIABLES = ("diff-added", "diff-removed", "tool-pending")
 """Our own tokens; every theme should set them (defaults come from success/error/warning)."""
@@ -59,13 +66,16 @@ class ThemeFile:
     warning: str | None = None
     error: str | None = None
     dark: bool = True
+    ansi: bool = False
+    """Use the terminal's own 16 colours (``ansi_blue``, ``ansi_default``…) as given,
+    not converted to RGB: a theme that follows the terminal's palette asks for this."""
     variables: dict[str, str] = field(default_factory=dict)
     """Textual variables and our own tokens (``diff-added``, ``tool-pending``, …)."""
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> ThemeFile:
         """The file's tables as a theme; ``ValueError`` names the first bad key."""
-        unknown = sorted(set(data) - {*_COLOUR_FIELDS, "name", "dark", "variables"})
+        unknown = sorted(set(data) - {*_COLOUR_FIELDS, "name", "dark", "ansi", "variables"})
         if unknown:
             raise ValueError(f"{unknown[0]}: not a theme setting")
         name = data.get("name")
@@ -76,16 +86,16 @@ class ThemeFile:
         for key in _COLOUR_FIELDS:
             if key in data and not isinstance(data[key], str):
                 raise ValueError(f"{key}: a colour string is required")
-        dark = data.get("dark", True)
-        if not isinstance(dark, bool):
-            raise ValueError("dark: true or false")
+        dark, ansi = data.get("dark", True), data.get("ansi", False)
+        if not isinstance(dark, bool) or not isinstance(ansi, bool):
+            raise ValueError("dark and ansi: true or false")
         variables = data.get("variables", {})
         if not isinstance(variables, dict) or not all(
             isinstance(v, str) for v in variables.values()
         ):
             raise ValueError("variables: a table of strings is required")
         colours = {k: data[k] for k in _COLOUR_FIELDS if k in data}
-        return cls(name=name, dark=dark, variables=dict(variables), **colours)
+        return cls(name=name, dark=dark, ansi=ansi, variables=dict(variables), **colours)
 
     def colours(self) -> dict[str, str]:
         return {k: v for k in _COLOUR_FIELDS if (v := getattr(self, k))}
@@ -93,7 +103,7 @@ class ThemeFile:
     def to_theme(self) -> Theme:
         from textual.theme import Theme
 
-        fields: dict[str, Any] = {**self.colours(), "dark": self.dark}
+        fields: dict[str, Any] = {**self.colours(), "dark": self.dark, "ansi": self.ansi}
         return Theme(name=self.name, variables=dict(self.variables), **fields)
 
 
@@ -103,6 +113,14 @@ class ThemeFailure:
 
     path: Path
     message: str
+
+
+def default_theme(environ: Mapping[str, str] | None = None) -> str:
+    """The default theme for this terminal: light when ``COLORFGBG`` (set by rxvt, Konsole,
+    iTerm2 and others as ``fg;bg``) names a light background, else dark."""
+    value = (os.environ if environ is None else environ).get("COLORFGBG", "")
+    background = value.rsplit(";", 1)[-1].strip()
+    return LIGHT_DEFAULT_THEME if background in {"7", "15"} else DEFAULT_THEME
 
 
 def builtin_theme_dir() -> Path | None:

@@ -11,13 +11,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import OptionList
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from gemtui.bus import events as ev
@@ -33,7 +35,10 @@ from gemtui.tui.widgets.usage_panel import UsagePanel
 if TYPE_CHECKING:
     from gemtui.tui.widgets.transcript import Transcript
 
-__all__ = ["MainScreen"]
+__all__ = ["MIN_HEIGHT", "MIN_WIDTH", "MainScreen"]
+
+MIN_WIDTH, MIN_HEIGHT = 60, 15
+"""Below this the layout cannot hold a transcript, a prompt and an approval: say so."""
 
 _clock = time.monotonic
 """The retry countdown's clock (tests move it instead of waiting)."""
@@ -44,6 +49,9 @@ class MainScreen(Screen[None]):
 
     CSS_PATH = "main.tcss"
     AUTO_FOCUS = "#prompt"
+    BINDINGS: ClassVar = [
+        Binding("ctrl+o", "toggle_tool_output", "Expand tool output", priority=True, show=False)
+    ]
 
     def __init__(
         self,
@@ -72,10 +80,6 @@ class MainScreen(Screen[None]):
         """The thought whose masked tail is held back, for its subject and prompt."""
         self._failed_prompts: set[str] = set()
         """Prompts whose failure is already in the transcript (said once, not twice)."""
-        self._tools_running: dict[str, str] = {}
-        """Calls executing now (id → name) and calls awaiting approval (below): what the
-        status line says the engine is waiting on."""
-        self._awaiting: set[str] = set()
         self._retry: tuple[float, str] | None = None
         """When a retry wait ends and the attempt it leads to, while counting down."""
         self._routes: dict[type[ev.Event], Callable[[Any], None]] = {
@@ -122,6 +126,18 @@ class MainScreen(Screen[None]):
         yield suggestions
         yield PromptInput(workspace=self.workspace, id="prompt")
         yield StatusLine(id="status")
+        yield Static(id="too-small")
+
+    def on_resize(self, event: Resize) -> None:
+        width, height = event.size
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        self.set_class(small, "-too-small")
+        if small:
+            self.query_one("#too-small", Static).update(
+                f"gemtui needs a terminal of at least {MIN_WIDTH}×{MIN_HEIGHT};"
+                f" this one is {width}×{height}.\n\nMake the window larger"
+                " (your work goes on meanwhile)."
+            )
 
     def on_mount(self) -> None:
         for field, value in self.status_values.items():
@@ -183,7 +199,7 @@ class MainScreen(Screen[None]):
     def _turn_started(self, e: ev.TurnStarted) -> None:
         self._thought_marked = False
         self.status.model = e.model
-        self.status.busy = "thinking…"
+        self.status.model_call_started()
 
     def _open_answer(self) -> None:
         if not self.transcript.answer_open:
@@ -203,7 +219,7 @@ class MainScreen(Screen[None]):
         if shown:
             self.transcript.append_answer(shown)
         self.usage.record_streamed(e.text)
-        self.status.busy = "answering…"
+        self.status.streamed(len(e.text))
 
     def _flush_thought(self) -> None:
         rest, last = self._thought_mask.finish(), self._last_thought
@@ -223,6 +239,7 @@ class MainScreen(Screen[None]):
             self._thought_subject = e.subject
             self.transcript.add_thought_marker(e.subject)
         self.usage.record_streamed(e.text)
+        self.status.streamed(len(e.text), thought=True)
 
     def _stream_retried(self, e: ev.StreamRetried) -> None:
         self._answer_mask = StreamRedactor()  # the partial answer is discarded, tail and all
@@ -242,22 +259,7 @@ class MainScreen(Screen[None]):
             self.transcript.scroll_to_latest()  # what is being approved is in view
         self.transcript.upsert_tool(call)
         self.approvals.upsert(call, e.prompt_id)
-        self._awaiting.discard(call.call_id)
-        self._tools_running.pop(call.call_id, None)
-        if call.state == ev.ToolCallState.AWAITING_APPROVAL:
-            self._awaiting.add(call.call_id)
-        elif call.state == ev.ToolCallState.EXECUTING:
-            self._tools_running[call.call_id] = call.name
-        self._show_tool_activity(finished=call.state.terminal)
-
-    def _show_tool_activity(self, *, finished: bool) -> None:
-        """Say what the tools wait on: the person first, then whatever still runs."""
-        if self._awaiting:
-            self.status.busy = "waiting for your approval"
-        elif self._tools_running:
-            self.status.busy = f"running {list(self._tools_running.values())[-1]}…"
-        elif finished and self.status.busy:
-            self.status.busy = "thinking…"  # the batch is answered: the model goes on
+        self.status.call_changed(call.call_id, call.name, call.state.value)
 
     def _compressed(self, e: ev.HistoryCompressed) -> None:
         self.usage.record_compression(e.tokens_before, e.tokens_after)
@@ -338,19 +340,23 @@ class MainScreen(Screen[None]):
     def _agent_finished(self, e: ev.AgentFinished) -> None:
         self._close_answer()
         self._thought_subject = None
-        self._tools_running.clear()
-        self._awaiting.clear()
         self._retry = None
         self.status.busy = ""
         self.usage.end_stream()  # a cancelled answer is no longer streaming
         said = e.prompt_id in self._failed_prompts
         self._failed_prompts.discard(e.prompt_id)
+        self.status.turn_ended()
         if e.reason == ev.TerminateReason.ABORTED:
             self.transcript.add_notice("Cancelled. Nothing already received is lost.", "warning")
         elif e.reason == ev.TerminateReason.MAX_TURNS:
             self.transcript.add_notice("Stopped at the turn limit.", "warning")
         elif e.reason != ev.TerminateReason.GOAL and e.error and not said:
             self.transcript.add_notice(e.error, "error")
+
+    def action_toggle_tool_output(self) -> None:
+        """Ctrl+O: show all of the last folded tool card (its arguments and output)."""
+        if not self.transcript.toggle_last_tool():
+            self.app.bell()
 
     # -- approvals and completion ----------------------------------------------------------------
     @on(ApprovalQueue.Changed)

@@ -24,6 +24,7 @@ from gemtui.agent.prices import cost_of, price_for
 from gemtui.bus.events import Usage
 from gemtui.store import SORTS, SessionInfo, SessionMatch, SessionStore
 from gemtui.store.records import iso
+from gemtui.tui.widgets.conversation_preview import ConversationPreview
 
 __all__ = ["ConfirmScreen", "RenameScreen", "SessionsScreen", "relative_time"]
 
@@ -32,6 +33,43 @@ PAGE = 200
 FIRST_PAINT = 50
 """Rows put in the table before the first paint; the rest of the page follows at once."""
 HIT_STYLE = "bold $text-accent on $accent-muted"
+PREVIEW_MESSAGES = 12
+"""Messages drawn in the preview (the start of the conversation)."""
+
+
+_COLUMNS = {  # key: (label, width); the title takes what is left, up to 34
+    "title": ("Title", 0),
+    "workspace": ("Workspace", 16),
+    "model": ("Model", 22),
+    "when": ("When", 9),
+    "turns": ("Turns", 5),
+    "tokens": ("Tokens", 9),
+    "cost": ("Cost", 6),
+}
+_ESSENTIAL = ("when", "tokens", "cost")
+_OPTIONAL = ("turns", "model", "workspace")
+"""Columns dropped first as the table narrows (the preview shows them anyway)."""
+TITLE_MIN, TITLE_WANTED, TITLE_MAX = 16, 28, 34
+
+
+def fit_columns(width: int) -> tuple[list[str], int]:
+    """The columns that fit ``width`` cells whole (no header cut short) and the title's
+    width; a column costs its width plus two cells of padding. The title comes first,
+    then when/tokens/cost, then a readable title, then turns, model and workspace."""
+    room = width - 1 - (TITLE_MIN + 2)  # the scrollbar, the title at its narrowest
+    kept: set[str] = set()
+    title = TITLE_MIN
+    for step in (*_ESSENTIAL, "grow", *_OPTIONAL):
+        if step == "grow":
+            grow = max(0, min(TITLE_WANTED - title, room))
+            title, room = title + grow, room - grow
+            continue
+        cost = _COLUMNS[step][1] + 2
+        if cost <= room:
+            kept.add(step)
+            room -= cost
+    keys = [k for k in _COLUMNS if k == "title" or k in kept]
+    return keys, min(TITLE_MAX, title + room)
 
 
 def relative_time(ts: float, now: float) -> str:
@@ -142,6 +180,8 @@ class SessionsScreen(Screen[str | None]):
         self.rows: list[SessionInfo] = []
         self.matches: dict[str, SessionMatch] = {}
         self._exhausted = False
+        self._columns: list[str] = []
+        self._title_width = TITLE_MAX
 
     def compose(self) -> ComposeResult:
         yield Static(id="sessions-header")
@@ -153,6 +193,7 @@ class SessionsScreen(Screen[str | None]):
             yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="sessions-preview-scroll"):
                 yield Static(id="sessions-preview")
+                yield ConversationPreview(id="sessions-conversation")
         yield Static(
             "Enter open · Ctrl+F full-text · Ctrl+W folder/all · Ctrl+S sort · Ctrl+K fork · "
             "Ctrl+R rename · Ctrl+D delete · Ctrl+E/X export md/json · Esc close",
@@ -160,19 +201,30 @@ class SessionsScreen(Screen[str | None]):
         )
 
     def on_mount(self) -> None:
-        table = self.query_one("#sessions-table", DataTable)
-        for label, key in (
-            ("Title", "title"),
-            ("Workspace", "workspace"),
-            ("Model", "model"),
-            ("When", "when"),
-            ("Turns", "turns"),
-            ("Tokens", "tokens"),
-            ("Cost", "cost"),
-        ):
-            table.add_column(label, key=key)
+        self._set_columns()
         self.reload()
         self.query_one("#sessions-filter", Input).focus()
+
+    def on_resize(self) -> None:
+        if self._set_columns():
+            table = self.query_one("#sessions-table", DataTable)
+            row = table.cursor_row
+            table.clear()
+            self._append(self.rows)
+            if self.rows:
+                table.move_cursor(row=min(row, len(self.rows) - 1))
+
+    def _set_columns(self) -> bool:
+        """Columns for the table's width (two thirds of the screen); True if changed."""
+        fit = fit_columns(self.size.width * 2 // 3)
+        if fit == (self._columns, self._title_width):
+            return False
+        self._columns, self._title_width = fit
+        table = self.query_one("#sessions-table", DataTable)
+        table.clear(columns=True)
+        for key in self._columns:
+            table.add_column(_COLUMNS[key][0], key=key)
+        return True
 
     # -- data ----------------------------------------------------------------------------
     @property
@@ -212,29 +264,30 @@ class SessionsScreen(Screen[str | None]):
             self._show_preview(self.rows[0])
         elif not self.rows:
             self.query_one("#sessions-preview", Static).update("No sessions here yet.")
+            self.query_one("#sessions-conversation", ConversationPreview).show([])
 
     def _append(self, page: list[SessionInfo]) -> None:
         table = self.query_one("#sessions-table", DataTable)
         now = self.now()
         for info in page:
             title = info.title or "(untitled)"
-            if len(title) > 34:
-                title = title[:33] + "…"
+            if len(title) > self._title_width:
+                title = title[: self._title_width - 1] + "…"
             if info.imported:
                 title += " ↧"
             if info.id in self.matches:
                 n = len(self.matches[info.id].hits)
                 title += f" · {n} hit" + ("s" if n > 1 else "")
-            table.add_row(
-                escape(title),  # a title is text, not markup: "[redacted]" must show
-                Path(info.workspace).name[:16] or info.workspace,
-                info.model[:22],
-                relative_time(info.updated, now),
-                str(info.turns),
-                f"{info.tokens:,}",
-                _cost(info),
-                key=info.id,
-            )
+            cells = {
+                "title": escape(title),  # a title is text, not markup: "[redacted]" must show
+                "workspace": Path(info.workspace).name[:16] or info.workspace,
+                "model": info.model[:22],
+                "when": relative_time(info.updated, now),
+                "turns": str(info.turns),
+                "tokens": f"{info.tokens:,}",
+                "cost": _cost(info),
+            }
+            table.add_row(*(cells[key] for key in self._columns), key=info.id)
 
     @work(exclusive=True, group="sessions-search", thread=True)
     def _search(self, text: str) -> None:
@@ -272,23 +325,19 @@ class SessionsScreen(Screen[str | None]):
         parts: list[Content] = [
             Content.from_markup("[b]$title[/b]\n", title=info.title or "(untitled)"),
             Content(f"{info.id}\n{info.workspace}\n{info.provider}/{info.model} · {when}\n"),
-            Content(f"{info.messages} messages · {info.tokens:,} tokens\n\n"),
+            Content(f"{info.messages} messages · {info.tokens:,} tokens\n"),
         ]
         match = self.matches.get(info.id)
         if match:
-            parts.append(Content.from_markup("[b]Matches[/b]\n"))
+            parts.append(Content.from_markup("\n[b]Matches[/b]\n"))
             for hit in match.hits:
                 snippet = Content(hit.snippet.replace("\n", " "))
                 for start, end in hit.spans:
                     snippet = snippet.stylize(HIT_STYLE, start, end)
                 parts += [Content(f"#{hit.message_index} {hit.role}: "), snippet, Content("\n")]
-            parts.append(Content("\n"))
-        for role, text in self.store.message_texts(info.id, limit=12):
-            if text:
-                who = "You" if role == "user" else "Model"
-                parts.append(Content.from_markup("[b]$who[/b] ", who=who))
-                parts.append(Content(text[:300].replace("\n", " ") + "\n"))
         self.query_one("#sessions-preview", Static).update(Content("").join(parts))
+        conversation = self.query_one("#sessions-conversation", ConversationPreview)
+        conversation.show(self.store.history_head(info.id, limit=PREVIEW_MESSAGES))
 
     # -- events --------------------------------------------------------------------------
     @on(Input.Changed, "#sessions-filter")

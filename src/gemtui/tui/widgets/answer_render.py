@@ -189,11 +189,12 @@ def _is_blank(strip: Strip) -> bool:
 
 def render_markdown(console: Console, source: str, width: int, code_theme: str) -> list[Strip]:
     """Render Markdown into lines of exactly ``width`` cells, without outer blank lines."""
-    from rich.markdown import Markdown  # loaded with the first answer, not at start-up
+    # loaded with the first answer, not at start-up
+    from gemtui.tui.widgets.markdown_look import left_aligned_markdown
 
     options = console.options.update(width=width, height=None, highlight=False)
     lines = console.render_lines(
-        Markdown(source, code_theme=code_theme), options, pad=True, new_lines=False
+        left_aligned_markdown(source, code_theme), options, pad=True, new_lines=False
     )
     strips = [Strip(line, width) for line in lines]
     while strips and _is_blank(strips[-1]):

@@ -33,6 +33,7 @@ from gemtui.bus.events import (
     ToolCallState,
 )
 from gemtui.tui.widgets.diff_view import DiffView
+from gemtui.tui.widgets.key_hints import KeyHint, KeyHints
 
 __all__ = ["ApprovalQueue", "preview_widgets"]
 
@@ -111,14 +112,28 @@ def _preview(snapshot: ToolCallSnapshot) -> list[Widget]:
     return [head, args]
 
 
-def _keys_help(*, server: bool) -> Content:
+OPTIONAL_KEYS = ("j/k", "d", "ctrl+a")
+"""Hints left out (last first) when even the tersest line is too long for the pane."""
+
+
+def _keys_help(*, server: bool) -> list[KeyHint]:
     """The keys line; an MCP call also offers allowing its whole server."""
-    extra = "  [b]S[/b]/7 whole server always" if server else ""
-    return Content.from_markup(
-        "[b]a[/b]/1 allow  [b]s[/b]/2 session  [b]A[/b]/3 always  [b]r[/b]/4 reject  "
-        f"[b]f[/b]/5 feedback  [b]m[/b]/6 modify{extra}  [b]j[/b]/[b]k[/b] next/prev  "
-        "[b]d[/b] diff view  [b]ctrl+a[/b] all edits"
-    )
+    hints: list[KeyHint] = [
+        ("a/1", "a", "allow", "allow"),
+        ("s/2", "s", "session", "session"),
+        ("A/3", "A", "always", "always"),
+        ("r/4", "r", "reject", "reject"),
+        ("f/5", "f", "feedback", "feedback"),
+        ("m/6", "m", "modify", "modify"),
+    ]
+    if server:
+        hints.append(("S/7", "S", "server always", "server"))
+    return [
+        *hints,
+        ("j/k", "j/k", "next/prev", ""),
+        ("d", "d", "diff view", "diff"),
+        ("ctrl+a", "^a", "all edits", "edits"),
+    ]
 
 
 class ApprovalQueue(Vertical, can_focus=True):
@@ -128,7 +143,7 @@ class ApprovalQueue(Vertical, can_focus=True):
     ApprovalQueue { height: 1fr; }
     ApprovalQueue > #approval-title { height: 1; }
     ApprovalQueue > #approval-preview { height: 1fr; }
-    ApprovalQueue > #approval-keys { height: auto; }
+    ApprovalQueue > #approval-keys { height: 1; }
     ApprovalQueue > #approval-feedback { display: none; }
     ApprovalQueue.-feedback > #approval-feedback { display: block; }
     ApprovalQueue Static { height: auto; }
@@ -195,7 +210,9 @@ class ApprovalQueue(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         yield Static(id="approval-title")
         yield VerticalScroll(id="approval-preview", can_focus=False)
-        yield Static(_keys_help(server=False), id="approval-keys")
+        hints = KeyHints(_keys_help(server=False), id="approval-keys")
+        hints.optional = OPTIONAL_KEYS
+        yield hints
         yield Input(placeholder="Why reject? (Enter sends, Esc cancels)", id="approval-feedback")
 
     def on_mount(self) -> None:
@@ -264,7 +281,7 @@ class ApprovalQueue(Vertical, can_focus=True):
             return
         snap = items[self._index].snapshot
         is_mcp = snap.confirmation is not None and snap.confirmation.kind == "mcp"
-        self.query_one("#approval-keys", Static).update(_keys_help(server=is_mcp))
+        self.query_one("#approval-keys", KeyHints).show(_keys_help(server=is_mcp), OPTIONAL_KEYS)
         title.update(
             Content.assemble(
                 (f"Approve {snap.name}", "bold $tool-pending"),

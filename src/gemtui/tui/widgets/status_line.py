@@ -3,13 +3,31 @@ turn state."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from textual.content import Content
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widget import Widget
 
-__all__ = ["StatusLine", "git_branch"]
+__all__ = ["ACTIVITIES", "StatusLine", "git_branch"]
+
+ACTIVITIES = {
+    # activity: (mark, words, style)
+    "waiting": ("◌", "waiting for the model", "$text-muted"),
+    "thinking": ("◌", "thinking", "$text-secondary"),
+    "streaming": ("●", "streaming", "$text-primary"),
+    "tool": ("⚙", "running", "$text-primary"),
+    "approval": ("?", "waiting for your approval", "bold $text-warning"),
+}
+"""What a running turn can be doing, as the status line says it."""
+
+
+def _elapsed(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    return f"{seconds}s" if seconds < 60 else f"{seconds // 60}m{seconds % 60:02d}s"
 
 
 def git_branch(workspace: Path) -> str | None:
@@ -61,26 +79,129 @@ class StatusLine(Widget):
     """MCP servers at a glance (``MCP 2/3 ✗``), empty without servers."""
     mcp_trouble: reactive[bool] = reactive(False)
     """A server failed: the summary is shown in the error colour."""
+    activity: reactive[str] = reactive("")
+    """What the running turn does now (a key of ``ACTIVITIES``), empty when idle."""
+    activity_detail: reactive[str] = reactive("")
+    """The tool being run, for ``tool``."""
+
+    clock: Callable[[], float] = staticmethod(time.monotonic)
+    """The time source (tests pin it)."""
+
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.turn_started: float | None = None
+        """When the person's prompt started running (elapsed time counts from here)."""
+        self.first_output: float | None = None
+        """When the current model call's first answer text arrived (for tokens/s)."""
+        self.output_chars = 0
+        self._calls: dict[str, tuple[str, str]] = {}
+        self._ticker: Timer | None = None
+
+    # -- what the turn does ----------------------------------------------------------
+    def model_call_started(self) -> None:
+        """A model call began (the first of a prompt starts the clock)."""
+        if self.turn_started is None:
+            self.turn_started = self.clock()
+        self.first_output, self.output_chars = None, 0
+        self._settle("waiting")
+
+    def streamed(self, chars: int, thought: bool = False) -> None:
+        """Answer (or thought) text arrived: streaming, at a measurable rate."""
+        if not thought:
+            if self.first_output is None:
+                self.first_output = self.clock()
+            self.output_chars += chars
+        if self.activity not in ("tool", "approval"):
+            self._settle("thinking" if thought and not self.output_chars else "streaming")
+        else:
+            self.refresh()
+
+    def call_changed(self, call_id: str, name: str, state: str) -> None:
+        """A tool call's new state: waiting for approval wins over running, which wins
+        over waiting for the model."""
+        if state in ("awaiting_approval", "executing", "validating", "scheduled"):
+            self._calls[call_id] = (name, state)
+        else:
+            self._calls.pop(call_id, None)
+        states = [s for _, s in self._calls.values()]
+        if "awaiting_approval" in states:
+            self._settle("approval")
+        elif "executing" in states:
+            running = [n for n, s in self._calls.values() if s == "executing"]
+            self.activity_detail = running[0] if len(running) == 1 else f"{len(running)} tools"
+            self._settle("tool")
+        elif self.turn_started is not None:
+            self._settle("waiting")
+
+    def turn_ended(self) -> None:
+        self.turn_started = self.first_output = None
+        self.output_chars = 0
+        self._calls.clear()
+        self._settle("")
+
+    def tokens_per_second(self) -> float | None:
+        """Output tokens per second of the current model call (about four characters a
+        token), once it has streamed for half a second."""
+        if self.first_output is None:
+            return None
+        seconds = self.clock() - self.first_output
+        return self.output_chars / 4 / seconds if seconds >= 0.5 else None
+
+    def _settle(self, activity: str) -> None:
+        self.activity = activity
+        if activity and self._ticker is None and self.is_attached:
+            self._ticker = self.set_interval(0.5, self.refresh, name="status-clock")
+        elif not activity and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+        self.refresh()
+
+    def _activity(self) -> list[Content | str | tuple[str, str]]:
+        mark, words, style = ACTIVITIES[self.activity]
+        if self.activity == "tool" and self.activity_detail:
+            words = f"{words} {self.activity_detail}"
+        text = f"{mark} {words}"
+        if self.turn_started is not None:
+            text += f" · {_elapsed(self.clock() - self.turn_started)}"
+        rate = self.tokens_per_second() if self.activity == "streaming" else None
+        if rate is not None:
+            text += f" · {rate:.0f} tok/s"
+        return ["  ", (text, style)]
 
     def render(self) -> Content:
+        """Mode, model, place and state; when the line is too short, the workspace goes
+        first, then the branch, then the provider's name — never what the turn does."""
         mode_style = {
             "yolo": "bold $text-error",
             "auto_edit": "bold $text-warning",
             "plan": "bold $text-accent",
         }.get(self.approval_mode, "bold $text-primary")
-        pieces: list[Content | str | tuple[str, str]] = [
-            (f" {self.approval_mode} ", f"reverse {mode_style}"),
-            " ",
-            (self.provider, "$text-secondary"),
-            ":",
-            (self.model, "bold"),
-            "  ",
-            (self.workspace, "$text-muted"),
-        ]
-        if self.branch:
-            pieces += ["  ", (f"⎇ {self.branch}", "$text-success")]
-        if self.mcp:
-            pieces += ["  ", (self.mcp, "$text-error" if self.mcp_trouble else "$text-muted")]
+        state: list[Content | str | tuple[str, str]] = []
+        if self.activity in ACTIVITIES:
+            state += self._activity()
         if self.busy:
-            pieces += ["  ", (self.busy, "italic $text-warning")]
-        return Content.assemble(*pieces)
+            state += ["  ", (self.busy, "italic $text-warning")]
+        drop = {"workspace": False, "branch": False, "provider": False}
+        line = Content("")
+        for dropping in (None, "workspace", "branch", "provider"):
+            if dropping:
+                drop[dropping] = True
+            pieces: list[Content | str | tuple[str, str]] = [
+                (f" {self.approval_mode} ", f"reverse {mode_style}"),
+                " ",
+            ]
+            if not drop["provider"]:
+                pieces += [(self.provider, "$text-secondary"), ":"]
+            pieces.append((self.model, "bold"))
+            if not drop["workspace"]:
+                pieces += ["  ", (self.workspace, "$text-muted")]
+            if self.branch and not drop["branch"]:
+                pieces += ["  ", (f"⎇ {self.branch}", "$text-success")]
+            if self.mcp:
+                pieces += ["  ", (self.mcp, "$text-error" if self.mcp_trouble else "$text-muted")]
+            line = Content.assemble(*pieces, *state)
+            if line.cell_length <= self.size.width or not self.size.width:
+                break
+        return line

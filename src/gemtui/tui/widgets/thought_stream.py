@@ -2,22 +2,35 @@
 
 from __future__ import annotations
 
+from rich.console import RenderableType
 from textual.containers import VerticalScroll
-from textual.content import Content
-from textual.widgets import Static
+from textual.widget import Widget
+
+from gemtui.tui.widgets.markdown_look import (
+    MARKDOWN_CSS,
+    MARKDOWN_STYLES,
+    ThemedMarkdown,
+    markdown_theme,
+)
 
 __all__ = ["ThoughtStream"]
 
 
-class ThoughtGroup(Static):
-    """All the thought text streamed under one subject."""
+class ThoughtGroup(Widget):
+    """All the thought text streamed under one subject, as Markdown under its heading."""
 
-    DEFAULT_CSS = """
+    COMPONENT_CLASSES = {f"thought--{name}" for name in MARKDOWN_STYLES}
+
+    DEFAULT_CSS = (
+        """
     ThoughtGroup {
         height: auto;
         margin-bottom: 1;
-    }
+        color: $text-muted;
     """
+        + MARKDOWN_CSS.format(p="thought")
+        + "}"
+    )
 
     def __init__(self, subject: str) -> None:
         super().__init__()
@@ -28,11 +41,13 @@ class ThoughtGroup(Static):
 
     def append(self, text: str) -> None:
         self.text += text
-        self.update(
-            Content.assemble(
-                (self.subject, "bold $text-accent"), "\n", (self.text.strip(), "$text-muted")
-            )
-        )
+        self.refresh(layout=True)
+
+    def render(self) -> RenderableType:
+        theme = markdown_theme(lambda name: self.get_component_rich_style(f"thought--{name}"))
+        dark = self.app.current_theme.dark
+        source = f"# {self.subject}\n\n{self.text.strip()}"
+        return ThemedMarkdown(source, theme, "monokai" if dark else "friendly")
 
 
 class ThoughtStream(VerticalScroll, can_focus=False):

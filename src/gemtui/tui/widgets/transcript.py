@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
+from rich.theme import Theme
 from textual.events import Click, Resize
 from textual.geometry import Region, Size
 from textual.reactive import var
@@ -22,6 +23,7 @@ from textual.timer import Timer
 
 from gemtui.bus.events import ToolCallSnapshot
 from gemtui.tui.widgets.answer_render import code_blocks
+from gemtui.tui.widgets.markdown_look import MARKDOWN_CSS, MARKDOWN_STYLES, markdown_theme
 from gemtui.tui.widgets.render_cache import RenderedLines
 from gemtui.tui.widgets.transcript_blocks import (
     AnswerBlock,
@@ -42,7 +44,11 @@ __all__ = ["Transcript"]
 _FRAME = 1 / 30
 _SPIN_INTERVAL = 0.1
 # fmt: off
-_STYLE_NAMES = ("user-bar", "user", "muted", "tool-name", "running", "success", "error", "warning")
+_STYLE_NAMES = (
+    "user-bar", "user", "muted", "tool-name", "running", "success", "error", "warning",
+    "marker",
+    *MARKDOWN_STYLES,
+)
 # fmt: on
 
 
@@ -55,7 +61,8 @@ class Transcript(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES = {f"transcript--{name}" for name in _STYLE_NAMES}
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        """
     Transcript {
         background: $surface;
         overflow-x: hidden;
@@ -70,8 +77,13 @@ class Transcript(ScrollView, can_focus=True):
         & > .transcript--success { color: $success; }
         & > .transcript--error { color: $error; }
         & > .transcript--warning { color: $warning; }
+        & > .transcript--marker { color: $background; background: $primary; text-style: bold; }
     }
     """
+        + "Transcript {"
+        + MARKDOWN_CSS.format(p="transcript")
+        + "}"
+    )
 
     follow: var[bool] = var(True)
     """Keep the end in view as content arrives; cleared when the person scrolls up."""
@@ -98,11 +110,18 @@ class Transcript(ScrollView, can_focus=True):
         self._last_flush = 0.0
         self._spin_timer: Timer | None = None
         self._style_key: tuple[object, ...] | None = None
+        self._markdown: Theme | None = None
         self._styles_changed = False
+
+    unseen: var[bool] = var(False)
+    """Output arrived below the view while the person had scrolled up: a marker says so."""
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         self.follow = round(new_value) >= self.max_scroll_y
+        if self.follow and self.unseen:
+            self.unseen = False
+            self.refresh()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         if self._styles_changed:
@@ -112,6 +131,8 @@ class Transcript(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
+        if self.unseen and y == self.scrollable_content_region.height - 1:
+            return self._unseen_marker(width)
         line = self.scroll_offset.y + y
         if not self._blocks or line >= self.line_count or self._width <= 0:
             return Strip.blank(width, self.rich_style)
@@ -219,6 +240,14 @@ class Transcript(ScrollView, can_focus=True):
         self.follow = True
         self._scroll_to_end()
 
+    def toggle_last_tool(self) -> bool:
+        """Expand (or fold again) the most recent tool card with something folded."""
+        for block in reversed(self._tools.values()):
+            if block.foldable:
+                self.toggle_tool(block.call_id)
+                return True
+        return False
+
     def add_notice(self, text: str, severity: str = "information") -> None:
         """An inline error, warning or note ("error", "warning", "information")."""
         self._append(NoticeBlock(text, severity))
@@ -304,8 +333,14 @@ class Transcript(ScrollView, can_focus=True):
     # -- layout -------------------------------------------------------------------------
 
     def _render_context(self) -> RenderContext:
+        if self._markdown is None:
+            self._markdown = markdown_theme(self._component_style)
         return RenderContext(
-            self.app.console, self._width, self._component_style, self._code_theme()
+            self.app.console,
+            self._width,
+            self._component_style,
+            self._code_theme(),
+            self._markdown,
         )
 
     def _component_style(self, name: str) -> Style:
@@ -344,11 +379,25 @@ class Transcript(ScrollView, can_focus=True):
 
     def _relayout(self, index: int) -> None:
         """Recompute line offsets from block ``index`` on, then resize and scroll."""
+        before = self.virtual_size.height
         self._blocks.relayout(index)
         self.virtual_size = Size(self._width, self.line_count)
         if self.follow:
             self._scroll_to_end()
+        elif self.line_count > before and index >= len(self._blocks) - 3:
+            self.unseen = True  # new output at the end, not a re-measure further up
         self.refresh()
+
+    def _unseen_marker(self, width: int) -> Strip:
+        from rich.text import Text
+
+        label = Text(" ↓ new output below ", style=self._component_style("marker"))
+        label.truncate(width)
+        pad = max(0, width - label.cell_len)
+        line = Text(" " * (pad // 2)) + label + Text(" " * (pad - pad // 2))
+        return Strip(list(line.render(self.app.console, end="")), width).apply_style(
+            self.rich_style
+        )
 
     def _scroll_to_end(self) -> None:
         if self.is_attached:
@@ -437,7 +486,7 @@ class Transcript(ScrollView, can_focus=True):
     def on_resize(self, event: Resize) -> None:
         width = self.scrollable_content_region.width
         if width == self._width:
-            if self.follow:  # a pane opened below (approvals): keep the end in view
+            if self.follow:  # shorter (a pane opened under it): keep the end in view
                 self.call_after_refresh(self._scroll_to_end)
             return
         self._width = width
@@ -462,6 +511,7 @@ class Transcript(ScrollView, can_focus=True):
         self._styles_changed = False
         key = (self._code_theme(), *(self._component_style(name) for name in _STYLE_NAMES))
         if key != self._style_key:
+            self._markdown = None
             if self._style_key is not None:
                 for block in self._blocks.blocks:
                     block.invalidate()

@@ -10,6 +10,7 @@ Notices and tool cards (errors, command output) mask known secrets (``gemtui.red
 from __future__ import annotations
 
 import re
+import time
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,11 +19,13 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from rich.theme import Theme
 from textual.strip import Strip
 
 from gemtui.bus.events import Refusal, ToolCallSnapshot, ToolCallState
 from gemtui.redact import redact
 from gemtui.tui.widgets.answer_render import AnswerRender
+from gemtui.tui.widgets.tool_summary import EXPAND_KEY, elapsed, split_arguments
 
 __all__ = [
     "AnswerBlock",
@@ -36,6 +39,8 @@ __all__ = [
 ]
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+clock = time.monotonic
+"""The time source for running calls' elapsed time (snapshot tests pin it)."""
 COLLAPSED_OUTPUT_LINES = 3
 _INDENT = 2
 
@@ -49,6 +54,8 @@ class RenderContext:
     style: Callable[[str], Style]
     """Component class name (without the ``transcript--`` prefix) to a Rich style."""
     code_theme: str = "monokai"
+    markdown: Theme | None = None
+    """Rich ``markdown.*`` styles from the theme (see ``markdown_look``)."""
 
 
 def _text_line(ctx: RenderContext, text: Text, width: int | None = None) -> Strip:
@@ -161,7 +168,10 @@ class AnswerBlock(Block):
 
     def render(self, ctx: RenderContext) -> list[Strip]:
         self.stream.code_theme = ctx.code_theme
-        return list(self.stream.render(ctx.console, ctx.width - _INDENT, _INDENT))
+        if ctx.markdown is None:
+            return list(self.stream.render(ctx.console, ctx.width - _INDENT, _INDENT))
+        with ctx.console.use_theme(ctx.markdown):
+            return list(self.stream.render(ctx.console, ctx.width - _INDENT, _INDENT))
 
 
 class ThoughtMarkerBlock(Block):
@@ -238,7 +248,8 @@ def _linked(line: str, style: Style) -> Text:
 
 
 class ToolBlock(Block):
-    """A tool call card: name, description, state, and its output (first lines)."""
+    """A tool call card: one line naming the tool once, its key argument in full, the
+    rest folded, the state with elapsed time; output folded to a few lines."""
 
     LIVE_LIMIT = 64 * 1024
     """Characters of live output kept while a command runs (its tail is what matters)."""
@@ -250,6 +261,9 @@ class ToolBlock(Block):
         self.spinner_frame = 0
         self.live = ""
         """Output streamed while the call runs, until its result replaces it."""
+        self.started: float | None = None
+        """When the call began executing (monotonic), for the running time."""
+        self._note_start()
 
     @property
     def call_id(self) -> str:
@@ -259,9 +273,21 @@ class ToolBlock(Block):
     def running(self) -> bool:
         return self.snapshot.state is ToolCallState.EXECUTING
 
+    @property
+    def foldable(self) -> bool:
+        """Is there anything a toggle would show or hide?"""
+        return len(self._output_lines()) > COLLAPSED_OUTPUT_LINES or bool(
+            split_arguments(self.snapshot.args)[1]
+        )
+
     def update(self, snapshot: ToolCallSnapshot) -> None:
         self.snapshot = snapshot
+        self._note_start()
         self.invalidate()
+
+    def _note_start(self) -> None:
+        if self.running and self.started is None:
+            self.started = clock()
 
     def append_live(self, text: str) -> None:
         self.live = (self.live + text)[-self.LIVE_LIMIT :]
@@ -277,33 +303,62 @@ class ToolBlock(Block):
             return []
         return redact(text).expandtabs(4).rstrip("\n").split("\n")
 
+    def _state_label(self) -> str:
+        snap = self.snapshot
+        label = _STATE_LOOK[snap.state][1]
+        if snap.state is ToolCallState.ERROR:
+            label = _refused_label(snap) or label  # refused, not failed: it never ran
+        if snap.state is ToolCallState.EXECUTING and self.started is not None:
+            return f"{label} {elapsed(clock() - self.started)}"
+        if snap.duration_ms is not None and snap.state in (
+            ToolCallState.SUCCESS,
+            ToolCallState.ERROR,
+        ):
+            return f"{label} in {elapsed(snap.duration_ms / 1000)}"
+        return label
+
     def render(self, ctx: RenderContext) -> list[Strip]:
         snap = self.snapshot
-        icon, label, style_name = _STATE_LOOK[snap.state]
+        icon, _, style_name = _STATE_LOOK[snap.state]
         if snap.state is ToolCallState.EXECUTING:
             icon = SPINNER[self.spinner_frame % len(SPINNER)]
-        if snap.state is ToolCallState.SUCCESS and snap.duration_ms is not None:
-            label = f"done in {snap.duration_ms / 1000:.1f}s"
-        if snap.state is ToolCallState.ERROR:
-            label = _refused_label(snap) or label
         state_style = ctx.style(style_name)
         muted = ctx.style("muted")
-        header = Text(f"{icon} ", style=state_style)
+        key, rest = split_arguments(snap.args)
+        header = Text()
+        header.append(f"{icon} ", style=state_style)
         header.append(snap.name, style=ctx.style("tool-name"))
-        if snap.description:
-            header.append(f"  {redact(snap.description)}", style=muted)
-        header.append(f"  · {label}", style=state_style)
-        strips = [_text_line(ctx, header)]
+        tail = Text()
+        if rest and not self.expanded:
+            tail.append(f"  +{len(rest)} arg{'s' if len(rest) != 1 else ''}", style=muted)
+        tail.append(f"  · {self._state_label()}", style=state_style)
+        shown_key = redact(key) if key else ""
+        if header.cell_len + len(shown_key) + 2 + tail.cell_len <= ctx.width:
+            if shown_key:
+                header.append(f"  {shown_key}")
+            strips = [_text_line(ctx, header + tail)]
+        else:  # a long argument gets its own lines, in full, under name and state
+            strips = [_text_line(ctx, header + tail)]
+            wrapped = _wrapped(ctx, Text(shown_key), ctx.width - 2 * _INDENT)
+            strips.extend(_prefixed(Segment(" " * 2 * _INDENT), wrapped))
+        bar = Segment("  │ ", muted)
+        width = ctx.width - bar.cell_length
+        if self.expanded:
+            for name, value in rest:
+                argument = Text(f"{name}: ", style=muted)
+                argument.append(redact(value).replace("\n", " ⏎ "))
+                strips.extend(_prefixed(bar, [_text_line(ctx, argument, width)]))
         output = self._output_lines()
         shown = output if self.expanded else output[:COLLAPSED_OUTPUT_LINES]
-        bar = Segment("  │ ", muted)
         body_style = ctx.style("error") if snap.state is ToolCallState.ERROR else Style()
-        width = ctx.width - bar.cell_length
         for line in shown:
             strips.extend(_prefixed(bar, [_text_line(ctx, _linked(line, body_style), width)]))
         hidden = len(output) - len(shown)
         if hidden > 0:
-            more = Text(f"… {hidden} more line{'s' if hidden != 1 else ''}", style=muted)
+            more = Text(
+                f"… {hidden} more line{'s' if hidden != 1 else ''} · {EXPAND_KEY} to expand",
+                style=muted,
+            )
             strips.extend(_prefixed(bar, [_text_line(ctx, more, width)]))
         return strips
 

@@ -5,19 +5,51 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import ProgressBar, Sparkline, Static
+from textual.widgets import ProgressBar, Static
 
 from gemtui.bus.events import AccountStatus, Usage, quota_lines
 
 __all__ = ["UsagePanel"]
 
 
-def _line(label: str, usage: Usage) -> Content:
-    return Content.assemble(
-        (f"{label:<8}", "bold"),
-        f"in {usage.input:,}  out {usage.output:,}\n",
-        (f"{'':<8}think {usage.thoughts:,}  cached {usage.cached:,}", "$text-muted"),
-    )
+def short(n: int) -> str:
+    """A token count in at most five characters: 9,999 · 12.3k · 123k · 1.05M."""
+    if n < 10_000:
+        return f"{n:,}"
+    if n < 100_000:
+        return f"{n / 1000:.1f}k"
+    if n < 1_000_000:
+        return f"{n // 1000}k"
+    if n < 10_000_000:
+        return f"{n / 1_000_000:.2f}M"
+    if n < 100_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    return f"{n // 1_000_000}M"
+
+
+_COLUMNS = ("in", "out", "think", "cache")
+_BARS = "▁▂▃▄▅▆▇█"
+TREND_TURNS = 24
+"""Turns the sparkline shows at most (the latest), one bar each."""
+
+
+def sparkline(values: list[int]) -> str:
+    """One bar per turn, scaled from zero to the largest, so heights compare honestly."""
+    peak = max(values, default=0) or 1
+    return "".join(_BARS[min(7, round(7 * v / peak))] for v in values)
+
+
+def _table(turn: Usage, session: Usage) -> Content:
+    """Turn and session figures as a small table: a row each, a column per kind, so the
+    pane's default width never wraps a figure onto a line of its own."""
+    head = Content.styled(f"{'':<7}" + "".join(f"{c:>6}" for c in _COLUMNS), "$text-muted")
+    rows: list[Content | str] = [head]
+    for label, usage in (("turn", turn), ("session", session)):
+        figures = (usage.input, usage.output, usage.thoughts, usage.cached)
+        rows.append("\n")
+        rows.append(Content.styled(f"{label:<7}", "bold"))
+        rows.append("".join(f"{short(n):>6}" for n in figures))
+    return Content.assemble(*rows)
 
 
 class UsagePanel(VerticalScroll, can_focus=False):
@@ -28,9 +60,14 @@ class UsagePanel(VerticalScroll, can_focus=False):
         height: auto;
         max-height: 50%;
     }
+    UsagePanel { scrollbar-size-vertical: 1; }
     UsagePanel > Static { height: auto; }
-    UsagePanel > Sparkline { height: 2; margin: 0 1; }
-    UsagePanel > ProgressBar { height: 1; }
+    UsagePanel > #usage-trend { color: $text-muted; margin-top: 1; }
+    UsagePanel > #usage-sparkline { color: $primary; }
+    UsagePanel > .-hidden { display: none; }
+    UsagePanel > ProgressBar { height: 1; margin-top: 1; }
+    UsagePanel Bar { width: 1fr; }
+    UsagePanel Bar > .bar--bar { background: $panel-lighten-2; }
     """
 
     def __init__(
@@ -57,8 +94,9 @@ class UsagePanel(VerticalScroll, can_focus=False):
 
     def compose(self) -> ComposeResult:
         yield Static(id="usage-numbers")
-        yield Sparkline([], id="usage-sparkline")
-        yield ProgressBar(total=100, show_eta=False, id="usage-context")
+        yield Static(id="usage-trend", classes="-hidden")
+        yield Static(id="usage-sparkline", classes="-hidden")
+        yield ProgressBar(total=100, show_eta=False, show_percentage=False, id="usage-context")
         yield Static(id="usage-notes")
 
     def on_mount(self) -> None:
@@ -74,7 +112,6 @@ class UsagePanel(VerticalScroll, can_focus=False):
         if cost is not None:
             self.cost += cost
             self.priced = True
-        self.query_one(Sparkline).data = list(self.per_turn)
         self._refresh_numbers()
 
     def reset(self) -> None:
@@ -84,7 +121,6 @@ class UsagePanel(VerticalScroll, can_focus=False):
         self.compressions.clear()
         self.cost, self.priced = 0.0, False
         self.streamed_chars = self.last_prompt_tokens = 0
-        self.query_one(Sparkline).data = []
         self._refresh_numbers()
 
     def end_stream(self) -> None:
@@ -128,14 +164,24 @@ class UsagePanel(VerticalScroll, can_focus=False):
             else Content("")
         )
         self.query_one("#usage-numbers", Static).update(
-            Content.assemble(_line("turn", self.turn), "\n", _line("session", self.session), live)
+            Content.assemble(_table(self.turn, self.session), live)
         )
+        trend = len(self.per_turn) >= 2  # one bar says nothing about a trend
+        for name in ("#usage-trend", "#usage-sparkline"):
+            self.query_one(name).set_class(not trend, "-hidden")
+        if trend:
+            recent = self.per_turn[-TREND_TURNS:]
+            self.query_one("#usage-trend", Static).update(
+                f"tokens per turn (peak {short(max(recent))})"
+            )
+            self.query_one("#usage-sparkline", Static).update(sparkline(recent))
         share = 0.0
         if self.context_window:
             share = min(100.0, 100.0 * self.last_prompt_tokens / self.context_window)
         self.query_one(ProgressBar).update(progress=share)
         notes: list[Content | str] = [
-            f"context {self.last_prompt_tokens:,} / {self.context_window:,}"
+            f"context {share:.1f}% · {short(self.last_prompt_tokens)}"
+            f" of {short(self.context_window)}"
             if self.context_window
             else "context window unknown"
         ]

@@ -1,0 +1,113 @@
+"""How rendered Markdown looks: the theme decides, through component classes.
+
+Rich's Markdown draws headings in its own colours (an underlined magenta ``##`` that
+reads like a link, a centred ``#``) and inline code bold cyan on black whatever the
+theme. A widget that renders Markdown declares :data:`MARKDOWN_STYLES` as component
+classes (``<prefix>--md-h1`` …), styles them in CSS with theme tokens, and renders
+inside ``console.use_theme(markdown_theme(...))`` so every Rich ``markdown.*`` style
+comes from the Textual theme. Headings are also left-aligned at every level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.segment import Segment
+from rich.style import Style
+from rich.theme import Theme
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
+    from rich.markdown import Markdown, MarkdownElement
+
+__all__ = [
+    "MARKDOWN_CSS",
+    "MARKDOWN_STYLES",
+    "ThemedMarkdown",
+    "left_aligned_markdown",
+    "markdown_theme",
+]
+
+MARKDOWN_STYLES: dict[str, tuple[str, ...]] = {
+    # component name → the Rich styles it sets
+    "md-h1": ("markdown.h1",),
+    "md-h2": ("markdown.h2",),
+    "md-h3": ("markdown.h3",),
+    "md-h4": ("markdown.h4", "markdown.h5", "markdown.h6", "markdown.h7"),
+    "md-code": ("markdown.code",),
+    "md-link": ("markdown.link", "markdown.link_url"),
+    "md-quote": ("markdown.block_quote",),
+    "md-bullet": ("markdown.item.bullet", "markdown.item.number", "markdown.list"),
+    "md-rule": ("markdown.hr", "markdown.table.border", "markdown.h1.border"),
+}
+
+MARKDOWN_CSS = """
+& > .{p}--md-h1 {{ color: $primary; text-style: bold; }}
+& > .{p}--md-h2 {{ color: $foreground; text-style: bold; }}
+& > .{p}--md-h3 {{ color: $foreground; text-style: bold italic; }}
+& > .{p}--md-h4 {{ color: $text-muted; text-style: italic; }}
+& > .{p}--md-code {{ color: $text-accent; background: $foreground 7%; }}
+& > .{p}--md-link {{ color: $text-primary; text-style: underline; }}
+& > .{p}--md-quote {{ color: $text-muted; text-style: italic; }}
+& > .{p}--md-bullet {{ color: $text-primary; text-style: bold; }}
+& > .{p}--md-rule {{ color: $panel-lighten-2; }}
+"""
+"""The default look; ``{p}`` is the widget's component prefix (nest it in its CSS)."""
+
+
+def markdown_theme(style: Callable[[str], Style]) -> Theme:
+    """A Rich theme whose ``markdown.*`` styles are the component styles ``style`` gives."""
+    styles: dict[str, str | Style] = {}
+    for name, targets in MARKDOWN_STYLES.items():
+        look = style(name)
+        for target in targets:
+            styles[target] = look
+    return Theme(styles, inherit=True)
+
+
+@cache
+def _markdown_class() -> type[Markdown]:
+    from rich.markdown import Heading, Markdown
+
+    class _Heading(Heading):
+        LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(Heading.LEVEL_ALIGN, "left")
+
+    class _Markdown(Markdown):
+        elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+            **Markdown.elements,
+            "heading_open": _Heading,
+        }
+
+    return _Markdown
+
+
+def left_aligned_markdown(source: str, code_theme: str) -> Markdown:
+    """Rich Markdown with every heading level on the left (Rich centres ``#``)."""
+    return _markdown_class()(source, code_theme=code_theme)
+
+
+class ThemedMarkdown:
+    """A Rich renderable: Markdown drawn with a theme's ``markdown.*`` styles.
+
+    For widgets whose renderable Textual draws later (a ``Static``, a pane), where a
+    ``console.use_theme`` around the call cannot reach: the theme is pushed while this
+    renders itself.
+    """
+
+    def __init__(self, source: str, theme: Theme, code_theme: str = "monokai") -> None:
+        self.source = source
+        self.theme = theme
+        self.code_theme = code_theme
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        with console.use_theme(self.theme):
+            lines = console.render_lines(
+                left_aligned_markdown(self.source, self.code_theme), options, pad=False
+            )
+        new_line = Segment.line()
+        for line in lines:
+            yield from line
+            yield new_line

@@ -1,0 +1,44 @@
+"""The usage pane's figures: short enough for its width, a per-turn trend only when
+there is a trend to show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gemtui.bus import events as ev
+from gemtui.tui.widgets.usage_panel import short, sparkline
+from tests.tui.test_snapshots import _app, _feed
+
+
+def test_figures_fit_in_five_characters() -> None:
+    assert [short(n) for n in (0, 999, 9_999, 12_345, 123_456, 1_048_576)] == [
+        "0",
+        "999",
+        "9,999",
+        "12.3k",
+        "123k",
+        "1.05M",
+    ]
+    assert all(len(short(10**k + 7)) <= 5 for k in range(9))
+
+
+def test_the_sparkline_scales_from_zero_one_bar_per_turn() -> None:
+    assert sparkline([100, 200, 400]) == "▃▅█"
+    assert sparkline([5, 5]) == "██"  # equal turns look equal, not empty
+    assert sparkline([]) == ""
+
+
+async def test_the_trend_shows_from_the_second_turn(tmp_path: Path) -> None:
+    app = _app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        usage = app.main.usage
+        turn = ev.TurnFinished(
+            finish_reason="STOP", model="m", usage=ev.Usage(100, 20, 0, 0, 120), cost=None
+        )
+        _feed(app, turn)
+        await pilot.pause()
+        assert usage.query_one("#usage-sparkline").has_class("-hidden")
+        _feed(app, turn)
+        await pilot.pause()
+        assert not usage.query_one("#usage-sparkline").has_class("-hidden")
+        assert "tokens per turn" in str(usage.query_one("#usage-trend").render())
