@@ -1,0 +1,45 @@
+"""Smaller things a first hour trips over: /permissions opens on a rule, /model checks the
+name, exiting says how to come back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.screens.dialogs import PermissionsScreen
+from tests.tui.conftest import make_app, make_session
+
+
+async def test_permissions_opens_on_a_rule_that_can_be_removed(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    session = make_session(mock_llm.url, workspace)
+    tool = session.registry.get("run_shell_command")
+    assert tool is not None
+    added = session.policy.allow_for_session(tool, {"command": "ls -la"})
+    app = make_app(session, workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press(*"/permissions", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PermissionsScreen)
+        await pilot.press("x")  # no arrow key first
+        await pilot.pause()
+    assert added[0] not in session.policy.rules()
+
+
+async def test_model_refuses_a_name_it_does_not_know(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    session = make_session(mock_llm.url, workspace)
+    app = make_app(session, workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.run_slash("/model no-such-model")
+        await pilot.pause()
+        assert session.chat.model == "gemini-2.5-flash"
+        texts = [str(n.message) for n in app._notifications]
+        assert any("no model 'no-such-model'" in t for t in texts), texts
+        app.run_slash("/model gemini-2.5-pro")
+        switching = [w for w in app.workers if w.group == "model"]
+        assert switching, "a known model is switched to"
+        await app.workers.wait_for_complete(switching)
+        assert session.chat.model == "gemini-2.5-pro"
