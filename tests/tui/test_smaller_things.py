@@ -43,3 +43,31 @@ async def test_model_refuses_a_name_it_does_not_know(
         assert switching, "a known model is switched to"
         await app.workers.wait_for_complete(switching)
         assert session.chat.model == "gemini-2.5-pro"
+
+
+async def test_quitting_a_saved_session_says_how_to_resume_it(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    from gemtui.bus.events import AgentFinished
+    from gemtui.config.settings import Settings
+    from gemtui.store import SessionStore
+    from gemtui.tui.app import GemtuiApp
+    from tests.tui.helpers import Messages, turns_done
+
+    mock_llm.enqueue({"text": "saved answer"})
+    session = make_session(mock_llm.url, workspace)
+    app = GemtuiApp(
+        settings=Settings(),
+        session=session,
+        workspace=workspace,
+        raise_errors=True,
+        store=SessionStore(),
+    )
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        assert app.resume_hint is None, "nothing saved yet: nothing to resume"
+        await pilot.press(*"remember this", "enter")
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+        assert app.resume_hint == f"To continue this session: gemtui --resume {session.id}"
+    app.close_store()

@@ -171,3 +171,16 @@ async def test_stream_is_not_retried_after_its_first_chunk() -> None:
         await drain()
     assert len(got) == 1
     assert inner.opened == 1
+
+
+async def test_retries_and_the_final_failure_are_logged(caplog: pytest.LogCaptureFixture) -> None:
+    async def fn() -> None:
+        raise RetryableApiError(503, "busy")
+
+    with caplog.at_level("WARNING", logger="gemtui.providers.retry"), pytest.raises(ApiError):
+        await call_with_retry(fn, FAST)
+    messages = [r.getMessage() for r in caplog.records]
+    assert sum("retrying in" in m for m in messages) == 2
+    assert "(attempt 1 of 3)" in messages[0]
+    assert "busy" in messages[0]
+    assert "failed for good" in messages[-1]
