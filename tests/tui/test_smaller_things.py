@@ -71,3 +71,32 @@ async def test_quitting_a_saved_session_says_how_to_resume_it(
         await turns_done(app)
         assert app.resume_hint == f"To continue this session: gemtui --resume {session.id}"
     app.close_store()
+
+
+async def test_palette_screenshot_says_where_and_theme_is_offered_once(
+    mock_llm: MockLLMServer, workspace: Path, tmp_path: Path, monkeypatch: object
+) -> None:
+    import pytest
+
+    mp: pytest.MonkeyPatch = monkeypatch  # type: ignore[assignment]
+    home = tmp_path / "home-without-downloads"
+    home.mkdir()
+    mp.setenv("HOME", str(home))
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Theme" not in titles, "themes are offered once, by entries that save"
+        assert "Screenshot" in titles
+        saved = app.take_screenshot()
+        await pilot.pause()
+        assert saved is not None
+        assert saved.parent == workspace
+        assert saved.read_text().startswith("<svg")
+        texts = [str(n.message) for n in app._notifications]
+        assert any(str(saved) in t for t in texts), texts
+        (workspace / "locked").mkdir()
+        mp.setattr(app, "workspace", workspace / "locked" / "missing")
+        assert app.take_screenshot() is None
+        await pilot.pause()
+        texts = [str(n.message) for n in app._notifications]
+        assert any("Screenshot not saved" in t and "No such file" in t for t in texts), texts
