@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 
 import pytest
@@ -171,3 +172,36 @@ async def test_stream_is_not_retried_after_its_first_chunk() -> None:
         await drain()
     assert len(got) == 1
     assert inner.opened == 1
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+async def test_retries_and_the_final_failure_are_logged() -> None:
+    async def fn() -> None:
+        raise RetryableApiError(503, "busy")
+
+    # A handler on the module's own logger: gemtui's log set-up (another test may have
+    # run it) stops propagation to the root logger that caplog listens on.
+    logger = logging.getLogger("gemtui.providers.retry")
+    seen = _Records()
+    logger.addHandler(seen)
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        with pytest.raises(ApiError):
+            await call_with_retry(fn, FAST)
+    finally:
+        logger.removeHandler(seen)
+        logger.setLevel(level)
+    messages = [r.getMessage() for r in seen.records]
+    assert sum("retrying in" in m for m in messages) == 2
+    assert "(attempt 1 of 3)" in messages[0]
+    assert "busy" in messages[0]
+    assert "failed for good" in messages[-1]

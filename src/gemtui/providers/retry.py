@@ -11,6 +11,7 @@ has been received; later failures are the chat's business.
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ from gemtui.providers.base import ContentGenerator, aclose_stream
 from gemtui.wire import Content, GenerateContentRequest, GenerateContentResponse, ModelInfo
 
 __all__ = ["RetryNotice", "RetryPolicy", "RetryingGenerator", "call_with_retry", "compute_wait"]
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -82,10 +85,20 @@ def _retrying(policy: RetryPolicy, on_retry: Callable[[RetryNotice], None] | Non
         return compute_wait(policy, state.attempt_number, exc)
 
     def before_sleep(state: RetryCallState) -> None:
-        if on_retry is None or state.outcome is None or state.next_action is None:
+        if state.outcome is None or state.next_action is None:
             return
         exc = state.outcome.exception()
         assert exc is not None
+        log.warning(  # the log says what the status line said, after it is gone
+            "model call failed (attempt %d of %d): %s: %s; retrying in %.1fs",
+            state.attempt_number,
+            policy.max_attempts,
+            type(exc).__name__,
+            exc,
+            state.next_action.sleep,
+        )
+        if on_retry is None:
+            return
         on_retry(
             RetryNotice(state.attempt_number, policy.max_attempts, state.next_action.sleep, exc)
         )
@@ -105,9 +118,13 @@ async def call_with_retry(
     on_retry: Callable[[RetryNotice], None] | None = None,
 ) -> T:
     """Await ``fn()`` until it succeeds, fails terminally or attempts run out."""
-    async for attempt in _retrying(policy or RetryPolicy(), on_retry):
-        with attempt:
-            return await fn()
+    try:
+        async for attempt in _retrying(policy or RetryPolicy(), on_retry):
+            with attempt:
+                return await fn()
+    except Exception as exc:
+        log.warning("model call failed for good: %s: %s", type(exc).__name__, exc)
+        raise
     raise AssertionError("unreachable")  # pragma: no cover
 
 

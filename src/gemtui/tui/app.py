@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on, work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.events import Resize
 
@@ -29,6 +29,8 @@ from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from gemtui.agent.assembly import Assembled
     from gemtui.agent.session import Session
     from gemtui.config.settings import Settings
@@ -166,6 +168,33 @@ class GemtuiApp(SessionHost):
             if isinstance(screen, kind):
                 return screen
         raise LookupError("the main screen is not open")
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's palette entries, less its Theme picker (the "gemtui: theme …" entries
+        switch and save the choice) and with a Screenshot that says where it went."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Theme":
+                continue
+            if command.title == "Screenshot":
+                yield SystemCommand(
+                    "Screenshot",
+                    "Save an SVG screenshot of the screen (~/Downloads, else the workspace)",
+                    lambda: self.set_timer(0.1, self.take_screenshot),
+                )
+                continue
+            yield command
+
+    def take_screenshot(self) -> Path | None:
+        """Save the screen as SVG and say where, or why it could not be saved."""
+        downloads = Path.home() / "Downloads"
+        folder = downloads if downloads.is_dir() else self.workspace
+        try:
+            saved = Path(self.save_screenshot(path=str(folder)))
+        except OSError as exc:
+            self.notify(f"Screenshot not saved in {folder}: {exc}", severity="error")
+            return None
+        self.notify(f"Screenshot saved: {saved}")
+        return saved
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW_WIDTH, "-narrow")

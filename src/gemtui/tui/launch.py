@@ -65,14 +65,18 @@ def launch_tui(
     if isinstance(app, FatalError):
         sys.stderr.write(f"gemtui: {app.message}\n")
         return app.exit_code
+    hint: str | None = None
     try:
         app.run()
     finally:
         if app.session is not None:
             app.session.close_background()
+        hint = app.resume_hint  # while the store is open: only a saved session has one
         app.close_store()
     if app.exit_message:
         sys.stderr.write(f"gemtui: {app.exit_message}\n")
+    elif hint and not app.crash_message:
+        sys.stderr.write(f"gemtui: {hint}\n")
     if app.crash_message:
         from gemtui.config.paths import log_dir
 

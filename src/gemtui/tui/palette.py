@@ -33,9 +33,8 @@ class GemtuiCommands(Provider):
             entries.append(
                 (f"gemtui: approval mode {mode}", f"/approval-mode {mode}", "Set the mode")
             )
-        for theme in sorted(self.app.available_themes):
-            if theme.startswith("gemtui"):
-                entries.append((f"gemtui: theme {theme}", f"/theme {theme}", "Switch theme"))
+        for theme in sorted(self.app.available_themes):  # the one theme entry: it saves
+            entries.append((f"gemtui: theme {theme}", f"/theme {theme}", "Switch theme (saved)"))
         entries.append(("gemtui: copy last code block", "/copy code", "Copy via OSC 52"))
         return entries
 

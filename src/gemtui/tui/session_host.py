@@ -336,6 +336,20 @@ class SessionHost(MaskingApp[int]):
             price = price_for(row["model"] or session.chat.model, session.provider.settings.prices)
             screen.usage.record_turn(usage, cost_of(usage, price))
 
+    @property
+    def resume_hint(self) -> str | None:
+        """How to come back to this session after quitting (None when nothing was saved)."""
+        session = self.session
+        store = self.store
+        if session is None or store is None or not session.chat.history:
+            return None
+        try:
+            if store.get(session.id) is None:
+                return None
+        except Exception:  # the store may be gone by now: no hint beats a wrong one
+            return None
+        return f"To continue this session: gemtui --resume {session.id}"
+
     def close_store(self) -> None:
         """Persist what is left of the session and close the store (on exit)."""
         if self.assembled is not None:

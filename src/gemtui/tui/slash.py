@@ -43,7 +43,7 @@ def _compress(app: GemtuiApp, arg: str) -> None:
 def _model(app: GemtuiApp, arg: str) -> None:
     """``/model`` lists the models of every configured provider; ``/model [PROVIDER:]NAME``
     switches live, keeping the conversation."""
-    from gemtui.agent.provider_choice import list_models
+    from gemtui.agent.provider_choice import KNOWN_MODELS, list_models
 
     if app.session is None:
         return
@@ -62,7 +62,30 @@ def _model(app: GemtuiApp, arg: str) -> None:
     if not provider:
         same = [p for p, m in choices if m == model]
         provider = app.session.provider.name if not same else same[0]
+    known = [m for p, m in choices if p == provider]
+    current = app.session.provider
+    if provider == current.name:  # the one in use is always known, configured or not
+        offered = list(current.settings.models) or list(KNOWN_MODELS.get(current.kind, ()))
+        known += [m for m in [app.session.chat.model, *offered] if m not in known]
+    if model != "auto" and model not in known and not _names_its_own_models(app, provider):
+        app.notify(
+            f"{provider} has no model {model!r} that gemtui knows of "
+            f"({', '.join(known) or 'none listed'}). To use another, add it to "
+            f"[providers.{provider}] models in config.toml.",
+            severity="warning",
+            timeout=10,
+        )
+        return
     app.switch_model(provider, model)
+
+
+def _names_its_own_models(app: GemtuiApp, provider: str) -> bool:
+    """An OpenAI-compatible server without a configured list (Ollama, vLLM…) serves
+    models gemtui cannot know of: any name goes, and its first answer tells."""
+    conf = app.settings.providers.get(provider)
+    if conf is None and app.session is not None and app.session.provider.name == provider:
+        conf = app.session.provider.settings
+    return conf is not None and conf.kind == "openai" and not conf.models
 
 
 def _auth(app: GemtuiApp, arg: str) -> None:

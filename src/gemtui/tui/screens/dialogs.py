@@ -103,7 +103,9 @@ class PermissionsScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self._reload()
 
-    def _reload(self) -> None:
+    def _reload(self, near: int = 0) -> None:
+        """List the rules with a removable one highlighted (the one at ``near`` or the
+        next), so Delete works at once."""
         self._rules = list(self.policy.rules())
         options = self.query_one("#rules", OptionList)
         options.clear_options()
@@ -113,6 +115,12 @@ class PermissionsScreen(ModalScreen[None]):
         )
         if not self._rules:
             options.add_option(Option("No rules.", disabled=True))
+        removable = [
+            i for i, rule in enumerate(self._rules) if getattr(rule, "source", "") != "builtin"
+        ]
+        if removable:
+            options.highlighted = next((i for i in removable if i >= near), removable[-1])
+        options.focus()
 
     def action_remove(self) -> None:
         options = self.query_one("#rules", OptionList)
@@ -126,7 +134,7 @@ class PermissionsScreen(ModalScreen[None]):
             self.notify(f"Cannot remove that rule: {exc}", severity="warning")
             return
         self.notify(f"Removed {rule.label()}")
-        self._reload()
+        self._reload(near=index)
 
     def action_close(self) -> None:
         self.dismiss(None)
