@@ -19,6 +19,7 @@ from gemtui.errors import StreamError, TransportError, api_error_from_response
 from gemtui.providers.base import Capabilities
 from gemtui.providers.convert_openai import (
     OpenAIStream,
+    declarations_of,
     from_openai_completion,
     make_response,
     to_openai_request,
@@ -71,14 +72,14 @@ class OpenAICompatGenerator:
     ) -> GenerateContentResponse:
         body = to_openai_request(request, model, stream=False)
         data = await post_json(self._client, f"{self._base}/chat/completions", body, self._headers)
-        return from_openai_completion(data)
+        return from_openai_completion(data, _names(request))
 
     async def stream(
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
     ) -> AsyncIterator[GenerateContentResponse]:
         body = to_openai_request(request, model, stream=True)
         url = f"{self._base}/chat/completions"
-        state = OpenAIStream()
+        state = OpenAIStream(call_names=_names(request))
         async with open_stream(self._client, url, body, self._headers) as response:
             try:
                 async with aclosing(iter_sse_json(response, done_marker="[DONE]")) as frames:
@@ -114,6 +115,10 @@ class OpenAICompatGenerator:
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+
+def _names(request: GenerateContentRequest) -> list[str]:
+    return [d.name for d in declarations_of(request)]
 
 
 def _stream_error(data: dict[str, Any]) -> Exception:

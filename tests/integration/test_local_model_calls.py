@@ -1,0 +1,82 @@
+"""`gemtui -p` with a local model that writes its calls as text, in native OpenAI mode.
+
+The answers are what Qwen2.5-Coder-0.5B-Instruct really wrote behind llama.cpp's
+``llama-server --jinja`` (tests/fixtures/real_llm/), replayed by the mock server on the
+OpenAI wire: the call is the message's plain text, with no ``tool_calls``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gemtui.testing import MockLLMServer
+
+from .helpers import gemtui_env, run_gemtui, write_fast_config
+
+QWEN_NATIVE_CALL = '{"name": "read_file", "arguments": {"file_path": "notes.txt"}}'
+"""The issue's own capture: Qwen's whole answer to "Use the read_file tool"."""
+
+
+def _native(home: Path, url: str) -> tuple[list[str], dict[str, str]]:
+    env = gemtui_env(home, key=None)
+    write_fast_config(home)
+    env["OPENAI_BASE_URL"] = f"{url}/v1"
+    return ["--provider", "openai", "-m", "qwen"], env
+
+
+def _chat_requests(srv: MockLLMServer) -> list[Any]:
+    return [r.json for r in srv.requests if r.path.endswith("/chat/completions")]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        QWEN_NATIVE_CALL,
+        f"<tool_call>\n{QWEN_NATIVE_CALL}\n</tool_call>",
+        f"```json\n{QWEN_NATIVE_CALL}\n```",
+    ],
+    ids=["bare", "tool_call-tags", "fenced"],
+)
+def test_text_call_in_native_mode_runs_and_its_result_reaches_the_model(
+    answer: str, mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    flags, env = _native(isolated_home, mock_llm_thread.url)
+    (workspace / "notes.txt").write_text("Pelicans nest on islands.\n")
+    mock_llm_thread.enqueue({"text": answer, "chunks": 7}, {"text": "The first word is Pelicans."})
+    proc = run_gemtui(["-p", "first word of notes.txt?", "--yolo", *flags], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "The first word is Pelicans."
+    second = _chat_requests(mock_llm_thread)[-1]
+    assistant = [m for m in second["messages"] if m["role"] == "assistant"][-1]
+    assert assistant["tool_calls"][0]["function"]["name"] == "read_file"
+    tool = [m for m in second["messages"] if m["role"] == "tool"][-1]
+    assert tool["tool_call_id"] == assistant["tool_calls"][0]["id"]
+    assert "Pelicans nest on islands." in tool["content"]
+
+
+def test_prose_around_json_in_native_mode_stays_the_answer(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    flags, env = _native(isolated_home, mock_llm_thread.url)
+    text = f"You could call it like this: {QWEN_NATIVE_CALL} and see."
+    mock_llm_thread.enqueue({"text": text, "chunks": 5})
+    proc = run_gemtui(["-p", "how do I read a file?", "--yolo", *flags], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == text
+    assert len(_chat_requests(mock_llm_thread)) == 1
+
+
+def test_undeclared_name_in_native_mode_is_prose(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    flags, env = _native(isolated_home, mock_llm_thread.url)
+    text = json.dumps({"name": "format_disk", "arguments": {"drive": "c"}})
+    mock_llm_thread.enqueue({"text": text})
+    proc = run_gemtui(["-p", "go", "--yolo", *flags], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == text
+    assert len(_chat_requests(mock_llm_thread)) == 1
