@@ -80,3 +80,28 @@ def test_undeclared_name_in_native_mode_is_prose(
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == text
     assert len(_chat_requests(mock_llm_thread)) == 1
+
+
+@pytest.mark.parametrize(("model", "switched"), [("Qwen3-8B", True), ("qwen2.5-coder", False)])
+def test_no_think_setting_switches_qwen3_off_by_its_name(
+    model: str,
+    switched: bool,
+    mock_llm_thread: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+) -> None:
+    env = gemtui_env(isolated_home, key=None)
+    local = f"""
+[providers.local]
+kind = "openai"
+base_url = "{mock_llm_thread.url}/v1"
+models = ["{model}"]
+no_think = true
+"""
+    write_fast_config(isolated_home, local)
+    mock_llm_thread.enqueue({"text": "<think>\n\n</think>\n\nHi."})
+    proc = run_gemtui(["-p", "hello", "--provider", "local"], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "Hi."
+    user = [m for m in _chat_requests(mock_llm_thread)[-1]["messages"] if m["role"] == "user"]
+    assert user[-1]["content"] == ("/no_think\n\nhello" if switched else "hello")

@@ -185,7 +185,7 @@ def resolve_provider(
         inner = TextToolsGenerator(
             inner,
             preserve_context=bool(getattr(conf, "preserve_context", False)),
-            no_think=bool(getattr(conf, "no_think", False)),
+            no_think=conf.kind != "openai" and conf.no_think,  # else the inner one does it
         )
     generator = RetryingGenerator(inner, retry_policy, on_retry)
     return ResolvedProvider(
@@ -207,7 +207,7 @@ def _openai(
         )
     base = base or os.environ.get("OPENAI_BASE_URL")
     key = get_secret(f"{name}-api-key", "OPENAI_API_KEY")  # local servers need none
-    return OpenAICompatGenerator(client(), base, key, name=name)
+    return OpenAICompatGenerator(client(), base, key, name=name, no_think=conf.no_think)
 
 
 def _anthropic(

@@ -91,7 +91,8 @@ class ProviderSettings(_Section):
     preserve_context: bool = False
     """Text tools: keep the call's JSON in the visible answer."""
     no_think: bool = False
-    """Text tools: prepend the model family's no-thinking switch to user turns."""
+    """Switch thinking off where the model family has a switch, read from the model name
+    (Qwen3: ``/no_think`` before each user turn); other models are unaffected."""
     prices: dict[str, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
     """USD per million tokens: keys input, output, cached."""
 

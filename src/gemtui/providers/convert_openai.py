@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gemtui.providers.sse import check_held
-from gemtui.providers.text_tools import ThinkSplitter, function_response_text
+from gemtui.providers.text_tools import function_response_text
+from gemtui.providers.think_tags import ThinkSplitter
 from gemtui.providers.tool_call_text import WholeTextCalls
 from gemtui.wire import (
     Candidate,

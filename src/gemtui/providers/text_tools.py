@@ -14,6 +14,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from gemtui.providers.base import ContentGenerator
+from gemtui.providers.model_family import (
+    no_think_switch,
+    opens_thought_in_prompt,
+    with_no_think,
+)
+from gemtui.providers.think_tags import ThinkSplitter
 from gemtui.providers.tool_call_text import CallExtractor
 from gemtui.wire import (
     Candidate,
@@ -36,51 +42,6 @@ __all__ = [
     "render_call",
     "tool_guidance",
 ]
-
-THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
-
-
-def _partial_suffix(text: str, tag: str) -> int:
-    """Length of the longest end of ``text`` that is a proper start of ``tag``."""
-    for k in range(min(len(tag) - 1, len(text)), 0, -1):
-        if text.endswith(tag[:k]):
-            return k
-    return 0
-
-
-class ThinkSplitter:
-    """Splits streamed text into (is_thought, text) pieces at ``<think>`` tags.
-
-    A tag split across chunks is held back until complete, so nothing of it leaks.
-    """
-
-    def __init__(self) -> None:
-        self._inside = False
-        self._buf = ""
-
-    def feed(self, text: str) -> list[tuple[bool, str]]:
-        self._buf += text
-        out: list[tuple[bool, str]] = []
-        while True:
-            tag = THINK_CLOSE if self._inside else THINK_OPEN
-            i = self._buf.find(tag)
-            if i >= 0:
-                if i:
-                    out.append((self._inside, self._buf[:i]))
-                self._buf = self._buf[i + len(tag) :]
-                self._inside = not self._inside
-                continue
-            keep = _partial_suffix(self._buf, tag)
-            emit = self._buf[: len(self._buf) - keep]
-            if emit:
-                out.append((self._inside, emit))
-            self._buf = self._buf[len(emit) :]
-            return out
-
-    def flush(self) -> list[tuple[bool, str]]:
-        rest, self._buf = self._buf, ""
-        return [(self._inside, rest)] if rest else []
-
 
 # -- rendering tools and history as text -----------------------------------------------
 
@@ -160,18 +121,19 @@ class TextToolsGenerator:
         *,
         preserve_context: bool = False,
         no_think: bool = False,
-        no_think_switch: str = "/no_think",
     ) -> None:
         self.inner = inner
         self.name = inner.name
         self.capabilities = inner.capabilities
         self.preserve_context = preserve_context
         self.no_think = no_think
-        self.no_think_switch = no_think_switch
+        """Switch thinking off for models whose family has a switch (Qwen3's /no_think)."""
         self._counter = itertools.count(1)
 
     # -- request ---------------------------------------------------------------------
-    def rewrite_request(self, request: GenerateContentRequest) -> GenerateContentRequest:
+    def rewrite_request(
+        self, request: GenerateContentRequest, model: str = ""
+    ) -> GenerateContentRequest:
         decls = [d for t in request.tools or [] for d in t.function_declarations or []]
         system_parts = [
             Part(text=p.text)
@@ -181,7 +143,7 @@ class TextToolsGenerator:
         if decls:
             system_parts.append(Part(text=tool_guidance(decls)))
         kept_tools = [t for t in request.tools or [] if t.google_search is not None]
-        return request.model_copy(
+        rewritten = request.model_copy(
             update={
                 "contents": [self._render(c) for c in request.contents],
                 "system_instruction": Content(role="user", parts=system_parts)
@@ -191,6 +153,8 @@ class TextToolsGenerator:
                 "tool_config": None,
             }
         )
+        switch = no_think_switch(model) if self.no_think else None
+        return with_no_think(rewritten, switch) if switch else rewritten
 
     def _render(self, content: Content) -> Content:
         texts: list[str] = []
@@ -209,8 +173,6 @@ class TextToolsGenerator:
             else:
                 others.append(part.model_copy(update={"thought_signature": None}))
         text = "\n\n".join(texts)
-        if content.role == "user" and self.no_think:
-            text = f"{self.no_think_switch}\n\n{text}" if text else self.no_think_switch
         parts = ([Part(text=text)] if text else []) + others
         return Content(role=content.role, parts=parts or [Part(text="")])
 
@@ -218,13 +180,14 @@ class TextToolsGenerator:
     async def stream(
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
     ) -> AsyncIterator[GenerateContentResponse]:
-        think = ThinkSplitter()
+        think = ThinkSplitter(opened=opens_thought_in_prompt(model))
         names = [d.name for t in request.tools or [] for d in t.function_declarations or []]
         extractor = CallExtractor(names, preserve_context=self.preserve_context)
         finish: str | None = None
         usage: UsageMetadata | None = None
         native: list[Part] = []
-        inner = self.inner.stream(self.rewrite_request(request), model=model, prompt_id=prompt_id)
+        rewritten = self.rewrite_request(request, model)
+        inner = self.inner.stream(rewritten, model=model, prompt_id=prompt_id)
         try:
             async for chunk in inner:
                 parts: list[Part] = []
