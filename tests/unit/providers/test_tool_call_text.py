@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -324,3 +325,58 @@ def test_openai_stream_native_calls_win_over_text() -> None:
     parts = state.final().candidates[0].content.parts
     assert [p.text for p in parts if p.text] == [text]
     assert [p.function_call.name for p in parts if p.function_call] == ["glob"]
+
+
+REAL = Path(__file__).parents[2] / "fixtures" / "real_llm" / "qwen2.5-coder-0.5b-q4km.jsonl"
+"""What Qwen2.5-Coder-0.5B-Instruct (Q4_K_M) wrote behind llama-server --jinja, streamed
+delta by delta as the server sent it (recorded with tests/fixtures/real_llm/capture.py)."""
+
+
+def _recorded() -> list[dict]:
+    return [json.loads(line) for line in REAL.read_text(encoding="utf-8").splitlines()]
+
+
+EXPECTED_REAL = {
+    ("read", "native"): [("read_file", "notes.txt")],
+    ("list", "native"): [("list_directory", None)],
+    ("two", "native"): [("read_file", "a.txt")],
+    ("read", "text"): [("read_file", "notes.txt")],
+    ("list", "text"): [("list_directory", None)],
+    ("two", "text"): [("read_file", "a.txt"), ("read_file", "b.txt")],
+    ("plain", "native"): [],
+}
+
+
+@pytest.mark.parametrize(
+    "record", _recorded(), ids=lambda r: f"{r['case']}-{r['mode']}-{r['tools']}"
+)
+def test_recorded_real_outputs(record: dict) -> None:
+    from gemtui.providers.convert_openai import OpenAIStream
+    from gemtui.tools.registry import default_registry
+
+    names = default_registry().names()
+    expected = EXPECTED_REAL[(record["case"], record["mode"])]
+    found: list[tuple[str, dict]]
+    if record["mode"] == "text":  # text-tools mode: the extractor over the deltas
+        ex = CallExtractor(names)
+        shown = "".join(ex.feed(d) for d in record["deltas"]) + ex.flush()
+        found = ex.calls
+    else:  # native mode: the OpenAI stream state, fed the server's chunks
+        state = OpenAIStream(call_names=names)
+        parts = [
+            p
+            for d in record["deltas"]
+            for p in state.feed({"choices": [{"delta": {"content": d}}]})
+        ]
+        state.feed({"choices": [{"delta": {}, "finish_reason": "stop"}]})
+        final = state.final().candidates[0]
+        parts += final.content.parts
+        shown = "".join(p.text or "" for p in parts if not p.thought)
+        found = [(p.function_call.name, p.function_call.args) for p in parts if p.function_call]
+    assert [
+        (n, a.get("file_path")) if n == "read_file" else (n, None) for n, a in found
+    ] == expected
+    if expected:
+        assert not shown.strip()
+    else:
+        assert shown == "".join(record["deltas"])
