@@ -254,6 +254,9 @@ class ToolBlock(Block):
             header.append(f"  {redact(snap.description)}", style=muted)
         header.append(f"  · {label}", style=state_style)
         strips = [_text_line(ctx, header)]
+        if snap.repair:
+            note = Text(f"  ↺ {snap.repair}", style=muted)
+            strips.extend(_wrapped(ctx, note, ctx.width))
         output = self._output_lines()
         shown = output if self.expanded else output[:COLLAPSED_OUTPUT_LINES]
         bar = Segment("  │ ", muted)
