@@ -105,3 +105,72 @@ no_think = true
     assert proc.stdout.strip() == "Hi."
     user = [m for m in _chat_requests(mock_llm_thread)[-1]["messages"] if m["role"] == "user"]
     assert user[-1]["content"] == ("/no_think\n\nhello" if switched else "hello")
+
+
+def _read_file_description(request: dict[str, Any]) -> str:
+    tools = {t["function"]["name"]: t["function"] for t in request["tools"]}
+    return str(tools["read_file"]["description"])
+
+
+@pytest.mark.parametrize(
+    ("server", "extra", "compact", "probed"),
+    [
+        ("llama.cpp", "", True, True),
+        ("ollama", "", True, True),
+        ("vllm", "", True, True),
+        (None, "", False, True),  # says nothing: the name's guess (128k) stays
+        ("llama.cpp", "context_window = 200000\n", False, False),  # settings win, no probe
+        ("llama.cpp", 'tool_descriptions = "full"\n', False, True),
+    ],
+)
+def test_small_window_learned_from_the_server_gets_compact_tools(
+    server: str | None,
+    extra: str,
+    compact: bool,
+    probed: bool,
+    mock_llm_thread: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+) -> None:
+    mock_llm_thread.local_server.kind = server
+    mock_llm_thread.local_server.context_window = 8192
+    env = gemtui_env(isolated_home, key=None)
+    local = f"""
+[providers.local]
+kind = "openai"
+base_url = "{mock_llm_thread.url}/v1"
+models = ["qwen3-coder"]
+{extra}"""
+    write_fast_config(isolated_home, local)
+    mock_llm_thread.enqueue({"text": "Hi."}, {"text": "Again."})
+    proc = run_gemtui(["-p", "hello", "--provider", "local"], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    request = _chat_requests(mock_llm_thread)[-1]
+    description = _read_file_description(request)
+    if compact:
+        assert description == "Reads and returns the content of a specified file."
+    else:
+        assert len(description) > 200
+    probes = [r.path for r in mock_llm_thread.requests if not r.path.endswith("/completions")]
+    assert bool(probes) is probed
+
+
+def test_text_tools_get_one_line_guidance_for_a_small_window(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    mock_llm_thread.local_server.kind = "llama.cpp"
+    env = gemtui_env(isolated_home, key=None)
+    env["OPENAI_BASE_URL"] = f"{mock_llm_thread.url}/v1"
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue({"text": "Hi."})
+    proc = run_gemtui(
+        ["-p", "hello", "--provider", "openai", "-m", "qwen", "--text-tools"],
+        env=env,
+        cwd=workspace,
+    )
+    assert proc.returncode == 0, proc.stderr
+    request = _chat_requests(mock_llm_thread)[-1]
+    assert "tools" not in request
+    system = request["messages"][0]["content"]
+    assert "- read_file(file_path: string, start_line?: number, end_line?: number): " in system
+    assert "Available tools:" not in system  # the full form's heading

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.prompt import build_system_instruction
+from gemtui.agent.prompt_fit import fit_prompt
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
 from gemtui.bus import (
     AgentFinished,
@@ -24,6 +25,7 @@ from gemtui.chat.history import strip_thought_signatures
 from gemtui.config.paths import config_dir
 from gemtui.config.settings import Settings
 from gemtui.providers.retry import RetryingGenerator, RetryNotice
+from gemtui.providers.tool_guidance import compact_declarations
 from gemtui.wire import Content, FunctionDeclaration, GenerationConfig, ThinkingConfig
 
 if TYPE_CHECKING:
@@ -104,6 +106,8 @@ class Session:
         )
         if isinstance(provider.generator, RetryingGenerator):
             provider.generator.on_retry = self._on_retry
+        self._compact_tools: bool | None = None
+        """Whether tools get the compact description; decided before the first prompt."""
         self.chat = Chat(
             provider.generator,
             model=provider.model,
@@ -143,7 +147,8 @@ class Session:
         denied = set(self.policy.denied_tool_names(self.registry.names(), self.approval_mode))
         if self.approval_mode == "plan":  # plan mode: the model is offered read-only tools only
             denied |= {t.name for t in self.registry.tools() if t.kind not in READ_ONLY_KINDS}
-        return self.registry.declarations(exclude=denied)
+        decls = self.registry.declarations(exclude=denied)
+        return compact_declarations(decls) if self._compact_tools else decls
 
     def _on_retry(self, notice: RetryNotice) -> None:
         self.bus.emit(
@@ -191,6 +196,7 @@ class Session:
             self.executor.config.context_window = provider.context_window
             self.executor.config.prices = dict(provider.settings.prices)
             self.executor.last_prompt_tokens = 0
+            self._compact_tools = None  # the new provider's window decides
             await old.generator.aclose()
         self.chat.set_model(model)
         self.executor.config.fallback = fallback_chain(self.provider, model)
@@ -201,6 +207,9 @@ class Session:
 
     async def send(self, prompt: str) -> AgentFinished:
         """Run one prompt to the end. Cancel with ``cancel()`` (or ``bus.cancel()``)."""
+        if self._compact_tools is None:
+            self._compact_tools = await fit_prompt(self.provider, self.chat.model)
+            self.executor.config.context_window = self.provider.context_window
         self.chat.declarations = self._declarations()
         self._cancel = asyncio.Event()
         try:

@@ -93,6 +93,9 @@ class ProviderSettings(_Section):
     no_think: bool = False
     """Switch thinking off where the model family has a switch, read from the model name
     (Qwen3: ``/no_think`` before each user turn); other models are unaffected."""
+    tool_descriptions: Literal["full", "compact", "auto"] = "auto"
+    """How tools are described to the model: in full, compactly (name, first sentence,
+    typed parameters), or compactly only when the context window is under 32k tokens."""
     prices: dict[str, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
     """USD per million tokens: keys input, output, cached."""
 

@@ -126,6 +126,15 @@ class OpenAICompatGenerator:
         items = data.get("data", []) if isinstance(data, dict) else []
         return [ModelInfo(name=m["id"], display_name=m["id"]) for m in items if "id" in m]
 
+    async def learn_context_window(self, model: str) -> int | None:
+        """The window the server says it serves ``model`` with (local servers only: the
+        OpenAI API itself says nothing, so it is not asked)."""
+        if self._base == DEFAULT_OPENAI_BASE_URL:
+            return None
+        from gemtui.providers.context_probe import probe_context_window
+
+        return await probe_context_window(self._client, self._base, model, self._headers)
+
     async def aclose(self) -> None:
         await self._client.aclose()
 

@@ -21,6 +21,7 @@ from gemtui.providers.model_family import (
 )
 from gemtui.providers.think_tags import ThinkSplitter
 from gemtui.providers.tool_call_text import CallExtractor
+from gemtui.providers.tool_guidance import compact_guidance
 from gemtui.wire import (
     Candidate,
     Content,
@@ -121,6 +122,7 @@ class TextToolsGenerator:
         *,
         preserve_context: bool = False,
         no_think: bool = False,
+        compact: bool = False,
     ) -> None:
         self.inner = inner
         self.name = inner.name
@@ -128,6 +130,8 @@ class TextToolsGenerator:
         self.preserve_context = preserve_context
         self.no_think = no_think
         """Switch thinking off for models whose family has a switch (Qwen3's /no_think)."""
+        self.compact = compact
+        """Describe the tools one line each (small context windows, ``tool_guidance``)."""
         self._counter = itertools.count(1)
 
     # -- request ---------------------------------------------------------------------
@@ -141,7 +145,8 @@ class TextToolsGenerator:
             if p.text
         ]
         if decls:
-            system_parts.append(Part(text=tool_guidance(decls)))
+            guidance = compact_guidance(decls) if self.compact else tool_guidance(decls)
+            system_parts.append(Part(text=guidance))
         kept_tools = [t for t in request.tools or [] if t.google_search is not None]
         rewritten = request.model_copy(
             update={
