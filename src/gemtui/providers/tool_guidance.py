@@ -82,17 +82,27 @@ def _signature(decl: FunctionDeclaration) -> str:
     return f"{decl.name}({', '.join(params)})"
 
 
+def _example(declarations: list[FunctionDeclaration]) -> str:
+    """A real call for the example (a small model copies a concrete one far better than
+    placeholders): ``read_file`` when it is offered."""
+    names = {d.name for d in declarations}
+    if "read_file" in names:
+        return '{"tool_call": {"name": "read_file", "arguments": {"file_path": "README.md"}}}'
+    return '{"tool_call": {"name": "TOOL_NAME", "arguments": {"PARAMETER": "VALUE"}}}'
+
+
 def compact_guidance(declarations: list[FunctionDeclaration]) -> str:
-    """Text-tools guidance in one line per tool (about 40 tokens each)."""
+    """Text-tools guidance in one line per tool (about 40 tokens each).
+
+    It never quotes how results come back: small models then imitate the result
+    heading instead of calling (the issue's "Tool result for" answers)."""
     lines = [
         "You can use tools. To call one, answer with only this JSON, one block per call:",
         "```json",
-        '{"tool_call": {"name": "TOOL_NAME", "arguments": {"PARAMETER": "VALUE"}}}',
+        _example(declarations),
         "```",
         "Tools (a ? marks an optional parameter):",
     ]
     lines += [f"- {_signature(d)}: {first_sentence(d.description)}" for d in declarations]
-    lines.append(
-        "After your calls, stop: each result comes back in a message starting 'Tool result for'."
-    )
+    lines.append("After your calls, stop and wait for their results.")
     return "\n".join(lines)

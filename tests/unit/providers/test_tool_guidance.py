@@ -27,7 +27,11 @@ def test_compact_guidance_is_one_line_per_tool_and_a_fifth_of_the_full_one() -> 
     assert read.startswith(
         "- read_file(file_path: string, start_line?: number, end_line?: number): "
     )
-    assert '{"tool_call": {"name": "TOOL_NAME"' in compact
+    assert (
+        '{"tool_call": {"name": "read_file", "arguments": {"file_path": "README.md"}}}' in compact
+    )
+    assert "Tool result for" not in compact  # small models imitate it instead of calling
+    assert '"name": "TOOL_NAME"' in compact_guidance([d for d in decls if d.name == "glob"])
 
 
 def test_compact_declarations_keep_names_types_and_required() -> None:
