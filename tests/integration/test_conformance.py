@@ -39,7 +39,16 @@ from gemtui.providers.text_tools import TextToolsGenerator
 from gemtui.testing import MockLLMServer, RecordedRequest
 
 FAST = RetryPolicy(max_attempts=3, initial_delay=0.01, max_delay=0.02)
-ADAPTERS = ["gemini", "openai_compat", "anthropic", "text_tools"]
+ADAPTERS = [
+    "gemini",
+    "openai_compat",
+    "anthropic",
+    "text_tools",
+    "text_tools_gemini",
+    "text_tools_anthropic",
+]
+"""``text_tools`` wraps the OpenAI-compatible adapter; the other two text-tools harnesses
+run the same wrapper over the Gemini and Anthropic wires."""
 GENERATION_PATHS = (":streamGenerateContent", ":generateContent", "/chat/completions", "/messages")
 GEMINI_ONLY = {
     "contents",
@@ -65,28 +74,40 @@ class Harness:
     srv: MockLLMServer
 
     @property
+    def wire(self) -> str:
+        """The API spoken on the wire: gemini, anthropic or openai."""
+        base = self.adapter.removeprefix("text_tools_")
+        return {"gemini": "gemini", "anthropic": "anthropic"}.get(base, "openai")
+
+    @property
+    def text_tools(self) -> bool:
+        return self.adapter.startswith("text_tools")
+
+    @property
     def kind(self) -> str:
-        return {"gemini": "gemini", "anthropic": "anthropic"}.get(self.adapter, "openai")
+        return self.wire
 
     @property
     def model(self) -> str:
         return {"gemini": "gemini-2.5-pro", "anthropic": "claude-sonnet-4-5"}.get(
-            self.adapter, "qwen3-coder"
+            self.wire, "qwen3-coder"
         )
 
     def generator(self, read_timeout: float | None = 5.0) -> ContentGenerator:
         client = make_client(read_timeout)
         url = self.srv.url
-        if self.adapter == "gemini":
-            return GeminiGenerator(client, "gem-key", url)
-        if self.adapter == "anthropic":
-            return AnthropicGenerator(client, url, "ant-key")
-        inner = OpenAICompatGenerator(client, f"{url}/v1", "oai-key")
-        return TextToolsGenerator(inner) if self.adapter == "text_tools" else inner
+        inner: ContentGenerator
+        if self.wire == "gemini":
+            inner = GeminiGenerator(client, "gem-key", url)
+        elif self.wire == "anthropic":
+            inner = AnthropicGenerator(client, url, "ant-key")
+        else:
+            inner = OpenAICompatGenerator(client, f"{url}/v1", "oai-key")
+        return TextToolsGenerator(inner) if self.text_tools else inner
 
     def calls_step(self, calls: list[tuple[str, dict[str, Any]]], **kw: Any) -> dict[str, Any]:
         """A step answering with these calls, natively or as text for text_tools."""
-        if self.adapter != "text_tools":
+        if not self.text_tools:
             fcs = [{"name": n, "args": a, "id": f"call-{i}"} for i, (n, a) in enumerate(calls)]
             return {"function_calls": fcs, **kw}
         blocks = [
@@ -134,7 +155,7 @@ def make_run(h: Harness, workspace: Path, *, read_timeout: float | None = 5.0) -
 def conversation(h: Harness, body: dict[str, Any]) -> list[tuple[str, str]]:
     """(role, text) of each message, roles as user/model, tool traffic left out."""
     out: list[tuple[str, str]] = []
-    if h.adapter == "gemini":
+    if h.wire == "gemini":
         for c in body["contents"]:
             text = "".join(p.get("text", "") for p in c["parts"] if not p.get("thought"))
             if text:
@@ -155,7 +176,9 @@ def tool_exchange(
     h: Harness, body: dict[str, Any]
 ) -> tuple[list[str], list[tuple[str, str, bool]]]:
     """Ids of the last model turn's calls, and (id, result text, is_error) of the results."""
-    if h.adapter == "gemini":
+    if h.text_tools:
+        return _text_tool_exchange(h, body)
+    if h.wire == "gemini":
         calls = [
             p["functionCall"]["id"] for p in body["contents"][-2]["parts"] if "functionCall" in p
         ]
@@ -165,7 +188,7 @@ def tool_exchange(
             resp = fr["response"]
             results.append((fr["id"], str(resp.get("output", resp.get("error"))), "error" in resp))
         return calls, results
-    if h.adapter == "anthropic":
+    if h.wire == "anthropic":
         msgs = body["messages"]
         calls = [b["id"] for b in msgs[-2]["content"] if b["type"] == "tool_use"]
         results = [
@@ -175,15 +198,19 @@ def tool_exchange(
         ]
         return calls, results
     msgs = body["messages"]
-    if h.adapter == "openai_compat":
-        last_assistant = max(i for i, m in enumerate(msgs) if m["role"] == "assistant")
-        calls = [tc["id"] for tc in msgs[last_assistant]["tool_calls"]]
-        tools = [m for m in msgs[last_assistant + 1 :] if m["role"] == "tool"]
-        return calls, [
-            (m["tool_call_id"], m["content"], m["content"].startswith("Error")) for m in tools
-        ]
-    # text_tools: results come back as user text naming the call's id
-    last_user = msgs[-1]["content"]
+    last_assistant = max(i for i, m in enumerate(msgs) if m["role"] == "assistant")
+    calls = [tc["id"] for tc in msgs[last_assistant]["tool_calls"]]
+    tools = [m for m in msgs[last_assistant + 1 :] if m["role"] == "tool"]
+    return calls, [
+        (m["tool_call_id"], m["content"], m["content"].startswith("Error")) for m in tools
+    ]
+
+
+def _text_tool_exchange(
+    h: Harness, body: dict[str, Any]
+) -> tuple[list[str], list[tuple[str, str, bool]]]:
+    """Text tools: results come back as the last user message's text, naming the call's id."""
+    last_user = conversation(h, body)[-1][1]
     results = []
     for chunk in last_user.split("Tool result for ")[1:]:
         head, _, rest = chunk.partition("): ")
@@ -205,16 +232,43 @@ def assert_valid_requests(h: Harness) -> None:
     for req in h.generation_requests():
         body = req.json
         assert isinstance(body, dict)
-        if h.adapter == "gemini":
+        if h.text_tools:
+            _assert_text_tools(h, body)
+        if h.wire == "gemini":
             assert req.headers["x-goog-api-key"] == "gem-key"
             _assert_gemini(body)
             continue
         leaked = _keys(body) & GEMINI_ONLY
         assert not leaked, f"Gemini-only fields in a {h.adapter} request: {leaked}"
-        if h.adapter == "anthropic":
+        if h.wire == "anthropic":
             _assert_anthropic(req, body)
         else:
             _assert_openai(h, req, body)
+
+
+def _assert_text_tools(h: Harness, body: dict[str, Any]) -> None:
+    """No tool traffic on the wire: declarations in the system text, calls and results as
+    plain text in alternating turns."""
+    if h.wire == "gemini":
+        assert "tools" not in body or all("functionDeclarations" not in t for t in body["tools"])
+        system = "".join(p.get("text", "") for p in body["systemInstruction"]["parts"])
+        parts = [p for c in body["contents"] for p in c["parts"]]
+        assert all(set(p) <= {"text", "thought"} for p in parts), parts
+    elif h.wire == "anthropic":
+        assert "tools" not in body
+        raw = body["system"]
+        system = raw if isinstance(raw, str) else "".join(b.get("text", "") for b in raw)
+        blocks = [
+            b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]
+        ]
+        assert all(b["type"] == "text" for b in blocks), blocks
+    else:
+        assert "tools" not in body
+        msgs = body["messages"]
+        assert all(m["role"] != "tool" and "tool_calls" not in m for m in msgs)
+        assert msgs[0]["role"] == "system"
+        system = msgs[0]["content"]
+    assert "Available tools" in system
 
 
 def _assert_gemini(body: dict[str, Any]) -> None:
@@ -260,11 +314,7 @@ def _assert_openai(h: Harness, req: RecordedRequest, body: dict[str, Any]) -> No
     assert body["stream_options"] == {"include_usage": True}
     msgs = body["messages"]
     assert {m["role"] for m in msgs} <= {"system", "user", "assistant", "tool"}
-    if h.adapter == "text_tools":
-        assert "tools" not in body
-        assert all(m["role"] != "tool" and "tool_calls" not in m for m in msgs)
-        assert msgs[0]["role"] == "system"
-        assert "Available tools" in msgs[0]["content"]
+    if h.text_tools:
         return
     for tool in body.get("tools", []):
         assert tool["type"] == "function"
