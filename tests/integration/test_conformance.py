@@ -72,6 +72,9 @@ GEMINI_ONLY = {
 class Harness:
     adapter: str
     srv: MockLLMServer
+    thinking_budget: int = 0
+    """Anthropic: the provider's ``thinking_budget`` setting."""
+    model_name: str | None = None
 
     @property
     def wire(self) -> str:
@@ -89,9 +92,10 @@ class Harness:
 
     @property
     def model(self) -> str:
-        return {"gemini": "gemini-2.5-pro", "anthropic": "claude-sonnet-4-5"}.get(
-            self.wire, "qwen3-coder"
-        )
+        return self.model_name or {
+            "gemini": "gemini-2.5-pro",
+            "anthropic": "claude-sonnet-4-5",
+        }.get(self.wire, "qwen3-coder")
 
     def generator(self, read_timeout: float | None = 5.0) -> ContentGenerator:
         client = make_client(read_timeout)
@@ -100,7 +104,7 @@ class Harness:
         if self.wire == "gemini":
             inner = GeminiGenerator(client, "gem-key", url)
         elif self.wire == "anthropic":
-            inner = AnthropicGenerator(client, url, "ant-key")
+            inner = AnthropicGenerator(client, url, "ant-key", thinking_budget=self.thinking_budget)
         else:
             inner = OpenAICompatGenerator(client, f"{url}/v1", "oai-key")
         return TextToolsGenerator(inner) if self.text_tools else inner
@@ -305,6 +309,19 @@ def _assert_anthropic(req: RecordedRequest, body: dict[str, Any]) -> None:
         assert [b["type"] for b in nxt[: len(results)]] == ["tool_result"] * len(results)
     for tool in body.get("tools", []):
         assert set(tool) == {"name", "description", "input_schema"}
+    if "thinking" in body:  # extended thinking: the shape and limits the API enforces
+        thinking = body["thinking"]
+        assert thinking["type"] == "enabled"
+        assert thinking["budget_tokens"] >= 1024
+        assert body["max_tokens"] > thinking["budget_tokens"]
+        assert "temperature" not in body
+        assert "top_p" not in body
+        assert body.get("tool_choice", {}).get("type") not in ("any", "tool")
+        for m in msgs:  # a model turn that called tools starts with its signed thinking
+            blocks = m["content"]
+            if m["role"] == "assistant" and any(b["type"] == "tool_use" for b in blocks):
+                assert blocks[0]["type"] == "thinking", blocks
+                assert blocks[0]["signature"]
 
 
 def _assert_openai(h: Harness, req: RecordedRequest, body: dict[str, Any]) -> None:
@@ -550,4 +567,57 @@ async def test_cancel_mid_stream_keeps_partial(harness: Harness, workspace: Path
     kept = "".join(p.text or "" for p in history[-1].parts if not p.thought)
     assert kept
     assert words.startswith(kept.strip())
+    await run.session.aclose()
+
+
+async def test_claude_thinking_budget_is_asked_streamed_and_kept(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("alpha content\n")
+    h = Harness("anthropic", mock_llm, thinking_budget=2048)
+    mock_llm.enqueue(
+        {
+            "thought": "I should read a.txt first",
+            **h.calls_step([("read_file", {"file_path": "a.txt"})]),
+        },
+        {"thought": "Now I can answer", "text": "It says alpha."},
+    )
+    run = make_run(h, workspace)
+    done = await run.session.send("what is in a.txt?")
+    assert done.text == "It says alpha."
+    thoughts = "".join(e.text for e in run.of(ThoughtDelta))
+    assert "I should read a.txt first" in thoughts
+    assert "Now I can answer" in thoughts
+    first, second = (r.json for r in h.generation_requests())
+    assert first["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert first["max_tokens"] >= 2048 + 1024
+    assistant = [m for m in second["messages"] if m["role"] == "assistant"][-1]
+    assert [b["type"] for b in assistant["content"]] == ["thinking", "tool_use"]
+    assert assistant["content"][0]["thinking"] == "I should read a.txt first"
+    assert_valid_requests(h)
+    await run.session.aclose()
+
+
+@pytest.mark.parametrize(
+    ("model", "asked"),
+    [
+        ("claude-sonnet-4-5", True),
+        ("claude-opus-4-1-20250805", True),
+        ("claude-haiku-4-5", True),
+        ("claude-3-7-sonnet-20250219", True),
+        ("claude-3-5-haiku-latest", False),
+        ("claude-3-opus-20240229", False),
+    ],
+)
+async def test_thinking_only_for_models_that_support_it(
+    model: str, asked: bool, mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    h = Harness("anthropic", mock_llm, thinking_budget=1024, model_name=model)
+    mock_llm.enqueue({"text": "Hi."})
+    run = make_run(h, workspace)
+    await run.session.send("hello")
+    (req,) = h.generation_requests()
+    assert ("thinking" in req.json) is asked
+    assert req.json["model"] == model
+    assert_valid_requests(h)
     await run.session.aclose()

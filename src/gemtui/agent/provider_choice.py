@@ -217,7 +217,8 @@ def _anthropic(
 
     key = _required_key(name, "anthropic", "ANTHROPIC_API_KEY")
     base = conf.base_url or os.environ.get("ANTHROPIC_BASE_URL")
-    return AnthropicGenerator(client(), base, key, name=name)
+    budget = conf.thinking_budget
+    return AnthropicGenerator(client(), base, key, name=name, thinking_budget=budget)
 
 
 _KIND_LABELS = {
