@@ -351,7 +351,9 @@ class OpenAIStream:
                 Part(function_call=FunctionCall(id=pending.id, name=pending.name, args=args))
             )
         if self.text_calls is not None:
-            held, text_calls = self.text_calls.finish(accept=not self.calls)
+            held, text_calls = self.text_calls.finish(
+                accept=not self.calls, cut_off=finish == "MAX_TOKENS"
+            )
             if held:
                 parts.append(Part(text=held))
             for name, args in text_calls:

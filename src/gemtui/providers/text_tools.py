@@ -214,7 +214,7 @@ class TextToolsGenerator:
                 await close()
         parts = []
         self._split(think.flush(), extractor, parts)
-        tail = extractor.flush()
+        tail = extractor.flush(cut_off=finish == "MAX_TOKENS")
         if tail:
             parts.append(Part(text=tail))
         if finish is not None:

@@ -174,19 +174,26 @@ class CallExtractor:
         """Whether the buffer starts at the start of a line."""
         self._in_code = False
         """Inside a fenced block that is not a call (code): only its closing fence counts."""
+        self._after_call = False
+        """A call just ended: a ``,`` or ``;`` after it separates calls, it is not prose."""
+        self._cut_off = False
         self._ends = _Ends()
 
     def feed(self, text: str) -> str:
         self._buf += text
         return self._scan(final=False)
 
-    def flush(self) -> str:
+    def flush(self, *, cut_off: bool = False) -> str:
+        """The rest of the text. ``cut_off``: the answer hit its token limit, so an object
+        left open was cut, not finished with its braces forgotten (never closed then)."""
+        self._cut_off = cut_off
         return self._scan(final=True)
 
     # -- the scan ------------------------------------------------------------------------
     def _scan(self, *, final: bool) -> str:
         buf, out, pos = self._buf, [], 0
         while True:
+            pos = self._skip_separator(buf, pos)
             start = buf.find(_FENCE, pos) if self._in_code else _find(buf, pos)
             if start < 0:
                 keep = 0 if final else min(len(buf) - len(buf.rstrip("`")), len(buf) - pos)
@@ -206,7 +213,20 @@ class CallExtractor:
             if self.preserve_context:
                 out.append(buf[start : found.end])
             pos = found.end
+            self._after_call = True
         return "".join(out)
+
+    def _skip_separator(self, buf: str, pos: int) -> int:
+        """Past the ``,`` or ``;`` (and the blanks before it) right after a call."""
+        if not self._after_call:
+            return pos
+        j = pos
+        while j < len(buf) and buf[j] in " \t":
+            j += 1
+        if j >= len(buf):
+            return pos
+        self._after_call = False
+        return j + 1 if buf[j] in ",;" else pos
 
     def _drop(self, buf: str, k: int) -> None:
         """Keep ``buf[k:]`` as the buffer, remembering whether it starts a line."""
@@ -251,10 +271,15 @@ class CallExtractor:
             return _Try("no")
         end = self._ends.end(buf, start)
         if end < 0:
-            if final:
-                self.malformed |= explicit
-                return _Try("no")
-            return _MORE
+            if not final:
+                return _MORE
+            # the answer ended inside the object: small models often drop its last braces
+            closed = None if self._cut_off else _closed(buf[start:])
+            calls = self._parse(closed, explicit=False) if closed is not None else None
+            if calls:
+                return _Try("call", len(buf), calls)
+            self.malformed |= explicit
+            return _Try("no")
         calls = self._parse(buf[start:end], explicit)
         return _Try("call", end, calls) if calls else _Try("no")
 
@@ -394,6 +419,32 @@ class CallExtractor:
         return _Try("call", last, calls) if calls else no
 
 
+def _closed(text: str) -> str | None:
+    """``text`` (a JSON value whose last brackets are missing) with them closed, or None
+    unless every value in it is complete: a string, key or container cut short is a cut
+    answer, and running it (a ``write_file`` with half its content) would do harm."""
+    stack: list[str] = []
+    in_str = escaped = False
+    for ch in text:
+        if in_str:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]" and (not stack or stack.pop() != ch):
+            return None
+    tail = text.rstrip()
+    if in_str or tail.endswith((",", ":", "{", "[")):
+        return None
+    return tail + "".join(reversed(stack))
+
+
 def _find(buf: str, pos: int) -> int:
     match = _CANDIDATE.search(buf, pos)
     return match.start() if match else -1
@@ -439,12 +490,12 @@ class WholeTextCalls:
             return held
         return ""
 
-    def finish(self, *, accept: bool = True) -> tuple[str, list[Call]]:
+    def finish(self, *, accept: bool = True, cut_off: bool = False) -> tuple[str, list[Call]]:
         """(text still to show, calls): the calls when the whole text was calls (and
         ``accept``: false when the message also made native calls)."""
         if self.passthrough:
             return "", []
-        visible = self._extractor.flush()
+        visible = self._extractor.flush(cut_off=cut_off)
         raw, self._raw = "".join(self._raw), []
         if accept and self._extractor.calls and not visible.strip():
             return "", list(self._extractor.calls)

@@ -143,6 +143,20 @@ CASES: list[tuple[str, str, list, str]] = [
         "Reading  now.",
     ),
     (
+        "calls separated by commas, as Qwen writes them",
+        '{"name": "read_file", "arguments": {"file_path": "notes.txt"}},\n'
+        '{"name": "list_directory", "arguments": {"dir_path": "."}};',
+        [READ, LIST],
+        "\n",
+    ),
+    (
+        "the last braces dropped at the end of the answer (recorded from Qwen 0.5B)",
+        '{"name": "read_file", "arguments": {"file_path": "notes.txt"}},\n'
+        '{"name": "replace", "arguments": {"file_path": "g.txt", "old_string": "Hello World"}',
+        [READ, ("replace", {"file_path": "g.txt", "old_string": "Hello World"})],
+        "\n",
+    ),
+    (
         "a call with no arguments",
         '{"name": "glob"}',
         [("glob", {})],
@@ -174,6 +188,10 @@ PROSE = [
     ("html-ish text", "<div>a < b</div> <tool"),
     ("a lone tag word", "Use the [TOOL_CALLS] marker, or <tool_call> tags."),
     ("undeclared name in Mistral form", "[TOOL_CALLS]rm_rf[ARGS]{}"),
+    ("a comma after prose JSON is prose", '{"answer": 42},\nyes'),
+    ("a cut-off undeclared call", '{"name": "read_", "arguments": {"file_path": "n"}'),
+    ("a write cut inside its content", '{"name": "replace", "arguments": {"new_string": "de'),
+    ("arguments cut at their opening", '{"name": "read_file", "arguments": {'),
 ]
 
 
@@ -197,6 +215,13 @@ def test_broken_explicit_call_is_malformed_and_shown() -> None:
     unclosed = '<tool_call>\n{"name": "read_file", "arguments": {'
     shown, found, malformed = run(unclosed, 1)
     assert (shown, found, malformed) == (unclosed, [], True)
+
+
+def test_missing_braces_are_not_closed_when_the_answer_was_cut_off() -> None:
+    text = '{"name": "read_file", "arguments": {"file_path": "notes.txt"}'
+    ex = CallExtractor(NAMES)
+    assert ex.feed(text) + ex.flush(cut_off=True) == text
+    assert ex.calls == []
 
 
 def test_broken_bare_object_is_just_prose() -> None:
@@ -380,3 +405,23 @@ def test_recorded_real_outputs(record: dict) -> None:
         assert not shown.strip()
     else:
         assert shown == "".join(record["deltas"])
+
+
+RECORDED_READ_REPLACE = (
+    '{"name": "read_file", "arguments": {"file_path": "greeting.txt"}},\n{"name": "replace", '
+    '"arguments": {"file_path": "greeting.txt", "instruction": "Replace \'Hello World\' with '
+    '\'Goodbye World\'", "old_string": "Hello World", "new_string": "Goodbye World"}'
+)
+"""Qwen2.5-Coder-0.5B's whole answer to the read-then-replace check (make test-real-llm):
+two calls joined by a comma, the last one's closing brace never written."""
+
+
+@pytest.mark.parametrize("size", [1, 4, 10_000])
+def test_recorded_read_then_replace_is_two_calls(size: int) -> None:
+    whole = WholeTextCalls(NAMES)
+    text = RECORDED_READ_REPLACE
+    shown = "".join(whole.feed(text[i : i + size]) for i in range(0, len(text), size))
+    rest, calls = whole.finish()
+    assert shown + rest == ""
+    assert [name for name, _ in calls] == ["read_file", "replace"]
+    assert calls[1][1]["new_string"] == "Goodbye World"
