@@ -29,6 +29,8 @@ FLAGS = {
     "openai_compat": ["--provider", "openai", "-m", "qwen3-coder"],
     "anthropic": ["--provider", "anthropic"],
     "text_tools": ["--provider", "openai", "-m", "qwen3-coder", "--text-tools"],
+    "text_tools_gemini": ["--text-tools"],
+    "text_tools_anthropic": ["--provider", "anthropic", "--text-tools"],
 }
 
 
@@ -38,7 +40,7 @@ def _env(adapter: str, home: Path, url: str) -> dict[str, str]:
     if adapter in ("openai_compat", "text_tools"):
         env["OPENAI_BASE_URL"] = f"{url}/v1"
         env["OPENAI_API_KEY"] = "oai-key"
-    elif adapter == "anthropic":
+    elif adapter in ("anthropic", "text_tools_anthropic"):
         env["ANTHROPIC_BASE_URL"] = url
         env["ANTHROPIC_API_KEY"] = "ant-key"
     return env
