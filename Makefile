@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-snapshot-update snapshot-png readme-pictures lint format bench bench-peers demo install compile clean
+.PHONY: run test test-snapshot-update test-real-llm snapshot-png readme-pictures lint format bench bench-peers demo install compile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,11 @@ demo: compile
 
 test: $(STAMP)
 	$(BIN)/pytest
+
+# Not part of `make test`: a real llama-server with a real 0.5B model (built once by
+# ../shared/real-llm/setup.sh), four headless checks; RUNS=5 repeats them.
+test-real-llm: compile
+	$(BIN)/python bench/real_llm.py --runs $(or $(RUNS),1)
 
 test-snapshot-update: $(STAMP)
 	$(BIN)/pytest tests/tui --snapshot-update

@@ -41,9 +41,18 @@ from gemtui.providers.text_tools import TextToolsGenerator
 from gemtui.testing import MockLLMServer, RecordedRequest
 
 FAST = RetryPolicy(max_attempts=3, initial_delay=0.01, max_delay=0.02)
-ADAPTERS = ["gemini", "code_assist", "openai_compat", "anthropic", "text_tools"]
-GEMINI_WIRE = ("gemini", "code_assist")
-"""Adapters whose requests carry a Gemini body (Code Assist inside its envelope)."""
+ADAPTERS = [
+    "gemini",
+    "code_assist",
+    "openai_compat",
+    "anthropic",
+    "text_tools",
+    "text_tools_gemini",
+    "text_tools_anthropic",
+]
+"""``text_tools`` wraps the OpenAI-compatible adapter; the other two text-tools harnesses
+run the same wrapper over the Gemini and Anthropic wires; ``code_assist`` speaks Gemini's
+body inside the Code Assist envelope."""
 GENERATION_PATHS = (":streamGenerateContent", ":generateContent", "/chat/completions", "/messages")
 GEMINI_ONLY = {
     "contents",
@@ -67,35 +76,50 @@ GEMINI_ONLY = {
 class Harness:
     adapter: str
     srv: MockLLMServer
+    thinking_budget: int = 0
+    """Anthropic: the provider's ``thinking_budget`` setting."""
+    model_name: str | None = None
+
+    @property
+    def wire(self) -> str:
+        """The API spoken on the wire: gemini, anthropic or openai."""
+        base = self.adapter.removeprefix("text_tools_")
+        wires = {"gemini": "gemini", "code_assist": "gemini", "anthropic": "anthropic"}
+        return wires.get(base, "openai")
+
+    @property
+    def text_tools(self) -> bool:
+        return self.adapter.startswith("text_tools")
 
     @property
     def kind(self) -> str:
-        kinds = {"gemini": "gemini", "code_assist": "code-assist", "anthropic": "anthropic"}
-        return kinds.get(self.adapter, "openai")
+        return "code-assist" if self.adapter == "code_assist" else self.wire
 
     @property
     def model(self) -> str:
-        if self.adapter in GEMINI_WIRE:
-            return "gemini-2.5-pro"
-        return "claude-sonnet-4-5" if self.adapter == "anthropic" else "qwen3-coder"
+        return self.model_name or {
+            "gemini": "gemini-2.5-pro",
+            "anthropic": "claude-sonnet-4-5",
+        }.get(self.wire, "qwen3-coder")
 
     def generator(self, read_timeout: float | None = 5.0) -> ContentGenerator:
         client = make_client(read_timeout)
         url = self.srv.url
-        if self.adapter == "gemini":
-            return GeminiGenerator(client, "gem-key", url)
+        inner: ContentGenerator
         if self.adapter == "code_assist":
             self.srv.account.require_token = True  # every request must carry a live token
-            source = TokenSource(self.srv.account.grant())
-            return CodeAssistGenerator(client, source, endpoint=url)
-        if self.adapter == "anthropic":
-            return AnthropicGenerator(client, url, "ant-key")
-        inner = OpenAICompatGenerator(client, f"{url}/v1", "oai-key")
-        return TextToolsGenerator(inner) if self.adapter == "text_tools" else inner
+            inner = CodeAssistGenerator(client, TokenSource(self.srv.account.grant()), endpoint=url)
+        elif self.wire == "gemini":
+            inner = GeminiGenerator(client, "gem-key", url)
+        elif self.wire == "anthropic":
+            inner = AnthropicGenerator(client, url, "ant-key", thinking_budget=self.thinking_budget)
+        else:
+            inner = OpenAICompatGenerator(client, f"{url}/v1", "oai-key")
+        return TextToolsGenerator(inner) if self.text_tools else inner
 
     def calls_step(self, calls: list[tuple[str, dict[str, Any]]], **kw: Any) -> dict[str, Any]:
         """A step answering with these calls, natively or as text for text_tools."""
-        if self.adapter != "text_tools":
+        if not self.text_tools:
             fcs = [{"name": n, "args": a, "id": f"call-{i}"} for i, (n, a) in enumerate(calls)]
             return {"function_calls": fcs, **kw}
         blocks = [
@@ -149,7 +173,7 @@ def conversation(h: Harness, body: dict[str, Any]) -> list[tuple[str, str]]:
     """(role, text) of each message, roles as user/model, tool traffic left out."""
     out: list[tuple[str, str]] = []
     body = gemini_body(h, body)
-    if h.adapter in GEMINI_WIRE:
+    if h.wire == "gemini":
         for c in body["contents"]:
             text = "".join(p.get("text", "") for p in c["parts"] if not p.get("thought"))
             if text:
@@ -171,7 +195,9 @@ def tool_exchange(
 ) -> tuple[list[str], list[tuple[str, str, bool]]]:
     """Ids of the last model turn's calls, and (id, result text, is_error) of the results."""
     body = gemini_body(h, body)
-    if h.adapter in GEMINI_WIRE:
+    if h.text_tools:
+        return _text_tool_exchange(h, body)
+    if h.wire == "gemini":
         calls = [
             p["functionCall"]["id"] for p in body["contents"][-2]["parts"] if "functionCall" in p
         ]
@@ -181,7 +207,7 @@ def tool_exchange(
             resp = fr["response"]
             results.append((fr["id"], str(resp.get("output", resp.get("error"))), "error" in resp))
         return calls, results
-    if h.adapter == "anthropic":
+    if h.wire == "anthropic":
         msgs = body["messages"]
         calls = [b["id"] for b in msgs[-2]["content"] if b["type"] == "tool_use"]
         results = [
@@ -191,15 +217,19 @@ def tool_exchange(
         ]
         return calls, results
     msgs = body["messages"]
-    if h.adapter == "openai_compat":
-        last_assistant = max(i for i, m in enumerate(msgs) if m["role"] == "assistant")
-        calls = [tc["id"] for tc in msgs[last_assistant]["tool_calls"]]
-        tools = [m for m in msgs[last_assistant + 1 :] if m["role"] == "tool"]
-        return calls, [
-            (m["tool_call_id"], m["content"], m["content"].startswith("Error")) for m in tools
-        ]
-    # text_tools: results come back as user text naming the call's id
-    last_user = msgs[-1]["content"]
+    last_assistant = max(i for i, m in enumerate(msgs) if m["role"] == "assistant")
+    calls = [tc["id"] for tc in msgs[last_assistant]["tool_calls"]]
+    tools = [m for m in msgs[last_assistant + 1 :] if m["role"] == "tool"]
+    return calls, [
+        (m["tool_call_id"], m["content"], m["content"].startswith("Error")) for m in tools
+    ]
+
+
+def _text_tool_exchange(
+    h: Harness, body: dict[str, Any]
+) -> tuple[list[str], list[tuple[str, str, bool]]]:
+    """Text tools: results come back as the last user message's text, naming the call's id."""
+    last_user = conversation(h, body)[-1][1]
     results = []
     for chunk in last_user.split("Tool result for ")[1:]:
         head, _, rest = chunk.partition("): ")
@@ -221,19 +251,46 @@ def assert_valid_requests(h: Harness) -> None:
     for req in h.generation_requests():
         body = req.json
         assert isinstance(body, dict)
-        if h.adapter == "gemini":
-            assert req.headers["x-goog-api-key"] == "gem-key"
-            _assert_gemini(body)
-            continue
+        if h.text_tools:
+            _assert_text_tools(h, body)
         if h.adapter == "code_assist":
             _assert_code_assist(h, req, body)
             continue
+        if h.wire == "gemini":
+            assert req.headers["x-goog-api-key"] == "gem-key"
+            _assert_gemini(body)
+            continue
         leaked = _keys(body) & GEMINI_ONLY
         assert not leaked, f"Gemini-only fields in a {h.adapter} request: {leaked}"
-        if h.adapter == "anthropic":
+        if h.wire == "anthropic":
             _assert_anthropic(req, body)
         else:
             _assert_openai(h, req, body)
+
+
+def _assert_text_tools(h: Harness, body: dict[str, Any]) -> None:
+    """No tool traffic on the wire: declarations in the system text, calls and results as
+    plain text in alternating turns."""
+    if h.wire == "gemini":
+        assert "tools" not in body or all("functionDeclarations" not in t for t in body["tools"])
+        system = "".join(p.get("text", "") for p in body["systemInstruction"]["parts"])
+        parts = [p for c in body["contents"] for p in c["parts"]]
+        assert all(set(p) <= {"text", "thought"} for p in parts), parts
+    elif h.wire == "anthropic":
+        assert "tools" not in body
+        raw = body["system"]
+        system = raw if isinstance(raw, str) else "".join(b.get("text", "") for b in raw)
+        blocks = [
+            b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]
+        ]
+        assert all(b["type"] == "text" for b in blocks), blocks
+    else:
+        assert "tools" not in body
+        msgs = body["messages"]
+        assert all(m["role"] != "tool" and "tool_calls" not in m for m in msgs)
+        assert msgs[0]["role"] == "system"
+        system = msgs[0]["content"]
+    assert "Available tools" in system
 
 
 def _assert_gemini(body: dict[str, Any]) -> None:
@@ -285,6 +342,19 @@ def _assert_anthropic(req: RecordedRequest, body: dict[str, Any]) -> None:
         assert [b["type"] for b in nxt[: len(results)]] == ["tool_result"] * len(results)
     for tool in body.get("tools", []):
         assert set(tool) == {"name", "description", "input_schema"}
+    if "thinking" in body:  # extended thinking: the shape and limits the API enforces
+        thinking = body["thinking"]
+        assert thinking["type"] == "enabled"
+        assert thinking["budget_tokens"] >= 1024
+        assert body["max_tokens"] > thinking["budget_tokens"]
+        assert "temperature" not in body
+        assert "top_p" not in body
+        assert body.get("tool_choice", {}).get("type") not in ("any", "tool")
+        for m in msgs:  # a model turn that called tools starts with its signed thinking
+            blocks = m["content"]
+            if m["role"] == "assistant" and any(b["type"] == "tool_use" for b in blocks):
+                assert blocks[0]["type"] == "thinking", blocks
+                assert blocks[0]["signature"]
 
 
 def _assert_openai(h: Harness, req: RecordedRequest, body: dict[str, Any]) -> None:
@@ -294,11 +364,7 @@ def _assert_openai(h: Harness, req: RecordedRequest, body: dict[str, Any]) -> No
     assert body["stream_options"] == {"include_usage": True}
     msgs = body["messages"]
     assert {m["role"] for m in msgs} <= {"system", "user", "assistant", "tool"}
-    if h.adapter == "text_tools":
-        assert "tools" not in body
-        assert all(m["role"] != "tool" and "tool_calls" not in m for m in msgs)
-        assert msgs[0]["role"] == "system"
-        assert "Available tools" in msgs[0]["content"]
+    if h.text_tools:
         return
     for tool in body.get("tools", []):
         assert tool["type"] == "function"
@@ -537,12 +603,65 @@ async def test_cancel_mid_stream_keeps_partial(harness: Harness, workspace: Path
     await run.session.aclose()
 
 
+async def test_claude_thinking_budget_is_asked_streamed_and_kept(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("alpha content\n")
+    h = Harness("anthropic", mock_llm, thinking_budget=2048)
+    mock_llm.enqueue(
+        {
+            "thought": "I should read a.txt first",
+            **h.calls_step([("read_file", {"file_path": "a.txt"})]),
+        },
+        {"thought": "Now I can answer", "text": "It says alpha."},
+    )
+    run = make_run(h, workspace)
+    done = await run.session.send("what is in a.txt?")
+    assert done.text == "It says alpha."
+    thoughts = "".join(e.text for e in run.of(ThoughtDelta))
+    assert "I should read a.txt first" in thoughts
+    assert "Now I can answer" in thoughts
+    first, second = (r.json for r in h.generation_requests())
+    assert first["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert first["max_tokens"] >= 2048 + 1024
+    assistant = [m for m in second["messages"] if m["role"] == "assistant"][-1]
+    assert [b["type"] for b in assistant["content"]] == ["thinking", "tool_use"]
+    assert assistant["content"][0]["thinking"] == "I should read a.txt first"
+    assert_valid_requests(h)
+    await run.session.aclose()
+
+
+@pytest.mark.parametrize(
+    ("model", "asked"),
+    [
+        ("claude-sonnet-4-5", True),
+        ("claude-opus-4-1-20250805", True),
+        ("claude-haiku-4-5", True),
+        ("claude-3-7-sonnet-20250219", True),
+        ("claude-3-5-haiku-latest", False),
+        ("claude-3-opus-20240229", False),
+    ],
+)
+async def test_thinking_only_for_models_that_support_it(
+    model: str, asked: bool, mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    h = Harness("anthropic", mock_llm, thinking_budget=1024, model_name=model)
+    mock_llm.enqueue({"text": "Hi."})
+    run = make_run(h, workspace)
+    await run.session.send("hello")
+    (req,) = h.generation_requests()
+    assert ("thinking" in req.json) is asked
+    assert req.json["model"] == model
+    assert_valid_requests(h)
+    await run.session.aclose()
+
+
 # -- real MCP servers' tools over every wire ---------------------------------------------
 
 
 def tool_schemas(h: Harness, body: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Each declared tool's input schema, as this wire carries it."""
-    if h.adapter in GEMINI_WIRE:
+    if h.wire == "gemini":
         decls = [
             d for t in gemini_body(h, body).get("tools", []) for d in t["functionDeclarations"]
         ]
@@ -562,7 +681,7 @@ def assert_schema_accepted(h: Harness, schema: dict[str, Any]) -> None:
     assert "$ref" not in text
     assert "$defs" not in text
     assert "$schema" not in text
-    if h.adapter in GEMINI_WIRE:
+    if h.wire == "gemini":
         from gemtui.wire.schema import GEMINI_KEYWORDS
 
         nodes = [schema]
@@ -615,8 +734,8 @@ async def test_real_mcp_servers_tools_are_valid_in_every_wire(
     assert_valid_requests(h)
     first = h.generation_requests()[0].json
     assert isinstance(first, dict)
-    schemas = tool_schemas(h, first) if adapter != "text_tools" else {}
-    if adapter == "text_tools":
+    schemas = tool_schemas(h, first) if not h.text_tools else {}
+    if h.text_tools:
         assert "git_status" in json.dumps(first)  # described in the prompt instead
     else:
         assert offered <= set(schemas)
@@ -626,49 +745,3 @@ async def test_real_mcp_servers_tools_are_valid_in_every_wire(
     assert results, "the call's result went back to the model"
     assert "UTC" in results[0][1]
     assert not results[0][2]
-
-
-# -- Claude's extended thinking -----------------------------------------------------------
-
-
-async def _anthropic_run(
-    srv: MockLLMServer, workspace: Path, model: str, budget: int | None
-) -> tuple[Run, dict[str, Any]]:
-    from gemtui.config.settings import ProviderSettings
-
-    h = Harness("anthropic", srv)
-    gen = RetryingGenerator(h.generator(), FAST)
-    settings = ProviderSettings(kind="anthropic", thinking_budget=budget)
-    provider = ResolvedProvider("anthropic", "anthropic", gen, model, 200_000, settings)
-    options = SessionOptions(workspace=workspace, interactive=False, approval_mode="yolo")
-    session = Session(Settings(), provider, options)
-    events: list[Event] = []
-    session.bus.subscribe(events.append)
-    srv.enqueue({"thought": "**Plan** add them", "text": "4"})
-    await session.send("2+2?")
-    await session.aclose()
-    assert_valid_requests(h)
-    body = h.generation_requests()[-1].json
-    assert isinstance(body, dict)
-    return Run(session, events), body
-
-
-async def test_claude_thinks_with_the_configured_budget(
-    mock_llm: MockLLMServer, workspace: Path
-) -> None:
-    run, body = await _anthropic_run(mock_llm, workspace, "claude-sonnet-4-5", 2048)
-    assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
-    assert body["max_tokens"] > 2048
-    assert "temperature" not in body
-    assert "add them" in "".join(e.text for e in run.of(ThoughtDelta))  # streamed as thought
-
-
-async def test_claude_without_extended_thinking_is_not_asked_to_think(
-    mock_llm: MockLLMServer, workspace: Path
-) -> None:
-    _, older = await _anthropic_run(mock_llm, workspace, "claude-3-5-haiku-latest", None)
-    assert "thinking" not in older
-    _, off = await _anthropic_run(mock_llm, workspace, "claude-opus-4-1", 0)
-    assert "thinking" not in off
-    _, default = await _anthropic_run(mock_llm, workspace, "claude-opus-4-1", None)
-    assert default["thinking"] == {"type": "enabled", "budget_tokens": 4096}

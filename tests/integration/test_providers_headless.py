@@ -135,6 +135,17 @@ BAD_SETTINGS = {
         "providers.local.base_url",
         "base_url =",
     ),
+    "thinking budget under the API's minimum": (
+        '[providers.local]\nkind = "anthropic"\nthinking_budget = 500\n',
+        "providers.local.thinking_budget",
+        "at least 1024",
+    ),
+    "unknown tool_descriptions": (
+        '[providers.local]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        'tool_descriptions = "short"\n',
+        "providers.local.tool_descriptions",
+        "compact",
+    ),
     "malformed toml": ('[providers.local\nkind = "openai"\n', "malformed TOML", "Fix the syntax"),
 }
 

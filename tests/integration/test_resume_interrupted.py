@@ -32,6 +32,8 @@ FLAGS = {
     "anthropic": ["--provider", "anthropic"],
     "text_tools": ["--provider", "openai", "-m", "qwen3-coder", "--text-tools"],
     "code_assist": ["--provider", "code-assist"],
+    "text_tools_gemini": ["--text-tools"],
+    "text_tools_anthropic": ["--provider", "anthropic", "--text-tools"],
 }
 
 
@@ -47,7 +49,7 @@ def _env(adapter: str, home: Path, srv: MockLLMServer) -> dict[str, str]:
     if adapter in ("openai_compat", "text_tools"):
         env["OPENAI_BASE_URL"] = f"{url}/v1"
         env["OPENAI_API_KEY"] = "oai-key"
-    elif adapter == "anthropic":
+    elif adapter in ("anthropic", "text_tools_anthropic"):
         env["ANTHROPIC_BASE_URL"] = url
         env["ANTHROPIC_API_KEY"] = "ant-key"
     return env

@@ -256,6 +256,19 @@ class TestToolCards:
             await pilot.pause()
             assert screen_lines(transcript)[0] == "⊘ run_shell_command  pytest -q  · cancelled"
 
+    async def test_repaired_arguments_are_noted_under_the_header(self) -> None:
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            note = "arguments repaired: cmd → command"
+            transcript.upsert_tool(tool(ToolCallState.SUCCESS, "ok", duration_ms=10, repair=note))
+            await pilot.pause()
+            assert screen_lines(transcript)[:3] == [
+                "✓ run_shell_command  pytest -q  · done in 0.0s",
+                "  ↺ arguments repaired: cmd → command",
+                "  │ ok",
+            ]
+
     async def test_a_card_updated_in_the_middle_moves_what_follows(self) -> None:
         app = TranscriptApp()
         async with app.run_test(size=SIZE) as pilot:

@@ -34,7 +34,6 @@ __all__ = [
     "fallback_chain",
     "list_models",
     "resolve_provider",
-    "thinking_budget_for",
 ]
 
 BUILTIN_PROVIDERS: dict[str, ProviderSettings] = {
@@ -99,21 +98,7 @@ def fallback_chain(provider: ResolvedProvider, model: str) -> list[str]:
 
 
 DEFAULT_THINKING_BUDGET = 4096
-_THINKING_CLAUDES = ("claude-3-7", "claude-sonnet-4", "claude-opus-4", "claude-haiku-4", "claude-4")
-
-
-def thinking_budget_for(provider: ResolvedProvider, model: str) -> int | None:
-    """Extended thinking for a Claude model that has it: the settings' budget (0 = off),
-    else ``DEFAULT_THINKING_BUDGET``; None for other models and other providers."""
-    if provider.kind != "anthropic":
-        return None
-    configured = provider.settings.thinking_budget
-    if configured == 0:
-        return None
-    name = model.lower()
-    if configured is None and not any(tag in name for tag in _THINKING_CLAUDES):
-        return None
-    return configured or DEFAULT_THINKING_BUDGET
+"""Claude's extended thinking when the settings name no budget (models that have it)."""
 
 
 def context_window_for(model: str, configured: int | None = None) -> int:
@@ -213,7 +198,7 @@ def resolve_provider(
         inner = TextToolsGenerator(
             inner,
             preserve_context=bool(getattr(conf, "preserve_context", False)),
-            no_think=bool(getattr(conf, "no_think", False)),
+            no_think=conf.kind != "openai" and conf.no_think,  # else the inner one does it
         )
     generator = RetryingGenerator(inner, retry_policy, on_retry)
     return ResolvedProvider(
@@ -235,7 +220,7 @@ def _openai(
         )
     base = base or os.environ.get("OPENAI_BASE_URL")
     key = get_secret(f"{name}-api-key", "OPENAI_API_KEY")  # local servers need none
-    return OpenAICompatGenerator(client(), base, key, name=name)
+    return OpenAICompatGenerator(client(), base, key, name=name, no_think=conf.no_think)
 
 
 NOT_SIGNED_IN = (
@@ -272,7 +257,8 @@ def _anthropic(
 
     key = _required_key(name, "anthropic", "ANTHROPIC_API_KEY")
     base = conf.base_url or os.environ.get("ANTHROPIC_BASE_URL")
-    return AnthropicGenerator(client(), base, key, name=name)
+    budget = DEFAULT_THINKING_BUDGET if conf.thinking_budget is None else conf.thinking_budget
+    return AnthropicGenerator(client(), base, key, name=name, thinking_budget=budget)
 
 
 _KIND_LABELS = {

@@ -13,6 +13,7 @@ from gemtui.agent.context_files import ContextFiles, add_memory
 from gemtui.agent.error_text import ErrorContext
 from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.prompt import build_system_instruction
+from gemtui.agent.prompt_fit import fit_prompt
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
 from gemtui.bus import (
     AgentFinished,
@@ -30,6 +31,7 @@ from gemtui.chat.history import strip_thought_signatures
 from gemtui.config.paths import config_dir
 from gemtui.config.settings import Settings
 from gemtui.providers.retry import RetryingGenerator, RetryNotice
+from gemtui.providers.tool_guidance import compact_declarations
 from gemtui.wire import (
     Content,
     FunctionDeclaration,
@@ -136,6 +138,8 @@ class Session:
             provider.generator.on_retry = self._on_retry
         self.account = AccountWatch(self.bus, self.id)
         self.account.bind(provider.generator)
+        self._compact_tools: bool | None = None
+        """Whether tools get the compact description; decided before the first prompt."""
         self.chat = Chat(
             provider.generator,
             model=_start_model(provider),
@@ -144,7 +148,7 @@ class Session:
             # signatures belong to the model that made them; a resumed history may come
             # from another one (the active loop gets the "skip" value when needed)
             history=strip_thought_signatures(options.history) if options.history else None,
-            generation_config=_generation_config(provider, _start_model(provider)),
+            generation_config=_generation_config(provider),
             retry_delays=options.stream_retry_delays,
             max_answer_chars=settings.chat.max_answer_chars,
         )
@@ -176,7 +180,8 @@ class Session:
             denied |= {t.name for t in self.registry.tools() if t.kind not in READ_ONLY_KINDS}
         if not self.chat_generator.capabilities.grounding:
             denied.add(GROUNDED_TOOL)  # only Gemini APIs can search (googleSearch)
-        return self.registry.declarations(exclude=denied)
+        decls = self.registry.declarations(exclude=denied)
+        return compact_declarations(decls) if self._compact_tools else decls
 
     def _error_context(self) -> ErrorContext:
         from gemtui.agent.provider_choice import list_models
@@ -262,11 +267,12 @@ class Session:
             self.executor.config.context_window = provider.context_window
             self.executor.config.prices = dict(provider.settings.prices)
             self.executor.last_prompt_tokens = 0
+            self._compact_tools = None  # the new provider's window decides
             await old.generator.aclose()
         self.executor.config.router = _router_for(self.provider, model)
         if self.executor.config.router is None:
             self.chat.set_model(model)
-        self.chat.generation_config = _generation_config(self.provider, self.chat.model)
+        self.chat.generation_config = _generation_config(self.provider)
         self.executor.config.fallback = fallback_chain(self.provider, self.chat.model)
 
     def set_approval_mode(self, mode: str) -> None:
@@ -275,6 +281,9 @@ class Session:
 
     async def send(self, prompt: str) -> AgentFinished:
         """Run one prompt to the end. Cancel with ``cancel()`` (or ``bus.cancel()``)."""
+        if self._compact_tools is None:
+            self._compact_tools = await fit_prompt(self.provider, self.chat.model)
+            self.executor.config.context_window = self.provider.context_window
         self.chat.declarations = self._declarations()
         self._cancel = asyncio.Event()
         try:
@@ -380,16 +389,11 @@ def _fetch_limits(settings: Settings) -> FetchLimits:
     )
 
 
-def _generation_config(provider: ResolvedProvider, model: str) -> GenerationConfig | None:
-    """Thoughts asked for where the API has them: Gemini's ``includeThoughts``, Claude's
-    extended thinking with its budget (the Anthropic adapter turns it into ``thinking``)."""
-    from gemtui.agent.provider_choice import thinking_budget_for
-
+def _generation_config(provider: ResolvedProvider) -> GenerationConfig | None:
+    """Thoughts asked for where the request has the field (Gemini's ``includeThoughts``);
+    Claude's extended thinking is the Anthropic provider's (its ``thinking_budget``)."""
     if provider.generator.capabilities.thinking_config:
         return GenerationConfig(thinking_config=ThinkingConfig(include_thoughts=True))
-    budget = thinking_budget_for(provider, model)
-    if budget is not None:
-        return GenerationConfig(thinking_config=ThinkingConfig(thinking_budget=budget))
     return None
 
 

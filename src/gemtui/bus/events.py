@@ -325,6 +325,9 @@ class ToolCallSnapshot:
     """Set when the call was not run: why, as a code (``error`` says it in words)."""
     approval_reason: str | None = None
     """Why the policy asked (a protected path, a hidden shell construct…), if it did."""
+    repair: str | None = None
+    """How the model's arguments were repaired to pass validation (``path → file_path``,
+    JSON in a string), shown on the tool card; None when they were sent right."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -93,12 +93,23 @@ class ProviderSettings(_Section):
     preserve_context: bool = False
     """Text tools: keep the call's JSON in the visible answer."""
     no_think: bool = False
-    """Text tools: prepend the model family's no-thinking switch to user turns."""
+    """Switch thinking off where the model family has a switch, read from the model name
+    (Qwen3: ``/no_think`` before each user turn); other models are unaffected."""
+    thinking_budget: Annotated[int, Field(ge=0)] | None = None
+    """Anthropic: tokens of extended thinking for models that support it (Claude 3.7 and
+    4). Unset: 4096; 0 asks for none; the API takes at least 1024."""
+    tool_descriptions: Literal["full", "compact", "auto"] = "auto"
+    """How tools are described to the model: in full, compactly (name, first sentence,
+    typed parameters), or compactly only when the context window is under 32k tokens."""
     prices: dict[str, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
     """USD per million tokens: keys input, output, cached."""
-    thinking_budget: Annotated[int, Field(ge=0)] | None = None
-    """Anthropic: tokens Claude may think before answering. Unset: 4096 on models with
-    extended thinking (Claude 3.7, 4 and later), none on the others; 0 turns it off."""
+
+    @field_validator("thinking_budget")
+    @classmethod
+    def _budget(cls, value: int | None) -> int | None:
+        if value is not None and 0 < value < 1024:  # the Messages API refuses these (400)
+            raise ValueError("must be 0 (no extended thinking) or at least 1024")
+        return value
 
 
 class ChatSettings(_Section):

@@ -306,9 +306,10 @@ class StreamJsonFormatter(_Base):
             call = event.call
             if call.state == ToolCallState.VALIDATING:
                 args = redact_data(call.args, keys=True)  # the model chose the names too
-                self._line(
-                    {"type": "tool_use", "id": call.call_id, "name": call.name, "args": args}
-                )
+                use = {"type": "tool_use", "id": call.call_id, "name": call.name, "args": args}
+                if call.repair:
+                    use["repair"] = call.repair
+                self._line(use)
             elif call.state.terminal:
                 obj: dict[str, Any] = {
                     "type": "tool_result",

@@ -2,14 +2,18 @@
 
 ``ANTHROPIC_BASE_URL`` is the host, as in the Anthropic SDK; ``/v1/messages`` is appended.
 The key goes in ``x-api-key`` with the ``anthropic-version`` header, never in a URL.
-Thinking deltas become thought parts and the block's signature arrives as an empty
-thought part carrying ``thought_signature``, so the thinking block can be sent back.
+Extended thinking is asked of models that support it when the provider's
+``thinking_budget`` is set. Thinking deltas become thought parts and the block's signature
+arrives as an empty thought part carrying ``thought_signature``, so the thinking block can
+be sent back.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from contextlib import aclosing
+from typing import Any
 
 import httpx
 
@@ -26,10 +30,28 @@ from gemtui.providers.http import get_json, open_stream, post_json
 from gemtui.providers.sse import iter_sse_json
 from gemtui.wire import Content, GenerateContentRequest, GenerateContentResponse, ModelInfo
 
-__all__ = ["ANTHROPIC_VERSION", "DEFAULT_ANTHROPIC_BASE_URL", "AnthropicGenerator"]
+__all__ = [
+    "ANTHROPIC_VERSION",
+    "DEFAULT_ANTHROPIC_BASE_URL",
+    "AnthropicGenerator",
+    "supports_thinking",
+]
 
 DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
+
+
+_VERSION = re.compile(r"claude-(?:[a-z]+-)?(\d+)(?:[-.](\d+))?")
+
+
+def supports_thinking(model: str) -> bool:
+    """Claude 3.7 and every Claude 4 model (Sonnet, Opus, Haiku) think when asked;
+    earlier ones refuse the ``thinking`` field, so it is never sent to them."""
+    match = _VERSION.search(model.lower())
+    if match is None:
+        return False
+    major, minor = int(match.group(1)), int(match.group(2) or 0)
+    return major >= 4 or (major == 3 and minor == 7)
 
 
 class AnthropicGenerator:
@@ -44,11 +66,28 @@ class AnthropicGenerator:
         base_url: str | None = None,
         api_key: str = "",
         name: str = "anthropic",
+        *,
+        thinking_budget: int = 0,
     ) -> None:
         self._client = client
         self._base = (base_url or DEFAULT_ANTHROPIC_BASE_URL).rstrip("/")
         self._api_key = api_key
         self.name = name
+        self.thinking_budget = thinking_budget
+        """Tokens of extended thinking asked of models that support it (0: none)."""
+
+    def _body(self, request: GenerateContentRequest, model: str, *, stream: bool) -> dict[str, Any]:
+        body = to_anthropic_request(request, model, stream=stream)
+        # the API refuses thinking with a forced tool, and a budget given in the request
+        # (thinking_config) already made its own
+        forced = body.get("tool_choice", {}).get("type") in ("any", "tool")
+        wanted = self.thinking_budget and "thinking" not in body and not forced
+        if wanted and supports_thinking(model):
+            body["thinking"] = {"type": "enabled", "budget_tokens": self.thinking_budget}
+            body["max_tokens"] = max(body["max_tokens"], self.thinking_budget + 1024)
+            body.pop("temperature", None)  # thinking takes neither
+            body.pop("top_p", None)
+        return body
 
     @property
     def _headers(self) -> dict[str, str]:
@@ -57,14 +96,14 @@ class AnthropicGenerator:
     async def generate(
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
     ) -> GenerateContentResponse:
-        body = to_anthropic_request(request, model, stream=False)
+        body = self._body(request, model, stream=False)
         data = await post_json(self._client, f"{self._base}/v1/messages", body, self._headers)
         return from_anthropic_message(data)
 
     async def stream(
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
     ) -> AsyncIterator[GenerateContentResponse]:
-        body = to_anthropic_request(request, model, stream=True)
+        body = self._body(request, model, stream=True)
         state = AnthropicStream()
         url = f"{self._base}/v1/messages"
         async with open_stream(self._client, url, body, self._headers) as response:

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gemtui.providers.sse import check_held
-from gemtui.providers.text_tools import ThinkSplitter, function_response_text
+from gemtui.providers.text_tools import function_response_text
+from gemtui.providers.think_tags import ThinkSplitter
+from gemtui.providers.tool_call_text import WholeTextCalls
 from gemtui.wire import (
     Candidate,
     Content,
@@ -287,6 +289,14 @@ class OpenAIStream:
     usage: UsageMetadata | None = None
     held: int = 0
     """Characters of call arguments held until the end (bounded by ``check_held``)."""
+    call_names: list[str] | None = None
+    """The declared tools: a message whose text is nothing but calls to them (as Qwen and
+    Hermes templates answer through llama.cpp and vLLM) becomes those calls."""
+    text_calls: WholeTextCalls | None = None
+
+    def __post_init__(self) -> None:
+        if self.call_names and self.text_calls is None:
+            self.text_calls = WholeTextCalls(self.call_names)
 
     def feed(self, chunk: dict[str, Any]) -> list[Part]:
         parts: list[Part] = []
@@ -299,7 +309,7 @@ class OpenAIStream:
                 parts.append(Part(text=reasoning, thought=True))
             content = delta.get("content")
             if isinstance(content, str) and content:
-                parts.extend(_pieces(self.think.feed(content)))
+                parts.extend(self._visible(self.think.feed(content)))
             for tc in delta.get("tool_calls") or []:
                 self._add_call(tc)
             if choice.get("finish_reason"):
@@ -327,7 +337,7 @@ class OpenAIStream:
 
     def final(self) -> GenerateContentResponse:
         """Held-back text, the reassembled calls, finish reason and usage."""
-        parts = _pieces(self.think.flush())
+        parts = self._visible(self.think.flush())
         finish = finish_from_openai(self.finish)
         malformed = False
         calls: list[Part] = []
@@ -340,11 +350,31 @@ class OpenAIStream:
             calls.append(
                 Part(function_call=FunctionCall(id=pending.id, name=pending.name, args=args))
             )
+        if self.text_calls is not None:
+            held, text_calls = self.text_calls.finish(
+                accept=not self.calls, cut_off=finish == "MAX_TOKENS"
+            )
+            if held:
+                parts.append(Part(text=held))
+            for name, args in text_calls:
+                calls.append(Part(function_call=FunctionCall(name=name, args=args)))
         if malformed:
             finish = "MALFORMED_FUNCTION_CALL"  # the chat retries; a half call never runs
         else:
             parts.extend(calls)
         return make_response(parts, finish, self.usage)
+
+    def _visible(self, pieces: list[tuple[bool, str]]) -> list[Part]:
+        """Thought and text parts; text passes the whole-text call check when tools are
+        declared."""
+        if self.text_calls is None:
+            return _pieces(pieces)
+        out: list[Part] = []
+        for is_thought, text in pieces:
+            shown = text if is_thought else self.text_calls.feed(text)
+            if shown:
+                out.append(Part(text=shown, thought=True) if is_thought else Part(text=shown))
+        return out
 
 
 def _pieces(pieces: list[tuple[bool, str]]) -> list[Part]:
@@ -361,9 +391,11 @@ def make_response(
     return GenerateContentResponse(candidates=candidates, usage_metadata=usage)
 
 
-def from_openai_completion(data: dict[str, Any]) -> GenerateContentResponse:
+def from_openai_completion(
+    data: dict[str, Any], call_names: list[str] | None = None
+) -> GenerateContentResponse:
     """A non-streaming ``chat.completion`` as one response."""
-    state = OpenAIStream()
+    state = OpenAIStream(call_names=call_names)
     parts: list[Part] = []
     for choice in (data.get("choices") or [])[:1]:
         delta = {"delta": choice.get("message") or {}, "finish_reason": choice.get("finish_reason")}

@@ -19,12 +19,15 @@ from gemtui.errors import StreamError, TransportError, api_error_from_response
 from gemtui.providers.base import Capabilities
 from gemtui.providers.convert_openai import (
     OpenAIStream,
+    declarations_of,
     from_openai_completion,
     make_response,
     to_openai_request,
 )
 from gemtui.providers.http import get_json, open_stream, post_json
+from gemtui.providers.model_family import no_think_switch, opens_thought_in_prompt, with_no_think
 from gemtui.providers.sse import iter_sse_json
+from gemtui.providers.think_tags import ThinkSplitter
 from gemtui.wire import Content, GenerateContentRequest, GenerateContentResponse, ModelInfo
 
 __all__ = ["DEFAULT_OPENAI_BASE_URL", "OpenAICompatGenerator", "estimate_tokens"]
@@ -55,12 +58,22 @@ class OpenAICompatGenerator:
         base_url: str | None = None,
         api_key: str | None = None,
         name: str = "openai",
+        *,
+        no_think: bool = False,
     ) -> None:
         self._client = client
         self._base = (base_url or DEFAULT_OPENAI_BASE_URL).rstrip("/")
         self._api_key = api_key
         self.name = name
         self.capabilities = Capabilities()
+        self.no_think = no_think
+        """Switch thinking off for models whose family has a switch (Qwen3's /no_think)."""
+
+    def _body(self, request: GenerateContentRequest, model: str, *, stream: bool) -> dict[str, Any]:
+        switch = no_think_switch(model) if self.no_think else None
+        if switch:
+            request = with_no_think(request, switch)
+        return to_openai_request(request, model, stream=stream)
 
     @property
     def _headers(self) -> dict[str, str]:
@@ -69,16 +82,17 @@ class OpenAICompatGenerator:
     async def generate(
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
     ) -> GenerateContentResponse:
-        body = to_openai_request(request, model, stream=False)
+        body = self._body(request, model, stream=False)
         data = await post_json(self._client, f"{self._base}/chat/completions", body, self._headers)
-        return from_openai_completion(data)
+        return from_openai_completion(data, _names(request))
 
     async def stream(
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
     ) -> AsyncIterator[GenerateContentResponse]:
-        body = to_openai_request(request, model, stream=True)
+        body = self._body(request, model, stream=True)
         url = f"{self._base}/chat/completions"
-        state = OpenAIStream()
+        think = ThinkSplitter(opened=opens_thought_in_prompt(model))
+        state = OpenAIStream(think=think, call_names=_names(request))
         async with open_stream(self._client, url, body, self._headers) as response:
             try:
                 async with aclosing(iter_sse_json(response, done_marker="[DONE]")) as frames:
@@ -112,8 +126,21 @@ class OpenAICompatGenerator:
         items = data.get("data", []) if isinstance(data, dict) else []
         return [ModelInfo(name=m["id"], display_name=m["id"]) for m in items if "id" in m]
 
+    async def learn_context_window(self, model: str) -> int | None:
+        """The window the server says it serves ``model`` with (local servers only: the
+        OpenAI API itself says nothing, so it is not asked)."""
+        if self._base == DEFAULT_OPENAI_BASE_URL:
+            return None
+        from gemtui.providers.context_probe import probe_context_window
+
+        return await probe_context_window(self._client, self._base, model, self._headers)
+
     async def aclose(self) -> None:
         await self._client.aclose()
+
+
+def _names(request: GenerateContentRequest) -> list[str]:
+    return [d.name for d in declarations_of(request)]
 
 
 def _stream_error(data: dict[str, Any]) -> Exception:

@@ -1,10 +1,8 @@
 """Text-based tool calling for models without native function calling.
 
 The wrapper describes the tools in the system instruction, sends no ``tools`` to the
-inner generator, and parses JSON tool calls back out of the streamed text (fenced
-```json blocks and inline ``{"tool_call": {...}}``). Text that might be the start of a
-call is held back until it can be decided, so visible deltas stay incremental and the
-call's JSON never flashes on screen. ``<think>…</think>`` becomes thought parts.
+inner generator, and parses tool calls back out of the streamed text in every format
+local models write them (``tool_call_text``). ``<think>…</think>`` becomes thought parts.
 """
 
 from __future__ import annotations
@@ -16,6 +14,14 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from gemtui.providers.base import ContentGenerator
+from gemtui.providers.model_family import (
+    no_think_switch,
+    opens_thought_in_prompt,
+    with_no_think,
+)
+from gemtui.providers.think_tags import ThinkSplitter
+from gemtui.providers.tool_call_text import CallExtractor
+from gemtui.providers.tool_guidance import compact_guidance
 from gemtui.wire import (
     Candidate,
     Content,
@@ -37,198 +43,6 @@ __all__ = [
     "render_call",
     "tool_guidance",
 ]
-
-THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
-
-
-def _partial_suffix(text: str, tag: str) -> int:
-    """Length of the longest end of ``text`` that is a proper start of ``tag``."""
-    for k in range(min(len(tag) - 1, len(text)), 0, -1):
-        if text.endswith(tag[:k]):
-            return k
-    return 0
-
-
-class ThinkSplitter:
-    """Splits streamed text into (is_thought, text) pieces at ``<think>`` tags.
-
-    A tag split across chunks is held back until complete, so nothing of it leaks.
-    """
-
-    def __init__(self) -> None:
-        self._inside = False
-        self._buf = ""
-
-    def feed(self, text: str) -> list[tuple[bool, str]]:
-        self._buf += text
-        out: list[tuple[bool, str]] = []
-        while True:
-            tag = THINK_CLOSE if self._inside else THINK_OPEN
-            i = self._buf.find(tag)
-            if i >= 0:
-                if i:
-                    out.append((self._inside, self._buf[:i]))
-                self._buf = self._buf[i + len(tag) :]
-                self._inside = not self._inside
-                continue
-            keep = _partial_suffix(self._buf, tag)
-            emit = self._buf[: len(self._buf) - keep]
-            if emit:
-                out.append((self._inside, emit))
-            self._buf = self._buf[len(emit) :]
-            return out
-
-    def flush(self) -> list[tuple[bool, str]]:
-        rest, self._buf = self._buf, ""
-        return [(self._inside, rest)] if rest else []
-
-
-# -- parsing calls out of text ---------------------------------------------------------
-
-_MARKER = '"tool_call'
-_FENCE = "```"
-
-
-def _object_end(text: str, start: int) -> int:
-    """Index after the JSON object opening at ``start``, or -1 if it is not closed yet."""
-    depth, in_str, escaped = 0, False, False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if in_str:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return -1
-
-
-def _calls_from(obj: Any) -> list[tuple[str, dict[str, Any]]] | None:
-    """The calls a parsed JSON value holds, or None when it is not a tool call."""
-    items: list[Any]
-    if isinstance(obj, list):
-        items = obj
-    elif isinstance(obj, dict) and isinstance(obj.get("tool_calls"), list):
-        items = obj["tool_calls"]
-    else:
-        items = [obj]
-    calls: list[tuple[str, dict[str, Any]]] = []
-    for item in items:
-        call = item.get("tool_call", item) if isinstance(item, dict) else None
-        if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-            return None
-        args = call.get("arguments", call.get("args", {}))
-        if isinstance(args, str):
-            try:
-                args = json.loads(args) if args.strip() else {}
-            except ValueError:
-                return None
-        if not isinstance(args, dict):
-            return None
-        calls.append((call["name"], args))
-    return calls or None
-
-
-class CallExtractor:
-    """Incremental parser: feed text, get back the part that is safe to show."""
-
-    def __init__(self, *, preserve_context: bool = False) -> None:
-        self.preserve_context = preserve_context
-        self.calls: list[tuple[str, dict[str, Any]]] = []
-        self.malformed = False
-        self._buf = ""
-
-    def feed(self, text: str) -> str:
-        self._buf += text
-        return self._scan(final=False)
-
-    def flush(self) -> str:
-        return self._scan(final=True)
-
-    def _scan(self, *, final: bool) -> str:
-        buf, out, pos = self._buf, [], 0
-        while True:
-            starts = [i for i in (buf.find("{", pos), buf.find(_FENCE, pos)) if i >= 0]
-            if not starts:
-                keep = 0 if final else min(len(buf) - len(buf.rstrip("`")), len(buf) - pos)
-                out.append(buf[pos : len(buf) - keep])
-                self._buf = buf[len(buf) - keep :]
-                break
-            start = min(starts)
-            out.append(buf[pos:start])
-            status, end = self._try(buf, start, final)
-            if status == "more":
-                self._buf = buf[start:]
-                break
-            if status == "no":
-                step = 3 if buf.startswith(_FENCE, start) else 1
-                out.append(buf[start : start + step])
-                pos = start + step
-                continue
-            if self.preserve_context:
-                out.append(buf[start:end])
-            pos = end
-        return "".join(out)
-
-    def _try(self, buf: str, start: int, final: bool) -> tuple[str, int]:
-        """("call" | "no" | "more", end) for a candidate at ``start``."""
-        if buf.startswith(_FENCE, start):
-            rest = buf[start + 3 :]
-            if rest[:4].lower() == "json":
-                rest = rest[4:]
-            elif "json".startswith(rest.lower()) and not final:
-                return "more", 0
-            body = rest.lstrip()
-            if not body:
-                return ("no", 0) if final else ("more", 0)
-            if body[0] != "{":
-                return "no", 0
-            brace = len(buf) - len(body)
-            close = buf.find(_FENCE, brace)
-            if close < 0:
-                end = _object_end(buf, brace)
-                if not final or end < 0:
-                    return self._undecided(final, buf[brace:])
-                return self._accept(buf[brace:end], end)
-            return self._accept(buf[brace:close].strip(), close + 3)
-        head = buf[start + 1 :].lstrip()
-        if not head.startswith(_MARKER):
-            if _MARKER.startswith(head) and not final:
-                return "more", 0
-            return "no", 0
-        end = _object_end(buf, start)
-        if end < 0:
-            return self._undecided(final, buf[start:])
-        return self._accept(buf[start:end], end)
-
-    def _undecided(self, final: bool, text: str) -> tuple[str, int]:
-        if not final:
-            return "more", 0
-        if _MARKER in text:
-            self.malformed = True
-        return "no", 0
-
-    def _accept(self, text: str, end: int) -> tuple[str, int]:
-        try:
-            calls = _calls_from(json.loads(text))
-        except ValueError:
-            calls = None
-            if _MARKER in text:
-                self.malformed = True
-        if calls is None:
-            return "no", 0
-        self.calls.extend(calls)
-        return "call", end
-
 
 # -- rendering tools and history as text -----------------------------------------------
 
@@ -308,18 +122,22 @@ class TextToolsGenerator:
         *,
         preserve_context: bool = False,
         no_think: bool = False,
-        no_think_switch: str = "/no_think",
+        compact: bool = False,
     ) -> None:
         self.inner = inner
         self.name = inner.name
         self.capabilities = inner.capabilities
         self.preserve_context = preserve_context
         self.no_think = no_think
-        self.no_think_switch = no_think_switch
+        """Switch thinking off for models whose family has a switch (Qwen3's /no_think)."""
+        self.compact = compact
+        """Describe the tools one line each (small context windows, ``tool_guidance``)."""
         self._counter = itertools.count(1)
 
     # -- request ---------------------------------------------------------------------
-    def rewrite_request(self, request: GenerateContentRequest) -> GenerateContentRequest:
+    def rewrite_request(
+        self, request: GenerateContentRequest, model: str = ""
+    ) -> GenerateContentRequest:
         decls = [d for t in request.tools or [] for d in t.function_declarations or []]
         system_parts = [
             Part(text=p.text)
@@ -327,9 +145,10 @@ class TextToolsGenerator:
             if p.text
         ]
         if decls:
-            system_parts.append(Part(text=tool_guidance(decls)))
+            guidance = compact_guidance(decls) if self.compact else tool_guidance(decls)
+            system_parts.append(Part(text=guidance))
         kept_tools = [t for t in request.tools or [] if t.google_search is not None]
-        return request.model_copy(
+        rewritten = request.model_copy(
             update={
                 "contents": [self._render(c) for c in request.contents],
                 "system_instruction": Content(role="user", parts=system_parts)
@@ -339,6 +158,8 @@ class TextToolsGenerator:
                 "tool_config": None,
             }
         )
+        switch = no_think_switch(model) if self.no_think else None
+        return with_no_think(rewritten, switch) if switch else rewritten
 
     def _render(self, content: Content) -> Content:
         texts: list[str] = []
@@ -357,8 +178,6 @@ class TextToolsGenerator:
             else:
                 others.append(part.model_copy(update={"thought_signature": None}))
         text = "\n\n".join(texts)
-        if content.role == "user" and self.no_think:
-            text = f"{self.no_think_switch}\n\n{text}" if text else self.no_think_switch
         parts = ([Part(text=text)] if text else []) + others
         return Content(role=content.role, parts=parts or [Part(text="")])
 
@@ -366,12 +185,14 @@ class TextToolsGenerator:
     async def stream(
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
     ) -> AsyncIterator[GenerateContentResponse]:
-        think = ThinkSplitter()
-        extractor = CallExtractor(preserve_context=self.preserve_context)
+        think = ThinkSplitter(opened=opens_thought_in_prompt(model))
+        names = [d.name for t in request.tools or [] for d in t.function_declarations or []]
+        extractor = CallExtractor(names, preserve_context=self.preserve_context)
         finish: str | None = None
         usage: UsageMetadata | None = None
         native: list[Part] = []
-        inner = self.inner.stream(self.rewrite_request(request), model=model, prompt_id=prompt_id)
+        rewritten = self.rewrite_request(request, model)
+        inner = self.inner.stream(rewritten, model=model, prompt_id=prompt_id)
         try:
             async for chunk in inner:
                 parts: list[Part] = []
@@ -393,7 +214,7 @@ class TextToolsGenerator:
                 await close()
         parts = []
         self._split(think.flush(), extractor, parts)
-        tail = extractor.flush()
+        tail = extractor.flush(cut_off=finish == "MAX_TOKENS")
         if tail:
             parts.append(Part(text=tail))
         if finish is not None:

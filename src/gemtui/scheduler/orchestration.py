@@ -3,7 +3,8 @@
 How a batch runs:
 
 * Every call is validated first (known tool, arguments, invocation built); a call that
-  fails goes straight to ``error`` and never runs.
+  fails goes straight to ``error`` and never runs, unless its arguments fail only through
+  a near-miss name or JSON in a string: then it runs repaired, and its snapshot says how.
 * Every call that needs approval is offered at once (interactive runs), in the model's
   order, so a person sees the whole batch (``n of N``) and can answer it in any order
   or all together. A call whose preview an earlier call could still change (an edit of
@@ -50,6 +51,7 @@ from gemtui.scheduler.policy import PolicyDecision, PolicyEngine, PolicyVerdict
 from gemtui.scheduler.state_manager import StateManager
 from gemtui.scheduler.states import CallRecord
 from gemtui.tools.base import Tool, ToolContext, ToolError, ToolKind
+from gemtui.tools.validation import repair_args
 from gemtui.wire import FunctionCall, Part
 
 __all__ = ["HEADLESS_APPROVAL_MESSAGE", "REJECTED_MESSAGE", "ScheduleResult", "ToolScheduler"]
@@ -188,12 +190,20 @@ class ToolScheduler:
             call.id = f"{call.name}-{uuid.uuid4().hex[:12]}"
         tool = self._registry.get(call.name)
         invocation = None
+        repaired: str | None = None
         if tool is None:
             problem: str | None = _unknown_tool_message(call.name, self._registry.names())
         else:
             args = call.args or {}
             try:
                 problem = tool.validate(args)
+                if problem is not None:
+                    fix = repair_args(tool.parameters, args)
+                    if fix is not None and tool.validate(fix.args) is None:
+                        # run the repaired call; history shows it, so the model sees the
+                        # right names from now on
+                        args, problem, repaired = fix.args, None, fix.summary()
+                        call.args = args
                 if problem is None:
                     invocation = tool.build(args)
             except ToolError as e:
@@ -201,7 +211,7 @@ class ToolScheduler:
             except Exception as e:  # a tool bug: refuse the call, keep the batch
                 log.exception("building %s failed", call.name)
                 problem = f"{call.name} could not be prepared: {e}"
-        record = CallRecord(request=call, tool=tool, invocation=invocation)
+        record = CallRecord(request=call, tool=tool, invocation=invocation, repair=repaired)
         state.add(record)
         if problem is not None:
             state.transition(call.id, S.ERROR, error=problem, refusal=Refusal.INVALID)

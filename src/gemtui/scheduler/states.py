@@ -59,6 +59,8 @@ class CallRecord:
     error: str | None = None
     refusal: Refusal | None = None
     approval_reason: str | None = None
+    repair: str | None = None
+    """How the model's arguments were repaired before validation passed, if they were."""
     started_at: float | None = None
     ended_at: float | None = None
 
@@ -96,4 +98,5 @@ class CallRecord:
             duration_ms=duration,
             refusal=self.refusal,
             approval_reason=self.approval_reason,
+            repair=self.repair,
         )

@@ -32,7 +32,7 @@ from types import TracebackType
 from typing import Any, NoReturn, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from gemtui.testing import wire_anthropic, wire_gemini, wire_openai
+from gemtui.testing import wire_anthropic, wire_gemini, wire_local, wire_openai
 from gemtui.testing.mock_oauth import MockAccount
 from gemtui.testing.script import (
     Ctx,
@@ -123,6 +123,9 @@ class MockLLMServer:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.account = MockAccount()
         """The signed-in Google account: OAuth routes, Code Assist tier, quota."""
+        self.local_server = wire_local.LocalServer()
+        """Which local server (llama.cpp, Ollama, vLLM) the OpenAI wire plays, for the
+        routes that tell the context window (``/props``, ``/api/show``, ``/v1/models``)."""
         self.enqueue(*(steps or ()))
 
     # -- script --------------------------------------------------------------------------
@@ -354,7 +357,17 @@ class MockLLMServer:
         if method == "GET" and path.endswith("/models"):
             anthropic = "anthropic-version" in req.headers
             listing = wire_anthropic.models_list() if anthropic else wire_openai.models_list()
+            if not anthropic:
+                listing = wire_local.models_list(self.local_server, listing)
             await self._send_json(writer, 200, listing)
+            return True
+        local = None
+        if method == "GET" and path == "/props":
+            local = wire_local.props(self.local_server, str(req.query.get("model", "mock")))
+        elif method == "POST" and path == "/api/show":
+            local = wire_local.api_show(self.local_server, str(body.get("model") or "mock"))
+        if local is not None:
+            await self._send_json(writer, 200, local)
             return True
         message = f"no mock route for {method} {path}"
         await self._send_json(writer, 404, {"error": {"code": 404, "message": message}})

@@ -341,6 +341,9 @@ class ToolBlock(Block):
             strips = [_text_line(ctx, header + tail)]
             wrapped = _wrapped(ctx, Text(shown_key), ctx.width - 2 * _INDENT)
             strips.extend(_prefixed(Segment(" " * 2 * _INDENT), wrapped))
+        if snap.repair:  # the arguments were repaired before it ran: say how
+            note = Text(f"  ↺ {snap.repair}", style=muted)
+            strips.extend(_wrapped(ctx, note, ctx.width))
         bar = Segment("  │ ", muted)
         width = ctx.width - bar.cell_length
         if self.expanded:

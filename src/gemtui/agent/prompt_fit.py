@@ -1,0 +1,46 @@
+"""Fitting the prompt to the model: its real context window and the tool guidance form.
+
+A local server knows the window it was started with (``llama-server -c 8192``); the
+settings seldom say, and a guess from the model name is wrong for every local model.
+So before the first prompt the server is asked once (``context_probe``), unless the
+settings give the window, and the tool guidance form follows from the answer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gemtui.providers.base import ContentGenerator
+from gemtui.providers.text_tools import TextToolsGenerator
+from gemtui.providers.tool_guidance import wants_compact
+
+if TYPE_CHECKING:
+    from gemtui.agent.provider_choice import ResolvedProvider
+
+__all__ = ["fit_prompt", "generator_chain"]
+
+
+def generator_chain(generator: ContentGenerator) -> Iterator[object]:
+    """The generator and the ones it wraps (retry → text tools → the wire adapter)."""
+    seen: object | None = generator
+    while seen is not None:
+        yield seen
+        seen = getattr(seen, "inner", None)
+
+
+async def fit_prompt(provider: ResolvedProvider, model: str) -> bool:
+    """Learn the window from the server when the settings do not give it (updating
+    ``provider.context_window``); returns whether tools get the compact description."""
+    if not provider.settings.context_window:
+        for gen in generator_chain(provider.generator):
+            learn = getattr(gen, "learn_context_window", None)
+            if learn is not None:
+                window = await learn(model)
+                if isinstance(window, int) and window > 0:
+                    provider.context_window = window
+                break
+    compact = wants_compact(provider.settings.tool_descriptions, provider.context_window)
+    for gen in generator_chain(provider.generator):
+        if isinstance(gen, TextToolsGenerator):
+            gen.compact = compact
+    return compact
