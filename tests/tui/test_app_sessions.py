@@ -164,3 +164,35 @@ async def test_model_command_switches_provider_live(
         ]
     finally:
         del os.environ["GEMINI_API_KEY"]
+
+
+async def test_new_starts_a_fresh_conversation_and_keeps_the_last_one_saved(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    settings = _settings_for(mock_llm.url)
+    mock_llm.enqueue({"text": "first answer"}, {"text": "fresh answer"})
+    app = build_app(settings, workspace=workspace)
+    assert isinstance(app, GemtuiApp)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"remember 42", "enter")
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+        assert app.session is not None
+        first_id = app.session.id
+        app.run_slash("/new")
+        await pilot.pause()
+        assert app.session.id != first_id
+        assert app.main.transcript.messages() == []
+        mark = len(seen.seen)
+        await pilot.press(*"what did I say?", "enter")
+        await seen.wait_event(AgentFinished, after=mark)
+        await turns_done(app)
+    app.close_store()
+    sent = mock_llm.requests[-1].json
+    texts = [p.get("text", "") for c in sent["contents"] for p in c["parts"]]
+    assert "remember 42" not in " ".join(texts)  # the model starts afresh
+    with SessionStore() as store:
+        assert {s.id for s in store.list_sessions()} >= {first_id}
+        assert len(store.list_sessions()) == 2

@@ -397,6 +397,44 @@ class SessionHost(MaskingApp[int]):
         count = len(built.session.chat.history)
         self.notify(f"Resumed {built.session.id[:8]} ({count} messages).")
 
+    def new_session(self) -> None:
+        """``/new``: a fresh conversation with the same provider, model and mode; the
+        current one stays saved (``/sessions`` or ``--resume`` brings it back)."""
+        from dataclasses import replace
+
+        from gemtui.agent.assembly import build_session
+        from gemtui.agent.store_attachment import attach_store
+
+        if self.session is None:
+            return
+        if self.turn_running:
+            self.notify("Wait for the turn to finish (or Esc) before starting anew.")
+            return
+        old = self.session
+        options = replace(
+            self.run_options, resume=None, model=old.chat.model, approval_mode=old.approval_mode
+        )
+        try:
+            attachment = attach_store(None, self.workspace, store=self.store)
+            built = build_session(
+                old.settings,
+                options,
+                trusted=self.workspace_trusted,
+                provider=old.provider,
+                attachment=attachment,
+            )
+        except Exception as exc:
+            self.notify(f"Cannot start a new conversation: {exc}", severity="error")
+            return
+        if self.assembled is not None:
+            self.assembled.stop_recording()
+        old.close_background()
+        self.main.transcript.clear()
+        self.main.thoughts.clear()
+        self.main.usage.reset()
+        self._adopt(built)
+        self.notify("A new conversation; the last one is saved (/sessions).")
+
     def _after_start(self) -> None:
         assert self.session is not None
         self.session.start()

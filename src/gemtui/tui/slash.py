@@ -28,7 +28,14 @@ def _help(app: GemtuiApp, arg: str) -> None:
 def _clear(app: GemtuiApp, arg: str) -> None:
     app.main.transcript.clear()
     app.main.thoughts.clear()
-    app.notify("Transcript cleared; the conversation goes on (use /compress to shrink it).")
+    app.notify(
+        "Transcript cleared; the model still remembers the conversation "
+        "(/new starts a fresh one, /compress shrinks it)."
+    )
+
+
+def _new(app: GemtuiApp, arg: str) -> None:
+    app.new_session()
 
 
 def _compress(app: GemtuiApp, arg: str) -> None:
@@ -326,6 +333,7 @@ class SlashCommand:
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/help", "Keys and commands", _help),
     SlashCommand("/clear", "Clear the transcript (the conversation goes on)", _clear),
+    SlashCommand("/new", "Start a fresh conversation (the current one stays saved)", _new),
     SlashCommand("/compress", "Compress the conversation history now", _compress),
     SlashCommand("/model", "Show or switch the model (/model NAME)", _model),
     SlashCommand("/auth", "Sign in with Google and use the account (code-assist)", _auth),
