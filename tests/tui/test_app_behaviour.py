@@ -7,12 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.widgets import Input
 
 from gemtui.agent.provider_choice import ResolvedProvider
 from gemtui.agent.session import Session, SessionOptions
 from gemtui.config.paths import user_config_file
 from gemtui.config.settings import Settings
 from gemtui.providers.replay import ReplayGenerator
+from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.screens.dialogs import HelpScreen, PermissionsScreen
 from gemtui.tui.widgets.prompt_input import PromptInput, complete_path
@@ -237,3 +239,27 @@ async def test_welcome_api_key_goes_to_the_keyring_and_the_choice_is_saved(
     assert get_secret("gemini-api-key") == "secret-key"
     assert tomllib.loads(user_config_file().read_text())["general"]["provider"] == "gemini"
     assert "secret-key" not in user_config_file().read_text()
+
+
+async def test_welcome_fits_80x24_and_takes_a_server_url_the_probe_missed(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    from gemtui.tui.screens.welcome import WelcomeScreen
+
+    app = make_app(None, workspace, welcome_reason="No model provider is configured.")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, WelcomeScreen)
+        await app.screen.workers.wait_for_complete()
+        for choice in ("#key", "#use-key", "#local-url", "#google", "#demo"):
+            region = app.screen.query_one(choice).region
+            assert region.y > 0, (choice, region)
+            assert region.bottom <= 24, (choice, region)  # on screen without scrolling
+        app.screen.query_one("#local-url", Input).value = f"{mock_llm.url}/v1"
+        app.screen.query_one("#local-url", Input).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.session is not None
+        assert app.session.provider.name == "local"
+    saved = user_config_file().read_text()
+    assert f'base_url = "{mock_llm.url}/v1"' in saved

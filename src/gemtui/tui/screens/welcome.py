@@ -85,7 +85,10 @@ class WelcomeScreen(Screen["Assembled | None"]):
     WelcomeScreen Select { width: 30; }
     WelcomeScreen #key { width: 1fr; }
     WelcomeScreen #servers { height: auto; max-height: 8; }
-    WelcomeScreen #message { color: $text-warning; height: auto; margin-top: 1; }
+    WelcomeScreen #message { color: $text-warning; height: auto; }
+    WelcomeScreen .choices { margin-top: 1; }
+    WelcomeScreen .choices Button { margin-right: 2; }
+    WelcomeScreen #use-key { margin-left: 1; }
     """
 
     BINDINGS = [Binding("escape", "quit", "Quit")]
@@ -96,29 +99,34 @@ class WelcomeScreen(Screen["Assembled | None"]):
         self.servers: list[LocalServer] = []
 
     def compose(self) -> ComposeResult:
+        # compact widgets (one line each): every choice fits an 80x24 terminal
         with VerticalScroll():
             yield Static("Welcome to gemtui", classes="title")
             yield Static(
                 "No model provider is configured yet. Choose one; it is saved for next time.",
                 classes="note",
             )
+            yield Static(id="message")
             yield Static("1. Paste an API key (kept in the OS keyring)", classes="section")
             with Horizontal():
-                yield Select(KEY_PROVIDERS, value="gemini", allow_blank=False, id="key-kind")
-                yield Input(placeholder="API key", password=True, id="key")
-            yield Button("Use this key", id="use-key", variant="primary")
+                yield Select(
+                    KEY_PROVIDERS, value="gemini", allow_blank=False, id="key-kind", compact=True
+                )
+                yield Input(placeholder="API key", password=True, id="key", compact=True)
+                yield Button("Use this key", id="use-key", variant="primary", compact=True)
             yield Static("2. A local OpenAI-compatible server", classes="section")
             yield Static(
                 "Probing 127.0.0.1 ports 11434, 8080, 8000, 1234…", id="probe-note", classes="note"
             )
             yield OptionList(id="servers")
-            yield Static("3. Sign in with Google", classes="section")
-            yield Button("Sign in with Google", id="google")
-            yield Static(
-                "4. Try the demo (a recorded conversation, no model needed)", classes="section"
+            yield Input(
+                placeholder="or its URL, e.g. http://127.0.0.1:8080/v1 (Enter uses it)",
+                id="local-url",
+                compact=True,
             )
-            yield Button("Start the demo", id="demo", variant="success")
-            yield Static(id="message")
+            with Horizontal(classes="choices"):
+                yield Button("3. Sign in with Google", id="google", compact=True)
+                yield Button("4. Try the demo", id="demo", variant="success", compact=True)
 
     def on_mount(self) -> None:
         self.probe()
@@ -179,6 +187,26 @@ class WelcomeScreen(Screen["Assembled | None"]):
             return
         self._save_provider(kind)
         self._finish(provider=kind)
+
+    @on(Input.Submitted, "#local-url")
+    def _use_url(self, event: Input.Submitted) -> None:
+        """A server the probe did not find (another port or host): used as typed."""
+        from urllib.parse import urlsplit
+
+        from gemtui.config.user_config import save_choice
+
+        url = event.value.strip().rstrip("/")
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            self._say("Type the server's URL, e.g. http://127.0.0.1:8080/v1 (include the /v1).")
+            return
+        try:
+            save_choice("providers", "local", {"kind": "openai", "base_url": url})
+        except (OSError, ValueError) as exc:
+            self._say(f"Could not save the settings: {exc}")
+            return
+        self._save_provider("local")
+        self._finish(provider="local")
 
     @on(OptionList.OptionSelected, "#servers")
     def _pick_server(self, event: OptionList.OptionSelected) -> None:
