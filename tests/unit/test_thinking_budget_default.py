@@ -1,23 +1,22 @@
-"""Claude thinks by default where it can: 4096 tokens unless the settings say otherwise."""
+"""Claude's extended thinking is the provider's setting (off unless a budget is given)."""
 
 from __future__ import annotations
 
 import pytest
 
-from gemtui.agent.provider_choice import DEFAULT_THINKING_BUDGET, resolve_provider
+from gemtui.agent.provider_choice import resolve_provider
 from gemtui.config.settings import ProviderSettings, Settings
 
 
-@pytest.mark.parametrize(
-    ("configured", "expected"), [(None, DEFAULT_THINKING_BUDGET), (0, 0), (2048, 2048)]
-)
+@pytest.mark.parametrize(("configured", "expected"), [(None, 0), (0, 0), (2048, 2048)])
 def test_the_budget_reaches_the_anthropic_provider(
     configured: int | None, expected: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
-    settings = Settings(
-        providers={"claude": ProviderSettings(kind="anthropic", thinking_budget=configured)}
+    conf = ProviderSettings(
+        kind="anthropic", **({} if configured is None else {"thinking_budget": configured})
     )
+    settings = Settings(providers={"claude": conf})
     resolved = resolve_provider(settings, provider="claude")
     assert resolved.generator.inner.thinking_budget == expected  # type: ignore[attr-defined]
 

@@ -97,10 +97,6 @@ def fallback_chain(provider: ResolvedProvider, model: str) -> list[str]:
     return []
 
 
-DEFAULT_THINKING_BUDGET = 4096
-"""Claude's extended thinking when the settings name no budget (models that have it)."""
-
-
 def context_window_for(model: str, configured: int | None = None) -> int:
     if configured:
         return configured
@@ -257,7 +253,7 @@ def _anthropic(
 
     key = _required_key(name, "anthropic", "ANTHROPIC_API_KEY")
     base = conf.base_url or os.environ.get("ANTHROPIC_BASE_URL")
-    budget = DEFAULT_THINKING_BUDGET if conf.thinking_budget is None else conf.thinking_budget
+    budget = conf.thinking_budget
     return AnthropicGenerator(client(), base, key, name=name, thinking_budget=budget)
 
 

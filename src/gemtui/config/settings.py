@@ -95,9 +95,10 @@ class ProviderSettings(_Section):
     no_think: bool = False
     """Switch thinking off where the model family has a switch, read from the model name
     (Qwen3: ``/no_think`` before each user turn); other models are unaffected."""
-    thinking_budget: Annotated[int, Field(ge=0)] | None = None
+    thinking_budget: Annotated[int, Field(ge=0)] = 0
     """Anthropic: tokens of extended thinking for models that support it (Claude 3.7 and
-    4). Unset: 4096; 0 asks for none; the API takes at least 1024."""
+    4); 0 asks for none; the API takes at least 1024. Off by default: a history made
+    without thinking (another model, a resumed session) cannot continue a tool loop with it."""
     tool_descriptions: Literal["full", "compact", "auto"] = "auto"
     """How tools are described to the model: in full, compactly (name, first sentence,
     typed parameters), or compactly only when the context window is under 32k tokens."""
@@ -106,8 +107,8 @@ class ProviderSettings(_Section):
 
     @field_validator("thinking_budget")
     @classmethod
-    def _budget(cls, value: int | None) -> int | None:
-        if value is not None and 0 < value < 1024:  # the Messages API refuses these (400)
+    def _budget(cls, value: int) -> int:
+        if 0 < value < 1024:  # the Messages API refuses these (400)
             raise ValueError("must be 0 (no extended thinking) or at least 1024")
         return value
 
