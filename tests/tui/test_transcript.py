@@ -264,7 +264,7 @@ class TestToolCards:
             transcript.upsert_tool(tool(ToolCallState.SUCCESS, "ok", duration_ms=10, repair=note))
             await pilot.pause()
             assert screen_lines(transcript)[:3] == [
-                "✓ run_shell_command  pytest -q  · done in 0.0s",
+                "✓ run_shell_command  pytest -q  · done in 10ms",
                 "  ↺ arguments repaired: cmd → command",
                 "  │ ok",
             ]
