@@ -176,9 +176,23 @@ def move_aside(path: Path, reason: str, *, tell: Callable[[str], None] = _to_std
     return target
 
 
+def _wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL. Two gemtui processes creating the store at the same moment: SQLite
+    refuses the switch at once ("database is locked", its busy handler is not consulted
+    for it), so it is tried again for up to about two seconds."""
+    for attempt in range(20):
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == 19:
+                raise
+            time.sleep(0.01 * (attempt + 1))
+
+
 def _prepare(conn: sqlite3.Connection, path: Path, verify: bool | None, writable: bool) -> None:
     _check(conn, path, verify)
-    conn.execute("PRAGMA journal_mode = WAL")
+    _wal(conn)
     migrate(conn)
     if writable:
         _probe_write(conn)
