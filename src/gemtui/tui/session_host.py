@@ -364,58 +364,45 @@ class SessionHost(MaskingApp[int]):
         Called once the sessions screen has closed: the main screen, its prompt and its
         prompt history stay; only the transcript is redrawn from the saved history.
         """
-        from dataclasses import replace
-
-        from gemtui.agent.assembly import build_session
-        from gemtui.agent.store_attachment import attach_store
-
         if self.store is None or self.session is None:
             return
         if self.turn_running:
             self.notify("Wait for the turn to finish before opening another session.")
             return
-        old = self.session
-        options = replace(self.run_options, resume=session_id, approval_mode=old.approval_mode)
-        try:
-            attachment = attach_store(session_id, self.workspace, store=self.store)
-            built = build_session(
-                old.settings,
-                options,
-                trusted=self.workspace_trusted,
-                provider=old.provider,
-                attachment=attachment,
-            )
-        except Exception as exc:
-            self.notify(f"Cannot open that session: {exc}", severity="error")
-            return
-        if self.assembled is not None:
-            self.assembled.stop_recording()  # the store stays open for the resumed one
-        old.close_background()  # its background commands belong to it, not to the next one
-        self.main.transcript.clear()
-        self.main.usage.reset()  # the resumed session's own usage comes back with it
-        self._adopt(built)
-        count = len(built.session.chat.history)
-        self.notify(f"Resumed {built.session.id[:8]} ({count} messages).")
+        built = self._replace_session(session_id, "Cannot open that session")
+        if built is not None:
+            count = len(built.session.chat.history)
+            self.notify(f"Resumed {built.session.id[:8]} ({count} messages).")
 
     def new_session(self) -> None:
         """``/new``: a fresh conversation with the same provider, model and mode; the
         current one stays saved (``/sessions`` or ``--resume`` brings it back)."""
-        from dataclasses import replace
-
-        from gemtui.agent.assembly import build_session
-        from gemtui.agent.store_attachment import attach_store
-
         if self.session is None:
             return
         if self.turn_running:
             self.notify("Wait for the turn to finish (or Esc) before starting anew.")
             return
+        if self._replace_session(None, "Cannot start a new conversation") is not None:
+            self.notify("A new conversation; the last one is saved (/sessions).")
+
+    def _replace_session(self, resume: str | None, failure: str) -> Assembled | None:
+        """The running session replaced by a saved one (``resume``) or a fresh one, same
+        provider, model and mode; the old one stops recording and its commands end."""
+        from dataclasses import replace
+
+        from gemtui.agent.assembly import build_session
+        from gemtui.agent.store_attachment import attach_store
+
         old = self.session
+        assert old is not None
         options = replace(
-            self.run_options, resume=None, model=old.chat.model, approval_mode=old.approval_mode
+            self.run_options,
+            resume=resume,
+            model=old.chat.model if resume is None else self.run_options.model,
+            approval_mode=old.approval_mode,
         )
         try:
-            attachment = attach_store(None, self.workspace, store=self.store)
+            attachment = attach_store(resume, self.workspace, store=self.store)
             built = build_session(
                 old.settings,
                 options,
@@ -424,16 +411,16 @@ class SessionHost(MaskingApp[int]):
                 attachment=attachment,
             )
         except Exception as exc:
-            self.notify(f"Cannot start a new conversation: {exc}", severity="error")
-            return
+            self.notify(f"{failure}: {exc}", severity="error")
+            return None
         if self.assembled is not None:
-            self.assembled.stop_recording()
-        old.close_background()
+            self.assembled.stop_recording()  # the store stays open for the next one
+        old.close_background()  # its background commands belong to it, not to the next one
         self.main.transcript.clear()
         self.main.thoughts.clear()
-        self.main.usage.reset()
+        self.main.usage.reset()  # a resumed session's own usage comes back with it
         self._adopt(built)
-        self.notify("A new conversation; the last one is saved (/sessions).")
+        return built
 
     def _after_start(self) -> None:
         assert self.session is not None
