@@ -31,7 +31,7 @@ async def test_allow_for_session_saves_what_the_preview_shows(
         queue = app.main.approvals
         shown = str(queue.query_one(".preview-remembers", Static).render())
         assert shown == "s / A remember: npm test, echo"
-        await pilot.press("s")
+        await pilot.press("2")  # allow for session (the queue took the focus: digits)
         await seen.wait_event(AgentFinished)
         await pilot.pause()
     saved = [r.summary() for r in session.policy.rules(session=True)]
