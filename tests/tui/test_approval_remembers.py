@@ -30,7 +30,7 @@ async def test_allow_for_session_saves_what_the_preview_shows(
         await pilot.pause()
         queue = app.main.approvals
         shown = str(queue.query_one(".preview-remembers", Static).render())
-        assert shown == "s / A remember: npm test, echo"
+        assert shown == "session / always remember: npm test, echo"
         await pilot.press("2")  # allow for session (the queue took the focus: digits)
         await seen.wait_event(AgentFinished)
         await pilot.pause()

@@ -68,9 +68,9 @@ def _remembers(conf: Confirmation | None) -> list[Widget]:
     if saved is None:
         return []
     text = (
-        "s / A remember: " + ", ".join(saved)
+        "session / always remember: " + ", ".join(saved)
         if saved
-        else "s / A remember nothing: no part of this call can be named in a rule"
+        else "session / always remember nothing: no part of this call can be named in a rule"
     )
     return [Static(Content.styled(text, "$text-muted"), classes="preview-remembers")]
 
