@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from gemtui.bus import EventBus
-    from gemtui.store.store import SessionStore
+    from gemtui.store.store import StoreCore
 
 __all__ = [
     "NOT_SAVED",
@@ -84,7 +84,7 @@ def _same(a: Content, b: Content) -> bool:
 class SessionRecorder:
     """Subscribe to ``bus`` and persist the conversation as it changes."""
 
-    def __init__(self, store: SessionStore, bus: EventBus) -> None:
+    def __init__(self, store: StoreCore, bus: EventBus) -> None:
         self.store = store
         self.bus = bus
         self.session_id = bus.session_id

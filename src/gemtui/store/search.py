@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from gemtui.store.records import HIT_END, HIT_START, SearchHit, SessionMatch
 
 if TYPE_CHECKING:
-    from gemtui.store.store import SessionStore
+    from gemtui.store.store import StoreCore
 
 __all__ = ["fts_query", "search_sessions"]
 
@@ -24,7 +24,7 @@ def fts_query(text: str) -> str:
 
 
 def search_sessions(
-    store: SessionStore,
+    store: StoreCore,
     query: str,
     *,
     workspace: str | None = None,

@@ -22,7 +22,7 @@ from textual.events import Resize
 from gemtui.agent.assembly import RunOptions
 from gemtui.config.ui_choice import UiChoice
 from gemtui.modes import ApprovalMode
-from gemtui.tui.commands import SLASH_COMMANDS, palette_provider, parse_slash
+from gemtui.tui.commands import SLASH_COMMANDS, parse_slash
 from gemtui.tui.screens.main import MainScreen
 from gemtui.tui.session_host import SessionHost
 from gemtui.tui.widgets.approval_queue import ApprovalQueue
@@ -88,11 +88,19 @@ HELP_TEXT = """[b]Keys[/b]
 """
 
 
+def _palette_provider() -> type:
+    """The command palette provider, imported when Textual first asks for it."""
+    from gemtui.tui.palette import GemtuiCommands
+
+    return GemtuiCommands
+
+
 class GemtuiApp(SessionHost):
     """gemtui's full-screen app."""
 
     TITLE = "gemtui"
-    COMMANDS: ClassVar = App.COMMANDS | {palette_provider}
+    COMMANDS: ClassVar = App.COMMANDS | {_palette_provider}
+    slash_commands = SLASH_COMMANDS
 
     BINDINGS: ClassVar = [
         Binding("escape", "cancel_turn", "Cancel turn", show=False),
@@ -373,6 +381,10 @@ class GemtuiApp(SessionHost):
     def _disarm(self) -> None:
         self._quit_armed = False
 
+    @on(MainScreen.SignInNeeded)
+    def _sign_in_needed(self, event: MainScreen.SignInNeeded) -> None:
+        self.sign_in(event.reason)
+
     @on(MainScreen.ModeKeyPressed)
     def _mode_key(self, event: MainScreen.ModeKeyPressed) -> None:
         if event.kind == "yolo":
@@ -472,7 +484,7 @@ class GemtuiApp(SessionHost):
             self.report_error(exc)
 
     def help_text(self) -> str:
-        lines = [f"  {name:<16}{help_text}" for name, help_text in SLASH_COMMANDS.items()]
+        lines = [f"  {name:<16}{help_text}" for name, help_text in self.slash_commands.items()]
         return HELP_TEXT + "\n".join(lines)
 
     # -- errors ----------------------------------------------------------------------------------

@@ -65,9 +65,23 @@ class SessionHost(MaskingApp[int]):
     queued: deque[str]
     """Prompts typed while a turn runs (or the engine starts), sent in order."""
     turn_running: bool
+    slash_commands: dict[str, str]
+    """Every slash command with its help (the app's table), for the prompt's completion."""
 
     def submit(self, text: str) -> None:
         """Send a prompt (the app's prompt handling)."""
+        raise NotImplementedError
+
+    def run_slash(self, line: str) -> None:
+        """Run one slash command line (the app's command handling)."""
+        raise NotImplementedError
+
+    def help_text(self) -> str:
+        """The keys and commands, as /help shows them."""
+        raise NotImplementedError
+
+    def request_approval_mode(self, mode: str) -> None:
+        """Change the approval mode as the person asked (confirmed where it loosens)."""
         raise NotImplementedError
 
     def _send_next(self) -> None:
@@ -110,6 +124,7 @@ class SessionHost(MaskingApp[int]):
             self._start_session(self.session)
         elif self.session_factory is not None:
             screen = MainScreen(workspace=self.workspace)
+            screen.slash_commands = self.slash_commands
             screen.status_values = {
                 "provider": "starting…",
                 "workspace": short_path(self.workspace),
@@ -185,7 +200,8 @@ class SessionHost(MaskingApp[int]):
     def _show_welcome(self, reason: str | None) -> None:
         from gemtui.tui.screens.welcome import WelcomeScreen
 
-        self.push_screen(WelcomeScreen(reason=reason), self._welcome_done)
+        welcome = WelcomeScreen(reason=reason, build=self.build_for_choice)
+        self.push_screen(welcome, self._welcome_done)
 
     def _build_session_in_background(self) -> None:
         """Import and build the engine in a thread once the prompt is on screen.
@@ -273,6 +289,7 @@ class SessionHost(MaskingApp[int]):
                 context_window=session.provider.context_window,
             )
             screen.status_values = status
+            screen.slash_commands = self.slash_commands
             screen.argument_choices = choices
             self.push_screen(screen)
         else:

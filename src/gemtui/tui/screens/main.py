@@ -63,6 +63,13 @@ class MainScreen(Screen[None]):
         Binding("ctrl+y", "mode_key('yolo')", "Yolo", priority=True),
     ]
 
+    class SignInNeeded(Message):
+        """The Google account's grant was refused: the app opens the sign-in dialog."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
     class ModeKeyPressed(Message):
         """Shift+Tab (``cycle``) or Ctrl+Y (``yolo``) pressed where they mean a mode change."""
 
@@ -86,6 +93,8 @@ class MainScreen(Screen[None]):
         self._mcp_states: dict[str, str] = {}
         """Each MCP server's latest status, for the status line's summary."""
         """Initial status line fields, applied on mount."""
+        self.slash_commands: dict[str, str] = {}
+        """Every slash command with its help, for the prompt's completion."""
         self.argument_choices: dict[str, list[str]] = {}
         """Slash-command argument completions for the prompt."""
         self._thought_subject: str | None = None
@@ -159,6 +168,7 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         for field, value in self.status_values.items():
             setattr(self.status, field, value)
+        self.prompt.slash_commands = self.slash_commands
         self.prompt.argument_choices = self.argument_choices
         self.prompt.focus()
 
@@ -297,10 +307,7 @@ class MainScreen(Screen[None]):
             self._failed_prompts.add(e.prompt_id)
         self.transcript.add_notice(text, severity)
         if e.kind == "FatalAuthenticationError" and self.status.provider == "code-assist":
-            from gemtui.tui.session_host import SessionHost
-
-            if isinstance(self.app, SessionHost):  # the Google grant was refused: sign in
-                self.app.sign_in(e.message)
+            self.post_message(self.SignInNeeded(e.message))  # the Google grant was refused
 
     def _retrying(self, e: ev.RequestRetrying) -> None:
         """Count the wait down on the status line until the next attempt starts."""

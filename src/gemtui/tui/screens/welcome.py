@@ -22,7 +22,9 @@ from textual.widgets import Button, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
-    from gemtui.agent.assembly import Assembled  # noqa: F401 - a string type argument below
+    from collections.abc import Callable
+
+    from gemtui.agent.assembly import Assembled
 
 __all__ = ["LOCAL_PORTS", "LocalServer", "WelcomeScreen", "probe_local_servers"]
 
@@ -93,9 +95,17 @@ class WelcomeScreen(Screen["Assembled | None"]):
 
     BINDINGS = [Binding("escape", "quit", "Quit")]
 
-    def __init__(self, *, reason: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        reason: str | None = None,
+        build: Callable[[str | None, str | None], Assembled] | None = None,
+    ) -> None:
         super().__init__()
         self.reason = reason
+        self._build = build
+        """Builds the session for a choice (provider, fake responses); the app's, given
+        here so the screen never reaches up for the app."""
         self.servers: list[LocalServer] = []
 
     def compose(self) -> ComposeResult:
@@ -240,12 +250,10 @@ class WelcomeScreen(Screen["Assembled | None"]):
         mode, ``--resume``…): the welcome screen only chooses the provider.
         """
         from gemtui.errors import FatalError
-        from gemtui.tui.app import GemtuiApp
 
-        app = self.app
-        assert isinstance(app, GemtuiApp)
+        assert self._build is not None, "the app gives the welcome screen its builder"
         try:
-            built = app.build_for_choice(provider, fake_responses)
+            built = self._build(provider, fake_responses)
         except FatalError as exc:
             self._say(exc.message)
             return

@@ -134,6 +134,7 @@ def _keys_help(*, server: bool, letters: bool = True) -> list[KeyHint]:
         ]
         if server:
             digits.append(("7", "7", "server always", "server"))
+        digits.append(("ctrl+a", "^a", "all edits", "edits"))
         return [*digits, ("F8", "F8", "letter keys", "letters")]
     hints: list[KeyHint] = [
         ("a/1", "a", "allow", "allow"),

@@ -19,8 +19,6 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
-from gemtui.tui.commands import SLASH_COMMANDS
-
 __all__ = ["PromptInput", "complete_path"]
 
 _MAX_SUGGESTIONS = 12
@@ -116,6 +114,8 @@ class PromptInput(TextArea):
         """Root for ``@path`` completion (None: no file completion)."""
         self.prompt_history: list[str] = list(prompt_history or [])
         """Sent prompts, oldest first."""
+        self.slash_commands: dict[str, str] = {}
+        """Every slash command with its one-line help, for completion (set by the app)."""
         self.argument_choices: dict[str, list[str]] = {}
         """Completions for a slash command's argument, e.g. ``/theme`` → theme names."""
         self._history_index: int | None = None
@@ -165,7 +165,7 @@ class PromptInput(TextArea):
             return False
         name, space, arg = before.partition(" ")
         if not space:
-            return name.lower() in SLASH_COMMANDS
+            return name.lower() in self.slash_commands
         return not arg or arg in self.argument_choices.get(name.lower(), [])
 
     def _submit(self) -> None:
@@ -238,7 +238,9 @@ class PromptInput(TextArea):
             name, space, arg = before.partition(" ")
             if not space:
                 self._token_start = (0, 0)
-                return [(c, h) for c, h in SLASH_COMMANDS.items() if c.startswith(name.lower())]
+                return [
+                    (c, h) for c, h in self.slash_commands.items() if c.startswith(name.lower())
+                ]
             choices = self.argument_choices.get(name.lower(), [])
             self._token_start = (0, len(name) + 1)
             return [(c, "") for c in choices if c.startswith(arg) and c != arg]
