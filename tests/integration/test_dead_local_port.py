@@ -140,3 +140,25 @@ async def test_a_busy_server_still_gets_the_backoff(mock_llm: MockLLMServer) -> 
     assert len(notices) == 1
     assert isinstance(notices[0].error, RetryableApiError)
     assert notices[0].wait == pytest.approx(0.05)
+
+
+async def test_the_message_never_shows_credentials_written_in_the_url() -> None:
+    """A base_url may carry a user and password: the message names the server and the
+    path, never those."""
+    port = _dead_port()
+    client = make_client()
+    generator = RetryingGenerator(
+        OpenAICompatGenerator(client, f"http://alice:s3cret-pw@127.0.0.1:{port}/v1"),
+        RetryPolicy(refused_delay=0.01),
+    )
+    try:
+        with pytest.raises(NothingListeningError) as caught:
+            await _first_answer(generator)
+    finally:
+        await client.aclose()
+    message = str(caught.value)
+    assert f"nothing is listening on 127.0.0.1:{port}" in message
+    assert f"(http://127.0.0.1:{port}/v1/chat/completions)" in message
+    for secret in ("alice", "s3cret-pw"):
+        assert secret not in message
+        assert secret not in caught.value.url

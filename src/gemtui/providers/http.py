@@ -84,8 +84,10 @@ def _transport_error(exc: httpx.TransportError, url: str) -> TransportError:
     if isinstance(exc, httpx.ConnectError) and _refused(exc) and _is_loopback(url):
         where = httpx.URL(url)
         port = where.port or (443 if where.scheme == "https" else 80)
+        shown = f"{where.scheme}://{where.host}:{port}{where.path}"  # no user, password, query
         return NothingListeningError(
-            f"connection refused: nothing is listening on {where.host}:{port} ({url})", url=url
+            f"connection refused: nothing is listening on {where.host}:{port} ({shown})",
+            url=shown,
         )
     return TransportError(f"{type(exc).__name__} talking to {_host(url)}: {exc}")
 
