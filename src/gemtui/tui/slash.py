@@ -109,7 +109,7 @@ def _approval_mode(app: GemtuiApp, arg: str) -> None:
     if not arg:
         app.notify(f"Approval mode: {app.session.approval_mode} (one of {', '.join(MODES)}).")
     elif arg in MODES:
-        app.set_approval_mode(arg)
+        app.request_approval_mode(arg)
     else:
         app.notify(f"Unknown approval mode {arg!r}; use {', '.join(MODES)}.", severity="warning")
 
@@ -230,7 +230,7 @@ def _mcp(app: GemtuiApp, arg: str) -> None:
 
 def _memory(app: GemtuiApp, arg: str) -> None:
     """``/memory show|refresh|add FACT``: the context files loaded, read them again, or
-    append a fact to the user's GEMINI.md once the person approves it (Ctrl+S)."""
+    append the fact the person typed to the user's GEMINI.md."""
     if app.session is None:
         return
     session = app.session
@@ -241,22 +241,14 @@ def _memory(app: GemtuiApp, arg: str) -> None:
         files = session.refresh_context()
         app.notify(f"Context files read again: {len(files.files)} loaded.")
     elif action == "add" and fact.strip():
-        from gemtui.config.paths import config_dir
-        from gemtui.tui.screens.dialogs import ModifyScreen
-
-        def approved(text: str | None) -> None:
-            if text is None or not text.strip():
-                app.notify("Nothing added to memory.")
-                return
-            try:
-                path = session.add_memory(text)
-            except (OSError, ValueError) as exc:
-                app.notify(f"Could not save the memory: {exc}", severity="error")
-                return
-            app.notify(f"Added to {path} (under 'gemtui memories').")
-
-        title = f"add to {config_dir() / 'GEMINI.md'} under 'gemtui memories'"
-        app.push_screen(ModifyScreen(fact.strip(), title=title), approved)
+        # The person typed the fact: that is the consent. No editor opens, so keys typed
+        # right after (the next command) land in the prompt, never in a dialog.
+        try:
+            path = session.add_memory(fact.strip())
+        except (OSError, ValueError) as exc:
+            app.notify(f"Could not save the memory: {exc}", severity="error")
+            return
+        app.notify(f"Added to {path} (under 'gemtui memories'); /memory show lists it.")
     else:
         app.notify("Usage: /memory show | refresh | add FACT", severity="warning")
 

@@ -24,6 +24,7 @@ from gemtui.agent.prices import cost_of, price_for
 from gemtui.bus.events import Usage
 from gemtui.store import SORTS, SessionInfo, SessionMatch, SessionStore
 from gemtui.store.records import iso
+from gemtui.tui.screens.dialogs import ConfirmScreen
 from gemtui.tui.widgets.conversation_preview import ConversationPreview
 from gemtui.tui.widgets.key_hints import KeyHint, KeyHints
 
@@ -104,24 +105,6 @@ def relative_time(ts: float, now: float) -> str:
 def _cost(info: SessionInfo) -> str:
     cost = cost_of(Usage(input=info.tokens_input, output=info.tokens_output), price_for(info.model))
     return "—" if cost is None else f"${cost:.2f}"
-
-
-class ConfirmScreen(ModalScreen[bool]):
-    """A yes/no question; y confirms, n or Esc declines."""
-
-    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
-
-    def __init__(self, question: str) -> None:
-        super().__init__()
-        self._question = question
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Static(self._question, classes="dialog-title", markup=False)
-            yield Static("y yes · n no", classes="dialog-keys")
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
 
 
 class RenameScreen(ModalScreen[str | None]):

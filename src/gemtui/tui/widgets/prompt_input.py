@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
 from textual import events
@@ -136,9 +137,13 @@ class PromptInput(TextArea):
         self._picked = False
         """The person moved through the completions: Enter takes the highlighted one."""
         self._token_start: tuple[int, int] | None = None
+        self.typed_at = 0.0
+        """When the person last typed here (monotonic; 0 once Enter sent the prompt)."""
 
     # -- keys ------------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
+        # After sending, the person waits for the answer rather than types.
+        self.typed_at = 0.0 if event.key == "enter" else time.monotonic()
         if event.key in ("enter", "tab", "escape"):
             # Keys typed fast arrive before the Changed messages of the text before them:
             # decide against the text as it is now, never against stale completions.
