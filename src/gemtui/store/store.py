@@ -425,7 +425,33 @@ class StoreCore:
                 " AND content LIKE '%\"text\"%') WHERE id = ?",
                 (new_id, new_id, new_id),
             )
+            self._copy_usage(c, session_id, new_id, stop)
         return new_id
+
+    @staticmethod
+    def _copy_usage(c: sqlite3.Connection, source: str, target: str, stop: int) -> None:
+        """A fork carries what its history cost: the usage recorded before the first
+        message it leaves out (all of it for a whole fork), and the counters summed anew."""
+        cut = c.execute(
+            "SELECT m.created FROM messages m JOIN sessions s ON s.id = m.session_id"
+            " WHERE m.session_id = ? AND m.epoch = s.epoch AND m.idx >= ? ORDER BY m.idx LIMIT 1",
+            (source, stop),
+        ).fetchone()
+        c.execute(
+            "INSERT INTO usage (session_id, prompt_id, model, input, output, thoughts, cached,"
+            " total, created) SELECT ?, prompt_id, model, input, output, thoughts, cached, total,"
+            " created FROM usage WHERE session_id = ? AND (? IS NULL OR created < ?) ORDER BY id",
+            (target, source, None if cut is None else cut[0], None if cut is None else cut[0]),
+        )
+        c.execute(
+            "UPDATE sessions SET"
+            " tokens_input = (SELECT coalesce(sum(input), 0) FROM usage WHERE session_id = ?),"
+            " tokens_output = (SELECT coalesce(sum(output + thoughts), 0) FROM usage"
+            " WHERE session_id = ?),"
+            " tokens_total = (SELECT coalesce(sum(total), 0) FROM usage WHERE session_id = ?)"
+            " WHERE id = ?",
+            (target, target, target, target),
+        )
 
     # -- tool calls and usage ------------------------------------------------------------
     def add_tool_call(

@@ -311,7 +311,8 @@ class MainScreen(Screen[None]):
 
     def _retrying(self, e: ev.RequestRetrying) -> None:
         """Count the wait down on the status line until the next attempt starts."""
-        self._retry = (_clock() + e.wait, f"(attempt {e.next_attempt}/{e.max_attempts})")
+        attempt = f"(attempt {e.next_attempt}/{e.max_attempts})"
+        self._retry = (_clock() + e.wait, f"{attempt} · {e.target}" if e.target else attempt)
         self._count_down()
         self.set_timer(0.25, self._count_down, name="retry-countdown")
 

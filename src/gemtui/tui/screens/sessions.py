@@ -26,6 +26,7 @@ from gemtui.store import SORTS, SessionInfo, SessionMatch, SessionStore
 from gemtui.store.records import iso
 from gemtui.tui.screens.dialogs import ConfirmScreen
 from gemtui.tui.widgets.conversation_preview import ConversationPreview
+from gemtui.tui.widgets.key_hints import KeyHint, KeyHints
 
 __all__ = ["ConfirmScreen", "RenameScreen", "SessionsScreen", "relative_time"]
 
@@ -51,6 +52,19 @@ _ESSENTIAL = ("when", "tokens", "cost")
 _OPTIONAL = ("turns", "model", "workspace")
 """Columns dropped first as the table narrows (the preview shows them anyway)."""
 TITLE_MIN, TITLE_WANTED, TITLE_MAX = 16, 28, 34
+
+SESSION_KEYS: list[KeyHint] = [
+    ("Enter", "Enter", "open", "open"),
+    ("Ctrl+F", "^F", "full-text", "search"),
+    ("Ctrl+W", "^W", "folder/all", "folder"),
+    ("Ctrl+S", "^S", "sort", "sort"),
+    ("Ctrl+K", "^K", "fork", "fork"),
+    ("Ctrl+R", "^R", "rename", "rename"),
+    ("Ctrl+D", "^D", "delete", "delete"),
+    ("Ctrl+E/X", "^E/^X", "export md/json", "export"),
+    ("Esc", "Esc", "close", "close"),
+]
+"""The footer: every key shown whole at any width (it wraps rather than cut one off)."""
 
 
 def fit_columns(width: int) -> tuple[list[str], int]:
@@ -177,11 +191,7 @@ class SessionsScreen(Screen[str | None]):
             with VerticalScroll(id="sessions-preview-scroll"):
                 yield Static(id="sessions-preview")
                 yield ConversationPreview(id="sessions-conversation")
-        yield Static(
-            "Enter open · Ctrl+F full-text · Ctrl+W folder/all · Ctrl+S sort · Ctrl+K fork · "
-            "Ctrl+R rename · Ctrl+D delete · Ctrl+E/X export md/json · Esc close",
-            id="sessions-keys",
-        )
+        yield KeyHints(SESSION_KEYS, id="sessions-keys", wrap=True)
 
     def on_mount(self) -> None:
         self._set_columns()

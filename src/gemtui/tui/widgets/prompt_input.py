@@ -11,6 +11,7 @@ it runs.
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -22,6 +23,17 @@ from textual.widgets import TextArea
 __all__ = ["PromptInput", "complete_path"]
 
 _MAX_SUGGESTIONS = 12
+_LAST_WORD = re.compile(r"(?:\\\s|\S)*$")
+"""The word before the cursor; ``\\ `` (an escaped space) belongs to it, as in ``@path``."""
+
+
+def _escape_path(path: str) -> str:
+    """A path as an ``@`` reference: white space escaped, so the path stays one word."""
+    return re.sub(r"(\s)", r"\\\1", path)
+
+
+def _unescape_path(word: str) -> str:
+    return re.sub(r"\\(\s)", r"\1", word)
 
 
 def complete_path(workspace: Path, partial: str) -> list[str]:
@@ -244,11 +256,12 @@ class PromptInput(TextArea):
             choices = self.argument_choices.get(name.lower(), [])
             self._token_start = (0, len(name) + 1)
             return [(c, "") for c in choices if c.startswith(arg) and c != arg]
-        word_start = max(before.rfind(" "), before.rfind("\t")) + 1
-        word = before[word_start:]
-        if word.startswith("@") and self.workspace is not None:
-            self._token_start = (row, word_start + 1)
-            return [(p, "") for p in complete_path(self.workspace, word[1:])]
+        word = _LAST_WORD.search(before)
+        assert word is not None  # the pattern matches the empty string at the end
+        if word.group().startswith("@") and self.workspace is not None:
+            self._token_start = (row, word.start() + 1)
+            partial = _unescape_path(word.group()[1:])
+            return [(_escape_path(p), "") for p in complete_path(self.workspace, partial)]
         self._token_start = None
         return []
 
