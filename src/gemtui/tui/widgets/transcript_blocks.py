@@ -314,6 +314,7 @@ class ToolBlock(Block):
         if snap.duration_ms is not None and snap.state in (
             ToolCallState.SUCCESS,
             ToolCallState.ERROR,
+            ToolCallState.CANCELLED,
         ):
             return f"{label} in {elapsed(snap.duration_ms / 1000)}"
         return label
