@@ -174,7 +174,7 @@ class Executor:
         """Compress when due (or forced). A failed or useless attempt is not repeated
         until the prompt has grown by a fifth, so it never costs a model call per turn."""
         prompt_tokens = self.last_prompt_tokens or _estimate_tokens(self.chat.history)
-        if not force and prompt_tokens < self._next_compression_at:
+        if not self.chat.history or (not force and prompt_tokens < self._next_compression_at):
             return
         try:
             result = await compress_history(

@@ -270,7 +270,7 @@ class GemtuiApp(SessionHost):
             if self.session_factory is not None:  # still starting: keep it for later
                 self.queued.append(text)
             return
-        if self.turn_running:
+        if self.turn_running or self.compressing:
             self.queued.append(text)
             self._show_queue()
             return
@@ -306,7 +306,7 @@ class GemtuiApp(SessionHost):
                 self.call_later(self._send_next)
 
     def _send_next(self) -> None:
-        if self.queued and not self.turn_running:
+        if self.queued and not self.turn_running and not self.compressing:
             self._start_turn(self.queued.popleft())
             self._show_queue()
 

@@ -65,6 +65,8 @@ class SessionHost(MaskingApp[int]):
     queued: deque[str]
     """Prompts typed while a turn runs (or the engine starts), sent in order."""
     turn_running: bool
+    compressing: bool = False
+    """/compress is running: prompts queue until it ends."""
     slash_commands: dict[str, str]
     """Every slash command with its help (the app's table), for the prompt's completion."""
 
@@ -456,12 +458,22 @@ class SessionHost(MaskingApp[int]):
 
     @work(exclusive=True, group="compress", name="compress", exit_on_error=False)
     async def compress(self) -> None:
+        """/compress: prompts typed meanwhile wait in the queue (sent on the summary,
+        never lost under it), and the status line says what runs."""
         assert self.session is not None
+        self.compressing = True
+        status = self.main.status
+        status.compression_started()
         try:
             await self.session.compress()
         except Exception as exc:
             log.exception("compression failed")
             self.notify(f"Compression failed: {exc}", severity="error")
+        finally:
+            self.compressing = False
+            status.turn_ended()
+            if self.queued:
+                self.call_later(self._send_next)
         # done: the transcript's "History compressed: N → M tokens." says so, once
 
     def sign_in(self, reason: str = "") -> None:

@@ -47,6 +47,12 @@ def _compress(app: SessionHost, arg: str) -> None:
     if app.turn_running:
         app.notify("Wait for the turn to finish (or Esc) before compressing.", severity="warning")
         return
+    if app.compressing:
+        app.notify("The history is being compressed already.")
+        return
+    if not app.session.chat.history:
+        app.notify("Nothing to compress yet: the conversation is empty.")
+        return
     app.compress()
 
 
