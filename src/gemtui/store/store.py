@@ -306,6 +306,28 @@ class StoreCore:
             )
         return idx
 
+    def replace_message(self, session_id: str, index: int, content: Content) -> None:
+        """Put ``content`` in place of the current history's message at ``index`` (the
+        prompt saved as typed, now with the files ``@`` attached to it)."""
+        body = _content_json(content)
+        text = redact(content_text(content))
+        with self._tx() as c:
+            (epoch,) = c.execute(
+                "SELECT epoch FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+            row = c.execute(
+                "SELECT id, created FROM messages WHERE session_id = ? AND epoch = ? AND idx = ?",
+                (session_id, epoch, index),
+            ).fetchone()
+            if row is None:
+                raise SessionNotFoundError(f"no message {index} in session {session_id}")
+            c.execute("DELETE FROM messages WHERE id = ?", (row[0],))  # the FTS row goes too
+            c.execute(
+                "INSERT INTO messages (session_id, idx, epoch, role, content, text, created)"
+                " VALUES (?,?,?,?,?,?,?)",
+                (session_id, index, epoch, content.role or "user", body, text, row[1]),
+            )
+
     def replace_history(self, session_id: str, history: Sequence[Content]) -> None:
         """Start a new epoch holding ``history`` (after a compression); old rows stay searchable."""
         now = time.time()
