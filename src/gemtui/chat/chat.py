@@ -21,6 +21,7 @@ from gemtui.chat.history import (
     consolidate_parts,
     ensure_active_loop_signatures,
     extract_curated_history,
+    merge_user_turns,
     is_valid_content,
     strip_thought_signatures,
 )
@@ -98,7 +99,7 @@ class Chat:
         return self._history
 
     def curated_history(self) -> list[Content]:
-        return extract_curated_history(self._history)
+        return merge_user_turns(extract_curated_history(self._history))
 
     def _append(self, content: Content) -> None:
         self._history.append(content)
