@@ -21,8 +21,8 @@ from gemtui.chat.history import (
     consolidate_parts,
     ensure_active_loop_signatures,
     extract_curated_history,
-    merge_user_turns,
     is_valid_content,
+    merge_user_turns,
     strip_thought_signatures,
 )
 from gemtui.errors import AnswerTooLongError, StreamError
