@@ -15,6 +15,13 @@ from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.prompt import build_system_instruction
 from gemtui.agent.prompt_fit import fit_prompt
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
+from gemtui.agent.user_commands import (
+    ShellNotes,
+    announce_problems,
+    expand_custom,
+    load_session_commands,
+    run_shell_mode,
+)
 from gemtui.bus import (
     AgentFinished,
     Event,
@@ -46,6 +53,7 @@ if TYPE_CHECKING:
 
     from gemtui.agent.router import ModelRouter
     from gemtui.bus import EventBus
+    from gemtui.commands import CommandSet
     from gemtui.mcp.manager import ServerState
     from gemtui.mcp.tools import McpTools
     from gemtui.providers.base import ContentGenerator
@@ -171,6 +179,8 @@ class Session:
         self.bus.subscribe(self._context_just_in_time)
         self._cancel: asyncio.Event | None = None
         self.bus.on_cancel(self.cancel)
+        self.commands = load_session_commands(self)
+        self.shell_notes = ShellNotes()
 
     def _declarations(self) -> list[FunctionDeclaration]:
         from gemtui.scheduler import READ_ONLY_KINDS
@@ -249,6 +259,7 @@ class Session:
             model=self.chat.model,
             workspace=str(self.workspace.root),
         )
+        announce_problems(self, self.commands)
         self.start_mcp()
         if self.options.interactive:  # the usage pane shows the account's tier and quota
             self.account.refresh_soon()
@@ -287,16 +298,23 @@ class Session:
         self.chat.declarations = self._declarations()
         self._cancel = asyncio.Event()
         try:
+            expanded = await expand_custom(self, prompt) if prompt.startswith("/") else None
+            if isinstance(expanded, AgentFinished):
+                return expanded
+            if expanded is not None:  # a custom command: its expansion is the prompt
+                return await self.executor.run(
+                    self.shell_notes.attach(expanded[0]), cancel=self._cancel, attached=expanded[1]
+                )
             if "@" in prompt:  # @path attaches files (read before the prompt is announced)
                 from gemtui.agent.at_paths import attach_files
 
                 found = await attach_files(prompt, self.tool_context)
                 if found.parts or found.notes:
-                    message = found.parts or prompt
+                    message = self.shell_notes.attach(found.parts or prompt)
                     return await self.executor.run(
                         message, cancel=self._cancel, attached=found.summary()
                     )
-            return await self.executor.run(prompt, cancel=self._cancel)
+            return await self.executor.run(self.shell_notes.attach(prompt), cancel=self._cancel)
         finally:
             self._cancel = None
             if self.options.interactive:  # headless exits now: no look-up it would not show
@@ -342,6 +360,26 @@ class Session:
     def cancel(self) -> None:
         if self._cancel is not None:
             self._cancel.set()
+
+    @property
+    def cancel_event(self) -> asyncio.Event | None:
+        """The running prompt's cancel signal (None between prompts)."""
+        return self._cancel
+
+    def reload_commands(self) -> CommandSet:
+        """Read the custom command files again (``/commands reload``)."""
+        self.commands = load_session_commands(self)
+        announce_problems(self, self.commands)
+        return self.commands
+
+    async def run_shell(self, line: str) -> bool:
+        """``!line``: run it now through policy and approval (no model call); the next
+        prompt carries its output. True when it ran."""
+        self._cancel = asyncio.Event()
+        try:
+            return await run_shell_mode(self, line)
+        finally:
+            self._cancel = None
 
     async def compress(self) -> None:
         await self.executor.compress(force=True)

@@ -130,6 +130,7 @@ class WorkspaceOverrides:
             n = self.policy_rules
             count = "unreadable" if n is None else f"{n} rule{'s' if n != 1 else ''}"
             parts.append(f".gemtui/policy.toml ({count})")
+        parts += [f for f in self.files if f in WORKSPACE_COMMAND_DIRS]
         return ", ".join(parts)
 
     def ignored_notice(self, how_to_trust: str) -> str:
@@ -235,6 +236,17 @@ def _read_raw(path: Path, what: str) -> tuple[dict[str, Any] | None, str | None]
         return None, "unreadable (" + exc.message.removeprefix(f"{path}: ").split(";")[0] + ")"
 
 
+WORKSPACE_COMMAND_DIRS = (".gemini/commands", ".gemtui/commands")
+"""A folder's own custom command folders (loaded only when it is trusted)."""
+
+
+def _count_files(folder: Path, pattern: str) -> int:
+    try:
+        return sum(1 for _ in folder.rglob(pattern)) if folder.is_dir() else 0
+    except OSError:
+        return 0
+
+
 def workspace_overrides(workspace: Path) -> WorkspaceOverrides | None:
     """What ``workspace``'s ``.gemtui/`` files would change, or None when it has none."""
     files: list[str] = []
@@ -259,6 +271,11 @@ def workspace_overrides(workspace: Path) -> WorkspaceOverrides | None:
     elif problem:
         rules = None
         details.append(f".gemtui/policy.toml: {problem}")
+    for folder in WORKSPACE_COMMAND_DIRS:  # custom commands may run shell lines: asked too
+        count = _count_files(workspace / folder, "*.toml")
+        if count:
+            files.append(folder)
+            details.append(f"{folder}: {count} custom command file(s) (may run shell commands)")
     if not files:
         return None
     return WorkspaceOverrides(workspace, tuple(keys), rules, tuple(details), tuple(files))

@@ -1,0 +1,107 @@
+"""What a person types that is not a plain prompt: ``/custom:command args`` and ``!shell``.
+
+Both reach the model only through the next request: a custom command becomes the prompt
+it expands to; a ``!`` line runs at once (no model call) and its output waits in
+``ShellNotes`` until the next prompt, which carries it in Gemini CLI's words ("I ran the
+following shell command: …"). Shell lines go through the tool scheduler, so the policy,
+the approval, the sandbox and the card are the ones the model's own commands get.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gemtui.bus import AgentFinished, ErrorOccurred, TerminateReason
+from gemtui.commands import CommandError, command_dirs, expand_command, load_commands
+from gemtui.commands.session_runner import SchedulerCommandRunner, run_shell_line
+from gemtui.wire import Part
+
+if TYPE_CHECKING:
+    from gemtui.agent.session import Session
+    from gemtui.commands import CommandSet
+
+__all__ = [
+    "ShellNotes",
+    "announce_problems",
+    "expand_custom",
+    "load_session_commands",
+    "run_shell_mode",
+]
+
+
+def load_session_commands(session: Session) -> CommandSet:
+    """The commands this session offers (the workspace's only in a trusted folder)."""
+    return load_commands(
+        command_dirs(session.workspace.root, trusted=session.options.trusted_workspace)
+    )
+
+
+def announce_problems(session: Session, found: CommandSet) -> None:
+    """Each command file that did not load, as a warning naming it (never a crash)."""
+    for problem in found.problems:
+        session.bus.emit(
+            ErrorOccurred,
+            message=f"Custom command not loaded: {problem}",
+            kind="warning",
+            hint="Fix the file, then /commands reload.",
+        )
+
+
+async def expand_custom(session: Session, prompt: str) -> tuple[str, str] | AgentFinished | None:
+    """``(expanded prompt, what it came from)`` for a custom command line, None for any
+    other prompt, or the finished (failed) prompt when expansion was refused."""
+    name, _, args = prompt.strip().partition(" ")
+    command = session.commands.find(name)
+    if command is None:
+        return None
+    runner = SchedulerCommandRunner(
+        command.name, session.scheduler, session.tool_context, session.cancel_event
+    )
+    try:
+        text = await expand_command(command, args.strip(), runner)
+    except CommandError as exc:
+        message = f"/{command.name} was not sent: {exc}"
+        session.bus.emit(ErrorOccurred, message=message, kind="command")
+        return session.bus.emit(
+            AgentFinished, reason=TerminateReason.ERROR, text="", error=message, exit_code=1
+        )
+    return text, f"/{command.name} ({command.path})"
+
+
+@dataclass
+class ShellNotes:
+    """``!`` commands run since the last prompt, in the words the model will read."""
+
+    pending: list[str] = field(default_factory=list)
+
+    def add(self, line: str, output: str, code: int | None) -> None:
+        result = output.rstrip() or "(no output)"
+        if code not in (0, None):
+            result += f"\n[exit code {code}]"
+        self.pending.append(
+            f"I ran the following shell command:\n```sh\n{line}\n```\n\n"
+            f"This produced the following result:\n```\n{result}\n```"
+        )
+
+    def attach(self, message: str | list[Part]) -> str | list[Part]:
+        """The prompt's parts with the pending notes after it (then forgotten)."""
+        if not self.pending:
+            return message
+        parts = [Part(text=message)] if isinstance(message, str) else list(message)
+        parts += [Part(text=note) for note in self.pending]
+        self.pending.clear()
+        return parts
+
+
+async def run_shell_mode(session: Session, line: str) -> bool:
+    """``!line``: run it now, no model call; True when it ran (its output is noted)."""
+    try:
+        output, code = await run_shell_line(
+            session.scheduler, line, "shell mode (!)", session.cancel_event
+        )
+    except CommandError as exc:
+        session.bus.emit(ErrorOccurred, message=str(exc), kind="warning")
+        return False
+    session.shell_notes.add(line, output, code)
+    return True
