@@ -27,6 +27,7 @@ __all__ = [
     "expand_custom",
     "load_session_commands",
     "run_shell_mode",
+    "terminal_verdict",
 ]
 
 
@@ -105,3 +106,13 @@ async def run_shell_mode(session: Session, line: str) -> bool:
         return False
     session.shell_notes.add(line, output, code)
     return True
+
+
+def terminal_verdict(session: Session, line: str) -> tuple[str, str]:
+    """What the policy says of running ``line`` with the terminal handed over:
+    ``("allow" | "ask_user" | "deny", why)``. Nothing runs here."""
+    tool = session.registry.get("run_shell_command")
+    if tool is None:
+        return "deny", "run_shell_command is excluded in the settings ([tools] exclude)."
+    verdict = session.policy.decide(tool, {"command": line}, session.approval_mode)
+    return str(verdict.decision), verdict.reason

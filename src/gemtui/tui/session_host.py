@@ -21,6 +21,7 @@ from gemtui.config.ui_choice import UiChoice
 from gemtui.modes import ApprovalMode
 from gemtui.tui.masking_app import MaskingApp
 from gemtui.tui.screens.main import MainScreen
+from gemtui.tui.slash_custom import refresh_custom_commands
 from gemtui.tui.widgets.status_line import git_branch
 
 if TYPE_CHECKING:
@@ -298,6 +299,7 @@ class SessionHost(MaskingApp[int]):
             else:
                 self.call_after_refresh(self._show_resumed, screen, session)
         self.call_after_refresh(self._after_start)
+        self.call_after_refresh(refresh_custom_commands, self)
 
     def _show_resumed(self, screen: MainScreen, session: Session) -> None:
         """Draw a saved session as it happened (turns a compression summarised included)

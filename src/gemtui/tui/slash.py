@@ -261,6 +261,31 @@ def _memory(app: GemtuiApp, arg: str) -> None:
         app.notify("Usage: /memory show | refresh | add FACT", severity="warning")
 
 
+def _commands(app: GemtuiApp, arg: str) -> None:
+    """``/commands`` lists the custom commands and where they come from; ``/commands
+    reload`` reads the files again (a broken one is named in a warning)."""
+    if app.session is None:
+        return
+    if arg.strip() == "reload":
+        found = app.session.reload_commands()
+        app.refresh_custom_commands()
+        broken = f", {len(found.problems)} not loaded (see the warnings)" if found.problems else ""
+        app.notify(f"Custom commands reloaded: {len(found.commands)} loaded{broken}.")
+        return
+    if arg.strip():
+        app.notify("Usage: /commands [reload]", severity="warning")
+        return
+    commands = sorted(app.session.commands.commands.values(), key=lambda c: c.name)
+    if not commands:
+        app.notify(
+            "No custom commands. Put TOML files in ~/.gemini/commands/ or the project's "
+            ".gemini/commands/ (git/commit.toml → /git:commit), then /commands reload."
+        )
+        return
+    lines = [f"/{c.name} ({c.source}: {c.path})" for c in commands]
+    app.notify("Custom commands:\n" + "\n".join(lines), timeout=15)
+
+
 def _quit(app: GemtuiApp, arg: str) -> None:
     app.exit(0)
 
@@ -349,6 +374,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/permissions", "Show the policy rules in force and remove one", _permissions),
     SlashCommand("/mcp", "MCP servers' state (/mcp restart|disable|enable NAME)", _mcp),
     SlashCommand("/memory", "Context files: /memory show | refresh | add FACT", _memory),
+    SlashCommand("/commands", "Custom commands: list them, /commands reload", _commands),
     SlashCommand("/quit", "Quit gemtui", _quit),
 )
 """Every slash command, in the order /help lists them: the one table."""

@@ -116,6 +116,8 @@ class PromptInput(TextArea):
         self.prompt_history: list[str] = list(prompt_history or [])
         """Sent prompts, oldest first."""
         self.argument_choices: dict[str, list[str]] = {}
+        self.extra_commands: dict[str, str] = {}
+        """Custom commands (``/git:commit`` → help), completed after the built-in ones."""
         """Completions for a slash command's argument, e.g. ``/theme`` → theme names."""
         self._history_index: int | None = None
         self._draft = ""
@@ -160,7 +162,7 @@ class PromptInput(TextArea):
             return False
         name, space, arg = before.partition(" ")
         if not space:
-            return name.lower() in SLASH_COMMANDS
+            return name.lower() in SLASH_COMMANDS or name.lower() in self.extra_commands
         return not arg or arg in self.argument_choices.get(name.lower(), [])
 
     def _submit(self) -> None:
@@ -233,7 +235,8 @@ class PromptInput(TextArea):
             name, space, arg = before.partition(" ")
             if not space:
                 self._token_start = (0, 0)
-                return [(c, h) for c, h in SLASH_COMMANDS.items() if c.startswith(name.lower())]
+                commands = {**SLASH_COMMANDS, **self.extra_commands}
+                return [(c, h) for c, h in commands.items() if c.startswith(name.lower())]
             choices = self.argument_choices.get(name.lower(), [])
             self._token_start = (0, len(name) + 1)
             return [(c, "") for c in choices if c.startswith(arg) and c != arg]

@@ -1,0 +1,125 @@
+"""Custom TOML commands and ``!`` shell mode in the real app (Pilot, mock LLM, real bash)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gemtui.bus.events import AgentFinished, ErrorOccurred, ToolCallState, ToolCallStateChanged
+from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.bridge import BusEvent
+from gemtui.tui.widgets.approval_queue import ApprovalQueue
+from tests.tui.conftest import make_app, make_session
+from tests.tui.helpers import Messages, turns_done
+
+
+def _notes(app: Any) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+def _sent(request: Any) -> str:
+    return "".join(p.get("text", "") for p in request.json["contents"][-1]["parts"])
+
+
+def _command(home: Path, rel: str, text: str) -> Path:
+    path = home / "config" / "commands" / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+async def test_command_asks_approval_for_its_shell_line_and_sends_the_expansion(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    _command(
+        isolated_home,
+        "git/commit.toml",
+        'description = "Commit it"\nprompt = "Commit {{args}}: !{echo STATUS-$((6*7))} @{notes.txt}"\n',
+    )
+    (workspace / "notes.txt").write_text("NOTES-BODY\n")
+    mock_llm.enqueue({"text": "done"})
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.pause()
+        assert "/git:commit" in app.help_text()
+        assert app.main.prompt.extra_commands == {"/git:commit": "Commit it"}
+        await pilot.press(*"/git:co")
+        assert ("/git:commit", "Commit it") in app.main.prompt._suggestions
+        app.main.prompt.clear()
+        await pilot.press(*"/git:commit the fix", "enter")
+        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        assert mock_llm.requests == []  # nothing goes before the person answers
+        await pilot.press("a")
+        await seen.wait_event(AgentFinished)
+    text = _sent(mock_llm.requests[0])
+    assert text.startswith("Commit the fix: STATUS-42")
+    assert "NOTES-BODY" in text
+
+
+async def test_rejected_shell_line_sends_nothing(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    _command(isolated_home, "mark.toml", 'prompt = "!{touch marked}"\n')
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"/mark", "enter")
+        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await pilot.press("r")
+        await seen.wait_event(AgentFinished)
+        await pilot.pause()
+    assert mock_llm.requests == []
+    assert not (workspace / "marked").exists()
+
+
+async def test_reload_picks_up_new_files_and_names_a_broken_one(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        app.run_slash("/commands")
+        await pilot.pause()
+        assert any("No custom commands" in n for n in _notes(app))
+        _command(isolated_home, "hello.toml", 'prompt = "hi"\n')
+        broken = _command(isolated_home, "bad.toml", "prompt = [")
+        app.run_slash("/commands reload")
+        await pilot.pause()
+        assert any("1 loaded, 1 not loaded" in n for n in _notes(app))
+        warning = await seen.wait_event(ErrorOccurred)
+        assert str(broken) in warning.message
+        assert "invalid TOML" in warning.message
+        assert warning.hint == "Fix the file, then /commands reload."
+        assert app.main.prompt.extra_commands == {"/hello": "Custom command (user)"}
+
+
+async def test_bang_runs_without_a_model_call_and_the_next_request_has_the_output(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    (workspace / "alpha-file.txt").write_text("x")
+    mock_llm.enqueue({"text": "I see it."})
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"!ls -1", "enter")
+        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await pilot.press("a")
+        found = await seen.wait_for(
+            lambda m: (
+                isinstance(m, BusEvent)
+                and isinstance(m.event, ToolCallStateChanged)
+                and m.event.call.state == ToolCallState.SUCCESS
+            )
+        )
+        assert isinstance(found, BusEvent)
+        done = found.event
+        assert "alpha-file.txt" in (done.call.output or "")
+        await turns_done(app)
+        assert mock_llm.requests == []  # no model call for a ! line
+        await pilot.press(*"what is here?", "enter")
+        await seen.wait_event(AgentFinished)
+    text = _sent(mock_llm.requests[0])
+    assert text.startswith("what is here?")
+    assert "I ran the following shell command:\n```sh\nls -1\n```" in text
+    assert "alpha-file.txt" in text
