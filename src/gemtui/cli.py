@@ -81,6 +81,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="apply this folder's own .gemtui/ settings and policy for this run",
     )
+    p.add_argument(
+        "--include-directories",
+        action="append",
+        default=[],
+        metavar="DIR[,DIR]",
+        help="more folders the tools may reach (comma-separated or repeated)",
+    )
     p.add_argument("--version", action="version", version=f"gemtui {__version__}")
     return p
 
@@ -193,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
                 text_tools=args.text_tools,
                 resume=args.resume,
                 trust_workspace=args.trust_workspace,
+                include_directories=tuple(args.include_directories),
             )
         )
     from gemtui.tui.launch import launch_tui
@@ -208,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         trust_workspace=args.trust_workspace,
         max_turns=args.max_turns,
         text_tools=args.text_tools,
+        include_directories=tuple(args.include_directories),
     )
 
 

@@ -17,6 +17,7 @@ from gemtui.agent.prompt_fit import fit_prompt
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
 from gemtui.agent.user_commands import (
     ShellNotes,
+    add_roots,
     announce_problems,
     expand_custom,
     load_session_commands,
@@ -83,6 +84,8 @@ class SessionOptions:
     history: list[Content] | None = None
     stream_retry_delays: tuple[float, ...] = (1.0, 2.0, 4.0)
     trusted_workspace: bool = False
+    include_directories: tuple[str, ...] = ()
+    """More workspace roots (``--include-directories``, ``[workspace]``)."""
     """The folder is trusted: its own ``.gemtui/policy.toml`` rules apply."""
 
 
@@ -114,6 +117,7 @@ class Session:
         self.bus = EventBus(self.id)
         self.approval_mode = options.approval_mode
         self.workspace = Workspace(options.workspace)
+        add_roots(self.workspace, options.include_directories)
         self.registry = default_registry()
         for name in settings.tools.exclude:
             self.registry.unregister(name)

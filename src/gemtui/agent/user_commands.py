@@ -9,7 +9,10 @@ the approval, the sandbox and the card are the ones the model's own commands get
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gemtui.bus import AgentFinished, ErrorOccurred, TerminateReason
@@ -20,9 +23,11 @@ from gemtui.wire import Part
 if TYPE_CHECKING:
     from gemtui.agent.session import Session
     from gemtui.commands import CommandSet
+    from gemtui.tools.workspace import Workspace
 
 __all__ = [
     "ShellNotes",
+    "add_roots",
     "announce_problems",
     "expand_custom",
     "load_session_commands",
@@ -116,3 +121,24 @@ def terminal_verdict(session: Session, line: str) -> tuple[str, str]:
         return "deny", "run_shell_command is excluded in the settings ([tools] exclude)."
     verdict = session.policy.decide(tool, {"command": line}, session.approval_mode)
     return str(verdict.decision), verdict.reason
+
+
+def add_roots(workspace: Workspace, folders: Iterable[str]) -> list[Path]:
+    """Add each folder (comma-separated lists too; relative to the main root, ``~``
+    expanded) as a workspace root; a missing one is an input error (exit 42)."""
+    from gemtui.errors import FatalInputError
+    from gemtui.tools.base import ToolError
+
+    added = []
+    for item in folders:
+        for raw in (part.strip() for part in item.split(",")):
+            if not raw:
+                continue
+            path = Path(os.path.expanduser(raw))
+            try:
+                added.append(
+                    workspace.add_root(path if path.is_absolute() else workspace.root / path)
+                )
+            except ToolError as exc:
+                raise FatalInputError(f"--include-directories: {exc}") from exc
+    return added
