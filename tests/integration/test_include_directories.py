@@ -64,7 +64,11 @@ def test_settings_add_a_root_and_a_missing_one_exits_42(
     second, _, _ = _layout(workspace.parent)
     write_fast_config(isolated_home, f'\n[workspace]\ninclude_directories = ["{second}"]\n')
     mock_llm_thread.enqueue(
-        {"function_calls": [{"name": "read_file", "args": {"file_path": str(second / "data.txt")}}]},
+        {
+            "function_calls": [
+                {"name": "read_file", "args": {"file_path": str(second / "data.txt")}}
+            ]
+        },
         {"text": "done"},
     )
     env = gemtui_env(isolated_home, mock_llm_thread.url)

@@ -123,3 +123,22 @@ async def test_bang_runs_without_a_model_call_and_the_next_request_has_the_outpu
     assert text.startswith("what is here?")
     assert "I ran the following shell command:\n```sh\nls -1\n```" in text
     assert "alpha-file.txt" in text
+
+
+async def test_directory_add_lets_tools_reach_the_folder(
+    mock_llm: MockLLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other-root"
+    other.mkdir()
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        session = app.session
+        assert session is not None
+        assert not session.workspace.contains(str(other))
+        app.run_slash(f"/directory add {other}")
+        app.run_slash("/directory add missing-folder")
+        app.run_slash("/directory show")
+        await pilot.pause()
+        assert session.workspace.contains(str(other)), _notes(app)
+        assert any("missing-folder is not a directory" in n for n in _notes(app))
+        assert any(n.startswith("Workspace roots:") and str(other) in n for n in _notes(app))

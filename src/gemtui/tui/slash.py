@@ -286,6 +286,28 @@ def _commands(app: GemtuiApp, arg: str) -> None:
     app.notify("Custom commands:\n" + "\n".join(lines), timeout=15)
 
 
+def _directory(app: GemtuiApp, arg: str) -> None:
+    """``/directory show`` lists the workspace roots; ``/directory add PATH[,PATH]`` adds."""
+    if app.session is None:
+        return
+    from gemtui.agent.user_commands import add_roots
+    from gemtui.errors import FatalInputError
+
+    action, _, paths = arg.strip().partition(" ")
+    workspace = app.session.workspace
+    if action == "add" and paths.strip():
+        try:
+            added = add_roots(workspace, [paths])
+        except FatalInputError as exc:
+            app.notify(exc.message.removeprefix("--include-directories: "), severity="warning")
+            return
+        app.notify("Added: " + ", ".join(str(p) for p in added))
+    elif action in ("", "show"):
+        app.notify("Workspace roots:\n" + "\n".join(str(r) for r in workspace.roots))
+    else:
+        app.notify("Usage: /directory show | add PATH[,PATH]", severity="warning")
+
+
 def _quit(app: GemtuiApp, arg: str) -> None:
     app.exit(0)
 
@@ -375,6 +397,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/mcp", "MCP servers' state (/mcp restart|disable|enable NAME)", _mcp),
     SlashCommand("/memory", "Context files: /memory show | refresh | add FACT", _memory),
     SlashCommand("/commands", "Custom commands: list them, /commands reload", _commands),
+    SlashCommand("/directory", "Workspace roots: /directory show | add PATH", _directory),
     SlashCommand("/quit", "Quit gemtui", _quit),
 )
 """Every slash command, in the order /help lists them: the one table."""
