@@ -15,6 +15,7 @@ from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.prompt import build_system_instruction
 from gemtui.agent.prompt_fit import fit_prompt
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
+from gemtui.agent.session_hooks import before_agent, build_hooks, fire_session_start
 from gemtui.agent.user_commands import (
     ShellNotes,
     add_roots,
@@ -185,6 +186,7 @@ class Session:
         self.bus.on_cancel(self.cancel)
         self.commands = load_session_commands(self)
         self.shell_notes = ShellNotes()
+        self.hooks = build_hooks(self)
 
     def _declarations(self) -> list[FunctionDeclaration]:
         from gemtui.scheduler import READ_ONLY_KINDS
@@ -264,6 +266,7 @@ class Session:
             workspace=str(self.workspace.root),
         )
         announce_problems(self, self.commands)
+        fire_session_start(self, "resume" if self.chat.history else "startup")
         self.start_mcp()
         if self.options.interactive:  # the usage pane shows the account's tier and quota
             self.account.refresh_soon()
@@ -302,6 +305,9 @@ class Session:
         self.chat.declarations = self._declarations()
         self._cancel = asyncio.Event()
         try:
+            refused = await before_agent(self, prompt)
+            if refused is not None:
+                return refused
             expanded = await expand_custom(self, prompt) if prompt.startswith("/") else None
             if isinstance(expanded, AgentFinished):
                 return expanded
@@ -410,6 +416,7 @@ class Session:
             await self.mcp.manager.wait_ready()
 
     async def aclose(self) -> None:
+        await self.hooks.advise("SessionEnd", {"reason": "exit"})
         await self.account.aclose()
         self.close_background()
         if self.mcp is not None:

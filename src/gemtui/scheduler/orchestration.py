@@ -50,6 +50,7 @@ from gemtui.scheduler.execution import (
 from gemtui.scheduler.policy import PolicyDecision, PolicyEngine, PolicyVerdict
 from gemtui.scheduler.state_manager import StateManager
 from gemtui.scheduler.states import CallRecord
+from gemtui.scheduler.tool_hooks import ToolHooks
 from gemtui.tools.base import Tool, ToolContext, ToolError, ToolKind
 from gemtui.tools.validation import repair_args
 from gemtui.wire import FunctionCall, Part
@@ -138,6 +139,9 @@ def _unknown_tool_message(name: str, known: Iterable[str]) -> str:
 class ToolScheduler:
     """Runs the model's tool calls through validation, policy, approval and execution."""
 
+    hooks: ToolHooks | None = None
+    """``BeforeTool`` hooks, asked for each valid call before policy and approval."""
+
     def __init__(
         self,
         registry: ToolLookup,
@@ -170,6 +174,10 @@ class ToolScheduler:
         batch = _Batch(StateManager(self._bus), [], cancel)
         for call in calls:
             batch.records.append(self._admit(batch.state, call))
+        if self.hooks is not None:
+            for record in batch.records:
+                if not record.state.terminal and not cancel.is_set():
+                    await self._before_tool(batch, record, self.hooks)
         dispatcher = asyncio.create_task(self._dispatch(batch))
         watcher = asyncio.create_task(cancel.wait())
         try:
@@ -216,6 +224,33 @@ class ToolScheduler:
         if problem is not None:
             state.transition(call.id, S.ERROR, error=problem, refusal=Refusal.INVALID)
         return record
+
+    async def _before_tool(self, batch: _Batch, record: CallRecord, hooks: ToolHooks) -> None:
+        """A hook refuses the call (its reason is the model's error) or rewrites it."""
+        assert record.tool is not None
+        assert record.invocation is not None
+        args = dict(record.invocation.args)
+        verdict = await hooks.before_tool(record.call_id, record.name, args)
+        if verdict.blocked:
+            self._deny(batch, record, verdict.reason or "Blocked by a BeforeTool hook.")
+            return
+        if not verdict.tool_input:
+            return
+        merged = {**args, **verdict.tool_input}
+        try:
+            problem = record.tool.validate(merged)
+            if problem is None:
+                record.invocation = record.tool.build(merged)
+                record.request.args = merged
+        except ToolError as e:
+            problem = str(e)
+        if problem is not None:
+            batch.state.transition(
+                record.call_id,
+                S.ERROR,
+                error=f"A BeforeTool hook rewrote the arguments into invalid ones: {problem}",
+                refusal=Refusal.INVALID,
+            )
 
     # -- dispatch ------------------------------------------------------------------------
 
