@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from gemtui.bus.events import AgentFinished, ErrorOccurred, ToolCallState, ToolCallStateChanged
+from gemtui.bus.events import (
+    AgentFinished,
+    ErrorOccurred,
+    HookRan,
+    ToolCallState,
+    ToolCallStateChanged,
+)
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.bridge import BusEvent
 from gemtui.tui.widgets.approval_queue import ApprovalQueue
@@ -142,3 +149,36 @@ async def test_directory_add_lets_tools_reach_the_folder(
         assert session.workspace.contains(str(other)), _notes(app)
         assert any("missing-folder is not a directory" in n for n in _notes(app))
         assert any(n.startswith("Workspace roots:") and str(other) in n for n in _notes(app))
+
+
+async def test_hooks_view_and_the_card_line_show_a_blocked_call(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    settings = isolated_home / "config" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    hook = {"type": "command", "command": "echo 'not on my watch' >&2; exit 2", "name": "guard"}
+    settings.write_text(
+        json.dumps({"hooks": {"BeforeTool": [{"matcher": "write_file", "hooks": [hook]}]}})
+    )
+    mock_llm.enqueue(
+        {
+            "function_calls": [
+                {"name": "write_file", "args": {"file_path": "x.txt", "content": "x"}}
+            ]
+        },
+        {"text": "ok"},
+    )
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"write it", "enter")
+        ran = await seen.wait_event(HookRan)
+        await seen.wait_event(AgentFinished)
+        app.run_slash("/hooks")
+        await pilot.pause()
+    assert ran.outcome == "blocked"
+    assert ran.summary() == "hook BeforeTool guard blocked: not on my watch"
+    assert not (workspace / "x.txt").exists()
+    view = next(n for n in _notes(app) if n.startswith("BeforeTool write_file -> guard"))
+    assert "guard: blocked" in view
+    assert "not on my watch" in view

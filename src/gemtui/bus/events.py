@@ -506,3 +506,8 @@ class HookRan(Event):
     call_id: str | None = None
     """The tool call it was about (BeforeTool)."""
     duration_ms: float = 0.0
+
+    def summary(self) -> str:
+        """One line for a transcript or stderr."""
+        why = f": {self.message}" if self.message else ""
+        return f"hook {self.hook_event} {self.hook} {self.outcome}{why}"

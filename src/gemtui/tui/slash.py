@@ -308,6 +308,33 @@ def _directory(app: GemtuiApp, arg: str) -> None:
         app.notify("Usage: /directory show | add PATH[,PATH]", severity="warning")
 
 
+def _hooks(app: GemtuiApp, arg: str) -> None:
+    """``/hooks``: the hooks loaded (event, matcher, file), their last runs and failures."""
+    if app.session is None:
+        return
+    runner = app.session.hooks
+    specs = runner.hooks.hooks
+    if not specs and not runner.hooks.problems:
+        app.notify(
+            'No hooks. Add them to ~/.gemini/settings.json ({"hooks": {"BeforeTool": [...]}}).'
+        )
+        return
+    lines = [
+        f"{h.event} {h.matcher or '*'} -> {h.name} ({h.timeout_ms / 1000:g} s, {h.source})"
+        for h in specs
+    ]
+    lines += [f"not loaded: {p}" for p in runner.hooks.problems]
+    runs = list(runner.runs)[-8:]
+    if runs:
+        lines.append("Last runs:")
+        lines += [
+            f"  {r.spec.event} {r.spec.name}: {r.outcome} ({r.duration_ms:.0f} ms)"
+            + (f" {r.reason}" if r.reason else "")
+            for r in runs
+        ]
+    app.notify("\n".join(lines), timeout=20)
+
+
 def _quit(app: GemtuiApp, arg: str) -> None:
     app.exit(0)
 
@@ -398,6 +425,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/memory", "Context files: /memory show | refresh | add FACT", _memory),
     SlashCommand("/commands", "Custom commands: list them, /commands reload", _commands),
     SlashCommand("/directory", "Workspace roots: /directory show | add PATH", _directory),
+    SlashCommand("/hooks", "Hooks loaded, their last runs and failures", _hooks),
     SlashCommand("/quit", "Quit gemtui", _quit),
 )
 """Every slash command, in the order /help lists them: the one table."""
