@@ -182,3 +182,38 @@ async def test_hooks_view_and_the_card_line_show_a_blocked_call(
     view = next(n for n in _notes(app) if n.startswith("BeforeTool write_file -> guard"))
     assert "guard: blocked" in view
     assert "not on my watch" in view
+
+
+async def test_tasks_lists_and_stops_a_background_sleep(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    from gemtui.tools.background import group_members
+
+    command = "echo started-bg; sleep 300"
+    mock_llm.enqueue(
+        {
+            "function_calls": [
+                {"name": "run_shell_command", "args": {"command": command, "is_background": True}}
+            ]
+        },
+        {"text": "started"},
+    )
+    app = make_app(make_session(mock_llm.url, workspace, approval_mode="yolo"), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"start it", "enter")
+        await seen.wait_event(AgentFinished)
+        assert app.session is not None
+        [task] = app.session.tool_context.background.tasks.values()
+        assert group_members(task.pid)  # the sleep is alive
+        app.run_slash("/tasks")
+        await pilot.pause()
+        listed = next(n for n in _notes(app) if str(task.pid) in n)
+        assert f"{task.pid} [running] {command}" in listed
+        app.run_slash(f"/tasks stop {task.pid}")
+        await pilot.pause()
+        assert any(f"Stopped {task.pid}" in n and "stopped" in n for n in _notes(app))
+        assert group_members(task.pid) == []
+        app.run_slash("/tasks stop 1")
+        await pilot.pause()
+        assert any("No background task 1" in n for n in _notes(app))

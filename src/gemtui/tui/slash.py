@@ -335,6 +335,38 @@ def _hooks(app: GemtuiApp, arg: str) -> None:
     app.notify("\n".join(lines), timeout=20)
 
 
+def _tasks(app: GemtuiApp, arg: str) -> None:
+    """``/tasks``: background commands with state and last lines; ``/tasks show PID`` all
+    of one's output; ``/tasks stop PID`` ends its process group."""
+    if app.session is None:
+        return
+    jobs = app.session.tool_context.background
+    action, _, rest = arg.strip().partition(" ")
+    if action in ("show", "stop"):
+        task = jobs.tasks.get(int(rest)) if rest.strip().isdigit() else None
+        if task is None:
+            app.notify(f"No background task {rest.strip() or '(PID missing)'}.", severity="warning")
+        elif action == "stop":
+            jobs.stop(task.pid)
+            app.notify(f"Stopped {task.pid} ({task.command}): {task.state()}.")
+        else:
+            app.notify(
+                f"{task.pid} {task.command}:\n{task.output(200) or '(no output)'}", timeout=30
+            )
+        return
+    if action:
+        app.notify("Usage: /tasks [show PID | stop PID]", severity="warning")
+        return
+    if not jobs.tasks:
+        app.notify("No background commands in this session.")
+        return
+    lines = []
+    for task in jobs.tasks.values():
+        lines.append(f"{task.pid} [{task.state()}] {task.command}")
+        lines += [f"    {line}" for line in task.output(3).splitlines()]
+    app.notify("\n".join(lines) + "\n/tasks show PID | stop PID", timeout=20)
+
+
 def _quit(app: GemtuiApp, arg: str) -> None:
     app.exit(0)
 
@@ -426,6 +458,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/commands", "Custom commands: list them, /commands reload", _commands),
     SlashCommand("/directory", "Workspace roots: /directory show | add PATH", _directory),
     SlashCommand("/hooks", "Hooks loaded, their last runs and failures", _hooks),
+    SlashCommand("/tasks", "Background commands: /tasks [show PID | stop PID]", _tasks),
     SlashCommand("/quit", "Quit gemtui", _quit),
 )
 """Every slash command, in the order /help lists them: the one table."""
