@@ -36,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="gemtui",
         description="A full-screen terminal coding agent. Without -p it opens the TUI.",
         epilog="Subcommands: `gemtui auth login|logout|status`, `gemtui sessions [list [--json]]`,"
-        " `gemtui mcp list|add|remove|import`.",
+        " `gemtui mcp list|add|remove|import`, `gemtui extensions install|link|list|enable|"
+        "disable|uninstall|update|import`.",
     )
     p.add_argument("prompt", nargs="?", help="prompt to send (opens the TUI with it sent)")
     p.add_argument(
@@ -169,6 +170,10 @@ def main(argv: list[str] | None = None) -> int:
         from gemtui.cli_mcp import mcp_command
 
         return mcp_command(argv[1:])
+    if argv and argv[0] == "extensions":
+        from gemtui.cli_extensions import extensions_command
+
+        return extensions_command(argv[1:])
     args = build_parser().parse_args(argv)
     approval = "yolo" if args.yolo else args.approval_mode
     if args.max_turns is not None and args.max_turns < 1:

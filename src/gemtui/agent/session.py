@@ -15,6 +15,11 @@ from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.prompt import build_system_instruction
 from gemtui.agent.prompt_fit import fit_prompt
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
+from gemtui.agent.session_extensions import (
+    extension_context_dirs,
+    load_extensions,
+    with_extension_servers,
+)
 from gemtui.agent.session_hooks import before_agent, build_hooks, fire_session_start
 from gemtui.agent.user_commands import (
     ShellNotes,
@@ -122,6 +127,7 @@ class Session:
         self.registry = default_registry()
         for name in settings.tools.exclude:
             self.registry.unregister(name)
+        self.extensions = load_extensions(self.workspace.root, self.registry)
         self.policy = PolicyEngine(
             _workspace_rules(options),
             user_policy_file=config_dir() / "policy.toml",
@@ -129,9 +135,14 @@ class Session:
             protected_dirs=(config_dir(),),
         )
         self.context_files = ContextFiles(
-            self.workspace.root, names=settings.context.names, home=config_dir()
+            self.workspace.root,
+            names=settings.context.names,
+            home=config_dir(),
+            extensions=extension_context_dirs(self.extensions),
         ).load()
-        self.mcp = _mcp_tools(settings, self.registry, self.policy, self.bus)
+        self.mcp = _mcp_tools(
+            with_extension_servers(settings, self.extensions), self.registry, self.policy, self.bus
+        )
         self.tool_context = context = ToolContext(
             workspace=self.workspace,
             shell_timeout=settings.tools.shell_timeout,

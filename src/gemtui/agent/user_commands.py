@@ -38,8 +38,10 @@ __all__ = [
 
 def load_session_commands(session: Session) -> CommandSet:
     """The commands this session offers (the workspace's only in a trusted folder)."""
+    extension_dirs = [(f"extension {e.name}", e.commands_dir) for e in session.extensions]
     return load_commands(
-        command_dirs(session.workspace.root, trusted=session.options.trusted_workspace)
+        extension_dirs
+        + command_dirs(session.workspace.root, trusted=session.options.trusted_workspace)
     )
 
 
