@@ -217,3 +217,21 @@ async def test_tasks_lists_and_stops_a_background_sleep(
         app.run_slash("/tasks stop 1")
         await pilot.pause()
         assert any("No background task 1" in n for n in _notes(app))
+
+
+async def test_extensions_view_lists_an_enabled_extension_and_its_command(
+    mock_llm: MockLLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    from gemtui.extensions import ExtensionStore
+
+    source = tmp_path / "ext"
+    (source / "commands").mkdir(parents=True)
+    (source / "gemini-extension.json").write_text('{"name": "helper", "version": "0.3.0"}')
+    (source / "commands" / "greet.toml").write_text('prompt = "Greet {{args}}"\n')
+    ExtensionStore().install(str(source))
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.run_slash("/extensions")
+        await pilot.pause()
+        assert any(n.startswith("helper 0.3.0: MCP none") for n in _notes(app))
+        assert app.main.prompt.extra_commands == {"/greet": "Custom command (extension helper)"}
