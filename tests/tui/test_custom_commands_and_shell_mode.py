@@ -124,6 +124,12 @@ async def test_bang_runs_without_a_model_call_and_the_next_request_has_the_outpu
         assert "alpha-file.txt" in (done.call.output or "")
         await turns_done(app)
         assert mock_llm.requests == []  # no model call for a ! line
+        prompt = app.main.prompt
+        assert prompt.shell_mode  # "!" on the empty prompt entered shell mode
+        assert prompt.border_title == "shell mode (! leaves)"
+        await pilot.press("!")  # and leaves it
+        assert not prompt.shell_mode
+        assert prompt.border_title is None
         await pilot.press(*"what is here?", "enter")
         await seen.wait_event(AgentFinished)
     text = _sent(mock_llm.requests[0])

@@ -116,9 +116,12 @@ class PromptInput(TextArea):
         self.prompt_history: list[str] = list(prompt_history or [])
         """Sent prompts, oldest first."""
         self.argument_choices: dict[str, list[str]] = {}
+        """Completions for a slash command's argument, e.g. ``/theme`` → theme names."""
         self.extra_commands: dict[str, str] = {}
         """Custom commands (``/git:commit`` → help), completed after the built-in ones."""
-        """Completions for a slash command's argument, e.g. ``/theme`` → theme names."""
+        self.shell_mode = False
+        """``!`` on an empty prompt: every line sent runs in the shell until ``!`` again."""
+        self._placeholder = str(self.placeholder)
         self._history_index: int | None = None
         self._draft = ""
         self._suggestions: list[tuple[str, str]] = []
@@ -129,6 +132,11 @@ class PromptInput(TextArea):
 
     # -- keys ------------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
+        if event.character == "!" and not self.text:
+            event.stop()
+            event.prevent_default()
+            self.toggle_shell_mode()
+            return
         if event.key in ("enter", "tab", "escape"):
             # Keys typed fast arrive before the Changed messages of the text before them:
             # decide against the text as it is now, never against stale completions.
@@ -165,10 +173,23 @@ class PromptInput(TextArea):
             return name.lower() in SLASH_COMMANDS or name.lower() in self.extra_commands
         return not arg or arg in self.argument_choices.get(name.lower(), [])
 
+    def toggle_shell_mode(self) -> None:
+        """Enter or leave shell mode; the border and placeholder say which."""
+        self.shell_mode = not self.shell_mode
+        self.set_class(self.shell_mode, "-shell")
+        self.border_title = "shell mode (! leaves)" if self.shell_mode else None
+        self.placeholder = (
+            "Shell command · runs through the policy, no model call · ! on empty leaves"
+            if self.shell_mode
+            else self._placeholder
+        )
+
     def _submit(self) -> None:
         text = self.text.strip()
         if not text:
             return
+        if self.shell_mode and not text.startswith("!"):
+            text = f"!{text}"
         if not self.prompt_history or self.prompt_history[-1] != text:
             self.prompt_history.append(text)
         self._history_index = None
