@@ -185,3 +185,34 @@ def test_before_agent_adds_context_and_can_refuse(
     assert proc.returncode == 1
     assert "The prompt was not sent: not that" in proc.stderr
     assert len(mock_llm_thread.requests) == 1
+
+
+def test_after_tool_hides_a_result_or_adds_context(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    hide = """printf '{"decision":"deny","reason":"[withheld: secrets file]"}'"""
+    add = """printf '{"hookSpecificOutput":{"additionalContext":"REMEMBER-THE-STYLE-GUIDE"}}'"""
+    entry = {"type": "command"}
+    _settings(
+        isolated_home,
+        {
+            "AfterTool": [
+                {"matcher": "read_file", "hooks": [{**entry, "command": hide}]},
+                {"matcher": "list_directory", "hooks": [{**entry, "command": add}]},
+            ]
+        },
+    )
+    (workspace / "creds.txt").write_text("TOP-SECRET-BODY")
+    calls = [
+        {"name": "read_file", "args": {"file_path": "creds.txt"}},
+        {"name": "list_directory", "args": {"dir_path": "."}},
+    ]
+    mock_llm_thread.enqueue({"function_calls": calls}, {"text": "ok"})
+    proc = run_gemtui(["-p", "look"], env=_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    read, listing = _answers(mock_llm_thread.requests[1])
+    assert read["output"] == "[withheld: secrets file]"
+    assert "TOP-SECRET-BODY" not in mock_llm_thread.requests[1].body.decode()
+    assert "creds.txt" in listing["output"]
+    assert listing["output"].endswith("REMEMBER-THE-STYLE-GUIDE")

@@ -29,7 +29,7 @@ def build_hooks(session: Session) -> HookRunner:
     runner = HookRunner(
         found, workspace=session.workspace.root, session_id=session.id, emit=session.bus.emit
     )
-    if found.for_event("BeforeTool"):
+    if any(h.event in ("BeforeTool", "AfterTool") for h in found.hooks):
         session.scheduler.hooks = runner
     return runner
 

@@ -27,7 +27,7 @@ from typing import Any
 from gemtui.bus.events import ErrorOccurred, HookRan
 from gemtui.hooks.config import HookSet, HookSpec
 from gemtui.redact import redact
-from gemtui.scheduler.tool_hooks import ToolHookVerdict
+from gemtui.scheduler.tool_hooks import AfterToolVerdict, ToolHookVerdict
 
 __all__ = ["HookAnswer", "HookRunner"]
 
@@ -200,6 +200,31 @@ class HookRunner:
             if isinstance(new, dict):
                 rewritten.update(new)
         return ToolHookVerdict(tool_input=rewritten or None)
+
+    async def after_tool(
+        self, call_id: str, name: str, args: dict[str, Any], output: str, error: str | None
+    ) -> AfterToolVerdict:
+        """AfterTool: a deny (or exit 2) replaces the result with its reason;
+        ``tool_output`` replaces it; ``additionalContext`` is added after it."""
+        replace: str | None = None
+        extra: list[str] = []
+        response = {"llmContent": output, "returnDisplay": output, "error": error}
+        for spec in self.hooks.for_event("AfterTool", name):
+            payload = {"tool_name": name, "tool_input": args, "tool_response": response}
+            answer = await self._run_one(spec, {**self._base("AfterTool"), **payload})
+            self.runs.append(answer)
+            self._publish(answer, call_id)
+            if answer.denies:
+                replace = answer.deny_reason or "The result was withheld by a hook."
+                continue
+            new = answer.specific.get("tool_output")
+            if isinstance(new, str):
+                replace = new
+            more = answer.specific.get("additionalContext")
+            if isinstance(more, str) and more.strip():
+                extra.append(more)
+        append = "\n\n".join(extra)
+        return AfterToolVerdict(replace=replace, append=append)
 
     async def before_agent(self, prompt: str) -> tuple[str | None, str]:
         """BeforeAgent: ``(why it is blocked or None, extra context for this prompt)``."""

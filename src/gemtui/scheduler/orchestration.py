@@ -43,6 +43,7 @@ from gemtui.bus.events import (
 )
 from gemtui.scheduler.execution import (
     CANCELLED_MESSAGE,
+    ExecutionOutcome,
     error_parts,
     execute_invocation,
     result_parts,
@@ -252,6 +253,36 @@ class ToolScheduler:
                 refusal=Refusal.INVALID,
             )
 
+    @staticmethod
+    async def _after_tool(
+        record: CallRecord, outcome: ExecutionOutcome, hooks: ToolHooks
+    ) -> ExecutionOutcome:
+        """AfterTool hooks: the model gets their replacement or the output plus context."""
+        assert record.invocation is not None
+        assert outcome.result is not None
+        result = outcome.result
+        content = result.llm_content
+        text = (
+            content
+            if isinstance(content, str)
+            else "\n".join(p.text for p in content if p.text is not None)
+        )
+        verdict = await hooks.after_tool(
+            record.call_id, record.name, dict(record.invocation.args), text, outcome.error
+        )
+        if verdict.replace is None and not verdict.append:
+            return outcome
+        if verdict.replace is not None:
+            new: str | list[Part] = verdict.replace + verdict.append
+        elif isinstance(content, str):
+            new = f"{content}\n\n{verdict.append}"
+        else:
+            new = [*content, Part(text=verdict.append)]
+        error = outcome.error
+        if error is not None:
+            error = new if isinstance(new, str) else f"{error}\n\n{verdict.append}"
+        return ExecutionOutcome(replace(result, llm_content=new, error=error), error)
+
     # -- dispatch ------------------------------------------------------------------------
 
     async def _dispatch(self, batch: _Batch) -> None:
@@ -450,6 +481,8 @@ class ToolScheduler:
         outcome = await execute_invocation(
             record.invocation, self._context, self._bus, record.call_id
         )
+        if self.hooks is not None and outcome.result is not None:
+            outcome = await self._after_tool(record, outcome, self.hooks)
         if outcome.error is not None:
             batch.state.transition(
                 record.call_id, S.ERROR, error=outcome.error, result=outcome.result
