@@ -43,7 +43,6 @@ from gemtui.bus.events import (
 )
 from gemtui.scheduler.execution import (
     CANCELLED_MESSAGE,
-    ExecutionOutcome,
     error_parts,
     execute_invocation,
     result_parts,
@@ -51,7 +50,7 @@ from gemtui.scheduler.execution import (
 from gemtui.scheduler.policy import PolicyDecision, PolicyEngine, PolicyVerdict
 from gemtui.scheduler.state_manager import StateManager
 from gemtui.scheduler.states import CallRecord
-from gemtui.scheduler.tool_hooks import ToolHooks
+from gemtui.scheduler.tool_hooks import ToolHooks, run_after_tool, run_before_tool
 from gemtui.tools.base import Tool, ToolContext, ToolError, ToolKind
 from gemtui.tools.validation import repair_args
 from gemtui.wire import FunctionCall, Part
@@ -178,7 +177,7 @@ class ToolScheduler:
         if self.hooks is not None:
             for record in batch.records:
                 if not record.state.terminal and not cancel.is_set():
-                    await self._before_tool(batch, record, self.hooks)
+                    await run_before_tool(batch.state, record, self.hooks)
         dispatcher = asyncio.create_task(self._dispatch(batch))
         watcher = asyncio.create_task(cancel.wait())
         try:
@@ -225,63 +224,6 @@ class ToolScheduler:
         if problem is not None:
             state.transition(call.id, S.ERROR, error=problem, refusal=Refusal.INVALID)
         return record
-
-    async def _before_tool(self, batch: _Batch, record: CallRecord, hooks: ToolHooks) -> None:
-        """A hook refuses the call (its reason is the model's error) or rewrites it."""
-        assert record.tool is not None
-        assert record.invocation is not None
-        args = dict(record.invocation.args)
-        verdict = await hooks.before_tool(record.call_id, record.name, args)
-        if verdict.blocked:
-            self._deny(batch, record, verdict.reason or "Blocked by a BeforeTool hook.")
-            return
-        if not verdict.tool_input:
-            return
-        merged = {**args, **verdict.tool_input}
-        try:
-            problem = record.tool.validate(merged)
-            if problem is None:
-                record.invocation = record.tool.build(merged)
-                record.request.args = merged
-        except ToolError as e:
-            problem = str(e)
-        if problem is not None:
-            batch.state.transition(
-                record.call_id,
-                S.ERROR,
-                error=f"A BeforeTool hook rewrote the arguments into invalid ones: {problem}",
-                refusal=Refusal.INVALID,
-            )
-
-    @staticmethod
-    async def _after_tool(
-        record: CallRecord, outcome: ExecutionOutcome, hooks: ToolHooks
-    ) -> ExecutionOutcome:
-        """AfterTool hooks: the model gets their replacement or the output plus context."""
-        assert record.invocation is not None
-        assert outcome.result is not None
-        result = outcome.result
-        content = result.llm_content
-        text = (
-            content
-            if isinstance(content, str)
-            else "\n".join(p.text for p in content if p.text is not None)
-        )
-        verdict = await hooks.after_tool(
-            record.call_id, record.name, dict(record.invocation.args), text, outcome.error
-        )
-        if verdict.replace is None and not verdict.append:
-            return outcome
-        if verdict.replace is not None:
-            new: str | list[Part] = verdict.replace + verdict.append
-        elif isinstance(content, str):
-            new = f"{content}\n\n{verdict.append}"
-        else:
-            new = [*content, Part(text=verdict.append)]
-        error = outcome.error
-        if error is not None:
-            error = new if isinstance(new, str) else f"{error}\n\n{verdict.append}"
-        return ExecutionOutcome(replace(result, llm_content=new, error=error), error)
 
     # -- dispatch ------------------------------------------------------------------------
 
@@ -482,7 +424,7 @@ class ToolScheduler:
             record.invocation, self._context, self._bus, record.call_id
         )
         if self.hooks is not None and outcome.result is not None:
-            outcome = await self._after_tool(record, outcome, self.hooks)
+            outcome = await run_after_tool(record, outcome, self.hooks)
         if outcome.error is not None:
             batch.state.transition(
                 record.call_id, S.ERROR, error=outcome.error, result=outcome.result

@@ -8,10 +8,23 @@ An ``AfterTool`` hook may hide a result from the model or add context to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-__all__ = ["AfterToolVerdict", "ToolHookVerdict", "ToolHooks"]
+from gemtui.bus.events import Refusal, ToolCallState
+from gemtui.scheduler.execution import ExecutionOutcome
+from gemtui.scheduler.state_manager import StateManager
+from gemtui.scheduler.states import CallRecord
+from gemtui.tools.base import ToolError
+from gemtui.wire import Part
+
+__all__ = [
+    "AfterToolVerdict",
+    "ToolHookVerdict",
+    "ToolHooks",
+    "run_after_tool",
+    "run_before_tool",
+]
 
 
 @dataclass(frozen=True)
@@ -44,3 +57,63 @@ class ToolHooks(Protocol):
     async def after_tool(
         self, call_id: str, name: str, args: dict[str, Any], output: str, error: str | None
     ) -> AfterToolVerdict: ...
+
+
+async def run_before_tool(state: StateManager, record: CallRecord, hooks: ToolHooks) -> None:
+    """A hook refuses the call (its reason is the model's error) or rewrites it."""
+    assert record.tool is not None
+    assert record.invocation is not None
+    args = dict(record.invocation.args)
+    verdict = await hooks.before_tool(record.call_id, record.name, args)
+    if verdict.blocked:
+        state.transition(
+            record.call_id,
+            ToolCallState.ERROR,
+            error=verdict.reason or "Blocked by a BeforeTool hook.",
+            refusal=Refusal.DENIED,
+        )
+        return
+    if not verdict.tool_input:
+        return
+    merged = {**args, **verdict.tool_input}
+    try:
+        problem = record.tool.validate(merged)
+        if problem is None:
+            record.invocation = record.tool.build(merged)
+            record.request.args = merged
+    except ToolError as e:
+        problem = str(e)
+    if problem is not None:
+        state.transition(
+            record.call_id,
+            ToolCallState.ERROR,
+            error=f"A BeforeTool hook rewrote the arguments into invalid ones: {problem}",
+            refusal=Refusal.INVALID,
+        )
+
+
+async def run_after_tool(
+    record: CallRecord, outcome: ExecutionOutcome, hooks: ToolHooks
+) -> ExecutionOutcome:
+    """AfterTool hooks: the model gets their replacement, or the output plus context."""
+    assert record.invocation is not None
+    assert outcome.result is not None
+    result = outcome.result
+    content = result.llm_content
+    text = content if isinstance(content, str) else "\n".join(p.text for p in content if p.text)
+    verdict = await hooks.after_tool(
+        record.call_id, record.name, dict(record.invocation.args), text, outcome.error
+    )
+    if verdict.replace is None and not verdict.append:
+        return outcome
+    new: str | list[Part]
+    if verdict.replace is not None:
+        new = verdict.replace + (f"\n\n{verdict.append}" if verdict.append else "")
+    elif isinstance(content, str):
+        new = f"{content}\n\n{verdict.append}"
+    else:
+        new = [*content, Part(text=verdict.append)]
+    error = outcome.error
+    if error is not None:
+        error = new if isinstance(new, str) else f"{error}\n\n{verdict.append}"
+    return ExecutionOutcome(replace(result, llm_content=new, error=error), error)
