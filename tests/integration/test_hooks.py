@@ -216,3 +216,25 @@ def test_after_tool_hides_a_result_or_adds_context(
     assert "TOP-SECRET-BODY" not in mock_llm_thread.requests[1].body.decode()
     assert "creds.txt" in listing["output"]
     assert listing["output"].endswith("REMEMBER-THE-STYLE-GUIDE")
+
+
+def test_ask_makes_an_allowed_call_need_approval(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    ask = """printf '{"decision":"ask","reason":"reading env files needs a human"}'"""
+    _settings(isolated_home, _before_tool("read_file", ask))
+    (workspace / "a.txt").write_text("A-BODY")
+    mock_llm_thread.enqueue(
+        {"function_calls": [{"name": "read_file", "args": {"file_path": "a.txt"}}]}, {"text": "ok"}
+    )
+    proc = run_gemtui(["-p", "read"], env=_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    assert "read_file was not run: it needs approval: reading env files needs a human" in (
+        proc.stderr
+    )
+    assert "hook BeforeTool" in proc.stderr
+    assert "asked: reading env files needs a human" in proc.stderr
+    [answer] = _answers(mock_llm_thread.requests[1])
+    assert "A-BODY" not in json.dumps(answer)
+    assert "needs approval" in answer["error"]

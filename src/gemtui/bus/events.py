@@ -500,7 +500,7 @@ class HookRan(Event):
     hook: str
     """Its name, or its command."""
     outcome: str
-    """ok, blocked, rewrote, context, failed or timed_out."""
+    """ok, blocked, asked, rewrote, context, failed or timed_out."""
     message: str = ""
     """The reason, the warning or the hook's systemMessage."""
     call_id: str | None = None

@@ -40,7 +40,7 @@ class HookAnswer:
 
     spec: HookSpec
     outcome: str
-    """ok, blocked, failed or timed_out."""
+    """ok, blocked, failed or timed_out (``HookRan`` also says asked, rewrote, context)."""
     output: dict[str, Any] = field(default_factory=dict)
     reason: str = ""
     duration_ms: float = 0.0
@@ -162,6 +162,8 @@ class HookRunner:
         if outcome == "ok":
             if answer.denies:
                 outcome, message = "blocked", answer.deny_reason
+            elif answer.output.get("decision") == "ask":
+                outcome, message = "asked", str(answer.output.get("reason") or "")
             elif answer.specific.get("tool_input"):
                 outcome = "rewrote"
             elif answer.specific.get("additionalContext"):
@@ -187,8 +189,10 @@ class HookRunner:
     # -- events with effects -------------------------------------------------------------
 
     async def before_tool(self, call_id: str, name: str, args: dict[str, Any]) -> ToolHookVerdict:
-        """BeforeTool: a deny (or exit 2) refuses the call; ``tool_input`` rewrites it."""
+        """BeforeTool: a deny (or exit 2) refuses the call; ``ask`` wants the person asked
+        even where policy allows it; ``tool_input`` rewrites it."""
         rewritten: dict[str, Any] = {}
+        ask: str | None = None
         for spec in self.hooks.for_event("BeforeTool", name):
             payload = {"tool_name": name, "tool_input": {**args, **rewritten}}
             answer = await self._run_one(spec, {**self._base("BeforeTool"), **payload})
@@ -196,10 +200,12 @@ class HookRunner:
             self._publish(answer, call_id)
             if answer.denies:
                 return ToolHookVerdict(blocked=True, reason=answer.deny_reason)
+            if answer.outcome == "ok" and answer.output.get("decision") == "ask":
+                ask = str(answer.output.get("reason") or f"the {spec.name} hook asks")
             new = answer.specific.get("tool_input")
             if isinstance(new, dict):
                 rewritten.update(new)
-        return ToolHookVerdict(tool_input=rewritten or None)
+        return ToolHookVerdict(ask=ask is not None, reason=ask or "", tool_input=rewritten or None)
 
     async def after_tool(
         self, call_id: str, name: str, args: dict[str, Any], output: str, error: str | None

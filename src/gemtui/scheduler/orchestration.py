@@ -160,6 +160,8 @@ class ToolScheduler:
             approval_mode if callable(approval_mode) else (lambda: approval_mode)
         )
         self._interactive = interactive
+        self._hook_asks: dict[str, str] = {}
+        """Calls a BeforeTool hook wants asked about even where policy allows them."""
 
     async def run(
         self, calls: list[FunctionCall], *, cancel: asyncio.Event | None = None
@@ -177,7 +179,9 @@ class ToolScheduler:
         if self.hooks is not None:
             for record in batch.records:
                 if not record.state.terminal and not cancel.is_set():
-                    await run_before_tool(batch.state, record, self.hooks)
+                    why = await run_before_tool(batch.state, record, self.hooks)
+                    if why is not None:
+                        self._hook_asks[record.call_id] = why
         dispatcher = asyncio.create_task(self._dispatch(batch))
         watcher = asyncio.create_task(cancel.wait())
         try:
@@ -313,7 +317,11 @@ class ToolScheduler:
     def _verdict(self, record: CallRecord) -> PolicyVerdict:
         assert record.tool is not None
         assert record.invocation is not None
-        return self._policy.decide(record.tool, record.invocation.args, self._mode())
+        verdict = self._policy.decide(record.tool, record.invocation.args, self._mode())
+        if verdict.decision is PolicyDecision.ALLOW and record.call_id in self._hook_asks:
+            reason = self._hook_asks[record.call_id]
+            return PolicyVerdict(PolicyDecision.ASK, verdict.rule, reason)
+        return verdict
 
     @staticmethod
     def _deny(batch: _Batch, record: CallRecord, reason: str) -> bool:

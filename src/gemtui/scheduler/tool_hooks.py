@@ -32,6 +32,8 @@ class ToolHookVerdict:
     """The hooks' combined answer for one call."""
 
     blocked: bool = False
+    ask: bool = False
+    """Ask the person even if policy allows the call (``"decision": "ask"``)."""
     reason: str = ""
     tool_input: dict[str, Any] | None = None
     """Arguments that merge over (and override) the model's."""
@@ -59,8 +61,9 @@ class ToolHooks(Protocol):
     ) -> AfterToolVerdict: ...
 
 
-async def run_before_tool(state: StateManager, record: CallRecord, hooks: ToolHooks) -> None:
-    """A hook refuses the call (its reason is the model's error) or rewrites it."""
+async def run_before_tool(state: StateManager, record: CallRecord, hooks: ToolHooks) -> str | None:
+    """A hook refuses the call (its reason is the model's error) or rewrites it; returns
+    why the person must be asked when a hook said ``ask``."""
     assert record.tool is not None
     assert record.invocation is not None
     args = dict(record.invocation.args)
@@ -72,9 +75,10 @@ async def run_before_tool(state: StateManager, record: CallRecord, hooks: ToolHo
             error=verdict.reason or "Blocked by a BeforeTool hook.",
             refusal=Refusal.DENIED,
         )
-        return
+        return None
+    ask = (verdict.reason or "A BeforeTool hook asks for approval.") if verdict.ask else None
     if not verdict.tool_input:
-        return
+        return ask
     merged = {**args, **verdict.tool_input}
     try:
         problem = record.tool.validate(merged)
@@ -90,6 +94,7 @@ async def run_before_tool(state: StateManager, record: CallRecord, hooks: ToolHo
             error=f"A BeforeTool hook rewrote the arguments into invalid ones: {problem}",
             refusal=Refusal.INVALID,
         )
+    return ask
 
 
 async def run_after_tool(
