@@ -238,3 +238,25 @@ def test_ask_makes_an_allowed_call_need_approval(
     [answer] = _answers(mock_llm_thread.requests[1])
     assert "A-BODY" not in json.dumps(answer)
     assert "needs approval" in answer["error"]
+
+
+def test_observing_hooks_run_and_are_shown(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    log = isolated_home / "events.log"
+    record = {"type": "command", "command": f"cat >> {log}; echo >> {log}; echo '{{}}'"}
+    _settings(
+        isolated_home,
+        {e: [{"hooks": [record]}] for e in ("SessionStart", "AfterAgent", "SessionEnd")},
+    )
+    mock_llm_thread.enqueue({"text": "ANSWER-TEXT"})
+    proc = run_gemtui(["-p", "hi"], env=_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    by_name = {e["hook_event_name"]: e for e in events}
+    assert len(events) == 3
+    assert events[-1]["hook_event_name"] == "SessionEnd"  # after the others finished
+    assert by_name["SessionStart"]["source"] == "startup"
+    assert by_name["AfterAgent"]["prompt_response"] == "ANSWER-TEXT"
+    assert proc.stderr.count("hook ") >= 3

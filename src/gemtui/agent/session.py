@@ -20,7 +20,12 @@ from gemtui.agent.session_extensions import (
     load_extensions,
     with_extension_servers,
 )
-from gemtui.agent.session_hooks import before_agent, build_hooks, fire_session_start
+from gemtui.agent.session_hooks import (
+    before_agent,
+    build_hooks,
+    drain_hooks,
+    fire_session_start,
+)
 from gemtui.agent.user_commands import (
     ShellNotes,
     add_roots,
@@ -403,6 +408,7 @@ class Session:
             self._cancel = None
 
     async def compress(self) -> None:
+        await self.hooks.advise("PreCompress", {"trigger": "manual"})
         await self.executor.compress(force=True)
 
     def close_background(self) -> None:
@@ -427,6 +433,7 @@ class Session:
             await self.mcp.manager.wait_ready()
 
     async def aclose(self) -> None:
+        await drain_hooks()
         await self.hooks.advise("SessionEnd", {"reason": "exit"})
         await self.account.aclose()
         self.close_background()

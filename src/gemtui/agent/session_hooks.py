@@ -10,13 +10,20 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from gemtui.bus import AgentFinished, ErrorOccurred, TerminateReason
+from gemtui.bus import (
+    AgentFinished,
+    ErrorOccurred,
+    Event,
+    TerminateReason,
+    ToolCallState,
+    ToolCallStateChanged,
+)
 from gemtui.hooks import HookRunner, hook_files, load_hooks
 
 if TYPE_CHECKING:
     from gemtui.agent.session import Session
 
-__all__ = ["before_agent", "build_hooks", "fire_session_start"]
+__all__ = ["before_agent", "build_hooks", "drain_hooks", "fire_session_start"]
 
 _pending: set[asyncio.Task[None]] = set()
 
@@ -31,7 +38,49 @@ def build_hooks(session: Session) -> HookRunner:
     )
     if any(h.event in ("BeforeTool", "AfterTool") for h in found.hooks):
         session.scheduler.hooks = runner
+    if any(h.event in ("AfterAgent", "Notification") for h in found.hooks):
+        session.bus.subscribe(lambda event: _observe(runner, event))
     return runner
+
+
+def _spawn(runner: HookRunner, event: str, payload: dict[str, object]) -> None:
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    task = loop.create_task(runner.advise(event, payload))
+    _pending.add(task)
+    task.add_done_callback(_pending.discard)
+
+
+def _observe(runner: HookRunner, event: Event) -> None:
+    """AfterAgent after each prompt; Notification when a call waits for approval."""
+    if isinstance(event, AgentFinished):
+        _spawn(
+            runner,
+            "AfterAgent",
+            {"prompt_response": event.text, "stop_hook_active": False, "reason": event.reason},
+        )
+    elif (
+        isinstance(event, ToolCallStateChanged)
+        and event.call.state == ToolCallState.AWAITING_APPROVAL
+    ):
+        call = event.call
+        _spawn(
+            runner,
+            "Notification",
+            {
+                "notification_type": "ToolPermission",
+                "message": f"{call.name} needs your approval",
+                "details": {"tool_name": call.name, "tool_input": call.args},
+            },
+        )
+
+
+async def drain_hooks() -> None:
+    """Let observing hooks still running finish (each is bounded by its timeout)."""
+    if _pending:
+        await asyncio.gather(*list(_pending), return_exceptions=True)
 
 
 def announce_hook_problems(session: Session) -> None:
@@ -44,13 +93,7 @@ def fire_session_start(session: Session, source: str) -> None:
     announce_hook_problems(session)
     if not session.hooks.hooks.for_event("SessionStart"):
         return
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return
-    task = loop.create_task(session.hooks.advise("SessionStart", {"source": source}))
-    _pending.add(task)
-    task.add_done_callback(_pending.discard)
+    _spawn(session.hooks, "SessionStart", {"source": source})
 
 
 async def before_agent(session: Session, prompt: str) -> AgentFinished | None:
