@@ -25,6 +25,8 @@ def _layout(tmp: Path) -> tuple[Path, Path, Path]:
         folder.mkdir()
         (folder / "data.txt").write_text(f"{marker}\nneedle here\n")
     (second / ".gitignore").write_text("hidden.txt\n")
+    (second / "GEMINI.md").write_text("SECOND-ROOT-CONTEXT\n")
+    (third / "GEMINI.md").write_text("THIRD-ROOT-CONTEXT\n")
     (second / "hidden.txt").write_text("IGNORED-IN-SECOND needle\n")
     return second, third, third / "data.txt"
 
@@ -56,6 +58,9 @@ def test_second_root_is_reachable_and_a_third_is_refused(
     assert "outside the workspace" in dotdot["error"]
     assert "ignored" in hidden["error"]
     assert "THIRD-ROOT-BODY" not in mock_llm_thread.requests[1].body.decode()
+    system = json.dumps(mock_llm_thread.requests[0].json["systemInstruction"])
+    assert "SECOND-ROOT-CONTEXT" in system  # each root's context files are read
+    assert "THIRD-ROOT-CONTEXT" not in system
 
 
 def test_settings_add_a_root_and_a_missing_one_exits_42(

@@ -170,8 +170,9 @@ class ContextFiles:
     names: tuple[str, ...] = CONTEXT_FILES
     home: Path | None = None
     """The user config dir (None: ``config_dir()``)."""
-    extensions: tuple[tuple[Path, tuple[str, ...]], ...] = ()
-    """Extension folders with their context file names (read after the user's)."""
+    extra_dirs: tuple[tuple[Path, tuple[str, ...]], ...] = ()
+    """More folders with their context file names, read after the user's: extensions'
+    folders and further workspace roots (``--include-directories``)."""
     files: list[ContextFile] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """What was refused and why (symlinks leaving their folder, import cycles…)."""
@@ -200,8 +201,8 @@ class ContextFiles:
         self._seen, self._scanned = set(), set()
         user = self.user_dir
         self._scan(user, "user", user)
-        for folder, names in self.extensions:
-            self._scan(folder, "user", folder, names)
+        for folder, names in self.extra_dirs:
+            self._scan(folder, "project", folder, names)
         top = git_root(self.workspace)
         chain = [self.workspace, *self.workspace.parents]
         if top is not None:

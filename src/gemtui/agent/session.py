@@ -143,7 +143,8 @@ class Session:
             self.workspace.root,
             names=settings.context.names,
             home=config_dir(),
-            extensions=extension_context_dirs(self.extensions),
+            extra_dirs=extension_context_dirs(self.extensions)
+            + tuple((root, settings.context.names) for root in self.workspace.roots[1:]),
         ).load()
         self.mcp = _mcp_tools(
             with_extension_servers(settings, self.extensions), self.registry, self.policy, self.bus
