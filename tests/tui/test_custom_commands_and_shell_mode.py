@@ -153,6 +153,10 @@ async def test_directory_add_lets_tools_reach_the_folder(
         app.run_slash("/directory show")
         await pilot.pause()
         assert session.workspace.contains(str(other)), _notes(app)
+        (other / "shared-notes.md").write_text("x")
+        await pilot.press(*"see @../other-root/sha")
+        await pilot.pause()
+        assert ("../other-root/shared-notes.md", "") in app.main.prompt._suggestions
         assert any("missing-folder is not a directory" in n for n in _notes(app))
         assert any(n.startswith("Workspace roots:") and str(other) in n for n in _notes(app))
 

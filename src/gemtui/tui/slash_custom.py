@@ -24,11 +24,14 @@ def custom_help(app: GemtuiApp) -> dict[str, str]:
 
 
 def refresh_custom_commands(app: GemtuiApp) -> None:
-    """Give the prompt's completer the current custom commands."""
+    """Give the prompt's completer the current custom commands and workspace roots."""
     try:
-        app.main.prompt.extra_commands = custom_help(app)
+        prompt = app.main.prompt
     except LookupError:  # no main screen yet: the next start sets them
         return
+    prompt.extra_commands = custom_help(app)
+    if app.session is not None:
+        prompt.extra_roots = tuple(app.session.workspace.roots[1:])
 
 
 def custom_command(app: GemtuiApp, line: str) -> bool:

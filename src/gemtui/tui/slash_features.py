@@ -54,6 +54,7 @@ def directory(app: GemtuiApp, arg: str) -> None:
         context = app.session.context_files
         context.extra_dirs += tuple((p, context.names) for p in added)
         app.session.refresh_context()  # the new roots' GEMINI.md join the next request
+        app.refresh_custom_commands()  # @ completes in the new roots too
         app.notify("Added: " + ", ".join(str(p) for p in added))
     elif action in ("", "show"):
         app.notify("Workspace roots:\n" + "\n".join(str(r) for r in workspace.roots))

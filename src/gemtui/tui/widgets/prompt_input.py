@@ -25,14 +25,17 @@ __all__ = ["PromptInput", "complete_path"]
 _MAX_SUGGESTIONS = 12
 
 
-def complete_path(workspace: Path, partial: str) -> list[str]:
-    """Workspace entries matching ``partial`` (one folder listed, never a full walk)."""
+def complete_path(workspace: Path, partial: str, extra_roots: tuple[Path, ...] = ()) -> list[str]:
+    """Workspace entries matching ``partial`` (one folder listed, never a full walk); a
+    folder of another workspace root (``--include-directories``) completes too."""
     folder, _, stem = partial.rpartition("/")
     base = (workspace / folder).resolve()
+    roots = (workspace.resolve(), *(r.resolve() for r in extra_roots))
+    if not any(base == root or root in base.parents for root in roots):
+        return []
     try:
-        base.relative_to(workspace.resolve())
         entries = sorted(os.scandir(base), key=lambda e: e.name)
-    except (OSError, ValueError):
+    except OSError:
         return []
     out: list[str] = []
     for entry in entries:
@@ -119,6 +122,8 @@ class PromptInput(TextArea):
         """Completions for a slash command's argument, e.g. ``/theme`` → theme names."""
         self.extra_commands: dict[str, str] = {}
         """Custom commands (``/git:commit`` → help), completed after the built-in ones."""
+        self.extra_roots: tuple[Path, ...] = ()
+        """More workspace roots whose entries ``@`` completes (``/directory add``)."""
         self.shell_mode = False
         """``!`` on an empty prompt: every line sent runs in the shell until ``!`` again."""
         self._placeholder = str(self.placeholder)
@@ -265,7 +270,8 @@ class PromptInput(TextArea):
         word = before[word_start:]
         if word.startswith("@") and self.workspace is not None:
             self._token_start = (row, word_start + 1)
-            return [(p, "") for p in complete_path(self.workspace, word[1:])]
+            found = complete_path(self.workspace, word[1:], self.extra_roots)
+            return [(p, "") for p in found]
         self._token_start = None
         return []
 
