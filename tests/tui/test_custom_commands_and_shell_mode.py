@@ -245,3 +245,20 @@ async def test_extensions_view_lists_an_enabled_extension_and_its_command(
         await pilot.pause()
         assert any(n.startswith("helper 0.3.0: MCP none") for n in _notes(app))
         assert app.main.prompt.extra_commands == {"/greet": "Custom command (extension helper)"}
+
+
+async def test_a_before_tool_hook_also_guards_commands_that_get_the_terminal(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    settings = isolated_home / "config" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    hook = {"type": "command", "command": "echo 'no editors here' >&2; exit 2"}
+    settings.write_text(
+        json.dumps({"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [hook]}]}})
+    )
+    app = make_app(make_session(mock_llm.url, workspace, approval_mode="yolo"), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press(*"!vim notes.txt", "enter")
+        await turns_done(app)
+        await pilot.pause()
+    assert any(n == "Not run: vim notes.txt - no editors here" for n in _notes(app)), _notes(app)

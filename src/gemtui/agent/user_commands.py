@@ -115,14 +115,28 @@ async def run_shell_mode(session: Session, line: str) -> bool:
     return True
 
 
-def terminal_verdict(session: Session, line: str) -> tuple[str, str]:
-    """What the policy says of running ``line`` with the terminal handed over:
-    ``("allow" | "ask_user" | "deny", why)``. Nothing runs here."""
+async def terminal_verdict(session: Session, line: str) -> tuple[str, str, str]:
+    """What the BeforeTool hooks and the policy say of running ``line`` with the terminal
+    handed over: ``("allow" | "ask_user" | "deny", why, the line to run)`` (a hook may
+    rewrite it). Nothing runs here."""
     tool = session.registry.get("run_shell_command")
     if tool is None:
-        return "deny", "run_shell_command is excluded in the settings ([tools] exclude)."
+        return "deny", "run_shell_command is excluded in the settings ([tools] exclude).", line
+    ask = ""
+    if session.scheduler.hooks is not None:
+        hooked = await session.scheduler.hooks.before_tool(
+            "shell-mode", "run_shell_command", {"command": line}
+        )
+        if hooked.blocked:
+            return "deny", hooked.reason or "blocked by a BeforeTool hook", line
+        new = (hooked.tool_input or {}).get("command")
+        line = new if isinstance(new, str) and new.strip() else line
+        ask = hooked.reason if hooked.ask else ""
     verdict = session.policy.decide(tool, {"command": line}, session.approval_mode)
-    return str(verdict.decision), verdict.reason
+    decision = str(verdict.decision)
+    if ask and decision == "allow":
+        return "ask_user", ask, line
+    return decision, verdict.reason, line
 
 
 def add_roots(workspace: Workspace, folders: Iterable[str]) -> list[Path]:

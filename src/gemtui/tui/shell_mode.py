@@ -36,7 +36,7 @@ async def _run_on_terminal(app: GemtuiApp, line: str) -> None:
 
     session = app.session
     assert session is not None
-    decision, why = terminal_verdict(session, line)
+    decision, why, line = await terminal_verdict(session, line)
     if decision == "ask_user":
         title = "run on the terminal (gemtui steps aside until it exits) - Ctrl+S runs"
         answer = await app.push_screen_wait(ModifyScreen(line, title=title, language="bash"))
@@ -45,7 +45,10 @@ async def _run_on_terminal(app: GemtuiApp, line: str) -> None:
             return
         if answer.strip() != line:
             line = answer.strip()
-            decision, why = terminal_verdict(session, line)
+            decision, why, edited = await terminal_verdict(session, line)
+            if edited != line:  # a hook changed what the person wrote: show it again
+                app.notify(f"Not run: a hook rewrote it to {edited}", severity="warning")
+                return
             decision = "allow" if decision == "ask_user" else decision  # the person saw it
         else:
             decision = "allow"
