@@ -15,6 +15,8 @@
     │   │                                  not retried, a reason to fall back
     │   └── ModelNotFoundError             404
     ├── TransportError                     connect/read failure, reset, timeout
+    │   └── NothingListeningError          a loopback port refused the connection: retried
+    │                                      only briefly (no server is there to wait for)
     ├── StreamError                        a stream that broke or was invalid after it began
     └── AnswerTooLongError                 an answer past ``chat.max_answer_chars``: stopped,
                                            not retried (asking again would flood again)
@@ -49,6 +51,7 @@ __all__ = [
     "GemtuiError",
     "GoogleErrorDetails",
     "ModelNotFoundError",
+    "NothingListeningError",
     "QuotaExhaustedError",
     "RetryableApiError",
     "StreamError",
@@ -223,6 +226,18 @@ class ModelNotFoundError(ApiError):
 
 class TransportError(GemtuiError):
     """The connection failed (connect, read, reset, timeout) before an HTTP answer."""
+
+
+class NothingListeningError(TransportError):
+    """This machine refused the connection: no server listens on that port.
+
+    Waiting seconds for it is pointless (a server starting up is the only hope), so the
+    retry policy tries again only after short waits, and the message names the URL.
+    """
+
+    def __init__(self, message: str, *, url: str) -> None:
+        super().__init__(message)
+        self.url = url
 
 
 class StreamError(GemtuiError):

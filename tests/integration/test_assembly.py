@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from gemtui import cli
 from gemtui.agent.assembly import Assembled, build_session
+from gemtui.cli import main as cli
 from gemtui.config.paths import user_config_file
 from gemtui.config.settings import load_settings
 from gemtui.providers.text_tools import TextToolsGenerator

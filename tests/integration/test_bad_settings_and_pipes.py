@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gemtui import cli
+from gemtui.cli import main as cli
 from gemtui.testing import MockLLMServer
 
 from .helpers import gemtui_env, run_gemtui, write_fast_config

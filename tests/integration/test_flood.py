@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gemtui.store.store import SessionStore
+from gemtui.store import SessionStore
 from gemtui.testing import MockLLMServer
 
 from .helpers import gemtui_env, popen_gemtui, run_gemtui, write_fast_config

@@ -653,3 +653,33 @@ def test_model_turns_are_not_run_together(
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout if fmt == "text" else json.loads(proc.stdout)["response"] + "\n"
     assert out == "Reading the file before writing\n\ncould not write, but it says alpha.\n"
+
+
+def test_every_format_keeps_the_turns_of_an_answer_apart(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """Text before a tool call and the answer after it are two paragraphs in text, json
+    and stream-json's result alike: never "…first.Now writing…"."""
+    write_fast_config(isolated_home)
+    (workspace / "notes.txt").write_text("hello notes\n")
+    step = {
+        "text": "Reading it first.",
+        "function_calls": [{"name": "read_file", "args": {"file_path": "notes.txt"}}],
+    }
+    env = gemtui_env(isolated_home, mock_llm_thread.url)
+    answers = {}
+    for fmt in ("text", "json", "stream-json"):
+        mock_llm_thread.enqueue(step, {"text": "Now it says hello."})
+        proc = run_gemtui(["-p", "go", "--output-format", fmt], env=env, cwd=workspace)
+        assert proc.returncode == 0, proc.stderr
+        if fmt == "text":
+            answers[fmt] = proc.stdout.rstrip("\n")
+        elif fmt == "json":
+            answers[fmt] = json.loads(proc.stdout)["response"]
+        else:
+            lines = [json.loads(line) for line in proc.stdout.splitlines()]
+            [result] = [line for line in lines if line["type"] == "result"]
+            answers[fmt] = result["response"]
+    assert answers["text"] == "Reading it first.\n\nNow it says hello."
+    assert answers["json"] == answers["text"]
+    assert answers["stream-json"] == answers["text"]

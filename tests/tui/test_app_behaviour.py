@@ -16,7 +16,7 @@ from gemtui.config.settings import Settings
 from gemtui.providers.replay import ReplayGenerator
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
-from gemtui.tui.screens.dialogs import HelpScreen, PermissionsScreen
+from gemtui.tui.screens.dialogs import ConfirmScreen, HelpScreen, PermissionsScreen
 from gemtui.tui.widgets.prompt_input import PromptInput, complete_path
 from tests.tui.conftest import make_app
 from tests.tui.helpers import turns_done
@@ -43,19 +43,30 @@ async def test_ctrl_c_clears_then_quits_only_on_a_second_press(workspace: Path) 
 
 
 async def test_shift_tab_cycles_approval_modes_and_ctrl_y_toggles_yolo(workspace: Path) -> None:
+    """auto_edit and yolo are confirmed once per session; later changes just happen."""
     app = make_app(_session(workspace), workspace)
     async with app.run_test() as pilot:
         seen = []
         for _ in range(3):
             await pilot.press("shift+tab")
+            if isinstance(app.screen, ConfirmScreen):
+                await pilot.press("y")
             seen.append(app.main.status.approval_mode)
         assert seen == ["auto_edit", "plan", "default"]
+        await pilot.press("shift+tab")
+        assert not isinstance(app.screen, ConfirmScreen), "asked once per session"
+        assert app.main.status.approval_mode == "auto_edit"
+        await pilot.press("shift+tab", "shift+tab")
         await pilot.press("ctrl+y")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
         assert app.session is not None
         assert app.session.approval_mode == "yolo"
         assert app.main.status.approval_mode == "yolo"
         await pilot.press("ctrl+y")
         assert app.session.approval_mode == "default"
+        await pilot.press("ctrl+y")
+        assert app.session.approval_mode == "yolo", "confirmed once for the session"
 
 
 class _PromptHost(App[None]):

@@ -72,7 +72,7 @@ async def test_approving_a_replace_by_key_changes_the_file_and_answers_the_model
         diff = queue.query_one(DiffView).diff
         assert "-hello world" in diff
         assert "+hello gemtui" in diff
-        await pilot.press("a")
+        await pilot.press("1")
         await seen.wait_event(AgentFinished)
         await pilot.pause()
         assert app.focused is app.main.prompt, "focus returns to the prompt"
@@ -95,7 +95,7 @@ async def test_rejecting_by_key_leaves_the_file_and_tells_the_model(
         await pilot.press(*"rename it", "enter")
         await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
         await pilot.pause()
-        await pilot.press("r")
+        await pilot.press("f8", "r")  # on purpose, then the letter
         await seen.wait_event(AgentFinished)
         await pilot.pause()
     assert target.read_text() == "hello world\n"
@@ -178,7 +178,7 @@ async def test_yolo_runs_the_edit_without_asking(mock_llm: MockLLMServer, worksp
     app = make_app(make_session(mock_llm.url, workspace), workspace)
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
-        await pilot.press("ctrl+y")
+        await pilot.press("ctrl+y", "y")  # turned on, then confirmed
         assert app.session is not None
         assert app.session.approval_mode == "yolo"
         await pilot.press(*"go", "enter")

@@ -57,7 +57,7 @@ async def test_write_file_approved_by_key_on_each_wire(
         await pilot.press(*"write it", "enter")
         await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
         await pilot.pause()
-        await pilot.press("a")
+        await pilot.press("1")
         done = await seen.wait_event(AgentFinished)
         assert done.text.endswith("Written.")
     assert (workspace / "made.txt").read_text() == "made by the model\n"

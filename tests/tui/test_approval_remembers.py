@@ -30,8 +30,8 @@ async def test_allow_for_session_saves_what_the_preview_shows(
         await pilot.pause()
         queue = app.main.approvals
         shown = str(queue.query_one(".preview-remembers", Static).render())
-        assert shown == "s / A remember: npm test, echo"
-        await pilot.press("s")
+        assert shown == "session / always remember: npm test, echo"
+        await pilot.press("2")  # allow for session (the queue took the focus: digits)
         await seen.wait_event(AgentFinished)
         await pilot.pause()
     saved = [r.summary() for r in session.policy.rules(session=True)]

@@ -51,7 +51,7 @@ async def test_a_batch_of_edits_is_offered_together_and_ctrl_a_approves_it(
         await pilot.pause()
         assert "(1 of 3)" in title(app)
         assert isinstance(app.focused, ApprovalQueue)
-        await pilot.press("j")
+        await pilot.press("f8", "j")  # letters browse once the queue is focused on purpose
         assert "(2 of 3)" in title(app)
         await pilot.press("j", "j")
         assert "(1 of 3)" in title(app)
@@ -75,7 +75,7 @@ async def test_a_batch_answered_out_of_order(mock_llm: MockLLMServer, workspace:
         await pilot.press(*"edit them", "enter")
         await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 2)
         await pilot.pause()
-        await pilot.press("j", "r")  # reject b first
+        await pilot.press("f8", "j", "r")  # reject b first
         assert "(1 of 1)" in title(app)
         await pilot.press("a")
         await seen.wait_event(AgentFinished)

@@ -64,7 +64,7 @@ async def test_welcome_sign_in_then_approve_a_tool_call_over_code_assist(
         await pilot.press(*"rename it", "enter")
         await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
         await pilot.pause()
-        await pilot.press("a")
+        await pilot.press("1")
         await seen.wait_event(AgentFinished)
         await pilot.pause()
         assert "free-tier" in " ".join(app.main.usage.account_lines())

@@ -132,7 +132,7 @@ async def test_allowing_a_whole_server_always_covers_its_other_tools(
         await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
         await pilot.pause()
         assert "server" in str(app.main.approvals.query_one("#approval-keys").render())
-        await pilot.press("S")
+        await pilot.press("7")
         await seen.wait_event(AgentFinished)
         await pilot.pause()
     asked = [

@@ -132,7 +132,7 @@ class TestApproval:
         async def run_before(pilot: Pilot[Any]) -> None:
             _feed(pilot.app, *_conversation_start(), _awaiting())  # type: ignore[arg-type]
             await _settle(pilot)
-            await pilot.press("d")
+            await pilot.press("f8", "d")  # on purpose: the letter keys act
             await _settle(pilot)
 
         assert snap_compare(_app(tmp_path), terminal_size=(120, 40), run_before=run_before)
@@ -362,13 +362,16 @@ class TestFollowTheEnd:
 
 @pytest.fixture(autouse=True)
 def pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The status line's and the tool cards' clock stands still at t=1000: elapsed
-    times are fixed in every picture."""
+    """The status line's and the tool cards' clock stands still at t=1000 and the spinner
+    does not turn: elapsed times and glyphs are fixed in every picture."""
     from gemtui.tui.widgets import transcript_blocks
     from gemtui.tui.widgets.status_line import StatusLine
 
     monkeypatch.setattr(StatusLine, "clock", staticmethod(lambda: 1000.0))
     monkeypatch.setattr(transcript_blocks, "clock", lambda: 1000.0)
+    # the running card's spinner turns on a timer: one glyph, so a slow machine that
+    # lets a frame pass before the picture is taken draws the same picture
+    monkeypatch.setattr(transcript_blocks, "SPINNER", transcript_blocks.SPINNER[0])
 
 
 async def _status_state(pilot: Pilot[Any], state: str) -> None:

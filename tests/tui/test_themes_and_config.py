@@ -209,7 +209,7 @@ async def test_a_prompt_typed_while_the_engine_starts_is_kept(workspace: Path) -
 def test_version_does_not_import_textual() -> None:
     code = (
         "import sys\n"
-        "from gemtui.cli import main\n"
+        "from gemtui.cli.main import main\n"
         "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
         "assert 'textual' not in sys.modules, 'textual imported'\n"
         "import gemtui.tui.launch\n"

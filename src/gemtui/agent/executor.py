@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from gemtui.agent.error_text import ErrorContext, explain
 from gemtui.agent.loop_detector import LoopDetector
-from gemtui.agent.outcome import exit_code_for
+from gemtui.agent.outcome import exit_code_for, join_turns
 from gemtui.agent.prices import cost_of, price_for
 from gemtui.agent.router import ModelRouter
 from gemtui.bus import (
@@ -174,7 +174,7 @@ class Executor:
         """Compress when due (or forced). A failed or useless attempt is not repeated
         until the prompt has grown by a fifth, so it never costs a model call per turn."""
         prompt_tokens = self.last_prompt_tokens or _estimate_tokens(self.chat.history)
-        if not force and prompt_tokens < self._next_compression_at:
+        if not self.chat.history or (not force and prompt_tokens < self._next_compression_at):
             return
         try:
             result = await compress_history(
@@ -241,7 +241,7 @@ class Executor:
             AgentFinished,
             prompt_id=prompt_id,
             reason=reason,
-            text="".join(state.text),
+            text=join_turns(state.text),
             usage=state.usage,
             turns=state.turns,
             duration_ms=(time.monotonic() - started) * 1000,
@@ -302,7 +302,7 @@ class Executor:
                 state.turns -= 1
                 local_turns -= 1
                 continue
-            state.text.extend(outcome.text)
+            state.text.append("".join(outcome.text))
             stop = self._after_turn(outcome, state, detector)
             if stop is not None:
                 return stop, None

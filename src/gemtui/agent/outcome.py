@@ -13,7 +13,20 @@ from gemtui.errors import (
     FatalError,
 )
 
-__all__ = ["exit_code_for", "exit_code_for_error"]
+__all__ = ["exit_code_for", "exit_code_for_error", "join_turns"]
+
+
+def join_turns(texts: list[str]) -> str:
+    """The answer of a prompt: each model turn's text its own paragraph, as the text
+    format prints it ("…first." and "Now writing…" never run together)."""
+    out = ""
+    for text in texts:
+        if not text:
+            continue
+        if out:
+            out += "\n" if out.endswith("\n") else "\n\n"
+        out += text
+    return out
 
 
 def exit_code_for_error(exc: BaseException | None) -> int:

@@ -7,6 +7,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from gemtui.agent.account_watch import AccountWatch
 from gemtui.agent.context_files import ContextFiles, add_memory
@@ -49,6 +50,7 @@ from gemtui.chat.chat import Chat
 from gemtui.chat.history import strip_thought_signatures
 from gemtui.config.paths import config_dir
 from gemtui.config.settings import Settings
+from gemtui.errors import NothingListeningError
 from gemtui.providers.retry import RetryingGenerator, RetryNotice
 from gemtui.providers.tool_guidance import compact_declarations
 from gemtui.wire import (
@@ -252,12 +254,17 @@ class Session:
         return generator.stream(request, model=self.chat.model)
 
     def _on_retry(self, notice: RetryNotice) -> None:
+        error = notice.error
+        target = ""
+        if isinstance(error, NothingListeningError):
+            target = f"nothing on {urlsplit(error.url).netloc}"
         self.bus.emit(
             RequestRetrying,
             attempt=notice.attempt,
             max_attempts=notice.max_attempts,
             wait=notice.wait,
             message=str(notice.error),
+            target=target,
         )
 
     def _history_changed(self, index: int, content: Content | None, reason: str | None) -> None:

@@ -21,7 +21,7 @@ from gemtui.bus import (
 from gemtui.hooks import HookRunner, hook_files, load_hooks
 
 if TYPE_CHECKING:
-    from gemtui.agent.session import Session
+    from gemtui.agent.session_view import SessionView as Session
 
 __all__ = ["before_agent", "build_hooks", "drain_hooks", "fire_session_start"]
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gemtui.errors import FatalInputError
+from gemtui.store import SessionStore
 from gemtui.store.db import StoreUnavailableError, StoreVersionError
 from gemtui.store.recorder import (
     NullRecorder,
@@ -21,7 +22,6 @@ from gemtui.store.recorder import (
     announce_when_started,
 )
 from gemtui.store.resume import open_session_for_resume
-from gemtui.store.store import SessionStore
 
 if TYPE_CHECKING:
     from gemtui.agent.session import Session

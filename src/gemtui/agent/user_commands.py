@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gemtui.agent.shell_notes import ShellNotes
 from gemtui.bus import AgentFinished, ErrorOccurred, TerminateReason
 from gemtui.commands import CommandError, command_dirs, expand_command, load_commands
 from gemtui.commands.session_runner import SchedulerCommandRunner, run_shell_line
-from gemtui.wire import Part
 
 if TYPE_CHECKING:
-    from gemtui.agent.session import Session
+    from gemtui.agent.session_view import SessionView as Session
     from gemtui.commands import CommandSet
     from gemtui.tools.workspace import Workspace
 
@@ -75,31 +74,6 @@ async def expand_custom(session: Session, prompt: str) -> tuple[str, str] | Agen
             AgentFinished, reason=TerminateReason.ERROR, text="", error=message, exit_code=1
         )
     return text, f"/{command.name} ({command.path})"
-
-
-@dataclass
-class ShellNotes:
-    """``!`` commands run since the last prompt, in the words the model will read."""
-
-    pending: list[str] = field(default_factory=list)
-
-    def add(self, line: str, output: str, code: int | None) -> None:
-        result = output.rstrip() or "(no output)"
-        if code not in (0, None):
-            result += f"\n[exit code {code}]"
-        self.pending.append(
-            f"I ran the following shell command:\n```sh\n{line}\n```\n\n"
-            f"This produced the following result:\n```\n{result}\n```"
-        )
-
-    def attach(self, message: str | list[Part]) -> str | list[Part]:
-        """The prompt's parts with the pending notes after it (then forgotten)."""
-        if not self.pending:
-            return message
-        parts = [Part(text=message)] if isinstance(message, str) else list(message)
-        parts += [Part(text=note) for note in self.pending]
-        self.pending.clear()
-        return parts
 
 
 async def run_shell_mode(session: Session, line: str) -> bool:

@@ -227,6 +227,9 @@ class RequestRetrying(Event):
     max_attempts: int
     wait: float
     message: str
+    target: str = ""
+    """What was tried, in a few words for a status line (``nothing on 127.0.0.1:8080``);
+    empty when the message alone says it."""
 
     @property
     def next_attempt(self) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import platform
 import sys
 from collections.abc import AsyncIterator
@@ -11,7 +12,12 @@ from typing import Any
 import httpx
 
 from gemtui import __version__
-from gemtui.errors import StreamError, TransportError, api_error_from_response
+from gemtui.errors import (
+    NothingListeningError,
+    StreamError,
+    TransportError,
+    api_error_from_response,
+)
 
 __all__ = ["DEFAULT_TIMEOUT", "USER_AGENT", "get_json", "make_client", "open_stream", "post_json"]
 
@@ -40,7 +46,7 @@ async def post_json(client: httpx.AsyncClient, url: str, body: Any, headers: dic
         await _raise_for_status(response)
         return response.json()
     except httpx.TransportError as exc:
-        raise TransportError(f"{type(exc).__name__} talking to {_host(url)}: {exc}") from exc
+        raise _transport_error(exc, url) from exc
     except ValueError as exc:
         raise StreamError(f"invalid JSON from {_host(url)}", kind="malformed") from exc
 
@@ -51,7 +57,7 @@ async def get_json(client: httpx.AsyncClient, url: str, headers: dict[str, str])
         await _raise_for_status(response)
         return response.json()
     except httpx.TransportError as exc:
-        raise TransportError(f"{type(exc).__name__} talking to {_host(url)}: {exc}") from exc
+        raise _transport_error(exc, url) from exc
 
 
 @asynccontextmanager
@@ -66,8 +72,43 @@ async def open_stream(
             await _raise_for_status(response)
             yield response
     except httpx.TransportError as exc:
-        raise TransportError(f"{type(exc).__name__} talking to {_host(url)}: {exc}") from exc
+        raise _transport_error(exc, url) from exc
 
 
 def _host(url: str) -> str:
     return httpx.URL(url).host or url
+
+
+def _transport_error(exc: httpx.TransportError, url: str) -> TransportError:
+    """What failed, naming the server; a refusal from this machine says nobody listens."""
+    if isinstance(exc, httpx.ConnectError) and _refused(exc) and _is_loopback(url):
+        where = httpx.URL(url)
+        port = where.port or (443 if where.scheme == "https" else 80)
+        shown = f"{where.scheme}://{where.host}:{port}{where.path}"  # no user, password, query
+        return NothingListeningError(
+            f"connection refused: nothing is listening on {where.host}:{port} ({shown})",
+            url=shown,
+        )
+    return TransportError(f"{type(exc).__name__} talking to {_host(url)}: {exc}")
+
+
+def _refused(exc: BaseException) -> bool:
+    """A ConnectionRefusedError anywhere in the chain (httpx → httpcore → OSError → it)."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionRefusedError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _is_loopback(url: str) -> bool:
+    host = httpx.URL(url).host
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

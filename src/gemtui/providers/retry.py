@@ -4,7 +4,10 @@ Retried: 429, 499, 5xx (``RetryableApiError``) and transport failures. Never ret
 400/401/403/404 and terminal quota errors (``QuotaExhaustedError``), which surface at
 once so the caller can offer the fallback model. Waits double from ``initial_delay`` to
 ``max_delay`` with ±``jitter``; a delay the server gave wins (plus up to 20 % jitter);
-a per-minute quota without a delay waits a minute. Waits are ``asyncio.sleep``, so a
+a per-minute quota without a delay waits a minute. A connection this machine refused
+(``NothingListeningError``: no local server on that port) is tried again only after
+short waits and at most ``refused_attempts`` times, so a dead local port fails in about
+a second and a half, naming what was tried. Waits are ``asyncio.sleep``, so a
 cancelled task stops waiting at once. A stream is retried only until its first chunk
 has been received; later failures are the chat's business.
 """
@@ -13,14 +16,16 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from gemtui.errors import (
     ApiError,
+    NothingListeningError,
     QuotaExhaustedError,
     RetryableApiError,
     StreamError,
@@ -49,6 +54,10 @@ class RetryPolicy:
     server_jitter: float = 0.2
     """A server-given delay is a floor; up to this share is added."""
     per_minute_wait: float = 60.0
+    refused_delay: float = 0.5
+    """First wait after a refused loopback connection (then doubled, at most 1 s)."""
+    refused_attempts: int = 3
+    """Attempts in all for a refused loopback connection (a server may be starting)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,8 @@ def is_retryable(exc: BaseException) -> bool:
 
 def compute_wait(policy: RetryPolicy, attempt: int, exc: BaseException | None) -> float:
     """Seconds to wait before attempt ``attempt + 1``."""
+    if isinstance(exc, NothingListeningError):
+        return min(1.0, policy.refused_delay * (2.0 ** max(0, attempt - 1)))
     if isinstance(exc, ApiError):
         delay = exc.server_delay
         if delay is not None:
@@ -103,8 +114,13 @@ def _retrying(policy: RetryPolicy, on_retry: Callable[[RetryNotice], None] | Non
             RetryNotice(state.attempt_number, policy.max_attempts, state.next_action.sleep, exc)
         )
 
+    def stop(state: RetryCallState) -> bool:
+        exc = state.outcome.exception() if state.outcome else None
+        limit = policy.refused_attempts if isinstance(exc, NothingListeningError) else 0
+        return state.attempt_number >= min(policy.max_attempts, limit or policy.max_attempts)
+
     return AsyncRetrying(
-        stop=stop_after_attempt(policy.max_attempts),
+        stop=stop,
         wait=wait,
         retry=retry_if_exception(is_retryable),
         before_sleep=before_sleep,
@@ -118,10 +134,20 @@ async def call_with_retry(
     on_retry: Callable[[RetryNotice], None] | None = None,
 ) -> T:
     """Await ``fn()`` until it succeeds, fails terminally or attempts run out."""
+    retrying = _retrying(policy or RetryPolicy(), on_retry)
+    started = time.monotonic()
     try:
-        async for attempt in _retrying(policy or RetryPolicy(), on_retry):
+        async for attempt in retrying:
             with attempt:
                 return await fn()
+    except NothingListeningError as exc:
+        tries = int(retrying.statistics.get("attempt_number", 1))
+        log.warning("model call failed for good after %d attempt(s): %s", tries, exc)
+        raise NothingListeningError(
+            f"{exc}; tried {tries} time{'s' * (tries > 1)} in {time.monotonic() - started:.1f}s."
+            " Start the server, or point the provider's base_url at the port it listens on.",
+            url=exc.url,
+        ) from exc
     except Exception as exc:
         log.warning("model call failed for good: %s: %s", type(exc).__name__, exc)
         raise

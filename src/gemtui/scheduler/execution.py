@@ -18,6 +18,8 @@ from gemtui.wire import FunctionResponse, Part
 __all__ = [
     "CANCELLED_MESSAGE",
     "ExecutionOutcome",
+    "PartialOutput",
+    "cancelled_with_output",
     "error_parts",
     "execute_invocation",
     "result_parts",
@@ -36,12 +38,53 @@ class ExecutionOutcome:
     error: str | None = None
 
 
-def _context_for(ctx: ToolContext, bus: EventBus, call_id: str) -> ToolContext:
+class PartialOutput:
+    """What a running call has printed so far (its tail), so that a cancel keeps it: the
+    person saw it on the card and the model should read it too, marked as cut."""
+
+    LIMIT = 16_000
+    """Characters kept (the tail: where a command stood when it was stopped)."""
+
+    def __init__(self) -> None:
+        self._text = ""
+        self._dropped = 0
+
+    def add(self, text: str) -> None:
+        self._text += text
+        if len(self._text) > 2 * self.LIMIT:  # trim in steps, not on every chunk
+            cut = len(self._text) - self.LIMIT
+            self._text, self._dropped = self._text[cut:], self._dropped + cut
+
+    def text(self) -> str:
+        """The output received, the earlier part left out when it was long."""
+        text = self._text
+        dropped = self._dropped
+        if len(text) > self.LIMIT:
+            dropped += len(text) - self.LIMIT
+            text = text[-self.LIMIT :]
+        return f"[… {dropped} earlier characters left out]\n{text}" if dropped else text
+
+
+def cancelled_with_output(partial: str) -> tuple[str, str]:
+    """(what the model reads, what the card shows) for a call stopped after it printed."""
+    shown = partial.rstrip("\n") + "\n⊘ cut here: cancelled by the user"
+    told = (
+        f"{CANCELLED_MESSAGE} It was stopped while running; the output it had printed "
+        f"until then follows, cut where it stopped:\n{partial.rstrip()}\n[cut]"
+    )
+    return told, shown
+
+
+def _context_for(
+    ctx: ToolContext, bus: EventBus, call_id: str, partial: PartialOutput | None = None
+) -> ToolContext:
     """A copy of ``ctx`` whose live output is published as this call's ToolOutput."""
     downstream = ctx.on_output
 
     def on_output(text: str) -> None:
         bus.emit(ToolOutput, call_id=call_id, text=text)
+        if partial is not None:
+            partial.add(text)
         if downstream is not None:
             downstream(text)
 
@@ -49,12 +92,17 @@ def _context_for(ctx: ToolContext, bus: EventBus, call_id: str) -> ToolContext:
 
 
 async def execute_invocation(
-    invocation: ToolInvocation, ctx: ToolContext, bus: EventBus, call_id: str
+    invocation: ToolInvocation,
+    ctx: ToolContext,
+    bus: EventBus,
+    call_id: str,
+    partial: PartialOutput | None = None,
 ) -> ExecutionOutcome:
-    """Run ``invocation``; raises only ``asyncio.CancelledError``."""
+    """Run ``invocation``; raises only ``asyncio.CancelledError`` (what it printed until
+    then is in ``partial``)."""
     name = invocation.tool.name
     try:
-        result = await invocation.execute(_context_for(ctx, bus, call_id))
+        result = await invocation.execute(_context_for(ctx, bus, call_id, partial))
     except ToolError as e:
         return ExecutionOutcome(None, str(e) or f"{name} failed.")
     except Exception as e:  # a tool bug must not end the turn; the model gets one line

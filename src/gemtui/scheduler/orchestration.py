@@ -43,6 +43,8 @@ from gemtui.bus.events import (
 )
 from gemtui.scheduler.execution import (
     CANCELLED_MESSAGE,
+    PartialOutput,
+    cancelled_with_output,
     error_parts,
     execute_invocation,
     result_parts,
@@ -51,7 +53,7 @@ from gemtui.scheduler.policy import PolicyDecision, PolicyEngine, PolicyVerdict
 from gemtui.scheduler.state_manager import StateManager
 from gemtui.scheduler.states import CallRecord
 from gemtui.scheduler.tool_hooks import ToolHooks, run_after_tool, run_before_tool
-from gemtui.tools.base import Tool, ToolContext, ToolError, ToolKind
+from gemtui.tools.base import Tool, ToolContext, ToolError, ToolKind, ToolResult
 from gemtui.tools.validation import repair_args
 from gemtui.wire import FunctionCall, Part
 
@@ -96,6 +98,8 @@ class _Batch:
     running: set[asyncio.Task[None]] = field(default_factory=set)
     offers: dict[str, asyncio.Future[Decision]] = field(default_factory=dict)
     """Approval requests published and not yet taken up by the dispatcher, by call id."""
+    printed: dict[str, PartialOutput] = field(default_factory=dict)
+    """What each running call has printed, by call id (kept when it is cancelled)."""
 
 
 _REMEMBERING = frozenset(
@@ -428,8 +432,9 @@ class ToolScheduler:
 
     async def _execute(self, batch: _Batch, record: CallRecord) -> None:
         assert record.invocation is not None
+        printed = batch.printed.setdefault(record.call_id, PartialOutput())
         outcome = await execute_invocation(
-            record.invocation, self._context, self._bus, record.call_id
+            record.invocation, self._context, self._bus, record.call_id, printed
         )
         if self.hooks is not None and outcome.result is not None:
             outcome = await run_after_tool(record, outcome, self.hooks)
@@ -466,8 +471,13 @@ class ToolScheduler:
                 reason = CANCELLED_MESSAGE
                 if failure is not None and not batch.cancel.is_set():
                     reason = f"The call was not run: the scheduler failed ({failure})."
+                kept: dict[str, Any] = {}
+                printed = batch.printed.get(record.call_id)
+                if record.state is S.EXECUTING and printed is not None and printed.text():
+                    reason, shown = cancelled_with_output(printed.text())
+                    kept["result"] = ToolResult(llm_content=shown, display=shown)
                 batch.state.transition(
-                    record.call_id, S.CANCELLED, error=reason, correlation_id=None
+                    record.call_id, S.CANCELLED, error=reason, correlation_id=None, **kept
                 )
 
     @staticmethod

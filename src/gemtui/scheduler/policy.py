@@ -37,7 +37,6 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from gemtui.bus.events import ApprovalMode
 from gemtui.redact import redact
 from gemtui.scheduler.policy_file import (
     append_policy_rules,
@@ -51,6 +50,7 @@ from gemtui.scheduler.policy_rules import (
     PolicyRule,
     PolicyVerdict,
     RuleSource,
+    normalize_mode,
     regex,
     verdict_for,
 )
@@ -76,7 +76,6 @@ log = logging.getLogger(__name__)
 READ_ONLY_KINDS = frozenset({ToolKind.READ, ToolKind.SEARCH, ToolKind.THINK})
 """What plan mode lets run: tools that only look."""
 
-MODES = tuple(ApprovalMode)
 
 PLAN_MODE_MESSAGE = (
     "You are in plan mode: only tools that read, search or think may run, and {tool} "
@@ -103,13 +102,6 @@ BUILTIN_RULES: tuple[PolicyRule, ...] = (
     ),
 )
 _PLAN_RULE = BUILTIN_RULES[-1]
-
-
-def normalize_mode(mode: str) -> str:
-    """``autoEdit`` / ``auto-edit`` → ``auto_edit``; unknown modes count as default."""
-    m = mode.strip().replace("-", "_")
-    m = ApprovalMode.AUTO_EDIT if m.lower() in ("autoedit", "auto_edit") else m.lower()
-    return m if m in MODES else "default"
 
 
 def _command_of(tool: Tool, args: dict[str, Any]) -> str | None:

@@ -14,13 +14,17 @@ import os
 import re
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gemtui.config.toml_file import read_toml_file
 from gemtui.errors import FatalConfigError
-
-if TYPE_CHECKING:
-    from gemtui.scheduler.policy import PolicyRule, RuleSource
+from gemtui.scheduler.policy_rules import (
+    MODES,
+    PolicyDecision,
+    PolicyRule,
+    RuleSource,
+    normalize_mode,
+)
 
 __all__ = [
     "append_policy_rules",
@@ -85,8 +89,6 @@ def _opt_str(table: dict[str, Any], key: str) -> str | None:
 
 
 def _parse_rule(table: dict[str, Any], source: RuleSource) -> list[PolicyRule]:
-    from gemtui.scheduler.policy import MODES, PolicyDecision, PolicyRule, normalize_mode
-
     unknown = set(table) - _KEYS - _IGNORED
     if unknown:
         raise ValueError(f"unknown key(s) {', '.join(sorted(unknown))}")

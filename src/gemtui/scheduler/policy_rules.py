@@ -8,9 +8,29 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Literal
 
+from gemtui.modes import ApprovalMode
 from gemtui.tools.base import ToolKind
 
-__all__ = ["PolicyDecision", "PolicyRule", "PolicyVerdict", "RuleSource", "regex", "verdict_for"]
+__all__ = [
+    "MODES",
+    "PolicyDecision",
+    "PolicyRule",
+    "PolicyVerdict",
+    "RuleSource",
+    "normalize_mode",
+    "regex",
+    "verdict_for",
+]
+
+MODES = tuple(ApprovalMode)
+
+
+def normalize_mode(mode: str) -> str:
+    """``autoEdit`` / ``auto-edit`` → ``auto_edit``; unknown modes count as default."""
+    m = mode.strip().replace("-", "_")
+    m = ApprovalMode.AUTO_EDIT if m.lower() in ("autoedit", "auto_edit") else m.lower()
+    return m if m in MODES else "default"
+
 
 RuleSource = Literal["builtin", "workspace", "user", "session"]
 _TIER: dict[str, int] = {"builtin": 0, "workspace": 1, "user": 2, "session": 2}

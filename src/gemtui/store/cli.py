@@ -8,7 +8,7 @@ import time
 from typing import TextIO
 
 from gemtui.redact import redact, redact_data
-from gemtui.store.store import SessionStore
+from gemtui.store.facade import SessionStore
 
 __all__ = ["print_sessions"]
 

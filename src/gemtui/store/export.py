@@ -13,12 +13,12 @@ from gemtui.redact import redact, redact_data, redact_wire_content
 from gemtui.store.records import iso
 
 if TYPE_CHECKING:
-    from gemtui.store.store import SessionStore
+    from gemtui.store.store import StoreCore
 
 __all__ = ["to_json", "to_markdown"]
 
 
-def _require(store: SessionStore, session_id: str) -> Any:
+def _require(store: StoreCore, session_id: str) -> Any:
     from gemtui.store.store import SessionNotFoundError
 
     info = store.get(session_id)
@@ -27,7 +27,7 @@ def _require(store: SessionStore, session_id: str) -> Any:
     return info
 
 
-def to_json(store: SessionStore, session_id: str) -> str:
+def to_json(store: StoreCore, session_id: str) -> str:
     info = _require(store, session_id)
     calls = [
         {**call, "args": redact_data(call["args"], keys=True)}
@@ -42,7 +42,7 @@ def to_json(store: SessionStore, session_id: str) -> str:
     return json.dumps(redact_data(doc), ensure_ascii=False, indent=2) + "\n"
 
 
-def to_markdown(store: SessionStore, session_id: str) -> str:
+def to_markdown(store: StoreCore, session_id: str) -> str:
     info = _require(store, session_id)
     lines = [
         f"# {info.title or 'Untitled session'}",

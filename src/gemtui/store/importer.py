@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from gemtui.store.store import SessionStore
+from gemtui.store.store import StoreCore
 from gemtui.store.titles import title_from_prompt
 from gemtui.wire import Content, FunctionCall, Part
 
@@ -167,7 +167,7 @@ def _project_names(workspaces: Iterable[Path | str]) -> dict[str, str]:
 
 
 def import_gemini_cli(
-    store: SessionStore,
+    store: StoreCore,
     *,
     gemini_home: Path | None = None,
     workspaces: Iterable[Path | str] = (),

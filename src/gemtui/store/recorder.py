@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from gemtui.bus import EventBus
-    from gemtui.store.store import SessionStore
+    from gemtui.store.store import StoreCore
 
 __all__ = [
     "NOT_SAVED",
@@ -81,10 +81,15 @@ def _same(a: Content, b: Content) -> bool:
     return a is b or a.to_wire() == b.to_wire()
 
 
+def _typed_part(content: Content) -> Content:
+    """The message as the person typed it: its first part (``@`` files come after)."""
+    return Content(role=content.role, parts=content.parts[:1])
+
+
 class SessionRecorder:
     """Subscribe to ``bus`` and persist the conversation as it changes."""
 
-    def __init__(self, store: SessionStore, bus: EventBus) -> None:
+    def __init__(self, store: StoreCore, bus: EventBus) -> None:
         self.store = store
         self.bus = bus
         self.session_id = bus.session_id
@@ -212,6 +217,12 @@ class SessionRecorder:
         if pending is not None and index == self._saved and self._saved >= 0:
             self._pending = None
             if content.role == "user" and _same(content, pending):
+                self._saved = index + 1
+                return
+            if content.role == "user" and _same(_typed_part(content), pending):
+                # the prompt as typed, with the files `@` attached: the same message
+                self.store.replace_message(self.session_id, index, content)
+                self.writes += 1
                 self._saved = index + 1
                 return
             self._rewrite(pending)  # something came before the prompt: it goes last

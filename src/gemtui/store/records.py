@@ -98,6 +98,8 @@ class SearchHit:
     session_id: str
     message_index: int
     role: str
+    """Who said it, as a person reads it: ``user``, ``model``, ``tool call`` or ``tool
+    result`` (a tool's answer travels in a user message but is not the person's words)."""
     snippet: str
     spans: tuple[tuple[int, int], ...] = ()
 

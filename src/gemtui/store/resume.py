@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gemtui.errors import FatalInputError
 from gemtui.store.records import SessionInfo
-from gemtui.store.store import SessionNotFoundError, SessionStore
+from gemtui.store.store import SessionNotFoundError, StoreCore
 from gemtui.wire import Content, FunctionCall, Part
 
 __all__ = [
@@ -41,7 +41,7 @@ class ResumeMeta:
 
 
 def open_session_for_resume(
-    store: SessionStore, ref: str | None, *, workspace: Path | str | None = None
+    store: StoreCore, ref: str | None, *, workspace: Path | str | None = None
 ) -> tuple[str, list[Content], ResumeMeta]:
     """``(session_id, history, meta)`` for ``ref`` (an id, a prefix or ``latest``).
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from gemtui.store.records import HIT_END, HIT_START, SearchHit, SessionMatch
 
 if TYPE_CHECKING:
-    from gemtui.store.store import SessionStore
+    from gemtui.store.store import StoreCore
 
 __all__ = ["fts_query", "search_sessions"]
 
@@ -23,8 +23,33 @@ def fts_query(text: str) -> str:
     return " ".join(quoted)
 
 
+def _count_parts(condition: str) -> str:
+    return f"(SELECT count(*) FROM json_each(m.content, '$.parts') p WHERE {condition})"
+
+
+_PARTS = ", ".join(
+    _count_parts(c)
+    for c in (
+        "json_type(p.value, '$.text') IS NOT NULL AND NOT coalesce(json_extract(p.value, "
+        "'$.thought'), 0)",
+        "json_type(p.value, '$.functionCall') IS NOT NULL",
+        "json_type(p.value, '$.functionResponse') IS NOT NULL",
+    )
+)
+"""How many parts of a matching message are words, tool calls and tool results."""
+
+
+def _label(role: str, *, said: int, calls: int, results: int) -> str:
+    """What a hit is to a person: a message of tool results alone is no one's words."""
+    if not said and results:
+        return "tool result"
+    if not said and calls:
+        return "tool call"
+    return role
+
+
 def search_sessions(
-    store: SessionStore,
+    store: StoreCore,
     query: str,
     *,
     workspace: str | None = None,
@@ -43,19 +68,20 @@ def search_sessions(
     params: list[Any] = [match, *([workspace] if workspace else []), limit]
     rows = store._query(
         "SELECT m.session_id, m.idx, m.role,"
-        f" snippet(messages_fts, 0, '{HIT_START}', '{HIT_END}', '…', 12)"
+        f" snippet(messages_fts, 0, '{HIT_START}', '{HIT_END}', '…', 12), {_PARTS}"
         " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
         f" WHERE messages_fts MATCH ?{ws} ORDER BY messages_fts.rowid DESC LIMIT ?",
         params,
     )
     order: list[str] = []
     hits: dict[str, list[SearchHit]] = {}
-    for sid, idx, role, marked in rows:
+    for sid, idx, role, marked, said, calls, results in rows:
         if sid not in hits:
             order.append(sid)
             hits[sid] = []
         if len(hits[sid]) < per_session:
-            hits[sid].append(SearchHit.from_marked(sid, idx, role, marked))
+            label = _label(role, said=said, calls=calls, results=results)
+            hits[sid].append(SearchHit.from_marked(sid, idx, label, marked))
     out: list[SessionMatch] = []
     for sid in order:
         info = store.get(sid)

@@ -1,4 +1,7 @@
-"""SessionStore: every read and write of saved sessions, each write its own short transaction.
+"""StoreCore: every read and write of saved sessions, each write its own short transaction.
+
+The bottom of the store: recording, search and export sit above it and take a core;
+the facade callers use is ``gemtui.store.SessionStore`` (``store/facade.py``).
 
 One connection per store object, guarded by a lock so the TUI's worker threads and the
 event loop can share it. Writers take ``BEGIN IMMEDIATE`` so two processes queue on the
@@ -19,23 +22,18 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Self
 
 from gemtui.redact import redact, redact_data, redact_wire_content
 from gemtui.store.db import open_database, rollback
 from gemtui.store.records import (
     SessionInfo,
-    SessionMatch,
     content_text,
     is_prompt,
 )
 from gemtui.wire import Content
 
-if TYPE_CHECKING:
-    from gemtui.bus import EventBus
-    from gemtui.store.recorder import SessionRecorder
-
-__all__ = ["SORTS", "SessionNotFoundError", "SessionStore"]
+__all__ = ["SORTS", "SessionNotFoundError", "StoreCore"]
 
 SORTS: dict[str, str] = {
     "date": "updated DESC",
@@ -95,7 +93,7 @@ def _like(text: str) -> str:
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-class SessionStore:
+class StoreCore:
     """The saved sessions of this user (``data_dir()/sessions.db`` unless told otherwise)."""
 
     def __init__(
@@ -124,21 +122,11 @@ class SessionStore:
         with self._lock:
             self._conn.close()
 
-    def __enter__(self) -> SessionStore:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def record(self, bus: EventBus) -> SessionRecorder:
-        """Start recording the session on ``bus`` into this store (an inline subscriber).
-
-        When a write fails for good (disk full, read-only, I/O error) the recorder stops
-        and says so once on the session's bus; the conversation goes on.
-        """
-        from gemtui.store.recorder import SessionRecorder
-
-        return SessionRecorder(self, bus)
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -318,6 +306,28 @@ class SessionStore:
             )
         return idx
 
+    def replace_message(self, session_id: str, index: int, content: Content) -> None:
+        """Put ``content`` in place of the current history's message at ``index`` (the
+        prompt saved as typed, now with the files ``@`` attached to it)."""
+        body = _content_json(content)
+        text = redact(content_text(content))
+        with self._tx() as c:
+            (epoch,) = c.execute(
+                "SELECT epoch FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+            row = c.execute(
+                "SELECT id, created FROM messages WHERE session_id = ? AND epoch = ? AND idx = ?",
+                (session_id, epoch, index),
+            ).fetchone()
+            if row is None:
+                raise SessionNotFoundError(f"no message {index} in session {session_id}")
+            c.execute("DELETE FROM messages WHERE id = ?", (row[0],))  # the FTS row goes too
+            c.execute(
+                "INSERT INTO messages (session_id, idx, epoch, role, content, text, created)"
+                " VALUES (?,?,?,?,?,?,?)",
+                (session_id, index, epoch, content.role or "user", body, text, row[1]),
+            )
+
     def replace_history(self, session_id: str, history: Sequence[Content]) -> None:
         """Start a new epoch holding ``history`` (after a compression); old rows stay searchable."""
         now = time.time()
@@ -437,7 +447,33 @@ class SessionStore:
                 " AND content LIKE '%\"text\"%') WHERE id = ?",
                 (new_id, new_id, new_id),
             )
+            self._copy_usage(c, session_id, new_id, stop)
         return new_id
+
+    @staticmethod
+    def _copy_usage(c: sqlite3.Connection, source: str, target: str, stop: int) -> None:
+        """A fork carries what its history cost: the usage recorded before the first
+        message it leaves out (all of it for a whole fork), and the counters summed anew."""
+        cut = c.execute(
+            "SELECT m.created FROM messages m JOIN sessions s ON s.id = m.session_id"
+            " WHERE m.session_id = ? AND m.epoch = s.epoch AND m.idx >= ? ORDER BY m.idx LIMIT 1",
+            (source, stop),
+        ).fetchone()
+        c.execute(
+            "INSERT INTO usage (session_id, prompt_id, model, input, output, thoughts, cached,"
+            " total, created) SELECT ?, prompt_id, model, input, output, thoughts, cached, total,"
+            " created FROM usage WHERE session_id = ? AND (? IS NULL OR created < ?) ORDER BY id",
+            (target, source, None if cut is None else cut[0], None if cut is None else cut[0]),
+        )
+        c.execute(
+            "UPDATE sessions SET"
+            " tokens_input = (SELECT coalesce(sum(input), 0) FROM usage WHERE session_id = ?),"
+            " tokens_output = (SELECT coalesce(sum(output + thoughts), 0) FROM usage"
+            " WHERE session_id = ?),"
+            " tokens_total = (SELECT coalesce(sum(total), 0) FROM usage WHERE session_id = ?)"
+            " WHERE id = ?",
+            (target, target, target, target),
+        )
 
     # -- tool calls and usage ------------------------------------------------------------
     def add_tool_call(
@@ -517,25 +553,3 @@ class SessionStore:
         )
         keys = ("prompt_id", "model", "input", "output", "thoughts", "cached", "total")
         return [dict(zip(keys, r, strict=True)) for r in rows]
-
-    # -- search --------------------------------------------------------------------------
-    def search(
-        self, query: str, *, workspace: str | None = None, limit: int = 200, per_session: int = 3
-    ) -> list[SessionMatch]:
-        """Sessions whose messages match ``query`` (FTS5), newest hit first, with snippets."""
-        from gemtui.store.search import search_sessions
-
-        return search_sessions(
-            self, query, workspace=workspace, limit=limit, per_session=per_session
-        )
-
-    # -- export --------------------------------------------------------------------------
-    def export_markdown(self, session_id: str) -> str:
-        from gemtui.store.export import to_markdown
-
-        return to_markdown(self, session_id)
-
-    def export_json(self, session_id: str) -> str:
-        from gemtui.store.export import to_json
-
-        return to_json(self, session_id)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from gemtui.redact import redact
 
 if TYPE_CHECKING:
-    from gemtui.store.store import SessionStore
+    from gemtui.store.store import StoreCore
 
 __all__ = ["TITLE_PROMPT", "improve_title", "title_from_prompt"]
 
@@ -45,7 +45,7 @@ def title_from_prompt(prompt: str, limit: int = MAX_TITLE) -> str:
 
 
 async def improve_title(
-    store: SessionStore,
+    store: StoreCore,
     session_id: str,
     prompt: str,
     generate: Callable[[str], Awaitable[str]],

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from gemtui.bus.events import Confirmation
 from gemtui.tools.background import BackgroundJobs
 from gemtui.tools.netguard import FetchLimits
+from gemtui.tools.tool_error import ToolError
 from gemtui.wire import FunctionDeclaration, Part
 
 if TYPE_CHECKING:
@@ -53,10 +54,6 @@ class ToolKind(StrEnum):
 
 MUTATING_KINDS = frozenset({ToolKind.EDIT, ToolKind.DELETE, ToolKind.MOVE, ToolKind.EXECUTE})
 """Kinds that change the workspace or the machine: never run unapproved in default mode."""
-
-
-class ToolError(Exception):
-    """A tool refused or failed; the message goes back to the model as the error text."""
 
 
 @dataclass

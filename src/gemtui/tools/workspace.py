@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pathspec
 
-from gemtui.tools.base import ToolError
 from gemtui.tools.regex import LinearPattern, PatternError, compile_linear
+from gemtui.tools.tool_error import ToolError
 
 log = logging.getLogger(__name__)
 

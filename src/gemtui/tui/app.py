@@ -22,7 +22,7 @@ from textual.events import Resize
 from gemtui.agent.assembly import RunOptions
 from gemtui.config.ui_choice import UiChoice
 from gemtui.modes import ApprovalMode
-from gemtui.tui.commands import SLASH_COMMANDS, palette_provider, parse_slash
+from gemtui.tui.commands import SLASH_COMMANDS, parse_slash
 from gemtui.tui.screens.main import MainScreen
 from gemtui.tui.session_host import SessionHost
 from gemtui.tui.widgets.approval_queue import ApprovalQueue
@@ -44,6 +44,27 @@ log = logging.getLogger(__name__)
 APPROVAL_CYCLE = ApprovalMode.cycle()
 """Shift+Tab cycles these; Ctrl+Y toggles yolo on and off."""
 
+UNASKED_MODES = {
+    "yolo": (
+        "Turn on yolo for this session?",
+        "Every tool call (edits, shell commands, MCP tools) will run without asking, "
+        "except what a deny rule stops. Ctrl+Y turns it off.",
+    ),
+    "auto_edit": (
+        "Turn on auto_edit for this session?",
+        "File edits in the workspace will be made without asking; shell commands still ask. "
+        "Shift+Tab moves on.",
+    ),
+}
+"""Modes that let calls run unasked: the question asked once per session before each."""
+
+MODE_NOTES = {
+    "default": "Reads run; edits and commands ask.",
+    "auto_edit": "Edits run without asking; commands ask.",
+    "plan": "Only tools that look are offered.",
+    "yolo": "Every tool call runs without asking.",
+}
+
 NARROW_WIDTH = 100
 """Below this many columns the side panes hide (F4 shows them)."""
 
@@ -52,30 +73,38 @@ HELP_TEXT = """[b]Keys[/b]
   Esc cancel the turn · Ctrl+C clear the prompt, twice on an empty prompt quits
   PageUp/PageDown scroll the conversation · Ctrl+Home/Ctrl+End (Home/End on an empty
   prompt) its top and end · typing anywhere goes to the prompt
-  Shift+Tab approval mode default → auto_edit → plan · Ctrl+Y yolo on/off
+  Shift+Tab approval mode default → auto_edit → plan · Ctrl+Y yolo on/off (in the
+  prompt or the conversation; auto_edit and yolo are confirmed once per session)
   F2 thoughts · F3 usage · F4 side panes (narrow screens) · F8 approvals
   F6 copy last answer · F7 copy last code block · Ctrl+P command palette
 
 [b]Approvals[/b] (when the queue has focus)
-  a/1 allow once · s/2 allow for session · A/3 allow always · r/4 reject
-  f/5 reject with feedback · m/6 modify · j/k next/previous · d unified/side by side
-  Ctrl+A approve every pending edit of the batch
+  1 allow once · 2 allow for session · 3 allow always · 4 reject
+  5 reject with feedback · 6 modify · Ctrl+A approve every pending edit of the batch
+  After F8 or a click also: a s A r f m, j/k next/previous, d unified/side by side.
+  A queue that took the focus by itself takes only digits: letters go to the prompt.
 
 [b]Commands[/b]
 """
+
+
+def _palette_provider() -> type:
+    """The command palette provider, imported when Textual first asks for it."""
+    from gemtui.tui.palette import GemtuiCommands
+
+    return GemtuiCommands
 
 
 class GemtuiApp(SessionHost):
     """gemtui's full-screen app."""
 
     TITLE = "gemtui"
-    COMMANDS: ClassVar = App.COMMANDS | {palette_provider}
+    COMMANDS: ClassVar = App.COMMANDS | {_palette_provider}
+    slash_commands = SLASH_COMMANDS
 
     BINDINGS: ClassVar = [
         Binding("escape", "cancel_turn", "Cancel turn", show=False),
         Binding("ctrl+c", "ctrl_c", "Clear / quit", priority=True, show=False),
-        Binding("shift+tab", "cycle_approval_mode", "Approval mode", priority=True),
-        Binding("ctrl+y", "toggle_yolo", "Yolo", priority=True),
         Binding("f1", "slash('/help')", "Help"),
         Binding("f2", "toggle_pane('-hide-thoughts')", "Thoughts"),
         Binding("f3", "toggle_pane('-hide-usage')", "Usage"),
@@ -135,6 +164,10 @@ class GemtuiApp(SessionHost):
         self.trust = trust
         """The folder's trust decision; asked on screen before the engine starts if open."""
         self._quit_armed = False
+        self._modes_confirmed: set[tuple[str, str]] = set()
+        """(session id, mode) pairs the person confirmed: yolo and auto_edit ask once each."""
+        self._declined_mode: str | None = None
+        """The mode the person just declined: Shift+Tab steps past it to the next one."""
         self._load_themes()
 
     # -- themes ----------------------------------------------------------------------------------
@@ -241,7 +274,7 @@ class GemtuiApp(SessionHost):
             if self.session_factory is not None:  # still starting: keep it for later
                 self.queued.append(text)
             return
-        if self.turn_running:
+        if self.turn_running or self.compressing:
             self.queued.append(text)
             self._show_queue()
             return
@@ -282,7 +315,7 @@ class GemtuiApp(SessionHost):
                 self.call_later(self._send_next)
 
     def _send_next(self) -> None:
-        if self.queued and not self.turn_running:
+        if self.queued and not self.turn_running and not self.compressing:
             self._start_turn(self.queued.popleft())
             self._show_queue()
 
@@ -357,24 +390,74 @@ class GemtuiApp(SessionHost):
     def _disarm(self) -> None:
         self._quit_armed = False
 
+    @on(MainScreen.SignInNeeded)
+    def _sign_in_needed(self, event: MainScreen.SignInNeeded) -> None:
+        self.sign_in(event.reason)
+
+    @on(MainScreen.ModeKeyPressed)
+    def _mode_key(self, event: MainScreen.ModeKeyPressed) -> None:
+        if event.kind == "yolo":
+            self.action_toggle_yolo()
+        else:
+            self.action_cycle_approval_mode()
+
     def action_cycle_approval_mode(self) -> None:
         if self.session is None:
             return
         current = self.session.approval_mode
         index = APPROVAL_CYCLE.index(current) + 1 if current in APPROVAL_CYCLE else 0
-        self.set_approval_mode(APPROVAL_CYCLE[index % len(APPROVAL_CYCLE)])
+        target = APPROVAL_CYCLE[index % len(APPROVAL_CYCLE)]
+        if target == self._declined_mode:  # said no a moment ago: the next one instead
+            target = APPROVAL_CYCLE[(index + 1) % len(APPROVAL_CYCLE)]
+        self.request_approval_mode(target)
 
     def action_toggle_yolo(self) -> None:
         if self.session is None:
             return
-        self.set_approval_mode("default" if self.session.approval_mode == "yolo" else "yolo")
+        self.request_approval_mode("default" if self.session.approval_mode == "yolo" else "yolo")
+
+    def request_approval_mode(self, mode: str) -> None:
+        """Every change of mode the person asks for passes here.
+
+        A mode that lets calls run unasked (yolo, auto_edit) is confirmed once per session,
+        unless the person chose a mode with ``--yolo``/``--approval-mode`` at launch: a
+        stray key must never be the only consent.
+        """
+        session = self.session
+        if session is None or mode == session.approval_mode:
+            return
+        asked = (session.id, mode)
+        if (
+            mode in UNASKED_MODES
+            and asked not in self._modes_confirmed
+            and self.run_options.approval_mode is None
+        ):
+            from gemtui.tui.screens.dialogs import ConfirmScreen
+
+            def answered(yes: bool | None) -> None:
+                if yes and self.session is session:
+                    self._modes_confirmed.add(asked)
+                    self.set_approval_mode(mode)
+                else:
+                    self._declined_mode = mode
+                    self.notify(f"Approval mode stays {session.approval_mode}.")
+
+            question, detail = UNASKED_MODES[mode]
+            self.push_screen(ConfirmScreen(question, detail=detail), answered)
+            return
+        self.set_approval_mode(mode)
 
     def set_approval_mode(self, mode: str) -> None:
+        """Apply a mode (already consented to) and say so where the person looks."""
         assert self.session is not None
         self.session.set_approval_mode(mode)
+        self._declined_mode = None
         self.main.status.approval_mode = mode
-        if mode == "yolo":
-            self.notify("Yolo: every tool call runs without asking.", severity="warning")
+        note = MODE_NOTES.get(mode, "")
+        self.notify(
+            f"Approval mode: {mode}. {note}",
+            severity="warning" if mode in UNASKED_MODES else "information",
+        )
 
     def action_toggle_pane(self, class_name: str) -> None:
         self.toggle_class(class_name)
@@ -420,7 +503,7 @@ class GemtuiApp(SessionHost):
     def help_text(self) -> str:
         from gemtui.tui.slash_custom import custom_help
 
-        commands = {**SLASH_COMMANDS, **custom_help(self)}
+        commands = {**self.slash_commands, **custom_help(self)}
         lines = [f"  {name:<16}{help_text}" for name, help_text in commands.items()]
         return HELP_TEXT + "\n".join(lines)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from gemtui.tui.slash import COMMANDS
 
-__all__ = ["SLASH_COMMANDS", "palette_provider", "parse_slash"]
+__all__ = ["SLASH_COMMANDS", "parse_slash"]
 
 SLASH_COMMANDS: dict[str, str] = {c.name: c.help for c in COMMANDS}
 """Every slash command with its one-line help (from ``slash.COMMANDS``, the one table)."""
@@ -20,10 +20,3 @@ def parse_slash(text: str) -> tuple[str, str] | None:
         return None
     name, _, rest = stripped.partition(" ")
     return name.lower(), rest.strip()
-
-
-def palette_provider() -> type:
-    """The command palette provider, imported when Textual first asks for it."""
-    from gemtui.tui.palette import GemtuiCommands
-
-    return GemtuiCommands

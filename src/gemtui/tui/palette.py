@@ -7,10 +7,8 @@ from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from gemtui.tui.commands import SLASH_COMMANDS
-
 if TYPE_CHECKING:
-    from gemtui.tui.app import GemtuiApp
+    from gemtui.tui.session_host import SessionHost
 
 __all__ = ["GemtuiCommands"]
 
@@ -19,13 +17,13 @@ class GemtuiCommands(Provider):
     """The same actions as the slash commands, in Textual's command palette."""
 
     @property
-    def _gemtui(self) -> GemtuiApp:
+    def _gemtui(self) -> SessionHost:
         return self.app  # type: ignore[return-value]
 
     def _entries(self) -> list[tuple[str, str, str]]:
         entries = [
             (f"gemtui: {name.removeprefix('/')}", name, help_text)
-            for name, help_text in SLASH_COMMANDS.items()
+            for name, help_text in self._gemtui.slash_commands.items()
         ]
         from gemtui.bus.events import ApprovalMode
 

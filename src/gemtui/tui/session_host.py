@@ -21,7 +21,6 @@ from gemtui.config.ui_choice import UiChoice
 from gemtui.modes import ApprovalMode
 from gemtui.tui.masking_app import MaskingApp
 from gemtui.tui.screens.main import MainScreen
-from gemtui.tui.slash_custom import refresh_custom_commands
 from gemtui.tui.widgets.status_line import git_branch
 
 if TYPE_CHECKING:
@@ -66,9 +65,33 @@ class SessionHost(MaskingApp[int]):
     queued: deque[str]
     """Prompts typed while a turn runs (or the engine starts), sent in order."""
     turn_running: bool
+    compressing: bool = False
+    """/compress is running: prompts queue until it ends."""
+    slash_commands: dict[str, str]
+    """Every slash command with its help (the app's table), for the prompt's completion."""
 
     def submit(self, text: str) -> None:
         """Send a prompt (the app's prompt handling)."""
+        raise NotImplementedError
+
+    def run_slash(self, line: str) -> None:
+        """Run one slash command line (the app's command handling)."""
+        raise NotImplementedError
+
+    def send_prompt(self, text: str) -> None:
+        """Send ``text`` as typed, never as a built-in command (the app's prompt handling)."""
+        raise NotImplementedError
+
+    def refresh_custom_commands(self) -> None:
+        """Tell the prompt's completer the custom commands and workspace roots."""
+        raise NotImplementedError
+
+    def help_text(self) -> str:
+        """The keys and commands, as /help shows them."""
+        raise NotImplementedError
+
+    def request_approval_mode(self, mode: str) -> None:
+        """Change the approval mode as the person asked (confirmed where it loosens)."""
         raise NotImplementedError
 
     def _send_next(self) -> None:
@@ -111,6 +134,7 @@ class SessionHost(MaskingApp[int]):
             self._start_session(self.session)
         elif self.session_factory is not None:
             screen = MainScreen(workspace=self.workspace)
+            screen.slash_commands = self.slash_commands
             screen.status_values = {
                 "provider": "starting…",
                 "workspace": short_path(self.workspace),
@@ -186,7 +210,8 @@ class SessionHost(MaskingApp[int]):
     def _show_welcome(self, reason: str | None) -> None:
         from gemtui.tui.screens.welcome import WelcomeScreen
 
-        self.push_screen(WelcomeScreen(reason=reason), self._welcome_done)
+        welcome = WelcomeScreen(reason=reason, build=self.build_for_choice)
+        self.push_screen(welcome, self._welcome_done)
 
     def _build_session_in_background(self) -> None:
         """Import and build the engine in a thread once the prompt is on screen.
@@ -274,6 +299,7 @@ class SessionHost(MaskingApp[int]):
                 context_window=session.provider.context_window,
             )
             screen.status_values = status
+            screen.slash_commands = self.slash_commands
             screen.argument_choices = choices
             self.push_screen(screen)
         else:
@@ -299,7 +325,7 @@ class SessionHost(MaskingApp[int]):
             else:
                 self.call_after_refresh(self._show_resumed, screen, session)
         self.call_after_refresh(self._after_start)
-        self.call_after_refresh(refresh_custom_commands, self)
+        self.call_after_refresh(self.refresh_custom_commands)
 
     def _show_resumed(self, screen: MainScreen, session: Session) -> None:
         """Draw a saved session as it happened (turns a compression summarised included)
@@ -441,14 +467,23 @@ class SessionHost(MaskingApp[int]):
 
     @work(exclusive=True, group="compress", name="compress", exit_on_error=False)
     async def compress(self) -> None:
+        """/compress: prompts typed meanwhile wait in the queue (sent on the summary,
+        never lost under it), and the status line says what runs."""
         assert self.session is not None
+        self.compressing = True
+        status = self.main.status
+        status.compression_started()
         try:
             await self.session.compress()
         except Exception as exc:
             log.exception("compression failed")
             self.notify(f"Compression failed: {exc}", severity="error")
-        else:
-            self.notify("History compressed.")
+        finally:
+            self.compressing = False
+            status.turn_ended()
+            if self.queued:
+                self.call_later(self._send_next)
+        # done: the transcript's "History compressed: N → M tokens." says so, once
 
     def sign_in(self, reason: str = "") -> None:
         """The Google sign-in dialog; once signed in the session goes on over code-assist."""

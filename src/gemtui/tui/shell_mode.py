@@ -17,12 +17,12 @@ from gemtui.agent.user_commands import terminal_verdict
 from gemtui.commands.interactive import needs_terminal
 
 if TYPE_CHECKING:
-    from gemtui.tui.app import GemtuiApp
+    from gemtui.tui.session_host import SessionHost
 
 __all__ = ["run_shell_line"]
 
 
-async def run_shell_line(app: GemtuiApp, line: str) -> None:
+async def run_shell_line(app: SessionHost, line: str) -> None:
     """Run one ``!`` line (the ``!`` already taken off)."""
     assert app.session is not None
     if needs_terminal(line):
@@ -31,7 +31,7 @@ async def run_shell_line(app: GemtuiApp, line: str) -> None:
         app.notify("Done; the model sees the output with your next prompt.", timeout=4)
 
 
-async def _run_on_terminal(app: GemtuiApp, line: str) -> None:
+async def _run_on_terminal(app: SessionHost, line: str) -> None:
     from gemtui.tui.screens.dialogs import ModifyScreen
 
     session = app.session

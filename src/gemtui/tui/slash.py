@@ -1,5 +1,8 @@
 """What each slash command does; ``GemtuiApp.run_slash`` dispatches here.
 
+Handlers take the app as a ``SessionHost`` (the layer below ``GemtuiApp``), so this
+module never imports the app that imports it.
+
 Commands whose backing feature is missing say so in a notification: never a fake success.
 """
 
@@ -13,20 +16,20 @@ from gemtui.bus.events import ApprovalMode
 from gemtui.tui import slash_features as features
 
 if TYPE_CHECKING:
-    from gemtui.tui.app import GemtuiApp
+    from gemtui.tui.session_host import SessionHost
 
 __all__ = ["BY_NAME", "COMMANDS", "SlashCommand"]
 
 MODES = tuple(ApprovalMode)
 
 
-def _help(app: GemtuiApp, arg: str) -> None:
+def _help(app: SessionHost, arg: str) -> None:
     from gemtui.tui.screens.dialogs import HelpScreen
 
     app.push_screen(HelpScreen(app.help_text()))
 
 
-def _clear(app: GemtuiApp, arg: str) -> None:
+def _clear(app: SessionHost, arg: str) -> None:
     app.main.transcript.clear()
     app.main.thoughts.clear()
     app.notify(
@@ -35,20 +38,26 @@ def _clear(app: GemtuiApp, arg: str) -> None:
     )
 
 
-def _new(app: GemtuiApp, arg: str) -> None:
+def _new(app: SessionHost, arg: str) -> None:
     app.new_session()
 
 
-def _compress(app: GemtuiApp, arg: str) -> None:
+def _compress(app: SessionHost, arg: str) -> None:
     if app.session is None:
         return
     if app.turn_running:
         app.notify("Wait for the turn to finish (or Esc) before compressing.", severity="warning")
         return
+    if app.compressing:
+        app.notify("The history is being compressed already.")
+        return
+    if not app.session.chat.history:
+        app.notify("Nothing to compress yet: the conversation is empty.")
+        return
     app.compress()
 
 
-def _model(app: GemtuiApp, arg: str) -> None:
+def _model(app: SessionHost, arg: str) -> None:
     """``/model`` lists the models of every configured provider; ``/model [PROVIDER:]NAME``
     switches live, keeping the conversation."""
     from gemtui.agent.provider_choice import KNOWN_MODELS, list_models
@@ -87,7 +96,7 @@ def _model(app: GemtuiApp, arg: str) -> None:
     app.switch_model(provider, model)
 
 
-def _names_its_own_models(app: GemtuiApp, provider: str) -> bool:
+def _names_its_own_models(app: SessionHost, provider: str) -> bool:
     """An OpenAI-compatible server without a configured list (Ollama, vLLM…) serves
     models gemtui cannot know of: any name goes, and its first answer tells."""
     conf = app.settings.providers.get(provider)
@@ -96,7 +105,7 @@ def _names_its_own_models(app: GemtuiApp, provider: str) -> bool:
     return conf is not None and conf.kind == "openai" and not conf.models
 
 
-def _auth(app: GemtuiApp, arg: str) -> None:
+def _auth(app: SessionHost, arg: str) -> None:
     """``/auth``: sign in with Google (or again); the session goes on over code-assist."""
     if app.turn_running:
         app.notify("Wait for the turn to finish before signing in.", severity="warning")
@@ -104,18 +113,18 @@ def _auth(app: GemtuiApp, arg: str) -> None:
     app.sign_in()
 
 
-def _approval_mode(app: GemtuiApp, arg: str) -> None:
+def _approval_mode(app: SessionHost, arg: str) -> None:
     if app.session is None:
         return
     if not arg:
         app.notify(f"Approval mode: {app.session.approval_mode} (one of {', '.join(MODES)}).")
     elif arg in MODES:
-        app.set_approval_mode(arg)
+        app.request_approval_mode(arg)
     else:
         app.notify(f"Unknown approval mode {arg!r}; use {', '.join(MODES)}.", severity="warning")
 
 
-def _sessions(app: GemtuiApp, arg: str) -> None:
+def _sessions(app: SessionHost, arg: str) -> None:
     if app.store is None:
         if app.session_factory is not None:
             app.notify("The session store is still opening; try again in a moment.")
@@ -136,7 +145,7 @@ def _sessions(app: GemtuiApp, arg: str) -> None:
     )
 
 
-def _theme(app: GemtuiApp, arg: str) -> None:
+def _theme(app: SessionHost, arg: str) -> None:
     from gemtui.config.user_config import save_choice
 
     names = sorted(app.available_themes)
@@ -155,7 +164,7 @@ def _theme(app: GemtuiApp, arg: str) -> None:
     app.notify(f"Theme {arg} (saved).")
 
 
-def _stats(app: GemtuiApp, arg: str) -> None:
+def _stats(app: SessionHost, arg: str) -> None:
     usage = app.main.usage
     s = usage.session
     cost = f", cost ${usage.cost:.4f}" if usage.priced else ""
@@ -167,7 +176,7 @@ def _stats(app: GemtuiApp, arg: str) -> None:
     )
 
 
-def _copy(app: GemtuiApp, arg: str) -> None:
+def _copy(app: SessionHost, arg: str) -> None:
     transcript = app.main.transcript
     if arg.startswith("code"):
         text = transcript.last_code_block()
@@ -185,7 +194,7 @@ def _copy(app: GemtuiApp, arg: str) -> None:
     app.notify(f"Copied the last {what} ({len(text):,} characters).")
 
 
-def _permissions(app: GemtuiApp, arg: str) -> None:
+def _permissions(app: SessionHost, arg: str) -> None:
     if app.session is None:
         return
     from gemtui.tui.screens.dialogs import PermissionsScreen
@@ -193,7 +202,7 @@ def _permissions(app: GemtuiApp, arg: str) -> None:
     app.push_screen(PermissionsScreen(app.session.policy))
 
 
-def _mcp(app: GemtuiApp, arg: str) -> None:
+def _mcp(app: SessionHost, arg: str) -> None:
     """``/mcp`` opens the servers' view; ``/mcp restart|disable|enable NAME`` acts on one."""
     tools = app.session.mcp if app.session is not None else None
     if tools is None:
@@ -229,9 +238,9 @@ def _mcp(app: GemtuiApp, arg: str) -> None:
     app.run_worker(act(), group="mcp")
 
 
-def _memory(app: GemtuiApp, arg: str) -> None:
+def _memory(app: SessionHost, arg: str) -> None:
     """``/memory show|refresh|add FACT``: the context files loaded, read them again, or
-    append a fact to the user's GEMINI.md once the person approves it (Ctrl+S)."""
+    append the fact the person typed to the user's GEMINI.md."""
     if app.session is None:
         return
     session = app.session
@@ -242,31 +251,23 @@ def _memory(app: GemtuiApp, arg: str) -> None:
         files = session.refresh_context()
         app.notify(f"Context files read again: {len(files.files)} loaded.")
     elif action == "add" and fact.strip():
-        from gemtui.config.paths import config_dir
-        from gemtui.tui.screens.dialogs import ModifyScreen
-
-        def approved(text: str | None) -> None:
-            if text is None or not text.strip():
-                app.notify("Nothing added to memory.")
-                return
-            try:
-                path = session.add_memory(text)
-            except (OSError, ValueError) as exc:
-                app.notify(f"Could not save the memory: {exc}", severity="error")
-                return
-            app.notify(f"Added to {path} (under 'gemtui memories').")
-
-        title = f"add to {config_dir() / 'GEMINI.md'} under 'gemtui memories'"
-        app.push_screen(ModifyScreen(fact.strip(), title=title), approved)
+        # The person typed the fact: that is the consent. No editor opens, so keys typed
+        # right after (the next command) land in the prompt, never in a dialog.
+        try:
+            path = session.add_memory(fact.strip())
+        except (OSError, ValueError) as exc:
+            app.notify(f"Could not save the memory: {exc}", severity="error")
+            return
+        app.notify(f"Added to {path} (under 'gemtui memories'); /memory show lists it.")
     else:
         app.notify("Usage: /memory show | refresh | add FACT", severity="warning")
 
 
-def _quit(app: GemtuiApp, arg: str) -> None:
+def _quit(app: SessionHost, arg: str) -> None:
     app.exit(0)
 
 
-def mcp_prompt(app: GemtuiApp, name: str, arg: str) -> bool:
+def mcp_prompt(app: SessionHost, name: str, arg: str) -> bool:
     """``/server:prompt [value …| name=value …]``: the MCP server's prompt, filled in and
     sent as the person's prompt. False when no ready server has that prompt."""
     import shlex
@@ -328,7 +329,7 @@ class SlashCommand:
 
     name: str
     help: str
-    handler: Callable[[GemtuiApp, str], None]
+    handler: Callable[[SessionHost, str], None]
 
 
 COMMANDS: tuple[SlashCommand, ...] = (

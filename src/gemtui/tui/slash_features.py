@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gemtui.tui.app import GemtuiApp
+    from gemtui.tui.session_host import SessionHost
 
 __all__ = ["commands", "directory", "extensions", "hooks", "tasks"]
 
 
-def commands(app: GemtuiApp, arg: str) -> None:
+def commands(app: SessionHost, arg: str) -> None:
     """``/commands`` lists the custom commands and where they come from; ``/commands
     reload`` reads the files again (a broken one is named in a warning)."""
     if app.session is None:
@@ -36,7 +36,7 @@ def commands(app: GemtuiApp, arg: str) -> None:
     app.notify("Custom commands:\n" + "\n".join(lines), timeout=15)
 
 
-def directory(app: GemtuiApp, arg: str) -> None:
+def directory(app: SessionHost, arg: str) -> None:
     """``/directory show`` lists the workspace roots; ``/directory add PATH[,PATH]`` adds."""
     if app.session is None:
         return
@@ -62,7 +62,7 @@ def directory(app: GemtuiApp, arg: str) -> None:
         app.notify("Usage: /directory show | add PATH[,PATH]", severity="warning")
 
 
-def hooks(app: GemtuiApp, arg: str) -> None:
+def hooks(app: SessionHost, arg: str) -> None:
     """``/hooks``: the hooks loaded (event, matcher, file), their last runs and failures."""
     if app.session is None:
         return
@@ -89,7 +89,7 @@ def hooks(app: GemtuiApp, arg: str) -> None:
     app.notify("\n".join(lines), timeout=20)
 
 
-def tasks(app: GemtuiApp, arg: str) -> None:
+def tasks(app: SessionHost, arg: str) -> None:
     """``/tasks``: background commands with state and last lines; ``/tasks show PID`` all
     of one's output; ``/tasks stop PID`` ends its process group."""
     if app.session is None:
@@ -121,7 +121,7 @@ def tasks(app: GemtuiApp, arg: str) -> None:
     app.notify("\n".join(lines) + "\n/tasks show PID | stop PID", timeout=20)
 
 
-def extensions(app: GemtuiApp, arg: str) -> None:
+def extensions(app: SessionHost, arg: str) -> None:
     """``/extensions``: the enabled extensions and what each brings."""
     if app.session is None:
         return

@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 if TYPE_CHECKING:
     from gemtui.scheduler.policy import PolicyEngine
 
-__all__ = ["DIALOG_CSS", "HelpScreen", "ModifyScreen", "PermissionsScreen"]
+__all__ = ["DIALOG_CSS", "ConfirmScreen", "HelpScreen", "ModifyScreen", "PermissionsScreen"]
 
 DIALOG_CSS = """
 {name} {{
@@ -33,6 +33,36 @@ DIALOG_CSS = """
 {name} .dialog-title {{ height: auto; text-style: bold; }}
 {name} .dialog-keys {{ height: auto; color: $text-muted; }}
 """
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question; y confirms, n or Esc declines."""
+
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; background: $background 60%; }
+    ConfirmScreen > .dialog {
+        width: 64; height: auto; border: thick $primary; background: $surface; padding: 0 1;
+    }
+    ConfirmScreen .dialog-title { text-style: bold; }
+    ConfirmScreen .dialog-keys { color: $text-muted; }
+    """
+
+    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
+
+    def __init__(self, question: str, *, detail: str = "") -> None:
+        super().__init__()
+        self._question = question
+        self._detail = detail
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self._question, classes="dialog-title", markup=False)
+            if self._detail:
+                yield Static(self._detail, markup=False)
+            yield Static("y yes · n no", classes="dialog-keys")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
 
 
 class ModifyScreen(ModalScreen[str | None]):

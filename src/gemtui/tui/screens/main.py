@@ -18,6 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -40,6 +41,10 @@ __all__ = ["MIN_HEIGHT", "MIN_WIDTH", "MainScreen"]
 MIN_WIDTH, MIN_HEIGHT = 60, 15
 """Below this the layout cannot hold a transcript, a prompt and an approval: say so."""
 
+TYPING_PAUSE = 1.0
+"""A key pressed in the prompt this recently means the person is typing: a call that
+arrives then does not take the focus (F8 goes to it)."""
+
 _clock = time.monotonic
 """The retry countdown's clock (tests move it instead of waiting)."""
 
@@ -50,8 +55,27 @@ class MainScreen(Screen[None]):
     CSS_PATH = "main.tcss"
     AUTO_FOCUS = "#prompt"
     BINDINGS: ClassVar = [
-        Binding("ctrl+o", "toggle_tool_output", "Expand tool output", priority=True, show=False)
+        Binding("ctrl+o", "toggle_tool_output", "Expand tool output", priority=True, show=False),
+        # Priority so the prompt (a TextArea: Ctrl+Y is redo there) does not take them; they
+        # act only with the prompt or the transcript focused (check_action), so in the
+        # approval queue Shift+Tab moves focus back and no dialog ever changes the mode.
+        Binding("shift+tab", "mode_key('cycle')", "Approval mode", priority=True),
+        Binding("ctrl+y", "mode_key('yolo')", "Yolo", priority=True),
     ]
+
+    class SignInNeeded(Message):
+        """The Google account's grant was refused: the app opens the sign-in dialog."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    class ModeKeyPressed(Message):
+        """Shift+Tab (``cycle``) or Ctrl+Y (``yolo``) pressed where they mean a mode change."""
+
+        def __init__(self, kind: str) -> None:
+            super().__init__()
+            self.kind = kind
 
     def __init__(
         self,
@@ -69,6 +93,8 @@ class MainScreen(Screen[None]):
         self._mcp_states: dict[str, str] = {}
         """Each MCP server's latest status, for the status line's summary."""
         """Initial status line fields, applied on mount."""
+        self.slash_commands: dict[str, str] = {}
+        """Every slash command with its help, for the prompt's completion."""
         self.argument_choices: dict[str, list[str]] = {}
         """Slash-command argument completions for the prompt."""
         self._thought_subject: str | None = None
@@ -145,6 +171,7 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         for field, value in self.status_values.items():
             setattr(self.status, field, value)
+        self.prompt.slash_commands = self.slash_commands
         self.prompt.argument_choices = self.argument_choices
         self.prompt.focus()
 
@@ -283,14 +310,12 @@ class MainScreen(Screen[None]):
             self._failed_prompts.add(e.prompt_id)
         self.transcript.add_notice(text, severity)
         if e.kind == "FatalAuthenticationError" and self.status.provider == "code-assist":
-            from gemtui.tui.session_host import SessionHost
-
-            if isinstance(self.app, SessionHost):  # the Google grant was refused: sign in
-                self.app.sign_in(e.message)
+            self.post_message(self.SignInNeeded(e.message))  # the Google grant was refused
 
     def _retrying(self, e: ev.RequestRetrying) -> None:
         """Count the wait down on the status line until the next attempt starts."""
-        self._retry = (_clock() + e.wait, f"(attempt {e.next_attempt}/{e.max_attempts})")
+        attempt = f"(attempt {e.next_attempt}/{e.max_attempts})"
+        self._retry = (_clock() + e.wait, f"{attempt} · {e.target}" if e.target else attempt)
         self._count_down()
         self.set_timer(0.25, self._count_down, name="retry-countdown")
 
@@ -356,6 +381,21 @@ class MainScreen(Screen[None]):
         elif e.reason != ev.TerminateReason.GOAL and e.error and not said:
             self.transcript.add_notice(e.error, "error")
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "mode_key":
+            return self._mode_keys_apply()
+        return True
+
+    def _mode_keys_apply(self) -> bool:
+        """The mode keys belong to the conversation: the prompt, the transcript or nothing."""
+        focused = self.focused
+        if focused is None or focused is self.prompt:
+            return True
+        return self.transcript in focused.ancestors_with_self
+
+    def action_mode_key(self, kind: str) -> None:
+        self.post_message(self.ModeKeyPressed(kind))
+
     def action_toggle_tool_output(self) -> None:
         """Ctrl+O: show all of the last folded tool card (its arguments and output)."""
         if not self.transcript.toggle_last_tool():
@@ -366,9 +406,11 @@ class MainScreen(Screen[None]):
     def _approvals_changed(self, event: ApprovalQueue.Changed) -> None:
         self.set_class(event.count > 0, "-approvals")
         if event.count > 0:
-            if self.focused is None or (self.focused is self.prompt and not self.prompt.text):
-                self.approvals.focus()
-            elif self.focused is self.prompt:
+            prompt = self.prompt
+            typing = time.monotonic() - prompt.typed_at < TYPING_PAUSE
+            if self.focused is None or (self.focused is prompt and not prompt.text and not typing):
+                self.approvals.take_focus()
+            elif self.focused is prompt:
                 self.notify("A tool call awaits approval: press F8 to review it.")
         elif self.focused is None or self.approvals in self.focused.ancestors_with_self:
             self.prompt.focus()

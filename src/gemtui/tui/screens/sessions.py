@@ -24,7 +24,9 @@ from gemtui.agent.prices import cost_of, price_for
 from gemtui.bus.events import Usage
 from gemtui.store import SORTS, SessionInfo, SessionMatch, SessionStore
 from gemtui.store.records import iso
+from gemtui.tui.screens.dialogs import ConfirmScreen
 from gemtui.tui.widgets.conversation_preview import ConversationPreview
+from gemtui.tui.widgets.key_hints import KeyHint, KeyHints
 
 __all__ = ["ConfirmScreen", "RenameScreen", "SessionsScreen", "relative_time"]
 
@@ -50,6 +52,19 @@ _ESSENTIAL = ("when", "tokens", "cost")
 _OPTIONAL = ("turns", "model", "workspace")
 """Columns dropped first as the table narrows (the preview shows them anyway)."""
 TITLE_MIN, TITLE_WANTED, TITLE_MAX = 16, 28, 34
+
+SESSION_KEYS: list[KeyHint] = [
+    ("Enter", "Enter", "open", "open"),
+    ("Ctrl+F", "^F", "full-text", "search"),
+    ("Ctrl+W", "^W", "folder/all", "folder"),
+    ("Ctrl+S", "^S", "sort", "sort"),
+    ("Ctrl+K", "^K", "fork", "fork"),
+    ("Ctrl+R", "^R", "rename", "rename"),
+    ("Ctrl+D", "^D", "delete", "delete"),
+    ("Ctrl+E/X", "^E/^X", "export md/json", "export"),
+    ("Esc", "Esc", "close", "close"),
+]
+"""The footer: every key shown whole at any width (it wraps rather than cut one off)."""
 
 
 def fit_columns(width: int) -> tuple[list[str], int]:
@@ -90,24 +105,6 @@ def relative_time(ts: float, now: float) -> str:
 def _cost(info: SessionInfo) -> str:
     cost = cost_of(Usage(input=info.tokens_input, output=info.tokens_output), price_for(info.model))
     return "—" if cost is None else f"${cost:.2f}"
-
-
-class ConfirmScreen(ModalScreen[bool]):
-    """A yes/no question; y confirms, n or Esc declines."""
-
-    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
-
-    def __init__(self, question: str) -> None:
-        super().__init__()
-        self._question = question
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Static(self._question, classes="dialog-title", markup=False)
-            yield Static("y yes · n no", classes="dialog-keys")
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
 
 
 class RenameScreen(ModalScreen[str | None]):
@@ -194,11 +191,7 @@ class SessionsScreen(Screen[str | None]):
             with VerticalScroll(id="sessions-preview-scroll"):
                 yield Static(id="sessions-preview")
                 yield ConversationPreview(id="sessions-conversation")
-        yield Static(
-            "Enter open · Ctrl+F full-text · Ctrl+W folder/all · Ctrl+S sort · Ctrl+K fork · "
-            "Ctrl+R rename · Ctrl+D delete · Ctrl+E/X export md/json · Esc close",
-            id="sessions-keys",
-        )
+        yield KeyHints(SESSION_KEYS, id="sessions-keys", wrap=True)
 
     def on_mount(self) -> None:
         self._set_columns()

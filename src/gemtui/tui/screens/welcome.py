@@ -22,7 +22,9 @@ from textual.widgets import Button, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
-    from gemtui.agent.assembly import Assembled  # noqa: F401 - a string type argument below
+    from collections.abc import Callable
+
+    from gemtui.agent.assembly import Assembled
 
 __all__ = ["LOCAL_PORTS", "LocalServer", "WelcomeScreen", "probe_local_servers"]
 
@@ -71,6 +73,12 @@ async def probe_local_servers(
     return [server for server in found if server is not None]
 
 
+def _port_list(ports: tuple[int, ...], last: str) -> str:
+    """``11434, 8080, 8000 or 1234``."""
+    names = [str(p) for p in ports]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {last} {names[-1]}"
+
+
 class WelcomeScreen(Screen["Assembled | None"]):
     """Shown instead of failing when no provider is configured."""
 
@@ -84,7 +92,8 @@ class WelcomeScreen(Screen["Assembled | None"]):
     WelcomeScreen Horizontal { height: auto; }
     WelcomeScreen Select { width: 30; }
     WelcomeScreen #key { width: 1fr; }
-    WelcomeScreen #servers { height: auto; max-height: 8; }
+    WelcomeScreen #servers { height: auto; max-height: 8; display: none; }
+    WelcomeScreen #servers.-found { display: block; }
     WelcomeScreen #message { color: $text-warning; height: auto; }
     WelcomeScreen .choices { margin-top: 1; }
     WelcomeScreen .choices Button { margin-right: 2; }
@@ -93,9 +102,20 @@ class WelcomeScreen(Screen["Assembled | None"]):
 
     BINDINGS = [Binding("escape", "quit", "Quit")]
 
-    def __init__(self, *, reason: str | None = None) -> None:
+    PORTS: tuple[int, ...] = LOCAL_PORTS
+    """Loopback ports probed for a local server (tests point it at their own server)."""
+
+    def __init__(
+        self,
+        *,
+        reason: str | None = None,
+        build: Callable[[str | None, str | None], Assembled] | None = None,
+    ) -> None:
         super().__init__()
         self.reason = reason
+        self._build = build
+        """Builds the session for a choice (provider, fake responses); the app's, given
+        here so the screen never reaches up for the app."""
         self.servers: list[LocalServer] = []
 
     def compose(self) -> ComposeResult:
@@ -116,7 +136,9 @@ class WelcomeScreen(Screen["Assembled | None"]):
                 yield Button("Use this key", id="use-key", variant="primary", compact=True)
             yield Static("2. A local OpenAI-compatible server", classes="section")
             yield Static(
-                "Probing 127.0.0.1 ports 11434, 8080, 8000, 1234…", id="probe-note", classes="note"
+                f"Probing 127.0.0.1 ports {_port_list(self.PORTS, 'and')}…",
+                id="probe-note",
+                classes="note",
             )
             yield OptionList(id="servers")
             yield Input(
@@ -129,20 +151,25 @@ class WelcomeScreen(Screen["Assembled | None"]):
                 yield Button("4. Try the demo", id="demo", variant="success", compact=True)
 
     def on_mount(self) -> None:
+        # the key field first: a key pasted straight away lands where it is wanted
+        self.query_one("#key", Input).focus()
         self.probe()
 
     @work(exclusive=True, group="probe", exit_on_error=False)
     async def probe(self) -> None:
-        self.servers = await probe_local_servers()
+        self.servers = await probe_local_servers(self.PORTS)
         options = self.query_one("#servers", OptionList)
         note = self.query_one("#probe-note", Static)
         if not self.servers:
-            note.update("No local server answered on ports 11434, 8080, 8000 or 1234.")
+            # the list stays hidden: no empty box, no Tab stop that leads nowhere
+            note.update(f"No local server answered on ports {_port_list(self.PORTS, 'or')}.")
             return
-        note.update("Found (Enter picks one):")
+        note.update("Found (Tab to the list, Enter picks one):")
         for server in self.servers:
             for model in server.models or ("(no model listed)",):
                 options.add_option(Option(f"127.0.0.1:{server.port}  {model}"))
+        options.highlighted = 0  # Enter picks the first one without a Down first
+        options.add_class("-found")
 
     def _say(self, text: str) -> None:
         self.query_one("#message", Static).update(text)
@@ -240,12 +267,10 @@ class WelcomeScreen(Screen["Assembled | None"]):
         mode, ``--resume``…): the welcome screen only chooses the provider.
         """
         from gemtui.errors import FatalError
-        from gemtui.tui.app import GemtuiApp
 
-        app = self.app
-        assert isinstance(app, GemtuiApp)
+        assert self._build is not None, "the app gives the welcome screen its builder"
         try:
-            built = app.build_for_choice(provider, fake_responses)
+            built = self._build(provider, fake_responses)
         except FatalError as exc:
             self._say(exc.message)
             return

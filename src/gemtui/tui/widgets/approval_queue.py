@@ -1,6 +1,10 @@
 """The approval queue: every tool call awaiting approval, with its full preview.
 
-Keys fire only while the queue (not the prompt) has focus. Answers leave as
+Keys fire only while the queue (not the prompt) has focus, and letters only when the
+person put it there on purpose (F8, a click, Tab): a queue that took the focus by itself
+(a call arrived while the prompt was empty and idle) answers the digit keys alone, and
+any other printable key goes to the prompt whole, so a sentence that starts with "a" is
+a sentence, never an approval. Answers leave as
 ``ApprovalQueue.Decided`` messages carrying the request's correlation id; the app
 forwards them to the bus. The queue never changes tool-call state itself: a call leaves
 the queue when its next snapshot says it is no longer awaiting approval (or at once when
@@ -13,7 +17,7 @@ import difflib
 import json
 import time
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -64,9 +68,9 @@ def _remembers(conf: Confirmation | None) -> list[Widget]:
     if saved is None:
         return []
     text = (
-        "s / A remember: " + ", ".join(saved)
+        "session / always remember: " + ", ".join(saved)
         if saved
-        else "s / A remember nothing: no part of this call can be named in a rule"
+        else "session / always remember nothing: no part of this call can be named in a rule"
     )
     return [Static(Content.styled(text, "$text-muted"), classes="preview-remembers")]
 
@@ -116,8 +120,22 @@ OPTIONAL_KEYS = ("j/k", "d", "ctrl+a")
 """Hints left out (last first) when even the tersest line is too long for the pane."""
 
 
-def _keys_help(*, server: bool) -> list[KeyHint]:
-    """The keys line; an MCP call also offers allowing its whole server."""
+def _keys_help(*, server: bool, letters: bool = True) -> list[KeyHint]:
+    """The keys line; an MCP call also offers allowing its whole server. Without letters
+    (the queue took the focus by itself) only the digits act, and F8 says how to get more."""
+    if not letters:
+        digits: list[KeyHint] = [
+            ("1", "1", "allow", "allow"),
+            ("2", "2", "session", "session"),
+            ("3", "3", "always", "always"),
+            ("4", "4", "reject", "reject"),
+            ("5", "5", "feedback", "feedback"),
+            ("6", "6", "modify", "modify"),
+        ]
+        if server:
+            digits.append(("7", "7", "server always", "server"))
+        digits.append(("ctrl+a", "^a", "all edits", "edits"))
+        return [*digits, ("F8", "F8", "letter keys", "letters")]
     hints: list[KeyHint] = [
         ("a/1", "a", "allow", "allow"),
         ("s/2", "s", "session", "session"),
@@ -150,17 +168,26 @@ class ApprovalQueue(Vertical, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("a,1", "decide('allow_once')", "Allow once"),
-        Binding("s,2", "decide('allow_session')", "Allow for session"),
-        Binding("A,3", "decide('allow_always')", "Allow always"),
-        Binding("r,4", "decide('reject')", "Reject"),
-        Binding("f,5", "feedback", "Reject with feedback"),
-        Binding("m,6", "modify", "Modify"),
-        Binding("S,7", "decide('allow_server')", "Allow this MCP server always"),
-        Binding("j", "next", "Next", show=False),
-        Binding("k", "previous", "Previous", show=False),
+        Binding("1", "decide('allow_once')", "Allow once"),
+        Binding("2", "decide('allow_session')", "Allow for session"),
+        Binding("3", "decide('allow_always')", "Allow always"),
+        Binding("4", "decide('reject')", "Reject"),
+        Binding("5", "feedback", "Reject with feedback"),
+        Binding("6", "modify", "Modify"),
+        Binding("7", "decide('allow_server')", "Allow this MCP server always"),
+        # Letters act only when the queue was focused on purpose (check_action): otherwise
+        # they are not bound at all here and the app sends them on to the prompt.
+        Binding("a", "letter('allow_once')", "Allow once", show=False),
+        Binding("s", "letter('allow_session')", "Allow for session", show=False),
+        Binding("A", "letter('allow_always')", "Allow always", show=False),
+        Binding("r", "letter('reject')", "Reject", show=False),
+        Binding("f", "letter('feedback')", "Reject with feedback", show=False),
+        Binding("m", "letter('modify')", "Modify", show=False),
+        Binding("S", "letter('allow_server')", "Allow this MCP server always", show=False),
+        Binding("j", "letter('next')", "Next", show=False),
+        Binding("k", "letter('previous')", "Previous", show=False),
+        Binding("d", "letter('toggle_diff')", "Unified / side by side", show=False),
         Binding("ctrl+a", "approve_batch", "Approve all edits", show=False),
-        Binding("d", "toggle_diff", "Unified / side by side", show=False),
         Binding("up", "scroll_preview(-1)", show=False),
         Binding("down", "scroll_preview(1)", show=False),
         Binding("pageup", "scroll_preview(-10)", show=False),
@@ -206,6 +233,9 @@ class ApprovalQueue(Vertical, can_focus=True):
         self._shown: str | None = None
         """The call in front, so new calls joining behind it do not re-arm the delay."""
         self._warned = False
+        self.deliberate = False
+        """The person brought the focus here (F8, a click, Tab): letter keys decide too."""
+        self._taking_focus = False
 
     def compose(self) -> ComposeResult:
         yield Static(id="approval-title")
@@ -261,8 +291,48 @@ class ApprovalQueue(Vertical, can_focus=True):
             )
         return False
 
+    def take_focus(self) -> None:
+        """Focus the queue because a call arrived (not because the person chose it)."""
+        if not self.has_focus:
+            self._taking_focus = True
+            self.focus()
+
+    def focus(self, scroll_visible: bool = True) -> Self:
+        """Focus brought here on purpose (F8, a program acting for the person): every key
+        of the queue acts, letters included."""
+        if not self._taking_focus:
+            self._set_deliberate(True)
+        return super().focus(scroll_visible)
+
+    def _set_deliberate(self, deliberate: bool) -> None:
+        if deliberate != self.deliberate:
+            self.deliberate = deliberate
+            current = self.current()
+            if current is not None:
+                self._show_keys(current)
+            self.refresh_bindings()
+
+    def _show_keys(self, snap: ToolCallSnapshot) -> None:
+        is_mcp = snap.confirmation is not None and snap.confirmation.kind == "mcp"
+        keys = _keys_help(server=is_mcp, letters=self.deliberate)
+        self.query_one("#approval-keys", KeyHints).show(keys, OPTIONAL_KEYS)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "letter":
+            return self.deliberate
+        return True
+
     def on_focus(self) -> None:
+        self._set_deliberate(not self._taking_focus)
+        self._taking_focus = False
         self._arm()
+
+    def on_blur(self) -> None:
+        if not self.has_focus_within:  # the feedback box is part of the queue
+            self._set_deliberate(False)
+
+    def on_click(self) -> None:
+        self._set_deliberate(True)
 
     def _show(self, *, browsing: bool = False) -> None:
         """Draw the current call; a call newly in front arms the delay again (not one the
@@ -280,8 +350,7 @@ class ApprovalQueue(Vertical, can_focus=True):
             title.update(Content.styled("No tool call is waiting for approval", "$text-muted"))
             return
         snap = items[self._index].snapshot
-        is_mcp = snap.confirmation is not None and snap.confirmation.kind == "mcp"
-        self.query_one("#approval-keys", KeyHints).show(_keys_help(server=is_mcp), OPTIONAL_KEYS)
+        self._show_keys(snap)
         title.update(
             Content.assemble(
                 (f"Approve {snap.name}", "bold $tool-pending"),
@@ -311,6 +380,20 @@ class ApprovalQueue(Vertical, can_focus=True):
         self.post_message(self.Changed(len(self._pending)))
 
     # -- actions -----------------------------------------------------------------------------
+    def action_letter(self, action: str) -> None:
+        """A letter key, bound only while the queue was focused on purpose."""
+        simple = {
+            "feedback": self.action_feedback,
+            "modify": self.action_modify,
+            "next": self.action_next,
+            "previous": self.action_previous,
+            "toggle_diff": self.action_toggle_diff,
+        }
+        if action in simple:
+            simple[action]()
+        else:
+            self.action_decide(action)
+
     def action_decide(self, decision: str) -> None:
         current = self.current()
         if decision == "allow_server" and not (

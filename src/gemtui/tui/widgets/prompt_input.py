@@ -11,6 +11,8 @@ it runs.
 from __future__ import annotations
 
 import os
+import re
+import time
 from pathlib import Path
 
 from textual import events
@@ -18,11 +20,20 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
-from gemtui.tui.commands import SLASH_COMMANDS
-
 __all__ = ["PromptInput", "complete_path"]
 
 _MAX_SUGGESTIONS = 12
+_LAST_WORD = re.compile(r"(?:\\\s|\S)*$")
+"""The word before the cursor; ``\\ `` (an escaped space) belongs to it, as in ``@path``."""
+
+
+def _escape_path(path: str) -> str:
+    """A path as an ``@`` reference: white space escaped, so the path stays one word."""
+    return re.sub(r"(\s)", r"\\\1", path)
+
+
+def _unescape_path(word: str) -> str:
+    return re.sub(r"\\(\s)", r"\1", word)
 
 
 def complete_path(workspace: Path, partial: str, extra_roots: tuple[Path, ...] = ()) -> list[str]:
@@ -118,6 +129,8 @@ class PromptInput(TextArea):
         """Root for ``@path`` completion (None: no file completion)."""
         self.prompt_history: list[str] = list(prompt_history or [])
         """Sent prompts, oldest first."""
+        self.slash_commands: dict[str, str] = {}
+        """Every slash command with its one-line help, for completion (set by the app)."""
         self.argument_choices: dict[str, list[str]] = {}
         """Completions for a slash command's argument, e.g. ``/theme`` → theme names."""
         self.extra_commands: dict[str, str] = {}
@@ -134,9 +147,13 @@ class PromptInput(TextArea):
         self._picked = False
         """The person moved through the completions: Enter takes the highlighted one."""
         self._token_start: tuple[int, int] | None = None
+        self.typed_at = 0.0
+        """When the person last typed here (monotonic; 0 once Enter sent the prompt)."""
 
     # -- keys ------------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
+        # After sending, the person waits for the answer rather than types.
+        self.typed_at = 0.0 if event.key == "enter" else time.monotonic()
         if event.character == "!" and not self.text:
             event.stop()
             event.prevent_default()
@@ -175,7 +192,7 @@ class PromptInput(TextArea):
             return False
         name, space, arg = before.partition(" ")
         if not space:
-            return name.lower() in SLASH_COMMANDS or name.lower() in self.extra_commands
+            return name.lower() in self.slash_commands or name.lower() in self.extra_commands
         return not arg or arg in self.argument_choices.get(name.lower(), [])
 
     def toggle_shell_mode(self) -> None:
@@ -261,17 +278,18 @@ class PromptInput(TextArea):
             name, space, arg = before.partition(" ")
             if not space:
                 self._token_start = (0, 0)
-                commands = {**SLASH_COMMANDS, **self.extra_commands}
+                commands = {**self.extra_commands, **self.slash_commands}
                 return [(c, h) for c, h in commands.items() if c.startswith(name.lower())]
             choices = self.argument_choices.get(name.lower(), [])
             self._token_start = (0, len(name) + 1)
             return [(c, "") for c in choices if c.startswith(arg) and c != arg]
-        word_start = max(before.rfind(" "), before.rfind("\t")) + 1
-        word = before[word_start:]
-        if word.startswith("@") and self.workspace is not None:
-            self._token_start = (row, word_start + 1)
-            found = complete_path(self.workspace, word[1:], self.extra_roots)
-            return [(p, "") for p in found]
+        word = _LAST_WORD.search(before)
+        assert word is not None  # the pattern matches the empty string at the end
+        if word.group().startswith("@") and self.workspace is not None:
+            self._token_start = (row, word.start() + 1)
+            partial = _unescape_path(word.group()[1:])
+            found = complete_path(self.workspace, partial, self.extra_roots)
+            return [(_escape_path(p), "") for p in found]
         self._token_start = None
         return []
 

@@ -35,6 +35,7 @@ from gemtui.tui.widgets.transcript_blocks import (
     ToolBlock,
     UserBlock,
 )
+from gemtui.wire.attachments import typed_text
 
 if TYPE_CHECKING:  # pydantic is not imported before the first frame
     from gemtui.wire import Content
@@ -281,7 +282,7 @@ class Transcript(ScrollView, can_focus=True):
         }
         for content in history:
             if content.role == "user":
-                text = "".join(p.text or "" for p in content.parts if p.text)
+                text = typed_text(content)  # attached files are for the model, not shown
                 if text:
                     self.add_user(text)
                 continue

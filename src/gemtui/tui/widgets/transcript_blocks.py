@@ -240,7 +240,8 @@ _URL = re.compile(r"https?://[^\s<>()\"']+")
 
 def _linked(line: str, style: Style) -> Text:
     """``line`` with each http(s) URL a hyperlink (search sources, fetched pages)."""
-    text = Text(line, style=style)
+    text = Text(line)
+    text.stylize(style)  # a span: ``Text.render`` drops a base style without spans
     for match in _URL.finditer(line):
         url = match.group(0).rstrip(".,;:!?]")
         text.stylize(Style(link=url), match.start(), match.start() + len(url))
@@ -313,6 +314,7 @@ class ToolBlock(Block):
         if snap.duration_ms is not None and snap.state in (
             ToolCallState.SUCCESS,
             ToolCallState.ERROR,
+            ToolCallState.CANCELLED,
         ):
             return f"{label} in {elapsed(snap.duration_ms / 1000)}"
         return label
@@ -352,18 +354,31 @@ class ToolBlock(Block):
                 argument.append(redact(value).replace("\n", " ⏎ "))
                 strips.extend(_prefixed(bar, [_text_line(ctx, argument, width)]))
         output = self._output_lines()
-        shown = output if self.expanded else output[:COLLAPSED_OUTPUT_LINES]
+        changes = None if self.expanded else _changed_lines(output)
+        folded = output if changes is None else changes
+        shown = output if self.expanded else folded[:COLLAPSED_OUTPUT_LINES]
         body_style = ctx.style("error") if snap.state is ToolCallState.ERROR else Style()
+        sign_style = {"+": ctx.style("success"), "-": ctx.style("error")}
         for line in shown:
-            strips.extend(_prefixed(bar, [_text_line(ctx, _linked(line, body_style), width)]))
-        hidden = len(output) - len(shown)
+            style = sign_style.get(line[:1], body_style) if changes else body_style
+            strips.extend(_prefixed(bar, [_text_line(ctx, _linked(line, style), width)]))
+        hidden = len(folded) - len(shown)
         if hidden > 0:
+            what = "changed line" if changes else "line"
             more = Text(
-                f"… {hidden} more line{'s' if hidden != 1 else ''} · {EXPAND_KEY} to expand",
+                f"… {hidden} more {what}{'s' if hidden != 1 else ''} · {EXPAND_KEY} to expand",
                 style=muted,
             )
             strips.extend(_prefixed(bar, [_text_line(ctx, more, width)]))
         return strips
+
+
+def _changed_lines(output: list[str]) -> list[str] | None:
+    """A unified diff's added and removed lines, without its headers, hunk marks and
+    context (what a folded edit card shows); None when ``output`` is not a diff."""
+    if len(output) < 3 or not output[0].startswith("--- ") or not output[1].startswith("+++ "):
+        return None
+    return [line for line in output[2:] if line[:1] in "+-"]
 
 
 class BlockList:

@@ -19,7 +19,7 @@ __all__ = ["auth_command"]
 
 
 def _parser() -> argparse.ArgumentParser:
-    from gemtui.cli import ArgParser
+    from gemtui.cli.parser import ArgParser
 
     p = ArgParser(prog="gemtui auth", description="Google account sign-in.")
     p.add_argument("action", choices=("login", "logout", "status"))

@@ -11,24 +11,13 @@ from pathlib import Path
 from typing import NoReturn
 
 from gemtui import __version__
+from gemtui.cli.parser import EXIT_ERROR, EXIT_INPUT, ArgParser
 from gemtui.modes import ApprovalMode
 
 __all__ = ["build_parser", "main"]
 
-EXIT_ERROR = 1
-EXIT_INPUT = 42
-
 APPROVAL_MODES = tuple(ApprovalMode)
 OUTPUT_FORMATS = ("text", "json", "stream-json")
-
-
-class ArgParser(argparse.ArgumentParser):
-    """Exits 42 (input error) with usage instead of argparse's 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
-        raise SystemExit(EXIT_INPUT)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -93,49 +82,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _sessions_command(argv: list[str]) -> int:
-    p = ArgParser(prog="gemtui sessions", description="Saved sessions.")
-    p.add_argument("action", nargs="?", choices=("list",))
-    p.add_argument("--json", action="store_true")
-    args = p.parse_args(argv)
-    from gemtui.config.secrets import register_stored_secrets
-
-    register_stored_secrets()  # titles an older gemtui saved unmasked are masked on the way out
-    try:
-        if args.action is None:
-            from gemtui.tui.sessions_launch import launch_sessions_browser
-
-            return launch_sessions_browser(workspace=Path(os.getcwd()).resolve())
-        from gemtui.store.cli import print_sessions
-
-        return print_sessions(as_json=args.json)
-    except BrokenPipeError:
-        raise
-    except Exception as exc:  # an unusable or broken store: one line here, details in the log
-        return _store_failed(exc)
-
-
-def _store_failed(exc: Exception) -> int:
-    import logging
-
-    from gemtui.config.paths import data_dir
-    from gemtui.logs import setup_logging
-
-    where = setup_logging()
-    logging.getLogger("gemtui").error("cannot read the saved sessions", exc_info=exc)
-    from gemtui.store import StoreUnavailableError, StoreVersionError
-
-    if isinstance(exc, StoreUnavailableError | StoreVersionError):
-        reason = str(exc)  # names the file and what to do
-    elif isinstance(exc, OSError) and exc.strerror:
-        reason = f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
-    else:
-        reason = f"{type(exc).__name__}: {exc}"
-    details = f" (details in {where})" if where else ""
-    sys.stderr.write(f"gemtui: cannot read the saved sessions in {data_dir()}: {reason}{details}\n")
-    return EXIT_ERROR
-
-
 def _read_stdin(*, wait: float | None = None) -> str | None:
     """Piped stdin as text (undecodable bytes replaced), or None.
 
@@ -161,17 +107,19 @@ def _read_stdin(*, wait: float | None = None) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "auth":
-        from gemtui.cli_auth import auth_command
+        from gemtui.cli.auth import auth_command
 
         return auth_command(argv[1:])
     if argv and argv[0] == "sessions":
-        return _sessions_command(argv[1:])
+        from gemtui.cli.sessions import sessions_command
+
+        return sessions_command(argv[1:])
     if argv and argv[0] == "mcp":
-        from gemtui.cli_mcp import mcp_command
+        from gemtui.cli.mcp import mcp_command
 
         return mcp_command(argv[1:])
     if argv and argv[0] == "extensions":
-        from gemtui.cli_extensions import extensions_command
+        from gemtui.cli.extensions import extensions_command
 
         return extensions_command(argv[1:])
     args = build_parser().parse_args(argv)

@@ -17,7 +17,7 @@ __all__ = ["extensions_command"]
 
 
 def _parser() -> argparse.ArgumentParser:
-    from gemtui.cli import ArgParser
+    from gemtui.cli.parser import ArgParser
 
     p = ArgParser(prog="gemtui extensions", description="Gemini CLI extensions.")
     sub = p.add_subparsers(dest="action", required=True)

@@ -80,7 +80,7 @@ def mcp_command(argv: list[str]) -> int:
 
 
 def _command(argv: list[str]) -> int:
-    from gemtui.cli import ArgParser
+    from gemtui.cli.parser import ArgParser
     from gemtui.config.paths import user_config_file
 
     p = ArgParser(prog="gemtui mcp", description="The user's MCP servers.")

@@ -1,0 +1,55 @@
+"""``gemtui sessions``: browse saved sessions in the TUI or list them (``--json``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from gemtui.cli.parser import EXIT_ERROR, ArgParser
+
+__all__ = ["sessions_command"]
+
+
+def sessions_command(argv: list[str]) -> int:
+    """``gemtui sessions [list [--json]]``: the browser, or the list on stdout."""
+    p = ArgParser(prog="gemtui sessions", description="Saved sessions.")
+    p.add_argument("action", nargs="?", choices=("list",))
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    from gemtui.config.secrets import register_stored_secrets
+
+    register_stored_secrets()  # titles an older gemtui saved unmasked are masked on the way out
+    try:
+        if args.action is None:
+            from gemtui.tui.sessions_launch import launch_sessions_browser
+
+            return launch_sessions_browser(workspace=Path(os.getcwd()).resolve())
+        from gemtui.store.cli import print_sessions
+
+        return print_sessions(as_json=args.json)
+    except BrokenPipeError:
+        raise
+    except Exception as exc:  # an unusable or broken store: one line here, details in the log
+        return _store_failed(exc)
+
+
+def _store_failed(exc: Exception) -> int:
+    import logging
+
+    from gemtui.config.paths import data_dir
+    from gemtui.logs import setup_logging
+
+    where = setup_logging()
+    logging.getLogger("gemtui").error("cannot read the saved sessions", exc_info=exc)
+    from gemtui.store import StoreUnavailableError, StoreVersionError
+
+    if isinstance(exc, StoreUnavailableError | StoreVersionError):
+        reason = str(exc)  # names the file and what to do
+    elif isinstance(exc, OSError) and exc.strerror:
+        reason = f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
+    else:
+        reason = f"{type(exc).__name__}: {exc}"
+    details = f" (details in {where})" if where else ""
+    sys.stderr.write(f"gemtui: cannot read the saved sessions in {data_dir()}: {reason}{details}\n")
+    return EXIT_ERROR

@@ -1,0 +1,43 @@
+"""SessionStore: the store as its callers use it — the SQLite core plus recording,
+full-text search and export, each of which sits above the core and takes one."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gemtui.store.export import to_json, to_markdown
+from gemtui.store.recorder import SessionRecorder
+from gemtui.store.records import SessionMatch
+from gemtui.store.search import search_sessions
+from gemtui.store.store import StoreCore
+
+if TYPE_CHECKING:
+    from gemtui.bus import EventBus
+
+__all__ = ["SessionStore"]
+
+
+class SessionStore(StoreCore):
+    """The saved sessions of this user (``data_dir()/sessions.db`` unless told otherwise)."""
+
+    def record(self, bus: EventBus) -> SessionRecorder:
+        """Start recording the session on ``bus`` into this store (an inline subscriber).
+
+        When a write fails for good (disk full, read-only, I/O error) the recorder stops
+        and says so once on the session's bus; the conversation goes on.
+        """
+        return SessionRecorder(self, bus)
+
+    def search(
+        self, query: str, *, workspace: str | None = None, limit: int = 200, per_session: int = 3
+    ) -> list[SessionMatch]:
+        """Sessions whose messages match ``query`` (FTS5), newest hit first, with snippets."""
+        return search_sessions(
+            self, query, workspace=workspace, limit=limit, per_session=per_session
+        )
+
+    def export_markdown(self, session_id: str) -> str:
+        return to_markdown(self, session_id)
+
+    def export_json(self, session_id: str) -> str:
+        return to_json(self, session_id)
