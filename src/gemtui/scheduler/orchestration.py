@@ -52,6 +52,7 @@ from gemtui.scheduler.execution import (
 from gemtui.scheduler.policy import PolicyDecision, PolicyEngine, PolicyVerdict
 from gemtui.scheduler.state_manager import StateManager
 from gemtui.scheduler.states import CallRecord
+from gemtui.scheduler.tool_hooks import ToolHooks, run_after_tool, run_before_tool
 from gemtui.tools.base import Tool, ToolContext, ToolError, ToolKind, ToolResult
 from gemtui.tools.validation import repair_args
 from gemtui.wire import FunctionCall, Part
@@ -142,6 +143,9 @@ def _unknown_tool_message(name: str, known: Iterable[str]) -> str:
 class ToolScheduler:
     """Runs the model's tool calls through validation, policy, approval and execution."""
 
+    hooks: ToolHooks | None = None
+    """``BeforeTool`` hooks, asked for each valid call before policy and approval."""
+
     def __init__(
         self,
         registry: ToolLookup,
@@ -160,6 +164,8 @@ class ToolScheduler:
             approval_mode if callable(approval_mode) else (lambda: approval_mode)
         )
         self._interactive = interactive
+        self._hook_asks: dict[str, str] = {}
+        """Calls a BeforeTool hook wants asked about even where policy allows them."""
 
     async def run(
         self, calls: list[FunctionCall], *, cancel: asyncio.Event | None = None
@@ -174,6 +180,12 @@ class ToolScheduler:
         batch = _Batch(StateManager(self._bus), [], cancel)
         for call in calls:
             batch.records.append(self._admit(batch.state, call))
+        if self.hooks is not None:
+            for record in batch.records:
+                if not record.state.terminal and not cancel.is_set():
+                    why = await run_before_tool(batch.state, record, self.hooks)
+                    if why is not None:
+                        self._hook_asks[record.call_id] = why
         dispatcher = asyncio.create_task(self._dispatch(batch))
         watcher = asyncio.create_task(cancel.wait())
         try:
@@ -309,7 +321,11 @@ class ToolScheduler:
     def _verdict(self, record: CallRecord) -> PolicyVerdict:
         assert record.tool is not None
         assert record.invocation is not None
-        return self._policy.decide(record.tool, record.invocation.args, self._mode())
+        verdict = self._policy.decide(record.tool, record.invocation.args, self._mode())
+        if verdict.decision is PolicyDecision.ALLOW and record.call_id in self._hook_asks:
+            reason = self._hook_asks[record.call_id]
+            return PolicyVerdict(PolicyDecision.ASK, verdict.rule, reason)
+        return verdict
 
     @staticmethod
     def _deny(batch: _Batch, record: CallRecord, reason: str) -> bool:
@@ -420,6 +436,8 @@ class ToolScheduler:
         outcome = await execute_invocation(
             record.invocation, self._context, self._bus, record.call_id, printed
         )
+        if self.hooks is not None and outcome.result is not None:
+            outcome = await run_after_tool(record, outcome, self.hooks)
         if outcome.error is not None:
             batch.state.transition(
                 record.call_id, S.ERROR, error=outcome.error, result=outcome.result

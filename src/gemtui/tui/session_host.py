@@ -78,6 +78,14 @@ class SessionHost(MaskingApp[int]):
         """Run one slash command line (the app's command handling)."""
         raise NotImplementedError
 
+    def send_prompt(self, text: str) -> None:
+        """Send ``text`` as typed, never as a built-in command (the app's prompt handling)."""
+        raise NotImplementedError
+
+    def refresh_custom_commands(self) -> None:
+        """Tell the prompt's completer the custom commands and workspace roots."""
+        raise NotImplementedError
+
     def help_text(self) -> str:
         """The keys and commands, as /help shows them."""
         raise NotImplementedError
@@ -317,6 +325,7 @@ class SessionHost(MaskingApp[int]):
             else:
                 self.call_after_refresh(self._show_resumed, screen, session)
         self.call_after_refresh(self._after_start)
+        self.call_after_refresh(self.refresh_custom_commands)
 
     def _show_resumed(self, screen: MainScreen, session: Session) -> None:
         """Draw a saved session as it happened (turns a compression summarised included)
