@@ -294,6 +294,7 @@ class SessionRecorder:
             output=call.output,
             error=call.error,
             duration_ms=call.duration_ms,
+            refusal=str(call.refusal) if call.refusal is not None else None,
         )
         self.writes += 1
 

@@ -488,11 +488,12 @@ class StoreCore:
         output: str | None = None,
         error: str | None = None,
         duration_ms: float | None = None,
+        refusal: str | None = None,
     ) -> None:
         with self._tx() as c:
             c.execute(
                 "INSERT INTO tool_calls (session_id, call_id, name, args, state, decision, output,"
-                " error, duration_ms, created) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                " error, duration_ms, created, refusal) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     session_id,
                     redact(call_id),  # both come from the model, like its arguments
@@ -504,17 +505,28 @@ class StoreCore:
                     redact(error or "") or None,
                     duration_ms,
                     time.time(),
+                    refusal,
                 ),
             )
 
     def tool_calls(self, session_id: str) -> list[dict[str, Any]]:
         rows = self._query(
-            "SELECT call_id, name, args, state, decision, output, error, duration_ms"
+            "SELECT call_id, name, args, state, decision, output, error, duration_ms, refusal"
             " FROM tool_calls"
             " WHERE session_id = ? ORDER BY id",
             (session_id,),
         )
-        keys = ("call_id", "name", "args", "state", "decision", "output", "error", "duration_ms")
+        keys = (
+            "call_id",
+            "name",
+            "args",
+            "state",
+            "decision",
+            "output",
+            "error",
+            "duration_ms",
+            "refusal",
+        )
         out = [dict(zip(keys, r, strict=True)) for r in rows]
         for item in out:
             item["args"] = json.loads(item["args"])

@@ -333,9 +333,11 @@ class SessionHost(MaskingApp[int]):
         from gemtui.tui.resume_story import COMPRESSED_HERE, resume_story
 
         epochs: list[list[Content]] = []
+        calls: dict[str, dict[str, Any]] = {}
         if self.store is not None:
             try:
                 epochs = self.store.history_epochs(session.id)
+                calls = {c["call_id"]: c for c in self.store.tool_calls(session.id)}
                 self._restore_usage(screen, session, self.store.usage(session.id))
             except Exception:  # a view of the past must never stop the session
                 log.exception("could not read the saved session's past")
@@ -349,10 +351,10 @@ class SessionHost(MaskingApp[int]):
             if item is not None:
                 run.append(item)
                 continue
-            transcript.replay(run, describe)
+            transcript.replay(run, describe, calls)
             run = []
             transcript.add_notice(COMPRESSED_HERE)
-        transcript.replay(run, describe)
+        transcript.replay(run, describe, calls)
 
     @staticmethod
     def _restore_usage(screen: MainScreen, session: Session, rows: list[dict[str, Any]]) -> None:
