@@ -37,3 +37,74 @@ async def test_allow_for_session_saves_what_the_preview_shows(
     saved = [r.summary() for r in session.policy.rules(session=True)]
     assert sorted(saved) == ["echo", "npm test"]
     assert "CI=1" not in " ".join(saved)
+
+
+async def test_an_interpreter_is_remembered_with_what_it_ran(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    mock_llm.enqueue(
+        {
+            "function_calls": [
+                {"name": "run_shell_command", "args": {"command": "python3 -m pytest -q"}}
+            ]
+        },
+        {"text": "ok"},
+    )
+    session = make_session(mock_llm.url, workspace)
+    app = make_app(session, workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"version", "enter")
+        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await pilot.pause()
+        shown = str(app.main.approvals.query_one(".preview-remembers", Static).render())
+        assert shown == "session / always remember: python3 -m pytest"
+        await pilot.press("2")
+        await seen.wait_event(AgentFinished)
+    run = session.policy.decide
+    shell = session.registry.get("run_shell_command")
+    assert shell is not None
+    assert run(shell, {"command": "python3 -m pytest tests"}, "default").decision.value == "allow"
+    assert run(shell, {"command": "python3 -c 'print(1)'"}, "default").decision.value != "allow"
+
+
+async def test_an_edit_remembers_the_reach_the_person_chose(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    (workspace / "src").mkdir()
+    calls = [
+        {"name": "write_file", "args": {"file_path": f"{path}", "content": "x\n"}}
+        for path in ("src/a.py", "src/b.py", "docs/c.md")
+    ]
+    mock_llm.enqueue(
+        {"function_calls": [calls[0]]},
+        {"function_calls": [calls[1]]},
+        {"function_calls": [calls[2]]},
+        {"text": "done"},
+    )
+    session = make_session(mock_llm.url, workspace)
+    app = make_app(session, workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"write", "enter")
+        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await pilot.pause()
+        queue = app.main.approvals
+
+        def remembered() -> str:
+            return str(queue.query_one(".preview-remembers", Static).render())
+
+        assert remembered().startswith("session / always remember: write_file of src/a.py")
+        await pilot.press("8")
+        await pilot.pause()
+        assert remembered().startswith("session / always remember: write_file in src/")
+        await pilot.press("2")  # allow for session, the whole folder
+        # src/b.py runs unasked; docs/c.md is outside the folder and asks
+        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await pilot.pause()
+        assert queue.current() is not None
+        assert queue.current().args["file_path"] == "docs/c.md"
+        assert (workspace / "src" / "b.py").read_text() == "x\n"
+        await pilot.press("4")
+        await seen.wait_event(AgentFinished)
+    assert not (workspace / "docs" / "c.md").exists()

@@ -129,6 +129,9 @@ class Decision:
     """Text for the model (reject with feedback)."""
     modified: str | None = None
     """The edited content or command (modify)."""
+    scope: Literal["file", "folder", "every"] | None = None
+    """How far an allow for session / always reaches for an edit (its file, its folder,
+    every call); None: the narrowest the call offers."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,6 +307,9 @@ class Confirmation:
     """What "allow for this session / always" would save, one entry per rule: filled in
     by the scheduler from the policy engine, so the preview shows exactly that; empty
     when nothing can be saved, None when no scheduler asked."""
+    scopes: tuple[tuple[str, str], ...] = ()
+    """For an edit, each reach an allow may choose — (``file`` / ``folder`` / ``every``,
+    what it covers) — narrowest first; ``remembers`` shows the first."""
 
 
 @dataclass(frozen=True, slots=True)

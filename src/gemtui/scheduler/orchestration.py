@@ -50,6 +50,7 @@ from gemtui.scheduler.execution import (
     result_parts,
 )
 from gemtui.scheduler.policy import PolicyDecision, PolicyEngine, PolicyVerdict
+from gemtui.scheduler.policy_scopes import RememberScope
 from gemtui.scheduler.state_manager import StateManager
 from gemtui.scheduler.states import CallRecord
 from gemtui.scheduler.tool_hooks import ToolHooks, run_after_tool, run_before_tool
@@ -355,8 +356,14 @@ class ToolScheduler:
             batch.state.transition(record.call_id, S.ERROR, error=f"{record.name} failed: {e}")
             return None
         if confirmation is not None:
-            rules = self._policy.suggested_rules(record.tool, record.invocation.args)
-            confirmation = replace(confirmation, remembers=tuple(r.summary() for r in rules))
+            args = record.invocation.args
+            scopes = self._policy.remember_scopes(record.tool, args)
+            remembers = (
+                (scopes[0][1],)
+                if scopes
+                else tuple(r.summary() for r in self._policy.suggested_rules(record.tool, args))
+            )
+            confirmation = replace(confirmation, remembers=remembers, scopes=scopes)
         correlation_id = uuid.uuid4().hex
         # The future exists before the request is published, so an inline subscriber
         # may answer it at once.
@@ -390,9 +397,9 @@ class ToolScheduler:
             if kind is ApprovalDecision.MODIFY and decision.modified is not None:
                 record.invocation.modify(decision.modified)
             elif kind is ApprovalDecision.ALLOW_SESSION:
-                self._policy.allow_for_session(record.tool, record.invocation.args)
+                self._policy.allow_for_session(record.tool, record.invocation.args, decision.scope)
             elif kind is ApprovalDecision.ALLOW_ALWAYS:
-                self._remember(record)
+                self._remember(record, scope=decision.scope)
             elif kind is ApprovalDecision.ALLOW_SERVER and record.tool.server is not None:
                 self._remember(record, whole_server=True)
             elif kind is ApprovalDecision.ALLOW_SERVER:  # not an MCP tool: this call only
@@ -407,16 +414,22 @@ class ToolScheduler:
             self._withdraw_allowed(batch)
         return True
 
-    def _remember(self, record: CallRecord, *, whole_server: bool = False) -> None:
+    def _remember(
+        self,
+        record: CallRecord,
+        *,
+        whole_server: bool = False,
+        scope: RememberScope | None = None,
+    ) -> None:
         assert record.tool is not None
         assert record.invocation is not None
         try:
             self._policy.allow_always(
-                record.tool, record.invocation.args, whole_server=whole_server
+                record.tool, record.invocation.args, whole_server=whole_server, scope=scope
             )
         except OSError:  # the call was approved; only the saving failed
             log.exception("could not save the policy rule; allowing for this session")
-            self._policy.allow_for_session(record.tool, record.invocation.args)
+            self._policy.allow_for_session(record.tool, record.invocation.args, scope)
 
     # -- execution -----------------------------------------------------------------------
 

@@ -54,6 +54,7 @@ from gemtui.scheduler.policy_rules import (
     regex,
     verdict_for,
 )
+from gemtui.scheduler.policy_scopes import RememberScope, scope_label, scope_rule, scopes_for
 from gemtui.scheduler.shell_policy import decide_shell, has_command_condition
 from gemtui.tools.base import Tool, ToolKind
 from gemtui.tools.shell_syntax import rule_prefixes
@@ -247,31 +248,57 @@ class PolicyEngine:
 
     # -- remembering -------------------------------------------------------------------
 
-    def suggested_rules(self, tool: Tool, args: dict[str, Any]) -> list[PolicyRule]:
+    def suggested_rules(
+        self, tool: Tool, args: dict[str, Any], scope: RememberScope | None = None
+    ) -> list[PolicyRule]:
         """The allow rules "allow for this session / always" would add for this call.
 
         A shell command gets one prefix rule per visible simple command's root (``git
         status``, ``npm test``, ``ls``; never an assignment such as ``CI=1``), exactly the
-        prefixes the approval preview lists; any other tool gets a rule for its name.
+        prefixes the approval preview lists. An edit gets a rule for its file, its folder
+        or every call (``scope``; the narrowest, the file, when not given); any other tool
+        gets a rule for its name.
         """
-        command = _command_of(tool, args or {})
-        if command is None:
-            return [PolicyRule(PolicyDecision.ALLOW, tool_name=tool.name, mcp_name=tool.server)]
-        return [
-            PolicyRule(PolicyDecision.ALLOW, tool_name=tool.name, command_prefix=(prefix,))
-            for prefix in rule_prefixes(command)
-        ]
+        args = args or {}
+        command = _command_of(tool, args)
+        if command is not None:
+            return [
+                PolicyRule(PolicyDecision.ALLOW, tool_name=tool.name, command_prefix=(prefix,))
+                for prefix in rule_prefixes(command)
+            ]
+        scopes = scopes_for(tool, args, self._root)
+        if scopes:
+            narrow = scope_rule(tool, args, self._root, scope or scopes[0])
+            if narrow is not None:
+                return [narrow]
+        return [PolicyRule(PolicyDecision.ALLOW, tool_name=tool.name, mcp_name=tool.server)]
 
-    def allow_for_session(self, tool: Tool, args: dict[str, Any]) -> list[PolicyRule]:
+    def remember_scopes(self, tool: Tool, args: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+        """(scope, what it covers) for each reach an approval of this call may choose,
+        narrowest first; () when the call has one reach only."""
+        return tuple(
+            (scope, scope_label(tool, args or {}, self._root, scope))
+            for scope in scopes_for(tool, args or {}, self._root)
+        )
+
+    def allow_for_session(
+        self, tool: Tool, args: dict[str, Any], scope: RememberScope | None = None
+    ) -> list[PolicyRule]:
         """Allow calls like this one until the process ends; returns the rules added."""
-        added = [replace(r, source="session") for r in self.suggested_rules(tool, args)]
+        suggested = self.suggested_rules(tool, args, scope)
+        added = [replace(r, source="session") for r in suggested]
         added = [r for r in added if r not in self._session]
         self._session.extend(added)
         self._resort()
         return added
 
     def allow_always(
-        self, tool: Tool, args: dict[str, Any], *, whole_server: bool = False
+        self,
+        tool: Tool,
+        args: dict[str, Any],
+        *,
+        whole_server: bool = False,
+        scope: RememberScope | None = None,
     ) -> list[PolicyRule]:
         """Allow calls like this one from now on, saved to the user policy file;
         ``whole_server``: every tool of the call's MCP server (``mcpName`` alone).
@@ -284,7 +311,7 @@ class PolicyEngine:
         suggested = (
             [PolicyRule(PolicyDecision.ALLOW, tool_name="*", mcp_name=tool.server)]
             if whole_server
-            else self.suggested_rules(tool, args)
+            else self.suggested_rules(tool, args, scope)
         )
         secret = [r for r in suggested if _holds_secret(r)]
         if secret:

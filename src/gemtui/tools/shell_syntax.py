@@ -26,6 +26,8 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
+from gemtui.tools.interpreter_prefix import interpreter_prefix
+
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
@@ -1073,11 +1075,15 @@ def root_prefix(command: SimpleCommand) -> str:
     """The part of a command an "allow for this session" covers.
 
     ``git status -s`` → ``git status``; ``ls -la`` → ``ls``; a multi-command tool
-    followed by an option (``git -C x log``) falls back to the first word.
+    followed by an option (``git -C x log``) falls back to the first word; an
+    interpreter keeps what it runs (``python3 -m pytest -q`` → ``python3 -m pytest``).
     """
     words = command.words
     if not words:
         return ""
+    interpreted = interpreter_prefix(words)
+    if interpreted is not None:  # never the bare interpreter: it would allow any code
+        return interpreted
     if (
         len(words) > 1
         and words[0] in MULTI_COMMAND_TOOLS

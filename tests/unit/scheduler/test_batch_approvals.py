@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from fake_tools import FakeRegistry, record_events, snapshots_of, start_approver
@@ -77,10 +77,15 @@ class Requests:
 
         await asyncio.wait_for(wait(), 10)
 
-    def answer(self, call_id: str, decision: ApprovalDecision) -> None:
+    def answer(
+        self,
+        call_id: str,
+        decision: ApprovalDecision,
+        scope: Literal["file", "folder", "every"] | None = None,
+    ) -> None:
         correlation = self.waiting[call_id].correlation_id
         assert correlation is not None
-        assert self._bus.decide(correlation, Decision(decision))
+        assert self._bus.decide(correlation, Decision(decision, scope=scope))
 
 
 async def test_edits_of_different_files_are_offered_together(
@@ -169,13 +174,33 @@ async def test_allow_for_session_withdraws_the_offers_it_covers(
         _scheduler(bus, ctx).run([_edit(n, f"{n}.txt", "old", "new") for n in "ab"])
     )
     await requests.until(2)
-    requests.answer("a", D.ALLOW_SESSION)
+    requests.answer("a", D.ALLOW_SESSION, "every")
     result = await run
     assert [s.state for s in result.snapshots] == [S.SUCCESS, S.SUCCESS]
     b_states = [s.state for s in snapshots_of(events, "b")]
     assert b_states == [S.VALIDATING, S.AWAITING_APPROVAL, S.SCHEDULED, S.EXECUTING, S.SUCCESS]
     assert result.snapshots[1].decision is None, "nobody answered b: the rule allowed it"
     assert bus.pending_approvals == []
+
+
+async def test_allow_for_session_of_one_file_leaves_the_other_file_asked(
+    bus: EventBus, ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in "ab":
+        (tmp_path / f"{name}.txt").write_text("old\n")
+    requests = Requests(bus)
+    run = asyncio.create_task(
+        _scheduler(bus, ctx).run([_edit(n, f"{n}.txt", "old", "new") for n in "ab"])
+    )
+    await requests.until(2)
+    requests.answer("a", D.ALLOW_SESSION)  # no reach chosen: this file only
+    await requests.until(1)
+    assert list(requests.waiting) == ["b"], "b.txt was never allowed"
+    requests.answer("b", D.REJECT)
+    result = await run
+    assert [s.state for s in result.snapshots] == [S.SUCCESS, S.ERROR]
+    assert (tmp_path / "b.txt").read_text() == "old\n"
 
 
 async def test_plan_mode_switched_on_meanwhile_wins_over_an_earlier_yes(

@@ -235,7 +235,7 @@ def test_allow_once_changes_nothing_and_session_rules_allow_the_root_command() -
     assert sh(engine, "ls src") is ALLOW
     assert sh(engine, "npm test -- -k x") is ALLOW
     assert sh(engine, "npm publish") is ASK
-    engine.allow_for_session(WRITE, {"file_path": "a"})
+    engine.allow_for_session(WRITE, {"file_path": "a"}, "every")
     assert engine.decide(WRITE, {"file_path": "b"}, "default").decision is ALLOW
     assert {r.source for r in engine.rules(session=True)} == {"session"}
     assert all(r.source != "session" for r in engine.rules(session=False))
@@ -249,7 +249,7 @@ def test_allow_always_is_saved_and_honoured_after_a_restart(tmp_path: Path) -> N
     policy_file = tmp_path / "conf" / "policy.toml"
     engine = PolicyEngine(user_policy_file=policy_file)
     engine.allow_always(SHELL, {"command": "cargo build --release"})
-    engine.allow_always(REPLACE, {"file_path": "x"})
+    engine.allow_always(REPLACE, {"file_path": "x"}, scope="every")
     assert sh(engine, "cargo build") is ALLOW
     assert policy_file.exists()
 

@@ -225,7 +225,7 @@ def test_has_redirection(command: str, expected: bool) -> None:
     [
         ("ls -la", ["ls"]),
         ("git status && npm test | grep x", ["git status", "npm test", "grep"]),
-        ("FOO=1 /usr/bin/env python x.py", ["python"]),
+        ("FOO=1 /usr/bin/env python x.py", ["python x.py"]),
         ("CI=1 npm test", ["npm test"]),
         ("echo err >&2; exit 3", ["echo", "exit"]),
         ("(cd a && make)", ["cd", "make"]),

@@ -17,7 +17,7 @@ import difflib
 import json
 import time
 from dataclasses import dataclass
-from typing import ClassVar, Self
+from typing import ClassVar, Literal, Self
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -42,10 +42,20 @@ from gemtui.tui.widgets.key_hints import KeyHint, KeyHints
 __all__ = ["ApprovalQueue", "preview_widgets"]
 
 
+_REMEMBERING = frozenset({ApprovalDecision.ALLOW_SESSION, ApprovalDecision.ALLOW_ALWAYS})
+_SCOPES: dict[str, Literal["file", "folder", "every"]] = {
+    "file": "file",
+    "folder": "folder",
+    "every": "every",
+}
+
+
 @dataclass
 class _Pending:
     snapshot: ToolCallSnapshot
     prompt_id: str
+    reach: int = 0
+    """Which of the call's remember scopes (file, folder, every call) 8 has chosen."""
 
 
 def _edit_diff(conf: Confirmation) -> str:
@@ -62,11 +72,16 @@ def _edit_diff(conf: Confirmation) -> str:
     )
 
 
-def _remembers(conf: Confirmation | None) -> list[Widget]:
-    """The rules "allow for session / always" would save: exactly what the policy adds."""
+def _remembers(conf: Confirmation | None, reach: int = 0) -> list[Widget]:
+    """The rules "allow for session / always" would save: exactly what the policy adds
+    (for an edit, at the reach 8 has chosen)."""
     saved = conf.remembers if conf is not None else None
     if saved is None:
         return []
+    if conf is not None and conf.scopes:
+        label = conf.scopes[reach % len(conf.scopes)][1]
+        text = f"session / always remember: {label}   (8: reach {reach + 1} of {len(conf.scopes)})"
+        return [Static(Content.styled(text, "$text-muted"), classes="preview-remembers")]
     text = (
         "session / always remember: " + ", ".join(saved)
         if saved
@@ -75,10 +90,10 @@ def _remembers(conf: Confirmation | None) -> list[Widget]:
     return [Static(Content.styled(text, "$text-muted"), classes="preview-remembers")]
 
 
-def preview_widgets(snapshot: ToolCallSnapshot) -> list[Widget]:
+def preview_widgets(snapshot: ToolCallSnapshot, reach: int = 0) -> list[Widget]:
     """What a person needs to see to decide: diff, command, URLs or server and args,
     and what allowing it for the session (or always) would save."""
-    return [*_preview(snapshot), *_remembers(snapshot.confirmation)]
+    return [*_preview(snapshot), *_remembers(snapshot.confirmation, reach)]
 
 
 def _preview(snapshot: ToolCallSnapshot) -> list[Widget]:
@@ -120,7 +135,7 @@ OPTIONAL_KEYS = ("j/k", "d", "ctrl+a")
 """Hints left out (last first) when even the tersest line is too long for the pane."""
 
 
-def _keys_help(*, server: bool, letters: bool = True) -> list[KeyHint]:
+def _keys_help(*, server: bool, letters: bool = True, reach: bool = False) -> list[KeyHint]:
     """The keys line; an MCP call also offers allowing its whole server. Without letters
     (the queue took the focus by itself) only the digits act, and F8 says how to get more."""
     if not letters:
@@ -134,6 +149,8 @@ def _keys_help(*, server: bool, letters: bool = True) -> list[KeyHint]:
         ]
         if server:
             digits.append(("7", "7", "server always", "server"))
+        if reach:
+            digits.append(("8", "8", "reach", "reach"))
         digits.append(("ctrl+a", "^a", "all edits", "edits"))
         return [*digits, ("F8", "F8", "letter keys", "letters")]
     hints: list[KeyHint] = [
@@ -146,6 +163,8 @@ def _keys_help(*, server: bool, letters: bool = True) -> list[KeyHint]:
     ]
     if server:
         hints.append(("S/7", "S", "server always", "server"))
+    if reach:
+        hints.append(("w/8", "w", "reach", "reach"))
     return [
         *hints,
         ("j/k", "j/k", "next/prev", ""),
@@ -175,6 +194,7 @@ class ApprovalQueue(Vertical, can_focus=True):
         Binding("5", "feedback", "Reject with feedback"),
         Binding("6", "modify", "Modify"),
         Binding("7", "decide('allow_server')", "Allow this MCP server always"),
+        Binding("8", "reach", "What session / always remembers: file, folder, every call"),
         # Letters act only when the queue was focused on purpose (check_action): otherwise
         # they are not bound at all here and the app sends them on to the prompt.
         Binding("a", "letter('allow_once')", "Allow once", show=False),
@@ -184,6 +204,7 @@ class ApprovalQueue(Vertical, can_focus=True):
         Binding("f", "letter('feedback')", "Reject with feedback", show=False),
         Binding("m", "letter('modify')", "Modify", show=False),
         Binding("S", "letter('allow_server')", "Allow this MCP server always", show=False),
+        Binding("w", "letter('reach')", "Remember file, folder or every call", show=False),
         Binding("j", "letter('next')", "Next", show=False),
         Binding("k", "letter('previous')", "Previous", show=False),
         Binding("d", "letter('toggle_diff')", "Unified / side by side", show=False),
@@ -314,7 +335,8 @@ class ApprovalQueue(Vertical, can_focus=True):
 
     def _show_keys(self, snap: ToolCallSnapshot) -> None:
         is_mcp = snap.confirmation is not None and snap.confirmation.kind == "mcp"
-        keys = _keys_help(server=is_mcp, letters=self.deliberate)
+        reach = snap.confirmation is not None and bool(snap.confirmation.scopes)
+        keys = _keys_help(server=is_mcp, letters=self.deliberate, reach=reach)
         self.query_one("#approval-keys", KeyHints).show(keys, OPTIONAL_KEYS)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -357,7 +379,7 @@ class ApprovalQueue(Vertical, can_focus=True):
                 (f"  ({self._index + 1} of {len(items)})", "$text-muted"),
             )
         )
-        widgets = preview_widgets(snap)
+        widgets = preview_widgets(snap, items[self._index].reach)
         for widget in widgets:
             if isinstance(widget, DiffView):
                 widget.side_by_side = self._side_by_side
@@ -388,6 +410,7 @@ class ApprovalQueue(Vertical, can_focus=True):
             "next": self.action_next,
             "previous": self.action_previous,
             "toggle_diff": self.action_toggle_diff,
+            "reach": self.action_reach,
         }
         if action in simple:
             simple[action]()
@@ -403,7 +426,33 @@ class ApprovalQueue(Vertical, can_focus=True):
         ):
             return  # only an MCP call has a server to allow
         if self._ready():
-            self._answer_current(Decision(ApprovalDecision(decision)))
+            kind = ApprovalDecision(decision)
+            scope = self._scope() if kind in _REMEMBERING else None
+            self._answer_current(Decision(kind, scope=scope))
+
+    def _scope(self) -> Literal["file", "folder", "every"] | None:
+        """The reach chosen for the call in front, when it offers a choice."""
+        items = list(self._pending.values())
+        if not items:
+            return None
+        pending = items[self._index]
+        conf = pending.snapshot.confirmation
+        if conf is None or not conf.scopes:
+            return None
+        return _SCOPES.get(conf.scopes[pending.reach % len(conf.scopes)][0])
+
+    def action_reach(self) -> None:
+        """Widen what allow for session / always remembers: this file, its folder, every
+        call, and round again. It decides nothing, so it needs no arming."""
+        items = list(self._pending.values())
+        if not items:
+            return
+        pending = items[self._index]
+        conf = pending.snapshot.confirmation
+        if conf is None or not conf.scopes:
+            return
+        pending.reach = (pending.reach + 1) % len(conf.scopes)
+        self._show(browsing=True)
 
     def action_feedback(self) -> None:
         if self.current() is None or not self._ready():
