@@ -46,6 +46,7 @@ from gemtui.wire import (
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
+    from gemtui.agent.checkpointing import SessionCheckpoints
     from gemtui.agent.router import ModelRouter
     from gemtui.bus import EventBus
     from gemtui.mcp.manager import ServerState
@@ -88,6 +89,16 @@ def _workspace_rules(options: SessionOptions) -> list[PolicyRule]:
     from gemtui.scheduler import load_policy_file
 
     return load_policy_file(workspace_policy_file(options.workspace), "workspace")
+
+
+def _checkpoints(
+    settings: Settings, bus: EventBus, workspace: Path, session_id: str
+) -> SessionCheckpoints | None:
+    if not settings.checkpoints.enabled:
+        return None
+    from gemtui.agent.checkpointing import SessionCheckpoints
+
+    return SessionCheckpoints(bus, workspace, settings.checkpoints, session_id)
 
 
 class Session:
@@ -136,6 +147,8 @@ class Session:
             approval_mode=lambda: self.approval_mode,
             interactive=options.interactive,
         )
+        self.checkpoints = _checkpoints(settings, self.bus, self.workspace.root, self.id)
+        self.scheduler.guard = self.checkpoints
         if isinstance(provider.generator, RetryingGenerator):
             provider.generator.on_retry = self._on_retry
         self.account = AccountWatch(self.bus, self.id)
@@ -293,6 +306,8 @@ class Session:
             self.executor.config.context_window = self.provider.context_window
         self.chat.declarations = self._declarations()
         self._cancel = asyncio.Event()
+        if self.checkpoints is not None:
+            self.checkpoints.prompt = prompt
         try:
             if "@" in prompt:  # @path attaches files (read before the prompt is announced)
                 from gemtui.agent.at_paths import attach_files

@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="gemtui",
         description="A full-screen terminal coding agent. Without -p it opens the TUI.",
         epilog="Subcommands: `gemtui auth login|logout|status`, `gemtui sessions [list [--json]]`,"
-        " `gemtui mcp list|add|remove|import`.",
+        " `gemtui mcp list|add|remove|import`, `gemtui checkpoints [--json]`, `gemtui rewind ID`.",
     )
     p.add_argument("prompt", nargs="?", help="prompt to send (opens the TUI with it sent)")
     p.add_argument(
@@ -106,6 +106,14 @@ def main(argv: list[str] | None = None) -> int:
         from gemtui.cli.sessions import sessions_command
 
         return sessions_command(argv[1:])
+    if argv and argv[0] == "checkpoints":
+        from gemtui.cli.checkpoints import checkpoints_command
+
+        return checkpoints_command(argv[1:])
+    if argv and argv[0] == "rewind":
+        from gemtui.cli.rewind import rewind_command
+
+        return rewind_command(argv[1:])
     if argv and argv[0] == "mcp":
         from gemtui.cli.mcp import mcp_command
 

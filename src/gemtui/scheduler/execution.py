@@ -17,9 +17,9 @@ from gemtui.wire import FunctionResponse, Part
 
 __all__ = [
     "CANCELLED_MESSAGE",
+    "ExecutionOutcome",
     "PartialOutput",
     "cancelled_with_output",
-    "ExecutionOutcome",
     "error_parts",
     "execute_invocation",
     "result_parts",

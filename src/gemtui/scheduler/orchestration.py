@@ -56,7 +56,28 @@ from gemtui.tools.base import Tool, ToolContext, ToolError, ToolKind, ToolResult
 from gemtui.tools.validation import repair_args
 from gemtui.wire import FunctionCall, Part
 
-__all__ = ["HEADLESS_APPROVAL_MESSAGE", "REJECTED_MESSAGE", "ScheduleResult", "ToolScheduler"]
+__all__ = [
+    "HEADLESS_APPROVAL_MESSAGE",
+    "REJECTED_MESSAGE",
+    "ChangeGuard",
+    "ScheduleResult",
+    "ToolScheduler",
+]
+
+
+class ChangeGuard(Protocol):
+    """Called around a call that may change the workspace (the session's checkpoints):
+    ``before`` returns a token handed to ``after`` once the call has ended."""
+
+    async def before(self, tool: Tool, invocation: Any) -> object | None: ...
+
+    async def after(self, token: object) -> None: ...
+
+
+def may_change_workspace(tool: Tool) -> bool:
+    """A mutating built-in, or an MCP tool not marked read-only (we cannot know)."""
+    return tool.mutating or (tool.server is not None and tool.kind not in _READ_ONLY_KINDS)
+
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +172,9 @@ class ToolScheduler:
         *,
         approval_mode: Callable[[], str] | str = "default",
         interactive: bool = True,
+        guard: ChangeGuard | None = None,
     ) -> None:
+        self.guard = guard
         self._registry = registry
         self._bus = bus
         self._policy = policy
@@ -417,9 +440,16 @@ class ToolScheduler:
     async def _execute(self, batch: _Batch, record: CallRecord) -> None:
         assert record.invocation is not None
         printed = batch.printed.setdefault(record.call_id, PartialOutput())
-        outcome = await execute_invocation(
-            record.invocation, self._context, self._bus, record.call_id, printed
-        )
+        token = None
+        if self.guard is not None and record.tool and may_change_workspace(record.tool):
+            token = await self.guard.before(record.tool, record.invocation)
+        try:
+            outcome = await execute_invocation(
+                record.invocation, self._context, self._bus, record.call_id, printed
+            )
+        finally:
+            if token is not None and self.guard is not None:
+                await asyncio.shield(self.guard.after(token))
         if outcome.error is not None:
             batch.state.transition(
                 record.call_id, S.ERROR, error=outcome.error, result=outcome.result

@@ -1,0 +1,78 @@
+"""The session's checkpoints: one before every call that may change the workspace."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from gemtui.bus.bus import EventBus
+from gemtui.bus.events import ErrorOccurred
+from gemtui.checkpoints import Checkpoint, CheckpointBook, ShadowError
+from gemtui.config.paths import data_dir
+from gemtui.config.settings import CheckpointSettings
+from gemtui.tools.base import Tool
+
+__all__ = ["SessionCheckpoints", "book_for"]
+
+log = logging.getLogger(__name__)
+
+
+def book_for(workspace: Path, settings: CheckpointSettings | None = None) -> CheckpointBook:
+    """The checkpoint book of ``workspace`` under gemtui's data dir."""
+    s = settings or CheckpointSettings()
+    return CheckpointBook(
+        data_dir(),
+        workspace,
+        max_file_size=s.max_file_size,
+        keep=s.keep,
+        keep_days=s.keep_days,
+    )
+
+
+class SessionCheckpoints:
+    """A ``ChangeGuard`` for the scheduler: records a checkpoint before a call runs and
+    the files it changed after. A failing checkpoint is logged and noted, never fatal:
+    the approved call still runs."""
+
+    def __init__(
+        self, bus: EventBus, workspace: Path, settings: CheckpointSettings, session_id: str
+    ) -> None:
+        self._bus = bus
+        self.book = book_for(workspace, settings)
+        self.session_id = session_id
+        self.prompt = ""
+        """The text of the prompt in flight (set by the session before it runs)."""
+        self._warned: set[str] = set()
+
+    async def before(self, tool: Tool, invocation: Any) -> object | None:
+        try:
+            point = await asyncio.to_thread(
+                self.book.begin, session=self.session_id, prompt=self.prompt, tool=tool.name
+            )
+        except (ShadowError, OSError) as e:
+            log.warning("no checkpoint before %s: %s", tool.name, e)
+            self._note(f"No checkpoint was taken before {tool.name}: {e}")
+            return None
+        for path in point.skipped:
+            limit = self.book.max_file_size
+            self._note(
+                f"{path} is over the checkpoint size cap ([checkpoints] max_file_size ="
+                f" {limit}): it is not in checkpoints and a rewind leaves it alone."
+            )
+        return point
+
+    async def after(self, token: object) -> None:
+        if not isinstance(token, Checkpoint):
+            return
+        try:
+            await asyncio.to_thread(self.book.finish, token)
+        except (ShadowError, OSError) as e:
+            log.warning("checkpoint %s not finished: %s", token.id, e)
+
+    def _note(self, text: str) -> None:
+        if text in self._warned:
+            return
+        self._warned.add(text)
+        self._bus.emit(ErrorOccurred, message=text, kind="warning")
