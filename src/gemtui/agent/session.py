@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from gemtui.scheduler import PolicyEngine, PolicyRule
     from gemtui.tools.netguard import FetchLimits
     from gemtui.tools.registry import ToolRegistry
+    from gemtui.tools.sandbox import SandboxConfig
 
 __all__ = ["Session", "SessionOptions"]
 
@@ -89,6 +90,29 @@ def _workspace_rules(options: SessionOptions) -> list[PolicyRule]:
     from gemtui.scheduler import load_policy_file
 
     return load_policy_file(workspace_policy_file(options.workspace), "workspace")
+
+
+def _sandbox(settings: Settings, workspace: Path) -> SandboxConfig | None:
+    """The bubblewrap sandbox when ``-s`` or ``[tools.sandbox] enabled`` asks (exit 52
+    without bwrap)."""
+    import os
+
+    box = settings.tools.sandbox
+    if not (box.enabled or os.environ.get("GEMTUI_SANDBOX") == "1"):
+        return None
+    from gemtui.config.paths import data_dir, log_dir
+    from gemtui.tools.sandbox import SandboxConfig, require_bwrap
+
+    require_bwrap()
+    hidden = [config_dir(), data_dir(), log_dir()]
+    if os.environ.get("GEMTUI_HOME"):
+        hidden.append(Path(os.environ["GEMTUI_HOME"]).expanduser())
+    return SandboxConfig(
+        workspace=workspace,
+        network=box.network,
+        read_only_paths=tuple(box.read_only_paths),
+        hidden=tuple(hidden),
+    )
 
 
 def _checkpoints(
@@ -138,6 +162,7 @@ class Session:
             output_limit=settings.tools.output_limit,
             model_stream=self._model_stream,
             fetch=_fetch_limits(settings),
+            sandbox=_sandbox(settings, self.workspace.root),
         )
         self.scheduler = ToolScheduler(
             self.registry,

@@ -70,6 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="apply this folder's own .gemtui/ settings and policy for this run",
     )
+    p.add_argument(
+        "-s",
+        "--sandbox",
+        action="store_true",
+        help="run shell commands under bubblewrap: only the workspace writable, no network",
+    )
     p.add_argument("--version", action="version", version=f"gemtui {__version__}")
     return p
 
@@ -123,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.max_turns is not None and args.max_turns < 1:
         sys.stderr.write("gemtui: --max-turns must be at least 1\n")
         return EXIT_INPUT
+    if args.sandbox:
+        os.environ["GEMTUI_SANDBOX"] = "1"  # read where the session is built
     workspace = Path(os.getcwd()).resolve()
     prompt = args.headless_prompt
     piped = None if prompt is not None or args.prompt is not None else _read_stdin()

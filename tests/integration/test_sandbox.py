@@ -1,0 +1,159 @@
+"""The bubblewrap sandbox, live: each boundary tried by a real shell command in a real
+`gemtui -p -y` run, once with `-s` (refused) and once without (the control: it works)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gemtui.testing import MockLLMServer
+
+from .helpers import gemtui_env, run_gemtui, write_fast_config
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _bwrap_installed() -> None:
+    assert shutil.which("bwrap"), "bwrap is not installed: apt-get install bubblewrap"
+
+
+def _shell(mock: MockLLMServer, home: Path, ws: Path, command: str, *flags: str, **env: str) -> str:
+    """Run one shell command through gemtui; what the command printed (its tool result)."""
+    mock.enqueue(
+        {"function_calls": [{"name": "run_shell_command", "args": {"command": command}}]},
+        {"text": "done"},
+    )
+    proc = run_gemtui(
+        ["-p", "go", "-y", "--output-format", "stream-json", *flags],
+        env={**gemtui_env(home, mock.url), **env},
+        cwd=ws,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    [result] = [line for line in lines if line["type"] == "tool_result"]
+    return str(result.get("output") or result.get("error"))
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A folder outside the workspace and outside /tmp (the sandbox's /tmp is its own)."""
+    path = REPO / "build" / f"sandbox-outside-{uuid.uuid4().hex[:8]}"
+    path.mkdir(parents=True)
+    yield path
+    shutil.rmtree(path)
+
+
+def test_write_outside_the_workspace(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, outside: Path
+) -> None:
+    write_fast_config(isolated_home)
+    cmd = f"echo pwned > {outside}/x.txt; echo inside > here.txt"
+    boxed = _shell(mock_llm_thread, isolated_home, workspace, cmd, "-s")
+    assert not (outside / "x.txt").exists()
+    assert "Read-only file system" in boxed
+    assert "[sandbox]" in boxed  # the hint says why
+    assert (workspace / "here.txt").read_text() == "inside\n"  # the workspace is writable
+    _shell(mock_llm_thread, isolated_home, workspace, cmd)
+    assert (outside / "x.txt").read_text() == "pwned\n"
+
+
+def test_read_ssh_keys_and_the_session_database(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    write_fast_config(isolated_home)
+    home = tmp_path / "person"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE-KEY-MATERIAL\n")
+    db = isolated_home / "data" / "sessions.db"
+    cmd = f"cat ~/.ssh/id_ed25519; head -c 15 {db}; echo; ls {isolated_home}/config"
+    # a first run creates the database; the control then reads all three
+    control = _shell(mock_llm_thread, isolated_home, workspace, cmd, HOME=str(home))
+    assert "PRIVATE-KEY-MATERIAL" in control
+    assert "SQLite format 3" in control
+    assert "config.toml" in control
+    boxed = _shell(mock_llm_thread, isolated_home, workspace, cmd, "-s", HOME=str(home))
+    assert "PRIVATE-KEY-MATERIAL" not in boxed
+    assert "SQLite format 3" not in boxed
+    assert "config.toml" not in boxed
+    assert "No such file or directory" in boxed
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A TCP server on 127.0.0.1 answering every connection with 'reached'."""
+    srv = socket.create_server(("127.0.0.1", 0))
+    port = srv.getsockname()[1]
+    stop = threading.Event()
+
+    def serve() -> None:
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                conn.sendall(b"reached\n")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield port
+    stop.set()
+    thread.join()
+    srv.close()
+
+
+def test_reach_a_local_server_only_with_network_on(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, listener: int
+) -> None:
+    write_fast_config(isolated_home)
+    cmd = f"exec 3<>/dev/tcp/127.0.0.1/{listener} && head -n1 <&3"
+    assert "reached" in _shell(mock_llm_thread, isolated_home, workspace, cmd)
+    boxed = _shell(mock_llm_thread, isolated_home, workspace, cmd, "-s")
+    assert "reached" not in boxed
+    assert "without network" in boxed
+    write_fast_config(isolated_home, "\n[tools.sandbox]\nnetwork = true\n")
+    assert "reached" in _shell(mock_llm_thread, isolated_home, workspace, cmd, "-s")
+
+
+def test_secrets_are_scrubbed_from_the_environment(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    cmd = "env | cut -d= -f1 | grep -E '^(GEMINI_API_KEY|DEPLOY_TOKEN|GEMTUI_HOME)$' | sed 's/^/VAR=/'; echo end"
+    extra = {"DEPLOY_TOKEN": "tok-123456789"}
+    control = _shell(mock_llm_thread, isolated_home, workspace, cmd, **extra)
+    assert "VAR=GEMINI_API_KEY" in control
+    assert "VAR=DEPLOY_TOKEN" in control
+    boxed = _shell(mock_llm_thread, isolated_home, workspace, cmd, "-s", **extra)
+    assert "VAR=GEMINI_API_KEY" not in boxed
+    assert "VAR=DEPLOY_TOKEN" not in boxed
+    assert "VAR=GEMTUI_HOME" not in boxed
+    assert "end" in boxed
+
+
+def test_the_setting_turns_it_on_too(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, outside: Path
+) -> None:
+    write_fast_config(isolated_home, "\n[tools.sandbox]\nenabled = true\n")
+    _shell(mock_llm_thread, isolated_home, workspace, f"touch {outside}/y")
+    assert not (outside / "y").exists()
+
+
+def test_without_bwrap_sandbox_exits_52_naming_the_package(
+    isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    write_fast_config(isolated_home)
+    env = {**gemtui_env(isolated_home, "http://127.0.0.1:9"), "PATH": str(tmp_path)}
+    proc = run_gemtui(["-p", "hi", "-s"], env=env, cwd=workspace)
+    assert proc.returncode == 52
+    assert "bubblewrap" in proc.stderr
+    assert "Traceback" not in proc.stderr
