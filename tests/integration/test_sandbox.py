@@ -157,3 +157,62 @@ def test_without_bwrap_sandbox_exits_52_naming_the_package(
     assert proc.returncode == 52
     assert "bubblewrap" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+_WRITER = """
+from pathlib import Path
+from mcp.server.mcpserver import MCPServer
+
+app = MCPServer("writer")
+
+
+@app.tool()
+def touch_file(path: str) -> str:
+    try:
+        Path(path).write_text("mcp was here\\n")
+    except OSError as e:
+        return f"refused: {e}"
+    return "written"
+
+
+app.run()
+"""
+
+
+def test_stdio_mcp_servers_run_in_the_sandbox_unless_mcp_false(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, outside: Path
+) -> None:
+    import sys
+
+    script = outside / "writer.py"
+    script.write_text(_WRITER)
+    # the interpreter may live under the hidden home (pyenv): shown read-only by the allow-list
+    allow = f"\n[tools.sandbox]\nread_only_paths = [{json.dumps(sys.base_prefix)}]\n"
+    servers = (
+        f"\n[mcpServers.writer]\ncommand = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(str(script))}]\ntrust = true\n"
+    )
+
+    def call(target: Path, *flags: str) -> str:
+        mock_llm_thread.enqueue(
+            {"function_calls": [{"name": "touch_file", "args": {"path": str(target)}}]},
+            {"text": "done"},
+        )
+        proc = run_gemtui(
+            ["-p", "go", "-y", "--output-format", "stream-json", *flags],
+            env=gemtui_env(isolated_home, mock_llm_thread.url),
+            cwd=workspace,
+        )
+        assert proc.returncode == 0, proc.stderr
+        lines = [json.loads(line) for line in proc.stdout.splitlines()]
+        [result] = [line for line in lines if line["type"] == "tool_result"]
+        return str(result.get("output") or result.get("error"))
+
+    write_fast_config(isolated_home, servers + allow)
+    assert "refused" in call(outside / "a.txt", "-s")
+    assert not (outside / "a.txt").exists()
+    assert "written" in call(workspace / "in.txt", "-s")
+    assert (workspace / "in.txt").read_text() == "mcp was here\n"
+    write_fast_config(isolated_home, servers + allow + "mcp = false\n")
+    assert "written" in call(outside / "b.txt", "-s")
+    assert (outside / "b.txt").exists()

@@ -172,6 +172,8 @@ class Session:
             approval_mode=lambda: self.approval_mode,
             interactive=options.interactive,
         )
+        if self.mcp is not None and context.sandbox is not None and settings.tools.sandbox.mcp:
+            self.mcp.manager.sandbox = context.sandbox
         self.checkpoints = _checkpoints(settings, self.bus, self.workspace.root, self.id)
         self.scheduler.guard = self.checkpoints
         if isinstance(provider.generator, RetryingGenerator):
