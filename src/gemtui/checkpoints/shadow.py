@@ -103,21 +103,29 @@ class ShadowRepo:
 
     @property
     def exists(self) -> bool:
-        return (self.git_dir / "HEAD").is_file()
+        return (self.git_dir / "workspace").is_file()  # written last by ``_init``
 
     def ensure(self) -> None:
-        """Create the repository on first use (private to the person)."""
+        """Create the repository on first use (private to the person), once even when
+        two calls (or two sessions) start at the same moment."""
         if self.exists:
             return
         self.git_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with open(self.git_dir / "gemtui.lock", "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            if not self.exists:
+                self._init()
+
+    def _init(self) -> None:
         env = {k: v for k, v in self._env.items() if k != "GIT_WORK_TREE"}
-        subprocess.run(
+        proc = subprocess.run(
             ["git", "-c", "init.defaultBranch=main", "init", "-q", str(self.git_dir)],
             cwd=self.git_dir,
             env=env,
             capture_output=True,
-            check=True,
         )
+        if proc.returncode != 0:
+            raise ShadowError(f"git init failed: {proc.stderr.decode('utf-8', 'replace')}")
         # git init with GIT_DIR set makes a non-bare repo: drop the sample hooks
         for hook in (self.git_dir / "hooks").glob("*"):
             hook.unlink()
