@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,15 @@ from gemtui.checkpoints import Checkpoint, CheckpointBook
 from gemtui.config.paths import data_dir
 from gemtui.config.settings import CheckpointSettings
 from gemtui.tools.base import Tool
+from gemtui.wire import Content
 
-__all__ = ["SessionCheckpoints", "book_for"]
+__all__ = [
+    "PromptPoint",
+    "SessionCheckpoints",
+    "book_for",
+    "history_before_prompt",
+    "prompt_points",
+]
 
 log = logging.getLogger(__name__)
 
@@ -76,3 +84,41 @@ class SessionCheckpoints:
             return
         self._warned.add(text)
         self._bus.emit(ErrorOccurred, message=text, kind="warning")
+
+
+@dataclass(frozen=True)
+class PromptPoint:
+    """A prompt of this session that changed files: rewinding to it restores the files
+    as they were before its first checkpoint."""
+
+    prompt: str
+    checkpoint: str
+    """The prompt's earliest checkpoint (the state before any of its calls ran)."""
+    files: tuple[str, ...]
+
+
+def prompt_points(points: list[Checkpoint], session: str) -> list[PromptPoint]:
+    """This session's prompts with the files each changed, newest first (consecutive
+    checkpoints of one prompt are one entry; a rewind's own checkpoint is not a prompt)."""
+    ours = [p for p in reversed(points) if p.session == session and p.tool != "rewind"]
+    groups: list[tuple[str, str, list[str]]] = []
+    for point in ours:  # oldest first
+        if groups and groups[-1][0] == point.prompt:
+            files = groups[-1][2]
+            files.extend(f for f in point.files if f not in files)
+        else:
+            groups.append((point.prompt, point.id, list(point.files)))
+    return [PromptPoint(p, c, tuple(f)) for p, c, f in reversed(groups)]
+
+
+def history_before_prompt(history: list[Content], prompt: str) -> int | None:
+    """Where the history is cut to rewind the conversation to before ``prompt``: the index
+    of the last user message carrying its text (None when it is not there)."""
+    for index in range(len(history) - 1, -1, -1):
+        content = history[index]
+        if content.role != "user":
+            continue
+        texts = [part.text for part in content.parts or [] if part.text]
+        if any(t == prompt or prompt in t for t in texts):
+            return index
+    return None

@@ -256,6 +256,12 @@ def _memory(app: SessionHost, arg: str) -> None:
         app.notify("Usage: /memory show | refresh | add FACT", severity="warning")
 
 
+def _rewind(app: SessionHost, arg: str) -> None:
+    from gemtui.tui.rewind_flow import open_rewind
+
+    open_rewind(app)
+
+
 def _quit(app: SessionHost, arg: str) -> None:
     app.exit(0)
 
@@ -344,6 +350,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/permissions", "Show the policy rules in force and remove one", _permissions),
     SlashCommand("/mcp", "MCP servers' state (/mcp restart|disable|enable NAME)", _mcp),
     SlashCommand("/memory", "Context files: /memory show | refresh | add FACT", _memory),
+    SlashCommand("/rewind", "Restore code and/or conversation to before a prompt", _rewind),
     SlashCommand("/quit", "Quit gemtui", _quit),
 )
 """Every slash command, in the order /help lists them: the one table."""

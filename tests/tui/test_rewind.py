@@ -1,0 +1,125 @@
+"""`/rewind` in the TUI: an edit, a shell `rm` and a replace in one prompt, then code
+only, conversation only or both, each checked byte for byte; Esc Esc opens it; the
+preview shows what the code rewind would change. Real session, real files, real git."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import OptionList, Static
+
+from gemtui.bus.events import AgentFinished
+from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.screens.rewind import RewindScreen
+from tests.tui.conftest import make_app, make_session
+from tests.tui.helpers import Messages
+
+ORIGINAL = {"app.py": b"print('one')\n", "keep.txt": b"keep\r\nme\n"}
+CHANGED = {"app.py": b"print('two')\n", "new.py": b"N\n"}
+
+
+def _enqueue(mock: MockLLMServer) -> None:
+    replace = {
+        "file_path": "app.py",
+        "instruction": "two",
+        "old_string": "one",
+        "new_string": "two",
+    }
+    write = {"file_path": "new.py", "content": "N\n"}
+    mock.enqueue(
+        {"text": "first answer"},
+        {"function_calls": [{"name": "write_file", "args": write}]},
+        {"function_calls": [{"name": "run_shell_command", "args": {"command": "rm keep.txt"}}]},
+        {"function_calls": [{"name": "replace", "args": replace}]},
+        {"text": "all changed"},
+    )
+
+
+def _files(ws: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(ws.iterdir()) if p.is_file()}
+
+
+async def _two_prompts(pilot: Any, seen: Messages) -> None:
+    await pilot.press(*"hello", "enter")
+    await seen.wait_event(AgentFinished)
+    mark = len(seen.seen)
+    await pilot.press(*"change things", "enter")
+    await seen.wait_event(AgentFinished, after=mark)
+    await pilot.pause()
+
+
+async def _choose(pilot: Any, app: Any, mode: int) -> str:
+    """Pick the one prompt that changed files, then mode 0 both, 1 conversation, 2 code;
+    the preview shown between the two steps is returned."""
+    screen = app.screen
+    assert isinstance(screen, RewindScreen)
+    listing = screen.query_one("#rewind-list", OptionList)
+    assert listing.option_count == 1
+    assert "change things" in str(listing.get_option_at_index(0).prompt)
+    listing.focus()
+    listing.highlighted = 0
+    await pilot.press("enter")
+    await pilot.pause()
+    preview = str(screen.query_one("#rewind-diff", Static).render())
+    listing.highlighted = mode
+    await pilot.press("enter")
+    await pilot.pause()
+    return preview
+
+
+@pytest.mark.parametrize(
+    ("mode", "files_after", "conversation_cut"),
+    [(0, ORIGINAL, True), (1, CHANGED, True), (2, ORIGINAL, False)],
+    ids=["both", "conversation-only", "code-only"],
+)
+async def test_rewind_code_conversation_or_both(
+    mock_llm: MockLLMServer,
+    workspace: Path,
+    mode: int,
+    files_after: dict[str, bytes],
+    conversation_cut: bool,
+) -> None:
+    for name, data in ORIGINAL.items():
+        (workspace / name).write_bytes(data)
+    _enqueue(mock_llm)
+    session = make_session(mock_llm.url, workspace, approval_mode="yolo")
+    app = make_app(session, workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await _two_prompts(pilot, seen)
+        assert _files(workspace) == CHANGED
+        full = list(session.chat.history)
+        await pilot.press("escape", "escape")  # Esc Esc on the empty prompt opens it
+        await pilot.pause()
+        preview = await _choose(pilot, app, mode)
+        assert "remove      new.py" in preview
+        assert "restore     keep.txt" in preview
+        assert "-print('two')" in preview
+        assert "+print('one')" in preview
+        assert _files(workspace) == files_after
+        history = session.chat.history
+        if conversation_cut:
+            assert len(history) == 2  # "hello" and its answer stay
+            assert history[0].parts[0].text == "hello"
+            assert app.main.prompt.text == "change things"
+        else:
+            assert history == full
+            assert app.main.prompt.text == ""
+
+
+async def test_slash_rewind_with_nothing_to_rewind_says_so(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press(*"/rewind", "enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RewindScreen)
+        listing = screen.query_one("#rewind-list", OptionList)
+        assert "No prompt of this session" in str(listing.get_option_at_index(0).prompt)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, RewindScreen)
