@@ -143,7 +143,8 @@ class RunShellCommandInvocation(ToolInvocation):
         cwd = self._cwd(ctx)
         return Confirmation(
             kind="exec",
-            title="Confirm Shell Command",
+            title="Confirm Shell Command"
+            + ("" if ctx.sandbox is None else " (sandboxed: bubblewrap, workspace only)"),
             command=self.command,
             root_command=", ".join(rule_prefixes(self.command)) or None,
             cwd=str(cwd),
