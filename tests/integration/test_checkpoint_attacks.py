@@ -143,3 +143,27 @@ def test_retention_keeps_the_newest_and_gc_prunes(isolated_home: Path, workspace
         (workspace / "f.txt").write_text(f"{i}\n")
         book.finish(book.begin(session=f"s{i}", prompt="p", tool="write_file"))
     assert [p.session for p in book.all()] == ["s4", "s3", "s2"]
+
+
+def test_a_path_into_git_or_out_of_the_folder_is_refused(
+    book: CheckpointBook, workspace: Path, tmp_path: Path
+) -> None:
+    """Even a tampered shadow repository cannot make a restore write into .git or up."""
+    from gemtui.checkpoints.restore import Change, apply_changes
+
+    (workspace / ".git").mkdir()
+    book.repo.ensure()
+    blob = book.repo.text("hash-object", "-w", "--stdin", stdin=b"evil\n").strip()
+    changes = [
+        Change(".git/config", "A", "100644", blob),
+        Change(".GIT/hooks/pre-commit", "A", "100755", blob),
+        Change("../escape.txt", "A", "100644", blob),
+        Change("a/../../escape2.txt", "A", "100644", blob),
+        Change("ok.txt", "A", "100644", blob),
+    ]
+    report = apply_changes(book.repo, changes)
+    assert report.restored == ["ok.txt"]
+    assert len(report.failed) == 4
+    assert list((workspace / ".git").iterdir()) == []
+    assert not (tmp_path / "escape.txt").exists()
+    assert not (workspace.parent / "escape2.txt").exists()

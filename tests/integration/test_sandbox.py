@@ -216,3 +216,30 @@ def test_stdio_mcp_servers_run_in_the_sandbox_unless_mcp_false(
     write_fast_config(isolated_home, servers + allow + "mcp = false\n")
     assert "written" in call(outside / "b.txt", "-s")
     assert (outside / "b.txt").exists()
+
+
+def test_git_hooks_config_and_folder_settings_stay_read_only(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """A sandboxed command must not plant what runs later outside it: a git hook, a git
+    config (fsmonitor, pager) or the folder's own gemtui settings."""
+    import subprocess
+
+    write_fast_config(isolated_home)
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    (workspace / ".gemtui").mkdir()
+    hook = workspace / ".git" / "hooks" / "pre-commit"
+    config = (workspace / ".git" / "config").read_text()
+    cmd = (
+        "echo 'touch /tmp/pwned' > .git/hooks/pre-commit;"
+        " echo '[core]' >> .git/config; echo x > .gemtui/config.toml; echo ok > src.txt"
+    )
+    _shell(mock_llm_thread, isolated_home, workspace, cmd, "-s")
+    assert not hook.exists()
+    assert (workspace / ".git" / "config").read_text() == config
+    assert not (workspace / ".gemtui" / "config.toml").exists()
+    assert (workspace / "src.txt").read_text() == "ok\n"
+    _shell(mock_llm_thread, isolated_home, workspace, cmd)  # the control
+    assert hook.exists()
+    assert (workspace / ".gemtui" / "config.toml").exists()
+    assert (workspace / ".git" / "config").read_text() == config + "[core]\n"

@@ -33,6 +33,11 @@ _SECRET_NAME = re.compile(
 _ALWAYS_DROPPED = ("SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "GEMTUI_HOME")
 
 
+_GUARDED = (".git/hooks", ".git/config", ".gemtui", ".gemini", ".vscode")
+"""Workspace paths a sandboxed command may not change: each makes something run later
+outside the sandbox (git hooks, a git config's fsmonitor or pager, trusted settings)."""
+
+
 @dataclass(frozen=True)
 class SandboxConfig:
     """Where a sandboxed command may write and what it may reach."""
@@ -88,6 +93,10 @@ def wrap_command(argv: list[str], config: SandboxConfig, bwrap: str = "bwrap") -
         elif target.exists() and not ws.is_relative_to(target):
             args += ["--ro-bind", "/dev/null", str(target)]
     args += ["--bind", str(ws), str(ws)]
+    for name in _GUARDED:  # what would run later outside the sandbox stays read-only
+        guarded = ws / name
+        if guarded.exists() and not guarded.is_symlink():
+            args += ["--ro-bind", str(guarded), str(guarded)]
     for target in inside:
         if target.is_dir():
             args += ["--tmpfs", str(target)]
