@@ -170,3 +170,31 @@ def test_unknown_id_exits_42_and_changes_nothing(isolated_home: Path, workspace:
     empty = run_gemtui(["checkpoints"], env=gemtui_env(isolated_home), cwd=workspace)
     assert empty.returncode == 0
     assert "No checkpoints" in empty.stdout
+
+
+def test_rewind_across_a_resumed_session(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """A resumed session keeps its id: its checkpoints from before and after the resume are
+    one session's, and rewinding to the first undoes both prompts' changes."""
+    write_fast_config(isolated_home)
+    (workspace / "a.txt").write_text("start\n")
+    env = gemtui_env(isolated_home, mock_llm_thread.url)
+    for prompt, content, extra in (("first", "one\n", []), ("second", "two\n", ["--resume"])):
+        mock_llm_thread.enqueue(
+            {
+                "function_calls": [
+                    {"name": "write_file", "args": {"file_path": "a.txt", "content": content}}
+                ]
+            },
+            {"text": "ok"},
+        )
+        proc = run_gemtui(["-p", prompt, "-y", *extra], env=env, cwd=workspace)
+        assert proc.returncode == 0, proc.stderr
+    assert (workspace / "a.txt").read_text() == "two\n"
+    rows = _checkpoints(isolated_home, workspace)
+    assert [r["prompt"] for r in rows] == ["second", "first"]
+    assert rows[0]["session"] == rows[1]["session"]
+    done = run_gemtui(["rewind", str(rows[1]["id"])], env=gemtui_env(isolated_home), cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "a.txt").read_text() == "start\n"

@@ -147,3 +147,57 @@ async def test_a_sandboxed_session_shows_it_on_the_status_line_and_the_approval_
         )
         await pilot.press("1")
         await seen.wait_event(AgentFinished)
+
+
+async def test_resume_after_a_conversation_rewind_continues_from_the_cut(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rewind is one published history change: the recorder stores it, the old turns
+    stay in the store as an earlier epoch, and a resume continues from the cut."""
+    from gemtui.config.settings import Settings
+    from gemtui.store import SessionStore
+    from gemtui.tui.app import GemtuiApp
+    from gemtui.tui.launch import build_app
+    from tests.tui.helpers import engine_started, turns_done
+
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    settings = Settings.model_validate(
+        {
+            "general": {"provider": "mock", "approval_mode": "yolo"},
+            "providers": {"mock": {"kind": "gemini", "base_url": mock_llm.url}},
+            "network": {"max_attempts": 1, "stream_retry_delays": []},
+        }
+    )
+    for name, data in ORIGINAL.items():
+        (workspace / name).write_bytes(data)
+    _enqueue(mock_llm)
+    app = build_app(settings, workspace=workspace)
+    assert isinstance(app, GemtuiApp)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await engine_started(app, seen)
+        await _two_prompts(pilot, seen)
+        await pilot.press(*"/rewind", "enter")
+        await pilot.pause()
+        await _choose(pilot, app, 0)
+        await turns_done(app)
+        assert app.session is not None
+        sid = app.session.id
+    app.close_store()
+    assert _files(workspace) == ORIGINAL
+    with SessionStore() as store:
+        epochs = store.history_epochs(sid)
+        assert any(len(e) > 2 for e in epochs)  # the old branch is kept
+        assert [c.parts[0].text for c in store.load_history(sid)] == ["hello", "first answer"]
+    mock_llm.enqueue({"text": "fresh answer"})
+    app2 = build_app(settings, workspace=workspace, resume="latest")
+    assert isinstance(app2, GemtuiApp)
+    seen2 = Messages()
+    async with app2.run_test(size=(120, 40), message_hook=seen2) as pilot:
+        await engine_started(app2, seen2)
+        await pilot.press(*"again", "enter")
+        await seen2.wait_event(AgentFinished)
+        await turns_done(app2)
+    app2.close_store()
+    contents = mock_llm.requests[-1].json["contents"]
+    assert [c["parts"][0]["text"] for c in contents] == ["hello", "first answer", "again"]
