@@ -201,3 +201,21 @@ async def test_resume_after_a_conversation_rewind_continues_from_the_cut(
     app2.close_store()
     contents = mock_llm.requests[-1].json["contents"]
     assert [c["parts"][0]["text"] for c in contents] == ["hello", "first answer", "again"]
+
+
+async def test_mcp_view_says_servers_run_sandboxed_without_network(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    from gemtui.mcp.manager import McpManager
+    from gemtui.tools.sandbox import SandboxConfig
+    from gemtui.tui.screens.mcp import McpScreen
+
+    manager = McpManager({})
+    manager.sandbox = SandboxConfig(workspace=workspace)
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(McpScreen(manager))
+        await pilot.pause()
+        note = str(app.screen.query_one("#mcp-sandbox", Static).render())
+        assert "run in the sandbox, without network" in note
+        assert "network = true" in note
