@@ -130,7 +130,10 @@ def test_kill_9_during_a_tool_call_resumes_with_the_call_answered(
         answer = contents[2]["parts"][0]["functionResponse"]
         assert (answer["id"], answer["name"]) == (call["id"], call["name"])
         assert answer["response"] == {"error": INTERRUPTED_MESSAGE}
-        assert contents[-1] == {"role": "user", "parts": [{"text": "continue"}]}
+        # the interrupted call's answer and the new prompt: one user turn, answer first
+        assert contents[-1]["role"] == "user"
+        assert contents[-1]["parts"][-1] == {"text": "continue"}
+        assert [c["role"] for c in contents] == ["user", "model", "user"]
 
     # the answer was saved too: a second resume sends the same, whole history
     mock_llm_thread.enqueue({"text": "Still here."})

@@ -9,7 +9,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.widgets import Input
 
-from gemtui.agent.provider_choice import ResolvedProvider
+from gemtui.agent.provider_choice import ResolvedProvider, list_models
 from gemtui.agent.session import Session, SessionOptions
 from gemtui.config.paths import user_config_file
 from gemtui.config.settings import Settings
@@ -269,8 +269,39 @@ async def test_welcome_fits_80x24_and_takes_a_server_url_the_probe_missed(
         app.screen.query_one("#local-url", Input).value = f"{mock_llm.url}/v1"
         app.screen.query_one("#local-url", Input).focus()
         await pilot.press("enter")
+        adding = [w for w in app.screen.workers if w.group == "local-url"]
+        await app.workers.wait_for_complete(adding)
         await pilot.pause()
         assert app.session is not None
         assert app.session.provider.name == "local"
+        # the server's own list (mock-model first), not a cloud default like gpt-4o-mini
+        assert app.session.chat.model == "mock-model"
+        assert app.main.status.model == "mock-model"
+        models = [m for p, m in list_models(app.session.settings) if p == "local"]
+        assert models == ["mock-model", "qwen3-coder", "gpt-4o-mini"]
+        assert "gpt-4.1" not in [m for _, m in list_models(app.session.settings)]
     saved = user_config_file().read_text()
     assert f'base_url = "{mock_llm.url}/v1"' in saved
+    assert 'default_model = "mock-model"' in saved
+
+
+async def test_welcome_says_why_a_server_url_cannot_be_used(workspace: Path) -> None:
+    """A URL where nothing lists models is not saved with a made-up model: it says why."""
+    from gemtui.tui.screens.welcome import WelcomeScreen
+
+    app = make_app(None, workspace, welcome_reason="No model provider is configured.")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await app.screen.workers.wait_for_complete()
+        field = app.screen.query_one("#local-url", Input)
+        field.value = "http://127.0.0.1:9/v1"  # the discard port: nothing listens
+        field.focus()
+        await pilot.press("enter")
+        adding = [w for w in app.screen.workers if w.group == "local-url"]
+        await app.workers.wait_for_complete(adding)
+        await pilot.pause()
+        assert isinstance(app.screen, WelcomeScreen)
+        said = str(app.screen.query_one("#message").render())
+        assert "did not list any model" in said
+        assert app.session is None
+    assert not user_config_file().exists() or "127.0.0.1:9" not in user_config_file().read_text()

@@ -1,5 +1,6 @@
 """Esc on a running shell command keeps what it printed: on its card and for the model,
-marked as cut where it stopped ("nothing already received is lost" is then true)."""
+marked as cut where it stopped ("nothing already received is lost" is then true); the
+next prompt joins the cancelled call's response in one user turn, as the wire expects."""
 
 from __future__ import annotations
 
@@ -60,6 +61,12 @@ async def test_esc_on_a_running_command_keeps_its_output_marked_as_cut(
 
         await pilot.press(*"go on", "enter")  # the model reads what was printed
         await turns_done(app)
+    contents = mock_llm.requests[-1].json["contents"]
+    roles = [c["role"] for c in contents]
+    assert roles == ["user", "model", "user"], "turns alternate: one user turn after the cut"
+    last = contents[-1]["parts"]
+    assert "functionResponse" in last[0], "the cancelled call's response first"
+    assert last[-1] == {"text": "go on"}
     [response] = _function_responses(mock_llm.requests[-1].json)
     error = response["response"]["error"]
     assert error.startswith("Cancelled by the user.")

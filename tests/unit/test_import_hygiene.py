@@ -78,6 +78,7 @@ def test_the_engine_contract_covers_every_package_but_the_views() -> None:
     # the command line's subcommands that launch no view are engine too
     cli_engine = {
         "gemtui.cli.auth",
+        "gemtui.cli.extensions",
         "gemtui.cli.mcp",
         "gemtui.cli.parser",
         "gemtui.cli.checkpoints",

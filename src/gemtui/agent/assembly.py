@@ -44,6 +44,8 @@ class RunOptions:
     """Apply the folder's own .gemtui/ settings even if it is not in the trusted list."""
     interactive: bool = True
     """False headless: a call that needs approval is refused instead of asked."""
+    include_directories: tuple[str, ...] = ()
+    """``--include-directories``: more workspace roots (added to the settings' ones)."""
 
     def with_choice(self, provider: str | None, fake_responses: str | None = None) -> RunOptions:
         """The same run with the provider the welcome screen chose (every other flag kept)."""
@@ -64,6 +66,7 @@ def session_options(
         max_turns=settings.general.max_turns if max_turns is None else max_turns,
         stream_retry_delays=tuple(settings.network.stream_retry_delays),
         trusted_workspace=trusted,
+        include_directories=(*settings.workspace.include_directories, *options.include_directories),
         **attachment.resumed,
     )
 

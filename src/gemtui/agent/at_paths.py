@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from gemtui.tools.base import ToolContext, ToolError
 from gemtui.tools.workspace import has_glob_magic
 from gemtui.wire import Part
+from gemtui.wire.attachments import ATTACHED_MARK
 
 __all__ = ["Attachments", "attach_files", "find_at_paths"]
 
@@ -113,5 +114,5 @@ async def attach_files(prompt: str, ctx: ToolContext) -> Attachments:
         return out
     content = result.llm_content
     parts = [Part(text=content)] if isinstance(content, str) else list(content)
-    out.parts = [Part(text=prompt), Part(text="\n--- Content from referenced files ---\n"), *parts]
+    out.parts = [Part(text=prompt), Part(text=ATTACHED_MARK), *parts]
     return out

@@ -170,6 +170,9 @@ class ContextFiles:
     names: tuple[str, ...] = CONTEXT_FILES
     home: Path | None = None
     """The user config dir (None: ``config_dir()``)."""
+    extra_dirs: tuple[tuple[Path, tuple[str, ...]], ...] = ()
+    """More folders with their context file names, read after the user's: extensions'
+    folders and further workspace roots (``--include-directories``)."""
     files: list[ContextFile] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """What was refused and why (symlinks leaving their folder, import cycles…)."""
@@ -198,6 +201,8 @@ class ContextFiles:
         self._seen, self._scanned = set(), set()
         user = self.user_dir
         self._scan(user, "user", user)
+        for folder, names in self.extra_dirs:
+            self._scan(folder, "project", folder, names)
         top = git_root(self.workspace)
         chain = [self.workspace, *self.workspace.parents]
         if top is not None:
@@ -223,11 +228,13 @@ class ContextFiles:
             self._scan(directory, "subfolder", self.import_root)
         return self.files[before:]
 
-    def _scan(self, directory: Path, scope: Scope, root: Path) -> None:
+    def _scan(
+        self, directory: Path, scope: Scope, root: Path, names: tuple[str, ...] | None = None
+    ) -> None:
         if directory in self._scanned:
             return
         self._scanned.add(directory)
-        for name in self.names:
+        for name in self.names if names is None else names:
             candidate = directory / name
             real = self._admit(candidate, directory)
             if real is None or real in self._seen:

@@ -22,6 +22,11 @@ from gemtui.agent.loop_detector import LoopDetector
 from gemtui.agent.outcome import exit_code_for, join_turns
 from gemtui.agent.prices import cost_of, price_for
 from gemtui.agent.router import ModelRouter
+from gemtui.agent.token_estimate import (
+    estimate_request_tokens,
+    estimate_tokens,
+    request_overhead_tokens,
+)
 from gemtui.bus import (
     AgentFinished,
     Citation,
@@ -173,8 +178,8 @@ class Executor:
     async def compress(self, *, force: bool = False) -> None:
         """Compress when due (or forced). A failed or useless attempt is not repeated
         until the prompt has grown by a fifth, so it never costs a model call per turn."""
-        prompt_tokens = self.last_prompt_tokens or _estimate_tokens(self.chat.history)
-        if not force and prompt_tokens < self._next_compression_at:
+        prompt_tokens = self.last_prompt_tokens or estimate_tokens(self.chat.history)
+        if not self.chat.history or (not force and prompt_tokens < self._next_compression_at):
             return
         try:
             result = await compress_history(
@@ -191,10 +196,11 @@ class Executor:
         if result is not None and not result.compressed:
             self._next_compression_at = int(prompt_tokens * 1.2)
         if result is not None and (result.compressed or force):
+            overhead = request_overhead_tokens(self.chat)  # the figures are request sizes
             self.bus.emit(
                 HistoryCompressed,
-                tokens_before=result.tokens_before,
-                tokens_after=result.tokens_after,
+                tokens_before=result.tokens_before + overhead,
+                tokens_after=result.tokens_after + overhead,
             )
 
     async def run(
@@ -365,7 +371,7 @@ class Executor:
         if usage is None:
             return
         if not usage.input:  # the provider had not said yet: about four characters a token
-            estimated = _estimate_tokens(list(self.chat.history))
+            estimated = estimate_request_tokens(self.chat)
             usage = replace(usage, input=estimated, total=usage.total + estimated)
         self._add_usage(state, FinishedEvent("CANCELLED", usage, None))
         cost = cost_of(usage, price_for(self.chat.model, self.config.prices))
@@ -439,7 +445,7 @@ class Executor:
 
     def _compression_due(self) -> bool:
         """The cheap check run before every turn (no task, no model call)."""
-        prompt_tokens = self.last_prompt_tokens or _estimate_tokens(self.chat.history)
+        prompt_tokens = self.last_prompt_tokens or estimate_tokens(self.chat.history)
         if prompt_tokens < self._next_compression_at:
             return False
         return over_threshold(
@@ -580,20 +586,6 @@ class Executor:
         state.usage = state.usage + ev.usage
         model = self.chat.model
         state.usage_by_model[model] = state.usage_by_model.get(model, Usage()) + ev.usage
-
-
-def _estimate_tokens(history: list[Content]) -> int:
-    """About four characters a token; only used when the provider reports no usage."""
-    chars = 0
-    for content in history:
-        for part in content.parts:
-            if part.text:
-                chars += len(part.text)
-            elif part.function_call is not None:
-                chars += 32 + len(str(part.function_call.args))
-            elif part.function_response is not None:
-                chars += 32 + len(str(part.function_response.response))
-    return chars // 4
 
 
 def _errors(calls: list[FunctionCall], why: str) -> list[Part]:

@@ -299,6 +299,15 @@ def _usable(name: str) -> bool:
     return False
 
 
+def _own_server(conf: ProviderSettings) -> bool:
+    """An OpenAI-compatible provider pointed at a server of one's own (llama.cpp, Ollama,
+    vLLM…): OpenAI's cloud model names mean nothing there."""
+    if conf.kind != "openai":
+        return False
+    base = conf.base_url or os.environ.get("OPENAI_BASE_URL") or ""
+    return bool(base) and "api.openai.com" not in base
+
+
 def list_models(settings: Settings) -> list[tuple[str, str]]:
     """(provider, model) pairs of every configured or usable provider, for ``/model``.
 
@@ -318,7 +327,7 @@ def list_models(settings: Settings) -> list[tuple[str, str]]:
         for extra in (conf.default_model, *conf.fallback):
             if extra and extra not in models:
                 models.append(extra)
-        if not models:
+        if not models and not _own_server(conf):
             models = list(KNOWN_MODELS.get(conf.kind, ()))
         if conf.kind in GEMINI_KINDS:
             models.append("auto")  # the router picks Flash or Pro per prompt

@@ -16,6 +16,25 @@ from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.prompt import build_system_instruction
 from gemtui.agent.prompt_fit import fit_prompt
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
+from gemtui.agent.session_extensions import (
+    extension_context_dirs,
+    load_extensions,
+    with_extension_servers,
+)
+from gemtui.agent.session_hooks import (
+    before_agent,
+    build_hooks,
+    drain_hooks,
+    fire_session_start,
+)
+from gemtui.agent.user_commands import (
+    ShellNotes,
+    add_roots,
+    announce_problems,
+    expand_custom,
+    load_session_commands,
+    run_shell_mode,
+)
 from gemtui.bus import (
     AgentFinished,
     Event,
@@ -49,6 +68,7 @@ if TYPE_CHECKING:
     from gemtui.agent.checkpointing import SessionCheckpoints
     from gemtui.agent.router import ModelRouter
     from gemtui.bus import EventBus
+    from gemtui.commands import CommandSet
     from gemtui.mcp.manager import ServerState
     from gemtui.mcp.tools import McpTools
     from gemtui.providers.base import ContentGenerator
@@ -79,6 +99,8 @@ class SessionOptions:
     history: list[Content] | None = None
     stream_retry_delays: tuple[float, ...] = (1.0, 2.0, 4.0)
     trusted_workspace: bool = False
+    include_directories: tuple[str, ...] = ()
+    """More workspace roots (``--include-directories``, ``[workspace]``)."""
     """The folder is trusted: its own ``.gemtui/policy.toml`` rules apply."""
 
 
@@ -92,7 +114,7 @@ def _workspace_rules(options: SessionOptions) -> list[PolicyRule]:
     return load_policy_file(workspace_policy_file(options.workspace), "workspace")
 
 
-def _sandbox(settings: Settings, workspace: Path) -> SandboxConfig | None:
+def _sandbox(settings: Settings, workspace: Path, extra_roots: list[Path]) -> SandboxConfig | None:
     """The bubblewrap sandbox when ``-s`` or ``[tools.sandbox] enabled`` asks (exit 52
     without bwrap)."""
     import os
@@ -112,6 +134,7 @@ def _sandbox(settings: Settings, workspace: Path) -> SandboxConfig | None:
         network=box.network,
         read_only_paths=tuple(box.read_only_paths),
         hidden=tuple(hidden),
+        writable=tuple(extra_roots),
     )
 
 
@@ -143,9 +166,11 @@ class Session:
         self.bus = EventBus(self.id)
         self.approval_mode = options.approval_mode
         self.workspace = Workspace(options.workspace)
+        add_roots(self.workspace, options.include_directories)
         self.registry = default_registry()
         for name in settings.tools.exclude:
             self.registry.unregister(name)
+        self.extensions = load_extensions(self.workspace.root, self.registry)
         self.policy = PolicyEngine(
             _workspace_rules(options),
             user_policy_file=config_dir() / "policy.toml",
@@ -153,16 +178,22 @@ class Session:
             protected_dirs=(config_dir(),),
         )
         self.context_files = ContextFiles(
-            self.workspace.root, names=settings.context.names, home=config_dir()
+            self.workspace.root,
+            names=settings.context.names,
+            home=config_dir(),
+            extra_dirs=extension_context_dirs(self.extensions)
+            + tuple((root, settings.context.names) for root in self.workspace.roots[1:]),
         ).load()
-        self.mcp = _mcp_tools(settings, self.registry, self.policy, self.bus)
+        self.mcp = _mcp_tools(
+            with_extension_servers(settings, self.extensions), self.registry, self.policy, self.bus
+        )
         self.tool_context = context = ToolContext(
             workspace=self.workspace,
             shell_timeout=settings.tools.shell_timeout,
             output_limit=settings.tools.output_limit,
             model_stream=self._model_stream,
             fetch=_fetch_limits(settings),
-            sandbox=_sandbox(settings, self.workspace.root),
+            sandbox=_sandbox(settings, self.workspace.root, self.workspace.roots[1:]),
         )
         self.scheduler = ToolScheduler(
             self.registry,
@@ -213,6 +244,9 @@ class Session:
         self.bus.subscribe(self._context_just_in_time)
         self._cancel: asyncio.Event | None = None
         self.bus.on_cancel(self.cancel)
+        self.commands = load_session_commands(self)
+        self.shell_notes = ShellNotes()
+        self.hooks = build_hooks(self)
 
     def _declarations(self) -> list[FunctionDeclaration]:
         from gemtui.scheduler import READ_ONLY_KINDS
@@ -296,6 +330,8 @@ class Session:
             model=self.chat.model,
             workspace=str(self.workspace.root),
         )
+        announce_problems(self, self.commands)
+        fire_session_start(self, "resume" if self.chat.history else "startup")
         self.start_mcp()
         if self.options.interactive:  # the usage pane shows the account's tier and quota
             self.account.refresh_soon()
@@ -336,16 +372,26 @@ class Session:
         if self.checkpoints is not None:
             self.checkpoints.prompt = prompt
         try:
+            refused = await before_agent(self, prompt)
+            if refused is not None:
+                return refused
+            expanded = await expand_custom(self, prompt) if prompt.startswith("/") else None
+            if isinstance(expanded, AgentFinished):
+                return expanded
+            if expanded is not None:  # a custom command: its expansion is the prompt
+                return await self.executor.run(
+                    self.shell_notes.attach(expanded[0]), cancel=self._cancel, attached=expanded[1]
+                )
             if "@" in prompt:  # @path attaches files (read before the prompt is announced)
                 from gemtui.agent.at_paths import attach_files
 
                 found = await attach_files(prompt, self.tool_context)
                 if found.parts or found.notes:
-                    message = found.parts or prompt
+                    message = self.shell_notes.attach(found.parts or prompt)
                     return await self.executor.run(
                         message, cancel=self._cancel, attached=found.summary()
                     )
-            return await self.executor.run(prompt, cancel=self._cancel)
+            return await self.executor.run(self.shell_notes.attach(prompt), cancel=self._cancel)
         finally:
             self._cancel = None
             if self.options.interactive:  # headless exits now: no look-up it would not show
@@ -392,7 +438,28 @@ class Session:
         if self._cancel is not None:
             self._cancel.set()
 
+    @property
+    def cancel_event(self) -> asyncio.Event | None:
+        """The running prompt's cancel signal (None between prompts)."""
+        return self._cancel
+
+    def reload_commands(self) -> CommandSet:
+        """Read the custom command files again (``/commands reload``)."""
+        self.commands = load_session_commands(self)
+        announce_problems(self, self.commands)
+        return self.commands
+
+    async def run_shell(self, line: str) -> bool:
+        """``!line``: run it now through policy and approval (no model call); the next
+        prompt carries its output. True when it ran."""
+        self._cancel = asyncio.Event()
+        try:
+            return await run_shell_mode(self, line)
+        finally:
+            self._cancel = None
+
     async def compress(self) -> None:
+        await self.hooks.advise("PreCompress", {"trigger": "manual"})
         await self.executor.compress(force=True)
 
     def close_background(self) -> None:
@@ -417,6 +484,8 @@ class Session:
             await self.mcp.manager.wait_ready()
 
     async def aclose(self) -> None:
+        await drain_hooks()
+        await self.hooks.advise("SessionEnd", {"reason": "exit"})
         await self.account.aclose()
         self.close_background()
         if self.mcp is not None:

@@ -30,6 +30,7 @@ __all__ = [
     "HistoryAppended",
     "HistoryCompressed",
     "HistoryReplaced",
+    "HookRan",
     "LoopDetected",
     "McpServerChanged",
     "ModelFallback",
@@ -491,3 +492,25 @@ class ProviderProgress(Event):
     """The provider is busy with something slower than a request (setting up an account)."""
 
     message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HookRan(Event):
+    """A hook (Gemini CLI's format) ran: every run is visible, its outcome said."""
+
+    hook_event: str
+    """SessionStart, BeforeTool, …"""
+    hook: str
+    """Its name, or its command."""
+    outcome: str
+    """ok, blocked, asked, rewrote, context, failed or timed_out."""
+    message: str = ""
+    """The reason, the warning or the hook's systemMessage."""
+    call_id: str | None = None
+    """The tool call it was about (BeforeTool)."""
+    duration_ms: float = 0.0
+
+    def summary(self) -> str:
+        """One line for a transcript or stderr."""
+        why = f": {self.message}" if self.message else ""
+        return f"hook {self.hook_event} {self.hook} {self.outcome}{why}"

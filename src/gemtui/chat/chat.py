@@ -22,6 +22,7 @@ from gemtui.chat.history import (
     ensure_active_loop_signatures,
     extract_curated_history,
     is_valid_content,
+    merge_user_turns,
     strip_thought_signatures,
 )
 from gemtui.errors import AnswerTooLongError, StreamError
@@ -98,7 +99,7 @@ class Chat:
         return self._history
 
     def curated_history(self) -> list[Content]:
-        return extract_curated_history(self._history)
+        return merge_user_turns(extract_curated_history(self._history))
 
     def _append(self, content: Content) -> None:
         self._history.append(content)

@@ -10,6 +10,7 @@ __all__ = [
     "ensure_active_loop_signatures",
     "extract_curated_history",
     "is_valid_content",
+    "merge_user_turns",
     "strip_thought_signatures",
 ]
 
@@ -55,6 +56,20 @@ def extract_curated_history(history: list[Content]) -> list[Content]:
             curated.append(history[i])
         i += 1
     return curated
+
+
+def merge_user_turns(contents: list[Content]) -> list[Content]:
+    """One user turn where the history holds two in a row: a call cancelled with Esc
+    leaves its error response as a user turn, and the next prompt must join it, as the
+    wire expects turns to alternate (the responses stay first, where every API wants
+    them). The history itself keeps both, as they happened."""
+    out: list[Content] = []
+    for content in contents:
+        if out and content.role == "user" and out[-1].role == "user":
+            out[-1] = Content(role="user", parts=[*out[-1].parts, *content.parts])
+        else:
+            out.append(content)
+    return out
 
 
 def consolidate_parts(parts: list[Part], *, keep_thoughts: bool = False) -> list[Part]:

@@ -25,7 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="gemtui",
         description="A full-screen terminal coding agent. Without -p it opens the TUI.",
         epilog="Subcommands: `gemtui auth login|logout|status`, `gemtui sessions [list [--json]]`,"
-        " `gemtui mcp list|add|remove|import`, `gemtui checkpoints [--json]`, `gemtui rewind ID`.",
+        " `gemtui mcp list|add|remove|import`, `gemtui extensions install|link|list|enable|"
+        "disable|uninstall|update|import`, `gemtui checkpoints [--json]`, `gemtui rewind ID`.",
     )
     p.add_argument("prompt", nargs="?", help="prompt to send (opens the TUI with it sent)")
     p.add_argument(
@@ -69,6 +70,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--trust-workspace",
         action="store_true",
         help="apply this folder's own .gemtui/ settings and policy for this run",
+    )
+    p.add_argument(
+        "--include-directories",
+        action="append",
+        default=[],
+        metavar="DIR[,DIR]",
+        help="more folders the tools may reach (comma-separated or repeated)",
     )
     p.add_argument(
         "-s",
@@ -124,6 +132,10 @@ def main(argv: list[str] | None = None) -> int:
         from gemtui.cli.mcp import mcp_command
 
         return mcp_command(argv[1:])
+    if argv and argv[0] == "extensions":
+        from gemtui.cli.extensions import extensions_command
+
+        return extensions_command(argv[1:])
     args = build_parser().parse_args(argv)
     approval = "yolo" if args.yolo else args.approval_mode
     if args.max_turns is not None and args.max_turns < 1:
@@ -157,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
                 text_tools=args.text_tools,
                 resume=args.resume,
                 trust_workspace=args.trust_workspace,
+                include_directories=tuple(args.include_directories),
             )
         )
     from gemtui.tui.launch import launch_tui
@@ -172,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         trust_workspace=args.trust_workspace,
         max_turns=args.max_turns,
         text_tools=args.text_tools,
+        include_directories=tuple(args.include_directories),
     )
 
 

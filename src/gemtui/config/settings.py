@@ -230,6 +230,14 @@ class UiSettings(_Section):
     """Show the usage pane at start (F3 toggles it)."""
 
 
+class WorkspaceSettings(_Section):
+    """More folders the tools may reach (``[workspace]``)."""
+
+    include_directories: list[str] = Field(default_factory=list)
+    """Extra workspace roots (relative to the project, ``~`` expanded), as
+    ``--include-directories``: tools reach them, and nothing outside every root."""
+
+
 class McpServerSettings(BaseModel):
     """An MCP server entry, with Gemini CLI's keys."""
 
@@ -283,6 +291,8 @@ class Settings(BaseModel):
     """Context file names."""
     mcpServers: dict[str, McpServerSettings] = Field(default_factory=dict)
     """MCP servers (Gemini CLI's key and shape)."""
+    workspace: WorkspaceSettings = Field(default_factory=WorkspaceSettings)
+    """Extra workspace roots."""
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     """Checkpoints before workspace-changing tool calls, and their retention."""
 

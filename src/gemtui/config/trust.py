@@ -130,6 +130,8 @@ class WorkspaceOverrides:
             n = self.policy_rules
             count = "unreadable" if n is None else f"{n} rule{'s' if n != 1 else ''}"
             parts.append(f".gemtui/policy.toml ({count})")
+        parts += [f for f in self.files if f in WORKSPACE_COMMAND_DIRS]
+        parts += [f"{f} (hooks)" for f in self.files if f in WORKSPACE_HOOK_FILES]
         return ", ".join(parts)
 
     def ignored_notice(self, how_to_trust: str) -> str:
@@ -235,6 +237,31 @@ def _read_raw(path: Path, what: str) -> tuple[dict[str, Any] | None, str | None]
         return None, "unreadable (" + exc.message.removeprefix(f"{path}: ").split(";")[0] + ")"
 
 
+WORKSPACE_COMMAND_DIRS = (".gemini/commands", ".gemtui/commands")
+"""A folder's own custom command folders (loaded only when it is trusted)."""
+
+
+WORKSPACE_HOOK_FILES = (".gemini/settings.json", ".gemtui/settings.json")
+"""A folder's own hook settings (Gemini CLI's format; loaded only when it is trusted)."""
+
+
+def _has_hooks(path: Path) -> bool:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return False
+    except (OSError, UnicodeDecodeError, ValueError):
+        return True  # unreadable: say so rather than skip the question
+    return isinstance(data, dict) and bool(data.get("hooks"))
+
+
+def _count_files(folder: Path, pattern: str) -> int:
+    try:
+        return sum(1 for _ in folder.rglob(pattern)) if folder.is_dir() else 0
+    except OSError:
+        return 0
+
+
 def workspace_overrides(workspace: Path) -> WorkspaceOverrides | None:
     """What ``workspace``'s ``.gemtui/`` files would change, or None when it has none."""
     files: list[str] = []
@@ -259,6 +286,15 @@ def workspace_overrides(workspace: Path) -> WorkspaceOverrides | None:
     elif problem:
         rules = None
         details.append(f".gemtui/policy.toml: {problem}")
+    for folder in WORKSPACE_COMMAND_DIRS:  # custom commands may run shell lines: asked too
+        count = _count_files(workspace / folder, "*.toml")
+        if count:
+            files.append(folder)
+            details.append(f"{folder}: {count} custom command file(s) (may run shell commands)")
+    for name in WORKSPACE_HOOK_FILES:  # hooks run commands on every event: asked too
+        if _has_hooks(workspace / name):
+            files.append(name)
+            details.append(f"{name}: hooks (commands run on the agent's events)")
     if not files:
         return None
     return WorkspaceOverrides(workspace, tuple(keys), rules, tuple(details), tuple(files))

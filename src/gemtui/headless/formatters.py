@@ -21,6 +21,7 @@ from gemtui.bus import (
     ErrorOccurred,
     Event,
     HistoryCompressed,
+    HookRan,
     LoopDetected,
     ModelFallback,
     ModelRouted,
@@ -96,6 +97,8 @@ class _Base:
             self._note(f"gemtui: {event.message}")
         elif isinstance(event, UserMessage) and event.attached:
             self._note("\n".join(f"gemtui: {line}" for line in event.attached.splitlines()))
+        elif isinstance(event, HookRan):
+            self._note(f"gemtui: {event.summary()}")
         elif isinstance(event, ErrorOccurred):
             self.errors.append(event.message)
             level = "warning" if event.kind == "warning" else "error"

@@ -42,6 +42,7 @@ class HeadlessOptions:
         text_tools: bool = False,
         resume: str | None = None,
         trust_workspace: bool = False,
+        include_directories: tuple[str, ...] = (),
     ) -> None:
         self.prompt = prompt
         self.output_format = output_format
@@ -56,6 +57,7 @@ class HeadlessOptions:
             resume=resume,
             trust_workspace=trust_workspace,
             interactive=False,
+            include_directories=include_directories,
         )
 
     @property

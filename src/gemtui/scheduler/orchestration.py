@@ -41,6 +41,7 @@ from gemtui.bus.events import (
     ToolCallSnapshot,
     ToolCallState,
 )
+from gemtui.scheduler.change_guard import ChangeGuard, may_change_workspace
 from gemtui.scheduler.execution import (
     CANCELLED_MESSAGE,
     PartialOutput,
@@ -52,32 +53,12 @@ from gemtui.scheduler.execution import (
 from gemtui.scheduler.policy import PolicyDecision, PolicyEngine, PolicyVerdict
 from gemtui.scheduler.state_manager import StateManager
 from gemtui.scheduler.states import CallRecord
+from gemtui.scheduler.tool_hooks import ToolHooks, run_after_tool, run_before_tool
 from gemtui.tools.base import Tool, ToolContext, ToolError, ToolKind, ToolResult
 from gemtui.tools.validation import repair_args
 from gemtui.wire import FunctionCall, Part
 
-__all__ = [
-    "HEADLESS_APPROVAL_MESSAGE",
-    "REJECTED_MESSAGE",
-    "ChangeGuard",
-    "ScheduleResult",
-    "ToolScheduler",
-]
-
-
-class ChangeGuard(Protocol):
-    """Called around a call that may change the workspace (the session's checkpoints):
-    ``before`` returns a token handed to ``after`` once the call has ended."""
-
-    async def before(self, tool: Tool, invocation: Any) -> object | None: ...
-
-    async def after(self, token: object) -> None: ...
-
-
-def may_change_workspace(tool: Tool) -> bool:
-    """A mutating built-in, or an MCP tool not marked read-only (we cannot know)."""
-    return tool.mutating or (tool.server is not None and tool.kind not in _READ_ONLY_KINDS)
-
+__all__ = ["HEADLESS_APPROVAL_MESSAGE", "REJECTED_MESSAGE", "ScheduleResult", "ToolScheduler"]
 
 log = logging.getLogger(__name__)
 
@@ -163,6 +144,9 @@ def _unknown_tool_message(name: str, known: Iterable[str]) -> str:
 class ToolScheduler:
     """Runs the model's tool calls through validation, policy, approval and execution."""
 
+    hooks: ToolHooks | None = None
+    """``BeforeTool`` hooks, asked for each valid call before policy and approval."""
+
     def __init__(
         self,
         registry: ToolLookup,
@@ -183,6 +167,8 @@ class ToolScheduler:
             approval_mode if callable(approval_mode) else (lambda: approval_mode)
         )
         self._interactive = interactive
+        self._hook_asks: dict[str, str] = {}
+        """Calls a BeforeTool hook wants asked about even where policy allows them."""
 
     async def run(
         self, calls: list[FunctionCall], *, cancel: asyncio.Event | None = None
@@ -197,6 +183,12 @@ class ToolScheduler:
         batch = _Batch(StateManager(self._bus), [], cancel)
         for call in calls:
             batch.records.append(self._admit(batch.state, call))
+        if self.hooks is not None:
+            for record in batch.records:
+                if not record.state.terminal and not cancel.is_set():
+                    why = await run_before_tool(batch.state, record, self.hooks)
+                    if why is not None:
+                        self._hook_asks[record.call_id] = why
         dispatcher = asyncio.create_task(self._dispatch(batch))
         watcher = asyncio.create_task(cancel.wait())
         try:
@@ -332,7 +324,11 @@ class ToolScheduler:
     def _verdict(self, record: CallRecord) -> PolicyVerdict:
         assert record.tool is not None
         assert record.invocation is not None
-        return self._policy.decide(record.tool, record.invocation.args, self._mode())
+        verdict = self._policy.decide(record.tool, record.invocation.args, self._mode())
+        if verdict.decision is PolicyDecision.ALLOW and record.call_id in self._hook_asks:
+            reason = self._hook_asks[record.call_id]
+            return PolicyVerdict(PolicyDecision.ASK, verdict.rule, reason)
+        return verdict
 
     @staticmethod
     def _deny(batch: _Batch, record: CallRecord, reason: str) -> bool:
@@ -450,6 +446,8 @@ class ToolScheduler:
         finally:
             if token is not None and self.guard is not None:
                 await asyncio.shield(self.guard.after(token))
+        if self.hooks is not None and outcome.result is not None:
+            outcome = await run_after_tool(record, outcome, self.hooks)
         if outcome.error is not None:
             batch.state.transition(
                 record.call_id, S.ERROR, error=outcome.error, result=outcome.result

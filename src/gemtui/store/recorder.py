@@ -81,6 +81,11 @@ def _same(a: Content, b: Content) -> bool:
     return a is b or a.to_wire() == b.to_wire()
 
 
+def _typed_part(content: Content) -> Content:
+    """The message as the person typed it: its first part (``@`` files come after)."""
+    return Content(role=content.role, parts=content.parts[:1])
+
+
 class SessionRecorder:
     """Subscribe to ``bus`` and persist the conversation as it changes."""
 
@@ -214,6 +219,12 @@ class SessionRecorder:
             if content.role == "user" and _same(content, pending):
                 self._saved = index + 1
                 return
+            if content.role == "user" and _same(_typed_part(content), pending):
+                # the prompt as typed, with the files `@` attached: the same message
+                self.store.replace_message(self.session_id, index, content)
+                self.writes += 1
+                self._saved = index + 1
+                return
             self._rewrite(pending)  # something came before the prompt: it goes last
             return
         if index != self._saved:
@@ -283,6 +294,7 @@ class SessionRecorder:
             output=call.output,
             error=call.error,
             duration_ms=call.duration_ms,
+            refusal=str(call.refusal) if call.refusal is not None else None,
         )
         self.writes += 1
 

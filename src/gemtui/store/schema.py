@@ -92,7 +92,13 @@ UPDATE sessions SET
              AND json_extract(m.content, '$.parts[0].functionResponse') IS NULL);
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+# v3: why a call was not run (rejected, denied, needs approval…), so a resumed card says
+# "rejected" as the live one did rather than "failed".
+_V3 = """
+ALTER TABLE tool_calls ADD COLUMN refusal TEXT;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
 """Step ``i`` brings a store from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

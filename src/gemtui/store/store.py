@@ -306,6 +306,28 @@ class StoreCore:
             )
         return idx
 
+    def replace_message(self, session_id: str, index: int, content: Content) -> None:
+        """Put ``content`` in place of the current history's message at ``index`` (the
+        prompt saved as typed, now with the files ``@`` attached to it)."""
+        body = _content_json(content)
+        text = redact(content_text(content))
+        with self._tx() as c:
+            (epoch,) = c.execute(
+                "SELECT epoch FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+            row = c.execute(
+                "SELECT id, created FROM messages WHERE session_id = ? AND epoch = ? AND idx = ?",
+                (session_id, epoch, index),
+            ).fetchone()
+            if row is None:
+                raise SessionNotFoundError(f"no message {index} in session {session_id}")
+            c.execute("DELETE FROM messages WHERE id = ?", (row[0],))  # the FTS row goes too
+            c.execute(
+                "INSERT INTO messages (session_id, idx, epoch, role, content, text, created)"
+                " VALUES (?,?,?,?,?,?,?)",
+                (session_id, index, epoch, content.role or "user", body, text, row[1]),
+            )
+
     def replace_history(self, session_id: str, history: Sequence[Content]) -> None:
         """Start a new epoch holding ``history`` (after a compression); old rows stay searchable."""
         now = time.time()
@@ -466,11 +488,12 @@ class StoreCore:
         output: str | None = None,
         error: str | None = None,
         duration_ms: float | None = None,
+        refusal: str | None = None,
     ) -> None:
         with self._tx() as c:
             c.execute(
                 "INSERT INTO tool_calls (session_id, call_id, name, args, state, decision, output,"
-                " error, duration_ms, created) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                " error, duration_ms, created, refusal) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     session_id,
                     redact(call_id),  # both come from the model, like its arguments
@@ -482,17 +505,28 @@ class StoreCore:
                     redact(error or "") or None,
                     duration_ms,
                     time.time(),
+                    refusal,
                 ),
             )
 
     def tool_calls(self, session_id: str) -> list[dict[str, Any]]:
         rows = self._query(
-            "SELECT call_id, name, args, state, decision, output, error, duration_ms"
+            "SELECT call_id, name, args, state, decision, output, error, duration_ms, refusal"
             " FROM tool_calls"
             " WHERE session_id = ? ORDER BY id",
             (session_id,),
         )
-        keys = ("call_id", "name", "args", "state", "decision", "output", "error", "duration_ms")
+        keys = (
+            "call_id",
+            "name",
+            "args",
+            "state",
+            "decision",
+            "output",
+            "error",
+            "duration_ms",
+            "refusal",
+        )
         out = [dict(zip(keys, r, strict=True)) for r in rows]
         for item in out:
             item["args"] = json.loads(item["args"])

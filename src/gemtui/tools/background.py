@@ -19,9 +19,10 @@ import os
 import signal
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["BackgroundJobs", "group_members", "terminate_all"]
+__all__ = ["BackgroundJobs", "BackgroundTask", "group_members", "terminate_all"]
 
 TERM_GRACE_SECONDS = 0.5
 """How long the groups get to exit after SIGTERM before SIGKILL."""
@@ -75,10 +76,45 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
+@dataclass
+class BackgroundTask:
+    """One background command as ``/tasks`` shows it."""
+
+    proc: subprocess.Popen[bytes]
+    command: str
+    log_path: str
+    stopped: bool = False
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def state(self) -> str:
+        """running, stopped, or exited N."""
+        code = self.proc.poll()
+        if code is None and _group_alive(self.proc.pid):
+            return "running"
+        if self.stopped:
+            return "stopped"
+        return f"exited {code}" if code is not None else "running (children)"
+
+    def output(self, last: int | None = None) -> str:
+        """Its output so far (the last ``last`` lines)."""
+        try:
+            with open(self.log_path, "rb") as fh:
+                text = fh.read()[-256 * 1024 :].decode("utf-8", "replace")
+        except OSError as exc:
+            return f"(output unavailable: {exc.strerror or exc})"
+        lines = text.splitlines()
+        return "\n".join(lines if last is None else lines[-last:])
+
+
 class BackgroundJobs:
     """The process groups of one session's background commands."""
 
     def __init__(self) -> None:
+        self.tasks: dict[int, BackgroundTask] = {}
+        """Background commands by PID, for ``/tasks`` (kept after they end)."""
         self._procs: list[subprocess.Popen[bytes]] = []
         self._orphans: dict[int, list[tuple[int, str]]] = {}
         """Groups whose leader has gone (a foreground command's), with the members seen."""
@@ -88,6 +124,29 @@ class BackgroundJobs:
         self._procs = [p for p in self._procs if p.poll() is None]
         self._procs.append(proc)
         _holding.add(self)
+
+    def describe(self, proc: subprocess.Popen[bytes], command: str, log_path: str) -> None:
+        """Remember what ``proc`` runs and where its output goes (``/tasks``)."""
+        self.tasks[proc.pid] = BackgroundTask(proc, command, log_path)
+
+    def stop(self, pid: int, grace: float = TERM_GRACE_SECONDS) -> bool:
+        """End one task's process group (SIGTERM, then SIGKILL); False if unknown."""
+        task = self.tasks.get(pid)
+        if task is None:
+            return False
+        task.stopped = True
+        _signal_group(pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            task.proc.poll()
+            if not _group_alive(pid):
+                break
+            time.sleep(0.01)
+        else:
+            _signal_group(pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            task.proc.wait(timeout=grace)
+        return True
 
     def adopt(self, pgid: int) -> None:
         """Own what is still running in group ``pgid`` after its leader exited.

@@ -48,6 +48,8 @@ class SandboxConfig:
     """Paths (``~`` allowed) shown read-only inside the hidden home, e.g. ``~/.gitconfig``."""
     hidden: tuple[Path, ...] = field(default_factory=tuple)
     """gemtui's own folders: never visible inside."""
+    writable: tuple[Path, ...] = ()
+    """More workspace roots (``--include-directories``), writable like the workspace."""
 
 
 def require_bwrap() -> str:
@@ -92,11 +94,12 @@ def wrap_command(argv: list[str], config: SandboxConfig, bwrap: str = "bwrap") -
             args += ["--tmpfs", str(target)]
         elif target.exists() and not ws.is_relative_to(target):
             args += ["--ro-bind", "/dev/null", str(target)]
-    args += ["--bind", str(ws), str(ws)]
-    for name in _GUARDED:  # what would run later outside the sandbox stays read-only
-        guarded = ws / name
-        if guarded.exists() and not guarded.is_symlink():
-            args += ["--ro-bind", str(guarded), str(guarded)]
+    for root in (ws, *(r.resolve() for r in config.writable)):
+        args += ["--bind", str(root), str(root)]
+        for name in _GUARDED:  # what would run later outside the sandbox stays read-only
+            guarded = root / name
+            if guarded.exists() and not guarded.is_symlink():
+                args += ["--ro-bind", str(guarded), str(guarded)]
     for target in inside:
         if target.is_dir():
             args += ["--tmpfs", str(target)]

@@ -16,7 +16,7 @@ import os
 import re
 import stat
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,17 +47,50 @@ _Chain = list[tuple[tuple[str, ...], _DirSpecs]]
 class Workspace:
     """A project root: resolves tool paths inside it and answers ignore questions."""
 
-    def __init__(self, root: Path | str) -> None:
+    def __init__(self, root: Path | str, extra_roots: Iterable[Path | str] = ()) -> None:
         self.root = Path(os.path.realpath(os.fspath(root)))
         self._spec_cache: dict[str, tuple[tuple[int, int], _DirSpecs]] = {}
+        self.others: list[Workspace] = []
+        """More roots (``--include-directories``), each with its own ignore files."""
+        for extra in extra_roots:
+            self.add_root(extra)
 
     # -- paths ---------------------------------------------------------------------------
 
-    def contains(self, path: Path | str) -> bool:
-        """Whether an already-real absolute path is the root or below it."""
+    @property
+    def roots(self) -> list[Path]:
+        """Every root: the main one first."""
+        return [self.root, *(o.root for o in self.others)]
+
+    def add_root(self, root: Path | str) -> Path:
+        """Let tools reach ``root`` too (``/directory add``); returns its real path."""
+        other = Workspace(root)
+        if not other.root.is_dir():
+            raise ToolError(f"{root} is not a directory")
+        if other.root not in self.roots:
+            self.others.append(other)
+        return other.root
+
+    def _in_root(self, path: Path | str) -> bool:
         p = os.fspath(path)
         root = os.fspath(self.root)
         return p == root or p.startswith(root.rstrip(os.sep) + os.sep)
+
+    def _owner(self, path: Path | str) -> Workspace | None:
+        """The extra root's workspace holding an absolute path outside the main root."""
+        p = os.path.normpath(os.fspath(path))
+        if not os.path.isabs(p) or self._in_root(p):
+            return None
+        return next((o for o in self.others if o._in_root(p)), None)
+
+    def _where(self) -> str:
+        if not self.others:
+            return f"root {self.root}"
+        return "roots " + ", ".join(str(r) for r in self.roots)
+
+    def contains(self, path: Path | str) -> bool:
+        """Whether an already-real absolute path is a root or below one."""
+        return self._in_root(path) or self._owner(path) is not None
 
     def resolve(self, path: str) -> Path:
         """The real absolute path for a tool argument, refused unless it stays inside.
@@ -90,12 +123,12 @@ class Workspace:
             return Path(real)
         if not self.contains(lexical):
             raise ToolError(
-                f"Path '{path}' resolves to {lexical}, which is outside the workspace root "
-                f"{self.root}. Tools may only access files inside the workspace."
+                f"Path '{path}' resolves to {lexical}, which is outside the workspace "
+                f"{self._where()}. Tools may only access files inside the workspace."
             )
         raise ToolError(
-            f"Path '{path}' goes through a symlink that points outside the workspace root "
-            f"{self.root} (real path {real}). Tools may only access files inside the "
+            f"Path '{path}' goes through a symlink that points outside the workspace "
+            f"{self._where()} (real path {real}). Tools may only access files inside the "
             "workspace."
         )
 
@@ -135,6 +168,13 @@ class Workspace:
         p = os.fspath(path)
         if not os.path.isabs(p):
             p = os.path.join(self.root, p)
+        owner = self._owner(p)
+        if owner is not None:
+            return owner.visible(
+                p,
+                respect_git_ignore=respect_git_ignore,
+                respect_gemini_ignore=respect_gemini_ignore,
+            )
         real = os.path.realpath(p)
         if not self.contains(real):
             return False
@@ -186,7 +226,7 @@ class Workspace:
         if not os.path.isabs(p):
             p = os.path.join(self.root, p)
         p = os.path.normpath(p)
-        if not self.contains(p):
+        if not self._in_root(p):
             return None
         rel = os.path.relpath(p, self.root)
         return () if rel == "." else tuple(Path(rel).parts)
@@ -203,6 +243,13 @@ class Workspace:
         A path is ignored when it or any directory above it is: like git, a file cannot
         be re-included once its directory is excluded. Paths outside the root are not.
         """
+        owner = self._owner(path)
+        if owner is not None:
+            return owner.is_ignored(
+                path,
+                respect_git_ignore=respect_git_ignore,
+                respect_gemini_ignore=respect_gemini_ignore,
+            )
         parts = self._rel_parts(path)
         if parts is None or not parts:
             return False
@@ -234,6 +281,15 @@ class Workspace:
         are yielded only when their real path stays inside the root.
         """
         base = Path(start) if start is not None else self.root
+        owner = self._owner(base)
+        if owner is not None:
+            yield from owner.walk(
+                base,
+                respect_git_ignore=respect_git_ignore,
+                respect_gemini_ignore=respect_gemini_ignore,
+                recursive=recursive,
+            )
+            return
         parts = self._rel_parts(base)
         if parts is None:
             return

@@ -266,11 +266,15 @@ class GemtuiApp(SessionHost):
         if parse_slash(text) is not None:
             self.run_slash(text)
             return
+        self.send_prompt(text)
+
+    def send_prompt(self, text: str) -> None:
+        """Send ``text`` to the session as typed (a ``!`` line runs in the shell)."""
         if self.session is None:
             if self.session_factory is not None:  # still starting: keep it for later
                 self.queued.append(text)
             return
-        if self.turn_running:
+        if self.turn_running or self.compressing:
             self.queued.append(text)
             self._show_queue()
             return
@@ -290,7 +294,12 @@ class GemtuiApp(SessionHost):
         assert self.session is not None
         self.turn_running = True
         try:
-            await self.session.send(text)
+            if text.startswith("!") and text[1:].strip():  # shell mode: no model call
+                from gemtui.tui.shell_mode import run_shell_line
+
+                await run_shell_line(self, text[1:].strip())
+            else:
+                await self.session.send(text)
         except Exception as exc:
             log.exception("turn failed")
             if self.raise_errors:
@@ -306,7 +315,7 @@ class GemtuiApp(SessionHost):
                 self.call_later(self._send_next)
 
     def _send_next(self) -> None:
-        if self.queued and not self.turn_running:
+        if self.queued and not self.turn_running and not self.compressing:
             self._start_turn(self.queued.popleft())
             self._show_queue()
 
@@ -476,7 +485,7 @@ class GemtuiApp(SessionHost):
     # -- slash commands --------------------------------------------------------------------------
     def run_slash(self, line: str) -> None:
         """Run one slash command line (also what the command palette calls)."""
-        from gemtui.tui import slash
+        from gemtui.tui import slash, slash_custom
 
         parsed = parse_slash(line)
         if parsed is None:
@@ -484,6 +493,8 @@ class GemtuiApp(SessionHost):
         name, arg = parsed
         command = slash.BY_NAME.get(name)
         if command is None:
+            if slash_custom.custom_command(self, line):
+                return
             if not slash.mcp_prompt(self, line.strip().partition(" ")[0], arg):
                 self.notify(f"Unknown command {name}. Type /help for the list.", severity="warning")
             return
@@ -492,8 +503,17 @@ class GemtuiApp(SessionHost):
         except Exception as exc:
             self.report_error(exc)
 
+    def refresh_custom_commands(self) -> None:
+        """The prompt's completer learns the current custom commands."""
+        from gemtui.tui.slash_custom import refresh_custom_commands
+
+        refresh_custom_commands(self)
+
     def help_text(self) -> str:
-        lines = [f"  {name:<16}{help_text}" for name, help_text in self.slash_commands.items()]
+        from gemtui.tui.slash_custom import custom_help
+
+        commands = {**self.slash_commands, **custom_help(self)}
+        lines = [f"  {name:<16}{help_text}" for name, help_text in commands.items()]
         return HELP_TEXT + "\n".join(lines)
 
     # -- errors ----------------------------------------------------------------------------------

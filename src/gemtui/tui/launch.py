@@ -29,6 +29,7 @@ def launch_tui(
     trust_workspace: bool = False,
     max_turns: int | None = None,
     text_tools: bool = False,
+    include_directories: tuple[str, ...] = (),
 ) -> int:
     """Open the app and return its exit code (52 for broken settings).
 
@@ -61,6 +62,7 @@ def launch_tui(
         trust_workspace=trust_workspace,
         max_turns=max_turns,
         text_tools=text_tools,
+        include_directories=include_directories,
     )
     if isinstance(app, FatalError):
         sys.stderr.write(f"gemtui: {app.message}\n")
@@ -102,6 +104,7 @@ def build_app(
     trust_workspace: bool = False,
     max_turns: int | None = None,
     text_tools: bool = False,
+    include_directories: tuple[str, ...] = (),
 ) -> GemtuiApp | FatalError:
     """The app for these options (the engine and the store start after its first frame).
 
@@ -125,6 +128,7 @@ def build_app(
         fake_responses=fake_responses,
         resume=resume,
         trust_workspace=trust_workspace,
+        include_directories=include_directories,
     )
 
     def make_session() -> Assembled:

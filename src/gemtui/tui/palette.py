@@ -34,6 +34,10 @@ class GemtuiCommands(Provider):
         for theme in sorted(self.app.available_themes):  # the one theme entry: it saves
             entries.append((f"gemtui: theme {theme}", f"/theme {theme}", "Switch theme (saved)"))
         entries.append(("gemtui: copy last code block", "/copy code", "Copy via OSC 52"))
+        from gemtui.tui.slash_custom import custom_help
+
+        for name, help_text in custom_help(self._gemtui).items():
+            entries.append((f"gemtui: {name.removeprefix('/')}", name, help_text))
         return entries
 
     async def discover(self) -> Hits:

@@ -71,6 +71,8 @@ class SessionHost(MaskingApp[int]):
     queued: deque[str]
     """Prompts typed while a turn runs (or the engine starts), sent in order."""
     turn_running: bool
+    compressing: bool = False
+    """/compress is running: prompts queue until it ends."""
     slash_commands: dict[str, str]
     """Every slash command with its help (the app's table), for the prompt's completion."""
 
@@ -80,6 +82,14 @@ class SessionHost(MaskingApp[int]):
 
     def run_slash(self, line: str) -> None:
         """Run one slash command line (the app's command handling)."""
+        raise NotImplementedError
+
+    def send_prompt(self, text: str) -> None:
+        """Send ``text`` as typed, never as a built-in command (the app's prompt handling)."""
+        raise NotImplementedError
+
+    def refresh_custom_commands(self) -> None:
+        """Tell the prompt's completer the custom commands and workspace roots."""
         raise NotImplementedError
 
     def help_text(self) -> str:
@@ -322,6 +332,7 @@ class SessionHost(MaskingApp[int]):
             else:
                 self.call_after_refresh(self._show_resumed, screen, session)
         self.call_after_refresh(self._after_start)
+        self.call_after_refresh(self.refresh_custom_commands)
 
     def _show_resumed(self, screen: MainScreen, session: Session) -> None:
         """Draw a saved session as it happened (turns a compression summarised included)
@@ -329,9 +340,11 @@ class SessionHost(MaskingApp[int]):
         from gemtui.tui.resume_story import COMPRESSED_HERE, resume_story
 
         epochs: list[list[Content]] = []
+        calls: dict[str, dict[str, Any]] = {}
         if self.store is not None:
             try:
                 epochs = self.store.history_epochs(session.id)
+                calls = {c["call_id"]: c for c in self.store.tool_calls(session.id)}
                 self._restore_usage(screen, session, self.store.usage(session.id))
             except Exception:  # a view of the past must never stop the session
                 log.exception("could not read the saved session's past")
@@ -345,10 +358,10 @@ class SessionHost(MaskingApp[int]):
             if item is not None:
                 run.append(item)
                 continue
-            transcript.replay(run, describe)
+            transcript.replay(run, describe, calls)
             run = []
             transcript.add_notice(COMPRESSED_HERE)
-        transcript.replay(run, describe)
+        transcript.replay(run, describe, calls)
 
     @staticmethod
     def _restore_usage(screen: MainScreen, session: Session, rows: list[dict[str, Any]]) -> None:
@@ -463,12 +476,22 @@ class SessionHost(MaskingApp[int]):
 
     @work(exclusive=True, group="compress", name="compress", exit_on_error=False)
     async def compress(self) -> None:
+        """/compress: prompts typed meanwhile wait in the queue (sent on the summary,
+        never lost under it), and the status line says what runs."""
         assert self.session is not None
+        self.compressing = True
+        status = self.main.status
+        status.compression_started()
         try:
             await self.session.compress()
         except Exception as exc:
             log.exception("compression failed")
             self.notify(f"Compression failed: {exc}", severity="error")
+        finally:
+            self.compressing = False
+            status.turn_ended()
+            if self.queued:
+                self.call_later(self._send_next)
         # done: the transcript's "History compressed: N → M tokens." says so, once
 
     def sign_in(self, reason: str = "") -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gemtui.bus.events import ApprovalMode
+from gemtui.tui import slash_features as features
 
 if TYPE_CHECKING:
     from gemtui.tui.session_host import SessionHost
@@ -46,6 +47,12 @@ def _compress(app: SessionHost, arg: str) -> None:
         return
     if app.turn_running:
         app.notify("Wait for the turn to finish (or Esc) before compressing.", severity="warning")
+        return
+    if app.compressing:
+        app.notify("The history is being compressed already.")
+        return
+    if not app.session.chat.history:
+        app.notify("Nothing to compress yet: the conversation is empty.")
         return
     app.compress()
 
@@ -350,6 +357,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/permissions", "Show the policy rules in force and remove one", _permissions),
     SlashCommand("/mcp", "MCP servers' state (/mcp restart|disable|enable NAME)", _mcp),
     SlashCommand("/memory", "Context files: /memory show | refresh | add FACT", _memory),
+    SlashCommand("/commands", "Custom commands: list them, /commands reload", features.commands),
+    SlashCommand("/directory", "Workspace roots: /directory show | add PATH", features.directory),
+    SlashCommand("/hooks", "Hooks loaded, their last runs and failures", features.hooks),
+    SlashCommand("/extensions", "Enabled extensions and what they bring", features.extensions),
+    SlashCommand("/tasks", "Background commands: /tasks [show PID | stop PID]", features.tasks),
     SlashCommand("/rewind", "Restore code and/or conversation to before a prompt", _rewind),
     SlashCommand("/quit", "Quit gemtui", _quit),
 )

@@ -286,6 +286,7 @@ class RunShellCommandInvocation(ToolInvocation):
         finally:
             os.close(fd)
         ctx.background.add(popen)
+        ctx.background.describe(popen, self.command, log_path)
         text = "\n".join(
             [
                 f"Command: {self.command}",

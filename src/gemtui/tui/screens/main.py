@@ -128,6 +128,9 @@ class MainScreen(Screen[None]):
             ev.ProviderProgress: lambda e: setattr(self.status, "busy", e.message),
             ev.AccountStatus: self._account,
             ev.McpServerChanged: self._mcp_changed,
+            ev.HookRan: lambda e: self.transcript.add_notice(
+                redact(e.summary()), "information" if e.outcome == "ok" else "warning"
+            ),
             ev.ModelRouted: self._routed,
             ev.LoopDetected: lambda e: self.transcript.add_notice(e.message, "warning"),
             ev.Citation: lambda e: self.transcript.add_notice(e.text),

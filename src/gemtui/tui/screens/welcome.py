@@ -24,6 +24,8 @@ from textual.widgets.option_list import Option
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    import httpx
+
     from gemtui.agent.assembly import Assembled
 
 __all__ = ["LOCAL_PORTS", "LocalServer", "WelcomeScreen", "probe_local_servers"]
@@ -52,6 +54,17 @@ class LocalServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
 
+async def server_models(client: httpx.AsyncClient, base_url: str, wait: float) -> tuple[str, ...]:
+    """The model ids an OpenAI-compatible server lists at ``{base_url}/models``; raises
+    ``httpx.HTTPError`` or ``ValueError`` when it does not answer with a list."""
+    response = await client.get(f"{base_url.rstrip('/')}/models", timeout=wait)
+    response.raise_for_status()
+    data = response.json().get("data", [])
+    if not isinstance(data, list):
+        raise ValueError("no model list")
+    return tuple(str(m.get("id")) for m in data if isinstance(m, dict) and m.get("id"))
+
+
 async def probe_local_servers(
     ports: tuple[int, ...] = LOCAL_PORTS, per_port: float = 0.3
 ) -> list[LocalServer]:
@@ -60,12 +73,9 @@ async def probe_local_servers(
 
     async def probe(client: httpx.AsyncClient, port: int) -> LocalServer | None:
         try:
-            response = await client.get(f"http://127.0.0.1:{port}/v1/models", timeout=per_port)
-            response.raise_for_status()
-            data = response.json().get("data", [])
+            models = await server_models(client, f"http://127.0.0.1:{port}/v1", per_port)
         except (httpx.HTTPError, ValueError, AttributeError):
             return None
-        models = tuple(str(m.get("id")) for m in data if isinstance(m, dict) and m.get("id"))
         return LocalServer(port, models)
 
     async with httpx.AsyncClient() as client:
@@ -217,18 +227,39 @@ class WelcomeScreen(Screen["Assembled | None"]):
 
     @on(Input.Submitted, "#local-url")
     def _use_url(self, event: Input.Submitted) -> None:
-        """A server the probe did not find (another port or host): used as typed."""
+        """A server the probe did not find (another port or host): its own model list is
+        read first, so the model (and its price) is the server's, never a cloud default."""
         from urllib.parse import urlsplit
-
-        from gemtui.config.user_config import save_choice
 
         url = event.value.strip().rstrip("/")
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             self._say("Type the server's URL, e.g. http://127.0.0.1:8080/v1 (include the /v1).")
             return
+        self._say(f"Asking {url}/models for its models…")
+        self._add_server(url)
+
+    @work(exclusive=True, group="local-url", exit_on_error=False)
+    async def _add_server(self, url: str) -> None:
+        import httpx
+
+        from gemtui.config.user_config import save_choice
+
         try:
-            save_choice("providers", "local", {"kind": "openai", "base_url": url})
+            async with httpx.AsyncClient() as client:
+                models = await server_models(client, url, wait=3.0)
+        except (httpx.HTTPError, ValueError, AttributeError) as exc:
+            why = type(exc).__name__ if not str(exc) else str(exc).splitlines()[0]
+            self._say(
+                f"{url}/models did not list any model ({why}). Is the server running, and "
+                "does the URL end in /v1? Fix it and press Enter again."
+            )
+            return
+        table: dict[str, object] = {"kind": "openai", "base_url": url, "models": list(models)}
+        if models:
+            table["default_model"] = models[0]
+        try:
+            save_choice("providers", "local", table)
         except (OSError, ValueError) as exc:
             self._say(f"Could not save the settings: {exc}")
             return
@@ -241,7 +272,8 @@ class WelcomeScreen(Screen["Assembled | None"]):
 
         rows = [(s, m) for s in self.servers for m in (s.models or ("",))]
         server, model = rows[event.option_index]
-        table = {"kind": "openai", "base_url": server.base_url}
+        table: dict[str, object] = {"kind": "openai", "base_url": server.base_url}
+        table["models"] = list(server.models)
         if model:
             table["default_model"] = model
         try:

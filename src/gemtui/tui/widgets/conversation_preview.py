@@ -23,6 +23,7 @@ from gemtui.tui.widgets.markdown_look import (
     markdown_theme,
 )
 from gemtui.tui.widgets.tool_summary import split_arguments
+from gemtui.wire.attachments import typed_text
 
 if TYPE_CHECKING:
     from gemtui.wire import Content
@@ -45,7 +46,7 @@ def conversation_renderable(
     }
     items: list[RenderableType] = []
     for content in history:
-        text = "".join(p.text or "" for p in content.parts if p.text and not p.thought).strip()
+        text = typed_text(content).strip()
         if content.role == "user":
             if text:
                 line = Text()

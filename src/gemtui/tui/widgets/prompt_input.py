@@ -36,14 +36,17 @@ def _unescape_path(word: str) -> str:
     return re.sub(r"\\(\s)", r"\1", word)
 
 
-def complete_path(workspace: Path, partial: str) -> list[str]:
-    """Workspace entries matching ``partial`` (one folder listed, never a full walk)."""
+def complete_path(workspace: Path, partial: str, extra_roots: tuple[Path, ...] = ()) -> list[str]:
+    """Workspace entries matching ``partial`` (one folder listed, never a full walk); a
+    folder of another workspace root (``--include-directories``) completes too."""
     folder, _, stem = partial.rpartition("/")
     base = (workspace / folder).resolve()
+    roots = (workspace.resolve(), *(r.resolve() for r in extra_roots))
+    if not any(base == root or root in base.parents for root in roots):
+        return []
     try:
-        base.relative_to(workspace.resolve())
         entries = sorted(os.scandir(base), key=lambda e: e.name)
-    except (OSError, ValueError):
+    except OSError:
         return []
     out: list[str] = []
     for entry in entries:
@@ -130,6 +133,13 @@ class PromptInput(TextArea):
         """Every slash command with its one-line help, for completion (set by the app)."""
         self.argument_choices: dict[str, list[str]] = {}
         """Completions for a slash command's argument, e.g. ``/theme`` → theme names."""
+        self.extra_commands: dict[str, str] = {}
+        """Custom commands (``/git:commit`` → help), completed after the built-in ones."""
+        self.extra_roots: tuple[Path, ...] = ()
+        """More workspace roots whose entries ``@`` completes (``/directory add``)."""
+        self.shell_mode = False
+        """``!`` on an empty prompt: every line sent runs in the shell until ``!`` again."""
+        self._placeholder = str(self.placeholder)
         self._history_index: int | None = None
         self._draft = ""
         self._suggestions: list[tuple[str, str]] = []
@@ -144,6 +154,11 @@ class PromptInput(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         # After sending, the person waits for the answer rather than types.
         self.typed_at = 0.0 if event.key == "enter" else time.monotonic()
+        if event.character == "!" and not self.text:
+            event.stop()
+            event.prevent_default()
+            self.toggle_shell_mode()
+            return
         if event.key in ("enter", "tab", "escape"):
             # Keys typed fast arrive before the Changed messages of the text before them:
             # decide against the text as it is now, never against stale completions.
@@ -177,13 +192,26 @@ class PromptInput(TextArea):
             return False
         name, space, arg = before.partition(" ")
         if not space:
-            return name.lower() in self.slash_commands
+            return name.lower() in self.slash_commands or name.lower() in self.extra_commands
         return not arg or arg in self.argument_choices.get(name.lower(), [])
+
+    def toggle_shell_mode(self) -> None:
+        """Enter or leave shell mode; the border and placeholder say which."""
+        self.shell_mode = not self.shell_mode
+        self.set_class(self.shell_mode, "-shell")
+        self.border_title = "shell mode (! leaves)" if self.shell_mode else None
+        self.placeholder = (
+            "Shell command · runs through the policy, no model call · ! on empty leaves"
+            if self.shell_mode
+            else self._placeholder
+        )
 
     def _submit(self) -> None:
         text = self.text.strip()
         if not text:
             return
+        if self.shell_mode and not text.startswith("!"):
+            text = f"!{text}"
         if not self.prompt_history or self.prompt_history[-1] != text:
             self.prompt_history.append(text)
         self._history_index = None
@@ -250,9 +278,8 @@ class PromptInput(TextArea):
             name, space, arg = before.partition(" ")
             if not space:
                 self._token_start = (0, 0)
-                return [
-                    (c, h) for c, h in self.slash_commands.items() if c.startswith(name.lower())
-                ]
+                commands = {**self.extra_commands, **self.slash_commands}
+                return [(c, h) for c, h in commands.items() if c.startswith(name.lower())]
             choices = self.argument_choices.get(name.lower(), [])
             self._token_start = (0, len(name) + 1)
             return [(c, "") for c in choices if c.startswith(arg) and c != arg]
@@ -261,7 +288,8 @@ class PromptInput(TextArea):
         if word.group().startswith("@") and self.workspace is not None:
             self._token_start = (row, word.start() + 1)
             partial = _unescape_path(word.group()[1:])
-            return [(_escape_path(p), "") for p in complete_path(self.workspace, partial)]
+            found = complete_path(self.workspace, partial, self.extra_roots)
+            return [(_escape_path(p), "") for p in found]
         self._token_start = None
         return []
 

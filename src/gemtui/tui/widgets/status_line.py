@@ -21,6 +21,7 @@ ACTIVITIES = {
     "streaming": ("●", "streaming", "$text-primary"),
     "tool": ("⚙", "running", "$text-primary"),
     "approval": ("?", "waiting for your approval", "bold $text-warning"),
+    "compressing": ("◌", "compressing the history", "$text-secondary"),
 }
 """What a running turn can be doing, as the status line says it."""
 
@@ -136,6 +137,11 @@ class StatusLine(Widget):
             self._settle("tool")
         elif self.turn_started is not None:
             self._settle("waiting")
+
+    def compression_started(self) -> None:
+        """/compress runs: a model call the person waits for, with its clock."""
+        self.turn_started = self.clock()
+        self._settle("compressing")
 
     def turn_ended(self) -> None:
         self.turn_started = self.first_output = None

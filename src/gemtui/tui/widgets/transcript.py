@@ -9,7 +9,7 @@ last Markdown block, at most once per frame however many chunks arrive.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
@@ -22,6 +22,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from gemtui.bus.events import ToolCallSnapshot
+from gemtui.tui.replayed_calls import replayed_call
 from gemtui.tui.widgets.answer_render import code_blocks
 from gemtui.tui.widgets.markdown_look import MARKDOWN_CSS, MARKDOWN_STYLES, markdown_theme
 from gemtui.tui.widgets.render_cache import RenderedLines
@@ -35,6 +36,7 @@ from gemtui.tui.widgets.transcript_blocks import (
     ToolBlock,
     UserBlock,
 )
+from gemtui.wire.attachments import typed_text
 
 if TYPE_CHECKING:  # pydantic is not imported before the first frame
     from gemtui.wire import Content
@@ -268,11 +270,12 @@ class Transcript(ScrollView, can_focus=True):
         self,
         history: list[Content],
         describe: Callable[[str, dict[str, Any]], str] | None = None,
+        calls: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         """Draw a saved conversation: user prompts, answers, and tool calls as done cards
-        (``describe`` gives a card the line a live call shows: its command, its path)."""
-        from gemtui.bus.events import ToolCallState
-
+        (``describe`` gives a card the line a live call shows: its command, its path;
+        ``calls``, the store's record of each call by id, gives it the state, output,
+        diff and duration the live card had)."""
         responses = {
             p.function_response.id: p.function_response
             for c in history
@@ -281,7 +284,7 @@ class Transcript(ScrollView, can_focus=True):
         }
         for content in history:
             if content.role == "user":
-                text = "".join(p.text or "" for p in content.parts if p.text)
+                text = typed_text(content)  # attached files are for the model, not shown
                 if text:
                     self.add_user(text)
                 continue
@@ -295,19 +298,10 @@ class Transcript(ScrollView, can_focus=True):
                 if call is None:
                     continue
                 resp = responses.get(call.id)
-                failed = resp is not None and "error" in resp.response
                 body = resp.response if resp is not None else {}
-                self.upsert_tool(
-                    ToolCallSnapshot(
-                        call_id=call.id or call.name,
-                        name=call.name,
-                        args=dict(call.args),
-                        description=describe(call.name, dict(call.args)) if describe else "",
-                        state=ToolCallState.ERROR if failed else ToolCallState.SUCCESS,
-                        output=None if failed else str(body.get("output", "")),
-                        error=str(body.get("error")) if failed else None,
-                    )
-                )
+                described = describe(call.name, dict(call.args)) if describe else ""
+                stored = (calls or {}).get(call.id or "")
+                self.upsert_tool(replayed_call(call, described, body, stored))
 
     def messages(self) -> list[tuple[str, str]]:
         """(role, text) of every user message and answer, for copying."""

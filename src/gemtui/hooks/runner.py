@@ -1,0 +1,250 @@
+"""Running hook commands: Gemini CLI's protocol, bounded, visible and secret-free.
+
+Each hook gets the event as JSON on stdin (``session_id``, ``cwd``, ``hook_event_name``,
+``timestamp`` and the event's own fields) and may answer JSON on stdout. Exit 0: the
+answer counts; exit 2: the action is blocked with stderr as the reason; anything else,
+or a run past its timeout (its process group is killed), is a warning and changes
+nothing. The input is masked by the redactor and the command's environment loses every
+variable holding a secret gemtui knows, so a hook never sees a key. Every run is
+published as ``HookRan`` and kept in ``runs`` for ``/hooks``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from gemtui.bus.events import ErrorOccurred, HookRan
+from gemtui.hooks.config import HookSet, HookSpec
+from gemtui.redact import redact
+from gemtui.scheduler.tool_hooks import AfterToolVerdict, ToolHookVerdict
+
+__all__ = ["HookAnswer", "HookRunner"]
+
+MAX_OUTPUT = 64 * 1024
+
+
+@dataclass
+class HookAnswer:
+    """One run's outcome."""
+
+    spec: HookSpec
+    outcome: str
+    """ok, blocked, failed or timed_out (``HookRan`` also says asked, rewrote, context)."""
+    output: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
+    duration_ms: float = 0.0
+
+    @property
+    def denies(self) -> bool:
+        if self.outcome == "blocked":
+            return True
+        return self.outcome == "ok" and self.output.get("decision") in ("deny", "block")
+
+    @property
+    def deny_reason(self) -> str:
+        return self.reason if self.outcome == "blocked" else str(self.output.get("reason") or "")
+
+    @property
+    def specific(self) -> dict[str, Any]:
+        value = self.output.get("hookSpecificOutput")
+        return value if isinstance(value, dict) else {}
+
+
+def _hook_env(workspace: Path) -> dict[str, str]:
+    """The environment without any variable whose value is a secret gemtui masks."""
+    env = {k: v for k, v in os.environ.items() if not v or redact(v) == v}
+    env["GEMINI_PROJECT_DIR"] = env["GEMTUI_PROJECT_DIR"] = str(workspace)
+    return env
+
+
+class HookRunner:
+    """The session's hooks; ``emit`` publishes on the session's bus."""
+
+    def __init__(
+        self, hooks: HookSet, *, workspace: Path, session_id: str, emit: Callable[..., Any]
+    ) -> None:
+        self.hooks = hooks
+        self.workspace = workspace
+        self.session_id = session_id
+        self.emit = emit
+        self.runs: deque[HookAnswer] = deque(maxlen=50)
+        """The latest runs, newest last (``/hooks``)."""
+
+    async def run(
+        self,
+        event: str,
+        payload: dict[str, Any],
+        *,
+        target: str | None = None,
+        call_id: str | None = None,
+    ) -> list[HookAnswer]:
+        """Run the event's matching hooks one after another."""
+        answers = []
+        for spec in self.hooks.for_event(event, target):
+            answer = await self._run_one(spec, {**self._base(event), **payload})
+            self.runs.append(answer)
+            self._publish(answer, None)
+            answers.append(answer)
+        return answers
+
+    def _base(self, event: str) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "transcript_path": "",
+            "cwd": str(self.workspace),
+            "hook_event_name": event,
+            "timestamp": datetime.now(UTC).isoformat(),
+        }
+
+    async def _run_one(self, spec: HookSpec, payload: dict[str, Any]) -> HookAnswer:
+        data = redact(json.dumps(payload, default=str)).encode()
+        started = time.monotonic()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "bash",
+                "-c",
+                spec.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=self.workspace,
+                env=_hook_env(self.workspace),
+                start_new_session=True,  # a timeout ends everything it started
+            )
+        except OSError as exc:
+            return HookAnswer(spec, "failed", reason=f"could not start: {exc}")
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(data), spec.timeout_ms / 1000)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            await proc.wait()
+            return HookAnswer(
+                spec,
+                "timed_out",
+                reason=f"timed out after {spec.timeout_ms / 1000:g} s (stopped)",
+                duration_ms=(time.monotonic() - started) * 1000,
+            )
+        took = (time.monotonic() - started) * 1000
+        stderr = err[:MAX_OUTPUT].decode("utf-8", "replace").strip()
+        if proc.returncode == 2:
+            return HookAnswer(
+                spec, "blocked", reason=stderr or "blocked (exit 2)", duration_ms=took
+            )
+        if proc.returncode != 0:
+            why = f"exited with code {proc.returncode}" + (f": {stderr}" if stderr else "")
+            return HookAnswer(spec, "failed", reason=why, duration_ms=took)
+        text = out[:MAX_OUTPUT].decode("utf-8", "replace").strip()
+        try:
+            output = json.loads(text) if text else {}
+        except ValueError:
+            return HookAnswer(spec, "failed", reason="stdout is not JSON", duration_ms=took)
+        if not isinstance(output, dict):
+            return HookAnswer(
+                spec, "failed", reason="stdout is not a JSON object", duration_ms=took
+            )
+        return HookAnswer(spec, "ok", output=output, duration_ms=took)
+
+    def _publish(self, answer: HookAnswer, call_id: str | None) -> None:
+        outcome = answer.outcome
+        message = answer.reason
+        if outcome == "ok":
+            if answer.denies:
+                outcome, message = "blocked", answer.deny_reason
+            elif answer.output.get("decision") == "ask":
+                outcome, message = "asked", str(answer.output.get("reason") or "")
+            elif answer.specific.get("tool_input"):
+                outcome = "rewrote"
+            elif answer.specific.get("additionalContext"):
+                outcome = "context"
+            message = message or str(answer.output.get("systemMessage") or "")
+        self.emit(
+            HookRan,
+            hook_event=answer.spec.event,
+            hook=answer.spec.name,
+            outcome=outcome,
+            message=message,
+            call_id=call_id,
+            duration_ms=answer.duration_ms,
+        )
+        if answer.outcome in ("failed", "timed_out"):
+            self.emit(
+                ErrorOccurred,
+                message=f"{answer.spec.event} hook {answer.spec.name} {answer.reason}",
+                kind="warning",
+                hint="It changed nothing; /hooks lists the hooks and their last runs.",
+            )
+
+    # -- events with effects -------------------------------------------------------------
+
+    async def before_tool(self, call_id: str, name: str, args: dict[str, Any]) -> ToolHookVerdict:
+        """BeforeTool: a deny (or exit 2) refuses the call; ``ask`` wants the person asked
+        even where policy allows it; ``tool_input`` rewrites it."""
+        rewritten: dict[str, Any] = {}
+        ask: str | None = None
+        for spec in self.hooks.for_event("BeforeTool", name):
+            payload = {"tool_name": name, "tool_input": {**args, **rewritten}}
+            answer = await self._run_one(spec, {**self._base("BeforeTool"), **payload})
+            self.runs.append(answer)
+            self._publish(answer, call_id)
+            if answer.denies:
+                return ToolHookVerdict(blocked=True, reason=answer.deny_reason)
+            if answer.outcome == "ok" and answer.output.get("decision") == "ask":
+                ask = str(answer.output.get("reason") or f"the {spec.name} hook asks")
+            new = answer.specific.get("tool_input")
+            if isinstance(new, dict):
+                rewritten.update(new)
+        return ToolHookVerdict(ask=ask is not None, reason=ask or "", tool_input=rewritten or None)
+
+    async def after_tool(
+        self, call_id: str, name: str, args: dict[str, Any], output: str, error: str | None
+    ) -> AfterToolVerdict:
+        """AfterTool: a deny (or exit 2) replaces the result with its reason;
+        ``tool_output`` replaces it; ``additionalContext`` is added after it."""
+        replace: str | None = None
+        extra: list[str] = []
+        response = {"llmContent": output, "returnDisplay": output, "error": error}
+        for spec in self.hooks.for_event("AfterTool", name):
+            payload = {"tool_name": name, "tool_input": args, "tool_response": response}
+            answer = await self._run_one(spec, {**self._base("AfterTool"), **payload})
+            self.runs.append(answer)
+            self._publish(answer, call_id)
+            if answer.denies:
+                replace = answer.deny_reason or "The result was withheld by a hook."
+                continue
+            new = answer.specific.get("tool_output")
+            if isinstance(new, str):
+                replace = new
+            more = answer.specific.get("additionalContext")
+            if isinstance(more, str) and more.strip():
+                extra.append(more)
+        append = "\n\n".join(extra)
+        return AfterToolVerdict(replace=replace, append=append)
+
+    async def before_agent(self, prompt: str) -> tuple[str | None, str]:
+        """BeforeAgent: ``(why it is blocked or None, extra context for this prompt)``."""
+        context: list[str] = []
+        for answer in await self.run("BeforeAgent", {"prompt": prompt}):
+            if answer.denies or answer.output.get("continue") is False:
+                why = answer.deny_reason or str(answer.output.get("stopReason") or "")
+                return why or f"blocked by the {answer.spec.name} hook", ""
+            extra = answer.specific.get("additionalContext")
+            if isinstance(extra, str) and extra.strip():
+                context.append(extra)
+        return None, "\n\n".join(context)
+
+    async def advise(self, event: str, payload: dict[str, Any]) -> None:
+        """An event whose hooks only observe (SessionStart, AfterAgent, PreCompress…)."""
+        if self.hooks.for_event(event):
+            await self.run(event, payload)

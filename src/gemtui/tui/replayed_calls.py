@@ -1,0 +1,55 @@
+"""A saved tool call as a card: the same state, output, diff and duration the live card
+showed, from the store's record of the call (the history alone says only "it answered
+with an error", which would make a rejected or cancelled call read "failed")."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gemtui.bus.events import ApprovalDecision, Refusal, ToolCallSnapshot, ToolCallState
+from gemtui.wire import FunctionCall
+
+__all__ = ["replayed_call"]
+
+
+def _enum(kind: Any, value: Any) -> Any:
+    try:
+        return kind(value) if value is not None else None
+    except ValueError:  # a record written by a newer gemtui: leave it out
+        return None
+
+
+def replayed_call(
+    call: FunctionCall,
+    description: str,
+    response: Mapping[str, Any],
+    stored: Mapping[str, Any] | None,
+) -> ToolCallSnapshot:
+    """The card of ``call`` answered with ``response``; ``stored`` (the store's record of
+    the call, when there is one) gives it the live card's state, output and duration."""
+    failed = "error" in response
+    snapshot = ToolCallSnapshot(
+        call_id=call.id or call.name,
+        name=call.name,
+        args=dict(call.args),
+        description=description,
+        state=ToolCallState.ERROR if failed else ToolCallState.SUCCESS,
+        output=None if failed else str(response.get("output", "")),
+        error=str(response.get("error")) if failed else None,
+    )
+    state = _enum(ToolCallState, (stored or {}).get("state"))
+    if stored is None or state is None or not state.terminal:
+        return snapshot
+    return ToolCallSnapshot(
+        call_id=snapshot.call_id,
+        name=snapshot.name,
+        args=snapshot.args,
+        description=description,
+        state=state,
+        decision=_enum(ApprovalDecision, stored.get("decision")),
+        output=stored.get("output") if stored.get("output") is not None else snapshot.output,
+        error=stored.get("error") if stored.get("error") is not None else snapshot.error,
+        duration_ms=stored.get("duration_ms"),
+        refusal=_enum(Refusal, stored.get("refusal")),
+    )

@@ -1,0 +1,71 @@
+"""``!command`` in the prompt: run now (no model call), through the policy.
+
+A captured command runs as a ``run_shell_command`` call (its card, its approval, its
+live output); one that needs the terminal itself (``vim``, ``git rebase -i``, ``top``) gets
+it: the app suspends (Textual's ``App.suspend``), the program runs on the real terminal,
+and the app comes back when it exits. Either way the next prompt tells the model what ran.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from typing import TYPE_CHECKING
+
+from textual.app import SuspendNotSupported
+
+from gemtui.agent.user_commands import terminal_verdict
+from gemtui.commands.interactive import needs_terminal
+
+if TYPE_CHECKING:
+    from gemtui.tui.session_host import SessionHost
+
+__all__ = ["run_shell_line"]
+
+
+async def run_shell_line(app: SessionHost, line: str) -> None:
+    """Run one ``!`` line (the ``!`` already taken off)."""
+    assert app.session is not None
+    if needs_terminal(line):
+        await _run_on_terminal(app, line)
+    elif await app.session.run_shell(line):
+        app.notify("Done; the model sees the output with your next prompt.", timeout=4)
+
+
+async def _run_on_terminal(app: SessionHost, line: str) -> None:
+    from gemtui.tui.screens.dialogs import ModifyScreen
+
+    session = app.session
+    assert session is not None
+    decision, why, line = await terminal_verdict(session, line)
+    if decision == "ask_user":
+        title = "run on the terminal (gemtui steps aside until it exits) - Ctrl+S runs"
+        answer = await app.push_screen_wait(ModifyScreen(line, title=title, language="bash"))
+        if answer is None or not answer.strip():
+            app.notify(f"Not run: {line}")
+            return
+        if answer.strip() != line:
+            line = answer.strip()
+            decision, why, edited = await terminal_verdict(session, line)
+            if edited != line:  # a hook changed what the person wrote: show it again
+                app.notify(f"Not run: a hook rewrote it to {edited}", severity="warning")
+                return
+            decision = "allow" if decision == "ask_user" else decision  # the person saw it
+        else:
+            decision = "allow"
+    if decision != "allow":
+        app.notify(f"Not run: {line} - {why}", severity="warning", timeout=8)
+        return
+    try:
+        with app.suspend():  # the app is stopped: the program owns the terminal, so wait
+            code = subprocess.call(["bash", "-c", line], cwd=session.workspace.root)  # noqa: ASYNC221
+    except SuspendNotSupported:
+        app.notify(
+            f"Not run: {line} needs the terminal, and this one cannot be handed over.",
+            severity="warning",
+        )
+        return
+    except OSError as exc:
+        app.notify(f"Could not run {line}: {exc}", severity="error")
+        return
+    session.shell_notes.add(line, "(ran on the terminal; its output is not captured)", code)
+    app.notify(f"{line} exited with code {code}.")

@@ -1,0 +1,138 @@
+"""Slash commands for the person's own additions: custom commands, workspace roots,
+hooks, background tasks and extensions (``slash.py`` holds the table)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gemtui.tui.session_host import SessionHost
+
+__all__ = ["commands", "directory", "extensions", "hooks", "tasks"]
+
+
+def commands(app: SessionHost, arg: str) -> None:
+    """``/commands`` lists the custom commands and where they come from; ``/commands
+    reload`` reads the files again (a broken one is named in a warning)."""
+    if app.session is None:
+        return
+    if arg.strip() == "reload":
+        found = app.session.reload_commands()
+        app.refresh_custom_commands()
+        broken = f", {len(found.problems)} not loaded (see the warnings)" if found.problems else ""
+        app.notify(f"Custom commands reloaded: {len(found.commands)} loaded{broken}.")
+        return
+    if arg.strip():
+        app.notify("Usage: /commands [reload]", severity="warning")
+        return
+    commands = sorted(app.session.commands.commands.values(), key=lambda c: c.name)
+    if not commands:
+        app.notify(
+            "No custom commands. Put TOML files in ~/.gemini/commands/ or the project's "
+            ".gemini/commands/ (git/commit.toml → /git:commit), then /commands reload."
+        )
+        return
+    lines = [f"/{c.name} ({c.source}: {c.path})" for c in commands]
+    app.notify("Custom commands:\n" + "\n".join(lines), timeout=15)
+
+
+def directory(app: SessionHost, arg: str) -> None:
+    """``/directory show`` lists the workspace roots; ``/directory add PATH[,PATH]`` adds."""
+    if app.session is None:
+        return
+    from gemtui.agent.user_commands import add_roots
+    from gemtui.errors import FatalInputError
+
+    action, _, paths = arg.strip().partition(" ")
+    workspace = app.session.workspace
+    if action == "add" and paths.strip():
+        try:
+            added = add_roots(workspace, [paths])
+        except FatalInputError as exc:
+            app.notify(exc.message.removeprefix("--include-directories: "), severity="warning")
+            return
+        context = app.session.context_files
+        context.extra_dirs += tuple((p, context.names) for p in added)
+        app.session.refresh_context()  # the new roots' GEMINI.md join the next request
+        app.refresh_custom_commands()  # @ completes in the new roots too
+        app.notify("Added: " + ", ".join(str(p) for p in added))
+    elif action in ("", "show"):
+        app.notify("Workspace roots:\n" + "\n".join(str(r) for r in workspace.roots))
+    else:
+        app.notify("Usage: /directory show | add PATH[,PATH]", severity="warning")
+
+
+def hooks(app: SessionHost, arg: str) -> None:
+    """``/hooks``: the hooks loaded (event, matcher, file), their last runs and failures."""
+    if app.session is None:
+        return
+    runner = app.session.hooks
+    specs = runner.hooks.hooks
+    if not specs and not runner.hooks.problems:
+        app.notify(
+            'No hooks. Add them to ~/.gemini/settings.json ({"hooks": {"BeforeTool": [...]}}).'
+        )
+        return
+    lines = [
+        f"{h.event} {h.matcher or '*'} -> {h.name} ({h.timeout_ms / 1000:g} s, {h.source})"
+        for h in specs
+    ]
+    lines += [f"not loaded: {p}" for p in runner.hooks.problems]
+    runs = list(runner.runs)[-8:]
+    if runs:
+        lines.append("Last runs:")
+        lines += [
+            f"  {r.spec.event} {r.spec.name}: {r.outcome} ({r.duration_ms:.0f} ms)"
+            + (f" {r.reason}" if r.reason else "")
+            for r in runs
+        ]
+    app.notify("\n".join(lines), timeout=20)
+
+
+def tasks(app: SessionHost, arg: str) -> None:
+    """``/tasks``: background commands with state and last lines; ``/tasks show PID`` all
+    of one's output; ``/tasks stop PID`` ends its process group."""
+    if app.session is None:
+        return
+    jobs = app.session.tool_context.background
+    action, _, rest = arg.strip().partition(" ")
+    if action in ("show", "stop"):
+        task = jobs.tasks.get(int(rest)) if rest.strip().isdigit() else None
+        if task is None:
+            app.notify(f"No background task {rest.strip() or '(PID missing)'}.", severity="warning")
+        elif action == "stop":
+            jobs.stop(task.pid)
+            app.notify(f"Stopped {task.pid} ({task.command}): {task.state()}.")
+        else:
+            app.notify(
+                f"{task.pid} {task.command}:\n{task.output(200) or '(no output)'}", timeout=30
+            )
+        return
+    if action:
+        app.notify("Usage: /tasks [show PID | stop PID]", severity="warning")
+        return
+    if not jobs.tasks:
+        app.notify("No background commands in this session.")
+        return
+    lines = []
+    for task in jobs.tasks.values():
+        lines.append(f"{task.pid} [{task.state()}] {task.command}")
+        lines += [f"    {line}" for line in task.output(3).splitlines()]
+    app.notify("\n".join(lines) + "\n/tasks show PID | stop PID", timeout=20)
+
+
+def extensions(app: SessionHost, arg: str) -> None:
+    """``/extensions``: the enabled extensions and what each brings."""
+    if app.session is None:
+        return
+    found = app.session.extensions
+    if not found:
+        app.notify("No extensions enabled (gemtui extensions install PATH, then restart).")
+        return
+    lines = [
+        f"{e.name} {e.version}: MCP {', '.join(e.mcp_servers) or 'none'}; "
+        f"context {', '.join(e.context_files) or 'none'}; "
+        f"commands {'yes' if e.commands_dir.is_dir() else 'no'} ({e.path})"
+        for e in found
+    ]
+    app.notify("\n".join(lines), timeout=15)

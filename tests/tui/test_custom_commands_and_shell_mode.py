@@ -1,0 +1,264 @@
+"""Custom TOML commands and ``!`` shell mode in the real app (Pilot, mock LLM, real bash)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from gemtui.bus.events import (
+    AgentFinished,
+    ErrorOccurred,
+    HookRan,
+    ToolCallState,
+    ToolCallStateChanged,
+)
+from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.bridge import BusEvent
+from gemtui.tui.widgets.approval_queue import ApprovalQueue
+from tests.tui.conftest import make_app, make_session
+from tests.tui.helpers import Messages, turns_done
+
+
+def _notes(app: Any) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+def _sent(request: Any) -> str:
+    return "".join(p.get("text", "") for p in request.json["contents"][-1]["parts"])
+
+
+def _command(home: Path, rel: str, text: str) -> Path:
+    path = home / "config" / "commands" / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+async def test_command_asks_approval_for_its_shell_line_and_sends_the_expansion(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    _command(
+        isolated_home,
+        "git/commit.toml",
+        'description = "Commit it"\nprompt = "Commit {{args}}: !{echo STATUS-$((6*7))} @{notes.txt}"\n',
+    )
+    (workspace / "notes.txt").write_text("NOTES-BODY\n")
+    mock_llm.enqueue({"text": "done"})
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.pause()
+        assert "/git:commit" in app.help_text()
+        assert app.main.prompt.extra_commands == {"/git:commit": "Commit it"}
+        await pilot.press(*"/git:co")
+        assert ("/git:commit", "Commit it") in app.main.prompt._suggestions
+        app.main.prompt.clear()
+        await pilot.press(*"/git:commit the fix", "enter")
+        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        assert mock_llm.requests == []  # nothing goes before the person answers
+        await pilot.press("1")  # allow once
+        await seen.wait_event(AgentFinished)
+    text = _sent(mock_llm.requests[0])
+    assert text.startswith("Commit the fix: STATUS-42")
+    assert "NOTES-BODY" in text
+
+
+async def test_rejected_shell_line_sends_nothing(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    _command(isolated_home, "mark.toml", 'prompt = "!{touch marked}"\n')
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"/mark", "enter")
+        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await pilot.press("4")  # reject
+        await seen.wait_event(AgentFinished)
+        await pilot.pause()
+    assert mock_llm.requests == []
+    assert not (workspace / "marked").exists()
+
+
+async def test_reload_picks_up_new_files_and_names_a_broken_one(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        app.run_slash("/commands")
+        await pilot.pause()
+        assert any("No custom commands" in n for n in _notes(app))
+        _command(isolated_home, "hello.toml", 'prompt = "hi"\n')
+        broken = _command(isolated_home, "bad.toml", "prompt = [")
+        app.run_slash("/commands reload")
+        await pilot.pause()
+        assert any("1 loaded, 1 not loaded" in n for n in _notes(app))
+        warning = await seen.wait_event(ErrorOccurred)
+        assert str(broken) in warning.message
+        assert "invalid TOML" in warning.message
+        assert warning.hint == "Fix the file, then /commands reload."
+        assert app.main.prompt.extra_commands == {"/hello": "Custom command (user)"}
+
+
+async def test_bang_runs_without_a_model_call_and_the_next_request_has_the_output(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    (workspace / "alpha-file.txt").write_text("x")
+    mock_llm.enqueue({"text": "I see it."})
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"!ls -1", "enter")
+        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await pilot.press("1")  # allow once
+        found = await seen.wait_for(
+            lambda m: (
+                isinstance(m, BusEvent)
+                and isinstance(m.event, ToolCallStateChanged)
+                and m.event.call.state == ToolCallState.SUCCESS
+            )
+        )
+        assert isinstance(found, BusEvent)
+        done = found.event
+        assert "alpha-file.txt" in (done.call.output or "")
+        await turns_done(app)
+        assert mock_llm.requests == []  # no model call for a ! line
+        prompt = app.main.prompt
+        assert prompt.shell_mode  # "!" on the empty prompt entered shell mode
+        assert prompt.border_title == "shell mode (! leaves)"
+        await pilot.press("!")  # and leaves it
+        assert not prompt.shell_mode
+        assert prompt.border_title is None
+        await pilot.press(*"what is here?", "enter")
+        await seen.wait_event(AgentFinished)
+    text = _sent(mock_llm.requests[0])
+    assert text.startswith("what is here?")
+    assert "I ran the following shell command:\n```sh\nls -1\n```" in text
+    assert "alpha-file.txt" in text
+
+
+async def test_directory_add_lets_tools_reach_the_folder(
+    mock_llm: MockLLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other-root"
+    other.mkdir()
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        session = app.session
+        assert session is not None
+        assert not session.workspace.contains(str(other))
+        app.run_slash(f"/directory add {other}")
+        app.run_slash("/directory add missing-folder")
+        app.run_slash("/directory show")
+        await pilot.pause()
+        assert session.workspace.contains(str(other)), _notes(app)
+        (other / "shared-notes.md").write_text("x")
+        await pilot.press(*"see @../other-root/sha")
+        await pilot.pause()
+        assert ("../other-root/shared-notes.md", "") in app.main.prompt._suggestions
+        assert any("missing-folder is not a directory" in n for n in _notes(app))
+        assert any(n.startswith("Workspace roots:") and str(other) in n for n in _notes(app))
+
+
+async def test_hooks_view_and_the_card_line_show_a_blocked_call(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    settings = isolated_home / "config" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    hook = {"type": "command", "command": "echo 'not on my watch' >&2; exit 2", "name": "guard"}
+    settings.write_text(
+        json.dumps({"hooks": {"BeforeTool": [{"matcher": "write_file", "hooks": [hook]}]}})
+    )
+    mock_llm.enqueue(
+        {
+            "function_calls": [
+                {"name": "write_file", "args": {"file_path": "x.txt", "content": "x"}}
+            ]
+        },
+        {"text": "ok"},
+    )
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"write it", "enter")
+        ran = await seen.wait_event(HookRan)
+        await seen.wait_event(AgentFinished)
+        app.run_slash("/hooks")
+        await pilot.pause()
+    assert ran.outcome == "blocked"
+    assert ran.summary() == "hook BeforeTool guard blocked: not on my watch"
+    assert not (workspace / "x.txt").exists()
+    view = next(n for n in _notes(app) if n.startswith("BeforeTool write_file -> guard"))
+    assert "guard: blocked" in view
+    assert "not on my watch" in view
+
+
+async def test_tasks_lists_and_stops_a_background_sleep(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    from gemtui.tools.background import group_members
+
+    command = "echo started-bg; sleep 300"
+    mock_llm.enqueue(
+        {
+            "function_calls": [
+                {"name": "run_shell_command", "args": {"command": command, "is_background": True}}
+            ]
+        },
+        {"text": "started"},
+    )
+    app = make_app(make_session(mock_llm.url, workspace, approval_mode="yolo"), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"start it", "enter")
+        await seen.wait_event(AgentFinished)
+        assert app.session is not None
+        [task] = app.session.tool_context.background.tasks.values()
+        assert group_members(task.pid)  # the sleep is alive
+        app.run_slash("/tasks")
+        await pilot.pause()
+        listed = next(n for n in _notes(app) if str(task.pid) in n)
+        assert f"{task.pid} [running] {command}" in listed
+        app.run_slash(f"/tasks stop {task.pid}")
+        await pilot.pause()
+        assert any(f"Stopped {task.pid}" in n and "stopped" in n for n in _notes(app))
+        assert group_members(task.pid) == []
+        app.run_slash("/tasks stop 1")
+        await pilot.pause()
+        assert any("No background task 1" in n for n in _notes(app))
+
+
+async def test_extensions_view_lists_an_enabled_extension_and_its_command(
+    mock_llm: MockLLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    from gemtui.extensions import ExtensionStore
+
+    source = tmp_path / "ext"
+    (source / "commands").mkdir(parents=True)
+    (source / "gemini-extension.json").write_text('{"name": "helper", "version": "0.3.0"}')
+    (source / "commands" / "greet.toml").write_text('prompt = "Greet {{args}}"\n')
+    ExtensionStore().install(str(source))
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.run_slash("/extensions")
+        await pilot.pause()
+        assert any(n.startswith("helper 0.3.0: MCP none") for n in _notes(app))
+        assert app.main.prompt.extra_commands == {"/greet": "Custom command (extension helper)"}
+
+
+async def test_a_before_tool_hook_also_guards_commands_that_get_the_terminal(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    settings = isolated_home / "config" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    hook = {"type": "command", "command": "echo 'no editors here' >&2; exit 2"}
+    settings.write_text(
+        json.dumps({"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [hook]}]}})
+    )
+    app = make_app(make_session(mock_llm.url, workspace, approval_mode="yolo"), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press(*"!vim notes.txt", "enter")
+        await turns_done(app)
+        await pilot.pause()
+    assert any(n == "Not run: vim notes.txt - no editors here" for n in _notes(app)), _notes(app)
