@@ -243,3 +243,19 @@ def test_git_hooks_config_and_folder_settings_stay_read_only(
     assert hook.exists()
     assert (workspace / ".gemtui" / "config.toml").exists()
     assert (workspace / ".git" / "config").read_text() == config + "[core]\n"
+
+
+def test_run_in_the_home_folder_itself_keeps_its_credentials_hidden(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    (workspace / ".ssh").mkdir()
+    (workspace / ".ssh" / "id_ed25519").write_text("PRIVATE-KEY-MATERIAL\n")
+    (workspace / ".netrc").write_text("machine x login me password NETRC-SECRET\n")
+    cmd = "cat .ssh/id_ed25519 .netrc; echo end"
+    control = _shell(mock_llm_thread, isolated_home, workspace, cmd, HOME=str(workspace))
+    assert "PRIVATE-KEY-MATERIAL" in control
+    boxed = _shell(mock_llm_thread, isolated_home, workspace, cmd, "-s", HOME=str(workspace))
+    assert "PRIVATE-KEY-MATERIAL" not in boxed
+    assert "NETRC-SECRET" not in boxed
+    assert "end" in boxed

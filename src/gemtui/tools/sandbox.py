@@ -71,6 +71,39 @@ def _homes() -> list[Path]:
     return sorted({h.resolve() for h in homes if str(h) not in ("", "/")})
 
 
+_HOME_SECRETS = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".git-credentials",
+    ".pypirc",
+    ".npmrc",
+    ".password-store",
+    ".config/gcloud",
+    ".config/gh",
+    ".local/share/keyrings",
+    ".local/share/python_keyring",
+)
+"""Credentials under a home folder that a workspace containing it must not expose."""
+
+
+def _hide_secrets(home: Path) -> list[str]:
+    args: list[str] = []
+    for name in _HOME_SECRETS:
+        path = home / name
+        if path.is_symlink() or not path.exists():
+            continue
+        if path.is_dir():
+            args += ["--tmpfs", str(path)]
+        else:
+            args += ["--ro-bind", "/dev/null", str(path)]
+    return args
+
+
 def wrap_command(argv: list[str], config: SandboxConfig, bwrap: str = "bwrap") -> list[str]:
     """``argv`` run inside the sandbox (cwd is kept; it must be in the workspace)."""
     ws = config.workspace.resolve()
@@ -103,6 +136,9 @@ def wrap_command(argv: list[str], config: SandboxConfig, bwrap: str = "bwrap") -
     for target in inside:
         if target.is_dir():
             args += ["--tmpfs", str(target)]
+    for home in _homes():  # gemtui run in the home folder itself: its secrets stay hidden
+        if home.is_relative_to(ws):
+            args += _hide_secrets(home)
     return [*args, "--", *argv]
 
 
