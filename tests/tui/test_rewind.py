@@ -219,3 +219,33 @@ async def test_mcp_view_says_servers_run_sandboxed_without_network(
         note = str(app.screen.query_one("#mcp-sandbox", Static).render())
         assert "run in the sandbox, without network" in note
         assert "network = true" in note
+
+
+async def test_a_file_changed_by_hand_since_is_asked_about_first(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    from gemtui.tui.screens.dialogs import ConfirmScreen
+
+    for name, data in ORIGINAL.items():
+        (workspace / name).write_bytes(data)
+    _enqueue(mock_llm)
+    session = make_session(mock_llm.url, workspace, approval_mode="yolo")
+    app = make_app(session, workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await _two_prompts(pilot, seen)
+        (workspace / "app.py").write_bytes(b"print('by hand')\n")
+        await pilot.press(*"/rewind", "enter")
+        await pilot.pause()
+        preview = await _choose(pilot, app, 2)
+        assert preview.startswith("changed by hand since, restored too: app.py")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert (workspace / "app.py").read_bytes() == b"print('by hand')\n"
+        await pilot.press(*"/rewind", "enter")
+        await pilot.pause()
+        await _choose(pilot, app, 2)
+        await pilot.press("y")
+        await pilot.pause()
+        assert _files(workspace) == ORIGINAL

@@ -70,8 +70,29 @@ def open_rewind(app: SessionHost) -> None:
         return preview_text(plan, plan_diff(book, plan))
 
     def chosen(choice: RewindChoice | None) -> None:
-        if choice is not None:
+        if choice is None:
+            return
+        by_hand = []
+        if choice.mode != "conversation":
+            by_hand = plan_rewind(book, choice.point.checkpoint).by_hand
+        if not by_hand:
             _apply(app, session, book, choice)
+            return
+        from gemtui.tui.screens.dialogs import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                _apply(app, session, book, choice)
+            else:
+                app.notify("Rewind cancelled: nothing was changed.")
+
+        app.push_screen(
+            ConfirmScreen(
+                f"{len(by_hand)} file(s) were changed by hand since; restore them too?",
+                detail="\n".join(by_hand) + "\n\ny restores them (the rewind can be undone)",
+            ),
+            answered,
+        )
 
     app.push_screen(RewindScreen(points, preview), chosen)
 
