@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-snapshot-update test-real-llm snapshot-png readme-pictures lint format bench bench-peers demo install compile clean
+.PHONY: bwrap run test test-snapshot-update test-real-llm snapshot-png readme-pictures lint format bench bench-peers demo install compile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,14 @@ $(STAMP): pyproject.toml | $(BIN)/python
 compile: $(STAMP)
 	@$(BIN)/python -m compileall -q src > /dev/null
 
-install: $(STAMP)
+install: $(STAMP) bwrap
+
+# The sandbox (-s) runs commands under bubblewrap, and its tests run the real bwrap:
+# install it when missing and the machine allows (root with apt-get); else say how.
+bwrap:
+	@command -v bwrap > /dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null \
+		&& apt-get install -y -q bubblewrap > /dev/null; } \
+		|| echo "note: the sandbox needs bwrap: apt-get install bubblewrap"
 
 run: compile
 	$(BIN)/gemtui
@@ -26,7 +33,7 @@ run: compile
 demo: compile
 	$(BIN)/gemtui --fake-responses src/gemtui/tui/demo.jsonl
 
-test: $(STAMP)
+test: $(STAMP) bwrap
 	$(BIN)/pytest
 
 # Not part of `make test`: a real llama-server with a real 0.5B model (built once by
@@ -45,10 +52,12 @@ snapshot-png: $(STAMP)
 # The README's pictures are two snapshots (TestReadmePictures), drawn the same way.
 readme-pictures: $(STAMP)
 	$(BIN)/python scripts/snapshot_pngs.py -o build/readme \
-		tests/tui/__snapshots__/test_snapshots/TestReadmePictures.*.svg
+		tests/tui/__snapshots__/test_snapshots/TestReadmePictures.*.svg \
+		tests/tui/__snapshots__/test_snapshots/TestRewindPicture.*.svg
 	mkdir -p docs
 	cp build/readme/test_snapshots.TestReadmePictures.test_main_screen_mid_answer.png docs/main-screen.png
 	cp build/readme/test_snapshots.TestReadmePictures.test_approval_with_a_diff.png docs/approval.png
+	cp build/readme/test_snapshots.TestRewindPicture.test_rewind_preview.png docs/rewind.png
 
 # ruff, the formatting, mypy strict and the import contracts in pyproject.toml (import-linter
 # is a dev extra: the click it needs no longer slows start-up, see _without_httpx_cli)

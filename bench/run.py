@@ -406,6 +406,13 @@ def bench_mcp() -> None:
     )
 
 
+def bench_safety() -> None:
+    from safety_bench import bench_checkpoints, bench_sandbox
+
+    bench_checkpoints(report)
+    bench_sandbox(report)
+
+
 def main() -> int:
     sections: list[tuple[str, Callable[[], None]]] = [
         ("Foundation", bench_version),
@@ -416,6 +423,7 @@ def main() -> int:
         ("Engine", bench_parallel),
         ("Engine", bench_policy),
         ("TUI and store", bench_tui),
+        ("Safety net", bench_safety),
         # last: the TUI's peak RSS is this process's, and the MCP SDK would count in it
         ("MCP", bench_mcp),
     ]

@@ -542,3 +542,47 @@ class TestReadmePictures:
             await _settle(pilot)
 
         assert snap_compare(_app(tmp_path), terminal_size=(120, 34), run_before=run_before)
+
+
+REWIND_PREVIEW = """changed by hand since, restored too: src/app/cli.py
+remove      tests/test_verbose.py
+change back src/app/cli.py
+
+--- a/src/app/cli.py
++++ b/src/app/cli.py
+@@ -1,6 +1,4 @@
+ import argparse
+ parser = argparse.ArgumentParser()
+-parser.add_argument("--verbose", action="store_true")
+-# verbose: print every step
+ args = parser.parse_args()
+--- a/tests/test_verbose.py
++++ /dev/null
+@@ -1,2 +0,0 @@
+-def test_verbose():
+-    assert run(["--verbose"]).steps
+"""
+
+
+class TestRewindPicture:
+    """The README's picture of /rewind (``make readme-pictures`` copies it to docs/)."""
+
+    def test_rewind_preview(self, snap_compare: Any, tmp_path: Path) -> None:
+        """/rewind after choosing "add a --verbose flag": the title names the prompt, the
+        three choices (code and conversation highlighted), and the preview: a hand edit
+        listed first, what is removed and changed back, then the unified diff."""
+        from gemtui.agent.checkpointing import PromptPoint
+        from gemtui.tui.screens.rewind import RewindScreen
+
+        points = [
+            PromptPoint("add a --verbose flag", "c2", ("src/app/cli.py", "tests/test_verbose.py")),
+            PromptPoint("explain the parser", "c1", ("notes.md",)),
+        ]
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            pilot.app.push_screen(RewindScreen(points, lambda point: REWIND_PREVIEW))
+            await _settle(pilot)
+            await pilot.press("enter")
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(120, 34), run_before=run_before)

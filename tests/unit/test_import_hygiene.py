@@ -76,7 +76,14 @@ def test_the_engine_contract_covers_every_package_but_the_views() -> None:
     }
     views = {"gemtui.tui", "gemtui.cli", "gemtui.__main__"}
     # the command line's subcommands that launch no view are engine too
-    cli_engine = {"gemtui.cli.auth", "gemtui.cli.extensions", "gemtui.cli.mcp", "gemtui.cli.parser"}
+    cli_engine = {
+        "gemtui.cli.auth",
+        "gemtui.cli.extensions",
+        "gemtui.cli.mcp",
+        "gemtui.cli.parser",
+        "gemtui.cli.checkpoints",
+        "gemtui.cli.rewind",
+    }
     assert set(engine["source_modules"]) == (top_level - views) | cli_engine
 
 

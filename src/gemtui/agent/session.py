@@ -65,6 +65,7 @@ from gemtui.wire import (
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
+    from gemtui.agent.checkpointing import SessionCheckpoints
     from gemtui.agent.router import ModelRouter
     from gemtui.bus import EventBus
     from gemtui.commands import CommandSet
@@ -74,6 +75,7 @@ if TYPE_CHECKING:
     from gemtui.scheduler import PolicyEngine, PolicyRule
     from gemtui.tools.netguard import FetchLimits
     from gemtui.tools.registry import ToolRegistry
+    from gemtui.tools.sandbox import SandboxConfig
 
 __all__ = ["Session", "SessionOptions"]
 
@@ -110,6 +112,40 @@ def _workspace_rules(options: SessionOptions) -> list[PolicyRule]:
     from gemtui.scheduler import load_policy_file
 
     return load_policy_file(workspace_policy_file(options.workspace), "workspace")
+
+
+def _sandbox(settings: Settings, workspace: Path, extra_roots: list[Path]) -> SandboxConfig | None:
+    """The bubblewrap sandbox when ``-s`` or ``[tools.sandbox] enabled`` asks (exit 52
+    without bwrap)."""
+    import os
+
+    box = settings.tools.sandbox
+    if not (box.enabled or os.environ.get("GEMTUI_SANDBOX") == "1"):
+        return None
+    from gemtui.config.paths import data_dir, log_dir
+    from gemtui.tools.sandbox import SandboxConfig, require_bwrap
+
+    require_bwrap()
+    hidden = [config_dir(), data_dir(), log_dir()]
+    if os.environ.get("GEMTUI_HOME"):
+        hidden.append(Path(os.environ["GEMTUI_HOME"]).expanduser())
+    return SandboxConfig(
+        workspace=workspace,
+        network=box.network,
+        read_only_paths=tuple(box.read_only_paths),
+        hidden=tuple(hidden),
+        writable=tuple(extra_roots),
+    )
+
+
+def _checkpoints(
+    settings: Settings, bus: EventBus, workspace: Path, session_id: str
+) -> SessionCheckpoints | None:
+    if not settings.checkpoints.enabled:
+        return None
+    from gemtui.agent.checkpointing import SessionCheckpoints
+
+    return SessionCheckpoints(bus, workspace, settings.checkpoints, session_id)
 
 
 class Session:
@@ -157,6 +193,7 @@ class Session:
             output_limit=settings.tools.output_limit,
             model_stream=self._model_stream,
             fetch=_fetch_limits(settings),
+            sandbox=_sandbox(settings, self.workspace.root, self.workspace.roots[1:]),
         )
         self.scheduler = ToolScheduler(
             self.registry,
@@ -166,6 +203,10 @@ class Session:
             approval_mode=lambda: self.approval_mode,
             interactive=options.interactive,
         )
+        if self.mcp is not None and context.sandbox is not None and settings.tools.sandbox.mcp:
+            self.mcp.manager.sandbox = context.sandbox
+        self.checkpoints = _checkpoints(settings, self.bus, self.workspace.root, self.id)
+        self.scheduler.guard = self.checkpoints
         if isinstance(provider.generator, RetryingGenerator):
             provider.generator.on_retry = self._on_retry
         self.account = AccountWatch(self.bus, self.id)
@@ -328,6 +369,8 @@ class Session:
             self.executor.config.context_window = self.provider.context_window
         self.chat.declarations = self._declarations()
         self._cancel = asyncio.Event()
+        if self.checkpoints is not None:
+            self.checkpoints.prompt = prompt
         try:
             refused = await before_agent(self, prompt)
             if refused is not None:

@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="A full-screen terminal coding agent. Without -p it opens the TUI.",
         epilog="Subcommands: `gemtui auth login|logout|status`, `gemtui sessions [list [--json]]`,"
         " `gemtui mcp list|add|remove|import`, `gemtui extensions install|link|list|enable|"
-        "disable|uninstall|update|import`.",
+        "disable|uninstall|update|import`, `gemtui checkpoints [--json]`, `gemtui rewind ID`.",
     )
     p.add_argument("prompt", nargs="?", help="prompt to send (opens the TUI with it sent)")
     p.add_argument(
@@ -78,6 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR[,DIR]",
         help="more folders the tools may reach (comma-separated or repeated)",
     )
+    p.add_argument(
+        "-s",
+        "--sandbox",
+        action="store_true",
+        help="run shell commands under bubblewrap: only the workspace writable, no network",
+    )
     p.add_argument("--version", action="version", version=f"gemtui {__version__}")
     return p
 
@@ -114,6 +120,14 @@ def main(argv: list[str] | None = None) -> int:
         from gemtui.cli.sessions import sessions_command
 
         return sessions_command(argv[1:])
+    if argv and argv[0] == "checkpoints":
+        from gemtui.cli.checkpoints import checkpoints_command
+
+        return checkpoints_command(argv[1:])
+    if argv and argv[0] == "rewind":
+        from gemtui.cli.rewind import rewind_command
+
+        return rewind_command(argv[1:])
     if argv and argv[0] == "mcp":
         from gemtui.cli.mcp import mcp_command
 
@@ -127,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.max_turns is not None and args.max_turns < 1:
         sys.stderr.write("gemtui: --max-turns must be at least 1\n")
         return EXIT_INPUT
+    if args.sandbox:
+        os.environ["GEMTUI_SANDBOX"] = "1"  # read where the session is built
     workspace = Path(os.getcwd()).resolve()
     prompt = args.headless_prompt
     piped = None if prompt is not None or args.prompt is not None else _read_stdin()

@@ -156,6 +156,32 @@ class WebFetchSettings(_Section):
     """Redirects followed per URL, each checked again."""
 
 
+class SandboxSettings(_Section):
+    """The bubblewrap sandbox (``[tools.sandbox]``); ``-s/--sandbox`` turns it on too."""
+
+    enabled: bool = False
+    """Run shell commands under bwrap (exit 52 at start when it is not installed)."""
+    network: bool = False
+    """Let sandboxed commands reach the network (off: a fresh network namespace)."""
+    mcp: bool = True
+    """Run stdio MCP servers in the same sandbox."""
+    read_only_paths: list[str] = Field(default_factory=list)
+    """Paths under home shown read-only inside (e.g. ``~/.gitconfig``)."""
+
+
+class CheckpointSettings(_Section):
+    """Checkpoints of the workspace before a tool changes it (``[checkpoints]``)."""
+
+    enabled: bool = True
+    """Take a checkpoint before each call that may change the workspace."""
+    max_file_size: Count = 10_000_000
+    """Bytes; a bigger file is left out of checkpoints (the notice names it)."""
+    keep: Count = 100
+    """Newest checkpoints kept per workspace, besides those of recent sessions."""
+    keep_days: Annotated[float, Field(ge=0)] = 7.0
+    """Every checkpoint of a session seen in this many days is kept too."""
+
+
 class ToolSettings(_Section):
     """Limits on what tools may do and return (``[tools]``)."""
 
@@ -167,6 +193,8 @@ class ToolSettings(_Section):
     """Tools never offered to the model (by name)."""
     web_fetch: WebFetchSettings = Field(default_factory=WebFetchSettings)
     """web_fetch's network bounds and limits."""
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    """Running shell commands (and stdio MCP servers) under bubblewrap."""
 
 
 class ContextSettings(_Section):
@@ -265,6 +293,8 @@ class Settings(BaseModel):
     """MCP servers (Gemini CLI's key and shape)."""
     workspace: WorkspaceSettings = Field(default_factory=WorkspaceSettings)
     """Extra workspace roots."""
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
+    """Checkpoints before workspace-changing tool calls, and their retention."""
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

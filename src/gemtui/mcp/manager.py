@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from mcp.types import Tool as McpToolInfo
 
     from gemtui.config.settings import McpServerSettings
+    from gemtui.tools.sandbox import SandboxConfig
 
 __all__ = ["DEFAULT_START_TIMEOUT", "McpManager", "ServerState", "ServerStatus"]
 
@@ -107,6 +108,8 @@ class McpManager:
         self._confs = dict(servers)
         self._servers: dict[str, _Server] = {}
         self._on_change = on_change
+        self.sandbox: SandboxConfig | None = None
+        """Start stdio servers under bubblewrap (``[tools.sandbox] mcp``)."""
         self.jobs = BackgroundJobs()
         """The stdio servers' process groups: ``terminate`` ends them without a loop, and
         the atexit net of ``tools.background`` ends any a crash left behind."""
@@ -225,9 +228,14 @@ class McpManager:
         from mcp import ClientSession, StdioServerParameters, stdio_client
 
         if conf.command:
+            argv = [expand(conf.command), *(expand(a) for a in conf.args)]
+            if self.sandbox is not None:
+                from gemtui.tools.sandbox import require_bwrap, wrap_command
+
+                argv = wrap_command(argv, self.sandbox, require_bwrap())
             params = StdioServerParameters(
-                command=expand(conf.command),
-                args=[expand(a) for a in conf.args],
+                command=argv[0],
+                args=argv[1:],
                 env={k: expand(v) for k, v in conf.env.items()},
                 cwd=expand(conf.cwd) if conf.cwd else None,
             )

@@ -41,6 +41,7 @@ from gemtui.bus.events import (
     ToolCallSnapshot,
     ToolCallState,
 )
+from gemtui.scheduler.change_guard import ChangeGuard, may_change_workspace
 from gemtui.scheduler.execution import (
     CANCELLED_MESSAGE,
     PartialOutput,
@@ -156,7 +157,9 @@ class ToolScheduler:
         *,
         approval_mode: Callable[[], str] | str = "default",
         interactive: bool = True,
+        guard: ChangeGuard | None = None,
     ) -> None:
+        self.guard = guard
         self._registry = registry
         self._bus = bus
         self._policy = policy
@@ -446,9 +449,16 @@ class ToolScheduler:
     async def _execute(self, batch: _Batch, record: CallRecord) -> None:
         assert record.invocation is not None
         printed = batch.printed.setdefault(record.call_id, PartialOutput())
-        outcome = await execute_invocation(
-            record.invocation, self._context, self._bus, record.call_id, printed
-        )
+        token = None
+        if self.guard is not None and record.tool and may_change_workspace(record.tool):
+            token = await self.guard.before(record.tool, record.invocation)
+        try:
+            outcome = await execute_invocation(
+                record.invocation, self._context, self._bus, record.call_id, printed
+            )
+        finally:
+            if token is not None and self.guard is not None:
+                await asyncio.shield(self.guard.after(token))
         if self.hooks is not None and outcome.result is not None:
             outcome = await run_after_tool(record, outcome, self.hooks)
         if outcome.error is not None:

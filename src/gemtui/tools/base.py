@@ -23,6 +23,7 @@ from gemtui.wire import FunctionDeclaration, Part
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
+    from gemtui.tools.sandbox import SandboxConfig
     from gemtui.tools.workspace import Workspace
     from gemtui.wire import GenerateContentRequest, GenerateContentResponse
 
@@ -91,6 +92,8 @@ class ToolContext:
     """Streams a one-off request to the session's current model (google_web_search asks it
     with the googleSearch tool); None where there is no model. It raises ``ToolError``
     when the provider cannot serve the request (no grounding)."""
+    sandbox: SandboxConfig | None = None
+    """Run shell commands under bubblewrap with this configuration (None: not sandboxed)."""
 
 
 class ToolInvocation(ABC):

@@ -350,6 +350,15 @@ class GemtuiApp(SessionHost):
         if self.session is not None and self.turn_running:
             self.session.cancel()
             self._return_queued_to_prompt()
+        elif not self.main.prompt.text:  # Esc Esc on an empty prompt: /rewind
+            import time
+
+            now = time.monotonic()
+            if now - getattr(self, "_last_escape", -10.0) < 1.0:
+                self._last_escape = -10.0
+                self.run_slash("/rewind")
+            else:
+                self._last_escape = now
 
     def _return_queued_to_prompt(self) -> None:
         """Cancelling drops the queued prompts from the queue, not from the person."""

@@ -37,6 +37,12 @@ __all__ = ["SessionHost", "short_path"]
 log = logging.getLogger(__name__)
 
 
+def _sandbox_label(session: Session) -> str:
+    """What the status line says of the sandbox (empty when commands are not sandboxed)."""
+    box = session.tool_context.sandbox
+    return "" if box is None else ("sandbox+net" if box.network else "sandbox")
+
+
 class SessionHost(MaskingApp[int]):
     """An app that holds one session at a time, built by the assembly."""
 
@@ -283,6 +289,7 @@ class SessionHost(MaskingApp[int]):
             "provider": session.provider.name,
             "model": session.chat.model,
             "approval_mode": session.approval_mode,
+            "sandbox": _sandbox_label(session),
             "workspace": short_path(self.workspace),
             "branch": git_branch(self.workspace),
         }

@@ -263,6 +263,12 @@ def _memory(app: SessionHost, arg: str) -> None:
         app.notify("Usage: /memory show | refresh | add FACT", severity="warning")
 
 
+def _rewind(app: SessionHost, arg: str) -> None:
+    from gemtui.tui.rewind_flow import open_rewind
+
+    open_rewind(app)
+
+
 def _quit(app: SessionHost, arg: str) -> None:
     app.exit(0)
 
@@ -356,6 +362,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/hooks", "Hooks loaded, their last runs and failures", features.hooks),
     SlashCommand("/extensions", "Enabled extensions and what they bring", features.extensions),
     SlashCommand("/tasks", "Background commands: /tasks [show PID | stop PID]", features.tasks),
+    SlashCommand("/rewind", "Restore code and/or conversation to before a prompt", _rewind),
     SlashCommand("/quit", "Quit gemtui", _quit),
 )
 """Every slash command, in the order /help lists them: the one table."""

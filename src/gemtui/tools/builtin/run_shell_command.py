@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from gemtui.errors import FatalConfigError
 from gemtui.tools.background import group_members as _group_members
 from gemtui.tools.background import terminate_all
 from gemtui.tools.base import (
@@ -29,6 +30,7 @@ from gemtui.tools.base import (
     ToolKind,
     ToolResult,
 )
+from gemtui.tools.sandbox import require_bwrap, sandbox_hint, scrubbed_env, wrap_command
 from gemtui.tools.shell_syntax import has_redirection, rule_prefixes
 
 KILL_GRACE_SECONDS = 2.0
@@ -39,6 +41,17 @@ READ_CHUNK = 8192
 
 
 # -- process group handling --------------------------------------------------------------
+
+
+def _launch(argv: list[str], ctx: ToolContext) -> tuple[list[str], dict[str, str] | None]:
+    """The command line and environment: under bubblewrap when the session is sandboxed."""
+    if ctx.sandbox is None:
+        return argv, None
+    try:
+        bwrap = require_bwrap()
+    except FatalConfigError as e:
+        raise ToolError(str(e)) from e
+    return wrap_command(argv, ctx.sandbox, bwrap), scrubbed_env()
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
@@ -130,7 +143,8 @@ class RunShellCommandInvocation(ToolInvocation):
         cwd = self._cwd(ctx)
         return Confirmation(
             kind="exec",
-            title="Confirm Shell Command",
+            title="Confirm Shell Command"
+            + ("" if ctx.sandbox is None else " (sandboxed: bubblewrap, workspace only)"),
             command=self.command,
             root_command=", ".join(rule_prefixes(self.command)) or None,
             cwd=str(cwd),
@@ -154,10 +168,10 @@ class RunShellCommandInvocation(ToolInvocation):
         # children may still hold open.
         rfd, wfd = os.pipe()
         try:
+            argv, env = _launch(["bash", "-c", self.command], ctx)
             proc = await asyncio.create_subprocess_exec(
-                "bash",
-                "-c",
-                self.command,
+                *argv,
+                env=env,
                 cwd=os.fspath(cwd),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=wfd,
@@ -196,7 +210,13 @@ class RunShellCommandInvocation(ToolInvocation):
             transport.close()
         if not timed_out:
             ctx.background.adopt(proc.pid)  # `server &`: the job is the session's too
-        return self._result(proc, capture, where, timed_out, ctx.shell_timeout)
+        result = self._result(proc, capture, where, timed_out, ctx.shell_timeout)
+        if ctx.sandbox is not None:
+            hint = sandbox_hint(capture.text(), network=ctx.sandbox.network)
+            if hint is not None and isinstance(result.llm_content, str):
+                result.llm_content += "\n" + hint
+                result.display += "\n" + hint
+        return result
 
     @staticmethod
     async def _pump(stream: asyncio.StreamReader, capture: OutputCapture, ctx: ToolContext) -> None:
@@ -251,8 +271,10 @@ class RunShellCommandInvocation(ToolInvocation):
         """
         fd, log_path = tempfile.mkstemp(prefix="gemtui-bg-", suffix=".log")
         try:
+            argv, env = _launch(["bash", "-c", self.command], ctx)
             popen = subprocess.Popen(
-                ["bash", "-c", self.command],
+                argv,
+                env=env,
                 cwd=os.fspath(cwd),
                 stdin=subprocess.DEVNULL,
                 stdout=fd,

@@ -82,6 +82,15 @@ class McpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("MCP servers", classes="dialog-title")
+            box = self.manager.sandbox
+            if box is not None:
+                net = (
+                    "with network"
+                    if box.network
+                    else "without network: a server that needs it wants"
+                    " [tools.sandbox] network = true (or mcp = false)"
+                )
+                yield Static(f"⛨ Stdio servers run in the sandbox, {net}.", id="mcp-sandbox")
             yield VerticalScroll(id="mcp-servers")
             yield Static(
                 "↑/↓ select · r restart · d disable / enable · Esc close", classes="dialog-keys"

@@ -80,6 +80,8 @@ class StatusLine(Widget):
     """MCP servers at a glance (``MCP 2/3 ✗``), empty without servers."""
     mcp_trouble: reactive[bool] = reactive(False)
     """A server failed: the summary is shown in the error colour."""
+    sandbox: reactive[str] = reactive("")
+    """``sandbox`` or ``sandbox+net`` when shell commands run under bubblewrap."""
     activity: reactive[str] = reactive("")
     """What the running turn does now (a key of ``ACTIVITIES``), empty when idle."""
     activity_detail: reactive[str] = reactive("")
@@ -201,6 +203,8 @@ class StatusLine(Widget):
             if not drop["provider"]:
                 pieces += [(self.provider, "$text-secondary"), ":"]
             pieces.append((self.model, "bold"))
+            if self.sandbox:
+                pieces += ["  ", (f"⛨ {self.sandbox}", "bold $text-success")]
             if not drop["workspace"]:
                 pieces += ["  ", (self.workspace, "$text-muted")]
             if self.branch and not drop["branch"]:

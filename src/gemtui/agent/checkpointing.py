@@ -1,0 +1,124 @@
+"""The session's checkpoints: one before every call that may change the workspace."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gemtui.bus.bus import EventBus
+from gemtui.bus.events import ErrorOccurred
+from gemtui.checkpoints import Checkpoint, CheckpointBook
+from gemtui.config.paths import data_dir
+from gemtui.config.settings import CheckpointSettings
+from gemtui.tools.base import Tool
+from gemtui.wire import Content
+
+__all__ = [
+    "PromptPoint",
+    "SessionCheckpoints",
+    "book_for",
+    "history_before_prompt",
+    "prompt_points",
+]
+
+log = logging.getLogger(__name__)
+
+
+def book_for(workspace: Path, settings: CheckpointSettings | None = None) -> CheckpointBook:
+    """The checkpoint book of ``workspace`` under gemtui's data dir."""
+    s = settings or CheckpointSettings()
+    return CheckpointBook(
+        data_dir(),
+        workspace,
+        max_file_size=s.max_file_size,
+        keep=s.keep,
+        keep_days=s.keep_days,
+    )
+
+
+class SessionCheckpoints:
+    """A ``ChangeGuard`` for the scheduler: records a checkpoint before a call runs and
+    the files it changed after. A failing checkpoint is logged and noted, never fatal:
+    the approved call still runs."""
+
+    def __init__(
+        self, bus: EventBus, workspace: Path, settings: CheckpointSettings, session_id: str
+    ) -> None:
+        self._bus = bus
+        self.book = book_for(workspace, settings)
+        self.session_id = session_id
+        self.prompt = ""
+        """The text of the prompt in flight (set by the session before it runs)."""
+        self._warned: set[str] = set()
+
+    async def before(self, tool: Tool, invocation: Any) -> object | None:
+        try:
+            point = await asyncio.to_thread(
+                self.book.begin, session=self.session_id, prompt=self.prompt, tool=tool.name
+            )
+        except Exception as e:  # never stop an approved call: say so instead
+            log.warning("no checkpoint before %s: %s", tool.name, e)
+            self._note(f"No checkpoint was taken before {tool.name}: {e}")
+            return None
+        for path in point.skipped:
+            limit = self.book.max_file_size
+            self._note(
+                f"{path} is over the checkpoint size cap ([checkpoints] max_file_size ="
+                f" {limit}): it is not in checkpoints and a rewind leaves it alone."
+            )
+        return point
+
+    async def after(self, token: object) -> None:
+        if not isinstance(token, Checkpoint):
+            return
+        try:
+            await asyncio.to_thread(self.book.finish, token)
+        except Exception as e:
+            log.warning("checkpoint %s not finished: %s", token.id, e)
+
+    def _note(self, text: str) -> None:
+        if text in self._warned:
+            return
+        self._warned.add(text)
+        self._bus.emit(ErrorOccurred, message=text, kind="warning")
+
+
+@dataclass(frozen=True)
+class PromptPoint:
+    """A prompt of this session that changed files: rewinding to it restores the files
+    as they were before its first checkpoint."""
+
+    prompt: str
+    checkpoint: str
+    """The prompt's earliest checkpoint (the state before any of its calls ran)."""
+    files: tuple[str, ...]
+
+
+def prompt_points(points: list[Checkpoint], session: str) -> list[PromptPoint]:
+    """This session's prompts with the files each changed, newest first (consecutive
+    checkpoints of one prompt are one entry; a rewind's own checkpoint is not a prompt)."""
+    ours = [p for p in reversed(points) if p.session == session and p.tool != "rewind"]
+    groups: list[tuple[str, str, list[str]]] = []
+    for point in ours:  # oldest first
+        if groups and groups[-1][0] == point.prompt:
+            files = groups[-1][2]
+            files.extend(f for f in point.files if f not in files)
+        else:
+            groups.append((point.prompt, point.id, list(point.files)))
+    return [PromptPoint(p, c, tuple(f)) for p, c, f in reversed(groups)]
+
+
+def history_before_prompt(history: list[Content], prompt: str) -> int | None:
+    """Where the history is cut to rewind the conversation to before ``prompt``: the index
+    of the last user message carrying its text (None when it is not there)."""
+    for index in range(len(history) - 1, -1, -1):
+        content = history[index]
+        if content.role != "user":
+            continue
+        texts = [part.text for part in content.parts or [] if part.text]
+        if any(t == prompt or prompt in t for t in texts):
+            return index
+    return None

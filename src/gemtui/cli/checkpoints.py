@@ -1,0 +1,44 @@
+"""``gemtui checkpoints [--json]``: this workspace's checkpoints, newest first."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from gemtui.cli.parser import EXIT_ERROR, ArgParser
+
+__all__ = ["checkpoints_command"]
+
+
+def checkpoints_command(argv: list[str]) -> int:
+    p = ArgParser(prog="gemtui checkpoints", description="List this folder's checkpoints.")
+    p.add_argument("--json", action="store_true", help="print them as a JSON array")
+    args = p.parse_args(argv)
+    from gemtui.agent.checkpointing import book_for
+    from gemtui.checkpoints import ShadowError
+    from gemtui.config.settings import load_settings
+
+    try:
+        points = book_for(Path(os.getcwd()), load_settings().checkpoints).all()
+    except ShadowError as e:
+        sys.stderr.write(f"gemtui: {e}\n")
+        return EXIT_ERROR
+    if args.json:
+        sys.stdout.write(json.dumps([p.row() for p in points], ensure_ascii=False, indent=2))
+        sys.stdout.write("\n")
+        return 0
+    if not points:
+        sys.stdout.write("No checkpoints in this folder yet.\n")
+        return 0
+    for point in points:
+        prompt = " ".join(point.prompt.split())
+        prompt = prompt if len(prompt) <= 50 else prompt[:49] + "…"
+        files = ", ".join(point.files[:3]) + (" …" if len(point.files) > 3 else "")
+        sys.stdout.write(
+            f"{point.id}  {point.created[:19].replace('T', ' ')}  {point.tool:<18}"
+            f"  {files or '(no change)'}  “{prompt}”\n"
+        )
+    sys.stdout.write("Undo with: gemtui rewind ID\n")
+    return 0

@@ -1,0 +1,123 @@
+"""What ``/rewind`` (and Esc Esc on an empty prompt) does once a choice is made: the
+code through the checkpoints, the conversation as one published history change (the
+store keeps the old one as an earlier epoch, nothing deleted)."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gemtui.agent.checkpointing import PromptPoint
+    from gemtui.agent.session import Session
+    from gemtui.checkpoints import CheckpointBook, RewindPlan
+    from gemtui.tui.screens.rewind import RewindChoice
+    from gemtui.tui.session_host import SessionHost
+
+__all__ = ["open_rewind", "plan_diff"]
+
+_DIFF_LIMIT = 200_000
+
+
+def plan_diff(book: CheckpointBook, plan: RewindPlan) -> str:
+    """A unified diff from the files as they are to what the rewind would write."""
+    chunks: list[str] = []
+    for change in plan.changes:
+        path = book.workspace / change.path
+        try:
+            st = os.lstat(path)
+            now = path.read_bytes() if stat.S_ISREG(st.st_mode) else b""
+        except OSError:
+            now = b""
+        then = book.repo.run("cat-file", "blob", change.blob) if change.blob else b""
+        if len(now) + len(then) > _DIFF_LIMIT or b"\0" in now + then:
+            chunks.append(f"Binary or large file {change.path} differs\n")
+            continue
+        chunks.extend(
+            difflib.unified_diff(
+                now.decode("utf-8", "replace").splitlines(keepends=True),
+                then.decode("utf-8", "replace").splitlines(keepends=True),
+                f"a/{change.path}" if now else "/dev/null",
+                f"b/{change.path}" if change.status != "D" else "/dev/null",
+            )
+        )
+    return "".join(chunks)
+
+
+def open_rewind(app: SessionHost) -> None:
+    """Open the rewind screen for the running session."""
+    session = app.session
+    if session is None:
+        return
+    if app.turn_running:
+        app.notify("Wait for the turn to finish (or Esc) before rewinding.", severity="warning")
+        return
+    checkpoints = session.checkpoints
+    if checkpoints is None:
+        app.notify("Checkpoints are off ([checkpoints] enabled = false).", severity="warning")
+        return
+    from gemtui.agent.checkpointing import prompt_points
+    from gemtui.checkpoints import plan_rewind
+    from gemtui.tui.screens.rewind import RewindScreen, preview_text
+
+    book = checkpoints.book
+    points = prompt_points(book.all(), session.id)
+
+    def preview(point: PromptPoint) -> str:
+        plan = plan_rewind(book, point.checkpoint)
+        return preview_text(plan, plan_diff(book, plan))
+
+    def chosen(choice: RewindChoice | None) -> None:
+        if choice is None:
+            return
+        by_hand = []
+        if choice.mode != "conversation":
+            by_hand = plan_rewind(book, choice.point.checkpoint).by_hand
+        if not by_hand:
+            _apply(app, session, book, choice)
+            return
+        from gemtui.tui.screens.dialogs import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                _apply(app, session, book, choice)
+            else:
+                app.notify("Rewind cancelled: nothing was changed.")
+
+        app.push_screen(
+            ConfirmScreen(
+                f"{len(by_hand)} file(s) were changed by hand since; restore them too?",
+                detail="\n".join(by_hand) + "\n\ny restores them (the rewind can be undone)",
+            ),
+            answered,
+        )
+
+    app.push_screen(RewindScreen(points, preview), chosen)
+
+
+def _apply(app: SessionHost, session: Session, book: CheckpointBook, choice: RewindChoice) -> None:
+    from gemtui.agent.checkpointing import history_before_prompt
+    from gemtui.checkpoints import rewind
+
+    said: list[str] = []
+    if choice.mode in ("code", "both"):
+        result = rewind(book, choice.point.checkpoint, session=session.id)
+        changed = len(result.report.restored) + len(result.report.removed)
+        said.append(f"{changed} file(s) put back (undo: gemtui rewind {result.saved.id})")
+        if result.report.failed:
+            said.append(f"not restored: {', '.join(result.report.failed)}")
+    if choice.mode in ("conversation", "both"):
+        history = list(session.chat.history)
+        cut = history_before_prompt(history, choice.point.prompt)
+        if cut is None:
+            said.append("the prompt is no longer in the conversation")
+        else:
+            session.chat.replace_history(history[:cut], "rewind")
+            transcript = app.main.transcript
+            transcript.clear()
+            transcript.replay(history[:cut], lambda name, args: name)
+            app.main.prompt.text = choice.point.prompt
+            said.append("conversation rewound; the prompt is back in the input")
+    app.notify("Rewind: " + "; ".join(said) + ".")
