@@ -52,11 +52,18 @@ class Messages:
         return found.event
 
 
+async def group_done(app: Any, group: str) -> None:
+    """Wait for the workers of ``group`` that still run. Never pass Textual an empty
+    list: it means "every worker", the bridge worker too, which runs for the app's whole
+    life, so a worker that finished before the list was taken would hang the test."""
+    running = [w for w in app.workers if w.group == group]
+    if running:
+        await app.workers.wait_for_complete(running)
+
+
 async def turns_done(app: Any) -> None:
-    """Wait for the turn workers (the bridge worker runs for the app's whole life)."""
-    turns = [w for w in app.workers if w.group == "turn"]
-    if turns:  # an empty list would mean "every worker" to Textual
-        await app.workers.wait_for_complete(turns)
+    """Wait for the turn workers."""
+    await group_done(app, "turn")
 
 
 async def engine_started(app: Any, seen: Messages) -> None:

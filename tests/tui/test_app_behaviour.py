@@ -19,7 +19,7 @@ from gemtui.tui.app import GemtuiApp
 from gemtui.tui.screens.dialogs import ConfirmScreen, HelpScreen, PermissionsScreen
 from gemtui.tui.widgets.prompt_input import PromptInput, complete_path
 from tests.tui.conftest import make_app
-from tests.tui.helpers import turns_done
+from tests.tui.helpers import group_done, turns_done
 
 
 def _session(workspace: Path, entries: list[dict[str, Any]] | None = None) -> Session:
@@ -269,8 +269,7 @@ async def test_welcome_fits_80x24_and_takes_a_server_url_the_probe_missed(
         app.screen.query_one("#local-url", Input).value = f"{mock_llm.url}/v1"
         app.screen.query_one("#local-url", Input).focus()
         await pilot.press("enter")
-        adding = [w for w in app.screen.workers if w.group == "local-url"]
-        await app.workers.wait_for_complete(adding)
+        await group_done(app, "local-url")
         await pilot.pause()
         assert app.session is not None
         assert app.session.provider.name == "local"
@@ -297,8 +296,7 @@ async def test_welcome_says_why_a_server_url_cannot_be_used(workspace: Path) -> 
         field.value = "http://127.0.0.1:9/v1"  # the discard port: nothing listens
         field.focus()
         await pilot.press("enter")
-        adding = [w for w in app.screen.workers if w.group == "local-url"]
-        await app.workers.wait_for_complete(adding)
+        await group_done(app, "local-url")
         await pilot.pause()
         assert isinstance(app.screen, WelcomeScreen)
         said = str(app.screen.query_one("#message").render())

@@ -13,7 +13,7 @@ from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.launch import build_app
 from tests.tui.conftest import make_session
-from tests.tui.helpers import Messages, engine_started, turns_done
+from tests.tui.helpers import Messages, engine_started, group_done, turns_done
 
 
 def _settings_for(url: str) -> Settings:
@@ -145,7 +145,7 @@ async def test_model_command_switches_provider_live(
             await seen.wait_event(AgentFinished)
             await turns_done(app)
             app.run_slash("/model local:qwen3-coder")
-            await app.workers.wait_for_complete([w for w in app.workers if w.group == "model"])
+            await group_done(app, "model")
             assert app.session is not None
             assert app.session.provider.name == "local"
             assert app.main.status.model == "qwen3-coder"
