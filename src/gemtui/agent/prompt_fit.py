@@ -3,7 +3,8 @@
 A local server knows the window it was started with (``llama-server -c 8192``); the
 settings seldom say, and a guess from the model name is wrong for every local model.
 So before the first prompt the server is asked once (``context_probe``), unless the
-settings give the window, and the tool guidance form follows from the answer."""
+settings give the window, and the tool guidance form follows from the answer, and with
+it whether tool calls are decoded under a grammar (``providers.constrained_tools``)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,13 @@ async def fit_prompt(provider: ResolvedProvider, model: str) -> bool:
                     provider.context_window = window
                 break
     compact = wants_compact(provider.settings.tool_descriptions, provider.context_window)
-    for gen in generator_chain(provider.generator):
-        if isinstance(gen, TextToolsGenerator):
-            gen.compact = compact
+    chain = list(generator_chain(provider.generator))
+    text_tools = [gen for gen in chain if isinstance(gen, TextToolsGenerator)]
+    for gen in text_tools:
+        gen.compact = compact
+    if not text_tools:  # text tools declare nothing natively: there is no call to constrain
+        for gen in chain:
+            decide = getattr(gen, "decide_constrained_tools", None)
+            if decide is not None:
+                await decide(compact)
     return compact

@@ -216,7 +216,14 @@ def _openai(
         )
     base = base or os.environ.get("OPENAI_BASE_URL")
     key = get_secret(f"{name}-api-key", "OPENAI_API_KEY")  # local servers need none
-    return OpenAICompatGenerator(client(), base, key, name=name, no_think=conf.no_think)
+    return OpenAICompatGenerator(
+        client(),
+        base,
+        key,
+        name=name,
+        no_think=conf.no_think,
+        constrained_tools=conf.constrained_tools,
+    )
 
 
 NOT_SIGNED_IN = (

@@ -102,6 +102,11 @@ class ProviderSettings(_Section):
     tool_descriptions: Literal["full", "compact", "auto"] = "auto"
     """How tools are described to the model: in full, compactly (name, first sentence,
     typed parameters), or compactly only when the context window is under 32k tokens."""
+    constrained_tools: Literal["auto", "on", "off"] = "auto"
+    """OpenAI-compatible servers with grammar decoding (llama.cpp, vLLM): every turn with
+    tools is decoded under a grammar built from their schemas, so a call always parses and
+    names a real tool (answering is the extra tool ``final_answer``); ``auto``: when the
+    server is llama.cpp or vLLM and the tools get the compact description."""
     prices: dict[str, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
     """USD per million tokens: keys input, output, cached."""
 

@@ -17,6 +17,7 @@ import httpx
 
 from gemtui.errors import StreamError, TransportError, api_error_from_response
 from gemtui.providers.base import Capabilities
+from gemtui.providers.constrained_tools import constrain, server_constrains_tools, unwrap_answer
 from gemtui.providers.convert_openai import (
     OpenAIStream,
     declarations_of,
@@ -60,6 +61,7 @@ class OpenAICompatGenerator:
         name: str = "openai",
         *,
         no_think: bool = False,
+        constrained_tools: str = "off",
     ) -> None:
         self._client = client
         self._base = (base_url or DEFAULT_OPENAI_BASE_URL).rstrip("/")
@@ -68,6 +70,10 @@ class OpenAICompatGenerator:
         self.capabilities = Capabilities()
         self.no_think = no_think
         """Switch thinking off for models whose family has a switch (Qwen3's /no_think)."""
+        self.constrained_tools = constrained_tools
+        """The setting: on, off, or auto (``decide_constrained_tools`` asks the server)."""
+        self.constrained = constrained_tools == "on"
+        """Whether requests with tools require a call, ``final_answer`` included."""
 
     def _body(self, request: GenerateContentRequest, model: str, *, stream: bool) -> dict[str, Any]:
         switch = no_think_switch(model) if self.no_think else None
@@ -82,13 +88,18 @@ class OpenAICompatGenerator:
     async def generate(
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
     ) -> GenerateContentResponse:
+        if self.constrained:
+            request = constrain(request)
         body = self._body(request, model, stream=False)
         data = await post_json(self._client, f"{self._base}/chat/completions", body, self._headers)
-        return from_openai_completion(data, _names(request))
+        response = from_openai_completion(data, _names(request))
+        return unwrap_answer(response) if self.constrained else response
 
     async def stream(
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
     ) -> AsyncIterator[GenerateContentResponse]:
+        if self.constrained:
+            request = constrain(request)
         body = self._body(request, model, stream=True)
         url = f"{self._base}/chat/completions"
         think = ThinkSplitter(opened=opens_thought_in_prompt(model))
@@ -109,7 +120,8 @@ class OpenAICompatGenerator:
                             yield make_response(parts)
             except httpx.TransportError as exc:
                 raise TransportError(f"{type(exc).__name__} while streaming: {exc}") from exc
-        yield state.final()
+        final = state.final()
+        yield unwrap_answer(final) if self.constrained else final
 
     async def count_tokens(self, contents: list[Content], *, model: str) -> int:
         """An estimate (characters / 4): OpenAI-compatible servers offer no count endpoint."""
@@ -134,6 +146,15 @@ class OpenAICompatGenerator:
         from gemtui.providers.context_probe import probe_context_window
 
         return await probe_context_window(self._client, self._base, model, self._headers)
+
+    async def decide_constrained_tools(self, compact: bool) -> bool:
+        """Settle ``auto``: constrain when the tools are described compactly (a small
+        window, so a small model) and the server decodes under a grammar."""
+        if self.constrained_tools == "auto":
+            self.constrained = compact and await server_constrains_tools(
+                self._client, self._base, self._headers
+            )
+        return self.constrained
 
     async def aclose(self) -> None:
         await self._client.aclose()

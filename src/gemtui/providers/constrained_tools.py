@@ -1,0 +1,124 @@
+"""Tool calls a small local model cannot get wrong: every turn decoded under a grammar.
+
+A 0.5B model asked a question only the workspace can answer tends to answer from
+imagination, and when it does call, it writes JSON that does not parse or names a tool
+that does not exist. Servers with grammar-constrained decoding (llama.cpp with
+``--jinja``, vLLM's guided decoding) honour ``tool_choice: "required"``: the turn is then
+decoded under a grammar built from the declared tools' schemas, so it always parses,
+names a real tool and carries valid arguments. To leave answering possible, the request
+gets one more tool, ``final_answer``, whose text becomes the model's answer again here:
+each turn is the one decision "call this tool, or answer", made under the grammar.
+
+``[providers.NAME] constrained_tools``: ``on``, ``off``, or ``auto`` (the default): on
+when the server says it is llama.cpp (``/props``) or vLLM (``max_model_len`` in
+``/v1/models``) and the tools get the compact description (a window under 32k tokens,
+which is where the small models are). Ollama's OpenAI endpoint ignores ``tool_choice``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from gemtui.wire import (
+    FunctionCallingConfig,
+    FunctionDeclaration,
+    GenerateContentRequest,
+    GenerateContentResponse,
+    Part,
+    Tool,
+    ToolConfig,
+)
+
+__all__ = [
+    "ANSWER_TOOL",
+    "constrain",
+    "server_constrains_tools",
+    "unwrap_answer",
+]
+
+ANSWER_TOOL = "final_answer"
+"""The extra tool whose ``text`` argument is the answer to the user."""
+
+_ANSWER = FunctionDeclaration(
+    name=ANSWER_TOOL,
+    description=(
+        "Answer the user. Call it when no other tool is needed, or once the results of "
+        "the tools you called hold the answer. Questions about the project's files need "
+        "the file tools first."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {"text": {"type": "string", "description": "The answer, in Markdown."}},
+        "required": ["text"],
+    },
+)
+PROBE_TIMEOUT = 3.0
+
+
+def _declarations(request: GenerateContentRequest) -> list[FunctionDeclaration]:
+    return [d for tool in request.tools or [] for d in tool.function_declarations or []]
+
+
+def constrain(request: GenerateContentRequest) -> GenerateContentRequest:
+    """``request`` with ``final_answer`` added and a call required, when it offers tools
+    (a request without tools, such as a summary or a JSON-mode check, is left alone)."""
+    decls = _declarations(request)
+    if not decls or any(d.name == ANSWER_TOOL for d in decls):
+        return request
+    tools = [*(request.tools or []), Tool(function_declarations=[_ANSWER])]
+    config = ToolConfig(function_calling_config=FunctionCallingConfig(mode="ANY"))
+    return request.model_copy(update={"tools": tools, "tool_config": config})
+
+
+def unwrap_answer(response: GenerateContentResponse) -> GenerateContentResponse:
+    """``response`` with each ``final_answer`` call turned back into answer text."""
+    for candidate in response.candidates or []:
+        if candidate.content is None:
+            continue
+        parts: list[Part] = []
+        for part in candidate.content.parts:
+            call = part.function_call
+            if call is not None and call.name == ANSWER_TOOL:
+                parts.append(Part(text=_answer_text(call.args)))
+            else:
+                parts.append(part)
+        candidate.content.parts = parts
+    return response
+
+
+def _answer_text(args: dict[str, Any]) -> str:
+    text = args.get("text")
+    if isinstance(text, str):
+        return text
+    # a server without the grammar may still name the tool with other arguments
+    return "\n".join(str(v) for v in args.values())
+
+
+async def server_constrains_tools(
+    client: httpx.AsyncClient, base_url: str, headers: dict[str, str] | None = None
+) -> bool:
+    """Whether the server at ``base_url`` (with ``/v1``) decodes ``tool_choice:
+    "required"`` under a grammar: llama.cpp (it has ``/props``) or vLLM (its model list
+    carries ``max_model_len``). Every failure is a quiet no."""
+    base = base_url.rstrip("/")
+    root = base.removesuffix("/v1")
+    props = await _get(client, f"{root}/props", headers)
+    if isinstance(props, dict) and (
+        "default_generation_settings" in props or "chat_template" in props
+    ):
+        return True
+    models = await _get(client, f"{base}/models", headers)
+    items = models.get("data") if isinstance(models, dict) else None
+    return isinstance(items, list) and any(
+        isinstance(m, dict) and "max_model_len" in m for m in items
+    )
+
+
+async def _get(client: httpx.AsyncClient, url: str, headers: dict[str, str] | None) -> Any:
+    try:
+        response = await client.get(url, headers=headers or {}, timeout=PROBE_TIMEOUT)
+        return response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return None
