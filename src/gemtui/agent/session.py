@@ -59,6 +59,7 @@ from gemtui.wire import (
     GenerateContentRequest,
     GenerateContentResponse,
     GenerationConfig,
+    Part,
     ThinkingConfig,
 )
 
@@ -362,8 +363,11 @@ class Session:
         self.approval_mode = mode
         self.chat.declarations = self._declarations()
 
-    async def send(self, prompt: str) -> AgentFinished:
-        """Run one prompt to the end. Cancel with ``cancel()`` (or ``bus.cancel()``)."""
+    async def send(self, prompt: str, *, media: list[Part] | None = None) -> AgentFinished:
+        """Run one prompt to the end. Cancel with ``cancel()`` (or ``bus.cancel()``).
+
+        ``media`` (images an editor attached) go to the model after the prompt's text.
+        """
         if self._compact_tools is None:
             self._compact_tools = await fit_prompt(self.provider, self.chat.model)
             self.executor.config.context_window = self.provider.context_window
@@ -375,6 +379,11 @@ class Session:
             refused = await before_agent(self, prompt)
             if refused is not None:
                 return refused
+            if media:
+                parts = [Part(text=prompt), *media]
+                return await self.executor.run(
+                    parts, cancel=self._cancel, attached=f"{len(media)} attachment(s)"
+                )
             expanded = await expand_custom(self, prompt) if prompt.startswith("/") else None
             if isinstance(expanded, AgentFinished):
                 return expanded

@@ -84,6 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run shell commands under bubblewrap: only the workspace writable, no network",
     )
+    p.add_argument(
+        "--acp",
+        "--experimental-acp",
+        dest="acp",
+        action="store_true",
+        help="serve the Agent Client Protocol on stdio (for editors such as Zed)",
+    )
     p.add_argument("--version", action="version", version=f"gemtui {__version__}")
     return p
 
@@ -143,6 +150,20 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INPUT
     if args.sandbox:
         os.environ["GEMTUI_SANDBOX"] = "1"  # read where the session is built
+    if args.acp:
+        from gemtui.acp import AcpOptions, run_acp
+
+        return run_acp(
+            AcpOptions(
+                provider=args.provider,
+                model=args.model,
+                approval_mode=approval,
+                fake_responses=args.fake_responses,
+                text_tools=args.text_tools,
+                trust_workspace=args.trust_workspace,
+                max_turns=args.max_turns,
+            )
+        )
     workspace = Path(os.getcwd()).resolve()
     prompt = args.headless_prompt
     piped = None if prompt is not None or args.prompt is not None else _read_stdin()

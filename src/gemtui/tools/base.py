@@ -23,6 +23,7 @@ from gemtui.wire import FunctionDeclaration, Part
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
+    from gemtui.tools.file_access import FileAccess
     from gemtui.tools.sandbox import SandboxConfig
     from gemtui.tools.workspace import Workspace
     from gemtui.wire import GenerateContentRequest, GenerateContentResponse
@@ -94,6 +95,8 @@ class ToolContext:
     when the provider cannot serve the request (no grounding)."""
     sandbox: SandboxConfig | None = None
     """Run shell commands under bubblewrap with this configuration (None: not sandboxed)."""
+    files: FileAccess | None = None
+    """Text files through a front end that holds them (an editor's buffers); None: disk."""
 
 
 class ToolInvocation(ABC):

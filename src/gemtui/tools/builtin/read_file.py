@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from gemtui.tools.base import Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult
@@ -11,6 +12,7 @@ from gemtui.tools.builtin._files import (
     classify,
     media_part,
     read_text,
+    stat_regular,
     text_window,
     truncation_note,
 )
@@ -23,9 +25,13 @@ class ReadFileInvocation(ToolInvocation):
     async def execute(self, ctx: ToolContext) -> ToolResult:
         ws = ctx.workspace
         arg = self.args["file_path"]
-        path = ws.resolve_visible(arg)
-        check_readable_file(path, arg)
+        path = ws.resolve_visible(arg)  # bounds and ignore files first, whoever reads
         rel = ws.relative(path)
+        if ctx.files is not None and await run_off_loop(lambda _: _text_or_absent(path, arg)):
+            held = await ctx.files.read_text(path)
+            if held is not None:  # the editor's buffer, unsaved changes and all
+                return self._text_result(held.replace("\r\n", "\n"), arg, rel)
+        check_readable_file(path, arg)
         kind = await run_off_loop(lambda _: classify(path, arg))
         if kind == "media":
             part = await run_off_loop(lambda _: media_part(path, arg))
@@ -37,6 +43,9 @@ class ReadFileInvocation(ToolInvocation):
                 "audio and PDF files can be read."
             )
         text = await run_off_loop(lambda _: read_text(path, arg))
+        return self._text_result(text, arg, rel)
+
+    def _text_result(self, text: str, arg: str, rel: str) -> ToolResult:
         start = _as_int(self.args.get("start_line"))
         end = _as_int(self.args.get("end_line"))
         window = text_window(text, start, end)
@@ -47,6 +56,15 @@ class ReadFileInvocation(ToolInvocation):
         content = f"\n{note}\n\n--- FILE CONTENT (truncated) ---\n{window.content}"
         display = f"Read lines {window.first}-{window.last} of {window.total} from {rel}"
         return ToolResult(llm_content=content, display=display)
+
+
+def _text_or_absent(path: Path, arg: str) -> bool:
+    """Whether a front end may serve this file: text on disk, or not on disk at all
+    (a buffer not saved yet). Media and binary files are always read from disk."""
+    if stat_regular(path, arg) is None:
+        return True
+    check_readable_file(path, arg)
+    return classify(path, arg) == "text"
 
 
 def _as_int(value: Any) -> int | None:

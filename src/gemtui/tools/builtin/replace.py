@@ -87,6 +87,23 @@ class FileEditInvocation(ToolInvocation):
         self._modified: str | None = None
         self._before: str | None = None
         """The file's content when the preview was made (what a modification replaced)."""
+        self._held: tuple[str | None] | None = None
+        """The file as a front end holds it (``ToolContext.files``), read before planning;
+        None: plan from the disk."""
+
+    def _existing(self, path: Path, shown: str, *, lenient: bool = False) -> str | None:
+        """The file's current content (LF newlines), or None when it is new."""
+        if self._held is not None:
+            return self._held[0]
+        return read_existing(path, shown, lenient=lenient)[0]
+
+    async def _hold(self, ctx: ToolContext) -> None:
+        """Read the file through the front end that holds it (bounds checked first)."""
+        if ctx.files is None:
+            return
+        path, _ = self._target(ctx)
+        held = await ctx.files.read_text(path)
+        self._held = (None if held is None else held.replace("\r\n", "\n"),)
 
     @abstractmethod
     def plan(self, ctx: ToolContext) -> PlannedEdit:
@@ -98,6 +115,8 @@ class FileEditInvocation(ToolInvocation):
         return path, ctx.workspace.relative(path)
 
     async def confirmation(self, ctx: ToolContext) -> Confirmation | None:
+        await self._hold(ctx)
+
         def preview(_: object) -> Confirmation:
             planned = self.plan(ctx)
             proposed = self._modified if self._modified is not None else planned.proposed
@@ -132,12 +151,23 @@ class FileEditInvocation(ToolInvocation):
         return {**self.args, "old_string": self._before or "", "new_string": proposed}
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
-        return await run_off_loop(lambda _: self._apply(ctx))
+        if ctx.files is None:
+            return await run_off_loop(lambda _: self._apply(ctx))
+        await self._hold(ctx)  # plan again from the buffer as it is now
+        planned, proposed = await run_off_loop(lambda _: self._prepare(ctx))
+        await ctx.files.write_text(planned.path, proposed)
+        return self._report(planned, proposed)
 
-    def _apply(self, ctx: ToolContext) -> ToolResult:
-        """Plan again (the file may have changed since approval), write, and report."""
+    def _prepare(self, ctx: ToolContext) -> tuple[PlannedEdit, str]:
+        """Plan again (the file may have changed since approval): the edit and its text."""
         planned = self.plan(ctx)
         proposed = self._modified if self._modified is not None else planned.proposed
+        encode_capped(proposed, self.args[self.file_arg])
+        return planned, proposed
+
+    def _apply(self, ctx: ToolContext) -> ToolResult:
+        """Plan again, write to the disk, and report."""
+        planned, proposed = self._prepare(ctx)
         path = planned.path
         arg = self.args[self.file_arg]
         _, crlf = read_existing(path, arg, lenient=True)
@@ -148,6 +178,11 @@ class FileEditInvocation(ToolInvocation):
             write_regular(path, data, arg)
         except OSError as exc:
             raise ToolError(f"Error writing to file {planned.rel}: {exc.strerror or exc}") from exc
+        return self._report(planned, proposed)
+
+    def _report(self, planned: PlannedEdit, proposed: str) -> ToolResult:
+        """What the model and the views get once the new content is written."""
+        path = planned.path
         original = planned.original or ""
         diff = unified_diff(original, proposed, planned.rel)
         text = planned.summary
@@ -178,7 +213,7 @@ class ReplaceInvocation(FileEditInvocation):
         arg = self.args["file_path"]
         old: str = self.args["old_string"]
         new: str = self.args["new_string"]
-        original, _ = read_existing(path, arg)
+        original = self._existing(path, arg)
         if original is None:
             if old == "":
                 return PlannedEdit(

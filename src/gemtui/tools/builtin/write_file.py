@@ -7,7 +7,7 @@ from typing import Any
 
 from gemtui.tools.base import Tool, ToolContext, ToolInvocation, ToolKind
 from gemtui.tools.builtin._files import MAX_FILE_BYTES
-from gemtui.tools.builtin.replace import FileEditInvocation, PlannedEdit, read_existing
+from gemtui.tools.builtin.replace import FileEditInvocation, PlannedEdit
 
 
 class WriteFileInvocation(FileEditInvocation):
@@ -26,7 +26,7 @@ class WriteFileInvocation(FileEditInvocation):
     def plan(self, ctx: ToolContext) -> PlannedEdit:
         path, rel = self._target(ctx)
         arg = self.args["file_path"]
-        original, _ = read_existing(path, arg, lenient=True)
+        original = self._existing(path, arg, lenient=True)
         summary = (
             f"Successfully created and wrote to new file: {arg}."
             if original is None

@@ -1,0 +1,271 @@
+"""The ACP agent: ``initialize``, sessions, prompts, modes and cancel over one connection.
+
+The official package parses and routes every JSON-RPC message; this class answers them
+with gemtui sessions. Errors a person must act on (no API key, a broken config) reach the
+client as JSON-RPC errors carrying the same message the CLI would print.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.helpers import update_available_commands, update_current_mode
+from acp.interfaces import Client
+from acp.schema import (
+    AgentCapabilities,
+    AuthenticateResponse,
+    AuthMethodAgent,
+    AvailableCommand,
+    ClientCapabilities,
+    Implementation,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    SessionCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
+    SessionMode,
+    SessionModeState,
+    SetSessionModeResponse,
+)
+
+from gemtui import __version__
+from gemtui.acp.commands import available_commands, run_command
+from gemtui.acp.conversation import Conversation
+from gemtui.acp.files import ClientFiles
+from gemtui.acp.prompt_blocks import prompt_from_blocks
+from gemtui.acp.replay import replay
+from gemtui.acp.setup import AcpOptions, build
+from gemtui.errors import FatalError
+from gemtui.modes import ApprovalMode
+
+__all__ = ["GemtuiAgent"]
+
+log = logging.getLogger(__name__)
+
+MODES = (
+    SessionMode(
+        id=ApprovalMode.DEFAULT, name="Default", description="Reads run; edits and commands ask"
+    ),
+    SessionMode(
+        id=ApprovalMode.AUTO_EDIT, name="Auto edit", description="Edits run too; commands ask"
+    ),
+    SessionMode(
+        id=ApprovalMode.PLAN, name="Plan", description="Read-only: the model plans, nothing changes"
+    ),
+    SessionMode(id=ApprovalMode.YOLO, name="YOLO", description="Everything runs without asking"),
+)
+
+
+def _fatal(exc: FatalError) -> RequestError:
+    return RequestError(-32603, exc.message, {"exitCode": exc.exit_code})
+
+
+class GemtuiAgent:
+    """One editor connection: any number of sessions, one prompt at a time each."""
+
+    def __init__(self, options: AcpOptions) -> None:
+        self.options = options
+        self.client: Client | None = None
+        self.caps = ClientCapabilities()
+        self.sessions: dict[str, Conversation] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def on_connect(self, conn: Client) -> None:
+        self.client = conn
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        self.caps = client_capabilities or ClientCapabilities()
+        log.info("ACP client %s, protocol %s", client_info, protocol_version)
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_info=Implementation(name="gemtui", title="gemtui", version=__version__),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(
+                    image=True, audio=False, embedded_context=True
+                ),
+                mcp_capabilities=McpCapabilities(http=True, sse=True),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+            ),
+            auth_methods=[
+                AuthMethodAgent(
+                    id="gemini-api-key",
+                    name="Gemini API key",
+                    description="Set GEMINI_API_KEY, or save a key with the gemtui TUI",
+                ),
+                AuthMethodAgent(
+                    id="oauth-personal",
+                    name="Log in with Google",
+                    description="The same sign-in as `gemtui auth login`",
+                ),
+            ],
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
+        if method_id == "oauth-personal":
+            from gemtui.auth.login import login
+
+            try:
+                await login(no_browser=False, file_store=False)
+            except FatalError as exc:
+                raise _fatal(exc) from exc
+            return AuthenticateResponse()
+        if method_id == "gemini-api-key":
+            return AuthenticateResponse()  # the key is read when a session is built
+        raise RequestError.invalid_params({"methodId": method_id})
+
+    # -- sessions -----------------------------------------------------------------
+    async def _open(
+        self, cwd: str, mcp_servers: list[Any] | None, resume: str | None = None
+    ) -> Conversation:
+        assert self.client is not None
+        try:
+            built = await asyncio.to_thread(
+                build, self.options, cwd, resume=resume, mcp_servers=mcp_servers
+            )
+        except FatalError as exc:
+            raise _fatal(exc) from exc
+        conv = Conversation(self.client, built.assembled)
+        fs = self.caps.fs
+        if fs is not None and (fs.read_text_file or fs.write_text_file):
+            conv.session.tool_context.files = ClientFiles(
+                self.client,
+                conv.id,
+                read=bool(fs.read_text_file),
+                write=bool(fs.write_text_file),
+            )
+        self.sessions[conv.id] = conv
+        built.assembled.record()
+        conv.session.start()
+        if built.notice:
+            await conv.say(f"{built.notice}\n\n")
+        return conv
+
+    def _modes(self, conv: Conversation) -> SessionModeState:
+        return SessionModeState(
+            current_mode_id=conv.session.approval_mode, available_modes=list(MODES)
+        )
+
+    async def _announce_soon(self, conv: Conversation) -> None:
+        await asyncio.sleep(0.05)  # the session/new answer is written first
+        await self._announce_commands(conv)
+
+    async def _announce_commands(self, conv: Conversation) -> None:
+        commands: list[AvailableCommand] = available_commands(conv.session)
+        await conv.send(update_available_commands(commands))
+
+    async def new_session(
+        self,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> NewSessionResponse:
+        conv = await self._open(cwd, mcp_servers)
+        # after the answer, so the client knows the session the update names
+        task = asyncio.get_running_loop().create_task(self._announce_soon(conv))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return NewSessionResponse(session_id=conv.id, modes=self._modes(conv))
+
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
+    ) -> LoadSessionResponse | None:
+        old = self.sessions.pop(session_id, None)
+        if old is not None:
+            await old.close()
+        conv = await self._open(cwd, mcp_servers, resume=session_id)
+        for update in replay(list(conv.session.chat.history), conv.session.workspace.root):
+            await conv.send(update)
+        await self._announce_commands(conv)
+        return LoadSessionResponse(modes=self._modes(conv))
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        from gemtui.store import SessionStore
+
+        def read() -> list[SessionInfo]:
+            with SessionStore(writable=False) as store:
+                rows = store.list_sessions(cwd, limit=100)
+            return [
+                SessionInfo(
+                    session_id=r.id,
+                    cwd=r.workspace,
+                    title=r.title or None,
+                    updated_at=datetime.fromtimestamp(r.updated, UTC).isoformat(),
+                )
+                for r in rows
+            ]
+
+        try:
+            sessions = await asyncio.to_thread(read)
+        except Exception as exc:
+            log.warning("cannot list sessions: %s", exc)
+            sessions = []
+        return ListSessionsResponse(sessions=sessions)
+
+    def _conv(self, session_id: str) -> Conversation:
+        conv = self.sessions.get(session_id)
+        if conv is None:
+            raise RequestError.invalid_params({"sessionId": session_id, "reason": "unknown"})
+        return conv
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse | None:
+        conv = self._conv(session_id)
+        if mode_id not in {m.id for m in MODES}:
+            raise RequestError.invalid_params({"modeId": mode_id})
+        conv.session.set_approval_mode(mode_id)
+        await conv.send(update_current_mode(mode_id))
+        return SetSessionModeResponse()
+
+    # -- prompts ------------------------------------------------------------------
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        conv = self._conv(session_id)
+        if conv.busy:
+            raise RequestError.invalid_request({"reason": "a prompt is already running"})
+        text, media = prompt_from_blocks(prompt, conv.session.workspace.root)
+        if not text and not media:
+            return PromptResponse(stop_reason="end_turn")
+        if text.startswith("/") and not media and await run_command(conv, text):
+            return PromptResponse(stop_reason="end_turn")
+        stop = await conv.prompt(text, media)
+        return PromptResponse(stop_reason=stop)
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        conv = self.sessions.get(session_id)
+        if conv is not None:
+            conv.cancel()
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise RequestError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        return None
+
+    async def close(self) -> None:
+        for conv in list(self.sessions.values()):
+            await conv.close()
+        self.sessions.clear()

@@ -1,0 +1,81 @@
+"""``gemtui --acp``: serve the Agent Client Protocol on stdin/stdout until the client leaves.
+
+stdout belongs to the protocol. Before anything else runs, the real stdout descriptor is
+kept for the connection and descriptor 1 is pointed at stderr, so a stray ``print`` (or a
+library's warning) can never corrupt a JSON-RPC line; logs go to the log file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+from typing import cast
+
+from acp import Agent, run_agent
+
+from gemtui.acp.agent import GemtuiAgent
+from gemtui.acp.setup import AcpOptions
+
+__all__ = ["run_acp"]
+
+log = logging.getLogger(__name__)
+
+_LIMIT = 50 * 1024 * 1024
+"""A line may carry a whole file or an image."""
+
+
+def _claim_stdout() -> int:
+    """A private descriptor for the protocol; descriptor 1 now writes to stderr."""
+    sys.stdout.flush()
+    protocol = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return protocol
+
+
+async def _streams(out_fd: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_LIMIT)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(out_fd, "wb", buffering=0)
+    )
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    return reader, writer
+
+
+async def _serve(options: AcpOptions, out_fd: int) -> None:
+    agent = GemtuiAgent(options)
+    reader, writer = await _streams(out_fd)
+    loop = asyncio.get_running_loop()
+    main = asyncio.current_task()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, lambda: main.cancel() if main else None)
+    try:
+        # the methods gemtui does not offer (fork, resume…) answer "method not found"
+        await run_agent(cast(Agent, agent), writer, reader)
+    except asyncio.CancelledError:
+        pass
+    finally:
+        await agent.close()
+
+
+def run_acp(options: AcpOptions) -> int:
+    """Serve until stdin closes; 0 then, 1 after an unexpected error (in the log)."""
+    from gemtui.logs import setup_logging
+
+    out_fd = _claim_stdout()
+    setup_logging(logging.INFO)
+    try:
+        asyncio.run(_serve(options, out_fd))
+    except KeyboardInterrupt:
+        return 0
+    except Exception:
+        log.exception("the ACP agent stopped on an unexpected error")
+        return 1
+    return 0

@@ -1,0 +1,101 @@
+"""Building a gemtui session for an ACP ``session/new`` or ``session/load``.
+
+The same ``build_session`` as headless and the TUI: the folder's trust decides whether
+its own settings apply (the client is told once when they are ignored), and the client's
+MCP servers join the user's own (a name the user already has keeps the user's server).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from acp.schema import HttpMcpServer, McpServerStdio, SseMcpServer
+
+from gemtui.agent.assembly import Assembled, RunOptions
+
+__all__ = ["AcpOptions", "Built", "build"]
+
+
+@dataclass(frozen=True)
+class AcpOptions:
+    """``gemtui --acp`` flags that shape every session it opens."""
+
+    provider: str | None = None
+    model: str | None = None
+    approval_mode: str | None = None
+    fake_responses: str | None = None
+    text_tools: bool = False
+    trust_workspace: bool = False
+    max_turns: int | None = None
+
+
+@dataclass
+class Built:
+    assembled: Assembled
+    notice: str | None
+    """What an untrusted folder lost, said once to the client."""
+
+
+def _client_servers(servers: list[Any] | None) -> dict[str, Any]:
+    from gemtui.config.settings import McpServerSettings
+
+    out: dict[str, McpServerSettings] = {}
+    for server in servers or []:
+        if isinstance(server, McpServerStdio):
+            out[server.name] = McpServerSettings(
+                command=server.command,
+                args=list(server.args),
+                env={e.name: e.value for e in server.env},
+            )
+        elif isinstance(server, HttpMcpServer):
+            headers = {h.name: h.value for h in server.headers}
+            out[server.name] = McpServerSettings(httpUrl=server.url, headers=headers)
+        elif isinstance(server, SseMcpServer):
+            headers = {h.name: h.value for h in server.headers}
+            out[server.name] = McpServerSettings(url=server.url, headers=headers)
+    return out
+
+
+def build(
+    opts: AcpOptions,
+    cwd: str,
+    *,
+    resume: str | None = None,
+    mcp_servers: list[Any] | None = None,
+) -> Built:
+    """The session for ``cwd``; ``FatalError`` when it cannot be built (said to the client)."""
+    from gemtui.agent.assembly import build_session
+    from gemtui.config.settings import load_settings
+    from gemtui.config.trust import workspace_trust
+    from gemtui.errors import FatalInputError
+
+    workspace = Path(cwd).expanduser()
+    if not workspace.is_absolute() or not workspace.is_dir():
+        raise FatalInputError(f"cwd must be an absolute path to a folder: {cwd}")
+    workspace = workspace.resolve()
+    trust = workspace_trust(workspace, flag=opts.trust_workspace)
+    notice = None
+    if trust.ignored is not None:
+        notice = trust.ignored.ignored_notice(
+            "Start gemtui with --trust-workspace (or trust the folder in the TUI) to apply them."
+        )
+    settings = load_settings(workspace, trusted=trust.trusted)
+    extra = {k: v for k, v in _client_servers(mcp_servers).items() if k not in settings.mcpServers}
+    if extra:
+        settings = settings.model_copy(update={"mcpServers": {**settings.mcpServers, **extra}})
+    run = RunOptions(
+        workspace=workspace,
+        provider=opts.provider,
+        model=opts.model,
+        approval_mode=opts.approval_mode,
+        max_turns=opts.max_turns,
+        text_tools=opts.text_tools,
+        fake_responses=opts.fake_responses,
+        resume=resume,
+        trust_workspace=opts.trust_workspace,
+        interactive=True,
+    )
+    assembled = build_session(settings, replace(run), trusted=trust.trusted)
+    return Built(assembled, notice)
