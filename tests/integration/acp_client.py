@@ -179,12 +179,9 @@ async def acp_agent(
         cwd=cwd,
         observers=[validator],
     ) as (conn, process):
-        try:
-            yield conn, validator
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                process.terminate()
+        yield conn, validator
     assert not validator.errors, validator.errors
+    assert process.returncode == 0  # the client closed stdin: a clean exit
 
 
 def editor_caps() -> ClientCapabilities:

@@ -166,6 +166,11 @@ class GemtuiAgent:
         await self._announce_commands(conv)
 
     async def _announce_commands(self, conv: Conversation) -> None:
+        """The slash commands, once per session (soon after it opens, or before its first
+        prompt, whichever comes first)."""
+        if conv.commands_sent:
+            return
+        conv.commands_sent = True
         commands: list[AvailableCommand] = available_commands(conv.session)
         await conv.send(update_available_commands(commands))
 
@@ -195,7 +200,14 @@ class GemtuiAgent:
         if old is not None:
             await old.close()
         conv = await self._open(cwd, mcp_servers, resume=session_id)
-        for update in replay(list(conv.session.chat.history), conv.session.workspace.root):
+        registry = conv.session.registry
+
+        def kind_of(name: str) -> str:
+            tool = registry.get(name)
+            return str(tool.kind) if tool is not None else "other"
+
+        history = list(conv.session.chat.history)
+        for update in replay(history, conv.session.workspace.root, kind_of):
             await conv.send(update)
         await self._announce_commands(conv)
         return LoadSessionResponse(modes=self._modes(conv))
@@ -246,6 +258,7 @@ class GemtuiAgent:
         conv = self._conv(session_id)
         if conv.busy:
             raise RequestError.invalid_request({"reason": "a prompt is already running"})
+        await self._announce_commands(conv)
         text, media = prompt_from_blocks(prompt, conv.session.workspace.root)
         if not text and not media:
             return PromptResponse(stop_reason="end_turn")

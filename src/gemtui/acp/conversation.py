@@ -63,6 +63,7 @@ class Conversation:
         self._finish_reason: str | None = None
         self._pump = asyncio.create_task(self._run_pump(), name=f"acp-pump-{self.id}")
         self.busy = False
+        self.commands_sent = False
 
     async def send(self, update: Update | object) -> None:
         """One ``session/update`` to the client (errors are logged: the turn goes on)."""

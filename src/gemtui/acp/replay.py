@@ -7,7 +7,7 @@ when its response carried an error).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from acp import (
@@ -17,13 +17,16 @@ from acp import (
     update_user_message_text,
 )
 
-from gemtui.acp.updates import Update, locations
+from gemtui.acp.updates import Update, locations, tool_kind
 from gemtui.wire import Content
 
 __all__ = ["replay"]
 
 
-def replay(history: list[Content], root: Path) -> Iterator[Update | object]:
+def replay(
+    history: list[Content], root: Path, kind_of: Callable[[str], str]
+) -> Iterator[Update | object]:
+    """The updates that show ``history``; ``kind_of`` names a tool's kind (read, edit…)."""
     failed: dict[str, bool] = {}
     for content in history:
         for part in content.parts:
@@ -38,7 +41,7 @@ def replay(history: list[Content], root: Path) -> Iterator[Update | object]:
                 yield start_tool_call(
                     call_id,
                     call.name,
-                    kind="other",
+                    kind=tool_kind(kind_of(call.name)),
                     status="failed" if failed.get(call_id) else "completed",
                     locations=locations(call.args, root),
                     raw_input=call.args,

@@ -1,0 +1,135 @@
+"""`gemtui --acp`: sessions that resume in a new process, and approval modes as ACP modes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from acp import PROTOCOL_VERSION, text_block
+
+from gemtui.testing import MockLLMServer
+from gemtui.testing.script import tool_step
+
+from .acp_client import EditorClient, acp_agent, editor_caps
+from .helpers import gemtui_env, write_fast_config
+
+
+def _env(home: Path, url: str) -> dict[str, str]:
+    write_fast_config(home)
+    return gemtui_env(home, url)
+
+
+async def test_load_replays_history_in_a_new_process_and_continues(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    env = _env(isolated_home, mock_llm_thread.url)
+    mock_llm_thread.enqueue(
+        tool_step("read_file", {"file_path": "notes.txt"}),
+        {"text": "Noted: the word is pelican."},
+        {"text": "You said pelican."},
+    )
+    (workspace / "notes.txt").write_text("pelican\n", encoding="utf-8")
+    first = EditorClient()
+    async with acp_agent(first, env=env, cwd=workspace) as (conn, _):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("remember the word")])
+    session_id = new.session_id
+
+    second = EditorClient()
+    async with acp_agent(second, env=env, cwd=workspace) as (conn, _):
+        init = await conn.initialize(
+            protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps()
+        )
+        assert init.agent_capabilities is not None
+        assert init.agent_capabilities.load_session
+        listed = await conn.list_sessions(cwd=str(workspace))
+        assert session_id in [s.session_id for s in listed.sessions]
+        loaded = await conn.load_session(cwd=str(workspace), session_id=session_id, mcp_servers=[])
+        assert loaded is not None
+        assert loaded.modes is not None
+        assert second.text("user_message_chunk") == "remember the word"
+        assert second.text() == "Noted: the word is pelican."
+        replayed = second.of_kind("tool_call")
+        assert [(c.title, c.status, c.kind) for c in replayed] == [
+            ("read_file", "completed", "read")
+        ]
+        second.updates.clear()
+        answer = await conn.prompt(session_id=session_id, prompt=[text_block("which word?")])
+    assert answer.stop_reason == "end_turn"
+    assert second.text() == "You said pelican."
+    contents = mock_llm_thread.requests[-1].json["contents"]
+    texts = [p.get("text") for c in contents for p in c["parts"]]
+    assert texts[0] == "remember the word"
+    assert "Noted: the word is pelican." in texts
+    assert texts[-1] == "which word?"
+
+
+async def test_loading_an_unknown_session_is_an_error(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    from acp import RequestError
+
+    client = EditorClient()
+    async with acp_agent(client, env=_env(isolated_home, mock_llm_thread.url), cwd=workspace) as (
+        conn,
+        _,
+    ):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
+        with pytest.raises(RequestError, match="no-such-session"):
+            await conn.load_session(
+                cwd=str(workspace), session_id="no-such-session", mcp_servers=[]
+            )
+
+
+async def test_modes_switch_between_plan_and_yolo(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """Plan mode blocks the write without asking; yolo runs it without asking."""
+    mock_llm_thread.enqueue(
+        tool_step("write_file", {"file_path": "a.txt", "content": "A"}),
+        {"text": "Blocked."},
+        tool_step("write_file", {"file_path": "b.txt", "content": "B"}),
+        {"text": "Written."},
+    )
+    client = EditorClient(permission="allow_once")
+    async with acp_agent(client, env=_env(isolated_home, mock_llm_thread.url), cwd=workspace) as (
+        conn,
+        _,
+    ):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        assert new.modes is not None
+        assert {m.id for m in new.modes.available_modes} == {"default", "auto_edit", "plan", "yolo"}
+        await conn.set_session_mode(session_id=new.session_id, mode_id="plan")
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("write a")])
+        assert [u.current_mode_id for u in client.of_kind("current_mode_update")] == ["plan"]
+        assert client.writes == []
+        assert client.of_kind("tool_call_update")[-1].status == "failed"
+        await conn.set_session_mode(session_id=new.session_id, mode_id="yolo")
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("write b")])
+    assert client.permission_requests == []
+    assert client.writes == [(str(workspace / "b.txt"), "B")]
+    assert [u.current_mode_id for u in client.of_kind("current_mode_update")] == ["plan", "yolo"]
+
+
+async def test_available_commands_are_offered(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    mock_llm_thread.enqueue({"text": "hi"})
+    client = EditorClient()
+    async with acp_agent(client, env=_env(isolated_home, mock_llm_thread.url), cwd=workspace) as (
+        conn,
+        _,
+    ):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("hi")])
+        answer = await conn.prompt(session_id=new.session_id, prompt=[text_block("/stats")])
+    assert answer.stop_reason == "end_turn"
+    offered = client.of_kind("available_commands_update")
+    assert offered
+    names = {c.name for c in offered[0].available_commands}
+    assert {"compress", "memory", "stats", "model"} <= names
+    assert "Tokens:" in client.text()
+    assert len(mock_llm_thread.requests) == 1  # /stats made no model call
