@@ -21,24 +21,37 @@ from acp.connection import StreamDirection, StreamEvent
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
+    CreateTerminalRequest,
+    CreateTerminalResponse,
     DeniedOutcome,
     FileSystemCapabilities,
     InitializeResponse,
+    KillTerminalRequest,
     ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PromptResponse,
     ReadTextFileRequest,
     ReadTextFileResponse,
+    ReleaseTerminalRequest,
     RequestPermissionRequest,
     RequestPermissionResponse,
     SessionNotification,
     SetSessionModeResponse,
+    TerminalOutputRequest,
+    TerminalOutputResponse,
+    WaitForTerminalExitRequest,
+    WaitForTerminalExitResponse,
     WriteTextFileRequest,
     WriteTextFileResponse,
 )
 
 REQUEST_MODELS = {
+    "terminal/create": CreateTerminalRequest,
+    "terminal/output": TerminalOutputRequest,
+    "terminal/wait_for_exit": WaitForTerminalExitRequest,
+    "terminal/release": ReleaseTerminalRequest,
+    "terminal/kill": KillTerminalRequest,
     "session/update": SessionNotification,
     "session/request_permission": RequestPermissionRequest,
     "fs/read_text_file": ReadTextFileRequest,
@@ -65,6 +78,7 @@ class EditorClient:
         self.permission_requests: list[RequestPermissionRequest] = []
         self.reads: list[str] = []
         self.writes: list[tuple[str, str]] = []
+        self.terminals: dict[str, dict[str, Any]] = {}
         self.update_arrived = asyncio.Event()
 
     def on_connect(self, conn: Any) -> None:
@@ -108,6 +122,55 @@ class EditorClient:
         self.writes.append((path, content))
         self.buffers[path] = content
         return WriteTextFileResponse()
+
+    async def create_terminal(
+        self,
+        session_id: str,
+        command: str,
+        args: list[str] | None = None,
+        env: Any = None,
+        cwd: str | None = None,
+        output_byte_limit: int | None = None,
+        **kwargs: Any,
+    ) -> CreateTerminalResponse:
+        terminal_id = f"term-{len(self.terminals) + 1}"
+        proc = await asyncio.create_subprocess_exec(
+            command,
+            *(args or []),
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        self.terminals[terminal_id] = {
+            "command": command,
+            "args": args,
+            "cwd": cwd,
+            "proc": proc,
+            "output": asyncio.ensure_future(proc.stdout.read()),  # type: ignore[union-attr]
+            "released": False,
+        }
+        return CreateTerminalResponse(terminal_id=terminal_id)
+
+    async def wait_for_terminal_exit(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> WaitForTerminalExitResponse:
+        code = await self.terminals[terminal_id]["proc"].wait()
+        return WaitForTerminalExitResponse(exit_code=code)
+
+    async def terminal_output(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> TerminalOutputResponse:
+        term = self.terminals[terminal_id]
+        data = await term["output"]
+        return TerminalOutputResponse(output=data.decode(), truncated=False)
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> None:
+        self.terminals[terminal_id]["released"] = True
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            self.terminals[terminal_id]["proc"].kill()
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         raise RequestError.method_not_found(method)
@@ -184,7 +247,7 @@ async def acp_agent(
     assert process.returncode == 0  # the client closed stdin: a clean exit
 
 
-def editor_caps() -> ClientCapabilities:
+def editor_caps(*, terminal: bool = False) -> ClientCapabilities:
     return ClientCapabilities(
-        fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False
+        fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=terminal
     )

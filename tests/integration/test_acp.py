@@ -232,3 +232,43 @@ async def test_plan_from_write_todos(
         ("Fix the bug", "in_progress"),
         ("Run the tests", "pending"),
     ]
+
+
+async def test_shell_command_runs_in_the_editor_terminal(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    mock_llm_thread.enqueue(
+        tool_step("run_shell_command", {"command": "echo from-the-terminal"}), {"text": "Ran."}
+    )
+    client = EditorClient(permission="allow_once")
+    async with acp_agent(client, env=_env(isolated_home, mock_llm_thread.url), cwd=workspace) as (
+        conn,
+        _,
+    ):
+        await conn.initialize(
+            protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps(terminal=True)
+        )
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        answer = await conn.prompt(session_id=new.session_id, prompt=[text_block("run")])
+    assert answer.stop_reason == "end_turn"
+    assert len(client.permission_requests) == 1
+    assert client.permission_requests[0].tool_call.kind == "execute"
+    assert list(client.terminals) == ["term-1"]
+    term = client.terminals["term-1"]
+    assert (term["command"], term["args"], term["cwd"]) == (
+        "bash",
+        ["-c", "echo from-the-terminal"],
+        str(workspace),
+    )
+    assert term["released"]
+    shown = [
+        c.terminal_id
+        for u in client.of_kind("tool_call_update")
+        for c in u.content or []
+        if getattr(c, "type", "") == "terminal"
+    ]
+    assert "term-1" in shown
+    assert client.of_kind("tool_call_update")[-1].status == "completed"
+    response = mock_llm_thread.requests[-1].json["contents"][-1]["parts"][0]["functionResponse"]
+    assert "from-the-terminal" in str(response["response"])
+    assert "Exit Code: 0" in str(response["response"])

@@ -44,6 +44,7 @@ from gemtui.acp.files import ClientFiles
 from gemtui.acp.prompt_blocks import prompt_from_blocks
 from gemtui.acp.replay import replay
 from gemtui.acp.setup import AcpOptions, build
+from gemtui.acp.terminals import ClientTerminals
 from gemtui.errors import FatalError
 from gemtui.modes import ApprovalMode
 
@@ -148,6 +149,10 @@ class GemtuiAgent:
                 conv.id,
                 read=bool(fs.read_text_file),
                 write=bool(fs.write_text_file),
+            )
+        if self.caps.terminal:
+            conv.session.tool_context.terminals = ClientTerminals(
+                self.client, conv.id, conv.show_terminal
             )
         self.sessions[conv.id] = conv
         built.assembled.record()

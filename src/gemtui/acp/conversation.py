@@ -13,7 +13,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Literal
 
-from acp import update_agent_message_text
+from acp import tool_terminal_ref, update_agent_message_text, update_tool_call
 from acp.schema import ToolCallUpdate
 
 from gemtui.acp.permissions import Approvals
@@ -98,6 +98,11 @@ class Conversation:
             return
         for update in self.mapper.map(event):
             await self.send(update)
+
+    async def show_terminal(self, call_id: str, terminal_id: str) -> None:
+        """The shell call now runs in the editor's terminal: show it in the call."""
+        self.mapper.terminals[call_id] = terminal_id
+        await self.send(update_tool_call(call_id, content=[tool_terminal_ref(terminal_id)]))
 
     async def _ask(self, call: ToolCallSnapshot) -> None:
         update = ToolCallUpdate(

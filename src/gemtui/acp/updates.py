@@ -16,6 +16,7 @@ from acp import (
     start_tool_call,
     tool_content,
     tool_diff_content,
+    tool_terminal_ref,
     update_agent_message_text,
     update_agent_thought_text,
     update_plan,
@@ -102,8 +103,11 @@ def locations(args: dict[str, Any], root: Path) -> list[ToolCallLocation]:
     return out
 
 
-def call_content(call: ToolCallSnapshot) -> list[Any]:
-    """What the editor shows inside the call: a diff for an edit, else its text."""
+def call_content(call: ToolCallSnapshot, terminal: str | None = None) -> list[Any]:
+    """What the editor shows inside the call: its terminal, a diff for an edit, else
+    its text."""
+    if terminal is not None:
+        return [tool_terminal_ref(terminal)]
     conf = call.confirmation
     failed = call.state in (ToolCallState.ERROR, ToolCallState.CANCELLED)
     if (
@@ -128,6 +132,8 @@ class UpdateMapper:
         self.root = root
         self.context_window = context_window
         self._announced: set[str] = set()
+        self.terminals: dict[str, str] = {}
+        """The editor terminal each shell call runs in, by call id."""
         self._subject: str | None = None
         self._cost = 0.0
         self._priced = False
@@ -161,7 +167,7 @@ class UpdateMapper:
     def tool_call(self, call: ToolCallSnapshot) -> ToolCallStart | ToolCallProgress:
         """The call's first snapshot announces it; later ones update it."""
         status = tool_status(call.state)
-        content = call_content(call)
+        content = call_content(call, self.terminals.get(call.call_id))
         raw_output = None
         if call.state.terminal:
             raw_output = {"output": call.output, "error": call.error}

@@ -88,7 +88,7 @@ def _context_for(
         if downstream is not None:
             downstream(text)
 
-    return replace(ctx, on_output=on_output)
+    return replace(ctx, on_output=on_output, call_id=call_id)
 
 
 async def execute_invocation(

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from gemtui.tools.file_access import FileAccess
     from gemtui.tools.sandbox import SandboxConfig
+    from gemtui.tools.terminal_access import TerminalAccess
     from gemtui.tools.workspace import Workspace
     from gemtui.wire import GenerateContentRequest, GenerateContentResponse
 
@@ -97,6 +98,10 @@ class ToolContext:
     """Run shell commands under bubblewrap with this configuration (None: not sandboxed)."""
     files: FileAccess | None = None
     """Text files through a front end that holds them (an editor's buffers); None: disk."""
+    terminals: TerminalAccess | None = None
+    """Shell commands in a front end's terminals (an editor's); None: run here."""
+    call_id: str | None = None
+    """The tool call this context runs (set per call by the scheduler)."""
 
 
 class ToolInvocation(ABC):

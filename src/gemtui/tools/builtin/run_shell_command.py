@@ -16,7 +16,7 @@ import signal
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gemtui.errors import FatalConfigError
 from gemtui.tools.background import group_members as _group_members
@@ -32,6 +32,9 @@ from gemtui.tools.base import (
 )
 from gemtui.tools.sandbox import require_bwrap, sandbox_hint, scrubbed_env, wrap_command
 from gemtui.tools.shell_syntax import has_redirection, rule_prefixes
+
+if TYPE_CHECKING:
+    from gemtui.tools.terminal_access import TerminalAccess
 
 KILL_GRACE_SECONDS = 2.0
 """How long a group gets to exit after SIGTERM before SIGKILL."""
@@ -163,6 +166,8 @@ class RunShellCommandInvocation(ToolInvocation):
         where = ctx.workspace.relative(cwd)
         if self.args.get("is_background"):
             return self._start_background(cwd, where, ctx)
+        if ctx.terminals is not None and ctx.sandbox is None:  # a sandbox never hands out
+            return await self._run_in_terminal(ctx.terminals, cwd, where, ctx)
         # Our own pipe (not asyncio's PIPE): wait() then means "bash exited" on every
         # Python version, and we decide when to stop reading a pipe that background
         # children may still hold open.
@@ -217,6 +222,33 @@ class RunShellCommandInvocation(ToolInvocation):
                 result.llm_content += "\n" + hint
                 result.display += "\n" + hint
         return result
+
+    async def _run_in_terminal(
+        self, terminals: TerminalAccess, cwd: Path, where: str, ctx: ToolContext
+    ) -> ToolResult:
+        """The front end's terminal runs it; the model gets the same report as here."""
+        run = await terminals.run(
+            self.command,
+            cwd,
+            seconds=ctx.shell_timeout,
+            output_limit=ctx.output_limit,
+            call_id=ctx.call_id,
+        )
+        output = run.output
+        lines = [
+            f"Command: {self.command}",
+            f"Directory: {'(root)' if where == '.' else where}",
+            f"Output: {output.rstrip() if output.strip() else '(empty)'}",
+            f"Signal: {run.signal}" if run.signal else f"Exit Code: {run.exit_code}",
+        ]
+        text = "\n".join(lines)
+        data = {"exit_code": run.exit_code, "timed_out": run.timed_out, "terminal": True}
+        if run.timed_out:
+            error = f"Command timed out after {ctx.shell_timeout:g} seconds; it was killed.\n"
+            return ToolResult(
+                llm_content=error + text, display=output, error=error + text, data=data
+            )
+        return ToolResult(llm_content=text, display=output, data=data)
 
     @staticmethod
     async def _pump(stream: asyncio.StreamReader, capture: OutputCapture, ctx: ToolContext) -> None:
