@@ -272,3 +272,27 @@ async def test_shell_command_runs_in_the_editor_terminal(
     response = mock_llm_thread.requests[-1].json["contents"][-1]["parts"][0]["functionResponse"]
     assert "from-the-terminal" in str(response["response"])
     assert "Exit Code: 0" in str(response["response"])
+
+
+async def test_the_api_key_never_reaches_the_editor(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """The model repeats the key in its answer, its thoughts and a call's arguments."""
+    mock_llm_thread.enqueue(
+        {"text": f"Your key is {KEY}.", "thought": f"**Leak** the key {KEY}"},
+        tool_step("write_file", {"file_path": "leak.txt", "content": f"key={KEY}\n"}),
+        {"text": "done"},
+    )
+    client = EditorClient(permission="reject_once")
+    async with acp_agent(client, env=_env(isolated_home, mock_llm_thread.url), cwd=workspace) as (
+        conn,
+        validator,
+    ):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("tell me")])
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("write it")])
+    assert "[redacted]" in client.text()
+    assert client.permission_requests  # the call was shown, its content masked
+    assert validator.raw
+    assert not any(KEY in line for line in validator.raw)

@@ -37,6 +37,22 @@ def _claim_stdout() -> int:
     return protocol
 
 
+class _MaskingWriter(asyncio.StreamWriter):
+    """Every line the agent sends, with every known secret masked.
+
+    A key can reach a message many ways (the model repeats it, a command prints it, a
+    file holds it); masking the JSON text as it leaves is the one place that catches all
+    of them. The secrets are letters, digits and ``-_``, which JSON never escapes, and
+    the mask has no quote or backslash, so the line stays valid JSON.
+    """
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        from gemtui.redact import redact
+
+        text = bytes(data).decode("utf-8", errors="surrogateescape")
+        super().write(redact(text).encode("utf-8", errors="surrogateescape"))
+
+
 async def _streams(out_fd: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=_LIMIT)
@@ -44,7 +60,7 @@ async def _streams(out_fd: int) -> tuple[asyncio.StreamReader, asyncio.StreamWri
     transport, protocol = await loop.connect_write_pipe(
         asyncio.streams.FlowControlMixin, os.fdopen(out_fd, "wb", buffering=0)
     )
-    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    writer = _MaskingWriter(transport, protocol, None, loop)
     return reader, writer
 
 
