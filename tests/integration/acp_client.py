@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -225,12 +226,30 @@ class Validator:
             model.model_validate(message["result"])
 
 
+class _StrayLines(logging.Handler):
+    """Collects the reader's complaints about lines that were not JSON-RPC."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "JSON-RPC" in record.getMessage():
+            self.records.append(record.getMessage())
+
+
 @contextlib.asynccontextmanager
 async def acp_agent(
     client: EditorClient, *, env: dict[str, str], cwd: Path, args: tuple[str, ...] = ()
 ) -> AsyncIterator[tuple[ClientSideConnection, Validator]]:
-    """``gemtui --acp`` as a subprocess, connected and initialised."""
+    """``gemtui --acp`` as a subprocess, connected and initialised.
+
+    A line on the agent's stdout that is not JSON-RPC is logged (and skipped) by the
+    package's reader: any such log record fails the test, so stdout stays protocol-only.
+    """
     validator = Validator()
+    stray = _StrayLines()
+    logging.getLogger().addHandler(stray)
     async with spawn_agent_process(
         client,
         sys.executable,
@@ -242,8 +261,12 @@ async def acp_agent(
         cwd=cwd,
         observers=[validator],
     ) as (conn, process):
-        yield conn, validator
+        try:
+            yield conn, validator
+        finally:
+            logging.getLogger().removeHandler(stray)
     assert not validator.errors, validator.errors
+    assert not stray.records, stray.records
     assert process.returncode == 0  # the client closed stdin: a clean exit
 
 

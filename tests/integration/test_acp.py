@@ -296,3 +296,24 @@ async def test_the_api_key_never_reaches_the_editor(
     assert client.permission_requests  # the call was shown, its content masked
     assert validator.raw
     assert not any(KEY in line for line in validator.raw)
+
+
+async def test_max_turns_is_max_turn_requests(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("a\n", encoding="utf-8")
+    mock_llm_thread.enqueue(
+        tool_step("read_file", {"file_path": "a.txt"}),
+        tool_step("read_file", {"file_path": "a.txt"}),
+    )
+    client = EditorClient()
+    async with acp_agent(
+        client,
+        env=_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+        args=("--max-turns", "1"),
+    ) as (conn, _):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        answer = await conn.prompt(session_id=new.session_id, prompt=[text_block("loop")])
+    assert answer.stop_reason == "max_turn_requests"

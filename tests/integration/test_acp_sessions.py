@@ -133,3 +133,39 @@ async def test_available_commands_are_offered(
     assert {"compress", "memory", "stats", "model"} <= names
     assert "Tokens:" in client.text()
     assert len(mock_llm_thread.requests) == 1  # /stats made no model call
+
+
+async def test_the_clients_mcp_servers_join_the_session(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """A stdio server the editor passes in session/new: its tools are offered from the
+    first request, and a call of one (not trusted) asks the editor first."""
+    import sys
+
+    from acp.schema import McpServerStdio
+
+    server = McpServerStdio(
+        name="time",
+        command=str(Path(sys.executable).parent / "mcp-server-time"),
+        args=["--local-timezone", "UTC"],
+        env=[],
+    )
+    mock_llm_thread.enqueue(
+        tool_step("get_current_time", {"timezone": "UTC"}, id="t1"), {"text": "It is now."}
+    )
+    client = EditorClient(permission="allow_once")
+    async with acp_agent(client, env=_env(isolated_home, mock_llm_thread.url), cwd=workspace) as (
+        conn,
+        _,
+    ):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[server])
+        answer = await conn.prompt(session_id=new.session_id, prompt=[text_block("time?")])
+    assert answer.stop_reason == "end_turn"
+    first = mock_llm_thread.requests[0].json
+    offered = {d["name"] for t in first["tools"] for d in t.get("functionDeclarations", [])}
+    assert "get_current_time" in offered
+    assert len(client.permission_requests) == 1
+    assert client.of_kind("tool_call_update")[-1].status == "completed"
+    response = mock_llm_thread.requests[-1].json["contents"][-1]["parts"][0]["functionResponse"]
+    assert "UTC" in str(response["response"])

@@ -127,6 +127,7 @@ class Conversation:
         self._finish_reason = None
         self.busy = True
         try:
+            await self.session.wait_mcp()  # the model sees the servers' tools from the start
             done = await self.session.send(text, media=media or None)
             await self.flush(done.seq)
         finally:
