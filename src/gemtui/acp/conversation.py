@@ -60,6 +60,7 @@ class Conversation:
         self._sent_seq = 0
         self._progress = asyncio.Condition()
         self._asking: set[asyncio.Task[None]] = set()
+        self._asked: set[str] = set()
         self._finish_reason: str | None = None
         self._pump = asyncio.create_task(self._run_pump(), name=f"acp-pump-{self.id}")
         self.busy = False
@@ -91,7 +92,9 @@ class Conversation:
         if isinstance(event, ToolCallStateChanged):
             call = event.call
             await self.send(self.mapper.tool_call(call))
-            if call.state is ToolCallState.AWAITING_APPROVAL and call.correlation_id:
+            waiting = call.state is ToolCallState.AWAITING_APPROVAL
+            if waiting and call.correlation_id and call.correlation_id not in self._asked:
+                self._asked.add(call.correlation_id)  # one question per request
                 task = asyncio.create_task(self._ask(call))
                 self._asking.add(task)
                 task.add_done_callback(self._asking.discard)
