@@ -26,7 +26,12 @@ async def test_initialize_and_streamed_answer_with_thoughts(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
 ) -> None:
     mock_llm_thread.enqueue(
-        {"text": "Hello from the mock model.", "chunks": 4, "thought": "**Planning** a greeting"}
+        {
+            "text": "Hello from the mock model.",
+            "chunks": 4,
+            "thought": "**Planning** a greeting",
+            "usage": {"prompt": 120, "output": 8, "total": 128},
+        }
     )
     client = EditorClient()
     async with acp_agent(client, env=_env(isolated_home, mock_llm_thread.url), cwd=workspace) as (
@@ -55,7 +60,9 @@ async def test_initialize_and_streamed_answer_with_thoughts(
     assert client.text() == "Hello from the mock model."
     assert len(client.of_kind("agent_message_chunk")) >= 2  # streamed, not one block
     assert "a greeting" in client.text("agent_thought_chunk")
-    assert client.of_kind("usage_update")
+    usage = client.of_kind("usage_update")[-1]
+    assert usage.used > 0
+    assert usage.size > usage.used
     body = mock_llm_thread.requests[-1].json
     assert body["contents"][-1] == {"role": "user", "parts": [{"text": "hi"}]}
     assert not any(KEY in line for line in validator.raw)

@@ -169,3 +169,24 @@ async def test_the_clients_mcp_servers_join_the_session(
     assert client.of_kind("tool_call_update")[-1].status == "completed"
     response = mock_llm_thread.requests[-1].json["contents"][-1]["parts"][0]["functionResponse"]
     assert "UTC" in str(response["response"])
+
+
+async def test_no_key_is_authentication_required(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    from acp import RequestError
+
+    write_fast_config(isolated_home)
+    env = gemtui_env(isolated_home, mock_llm_thread.url, key=None)
+    client = EditorClient()
+    async with acp_agent(client, env=env, cwd=workspace) as (conn, _):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
+        assert await conn.authenticate(method_id="gemini-api-key") is not None
+        with pytest.raises(RequestError) as raised:
+            await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        assert raised.value.code == -32000
+        with pytest.raises(RequestError):
+            await conn.authenticate(method_id="no-such-method")
+        with pytest.raises(RequestError, match="absolute"):
+            await conn.new_session(cwd="relative/dir", mcp_servers=[])
+    assert mock_llm_thread.requests == []

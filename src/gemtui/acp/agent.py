@@ -45,7 +45,7 @@ from gemtui.acp.prompt_blocks import prompt_from_blocks
 from gemtui.acp.replay import replay
 from gemtui.acp.setup import AcpOptions, build
 from gemtui.acp.terminals import ClientTerminals
-from gemtui.errors import FatalError
+from gemtui.errors import EXIT_AUTH, FatalError
 from gemtui.modes import ApprovalMode
 
 __all__ = ["GemtuiAgent"]
@@ -67,7 +67,10 @@ MODES = (
 
 
 def _fatal(exc: FatalError) -> RequestError:
-    return RequestError(-32603, exc.message, {"exitCode": exc.exit_code})
+    """A setup failure as the client's error: "authentication required" for a missing or
+    refused key (the client then offers the auth methods), else an internal error."""
+    code = -32000 if exc.exit_code == EXIT_AUTH else -32603
+    return RequestError(code, exc.message, {"exitCode": exc.exit_code})
 
 
 class GemtuiAgent:
