@@ -181,3 +181,39 @@ async def test_provider_error_is_an_agent_message(
         answer = await conn.prompt(session_id=new.session_id, prompt=[text_block("hi")])
     assert answer.stop_reason == "end_turn"
     assert "the model is confused" in client.text()
+
+
+async def test_ignored_files_and_escaping_links_never_reach_the_editor(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """An ignore file keeps a file from the model and a symlink cannot lead out, even
+    though the editor would hand over anything it is asked for."""
+    (workspace / ".geminiignore").write_text("secret.env\n", encoding="utf-8")
+    (workspace / "secret.env").write_text("TOKEN=hidden-value\n", encoding="utf-8")
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("far away\n", encoding="utf-8")
+    (workspace / "link.txt").symlink_to(outside)
+    mock_llm_thread.enqueue(
+        tool_step("read_file", {"file_path": "secret.env"}),
+        tool_step("read_file", {"file_path": "link.txt"}),
+        tool_step("write_file", {"file_path": "link.txt", "content": "overwritten"}),
+        {"text": "ok"},
+    )
+    client = EditorClient(permission="allow_once")
+    client.buffers[str(workspace / "secret.env")] = "TOKEN=hidden-value\n"
+    client.buffers[str(outside)] = "far away\n"
+    async with acp_agent(client, env=_env(isolated_home, mock_llm_thread.url), cwd=workspace) as (
+        conn,
+        _,
+    ):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("read")])
+    assert client.reads == []
+    assert client.writes == []
+    assert outside.read_text(encoding="utf-8") == "far away\n"
+    sent = str(mock_llm_thread.requests[-1].json["contents"])
+    assert "hidden-value" not in sent
+    assert "far away" not in sent
+    statuses = [u.status for u in client.of_kind("tool_call_update") if u.status]
+    assert statuses.count("failed") == 3
