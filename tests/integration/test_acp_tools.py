@@ -113,3 +113,32 @@ async def test_a_refusal_is_the_refusal_stop_reason(
         new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         answer = await conn.prompt(session_id=new.session_id, prompt=[text_block("bad")])
     assert answer.stop_reason == "refusal"
+
+
+async def test_without_a_terminal_the_output_streams_into_the_call(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    mock_llm_thread.enqueue(
+        tool_step("run_shell_command", {"command": "echo live-line; echo second-line"}),
+        {"text": "ok"},
+    )
+    client = EditorClient(permission="allow_once")
+    async with acp_agent(client, env=_env(isolated_home, mock_llm_thread.url), cwd=workspace) as (
+        conn,
+        _,
+    ):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("run")])
+    assert client.terminals == {}
+    updates = client.of_kind("tool_call_update")
+    live = [
+        i
+        for i, u in enumerate(updates)
+        if u.status is None and u.content and "live-line" in u.content[0].content.text
+    ]
+    done = [i for i, u in enumerate(updates) if u.status == "completed"]
+    assert live
+    assert done
+    assert live[0] < done[0]
+    assert "second-line" in updates[done[0]].content[0].content.text

@@ -44,6 +44,7 @@ from gemtui.bus import (
     ToolCallSnapshot,
     ToolCallState,
     ToolCallStateChanged,
+    ToolOutput,
     TurnFinished,
     Usage,
 )
@@ -82,6 +83,10 @@ _PLAN_STATUS: dict[str, Literal["pending", "in_progress", "completed"]] = {
     "cancelled": "completed",
     "blocked": "pending",
 }
+
+
+_LIVE_TAIL = 16_000
+"""How much of a running command's output each live update carries (its end)."""
 
 
 def tool_status(state: ToolCallState) -> Status:
@@ -132,6 +137,7 @@ class UpdateMapper:
         self.root = root
         self.context_window = context_window
         self._announced: set[str] = set()
+        self._outputs: dict[str, str] = {}
         self.terminals: dict[str, str] = {}
         """The editor terminal each shell call runs in, by call id."""
         self._subject: str | None = None
@@ -147,6 +153,8 @@ class UpdateMapper:
             return self._thought(event)
         if isinstance(event, ToolCallStateChanged):
             return [self.tool_call(event.call)]
+        if isinstance(event, ToolOutput):
+            return self._live_output(event)
         if isinstance(event, TodosUpdated):
             return [self.plan(event.todos)]
         if isinstance(event, TurnFinished):
@@ -156,6 +164,16 @@ class UpdateMapper:
             text = event.message + (f"\n\n{hint}" if hint else "")
             return [update_agent_message_text(f"\n\n**{_label(event)}:** {text}\n")]
         return []
+
+    def _live_output(self, event: ToolOutput) -> list[Update]:
+        """A running command's output so far (its tail), for editors without terminals."""
+        if event.call_id in self.terminals:  # the editor's terminal shows it already
+            return []
+        text = self._outputs.get(event.call_id, "") + event.text
+        text = text[-_LIVE_TAIL:]
+        self._outputs[event.call_id] = text
+        block = tool_content(TextContentBlock(type="text", text=text))
+        return [update_tool_call(event.call_id, content=[block])]
 
     def _thought(self, event: ThoughtDelta) -> list[Update]:
         text = event.text
@@ -171,6 +189,7 @@ class UpdateMapper:
         raw_output = None
         if call.state.terminal:
             raw_output = {"output": call.output, "error": call.error}
+            self._outputs.pop(call.call_id, None)
         if call.call_id not in self._announced:
             self._announced.add(call.call_id)
             return start_tool_call(
