@@ -142,3 +142,45 @@ async def test_without_a_terminal_the_output_streams_into_the_call(
     assert done
     assert live[0] < done[0]
     assert "second-line" in updates[done[0]].content[0].content.text
+
+
+async def test_an_http_mcp_servers_prompt_is_a_command(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """The editor passes a streamable-HTTP server; its prompt is offered as
+    ``/notes:summarize`` and, run, becomes the prompt the model gets."""
+    from acp.schema import HttpMcpServer
+    from mcp.server.mcpserver import MCPServer
+
+    from tests.support.mcp_http import serving
+
+    server = MCPServer("notes")
+
+    @server.prompt(description="Summarise notes on a topic")
+    def summarize(topic: str) -> str:
+        return f"Summarise everything about {topic} in three bullet points."
+
+    mock_llm_thread.enqueue({"text": "- one\n- two\n- three"})
+    client = EditorClient()
+    async with (
+        serving(server) as url,
+        acp_agent(client, env=_env(isolated_home, mock_llm_thread.url), cwd=workspace) as (
+            conn,
+            _,
+        ),
+    ):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
+        new = await conn.new_session(
+            cwd=str(workspace),
+            mcp_servers=[HttpMcpServer(type="http", name="notes", url=url, headers=[])],
+        )
+        answer = await conn.prompt(
+            session_id=new.session_id, prompt=[text_block("/notes:summarize pelicans")]
+        )
+    assert answer.stop_reason == "end_turn"
+    offered = {
+        c.name for u in client.of_kind("available_commands_update") for c in u.available_commands
+    }
+    assert "notes:summarize" in offered
+    sent = mock_llm_thread.requests[-1].json["contents"][-1]["parts"][0]["text"]
+    assert sent == "Summarise everything about pelicans in three bullet points."

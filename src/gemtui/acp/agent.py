@@ -45,6 +45,7 @@ from gemtui.acp.prompt_blocks import prompt_from_blocks
 from gemtui.acp.replay import replay
 from gemtui.acp.setup import AcpOptions, build
 from gemtui.acp.terminals import ClientTerminals
+from gemtui.bus import Event, McpServerChanged
 from gemtui.errors import EXIT_AUTH, FatalError
 from gemtui.modes import ApprovalMode
 
@@ -157,12 +158,18 @@ class GemtuiAgent:
             conv.session.tool_context.terminals = ClientTerminals(
                 self.client, conv.id, conv.show_terminal
             )
+        conv.on_event = self._on_event
         self.sessions[conv.id] = conv
         built.assembled.record()
         conv.session.start()
         if built.notice:
             await conv.say(f"{built.notice}\n\n")
         return conv
+
+    async def _on_event(self, conv: Conversation, event: Event) -> None:
+        """A server that became ready brings its prompts: offer the commands again."""
+        if isinstance(event, McpServerChanged) and event.status == "ready" and conv.commands_sent:
+            await conv.send(update_available_commands(available_commands(conv.session)))
 
     def _modes(self, conv: Conversation) -> SessionModeState:
         return SessionModeState(
@@ -270,8 +277,13 @@ class GemtuiAgent:
         text, media = prompt_from_blocks(prompt, conv.session.workspace.root)
         if not text and not media:
             return PromptResponse(stop_reason="end_turn")
-        if text.startswith("/") and not media and await run_command(conv, text):
-            return PromptResponse(stop_reason="end_turn")
+        if text.startswith("/") and not media:
+            await conv.session.wait_mcp()  # a server's prompts are commands too
+            ran = await run_command(conv, text)
+            if ran is True:
+                return PromptResponse(stop_reason="end_turn")
+            if isinstance(ran, str):
+                text = ran
         stop = await conv.prompt(text, media)
         return PromptResponse(stop_reason=stop)
 

@@ -1,13 +1,15 @@
 """The slash commands that make sense in an editor, offered as ``available_commands``.
 
 ``/compress``, ``/memory``, ``/stats`` and ``/model`` run here and answer as an agent
-message; custom ``.toml`` commands are offered too and expand in the session as they do
+message; an MCP server's prompts are ``/server:prompt`` (filled in and sent as the
+prompt); custom ``.toml`` commands are offered too and expand in the session as they do
 in the TUI and headless.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import shlex
+from typing import TYPE_CHECKING, Any
 
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
@@ -30,22 +32,89 @@ BUILTIN = {
 }
 
 
+def _hint(text: str | None) -> AvailableCommandInput | None:
+    return AvailableCommandInput(UnstructuredCommandInput(hint=text)) if text else None
+
+
 def available_commands(session: Session) -> list[AvailableCommand]:
-    out = []
-    for name, (description, hint) in BUILTIN.items():
-        arg = AvailableCommandInput(UnstructuredCommandInput(hint=hint)) if hint else None
-        out.append(AvailableCommand(name=name, description=description, input=arg))
+    out = [
+        AvailableCommand(name=name, description=description, input=_hint(hint))
+        for name, (description, hint) in BUILTIN.items()
+    ]
+    if session.mcp is not None:
+        for server, prompt in session.mcp.prompts():
+            params = " ".join(f"{a.name}=…" for a in prompt.arguments or [])
+            out.append(
+                AvailableCommand(
+                    name=f"{server}:{prompt.name}",
+                    description=prompt.description or f"Prompt {prompt.name} of {server}",
+                    input=_hint(params),
+                )
+            )
     for cmd in session.commands.commands.values():
         if cmd.name not in BUILTIN:
             out.append(AvailableCommand(name=cmd.name, description=cmd.description or cmd.name))
     return out
 
 
-async def run_command(conv: Conversation, text: str) -> bool:
-    """Run a built-in command; False when ``text`` is not one (it goes to the session)."""
+def _prompt_values(prompt: Any, arg: str) -> dict[str, str]:
+    """``value …`` or ``name=value …`` as the prompt's arguments."""
+    params = [a.name for a in prompt.arguments or []]
+    try:
+        words = shlex.split(arg)
+    except ValueError:
+        words = arg.split()
+    values: dict[str, str] = {}
+    positional = iter(params)
+    for word in words:
+        key, eq, value = word.partition("=")
+        if eq and key in params:
+            values[key] = value
+        else:
+            values[next(positional, params[-1] if params else "input")] = word
+    return values
+
+
+async def _mcp_prompt(conv: Conversation, name: str, arg: str) -> str | bool:
+    """The server's prompt filled in (the text to send), True when said why not, or False
+    when no ready server has such a prompt."""
+    from gemtui.mcp.manager import McpCallError
+
+    tools = conv.session.mcp
+    server, _, wanted = name.partition(":")
+    if tools is None:
+        return False
+    found = next(
+        (
+            (s, p)
+            for s, p in tools.prompts()
+            if s.lower() == server.lower() and p.name.lower() == wanted.lower()
+        ),
+        None,
+    )
+    if found is None:
+        return False
+    server, prompt = found
+    values = _prompt_values(prompt, arg)
+    missing = [a.name for a in prompt.arguments or [] if a.required and a.name not in values]
+    if missing:
+        await conv.say(f"/{server}:{prompt.name} needs {', '.join(missing)}.")
+        return True
+    try:
+        return await tools.manager.get_prompt(server, prompt.name, values)
+    except McpCallError as exc:
+        await conv.say(str(exc))
+        return True
+
+
+async def run_command(conv: Conversation, text: str) -> str | bool:
+    """Run a command: True when it answered, a text to send as the prompt instead (an MCP
+    prompt), or False when ``text`` is none of these (it goes to the session as it is)."""
     name, _, rest = text[1:].partition(" ")
     rest = rest.strip()
     session = conv.session
+    if ":" in name:
+        return await _mcp_prompt(conv, name, rest)
     if name not in BUILTIN:
         return False
     if name == "compress":
@@ -55,8 +124,7 @@ async def run_command(conv: Conversation, text: str) -> bool:
         await conv.say(stats_text(conv.mapper, session.model))
     elif name == "memory":
         if rest == "refresh":
-            files = session.refresh_context()
-            await conv.say(files.summary())
+            await conv.say(session.refresh_context().summary())
         elif rest.startswith("add "):
             path = session.add_memory(rest[4:].strip())
             await conv.say(f"Saved to {path}.")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Literal
 
 from acp import tool_terminal_ref, update_agent_message_text, update_tool_call
@@ -65,6 +66,8 @@ class Conversation:
         self._pump = asyncio.create_task(self._run_pump(), name=f"acp-pump-{self.id}")
         self.busy = False
         self.commands_sent = False
+        self.on_event: Callable[[Conversation, Event], Awaitable[None]] | None = None
+        """Called after each event was forwarded (the agent re-offers commands)."""
 
     async def send(self, update: Update | object) -> None:
         """One ``session/update`` to the client (errors are logged: the turn goes on)."""
@@ -80,6 +83,8 @@ class Conversation:
         async for event in self._sub:
             try:
                 await self._forward(event)
+                if self.on_event is not None:
+                    await self.on_event(self, event)
             except Exception:  # a mapping bug must not stop the stream
                 log.exception("cannot forward %s", type(event).__name__)
             async with self._progress:
