@@ -125,8 +125,11 @@ class GemtuiAgent:
         if method_id == "oauth-personal":
             from gemtui.auth.login import login
 
+            async def no_paste() -> str:
+                return ""  # stdin carries the protocol: never read a pasted code from it
+
             try:
-                await login(no_browser=False, file_store=False)
+                await login(no_browser=False, paste=no_paste, file_store=False)
             except FatalError as exc:
                 raise _fatal(exc) from exc
             return AuthenticateResponse()
