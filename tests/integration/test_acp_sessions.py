@@ -190,3 +190,17 @@ async def test_no_key_is_authentication_required(
         with pytest.raises(RequestError, match="absolute"):
             await conn.new_session(cwd="relative/dir", mcp_servers=[])
     assert mock_llm_thread.requests == []
+
+
+async def test_protocol_version_is_negotiated_down_to_1(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    client = EditorClient()
+    async with acp_agent(client, env=_env(isolated_home, mock_llm_thread.url), cwd=workspace) as (
+        conn,
+        _,
+    ):
+        newer = await conn.initialize(protocol_version=7, client_capabilities=editor_caps())
+        older = await conn.initialize(protocol_version=0, client_capabilities=editor_caps())
+    assert newer.protocol_version == 1
+    assert older.protocol_version == 1

@@ -97,7 +97,9 @@ class GemtuiAgent:
         self.caps = client_capabilities or ClientCapabilities()
         log.info("ACP client %s, protocol %s", client_info, protocol_version)
         return InitializeResponse(
-            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            # the one version gemtui speaks: the client's when it asked for it, else the
+            # latest we support (the client then decides whether to go on)
+            protocol_version=PROTOCOL_VERSION,
             agent_info=Implementation(name="gemtui", title="gemtui", version=__version__),
             agent_capabilities=AgentCapabilities(
                 load_session=True,
