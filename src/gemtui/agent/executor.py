@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
+from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.error_text import ErrorContext, explain
 from gemtui.agent.loop_detector import LoopDetector
 from gemtui.agent.outcome import exit_code_for, join_turns
@@ -158,6 +159,8 @@ class Executor:
         """Prompt size of the latest turn (from usage): decides when to compress."""
         self._next_compression_at = 0
         """No automatic compression below this prompt size (after a failed attempt)."""
+        self.spent_models: set[str] = set()
+        """Models that answered 429 after their retries this session: the router skips them."""
         if self.config.output_schema is not None:
             self.chat.declarations = [
                 d for d in self.chat.declarations if d.name != COMPLETE_TASK
@@ -229,7 +232,7 @@ class Executor:
             text = prompt if isinstance(prompt, str) else (parts[0].text or "" if parts else "")
             self.bus.emit(UserMessage, text=text, attached=attached)
             if self.config.router is not None:
-                await self._route(self.config.router, parts, state, prompt_id)
+                await self._route(self.config.router, parts, state, prompt_id, cancel)
             reason, output = await self._loop(Content(role="user", parts=parts), cancel, state)
             recoverable = (
                 TerminateReason.TIMEOUT,
@@ -539,6 +542,7 @@ class Executor:
         if not (isinstance(err, ApiError) and err.status == 429):
             return False
         state.exhausted.add(self.chat.model)
+        self.spent_models.add(self.chat.model)
         remaining = [m for m in self.config.fallback if m not in state.exhausted]
         if not remaining:
             return False
@@ -563,10 +567,26 @@ class Executor:
         return TerminateReason.TIMEOUT if state.timed_out else TerminateReason.ABORTED
 
     async def _route(
-        self, router: ModelRouter, parts: list[Part], state: _RunState, prompt_id: str
+        self,
+        router: ModelRouter,
+        parts: list[Part],
+        state: _RunState,
+        prompt_id: str,
+        cancel: asyncio.Event,
     ) -> None:
-        """Let the router pick this prompt's model; its call's tokens count as usage."""
-        decision = await router.choose(self.chat.curated_history(), parts, prompt_id)
+        """Let the router pick this prompt's model; its call's tokens count as usage.
+
+        The classifier call races the cancel (Esc, Ctrl-C, the time limit) like every
+        model call: a cancel ends it at once, retries and all, and the loop then ends the
+        prompt before any turn."""
+        history = self.chat.curated_history()
+        choice = router.choose(history, parts, prompt_id, spent=frozenset(self.spent_models))
+        finished = await until_cancelled(choice, cancel)
+        if finished is None:
+            return
+        decision = finished.value
+        if decision.spent is not None:
+            self.spent_models.add(decision.spent)
         self.chat.set_model(decision.model)
         state.usage = state.usage + decision.usage
         by_model = state.usage_by_model

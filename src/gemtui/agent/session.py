@@ -63,7 +63,7 @@ from gemtui.wire import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Callable
 
     from gemtui.agent.checkpointing import SessionCheckpoints
     from gemtui.agent.router import ModelRouter
@@ -235,7 +235,7 @@ class Session:
                 compression_threshold=settings.chat.compression_threshold,
                 compression_preserve=settings.chat.compression_preserve,
                 fallback=fallback_chain(provider, _start_model(provider)),
-                router=_router_for(provider, provider.model),
+                router=_router_for(provider, provider.model, self._plan_mode),
                 prices=dict(provider.settings.prices),
                 error_context=self._error_context,
             ),
@@ -352,11 +352,14 @@ class Session:
             self.executor.last_prompt_tokens = 0
             self._compact_tools = None  # the new provider's window decides
             await old.generator.aclose()
-        self.executor.config.router = _router_for(self.provider, model)
+        self.executor.config.router = _router_for(self.provider, model, self._plan_mode)
         if self.executor.config.router is None:
             self.chat.set_model(model)
         self.chat.generation_config = _generation_config(self.provider)
         self.executor.config.fallback = fallback_chain(self.provider, self.chat.model)
+
+    def _plan_mode(self) -> bool:
+        return self.approval_mode == "plan"
 
     def set_approval_mode(self, mode: str) -> None:
         self.approval_mode = mode
@@ -526,7 +529,9 @@ def _start_model(provider: ResolvedProvider) -> str:
     return DEFAULT_MODELS.get(provider.kind, provider.model)
 
 
-def _router_for(provider: ResolvedProvider, model: str) -> ModelRouter | None:
+def _router_for(
+    provider: ResolvedProvider, model: str, plan_mode: Callable[[], bool]
+) -> ModelRouter | None:
     """A router when ``model`` is ``auto``; only Gemini providers have Flash and Pro."""
     from gemtui.agent.provider_choice import GEMINI_KINDS
     from gemtui.agent.router import AUTO, ModelRouter
@@ -539,7 +544,7 @@ def _router_for(provider: ResolvedProvider, model: str) -> ModelRouter | None:
             f"-m auto routes between Gemini Flash and Pro models; the {provider.name} "
             "provider has no such pair. Name a model instead (-m NAME, /model NAME)."
         )
-    return ModelRouter(provider.generator)
+    return ModelRouter(provider.generator, plan_mode=plan_mode)
 
 
 def _mcp_tools(
