@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -23,6 +23,7 @@ from gemtui.agent.loop_detector import LoopDetector
 from gemtui.agent.outcome import exit_code_for, join_turns
 from gemtui.agent.prices import cost_of, price_for
 from gemtui.agent.router import ModelRouter
+from gemtui.agent.stream_loop import StreamLoopDetector
 from gemtui.agent.token_estimate import (
     estimate_request_tokens,
     estimate_tokens,
@@ -59,6 +60,7 @@ from gemtui.chat.turn import (
     ThoughtEvent,
     ToolCallRequestEvent,
     Turn,
+    TurnEvent,
     UserCancelledEvent,
 )
 from gemtui.errors import ApiError
@@ -115,6 +117,8 @@ class ExecutorConfig:
     router: ModelRouter | None = None
     """``-m auto``: picks the model for each prompt before its first turn."""
     error_context: Callable[[], ErrorContext] | None = None
+    stream_loop_detection: bool = True
+    """Cut an answer that repeats itself while streaming (``[chat] loop_detection``)."""
     """Who was asked for what, so a failed call is explained with its next step."""
 
 
@@ -363,7 +367,8 @@ class Executor:
             outcome.reason = self._cancel_reason(state)
         else:
             consume.result()
-        if outcome.reason in (TerminateReason.ABORTED, TerminateReason.TIMEOUT):
+        cut_short = (TerminateReason.ABORTED, TerminateReason.TIMEOUT, TerminateReason.LOOP)
+        if outcome.reason in cut_short:
             self._count_cut_short(turn, state)
         return outcome
 
@@ -499,11 +504,33 @@ class Executor:
     async def _consume_turn(
         self, turn: Turn, message: Content, state: _RunState, out: _TurnOutcome
     ) -> None:
-        """Publish one turn's events; record calls, text and how it ended in ``out``."""
-        async for ev in turn.run(message):
+        """Publish one turn's events; record calls, text and how it ended in ``out``.
+
+        An answer that starts repeating itself is cut here: the stream is closed (what
+        arrived stays in history, as after a cancel) and the prompt ends with LOOP."""
+        looping = StreamLoopDetector() if self.config.stream_loop_detection else None
+        events = turn.run(message)
+        try:
+            await self._publish(events, looping, state, out)
+        finally:
+            await events.aclose()
+
+    async def _publish(
+        self,
+        events: AsyncGenerator[TurnEvent, None],
+        looping: StreamLoopDetector | None,
+        state: _RunState,
+        out: _TurnOutcome,
+    ) -> None:
+        async for ev in events:
             if isinstance(ev, ContentEvent):
                 out.text.append(ev.text)
                 self.bus.emit(ContentDelta, text=ev.text)
+                loop_msg = looping.feed(ev.text) if looping is not None else None
+                if loop_msg:
+                    self.bus.emit(LoopDetected, message=loop_msg)
+                    out.reason = TerminateReason.LOOP
+                    return
             elif isinstance(ev, ThoughtEvent):
                 self.bus.emit(ThoughtDelta, text=ev.text, subject=ev.subject)
             elif isinstance(ev, ToolCallRequestEvent):
@@ -511,6 +538,8 @@ class Executor:
             elif isinstance(ev, RetryEvent):
                 out.text.clear()
                 out.calls.clear()
+                if looping is not None:
+                    looping.reset()
                 self.bus.emit(StreamRetried, attempt=ev.attempt, reason=ev.reason)
             elif isinstance(ev, CitationEvent):
                 self.bus.emit(Citation, text=ev.text)

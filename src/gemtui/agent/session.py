@@ -238,6 +238,7 @@ class Session:
                 router=_router_for(provider, provider.model, self._plan_mode),
                 prices=dict(provider.settings.prices),
                 error_context=self._error_context,
+                stream_loop_detection=settings.chat.loop_detection,
             ),
         )
         self.chat.on_history = self._history_changed

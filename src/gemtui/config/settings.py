@@ -124,6 +124,9 @@ class ChatSettings(_Section):
     """Characters (text, thoughts, call arguments) one model answer may stream before it
     is stopped with an error, keeping what arrived. The longest real answers (128k output
     tokens) are about 500,000 characters; this only stops a stream that never ends."""
+    loop_detection: bool = True
+    """Cut an answer that keeps repeating the same passage while it streams (a model
+    stuck in a loop), with a notice; off only if it ever cuts a real answer."""
 
 
 class NetworkSettings(_Section):
