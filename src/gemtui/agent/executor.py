@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.error_text import ErrorContext, explain
 from gemtui.agent.loop_detector import LoopDetector
+from gemtui.agent.next_speaker import CONTINUE, NextSpeakerCheck
 from gemtui.agent.outcome import exit_code_for, join_turns
 from gemtui.agent.prices import cost_of, price_for
 from gemtui.agent.router import ModelRouter
@@ -119,6 +120,10 @@ class ExecutorConfig:
     error_context: Callable[[], ErrorContext] | None = None
     stream_loop_detection: bool = True
     """Cut an answer that repeats itself while streaming (``[chat] loop_detection``)."""
+    next_speaker: NextSpeakerCheck | None = None
+    """After a text-only answer, ask whether the model meant to go on (chat mode only)."""
+    max_continues: int = 3
+    """"Please continue." sent at most this often per prompt (the check can be wrong)."""
     """Who was asked for what, so a failed call is explained with its next step."""
 
 
@@ -303,7 +308,7 @@ class Executor:
         """Turns until the model stops calling tools, or something ends the prompt."""
         detector = LoopDetector()
         limit = self.config.max_turns if max_turns is None else max_turns
-        local_turns = 0
+        local_turns = continues = 0
         while True:
             stop = await self._before_turn(message, cancel, state, local_turns, limit)
             if stop is not None:
@@ -317,6 +322,11 @@ class Executor:
                 continue
             state.text.append("".join(outcome.text))
             stop = self._after_turn(outcome, state, detector)
+            more = stop == TerminateReason.GOAL and continues < self.config.max_continues
+            if more and await self._model_goes_on(outcome, cancel, state):
+                continues += 1
+                message = Content.user(CONTINUE)
+                continue
             if stop is not None:
                 return stop, None
             ended, output, message = await self._answer_calls(outcome.calls, cancel, state)
@@ -628,6 +638,26 @@ class Executor:
             usage=decision.usage,
             fell_back=decision.fell_back,
         )
+
+    async def _model_goes_on(
+        self, outcome: _TurnOutcome, cancel: asyncio.Event, state: _RunState
+    ) -> bool:
+        """The next-speaker check after a text answer (raced against the cancel): True
+        when the model should be sent "Please continue."."""
+        check = self.config.next_speaker
+        if check is None or self.config.output_schema is not None:
+            return False
+        if not "".join(outcome.text).strip() or cancel.is_set():
+            return False
+        asked = check.ask(self.chat.curated_history(), self.chat.model, current_prompt_id.get())
+        finished = await until_cancelled(asked, cancel)
+        if finished is None:
+            return False
+        verdict = finished.value
+        state.usage = state.usage + verdict.usage
+        by_model = state.usage_by_model
+        by_model[verdict.model] = by_model.get(verdict.model, Usage()) + verdict.usage
+        return verdict.speaker == "model" and not cancel.is_set()
 
     def _add_usage(self, state: _RunState, ev: FinishedEvent) -> None:
         if ev.usage.input:

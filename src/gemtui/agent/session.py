@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable
 
     from gemtui.agent.checkpointing import SessionCheckpoints
+    from gemtui.agent.next_speaker import NextSpeakerCheck
     from gemtui.agent.router import ModelRouter
     from gemtui.bus import EventBus
     from gemtui.commands import CommandSet
@@ -239,6 +240,7 @@ class Session:
                 prices=dict(provider.settings.prices),
                 error_context=self._error_context,
                 stream_loop_detection=settings.chat.loop_detection,
+                next_speaker=_next_speaker_for(settings, provider),
             ),
         )
         self.chat.on_history = self._history_changed
@@ -352,6 +354,7 @@ class Session:
             self.executor.config.prices = dict(provider.settings.prices)
             self.executor.last_prompt_tokens = 0
             self._compact_tools = None  # the new provider's window decides
+            self.executor.config.next_speaker = _next_speaker_for(self.settings, provider)
             await old.generator.aclose()
         self.executor.config.router = _router_for(self.provider, model, self._plan_mode)
         if self.executor.config.router is None:
@@ -528,6 +531,19 @@ def _start_model(provider: ResolvedProvider) -> str:
     if provider.model != AUTO:
         return provider.model
     return DEFAULT_MODELS.get(provider.kind, provider.model)
+
+
+def _next_speaker_for(settings: Settings, provider: ResolvedProvider) -> NextSpeakerCheck | None:
+    """The next-speaker check when asked for: on Flash for Gemini providers (as Gemini
+    CLI does), on the conversation's own model elsewhere."""
+    from gemtui.agent.next_speaker import NextSpeakerCheck
+    from gemtui.agent.provider_choice import GEMINI_KINDS
+
+    if not settings.agent.next_speaker_check:
+        return None
+    if provider.kind in GEMINI_KINDS:
+        return NextSpeakerCheck(provider.generator, "gemini-2.5-flash", thinking_off=True)
+    return NextSpeakerCheck(provider.generator)
 
 
 def _router_for(
