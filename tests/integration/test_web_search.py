@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from pathlib import Path
 from typing import Any
 
 from gemtui.agent.provider_choice import ResolvedProvider
 from gemtui.agent.session import Session, SessionOptions
-from gemtui.bus import TerminateReason
+from gemtui.bus import Event, TerminateReason, ToolCallState, ToolCallStateChanged
 from gemtui.config.settings import Settings
 from gemtui.providers.http import make_client
 from gemtui.providers.openai_compat import OpenAICompatGenerator
@@ -175,3 +177,47 @@ def test_a_search_cut_off_mid_answer_is_a_search_error_too(
     assert error.startswith("search failed: "), error
     log = isolated_home / "logs" / "gemtui.log"
     assert "Traceback" not in (log.read_text(encoding="utf-8") if log.exists() else "")
+
+
+class _Records(logging.Handler):
+    """Keeps every record it is handed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+async def test_a_search_cancelled_while_it_waits_is_answered_as_cancelled_without_a_traceback(
+    mock_llm: MockLLMServer, make_session: SessionFactory
+) -> None:
+    mock_llm.enqueue(
+        {"function_calls": [{"name": "google_web_search", "args": {"query": "q"}, "id": "s1"}]},
+        {"text": "late results", "fault": "stall", "seconds": 30},  # the search hangs
+    )
+    session = make_session(approval_mode="yolo")
+
+    def on_event(ev: Event) -> None:
+        if isinstance(ev, ToolCallStateChanged) and ev.call.state == ToolCallState.EXECUTING:
+            asyncio.get_running_loop().call_soon(session.cancel)
+
+    session.bus.subscribe(on_event)
+    handler = _Records()
+    logger = logging.getLogger("gemtui")  # its own handler: the log file's may not propagate
+    logger.addHandler(handler)
+    try:
+        done = await asyncio.wait_for(session.send("search q"), timeout=20)
+    finally:
+        logger.removeHandler(handler)
+    assert done.reason == TerminateReason.ABORTED
+    responses = [
+        p.function_response
+        for c in session.chat.history
+        for p in c.parts
+        if p.function_response is not None
+    ]
+    assert [r.id for r in responses] == ["s1"]
+    assert responses[0].response["error"].startswith("Cancelled by the user.")
+    assert not [r for r in handler.records if r.exc_info], "no traceback logged"
