@@ -152,6 +152,8 @@ class WebFetchSettings(_Section):
     """Seconds one URL may take, redirects and the whole body included."""
     max_bytes: Count = 2_000_000
     """Bytes read of one page; the rest is cut, said so."""
+    max_total_bytes: Count = 4_000_000
+    """Bytes read of all the pages of one call together; what is over is cut, said so."""
     max_redirects: Annotated[int, Field(ge=0, le=20)] = 5
     """Redirects followed per URL, each checked again."""
 

@@ -21,8 +21,14 @@ class ReadFileInvocation(ToolInvocation):
     """One validated read_file call."""
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
-        ws = ctx.workspace
         arg = self.args["file_path"]
+        saved = ctx.outputs.find(arg) if ctx.outputs is not None else None
+        if saved is not None:  # a whole tool output gemtui kept: outside the workspace
+            store = ctx.outputs
+            assert store is not None
+            text = await run_off_loop(lambda _: store.read(saved))
+            return self._text_result(text, str(saved), arg, ctx)
+        ws = ctx.workspace
         path = ws.resolve_visible(arg)
         check_readable_file(path, arg)
         rel = ws.relative(path)
@@ -37,6 +43,11 @@ class ReadFileInvocation(ToolInvocation):
                 "audio and PDF files can be read."
             )
         text = await run_off_loop(lambda _: read_text(path, arg))
+        return self._text_result(text, rel, arg, ctx)
+
+    def _text_result(self, text: str, rel: str, arg: str, ctx: ToolContext) -> ToolResult:
+        if self.args.get("offset") is not None or self.args.get("limit") is not None:
+            return _page(text, rel, self.args, ctx.output_limit)
         start = _as_int(self.args.get("start_line"))
         end = _as_int(self.args.get("end_line"))
         window = text_window(text, start, end)
@@ -47,6 +58,25 @@ class ReadFileInvocation(ToolInvocation):
         content = f"\n{note}\n\n--- FILE CONTENT (truncated) ---\n{window.content}"
         display = f"Read lines {window.first}-{window.last} of {window.total} from {rel}"
         return ToolResult(llm_content=content, display=display)
+
+
+def _page(text: str, rel: str, args: dict[str, Any], output_limit: int) -> ToolResult:
+    """Characters ``offset`` .. ``offset + limit`` of ``text``: how a saved tool output
+    (or a file of very long lines) is read in pieces that each fit the model's share."""
+    offset = _as_int(args.get("offset")) or 0
+    if text and offset >= len(text):
+        raise ToolError(
+            f"offset ({offset}) is beyond the end of the file, which has {len(text):,} characters."
+        )
+    page = min(_as_int(args.get("limit")) or output_limit, output_limit)
+    end = min(offset + page, len(text))
+    status = f"[Characters {offset:,}-{end:,} of {len(text):,} of {rel}."
+    status += f" Next: offset={end}.]" if end < len(text) else " This is the end.]"
+    return ToolResult(
+        llm_content=f"{status}\n{text[offset:end]}",
+        display=f"Read characters {offset:,}-{end:,} of {len(text):,} from {rel}",
+        data={"output_file": rel},  # a page is already cut to the limit: not saved again
+    )
 
 
 def _as_int(value: Any) -> int | None:
@@ -79,6 +109,18 @@ class ReadFileTool(Tool):
                 "description": "Optional: The 1-based line number to end reading at (inclusive).",
                 "type": "number",
             },
+            "offset": {
+                "description": (
+                    "Optional: The 0-based character to start reading from, for reading a "
+                    "saved tool output (or a file of very long lines) in pieces. Not with "
+                    "start_line/end_line."
+                ),
+                "type": "number",
+            },
+            "limit": {
+                "description": "Optional: How many characters to read from offset.",
+                "type": "number",
+            },
         },
         "required": ["file_path"],
     }
@@ -95,6 +137,13 @@ class ReadFileTool(Tool):
                 return f"{key} must be a whole number of at least 1"
         if start is not None and end is not None and start > end:
             return "start_line cannot be greater than end_line"
+        offset, limit = args.get("offset"), args.get("limit")
+        if (offset is not None or limit is not None) and (start is not None or end is not None):
+            return "Use either offset/limit (characters) or start_line/end_line (lines), not both"
+        if offset is not None and (offset != int(offset) or offset < 0):
+            return "offset must be a whole number of at least 0"
+        if limit is not None and (limit != int(limit) or limit < 1):
+            return "limit must be a whole number of at least 1"
         return None
 
     def build(self, args: dict[str, Any]) -> ToolInvocation:
