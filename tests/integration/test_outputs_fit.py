@@ -151,7 +151,8 @@ def test_a_3_mb_mcp_result_reaches_the_model_as_a_preview_and_read_file_pages_it
     assert output.startswith("000000000\n000000001\n")
     assert "000299999\nkey=[redacted]" in output
     assert KEY not in output
-    assert pager.path is not None and pager.path in output
+    assert pager.path is not None
+    assert pager.path in output
     saved = _check_saved(Path(pager.path), isolated_home)
     assert saved == _numbers(300_000) + "key=[redacted]\n"
     paged = page["response"]["output"]
