@@ -174,7 +174,10 @@ class OutputStore:
         known = self._own.get(os.fspath(path))
         if known is None:
             raise PermissionError(f"{path} is not a saved tool output")
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        except OSError as exc:  # ELOOP: a symlink took its place
+            raise PermissionError(f"{path} is no longer the file gemtui wrote") from exc
         with open(fd, "rb") as fh:
             st = os.fstat(fh.fileno())
             if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != known:

@@ -26,7 +26,10 @@ class ReadFileInvocation(ToolInvocation):
         if saved is not None:  # a whole tool output gemtui kept: outside the workspace
             store = ctx.outputs
             assert store is not None
-            text = await run_off_loop(lambda _: store.read(saved))
+            try:
+                text = await run_off_loop(lambda _: store.read(saved))
+            except PermissionError as exc:  # swapped for a link after the check
+                raise ToolError(f"{exc}; it was not read.") from None
             return self._text_result(text, str(saved), arg, ctx)
         ws = ctx.workspace
         path = ws.resolve_visible(arg)
