@@ -30,7 +30,7 @@ class ReadFileInvocation(ToolInvocation):
                 text = await run_off_loop(lambda _: store.read(saved))
             except PermissionError as exc:  # swapped for a link after the check
                 raise ToolError(f"{exc}; it was not read.") from None
-            return self._text_result(text, str(saved), arg, ctx)
+            return self._text_result(text, str(saved), str(saved), ctx)
         ws = ctx.workspace
         path = ws.resolve_visible(arg)
         check_readable_file(path, arg)
@@ -46,24 +46,24 @@ class ReadFileInvocation(ToolInvocation):
                 "audio and PDF files can be read."
             )
         text = await run_off_loop(lambda _: read_text(path, arg))
-        return self._text_result(text, rel, arg, ctx)
+        return self._text_result(text, rel, str(path), ctx)
 
-    def _text_result(self, text: str, rel: str, arg: str, ctx: ToolContext) -> ToolResult:
+    def _text_result(self, text: str, rel: str, whole: str, ctx: ToolContext) -> ToolResult:
         if self.args.get("offset") is not None or self.args.get("limit") is not None:
-            return _page(text, rel, self.args, ctx.output_limit)
+            return _page(text, rel, whole, self.args, ctx.output_limit)
         start = _as_int(self.args.get("start_line"))
         end = _as_int(self.args.get("end_line"))
         window = text_window(text, start, end)
         if not window.truncated:
             display = "" if window.total else "(empty file)"
             return ToolResult(llm_content=window.content, display=display)
-        note = truncation_note(window, arg)
+        note = truncation_note(window, self.args["file_path"])
         content = f"\n{note}\n\n--- FILE CONTENT (truncated) ---\n{window.content}"
         display = f"Read lines {window.first}-{window.last} of {window.total} from {rel}"
         return ToolResult(llm_content=content, display=display)
 
 
-def _page(text: str, rel: str, args: dict[str, Any], output_limit: int) -> ToolResult:
+def _page(text: str, rel: str, whole: str, args: dict[str, Any], output_limit: int) -> ToolResult:
     """Characters ``offset`` .. ``offset + limit`` of ``text``: how a saved tool output
     (or a file of very long lines) is read in pieces that each fit the model's share."""
     offset = _as_int(args.get("offset")) or 0
@@ -78,7 +78,7 @@ def _page(text: str, rel: str, args: dict[str, Any], output_limit: int) -> ToolR
     return ToolResult(
         llm_content=f"{status}\n{text[offset:end]}",
         display=f"Read characters {offset:,}-{end:,} of {len(text):,} from {rel}",
-        data={"output_file": rel},  # a page is already cut to the limit: not saved again
+        data={"output_file": whole},  # a page is cut to the limit already: not saved again
     )
 
 
