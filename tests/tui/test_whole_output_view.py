@@ -19,6 +19,10 @@ from tests.tui.helpers import Messages
 from tests.tui.test_transcript import screen_text, settle
 
 
+def _read(path: str) -> str:
+    return Path(path).read_text()
+
+
 def test_a_card_names_its_saved_output_and_the_key() -> None:
     snapshot = ToolCallSnapshot(
         call_id="c1",
@@ -69,4 +73,4 @@ async def test_a_huge_shell_output_shows_a_preview_and_ctrl_g_names_the_file(
         await pilot.press("ctrl+g")
         await pilot.pause()
     assert any(path in note for note in notes), notes
-    assert Path(path).read_text() == "".join(f"{i:09d}\n" for i in range(100_000))
+    assert _read(path) == "".join(f"{i:09d}\n" for i in range(100_000))
