@@ -190,7 +190,8 @@ class ToolSettings(_Section):
     shell_timeout: Seconds = 120.0
     """Seconds a foreground shell command may run before it is stopped."""
     output_limit: Count = 30_000
-    """Characters of a tool's output the model gets (the rest is cut, said so)."""
+    """Characters of a tool's result the model gets: past it, the head and the tail, and
+    the whole output saved in a file (under the data folder) that read_file can page."""
     exclude: list[str] = Field(default_factory=list)
     """Tools never offered to the model (by name)."""
     web_fetch: WebFetchSettings = Field(default_factory=WebFetchSettings)
