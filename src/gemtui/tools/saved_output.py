@@ -14,10 +14,13 @@ with ``O_NOFOLLOW`` and checked again on the open descriptor. A symlink, a hard 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
 import stat
 import threading
+import time
 from pathlib import Path
 from typing import TextIO
 
@@ -32,6 +35,9 @@ __all__ = [
     "preview",
     "split_limit",
 ]
+
+KEEP_DAYS = 7
+"""Other sessions' output folders untouched this long are removed when a session first saves."""
 
 MAX_SAVED_CHARS = 20_000_000
 """Characters one saved output keeps (read_file's own cap); a command printing for ever
@@ -114,6 +120,7 @@ class OutputStore:
         self._own: dict[str, tuple[int, int]] = {}
         """Real path → (device, inode) of every file this store created."""
         self._lock = threading.Lock()
+        self._made = False
 
     @classmethod
     def for_session(cls, data_dir: Path, session_id: str) -> OutputStore:
@@ -121,10 +128,25 @@ class OutputStore:
         return cls(data_dir / "tool-outputs" / name[:80])
 
     def _make_folder(self) -> Path:
+        first = not self._made
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.folder, 0o700)
         os.chmod(self.folder.parent, 0o700)
+        if first:
+            self._made = True
+            self._prune()
         return Path(os.path.realpath(self.folder))
+
+    def _prune(self) -> None:
+        """Remove other sessions' folders untouched for ``KEEP_DAYS`` (never via a link)."""
+        cutoff = time.time() - KEEP_DAYS * 86_400
+        with os.scandir(self.folder.parent) as entries:
+            for entry in entries:
+                if entry.name == self.folder.name or not entry.is_dir(follow_symlinks=False):
+                    continue
+                with contextlib.suppress(OSError):
+                    if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                        shutil.rmtree(entry.path)
 
     def create(self, call_id: str) -> SpillFile:
         """A new 0600 file named after the call (never an existing one: ``O_EXCL``)."""

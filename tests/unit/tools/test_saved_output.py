@@ -3,7 +3,9 @@ the inodes it wrote, however the path is bent or the file swapped."""
 
 from __future__ import annotations
 
+import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,7 @@ import pytest
 from gemtui import redact
 from gemtui.scheduler.output_fit import OUTPUT_FILE, fit_result, too_long
 from gemtui.tools.base import ToolContext, ToolResult
-from gemtui.tools.saved_output import MAX_SAVED_CHARS, OutputStore, preview
+from gemtui.tools.saved_output import KEEP_DAYS, MAX_SAVED_CHARS, OutputStore, preview
 from gemtui.tools.workspace import Workspace
 from gemtui.wire import Blob, Part
 
@@ -131,3 +133,24 @@ def test_without_a_store_the_preview_says_nothing_was_saved(tmp_path: Path) -> N
     assert "could not be saved" in fitted.llm_content
     assert OUTPUT_FILE not in fitted.data
     assert not list(tmp_path.rglob("tool-outputs"))
+
+
+def test_old_sessions_folders_are_pruned_never_through_a_link(
+    store: OutputStore, tmp_path: Path
+) -> None:
+    root = store.folder.parent
+    old, fresh = root / "old", root / "fresh"
+    for folder in (old, fresh):
+        folder.mkdir(parents=True)
+        (folder / "c.txt").write_text("x")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("keep")
+    (root / "link").symlink_to(elsewhere)
+    ancient = time.time() - (KEEP_DAYS + 1) * 86_400
+    for path in (old, root / "link"):
+        os.utime(path, (ancient, ancient), follow_symlinks=False)
+    store.save("c1", "mine")
+    assert not old.exists()
+    assert fresh.exists()
+    assert (elsewhere / "keep.txt").read_text() == "keep"
