@@ -27,6 +27,7 @@ from typing import TextIO
 from gemtui.redact import StreamRedactor
 
 __all__ = [
+    "KEEP_DAYS",
     "MAX_SAVED_CHARS",
     "OutputStore",
     "SpillFile",
