@@ -48,7 +48,7 @@ from gemtui.bus import (
 )
 from gemtui.chat.chat import Chat
 from gemtui.chat.history import strip_thought_signatures
-from gemtui.config.paths import config_dir
+from gemtui.config.paths import config_dir, data_dir
 from gemtui.config.settings import Settings
 from gemtui.errors import NothingListeningError
 from gemtui.providers.retry import RetryingGenerator, RetryNotice
@@ -123,7 +123,7 @@ def _sandbox(settings: Settings, workspace: Path, extra_roots: list[Path]) -> Sa
     box = settings.tools.sandbox
     if not (box.enabled or os.environ.get("GEMTUI_SANDBOX") == "1"):
         return None
-    from gemtui.config.paths import data_dir, log_dir
+    from gemtui.config.paths import log_dir
     from gemtui.tools.sandbox import SandboxConfig, require_bwrap
 
     require_bwrap()
@@ -158,6 +158,7 @@ class Session:
         from gemtui.scheduler import PolicyEngine, ToolScheduler
         from gemtui.tools.base import ToolContext
         from gemtui.tools.registry import default_registry
+        from gemtui.tools.saved_output import OutputStore
         from gemtui.tools.workspace import Workspace
 
         self.settings = settings
@@ -192,6 +193,7 @@ class Session:
             workspace=self.workspace,
             shell_timeout=settings.tools.shell_timeout,
             output_limit=settings.tools.output_limit,
+            outputs=OutputStore.for_session(data_dir(), self.id),
             model_stream=self._model_stream,
             fetch=_fetch_limits(settings),
             sandbox=_sandbox(settings, self.workspace.root, self.workspace.roots[1:]),
@@ -510,6 +512,7 @@ def _fetch_limits(settings: Settings) -> FetchLimits:
         allow=tuple(wf.allow),
         timeout=wf.timeout,
         max_bytes=wf.max_bytes,
+        max_total_bytes=wf.max_total_bytes,
         max_redirects=wf.max_redirects,
     )
 

@@ -171,6 +171,8 @@ class WebFetchSettings(_Section):
     """Seconds one URL may take, redirects and the whole body included."""
     max_bytes: Count = 2_000_000
     """Bytes read of one page; the rest is cut, said so."""
+    max_total_bytes: Count = 4_000_000
+    """Bytes read of all the pages of one call together; what is over is cut, said so."""
     max_redirects: Annotated[int, Field(ge=0, le=20)] = 5
     """Redirects followed per URL, each checked again."""
 
@@ -207,7 +209,8 @@ class ToolSettings(_Section):
     shell_timeout: Seconds = 120.0
     """Seconds a foreground shell command may run before it is stopped."""
     output_limit: Count = 30_000
-    """Characters of a tool's output the model gets (the rest is cut, said so)."""
+    """Characters of a tool's result the model gets: past it, the head and the tail, and
+    the whole output saved in a file (under the data folder) that read_file can page."""
     exclude: list[str] = Field(default_factory=list)
     """Tools never offered to the model (by name)."""
     web_fetch: WebFetchSettings = Field(default_factory=WebFetchSettings)

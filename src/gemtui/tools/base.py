@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from gemtui.tools.sandbox import SandboxConfig
+    from gemtui.tools.saved_output import OutputStore
     from gemtui.tools.workspace import Workspace
     from gemtui.wire import GenerateContentRequest, GenerateContentResponse
 
@@ -82,6 +83,11 @@ class ToolContext:
     """Live output (shell), for views that show progress."""
     shell_timeout: float = 120.0
     output_limit: int = 30_000
+    """Characters of one result the model gets; the whole of a longer one goes to a file."""
+    outputs: OutputStore | None = None
+    """Where whole outputs past ``output_limit`` are saved (None: previews only)."""
+    call_id: str = ""
+    """The call being run (set per call by the scheduler); names its saved output."""
     background: BackgroundJobs = field(default_factory=BackgroundJobs)
     """The session's background commands, ended when the session closes."""
     fetch: FetchLimits = field(default_factory=FetchLimits)
