@@ -8,7 +8,10 @@ on a free 127.0.0.1 port, runs the real ``gemtui -p`` against it, headless, and 
 - read-native / read-text: a ``read_file`` call whose result reaches the model (the
   call succeeds and the model is asked again with it), with tools sent natively and with
   ``--text-tools``;
-- read-replace: read a file, then ``replace`` a line in it, with ``-y``: the file changes.
+- read-replace: read a file, then ``replace`` a line in it, with ``-y``: the file changes;
+- config-fact, change-constant, find-definition: tasks only the files can answer (a port
+  in a config file, a constant to change, the file defining a function), judged on the
+  outcome (the answer names it, the file changed) in the default mode.
 
 Each check prints pass or fail, its wall time and what the model answered; the exit code
 is 0 when every check passed. ``--runs N`` repeats the checks against the same server.
@@ -41,6 +44,8 @@ SERVER_ARGS = ["--alias", "qwen", "-c", "8192", "-t", "2", "--jinja", "--no-repa
 CPUs that report AMX inside VMs that do not grant it; repacking only speeds things up.
 ``-n 1024``: a 0.5B model may repeat itself until the window is full (5 minutes here)."""
 CHECK_TIMEOUT = 420.0
+CONSTRAINED = "auto"
+"""``[providers.openai] constrained_tools`` for every run (``--constrained``)."""
 
 NOTES = "Pelicans nest on islands.\nThey eat fish.\n"
 GREETING = "Hello World\nSecond line stays.\n"
@@ -104,6 +109,9 @@ def run_gemtui(url: str, prompt: str, workspace: Path, *flags: str) -> list[dict
         if not k.startswith(("GEMINI", "GOOGLE", "OPENAI", "ANTHROPIC"))
     }
     env |= {"GEMTUI_HOME": str(home), "OPENAI_BASE_URL": f"{url}/v1", "OPENAI_API_KEY": "local"}
+    config = home / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[providers.openai]\nkind = "openai"\nconstrained_tools = "{CONSTRAINED}"\n')
     cmd = [sys.executable, "-m", "gemtui", "-p", prompt, "--provider", "openai", "-m", "qwen"]
     cmd += ["--output-format", "stream-json", "--trust-workspace", "--max-turns", "8", *flags]
     proc = subprocess.run(
@@ -201,11 +209,52 @@ def check_read_replace(url: str, ws: Path) -> tuple[bool, str, list[dict[str, An
     return True, f"read, then replaced: file now {text!r}", events
 
 
+def check_config_fact(url: str, ws: Path) -> tuple[bool, str, list[dict[str, Any]]]:
+    """A fact only a config file holds: the answer must name it."""
+    (ws / "server.toml").write_text('[server]\nhost = "0.0.0.0"\nport = 8421\nworkers = 3\n')
+    (ws / "README.md").write_text("# Shop\nA small web shop. Settings live in server.toml.\n")
+    events = run_gemtui(url, "Which port does this project's server listen on?", ws, "--yolo")
+    answer = _answer(events)
+    calls = [(e.get("name"), e.get("args")) for e in events if e["type"] == "tool_use"]
+    ok = "8421" in answer
+    return ok, f"answer {answer.strip()[:80]!r}; calls {calls}", events
+
+
+def check_change_constant(url: str, ws: Path) -> tuple[bool, str, list[dict[str, Any]]]:
+    """A constant to change in place: judged on the file afterwards."""
+    target = ws / "limits.py"
+    target.write_text('"""Limits."""\n\nMAX_RETRIES = 3\nTIMEOUT_SECONDS = 30\n')
+    events = run_gemtui(url, "In limits.py, change MAX_RETRIES from 3 to 5.", ws, "-y")
+    text = target.read_text()
+    calls = [(e.get("name"), e.get("args")) for e in events if e["type"] == "tool_use"]
+    ok = "MAX_RETRIES = 5" in text and "TIMEOUT_SECONDS = 30" in text
+    return ok, f"file now {text[-45:]!r}; calls {calls}", events
+
+
+def check_find_definition(url: str, ws: Path) -> tuple[bool, str, list[dict[str, Any]]]:
+    """The file that defines a function, among several: the answer must name it."""
+    (ws / "billing").mkdir()
+    (ws / "billing" / "invoices.py").write_text(
+        "def parse_invoice(text):\n    return text.split(',')\n"
+    )
+    (ws / "billing" / "tax.py").write_text("def vat(amount):\n    return amount * 0.2\n")
+    (ws / "main.py").write_text("from billing.tax import vat\nprint(vat(10))\n")
+    prompt = "Which file defines the function parse_invoice?"
+    events = run_gemtui(url, prompt, ws, "--yolo")
+    answer = _answer(events)
+    calls = [(e.get("name"), e.get("args")) for e in events if e["type"] == "tool_use"]
+    ok = "invoices.py" in answer
+    return ok, f"answer {answer.strip()[:80]!r}; calls {calls}", events
+
+
 CHECKS: dict[str, Callable[[str, Path], tuple[bool, str, list[dict[str, Any]]]]] = {
     "plain": check_plain,
     "read-native": check_read_native,
     "read-text": check_read_text,
     "read-replace": check_read_replace,
+    "config-fact": check_config_fact,
+    "change-constant": check_change_constant,
+    "find-definition": check_find_definition,
 }
 
 
@@ -214,7 +263,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=1, help="repeat the checks N times")
     parser.add_argument("--only", action="append", choices=list(CHECKS), help="run only these")
     parser.add_argument("--json", type=Path, help="write every outcome and its events here")
+    parser.add_argument(
+        "--constrained",
+        choices=["auto", "on", "off"],
+        default="auto",
+        help="[providers.openai] constrained_tools for every run (default: auto)",
+    )
     args = parser.parse_args(argv)
+    global CONSTRAINED
+    CONSTRAINED = args.constrained
     if not SERVER.exists() or not MODEL.exists():
         print(
             f"No llama-server or model in {LLM_DIR}: run ../shared/real-llm/setup.sh first "
@@ -240,16 +297,16 @@ def main(argv: list[str] | None = None) -> int:
                 outcome = Outcome(name, ok, time.monotonic() - t0, why, events)
                 outcomes.append(outcome)
                 mark = "pass" if ok else "FAIL"
-                print(f"[{run}] {mark} {name:13} {outcome.seconds:6.1f} s  {why}", flush=True)
+                print(f"[{run}] {mark} {name:15} {outcome.seconds:6.1f} s  {why}", flush=True)
     finally:
         stop_server(proc)
     total = time.monotonic() - started
-    print(f"\n{'check':13} passed  median s  (total wall time {total:.0f} s)")
+    print(f"\n{'check':15} passed  median s  (total wall time {total:.0f} s)")
     for name in args.only or list(CHECKS):
         mine = [o for o in outcomes if o.name == name]
         times = sorted(o.seconds for o in mine)
         median = times[len(times) // 2] if times else 0.0
-        print(f"{name:13} {sum(o.passed for o in mine)}/{len(mine)}    {median:7.1f}")
+        print(f"{name:15} {sum(o.passed for o in mine)}/{len(mine)}    {median:7.1f}")
     if args.json:
         args.json.write_text(json.dumps([o.__dict__ for o in outcomes], indent=1))
     shutil.rmtree(scratch, ignore_errors=True)

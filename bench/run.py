@@ -128,8 +128,9 @@ async def _throughput_once(url: str, tokens: int) -> float:
     from gemtui.providers.gemini import GeminiGenerator
     from gemtui.providers.http import make_client
     from gemtui.providers.retry import RetryingGenerator
+    from gemtui.testing import filler
 
-    expected = len("tok " * tokens)
+    expected = len(filler(tokens, "tok"))
     gen = RetryingGenerator(GeminiGenerator(make_client(), "k", url))
     with tempfile.TemporaryDirectory() as ws:
         session = Session(
@@ -154,7 +155,9 @@ async def _throughput_once(url: str, tokens: int) -> float:
 
 
 def bench_throughput() -> None:
-    mock = MockProcess([{"text": "tok " * 50_000, "chunk_tokens": 5}])
+    from gemtui.testing import filler
+
+    mock = MockProcess([{"text": filler(50_000, "tok"), "chunk_tokens": 5}])
     try:
         asyncio.run(_throughput_once(mock.url, 50_000))  # warm-up: imports, first connection
         rates = [asyncio.run(_throughput_once(mock.url, 50_000)) for _ in range(RUNS)]
@@ -207,7 +210,8 @@ def bench_ctrl_c_flood() -> None:
     exe = ROOT / ".venv" / "bin" / "gemtui"
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "gemtui"]
     # an endless answer in small chunks: the most per-chunk work, and under the answer cap
-    mock = MockProcess([{"text": "flood " * 20, "chunk_tokens": 4, "endless": True}])
+    flood = "".join(f"flood{i} " for i in range(60))  # distinct words: not a loop to cut
+    mock = MockProcess([{"text": flood, "chunk_tokens": 4, "endless": True}])
     try:
         with tempfile.TemporaryDirectory() as home:
             times = [_ctrl_c_once(cmd, home, mock.url) for _ in range(RUNS)]

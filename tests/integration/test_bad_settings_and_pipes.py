@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from gemtui.cli import main as cli
-from gemtui.testing import MockLLMServer
+from gemtui.testing import MockLLMServer, filler
 
 from .helpers import gemtui_env, run_gemtui, write_fast_config
 
@@ -173,7 +173,7 @@ def test_reader_closing_the_pipe_ends_the_run_quietly(
     write_fast_config(isolated_home)
     cfg = isolated_home / "config" / "config.toml"  # a loaded machine must not look stalled
     cfg.write_text(cfg.read_text().replace("read_timeout = 2.0", "read_timeout = 60.0"))
-    mock_llm_thread.enqueue({"text": "word " * 60_000, "chunks": 300})
+    mock_llm_thread.enqueue({"text": filler(60_000), "chunks": 300})
     errors = workspace.parent / "stderr.txt"
     with errors.open("wb") as err_file:
         proc = subprocess.Popen(

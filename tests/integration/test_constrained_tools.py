@@ -1,13 +1,15 @@
 """`gemtui -p` against a local server that decodes tool calls under a grammar.
 
 The mock plays llama.cpp (``/props``), vLLM (``max_model_len``) or Ollama with an 8k
-window; under ``constrained_tools`` every request with tools requires a call and offers
-``final_answer``, whose text is the answer. The mock answers the way the real server
-does under the grammar: with ``tool_calls`` only.
+window; under ``constrained_tools`` every request with tools carries a JSON-schema
+``response_format`` that allows exactly one call to a declared tool or ``final_answer``,
+whose text is the answer. The mock answers the way the real llama-server did under that
+grammar (Qwen2.5-Coder-0.5B): the message text is one ``{"name", "arguments"}`` object.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,17 @@ def _tool_names(request: dict[str, Any]) -> list[str]:
     return [t["function"]["name"] for t in request.get("tools", [])]
 
 
+def _grammar_names(request: dict[str, Any]) -> list[str]:
+    """The tool names the response_format schema allows, or [] without one."""
+    fmt = request.get("response_format") or {}
+    schema = fmt.get("json_schema", {}).get("schema", {})
+    return [c["properties"]["name"]["enum"][0] for c in schema.get("anyOf", [])]
+
+
+def _call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"text": json.dumps({"name": name, "arguments": arguments}), "chunks": 4}
+
+
 @pytest.mark.parametrize("server", ["llama.cpp", "vllm"])
 def test_a_grammar_server_gets_every_turn_as_a_required_call_and_final_answer_is_the_answer(
     server: str, mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
@@ -50,8 +63,8 @@ def test_a_grammar_server_gets_every_turn_as_a_required_call_and_final_answer_is
     env = _local(isolated_home, mock_llm_thread.url)
     (workspace / "notes.txt").write_text("Pelicans nest on islands.\n")
     mock_llm_thread.enqueue(
-        tool_step("read_file", {"file_path": "notes.txt"}),
-        tool_step("final_answer", {"text": "The first word is **Pelicans**."}),
+        _call("read_file", file_path="notes.txt"),
+        _call("final_answer", text="The first word is **Pelicans**."),
     )
     proc = run_gemtui(
         ["-p", "first word of notes.txt?", "--provider", "local", "--yolo"],
@@ -62,9 +75,18 @@ def test_a_grammar_server_gets_every_turn_as_a_required_call_and_final_answer_is
     assert proc.stdout.strip() == "The first word is **Pelicans**."
     first, second = _chat_requests(mock_llm_thread)
     for request in (first, second):
-        assert request["tool_choice"] == "required"
+        assert request["response_format"]["type"] == "json_schema"
+        assert _grammar_names(request) == _tool_names(request)
         assert _tool_names(request)[-1] == "final_answer"
         assert "read_file" in _tool_names(request)
+    read = next(
+        c
+        for c in first["response_format"]["json_schema"]["schema"]["anyOf"]
+        if c["properties"]["name"]["enum"] == ["read_file"]
+    )
+    arguments = read["properties"]["arguments"]
+    assert arguments["required"] == ["file_path"]
+    assert arguments["additionalProperties"] is False  # no invented arguments
     tool = [m for m in second["messages"] if m["role"] == "tool"][-1]
     assert "Pelicans nest on islands." in tool["content"]
     # final_answer never runs as a tool nor shows as one: it is the answer
@@ -76,11 +98,11 @@ def test_the_answer_is_kept_as_text_in_the_next_prompt_of_the_session(
 ) -> None:
     mock_llm_thread.local_server.kind = "llama.cpp"
     env = _local(isolated_home, mock_llm_thread.url)
-    mock_llm_thread.enqueue(tool_step("final_answer", {"text": "Four."}))
+    mock_llm_thread.enqueue(tool_step("final_answer", {"text": "Four."}))  # native form too
     first = run_gemtui(["-p", "2+2?", "--provider", "local"], env=env, cwd=workspace)
     assert first.returncode == 0, first.stderr
     assert first.stdout.strip() == "Four."
-    mock_llm_thread.enqueue(tool_step("final_answer", {"text": "Five."}))
+    mock_llm_thread.enqueue(_call("final_answer", text="Five."))
     again = run_gemtui(
         ["-p", "plus one?", "--provider", "local", "--resume", "latest"], env=env, cwd=workspace
     )
@@ -117,7 +139,7 @@ def test_constrained_only_where_the_server_and_the_setting_allow(
     assert proc.stdout.strip() == "Hi."
     request = _chat_requests(mock_llm_thread)[-1]
     assert ("final_answer" in _tool_names(request)) is constrained
-    assert (request.get("tool_choice") == "required") is constrained
+    assert bool(_grammar_names(request)) is constrained
 
 
 def test_text_tools_are_never_constrained(
@@ -132,4 +154,4 @@ def test_text_tools_are_never_constrained(
     assert proc.returncode == 0, proc.stderr
     request = _chat_requests(mock_llm_thread)[-1]
     assert "tools" not in request
-    assert "tool_choice" not in request
+    assert "response_format" not in request

@@ -25,7 +25,7 @@ from gemtui.bus import (
     TurnFinished,
     UserMessage,
 )
-from gemtui.testing import MockLLMServer
+from gemtui.testing import MockLLMServer, filler
 
 from .conftest import SessionFactory, history_is_valid
 
@@ -322,7 +322,7 @@ async def test_compression_keeps_recent_turns_and_pairs_and_reduces_tokens(
     (workspace / "f.txt").write_text("data\n")
     session = make_session(context_window=4000)
     for i in range(6):
-        mock_llm.enqueue({"text": f"answer {i} " + "lorem ipsum " * 60, "usage": {"prompt": 100}})
+        mock_llm.enqueue({"text": f"answer {i} " + filler(120, "lorem"), "usage": {"prompt": 100}})
         await session.send(f"question {i} " + "context " * 40)
     mock_llm.enqueue(
         {
@@ -356,7 +356,7 @@ async def test_automatic_compression_when_prompt_passes_the_threshold(
     session = make_session(context_window=1000, events=events)
     for i in range(4):
         mock_llm.enqueue(
-            {"text": f"a{i} " + "x " * 200, "usage": {"prompt": 700 if i == 3 else 100}}
+            {"text": f"a{i} " + filler(200, "x"), "usage": {"prompt": 700 if i == 3 else 100}}
         )
         await session.send(f"q{i} " + "y " * 100)
     mock_llm.enqueue({"text": "summary"}, {"text": "after compression"})
@@ -418,7 +418,7 @@ async def test_task_mode_recovery_turn_after_no_complete_task(
 async def test_timeout_is_a_cancellation_with_its_own_reason(
     mock_llm: MockLLMServer, make_session: SessionFactory
 ) -> None:
-    mock_llm.enqueue({"text": "slow " * 100, "chunk_tokens": 1, "tokens_per_second": 20})
+    mock_llm.enqueue({"text": filler(100, "slow"), "chunk_tokens": 1, "tokens_per_second": 20})
     session = make_session()
     ex = Executor(session.chat, session.scheduler, session.bus, ExecutorConfig(timeout=0.3))
     done = await asyncio.wait_for(ex.run("go"), timeout=20)

@@ -22,11 +22,12 @@ from gemtui.testing import MockLLMServer
 
 from .helpers import gemtui_env, popen_gemtui, run_gemtui, write_fast_config
 
-FLOOD_WORDS = "flood " * 20
-"""Small chunks of a few words: the most frames (and per-chunk work) per second."""
+FLOOD_WORDS = "".join(f"flood{i} " for i in range(60))
+"""Small chunks of a few words: the most frames (and per-chunk work) per second. The
+words differ: a short passage repeated over and over is a loop, cut as one."""
 
-BIG_CHUNK = "deluge " * 2000
-"""14,000 characters a frame: the most text per second."""
+BIG_CHUNK = "".join(f"deluge{i} " for i in range(1800))
+"""About 19,000 characters a frame: the most text per second."""
 
 EXIT_BOUND = 1.0
 """Generous for a loaded machine; measured about 0.03-0.1 s here (see bench/run.py)."""
@@ -182,7 +183,7 @@ def test_the_cap_is_a_setting_and_json_output_keeps_the_partial_answer(
     assert code == 1
     result = json.loads(out.text())
     assert 50_000 < len(result["response"]) < 50_100
-    assert result["response"].startswith("flood flood")
+    assert result["response"].startswith("flood0 flood1")
     assert "passed 50,000 characters" in result["error"]["message"]
     assert result["error"]["code"] == 1
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gemtui.testing import MockLLMServer
+from gemtui.testing import MockLLMServer, filler
 
 from .helpers import gemtui_env, popen_gemtui, run_gemtui, write_fast_config
 
@@ -231,9 +231,7 @@ def test_ctrl_c_during_stream_exits_130_at_once(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
 ) -> None:
     write_fast_config(isolated_home)
-    mock_llm_thread.enqueue(
-        {"text": " ".join(["word"] * 400), "chunk_tokens": 1, "tokens_per_second": 20}
-    )
+    mock_llm_thread.enqueue({"text": filler(400), "chunk_tokens": 1, "tokens_per_second": 20})
     proc = popen_gemtui(
         ["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
     )

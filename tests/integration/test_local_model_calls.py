@@ -172,5 +172,8 @@ def test_text_tools_get_one_line_guidance_for_a_small_window(
     request = _chat_requests(mock_llm_thread)[-1]
     assert "tools" not in request
     system = request["messages"][0]["content"]
-    assert "- read_file(file_path: string, start_line?: number, end_line?: number): " in system
+    assert (
+        "- read_file(file_path: string, start_line?: number, end_line?: number, "
+        "offset?: number, limit?: number): " in system
+    )
     assert "Available tools:" not in system  # the full form's heading

@@ -20,7 +20,7 @@ from urllib.parse import quote
 import pytest
 
 from gemtui.headless import HeadlessOptions, run_headless
-from gemtui.testing import MockLLMServer
+from gemtui.testing import MockLLMServer, filler
 from tests.conftest import MemoryKeyring
 from tests.support.file_keyring import BACKEND, ENV
 
@@ -296,7 +296,7 @@ def test_no_secret_from_any_source_reaches_any_file_or_stream(
         assert mock_llm_thread.requests[-1].headers["x-goog-api-key"] == RING_KEY
         streams[f"ring {fmt} stdout"], streams[f"ring {fmt} stderr"] = proc.stdout, proc.stderr
     # killed mid-answer: the prompt is committed, the WAL and its index stay behind
-    mock_llm_thread.enqueue({"text": "slow " * 200, "chunks": 100, "tokens_per_second": 40})
+    mock_llm_thread.enqueue({"text": filler(200, "slow"), "chunks": 100, "tokens_per_second": 40})
     killed = popen_gemtui(
         ["-p", f"key {RING_KEY} then {ENV_KEY}"], env=with_env_keys, cwd=workspace
     )

@@ -47,6 +47,10 @@ def _handler(seen: Seen) -> type[BaseHTTPRequestHandler]:
                 self._send(200, "plain ünïcode\n".encode("latin-1"), "text/plain; charset=latin-1")
             elif path == "/big":
                 self._send(200, b"x" * 50_000, "text/plain")
+            elif path.startswith("/n/"):  # /n/<page>: 100,000 bytes of numbered lines
+                page = path[3:]
+                body = "".join(f"p{page:>2}-{k:06d}\n" for k in range(10_000)).encode()
+                self._send(200, body, "text/plain; charset=utf-8")
             elif path == "/png":
                 self._send(200, b"\x89PNG\r\n\x1a\n", "image/png")
             elif path == "/missing":

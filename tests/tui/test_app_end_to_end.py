@@ -12,6 +12,7 @@ from gemtui.bus.events import (
     ToolCallState,
     ToolCallStateChanged,
 )
+from gemtui.testing import filler
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.diff_view import DiffView
@@ -152,7 +153,7 @@ async def test_prompts_typed_during_a_turn_are_queued_and_sent_in_order(
     mock_llm: MockLLMServer, workspace: Path
 ) -> None:
     mock_llm.enqueue(
-        {"text": "first answer " * 80, "chunk_tokens": 2, "tokens_per_second": 40},
+        {"text": filler(160, "first"), "chunk_tokens": 2, "tokens_per_second": 40},
         {"text": "second answer"},
     )
     app = make_app(make_session(mock_llm.url, workspace), workspace)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gemtui.bus.events import AgentFinished, HistoryCompressed
+from gemtui.testing import filler
 from gemtui.testing.mockllm import MockLLMServer
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages, turns_done
@@ -19,7 +20,7 @@ async def test_a_prompt_sent_during_compress_waits_and_reaches_the_model(
     mock_llm: MockLLMServer, workspace: Path
 ) -> None:
     mock_llm.enqueue(
-        {"text": "First answer. " * 20, "usage": {"prompt": 90, "output": 30}},
+        {"text": filler(40, "first"), "usage": {"prompt": 90, "output": 30}},
         {"count_tokens": 5000},
         {"text": "SUMMARY: the person asked once.", "fault": "stall", "seconds": 1.5},
         {"count_tokens": 100},
@@ -74,7 +75,7 @@ async def test_the_context_line_stays_a_request_size_after_compress_and_esc(
     from gemtui.agent.token_estimate import request_overhead_tokens
 
     mock_llm.enqueue(
-        {"text": "First answer. " * 20, "usage": {"prompt": 4000, "output": 30}},
+        {"text": filler(40, "first"), "usage": {"prompt": 4000, "output": 30}},
         {"count_tokens": 5000},
         {"text": "SUMMARY: the person asked once."},
         {"count_tokens": 100},

@@ -53,7 +53,8 @@ async def _flood_then(key: str, mock_llm: MockLLMServer, workspace: Path, text: 
 async def test_esc_during_a_flood_ends_the_turn_and_keeps_the_answer(
     mock_llm: MockLLMServer, workspace: Path
 ) -> None:
-    await _flood_then("escape", mock_llm, workspace, "flood " * 20)
+    # distinct words: one short passage over and over would be cut as a loop
+    await _flood_then("escape", mock_llm, workspace, "".join(f"flood{i} " for i in range(60)))
 
 
 async def test_esc_during_a_flood_of_short_lines_ends_the_turn(

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from gemtui.bus.events import AgentFinished, HistoryCompressed
+from gemtui.testing import filler
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.widgets.transcript_blocks import NoticeBlock
 from tests.tui.conftest import make_app, make_session
@@ -22,7 +23,7 @@ def _notes(app: Any) -> list[str]:
 
 async def test_compress_says_so_once(mock_llm: MockLLMServer, workspace: Path) -> None:
     mock_llm.enqueue(
-        {"text": "First answer. " * 20, "usage": {"prompt": 90, "output": 30}},
+        {"text": filler(40, "first"), "usage": {"prompt": 90, "output": 30}},
         {"count_tokens": 5000},
         {"text": "The person asked once and got a long answer."},
         {"count_tokens": 100},

@@ -12,6 +12,7 @@ import pytest
 from gemtui.bus.events import AgentFinished, HistoryCompressed
 from gemtui.config.settings import Settings
 from gemtui.store import SessionStore
+from gemtui.testing import filler
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.launch import build_app
@@ -41,7 +42,7 @@ async def _record_a_compressed_session(mock_llm: MockLLMServer, workspace: Path)
     mock_llm.enqueue(
         {"function_calls": [read], "usage": {"prompt": 40, "output": 7}},
         {"text": "The notes say alpha beta.", "usage": {"prompt": 60, "output": 9}},
-        {"text": "Second answer. " * 20, "usage": {"prompt": 90, "output": 30}},
+        {"text": filler(40, "second"), "usage": {"prompt": 90, "output": 30}},
         {"count_tokens": 5000},
         {"text": "The person read notes.txt (alpha beta) and asked twice."},
         {"count_tokens": 100},

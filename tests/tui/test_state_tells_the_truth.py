@@ -12,6 +12,7 @@ import pytest
 from textual.widgets import Static
 
 from gemtui.bus.events import AgentFinished, ContentDelta, RequestRetrying, ToolCallStateChanged
+from gemtui.testing import filler
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.bridge import BusEvent
 from gemtui.tui.widgets.approval_queue import ApprovalQueue
@@ -40,7 +41,7 @@ def _replace(path: str, old: str, new: str) -> dict[str, Any]:
 async def test_a_cancelled_turn_stops_streaming_and_its_tokens_count(
     mock_llm: MockLLMServer, workspace: Path
 ) -> None:
-    mock_llm.enqueue({"text": "word " * 400, "chunk_tokens": 2, "tokens_per_second": 40})
+    mock_llm.enqueue({"text": filler(400), "chunk_tokens": 2, "tokens_per_second": 40})
     app = make_app(make_session(mock_llm.url, workspace), workspace)
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:

@@ -11,17 +11,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
+from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.error_text import ErrorContext, explain
 from gemtui.agent.loop_detector import LoopDetector
+from gemtui.agent.next_speaker import CONTINUE, NextSpeakerCheck
 from gemtui.agent.outcome import exit_code_for, join_turns
 from gemtui.agent.prices import cost_of, price_for
 from gemtui.agent.router import ModelRouter
+from gemtui.agent.stream_loop import StreamLoopDetector
 from gemtui.agent.token_estimate import (
     estimate_request_tokens,
     estimate_tokens,
@@ -58,6 +61,7 @@ from gemtui.chat.turn import (
     ThoughtEvent,
     ToolCallRequestEvent,
     Turn,
+    TurnEvent,
     UserCancelledEvent,
 )
 from gemtui.errors import ApiError
@@ -114,6 +118,12 @@ class ExecutorConfig:
     router: ModelRouter | None = None
     """``-m auto``: picks the model for each prompt before its first turn."""
     error_context: Callable[[], ErrorContext] | None = None
+    stream_loop_detection: bool = True
+    """Cut an answer that repeats itself while streaming (``[chat] loop_detection``)."""
+    next_speaker: NextSpeakerCheck | None = None
+    """After a text-only answer, ask whether the model meant to go on (chat mode only)."""
+    max_continues: int = 3
+    """"Please continue." sent at most this often per prompt (the check can be wrong)."""
     """Who was asked for what, so a failed call is explained with its next step."""
 
 
@@ -158,6 +168,8 @@ class Executor:
         """Prompt size of the latest turn (from usage): decides when to compress."""
         self._next_compression_at = 0
         """No automatic compression below this prompt size (after a failed attempt)."""
+        self.spent_models: set[str] = set()
+        """Models that answered 429 after their retries this session: the router skips them."""
         if self.config.output_schema is not None:
             self.chat.declarations = [
                 d for d in self.chat.declarations if d.name != COMPLETE_TASK
@@ -229,7 +241,7 @@ class Executor:
             text = prompt if isinstance(prompt, str) else (parts[0].text or "" if parts else "")
             self.bus.emit(UserMessage, text=text, attached=attached)
             if self.config.router is not None:
-                await self._route(self.config.router, parts, state, prompt_id)
+                await self._route(self.config.router, parts, state, prompt_id, cancel)
             reason, output = await self._loop(Content(role="user", parts=parts), cancel, state)
             recoverable = (
                 TerminateReason.TIMEOUT,
@@ -296,7 +308,7 @@ class Executor:
         """Turns until the model stops calling tools, or something ends the prompt."""
         detector = LoopDetector()
         limit = self.config.max_turns if max_turns is None else max_turns
-        local_turns = 0
+        local_turns = continues = 0
         while True:
             stop = await self._before_turn(message, cancel, state, local_turns, limit)
             if stop is not None:
@@ -310,6 +322,11 @@ class Executor:
                 continue
             state.text.append("".join(outcome.text))
             stop = self._after_turn(outcome, state, detector)
+            more = stop == TerminateReason.GOAL and continues < self.config.max_continues
+            if more and await self._model_goes_on(outcome, cancel, state):
+                continues += 1
+                message = Content.user(CONTINUE)
+                continue
             if stop is not None:
                 return stop, None
             ended, output, message = await self._answer_calls(outcome.calls, cancel, state)
@@ -360,7 +377,8 @@ class Executor:
             outcome.reason = self._cancel_reason(state)
         else:
             consume.result()
-        if outcome.reason in (TerminateReason.ABORTED, TerminateReason.TIMEOUT):
+        cut_short = (TerminateReason.ABORTED, TerminateReason.TIMEOUT, TerminateReason.LOOP)
+        if outcome.reason in cut_short:
             self._count_cut_short(turn, state)
         return outcome
 
@@ -496,11 +514,33 @@ class Executor:
     async def _consume_turn(
         self, turn: Turn, message: Content, state: _RunState, out: _TurnOutcome
     ) -> None:
-        """Publish one turn's events; record calls, text and how it ended in ``out``."""
-        async for ev in turn.run(message):
+        """Publish one turn's events; record calls, text and how it ended in ``out``.
+
+        An answer that starts repeating itself is cut here: the stream is closed (what
+        arrived stays in history, as after a cancel) and the prompt ends with LOOP."""
+        looping = StreamLoopDetector() if self.config.stream_loop_detection else None
+        events = turn.run(message)
+        try:
+            await self._publish(events, looping, state, out)
+        finally:
+            await events.aclose()
+
+    async def _publish(
+        self,
+        events: AsyncGenerator[TurnEvent, None],
+        looping: StreamLoopDetector | None,
+        state: _RunState,
+        out: _TurnOutcome,
+    ) -> None:
+        async for ev in events:
             if isinstance(ev, ContentEvent):
                 out.text.append(ev.text)
                 self.bus.emit(ContentDelta, text=ev.text)
+                loop_msg = looping.feed(ev.text) if looping is not None else None
+                if loop_msg:
+                    self.bus.emit(LoopDetected, message=loop_msg)
+                    out.reason = TerminateReason.LOOP
+                    return
             elif isinstance(ev, ThoughtEvent):
                 self.bus.emit(ThoughtDelta, text=ev.text, subject=ev.subject)
             elif isinstance(ev, ToolCallRequestEvent):
@@ -508,6 +548,8 @@ class Executor:
             elif isinstance(ev, RetryEvent):
                 out.text.clear()
                 out.calls.clear()
+                if looping is not None:
+                    looping.reset()
                 self.bus.emit(StreamRetried, attempt=ev.attempt, reason=ev.reason)
             elif isinstance(ev, CitationEvent):
                 self.bus.emit(Citation, text=ev.text)
@@ -539,6 +581,7 @@ class Executor:
         if not (isinstance(err, ApiError) and err.status == 429):
             return False
         state.exhausted.add(self.chat.model)
+        self.spent_models.add(self.chat.model)
         remaining = [m for m in self.config.fallback if m not in state.exhausted]
         if not remaining:
             return False
@@ -563,10 +606,26 @@ class Executor:
         return TerminateReason.TIMEOUT if state.timed_out else TerminateReason.ABORTED
 
     async def _route(
-        self, router: ModelRouter, parts: list[Part], state: _RunState, prompt_id: str
+        self,
+        router: ModelRouter,
+        parts: list[Part],
+        state: _RunState,
+        prompt_id: str,
+        cancel: asyncio.Event,
     ) -> None:
-        """Let the router pick this prompt's model; its call's tokens count as usage."""
-        decision = await router.choose(self.chat.curated_history(), parts, prompt_id)
+        """Let the router pick this prompt's model; its call's tokens count as usage.
+
+        The classifier call races the cancel (Esc, Ctrl-C, the time limit) like every
+        model call: a cancel ends it at once, retries and all, and the loop then ends the
+        prompt before any turn."""
+        history = self.chat.curated_history()
+        choice = router.choose(history, parts, prompt_id, spent=frozenset(self.spent_models))
+        finished = await until_cancelled(choice, cancel)
+        if finished is None:
+            return
+        decision = finished.value
+        if decision.spent is not None:
+            self.spent_models.add(decision.spent)
         self.chat.set_model(decision.model)
         state.usage = state.usage + decision.usage
         by_model = state.usage_by_model
@@ -579,6 +638,26 @@ class Executor:
             usage=decision.usage,
             fell_back=decision.fell_back,
         )
+
+    async def _model_goes_on(
+        self, outcome: _TurnOutcome, cancel: asyncio.Event, state: _RunState
+    ) -> bool:
+        """The next-speaker check after a text answer (raced against the cancel): True
+        when the model should be sent "Please continue."."""
+        check = self.config.next_speaker
+        if check is None or self.config.output_schema is not None:
+            return False
+        if not "".join(outcome.text).strip() or cancel.is_set():
+            return False
+        asked = check.ask(self.chat.curated_history(), self.chat.model, current_prompt_id.get())
+        finished = await until_cancelled(asked, cancel)
+        if finished is None:
+            return False
+        verdict = finished.value
+        state.usage = state.usage + verdict.usage
+        by_model = state.usage_by_model
+        by_model[verdict.model] = by_model.get(verdict.model, Usage()) + verdict.usage
+        return verdict.speaker == "model" and not cancel.is_set()
 
     def _add_usage(self, state: _RunState, ev: FinishedEvent) -> None:
         if ev.usage.input:

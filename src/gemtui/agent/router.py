@@ -3,17 +3,22 @@
 Why: most prompts ("rename this", "what does X do") need no Pro model, and Pro quota is
 the scarce one; Gemini CLI routes the same way. The classifier answers in JSON mode on
 the smallest model; any failure keeps the default model and says so, never stops the
-prompt. A fixed model stays the default, so nothing routes unless asked.
+prompt. A fixed model stays the default, so nothing routes unless asked. Plan mode
+always plans with Pro (the plan is where the hard thinking is), and a model whose quota
+ran out earlier in the session is not chosen again: the router would only walk into the
+same 429 and its retries.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Callable, Set
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gemtui.bus.events import Usage
 from gemtui.chat.turn import usage_from_metadata
+from gemtui.errors import ApiError
 from gemtui.wire import Content, GenerateContentRequest, GenerationConfig, Part, ThinkingConfig
 
 if TYPE_CHECKING:
@@ -50,6 +55,12 @@ class RouteDecision:
     reason: str
     usage: Usage
     fell_back: bool = False
+    spent: str | None = None
+    """A model whose quota the classifier call found spent (429): skip it from now on."""
+
+
+def _never() -> bool:
+    return False
 
 
 @dataclass
@@ -60,17 +71,51 @@ class ModelRouter:
     classifier: str = "gemini-2.5-flash-lite"
     flash: str = "gemini-2.5-flash"
     pro: str = "gemini-2.5-pro"
+    plan_mode: Callable[[], bool] = field(default=_never)
+    """Whether the session is in plan mode now (it routes to Pro without asking)."""
 
     async def choose(
-        self, history: list[Content], prompt: list[Part], prompt_id: str = ""
+        self,
+        history: list[Content],
+        prompt: list[Part],
+        prompt_id: str = "",
+        *,
+        spent: Set[str] = frozenset(),
     ) -> RouteDecision:
-        """The model for ``prompt``; on any failure the Pro model, with the reason."""
+        """The model for ``prompt``; on any failure the Pro model, with the reason.
+
+        ``spent`` are models that answered 429 after their retries this session."""
+        usable = [m for m in (self.pro, self.flash) if m not in spent]
+        if not usable:
+            return RouteDecision(
+                self.pro, "the quota of both models is spent", Usage(), fell_back=True
+            )
+        if self.plan_mode():
+            if self.pro in usable:
+                return RouteDecision(self.pro, "plan mode plans with the Pro model", Usage())
+            return RouteDecision(self.flash, f"plan mode, but {self.pro}'s quota is spent", Usage())
+        if len(usable) == 1:
+            other = self.flash if usable[0] == self.pro else self.pro
+            return RouteDecision(usable[0], f"{other}'s quota is spent", Usage())
+        if self.classifier in spent:
+            return RouteDecision(
+                self.pro,
+                f"the router's model ({self.classifier}) is out of quota",
+                Usage(),
+                fell_back=True,
+            )
+        return await self._classify(history, prompt, prompt_id)
+
+    async def _classify(
+        self, history: list[Content], prompt: list[Part], prompt_id: str
+    ) -> RouteDecision:
+        """One JSON-mode call on the classifier model."""
         request = GenerateContentRequest(
             contents=_text_only([*history[-_CONTEXT_TURNS:], Content(role="user", parts=prompt)]),
             system_instruction=Content(role="user", parts=[Part(text=ROUTER_INSTRUCTION)]),
             generation_config=GenerationConfig(
                 response_mime_type="application/json",
-                response_schema=_SCHEMA,
+                response_json_schema=_SCHEMA,
                 thinking_config=ThinkingConfig(thinking_budget=0),
             ),
         )
@@ -79,7 +124,10 @@ class ModelRouter:
                 request, model=self.classifier, prompt_id=prompt_id
             )
         except Exception as exc:  # the router is a convenience: the prompt goes on
-            return RouteDecision(self.pro, f"the router failed ({exc})", Usage(), fell_back=True)
+            spent = self.classifier if isinstance(exc, ApiError) and exc.status == 429 else None
+            return RouteDecision(
+                self.pro, f"the router failed ({exc})", Usage(), fell_back=True, spent=spent
+            )
         usage = usage_from_metadata(response.usage_metadata)
         text = "".join(
             p.text or ""

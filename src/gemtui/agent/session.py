@@ -48,7 +48,7 @@ from gemtui.bus import (
 )
 from gemtui.chat.chat import Chat
 from gemtui.chat.history import strip_thought_signatures
-from gemtui.config.paths import config_dir
+from gemtui.config.paths import config_dir, data_dir
 from gemtui.config.settings import Settings
 from gemtui.errors import NothingListeningError
 from gemtui.providers.retry import RetryingGenerator, RetryNotice
@@ -64,9 +64,10 @@ from gemtui.wire import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Callable
 
     from gemtui.agent.checkpointing import SessionCheckpoints
+    from gemtui.agent.next_speaker import NextSpeakerCheck
     from gemtui.agent.router import ModelRouter
     from gemtui.bus import EventBus
     from gemtui.commands import CommandSet
@@ -123,7 +124,7 @@ def _sandbox(settings: Settings, workspace: Path, extra_roots: list[Path]) -> Sa
     box = settings.tools.sandbox
     if not (box.enabled or os.environ.get("GEMTUI_SANDBOX") == "1"):
         return None
-    from gemtui.config.paths import data_dir, log_dir
+    from gemtui.config.paths import log_dir
     from gemtui.tools.sandbox import SandboxConfig, require_bwrap
 
     require_bwrap()
@@ -158,6 +159,7 @@ class Session:
         from gemtui.scheduler import PolicyEngine, ToolScheduler
         from gemtui.tools.base import ToolContext
         from gemtui.tools.registry import default_registry
+        from gemtui.tools.saved_output import OutputStore
         from gemtui.tools.workspace import Workspace
 
         self.settings = settings
@@ -192,6 +194,7 @@ class Session:
             workspace=self.workspace,
             shell_timeout=settings.tools.shell_timeout,
             output_limit=settings.tools.output_limit,
+            outputs=OutputStore.for_session(data_dir(), self.id),
             model_stream=self._model_stream,
             fetch=_fetch_limits(settings),
             sandbox=_sandbox(settings, self.workspace.root, self.workspace.roots[1:]),
@@ -236,9 +239,11 @@ class Session:
                 compression_threshold=settings.chat.compression_threshold,
                 compression_preserve=settings.chat.compression_preserve,
                 fallback=fallback_chain(provider, _start_model(provider)),
-                router=_router_for(provider, provider.model),
+                router=_router_for(provider, provider.model, self._plan_mode),
                 prices=dict(provider.settings.prices),
                 error_context=self._error_context,
+                stream_loop_detection=settings.chat.loop_detection,
+                next_speaker=_next_speaker_for(settings, provider),
             ),
         )
         self.chat.on_history = self._history_changed
@@ -352,12 +357,16 @@ class Session:
             self.executor.config.prices = dict(provider.settings.prices)
             self.executor.last_prompt_tokens = 0
             self._compact_tools = None  # the new provider's window decides
+            self.executor.config.next_speaker = _next_speaker_for(self.settings, provider)
             await old.generator.aclose()
-        self.executor.config.router = _router_for(self.provider, model)
+        self.executor.config.router = _router_for(self.provider, model, self._plan_mode)
         if self.executor.config.router is None:
             self.chat.set_model(model)
         self.chat.generation_config = _generation_config(self.provider)
         self.executor.config.fallback = fallback_chain(self.provider, self.chat.model)
+
+    def _plan_mode(self) -> bool:
+        return self.approval_mode == "plan"
 
     def set_approval_mode(self, mode: str) -> None:
         self.approval_mode = mode
@@ -512,6 +521,7 @@ def _fetch_limits(settings: Settings) -> FetchLimits:
         allow=tuple(wf.allow),
         timeout=wf.timeout,
         max_bytes=wf.max_bytes,
+        max_total_bytes=wf.max_total_bytes,
         max_redirects=wf.max_redirects,
     )
 
@@ -535,7 +545,22 @@ def _start_model(provider: ResolvedProvider) -> str:
     return DEFAULT_MODELS.get(provider.kind, provider.model)
 
 
-def _router_for(provider: ResolvedProvider, model: str) -> ModelRouter | None:
+def _next_speaker_for(settings: Settings, provider: ResolvedProvider) -> NextSpeakerCheck | None:
+    """The next-speaker check when asked for: on Flash for Gemini providers (as Gemini
+    CLI does), on the conversation's own model elsewhere."""
+    from gemtui.agent.next_speaker import NextSpeakerCheck
+    from gemtui.agent.provider_choice import GEMINI_KINDS
+
+    if not settings.agent.next_speaker_check:
+        return None
+    if provider.kind in GEMINI_KINDS:
+        return NextSpeakerCheck(provider.generator, "gemini-2.5-flash", thinking_off=True)
+    return NextSpeakerCheck(provider.generator)
+
+
+def _router_for(
+    provider: ResolvedProvider, model: str, plan_mode: Callable[[], bool]
+) -> ModelRouter | None:
     """A router when ``model`` is ``auto``; only Gemini providers have Flash and Pro."""
     from gemtui.agent.provider_choice import GEMINI_KINDS
     from gemtui.agent.router import AUTO, ModelRouter
@@ -548,7 +573,7 @@ def _router_for(provider: ResolvedProvider, model: str) -> ModelRouter | None:
             f"-m auto routes between Gemini Flash and Pro models; the {provider.name} "
             "provider has no such pair. Name a model instead (-m NAME, /model NAME)."
         )
-    return ModelRouter(provider.generator)
+    return ModelRouter(provider.generator, plan_mode=plan_mode)
 
 
 def _mcp_tools(

@@ -338,6 +338,9 @@ class ToolCallSnapshot:
     repair: str | None = None
     """How the model's arguments were repaired to pass validation (``path → file_path``,
     JSON in a string), shown on the tool card; None when they were sent right."""
+    output_file: str | None = None
+    """The file holding the whole output when it was longer than the model's share
+    (``[tools] output_limit``); ``output`` is then the preview."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

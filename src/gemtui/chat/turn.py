@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field, replace
 
 from gemtui.bus.events import Usage
@@ -182,7 +182,7 @@ class Turn:
             )
         return usage
 
-    async def run(self, message: Content) -> AsyncIterator[TurnEvent]:
+    async def run(self, message: Content) -> AsyncGenerator[TurnEvent, None]:
         headings = ThoughtHeadings()  # the subject comes from the whole thought, not a delta
         citations: list[str] = []
         meta: UsageMetadata | None = None

@@ -22,6 +22,7 @@ from gemtui.errors import FatalConfigError
 from gemtui.modes import ApprovalMode
 
 __all__ = [
+    "AgentSettings",
     "ApprovalMode",
     "ChatSettings",
     "ContextSettings",
@@ -129,6 +130,19 @@ class ChatSettings(_Section):
     """Characters (text, thoughts, call arguments) one model answer may stream before it
     is stopped with an error, keeping what arrived. The longest real answers (128k output
     tokens) are about 500,000 characters; this only stops a stream that never ends."""
+    loop_detection: bool = True
+    """Cut an answer that keeps repeating the same passage while it streams (a model
+    stuck in a loop), with a notice; off only if it ever cuts a real answer."""
+
+
+class AgentSettings(_Section):
+    """How the agent loop decides it is done (``[agent]``)."""
+
+    next_speaker_check: bool = False
+    """After an answer without tool calls, ask (one small JSON-mode call; Flash for
+    Gemini providers) whether the model meant to go on, and if so send "Please
+    continue.". Off by default, as in Gemini CLI: it costs a call per answer and can
+    make the model talk to itself."""
 
 
 class NetworkSettings(_Section):
@@ -157,6 +171,8 @@ class WebFetchSettings(_Section):
     """Seconds one URL may take, redirects and the whole body included."""
     max_bytes: Count = 2_000_000
     """Bytes read of one page; the rest is cut, said so."""
+    max_total_bytes: Count = 4_000_000
+    """Bytes read of all the pages of one call together; what is over is cut, said so."""
     max_redirects: Annotated[int, Field(ge=0, le=20)] = 5
     """Redirects followed per URL, each checked again."""
 
@@ -193,7 +209,8 @@ class ToolSettings(_Section):
     shell_timeout: Seconds = 120.0
     """Seconds a foreground shell command may run before it is stopped."""
     output_limit: Count = 30_000
-    """Characters of a tool's output the model gets (the rest is cut, said so)."""
+    """Characters of a tool's result the model gets: past it, the head and the tail, and
+    the whole output saved in a file (under the data folder) that read_file can page."""
     exclude: list[str] = Field(default_factory=list)
     """Tools never offered to the model (by name)."""
     web_fetch: WebFetchSettings = Field(default_factory=WebFetchSettings)
@@ -286,6 +303,8 @@ class Settings(BaseModel):
     """Named providers (``[providers.NAME]``), built-in ones overridable."""
     chat: ChatSettings = Field(default_factory=ChatSettings)
     """Compression and the answer cap."""
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+    """The next-speaker check."""
     tools: ToolSettings = Field(default_factory=ToolSettings)
     """Tool timeouts, output limits and exclusions."""
     network: NetworkSettings = Field(default_factory=NetworkSettings)

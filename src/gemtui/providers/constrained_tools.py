@@ -2,17 +2,23 @@
 
 A 0.5B model asked a question only the workspace can answer tends to answer from
 imagination, and when it does call, it writes JSON that does not parse or names a tool
-that does not exist. Servers with grammar-constrained decoding (llama.cpp with
-``--jinja``, vLLM's guided decoding) honour ``tool_choice: "required"``: the turn is then
-decoded under a grammar built from the declared tools' schemas, so it always parses,
-names a real tool and carries valid arguments. To leave answering possible, the request
-gets one more tool, ``final_answer``, whose text becomes the model's answer again here:
-each turn is the one decision "call this tool, or answer", made under the grammar.
+that does not exist. Servers with grammar-constrained decoding (llama.cpp, vLLM's guided
+decoding) turn a ``response_format`` JSON schema into a grammar. Here that schema is
+built from the declared tools: one object ``{"name": <a declared tool>, "arguments":
+<that tool's parameters>}``, so the turn always parses, names a real tool and carries
+valid arguments. To leave answering possible, one more tool, ``final_answer``, is
+declared, and its text becomes the model's answer again here: each turn is the one
+decision "call this tool, or answer", made under the grammar. The tools stay declared
+too, so the model's chat template still describes them; the message text, nothing but
+one call, becomes that call as any whole-text call does (``WholeTextCalls``).
+
+(``tool_choice: "required"`` looked like the way, but llama.cpp decodes it without the
+grammar for Qwen2.5's template: the 0.5B wrote calls to read a file named "2 + 2".)
 
 ``[providers.NAME] constrained_tools``: ``on``, ``off``, or ``auto`` (the default): on
 when the server says it is llama.cpp (``/props``) or vLLM (``max_model_len`` in
 ``/v1/models``) and the tools get the compact description (a window under 32k tokens,
-which is where the small models are). Ollama's OpenAI endpoint ignores ``tool_choice``.
+which is where the small models are). Ollama has its own ``format`` and is left alone.
 """
 
 from __future__ import annotations
@@ -22,17 +28,17 @@ from typing import Any
 import httpx
 
 from gemtui.wire import (
-    FunctionCallingConfig,
     FunctionDeclaration,
     GenerateContentRequest,
     GenerateContentResponse,
+    GenerationConfig,
     Part,
     Tool,
-    ToolConfig,
 )
 
 __all__ = [
     "ANSWER_TOOL",
+    "call_schema",
     "constrain",
     "server_constrains_tools",
     "unwrap_answer",
@@ -62,14 +68,68 @@ def _declarations(request: GenerateContentRequest) -> list[FunctionDeclaration]:
 
 
 def constrain(request: GenerateContentRequest) -> GenerateContentRequest:
-    """``request`` with ``final_answer`` added and a call required, when it offers tools
-    (a request without tools, such as a summary or a JSON-mode check, is left alone)."""
+    """``request`` with ``final_answer`` added and its answer decoded under the calls'
+    schema, when it offers tools (a request without tools, such as a summary or a
+    JSON-mode check, is left alone)."""
     decls = _declarations(request)
     if not decls or any(d.name == ANSWER_TOOL for d in decls):
         return request
     tools = [*(request.tools or []), Tool(function_declarations=[_ANSWER])]
-    config = ToolConfig(function_calling_config=FunctionCallingConfig(mode="ANY"))
-    return request.model_copy(update={"tools": tools, "tool_config": config})
+    config = (request.generation_config or GenerationConfig()).model_copy(
+        update={"response_json_schema": call_schema([*decls, _ANSWER]), "response_schema": None}
+    )
+    return request.model_copy(update={"tools": tools, "generation_config": config})
+
+
+def call_schema(decls: list[FunctionDeclaration]) -> dict[str, Any]:
+    """One call to one of ``decls``: ``{"name": …, "arguments": …}`` with that tool's
+    parameters (in the subset of JSON Schema every grammar converter takes)."""
+    return {
+        "anyOf": [
+            {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "enum": [d.name]},
+                    "arguments": _plain(d.parameters_json_schema or d.parameters or {}),
+                },
+                "required": ["name", "arguments"],
+                "additionalProperties": False,
+            }
+            for d in decls
+        ]
+    }
+
+
+_KEEP = ("type", "enum", "required", "items", "properties", "anyOf")
+
+
+def _plain(schema: Any) -> dict[str, Any]:
+    """``schema`` cut to types, enums, required, items and properties (lower-case types,
+    no extra properties): patterns, formats and bounds a converter may not know go."""
+    if not isinstance(schema, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for key in _KEEP:
+        if key not in schema:
+            continue
+        value = schema[key]
+        if key == "type":
+            out[key] = (
+                [str(v).lower() for v in value] if isinstance(value, list) else (str(value).lower())
+            )
+        elif key == "properties" and isinstance(value, dict):
+            out[key] = {name: _plain(sub) for name, sub in value.items()}
+        elif key == "items":
+            out[key] = _plain(value)
+        elif key == "anyOf" and isinstance(value, list):
+            out[key] = [_plain(v) for v in value]
+        else:
+            out[key] = value
+    if out.get("type") == "object" or "properties" in out:
+        out.setdefault("type", "object")
+        out.setdefault("properties", {})
+        out["additionalProperties"] = False
+    return out
 
 
 def unwrap_answer(response: GenerateContentResponse) -> GenerateContentResponse:

@@ -225,8 +225,9 @@ def to_openai_request(
         ):
             if src is not None:
                 body[dst] = src
-        if cfg.response_schema is not None:
-            schema = normalize_schema(cfg.response_schema)
+        wanted = cfg.response_json_schema or cfg.response_schema
+        if wanted is not None:
+            schema = normalize_schema(wanted)
             body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": "response", "schema": schema},

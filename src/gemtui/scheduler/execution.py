@@ -12,7 +12,9 @@ from dataclasses import dataclass, replace
 
 from gemtui.bus.bus import EventBus
 from gemtui.bus.events import TodosUpdated, ToolOutput
+from gemtui.scheduler.output_fit import fit_error, fit_result, too_long
 from gemtui.tools.base import ToolContext, ToolError, ToolInvocation, ToolResult
+from gemtui.tools.offload import run_off_loop
 from gemtui.wire import FunctionResponse, Part
 
 __all__ = [
@@ -99,12 +101,13 @@ async def execute_invocation(
     partial: PartialOutput | None = None,
 ) -> ExecutionOutcome:
     """Run ``invocation``; raises only ``asyncio.CancelledError`` (what it printed until
-    then is in ``partial``)."""
+    then is in ``partial``). Whatever it gave back is cut to ``ctx.output_limit`` here,
+    the whole of it saved to a file (``output_fit``): one rule for every tool."""
     name = invocation.tool.name
     try:
         result = await invocation.execute(_context_for(ctx, bus, call_id, partial))
     except ToolError as e:
-        return ExecutionOutcome(None, str(e) or f"{name} failed.")
+        return ExecutionOutcome(None, fit_error(str(e), ctx, call_id) or f"{name} failed.")
     except Exception as e:  # a tool bug must not end the turn; the model gets one line
         log.exception("tool %s raised", name)
         detail = str(e) or type(e).__name__
@@ -112,6 +115,9 @@ async def execute_invocation(
     if not isinstance(result, ToolResult):
         log.error("tool %s returned %r instead of a ToolResult", name, type(result))
         return ExecutionOutcome(None, f"{name} failed unexpectedly: it returned no result.")
+    if too_long(result, ctx.output_limit):
+        done = result
+        result = await run_off_loop(lambda _: fit_result(done, ctx, call_id), name="gemtui-fit")
     todos = result.data.get("todos")
     if result.error is None and isinstance(todos, list | tuple):
         bus.emit(TodosUpdated, todos=tuple(dict(t) for t in todos if isinstance(t, dict)))

@@ -99,4 +99,11 @@ class CallRecord:
             refusal=self.refusal,
             approval_reason=self.approval_reason,
             repair=self.repair,
+            output_file=_output_file(self.result),
         )
+
+
+def _output_file(result: ToolResult | None) -> str | None:
+    """Where a result's whole output was saved (``output_fit.OUTPUT_FILE``), if it was."""
+    path = result.data.get("output_file") if result is not None else None
+    return path if isinstance(path, str) else None

@@ -25,7 +25,7 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from types import TracebackType
@@ -126,6 +126,9 @@ class MockLLMServer:
         self.local_server = wire_local.LocalServer()
         """Which local server (llama.cpp, Ollama, vLLM) the OpenAI wire plays, for the
         routes that tell the context window (``/props``, ``/api/show``, ``/v1/models``)."""
+        self.on_request: Callable[[RecordedRequest], None] | None = None
+        """Called with each request before it is answered: a test may ``enqueue`` the next
+        step from what the client sent (a path that only the run itself chose)."""
         self.enqueue(*(steps or ()))
 
     # -- script --------------------------------------------------------------------------
@@ -312,6 +315,8 @@ class MockLLMServer:
 
     async def _dispatch(self, req: RecordedRequest, writer: asyncio.StreamWriter) -> bool:
         """Route one request; returns whether the connection may be kept alive."""
+        if self.on_request is not None:
+            self.on_request(req)
         path, method = req.path, req.method
         body = req.json if isinstance(req.json, dict) else {}
         if method == "POST" and (m := _GEMINI.match(path)):

@@ -32,6 +32,7 @@ __all__ = [
     "error_step",
     "estimate_tokens",
     "fault_step",
+    "filler",
     "load_script",
     "plan",
     "resolve_usage",
@@ -124,6 +125,13 @@ def to_step(step: StepLike) -> Step:
 
 
 # -- helpers for building steps in tests ---------------------------------------------------
+
+
+def filler(words: int, stem: str = "word") -> str:
+    """``words`` different words (``word0 word1 …``, each followed by a space): a long
+    answer that is not a loop. The same few words over and over are one, and the agent
+    cuts such an answer while it streams, so a test after length alone uses this."""
+    return "".join(f"{stem}{i} " for i in range(words))
 
 
 def text_step(text: str, **kw: Any) -> Step:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from gemtui.tools.file_access import FileAccess
     from gemtui.tools.sandbox import SandboxConfig
+    from gemtui.tools.saved_output import OutputStore
     from gemtui.tools.terminal_access import TerminalAccess
     from gemtui.tools.workspace import Workspace
     from gemtui.wire import GenerateContentRequest, GenerateContentResponse
@@ -84,6 +85,11 @@ class ToolContext:
     """Live output (shell), for views that show progress."""
     shell_timeout: float = 120.0
     output_limit: int = 30_000
+    """Characters of one result the model gets; the whole of a longer one goes to a file."""
+    outputs: OutputStore | None = None
+    """Where whole outputs past ``output_limit`` are saved (None: previews only)."""
+    call_id: str = ""
+    """The call being run (set per call by the scheduler); names its saved output."""
     background: BackgroundJobs = field(default_factory=BackgroundJobs)
     """The session's background commands, ended when the session closes."""
     fetch: FetchLimits = field(default_factory=FetchLimits)
@@ -100,8 +106,6 @@ class ToolContext:
     """Text files through a front end that holds them (an editor's buffers); None: disk."""
     terminals: TerminalAccess | None = None
     """Shell commands in a front end's terminals (an editor's); None: run here."""
-    call_id: str | None = None
-    """The tool call this context runs (set per call by the scheduler)."""
 
 
 class ToolInvocation(ABC):

@@ -78,6 +78,8 @@ class FetchLimits:
     timeout: float = 10.0
     """Seconds for one URL, every redirect and the whole body included."""
     max_bytes: int = 2_000_000
+    max_total_bytes: int = 4_000_000
+    """Bytes read of all the pages of one call together (up to 20 URLs)."""
     max_redirects: int = 5
     resolve: Resolver | None = None
     """None: the system resolver."""

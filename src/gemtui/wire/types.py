@@ -145,6 +145,9 @@ class GenerationConfig(WireModel):
     stop_sequences: list[str] | None = None
     response_mime_type: str | None = None
     response_schema: dict[str, Any] | None = None
+    """The OpenAPI-subset schema (``responseSchema``)."""
+    response_json_schema: dict[str, Any] | None = None
+    """A JSON Schema (``responseJsonSchema``), what Gemini CLI's JSON-mode calls send."""
     thinking_config: ThinkingConfig | None = None
 
 

@@ -392,3 +392,22 @@ def test_error_bodies_of_both_apis_give_the_message() -> None:
     assert isinstance(err, RetryableApiError)
     assert err.message == "Too many requests"
     assert err.server_delay == 3
+
+
+def test_a_json_schema_asks_an_openai_server_for_that_schema() -> None:
+    """``responseJsonSchema`` (what the router sends) becomes ``response_format``, and
+    the Gemini request carries it under that name, not as ``responseSchema``."""
+    schema = {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}
+    request = GenerateContentRequest(
+        contents=[Content.user("hi")],
+        generation_config=GenerationConfig(
+            response_mime_type="application/json", response_json_schema=schema
+        ),
+    )
+    body = to_openai_request(request, "m", stream=False)
+    assert body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "response", "schema": schema},
+    }
+    wire = request.to_wire()["generationConfig"]
+    assert wire == {"responseMimeType": "application/json", "responseJsonSchema": schema}

@@ -25,7 +25,8 @@ def test_compact_guidance_is_one_line_per_tool_and_a_fifth_of_the_full_one() -> 
     assert len(tool_lines) == len(decls)
     read = next(line for line in tool_lines if line.startswith("- read_file("))
     assert read.startswith(
-        "- read_file(file_path: string, start_line?: number, end_line?: number): "
+        "- read_file(file_path: string, start_line?: number, end_line?: number, "
+        "offset?: number, limit?: number): "
     )
     assert (
         '{"tool_call": {"name": "read_file", "arguments": {"file_path": "README.md"}}}' in compact

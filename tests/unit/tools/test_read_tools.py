@@ -390,3 +390,31 @@ async def test_a_geminiignore_negation_does_not_unhide_a_gitignored_file(
     with pytest.raises(ToolError, match="ignored"):
         await run(ctx, "read_file", file_path="notes.log")
     assert "hello log" not in text_of(await run(ctx, "read_many_files", include=["*"]))
+
+
+async def test_read_file_pages_by_characters_within_the_output_limit(
+    ctx: ToolContext, root: Path
+) -> None:
+    line = "".join(f"{i:05d}," for i in range(20_000))  # one 120,000-character line
+    (root / "one_line.csv").write_text(line)
+    ctx.output_limit = 1_000
+    page = await run(ctx, "read_file", file_path="one_line.csv", offset=60_000, limit=5_000)
+    text = str(page.llm_content)
+    assert text.startswith(
+        "[Characters 60,000-61,000 of 120,000 of one_line.csv. Next: offset=61000.]"
+    )
+    assert text.endswith("\n" + line[60_000:61_000])
+    last = await run(ctx, "read_file", file_path="one_line.csv", offset=119_990)
+    assert str(last.llm_content).endswith("This is the end.]\n" + line[119_990:])
+    with pytest.raises(ToolError, match="beyond the end"):
+        await run(ctx, "read_file", file_path="one_line.csv", offset=120_000)
+    read = tool("read_file")
+    assert read.validate({"file_path": "a", "offset": 1, "start_line": 1}) is not None
+    assert read.validate({"file_path": "a", "offset": -1}) is not None
+    assert read.validate({"file_path": "a", "limit": 0}) is not None
+
+
+async def test_offset_paging_stays_inside_the_workspace(ctx: ToolContext, tmp_path: Path) -> None:
+    (tmp_path / "outside.txt").write_text("OUTSIDE")
+    with pytest.raises(ToolError, match="outside the workspace"):
+        await run(ctx, "read_file", file_path=str(tmp_path / "outside.txt"), offset=0)

@@ -143,7 +143,7 @@ async def test_output_truncation(ctx: ToolContext) -> None:
     ctx.output_limit = 1000
     result = await shell(command="seq 1 20000").execute(ctx)
     text = str(result.llm_content)
-    assert "chars truncated] ..." in text
+    assert "characters left out] ..." in text
     assert "Output: 1\n2\n3\n" in text
     assert "\n20000" in text
     assert len(text) < 1400
@@ -153,7 +153,7 @@ def test_output_capture_exact() -> None:
     cap = OutputCapture(10)
     for ch in "abcdefghijklmnopqrstuvwxyz":
         cap.add(ch)
-    assert cap.text() == "abcde\n... [16 chars truncated] ...\nvwxyz"
+    assert cap.text().startswith("abcde\n... [16 characters left out] ...\nvwxyz\n[Output too")
     small = OutputCapture(10)
     small.add("short")
     assert small.text() == "short"

@@ -206,3 +206,17 @@ def test_is_public() -> None:
     assert is_public("2606:2800:220:1:248:1893:25c8:1946")
     for address in ("127.0.0.1", "::1", "10.1.2.3", "fc00::1", "fe80::1%eth0", "2002:7f00:1::1"):
         assert not is_public(address)
+
+
+async def test_the_pages_of_one_call_share_a_total_byte_budget(
+    tmp_path: Path, server: tuple[str, Seen]
+) -> None:
+    base, seen = server
+    urls = " ".join(f"{base}/n/{i}" for i in range(5))  # 110,000 bytes each
+    limits = FetchLimits(allow_private=True, max_total_bytes=250_000)
+    result = await fetch(tmp_path, f"Compare {urls}", limits)
+    text = str(result.llm_content)
+    assert len(seen.requests) == 5
+    assert 250_000 <= len(text) < 250_000 + 2_000
+    assert text.count("this call's pages together reached 250,000 bytes") >= 2
+    assert text.count("[Content truncated at") == 0

@@ -23,14 +23,23 @@ class ReadFileInvocation(ToolInvocation):
     """One validated read_file call."""
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
-        ws = ctx.workspace
         arg = self.args["file_path"]
+        saved = ctx.outputs.find(arg) if ctx.outputs is not None else None
+        if saved is not None:  # a whole tool output gemtui kept: outside the workspace
+            store = ctx.outputs
+            assert store is not None
+            try:
+                text = await run_off_loop(lambda _: store.read(saved))
+            except PermissionError as exc:  # swapped for a link after the check
+                raise ToolError(f"{exc}; it was not read.") from None
+            return self._text_result(text, str(saved), str(saved), ctx)
+        ws = ctx.workspace
         path = ws.resolve_visible(arg)  # bounds and ignore files first, whoever reads
         rel = ws.relative(path)
         if ctx.files is not None and await run_off_loop(lambda _: _text_or_absent(path, arg)):
             held = await ctx.files.read_text(path)
             if held is not None:  # the editor's buffer, unsaved changes and all
-                return self._text_result(held.replace("\r\n", "\n"), arg, rel)
+                return self._text_result(held.replace("\r\n", "\n"), rel, str(path), ctx)
         check_readable_file(path, arg)
         kind = await run_off_loop(lambda _: classify(path, arg))
         if kind == "media":
@@ -43,16 +52,18 @@ class ReadFileInvocation(ToolInvocation):
                 "audio and PDF files can be read."
             )
         text = await run_off_loop(lambda _: read_text(path, arg))
-        return self._text_result(text, arg, rel)
+        return self._text_result(text, rel, str(path), ctx)
 
-    def _text_result(self, text: str, arg: str, rel: str) -> ToolResult:
+    def _text_result(self, text: str, rel: str, whole: str, ctx: ToolContext) -> ToolResult:
+        if self.args.get("offset") is not None or self.args.get("limit") is not None:
+            return _page(text, rel, whole, self.args, ctx.output_limit)
         start = _as_int(self.args.get("start_line"))
         end = _as_int(self.args.get("end_line"))
         window = text_window(text, start, end)
         if not window.truncated:
             display = "" if window.total else "(empty file)"
             return ToolResult(llm_content=window.content, display=display)
-        note = truncation_note(window, arg)
+        note = truncation_note(window, self.args["file_path"])
         content = f"\n{note}\n\n--- FILE CONTENT (truncated) ---\n{window.content}"
         display = f"Read lines {window.first}-{window.last} of {window.total} from {rel}"
         return ToolResult(llm_content=content, display=display)
@@ -65,6 +76,25 @@ def _text_or_absent(path: Path, arg: str) -> bool:
         return True
     check_readable_file(path, arg)
     return classify(path, arg) == "text"
+
+
+def _page(text: str, rel: str, whole: str, args: dict[str, Any], output_limit: int) -> ToolResult:
+    """Characters ``offset`` .. ``offset + limit`` of ``text``: how a saved tool output
+    (or a file of very long lines) is read in pieces that each fit the model's share."""
+    offset = _as_int(args.get("offset")) or 0
+    if text and offset >= len(text):
+        raise ToolError(
+            f"offset ({offset}) is beyond the end of the file, which has {len(text):,} characters."
+        )
+    page = min(_as_int(args.get("limit")) or output_limit, output_limit)
+    end = min(offset + page, len(text))
+    status = f"[Characters {offset:,}-{end:,} of {len(text):,} of {rel}."
+    status += f" Next: offset={end}.]" if end < len(text) else " This is the end.]"
+    return ToolResult(
+        llm_content=f"{status}\n{text[offset:end]}",
+        display=f"Read characters {offset:,}-{end:,} of {len(text):,} from {rel}",
+        data={"output_file": whole},  # a page is cut to the limit already: not saved again
+    )
 
 
 def _as_int(value: Any) -> int | None:
@@ -97,6 +127,18 @@ class ReadFileTool(Tool):
                 "description": "Optional: The 1-based line number to end reading at (inclusive).",
                 "type": "number",
             },
+            "offset": {
+                "description": (
+                    "Optional: The 0-based character to start reading from, for reading a "
+                    "saved tool output (or a file of very long lines) in pieces. Not with "
+                    "start_line/end_line."
+                ),
+                "type": "number",
+            },
+            "limit": {
+                "description": "Optional: How many characters to read from offset.",
+                "type": "number",
+            },
         },
         "required": ["file_path"],
     }
@@ -113,6 +155,13 @@ class ReadFileTool(Tool):
                 return f"{key} must be a whole number of at least 1"
         if start is not None and end is not None and start > end:
             return "start_line cannot be greater than end_line"
+        offset, limit = args.get("offset"), args.get("limit")
+        if (offset is not None or limit is not None) and (start is not None or end is not None):
+            return "Use either offset/limit (characters) or start_line/end_line (lines), not both"
+        if offset is not None and (offset != int(offset) or offset < 0):
+            return "offset must be a whole number of at least 0"
+        if limit is not None and (limit != int(limit) or limit < 1):
+            return "limit must be a whole number of at least 1"
         return None
 
     def build(self, args: dict[str, Any]) -> ToolInvocation:

@@ -11,14 +11,17 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import logging
 import os
 import signal
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gemtui.errors import FatalConfigError
+from gemtui.redact import redact
 from gemtui.tools.background import group_members as _group_members
 from gemtui.tools.background import terminate_all
 from gemtui.tools.base import (
@@ -31,10 +34,13 @@ from gemtui.tools.base import (
     ToolResult,
 )
 from gemtui.tools.sandbox import require_bwrap, sandbox_hint, scrubbed_env, wrap_command
+from gemtui.tools.saved_output import SpillFile, joined, split_limit
 from gemtui.tools.shell_syntax import has_redirection, rule_prefixes
 
 if TYPE_CHECKING:
     from gemtui.tools.terminal_access import TerminalAccess
+
+log = logging.getLogger(__name__)
 
 KILL_GRACE_SECONDS = 2.0
 """How long a group gets to exit after SIGTERM before SIGKILL."""
@@ -92,18 +98,24 @@ def terminate_background_processes() -> None:
 
 
 class OutputCapture:
-    """Keeps the head and tail of a stream within ``limit`` characters."""
+    """Keeps the head and tail of a stream within ``limit`` characters; past the limit
+    the whole stream goes on into a file (``spill``) that the preview names."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, spill: Callable[[], SpillFile] | None = None) -> None:
         self.limit = max(limit, 0)
-        self.head_cap = self.limit // 2
-        self.tail_cap = self.limit - self.head_cap
+        self.head_cap, self.tail_cap = split_limit(self.limit)
         self.head = ""
         self.tail = ""
         self.total = 0
+        self._open_spill = spill
+        self.spill: SpillFile | None = None
 
     def add(self, text: str) -> None:
         self.total += len(text)
+        if self.spill is not None:
+            self.spill.write(text)
+        elif self.total > self.limit and self._open_spill is not None:
+            self._start_spill(text)
         if len(self.head) < self.head_cap:
             take = self.head_cap - len(self.head)
             self.head += text[:take]
@@ -113,12 +125,27 @@ class OutputCapture:
             if len(self.tail) > 2 * self.tail_cap + READ_CHUNK:
                 self.tail = self.tail[-self.tail_cap :] if self.tail_cap else ""
 
+    def _start_spill(self, text: str) -> None:
+        """Everything so far is still held (the tail is trimmed only past the limit)."""
+        assert self._open_spill is not None
+        try:
+            self.spill = self._open_spill()
+        except OSError:
+            log.warning("could not save the whole command output", exc_info=True)
+            self._open_spill = None
+            return
+        self.spill.write(self.head + self.tail + text)
+
+    def close(self) -> None:
+        if self.spill is not None:
+            self.spill.close()
+
     def text(self) -> str:
         if self.total <= self.limit:
             return self.head + self.tail
         tail = self.tail[-self.tail_cap :] if self.tail_cap else ""
-        dropped = self.total - len(self.head) - len(tail)
-        return f"{self.head}\n... [{dropped} chars truncated] ...\n{tail}"
+        path = self.spill.path if self.spill is not None else None
+        return joined(redact(self.head), redact(tail), self.total, path, self.limit)
 
 
 # -- the tool ----------------------------------------------------------------------------
@@ -193,7 +220,9 @@ class RunShellCommandInvocation(ToolInvocation):
         transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(stream), os.fdopen(rfd, "rb", buffering=0)
         )
-        capture = OutputCapture(ctx.output_limit)
+        outputs = ctx.outputs
+        spill = None if outputs is None else (lambda: outputs.create(ctx.call_id or "shell"))
+        capture = OutputCapture(ctx.output_limit, spill)
         reader = asyncio.create_task(self._pump(stream, capture, ctx))
         timed_out = False
         try:
@@ -213,6 +242,7 @@ class RunShellCommandInvocation(ToolInvocation):
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
             transport.close()
+            capture.close()
         if not timed_out:
             ctx.background.adopt(proc.pid)  # `server &`: the job is the session's too
         result = self._result(proc, capture, where, timed_out, ctx.shell_timeout)
@@ -232,7 +262,7 @@ class RunShellCommandInvocation(ToolInvocation):
             cwd,
             seconds=ctx.shell_timeout,
             output_limit=ctx.output_limit,
-            call_id=ctx.call_id,
+            call_id=ctx.call_id or None,
         )
         output = run.output
         lines = [
@@ -288,7 +318,9 @@ class RunShellCommandInvocation(ToolInvocation):
             lines.append(f"Exit Code: {code}")
         lines.append(f"Process Group PGID: {proc.pid}")
         text = "\n".join(lines)
-        data = {"exit_code": code, "pgid": proc.pid, "timed_out": timed_out}
+        data: dict[str, Any] = {"exit_code": code, "pgid": proc.pid, "timed_out": timed_out}
+        if capture.spill is not None:
+            data["output_file"] = str(capture.spill.path)  # already cut: see output_fit
         if timed_out:
             error = f"Command timed out after {timeout:g} seconds; its process group was killed.\n"
             return ToolResult(

@@ -28,7 +28,15 @@ from gemtui.tools.base import (
 from gemtui.tools.netguard import BlockedAddress, FetchLimits, check_url
 from gemtui.tools.offload import run_off_loop
 
-__all__ = ["MAX_URLS", "FetchedPage", "WebFetchTool", "extract_urls", "fetch_page", "to_markdown"]
+__all__ = [
+    "MAX_URLS",
+    "ByteBudget",
+    "FetchedPage",
+    "WebFetchTool",
+    "extract_urls",
+    "fetch_page",
+    "to_markdown",
+]
 
 MAX_URLS = 20
 _URL = re.compile(r"https?://[^\s<>\"'`]+", re.IGNORECASE)
@@ -59,6 +67,20 @@ class FetchedPage:
     content_type: str
     text: str
     truncated: bool
+    over_total: bool = False
+    """Cut because the call's pages together reached ``max_total_bytes``."""
+
+
+class ByteBudget:
+    """What one call may still read, shared by its pages (fetched together)."""
+
+    def __init__(self, total: int) -> None:
+        self.left = total
+
+    def take(self, wanted: int) -> int:
+        granted = min(wanted, max(self.left, 0))
+        self.left -= granted
+        return granted
 
 
 def to_markdown(html: str) -> str:
@@ -69,18 +91,24 @@ def to_markdown(html: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", markdown).strip()
 
 
-async def fetch_page(client: httpx.AsyncClient, url: str, limits: FetchLimits) -> FetchedPage:
+async def fetch_page(
+    client: httpx.AsyncClient, url: str, limits: FetchLimits, budget: ByteBudget | None = None
+) -> FetchedPage:
     """GET ``url`` through every redirect, each hop checked, within ``limits.timeout``
     seconds in all (a server that drips a byte at a time cannot hold the call open);
-    raises ToolError."""
+    raises ToolError. ``budget`` is shared by the pages of one call."""
+    if budget is None:
+        budget = ByteBudget(limits.max_total_bytes)
     try:
         async with asyncio.timeout(limits.timeout):
-            return await _fetch(client, url, limits)
+            return await _fetch(client, url, limits, budget)
     except TimeoutError as exc:
         raise ToolError(f"{url} timed out after {limits.timeout:g} s") from exc
 
 
-async def _fetch(client: httpx.AsyncClient, url: str, limits: FetchLimits) -> FetchedPage:
+async def _fetch(
+    client: httpx.AsyncClient, url: str, limits: FetchLimits, budget: ByteBudget
+) -> FetchedPage:
     try:
         current = httpx.URL(url)
     except httpx.InvalidURL as exc:
@@ -114,27 +142,35 @@ async def _fetch(client: httpx.AsyncClient, url: str, limits: FetchLimits) -> Fe
                 continue
             if response.status_code >= 400:
                 raise ToolError(f"{current} answered HTTP {response.status_code}")
-            body, truncated = await _read_capped(response, limits)
+            body, truncated, over = await _read_capped(response, limits, budget)
             content_type = response.headers.get("content-type", "")
             text = await _decode(body, content_type, response.encoding or "utf-8", str(current))
-            return FetchedPage(url, str(current), content_type, text, truncated)
+            return FetchedPage(url, str(current), content_type, text, truncated, over)
         finally:
             await response.aclose()
     raise ToolError(f"{url} redirected more than {limits.max_redirects} times")
 
 
-async def _read_capped(response: httpx.Response, limits: FetchLimits) -> tuple[bytes, bool]:
+async def _read_capped(
+    response: httpx.Response, limits: FetchLimits, budget: ByteBudget
+) -> tuple[bytes, bool, bool]:
+    """The body within the page's cap and the call's budget: (bytes, cut, cut by budget)."""
     body = bytearray()
     try:
         async for chunk in response.aiter_bytes():
-            body += chunk
+            room = limits.max_bytes - len(body)
+            granted = budget.take(min(len(chunk), room + 1))
+            body += chunk[:granted]
             if len(body) > limits.max_bytes:
-                return bytes(body[: limits.max_bytes]), True
+                budget.left += len(body) - limits.max_bytes
+                return bytes(body[: limits.max_bytes]), True, False
+            if granted < len(chunk):
+                return bytes(body), True, True
     except httpx.TimeoutException as exc:
         raise ToolError(f"{response.request.url} timed out while reading") from exc
     except httpx.HTTPError as exc:
         raise ToolError(f"reading {response.request.url} failed: {exc}") from exc
-    return bytes(body), False
+    return bytes(body), False, False
 
 
 async def _decode(body: bytes, content_type: str, encoding: str, url: str) -> str:
@@ -178,10 +214,12 @@ class WebFetchInvocation(ToolInvocation):
         sections: list[str] = []
         errors: list[str] = []
         fetched: list[dict[str, Any]] = []
+        budget = ByteBudget(limits.max_total_bytes)
         async with _client(limits) as client:
             urls = self.urls
             pages = await asyncio.gather(
-                *(fetch_page(client, url, limits) for url in urls), return_exceptions=True
+                *(fetch_page(client, url, limits, budget) for url in urls),
+                return_exceptions=True,
             )
         for url, page in zip(urls, pages, strict=True):
             if isinstance(page, ToolError):
@@ -189,9 +227,14 @@ class WebFetchInvocation(ToolInvocation):
                 continue
             if isinstance(page, BaseException):
                 raise page
-            note = (
-                f"\n\n[Content truncated at {limits.max_bytes:,} bytes]" if page.truncated else ""
-            )
+            note = ""
+            if page.over_total:
+                note = (
+                    f"\n\n[Content truncated: this call's pages together reached "
+                    f"{limits.max_total_bytes:,} bytes]"
+                )
+            elif page.truncated:
+                note = f"\n\n[Content truncated at {limits.max_bytes:,} bytes]"
             moved = f" (redirected to {page.final_url})" if page.final_url != url else ""
             sections.append(f"--- Content from {url}{moved} ---\n{page.text}{note}")
             fetched.append({"url": url, "final_url": page.final_url, "chars": len(page.text)})

@@ -6,6 +6,10 @@ grounding supports end, then the sources. Offsets are UTF-8 *byte* offsets into 
 concatenated non-thought text of the whole (streamed) answer, so markers are placed in
 the encoded bytes, from the last to the first, and never inside a character or a
 grapheme cluster (an emoji ZWJ sequence, a letter with combining marks).
+
+A search that fails (an HTTP error after the retries, a dropped connection, a stream that
+broke) answers the model with what went wrong ("search failed: 500 …"), a tool error it
+can act on, and leaves no traceback in the log: it is the server's fault, not a bug.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from bisect import bisect_left
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any
 
+from gemtui.errors import ApiError, GemtuiError, TransportError
 from gemtui.providers.base import aclose_stream
 from gemtui.tools.base import Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult
 from gemtui.wire import (
@@ -33,6 +38,7 @@ __all__ = [
     "collect_answer",
     "format_sources",
     "insert_citations",
+    "search_failure",
     "search_request",
 ]
 
@@ -128,6 +134,29 @@ def search_request(query: str) -> GenerateContentRequest:
     )
 
 
+async def _search(model_stream: ModelStream, query: str) -> list[GenerateContentResponse]:
+    """Every response of the grounded request (the stream is closed however it ends)."""
+    responses: list[GenerateContentResponse] = []
+    stream = model_stream(search_request(query))
+    try:
+        async for response in stream:
+            responses.append(response)
+    finally:
+        await aclose_stream(stream)
+    return responses
+
+
+def search_failure(exc: GemtuiError) -> str:
+    """What the model reads when the search request failed: the status and the reason."""
+    if isinstance(exc, ApiError):
+        what = f"{exc.status} {exc.message}".strip()
+    elif isinstance(exc, TransportError):
+        what = f"no answer from the search service ({exc})"
+    else:
+        what = str(exc) or type(exc).__name__
+    return f"search failed: {what}. No results; answer without them or try again later."
+
+
 class GoogleWebSearchInvocation(ToolInvocation):
     """One validated google_web_search call."""
 
@@ -135,13 +164,10 @@ class GoogleWebSearchInvocation(ToolInvocation):
         query: str = self.args["query"].strip()
         if ctx.model_stream is None:
             raise ToolError("google_web_search is not available: no model to search with.")
-        responses: list[GenerateContentResponse] = []
-        stream = ctx.model_stream(search_request(query))
         try:
-            async for response in stream:
-                responses.append(response)
-        finally:
-            await aclose_stream(stream)
+            responses = await _search(ctx.model_stream, query)
+        except GemtuiError as exc:
+            raise ToolError(search_failure(exc)) from exc
         text, meta = collect_answer(responses)
         if not text.strip():
             return ToolResult(

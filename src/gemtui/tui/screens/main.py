@@ -26,6 +26,7 @@ from textual.widgets.option_list import Option
 from gemtui.bus import events as ev
 from gemtui.redact import StreamRedactor, redact
 from gemtui.tui.bridge import BusEvent
+from gemtui.tui.pager import open_in_pager
 from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.prompt_input import PromptInput
 from gemtui.tui.widgets.status_line import StatusLine
@@ -56,6 +57,7 @@ class MainScreen(Screen[None]):
     AUTO_FOCUS = "#prompt"
     BINDINGS: ClassVar = [
         Binding("ctrl+o", "toggle_tool_output", "Expand tool output", priority=True, show=False),
+        Binding("ctrl+g", "open_tool_output", "Open whole tool output", priority=True, show=False),
         # Priority so the prompt (a TextArea: Ctrl+Y is redo there) does not take them; they
         # act only with the prompt or the transcript focused (check_action), so in the
         # approval queue Shift+Tab moves focus back and no dialog ever changes the mode.
@@ -400,6 +402,15 @@ class MainScreen(Screen[None]):
         """Ctrl+O: show all of the last folded tool card (its arguments and output)."""
         if not self.transcript.toggle_last_tool():
             self.app.bell()
+
+    def action_open_tool_output(self) -> None:
+        """Ctrl+G: the last saved whole output in ``$PAGER`` (less), on the real terminal:
+        megabytes are the pager's job, not the transcript's."""
+        path = self.transcript.last_output_file()
+        if path is None:
+            self.app.bell()
+            return
+        open_in_pager(self.app, path)
 
     # -- approvals and completion ----------------------------------------------------------------
     @on(ApprovalQueue.Changed)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["EXPAND_KEY", "KEY_ARGUMENTS", "elapsed", "split_arguments"]
+__all__ = ["EXPAND_KEY", "KEY_ARGUMENTS", "OPEN_OUTPUT_KEY", "elapsed", "split_arguments"]
 
 KEY_ARGUMENTS = (
     "file_path",
@@ -26,6 +26,9 @@ KEY_ARGUMENTS = (
 
 EXPAND_KEY = "ctrl+o"
 """Shown in a folded card's hint; the main screen binds it (toggle the last card)."""
+
+OPEN_OUTPUT_KEY = "ctrl+g"
+"""Shown on a card whose whole output was saved; opens the last such file in the pager."""
 
 
 def _argument_text(value: object) -> str:

@@ -250,6 +250,13 @@ class Transcript(ScrollView, can_focus=True):
                 return True
         return False
 
+    def last_output_file(self) -> str | None:
+        """The saved whole output of the most recent card that has one."""
+        for block in reversed(self._tools.values()):
+            if block.snapshot.output_file:
+                return block.snapshot.output_file
+        return None
+
     def add_notice(self, text: str, severity: str = "information") -> None:
         """An inline error, warning or note ("error", "warning", "information")."""
         self._append(NoticeBlock(text, severity))

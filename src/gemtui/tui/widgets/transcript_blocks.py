@@ -25,7 +25,12 @@ from textual.strip import Strip
 from gemtui.bus.events import Refusal, ToolCallSnapshot, ToolCallState
 from gemtui.redact import redact
 from gemtui.tui.widgets.answer_render import AnswerRender
-from gemtui.tui.widgets.tool_summary import EXPAND_KEY, elapsed, split_arguments
+from gemtui.tui.widgets.tool_summary import (
+    EXPAND_KEY,
+    OPEN_OUTPUT_KEY,
+    elapsed,
+    split_arguments,
+)
 
 __all__ = [
     "AnswerBlock",
@@ -370,6 +375,10 @@ class ToolBlock(Block):
                 style=muted,
             )
             strips.extend(_prefixed(bar, [_text_line(ctx, more, width)]))
+        if snap.output_file and not self.running:
+            whole = Text(f"⤓ whole output: {snap.output_file} · {OPEN_OUTPUT_KEY} to open")
+            whole.stylize(muted)
+            strips.extend(_prefixed(bar, _wrapped(ctx, whole, width)))
         return strips
 
 
