@@ -50,6 +50,13 @@ def _grammar_names(request: dict[str, Any]) -> list[str]:
     return [c["properties"]["name"]["enum"][0] for c in schema.get("anyOf", [])]
 
 
+def _grammar_arguments(request: dict[str, Any], name: str) -> dict[str, Any]:
+    schema = request["response_format"]["json_schema"]["schema"]
+    call = next(c for c in schema["anyOf"] if c["properties"]["name"]["enum"] == [name])
+    arguments: dict[str, Any] = call["properties"]["arguments"]
+    return arguments
+
+
 def _call(name: str, **arguments: Any) -> dict[str, Any]:
     return {"text": json.dumps({"name": name, "arguments": arguments}), "chunks": 4}
 
@@ -77,18 +84,20 @@ def test_a_grammar_server_gets_every_turn_as_a_required_call_and_final_answer_is
     for request in (first, second):
         assert request["response_format"]["type"] == "json_schema"
         assert _grammar_names(request) == _tool_names(request)
-        assert _tool_names(request)[-1] == "final_answer"
+        assert _tool_names(request)[0] == "final_answer"
         assert "read_file" in _tool_names(request)
-    read = next(
-        c
-        for c in first["response_format"]["json_schema"]["schema"]["anyOf"]
-        if c["properties"]["name"]["enum"] == ["read_file"]
-    )
-    arguments = read["properties"]["arguments"]
+    arguments = _grammar_arguments(first, "read_file")
     assert arguments["required"] == ["file_path"]
     assert arguments["additionalProperties"] is False  # no invented arguments
     tool = [m for m in second["messages"] if m["role"] == "tool"][-1]
     assert "Pelicans nest on islands." in tool["content"]
+    # after results the small model is told to answer when they answer (else it reads
+    # the same file again and again), and it decodes near-greedily
+    assert "answer it now with final_answer" in json.dumps(second["messages"][-1])
+    assert first["temperature"] == second["temperature"] == 0.0
+    # only a tool's required arguments are in the grammar (optional ones got invented)
+    listing = _grammar_arguments(first, "list_directory")
+    assert set(listing["properties"]) == set(listing["required"]) == {"dir_path"}
     # final_answer never runs as a tool nor shows as one: it is the answer
     assert "final_answer" not in proc.stderr
 

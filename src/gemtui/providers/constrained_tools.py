@@ -8,9 +8,11 @@ built from the declared tools: one object ``{"name": <a declared tool>, "argumen
 <that tool's parameters>}``, so the turn always parses, names a real tool and carries
 valid arguments. To leave answering possible, one more tool, ``final_answer``, is
 declared, and its text becomes the model's answer again here: each turn is the one
-decision "call this tool, or answer", made under the grammar. The tools stay declared
-too, so the model's chat template still describes them; the message text, nothing but
-one call, becomes that call as any whole-text call does (``WholeTextCalls``).
+decision "call this tool, or answer", made under the grammar. That is the first turn
+of a prompt; a turn answering tool results decodes freely (see ``_after_results``). The
+tools stay declared too, so the model's chat template still describes them; the message
+text, nothing but one call, becomes that call as any whole-text call does
+(``WholeTextCalls``).
 
 (``tool_choice: "required"`` looked like the way, but llama.cpp decodes it without the
 grammar for Qwen2.5's template: the 0.5B wrote calls to read a file named "2 + 2".)
@@ -50,17 +52,23 @@ ANSWER_TOOL = "final_answer"
 _ANSWER = FunctionDeclaration(
     name=ANSWER_TOOL,
     description=(
-        "Answer the user. Call it when no other tool is needed, or once the results of "
-        "the tools you called hold the answer. Questions about the project's files need "
-        "the file tools first."
+        "Reply to the user with text. Use it for anything that does not need the "
+        "project's files, and once tool results hold the answer."
     ),
     parameters={
         "type": "object",
-        "properties": {"text": {"type": "string", "description": "The answer, in Markdown."}},
+        "properties": {"text": {"type": "string"}},  # a description here got copied as the answer
         "required": ["text"],
     },
 )
 PROBE_TIMEOUT = 3.0
+AFTER_RESULTS = (
+    f"If the results above answer my question, answer it now with {ANSWER_TOOL}; "
+    "call another tool only for what they do not show."
+)
+DECISION_TEMPERATURE = 0.0
+"""Unless the settings choose one: a server's own default (llama.cpp samples at 0.8)
+turns a small model's one good call into a different invented path on each try."""
 
 
 def _declarations(request: GenerateContentRequest) -> list[FunctionDeclaration]:
@@ -74,23 +82,45 @@ def constrain(request: GenerateContentRequest) -> GenerateContentRequest:
     decls = _declarations(request)
     if not decls or any(d.name == ANSWER_TOOL for d in decls):
         return request
-    tools = [*(request.tools or []), Tool(function_declarations=[_ANSWER])]
-    config = (request.generation_config or GenerationConfig()).model_copy(
-        update={"response_json_schema": call_schema([*decls, _ANSWER]), "response_schema": None}
+    tools = [Tool(function_declarations=[_ANSWER]), *(request.tools or [])]
+    contents = request.contents
+    if _after_results(request):
+        last = contents[-1]
+        nudge = Part(text=AFTER_RESULTS)
+        contents = [*contents[:-1], last.model_copy(update={"parts": [*last.parts, nudge]})]
+    config = request.generation_config or GenerationConfig()
+    update: dict[str, Any] = {
+        "response_json_schema": call_schema([_ANSWER, *decls]),
+        "response_schema": None,
+    }
+    if config.temperature is None:
+        update["temperature"] = DECISION_TEMPERATURE
+    config = config.model_copy(update=update)
+    return request.model_copy(
+        update={"tools": tools, "generation_config": config, "contents": contents}
     )
-    return request.model_copy(update={"tools": tools, "generation_config": config})
+
+
+def _after_results(request: GenerateContentRequest) -> bool:
+    """Whether the turn answers tool results: there the model decodes freely, as its own
+    answer (a 0.5B under the grammar read the same file again and again instead of
+    answering); the call it may still write is taken from its text as ever."""
+    last = request.contents[-1] if request.contents else None
+    return last is not None and any(p.function_response is not None for p in last.parts)
 
 
 def call_schema(decls: list[FunctionDeclaration]) -> dict[str, Any]:
     """One call to one of ``decls``: ``{"name": …, "arguments": …}`` with that tool's
-    parameters (in the subset of JSON Schema every grammar converter takes)."""
+    required parameters (in the subset of JSON Schema every grammar converter takes)."""
     return {
         "anyOf": [
             {
                 "type": "object",
                 "properties": {
                     "name": {"type": "string", "enum": [d.name]},
-                    "arguments": _plain(d.parameters_json_schema or d.parameters or {}),
+                    "arguments": _required_only(
+                        _plain(d.parameters_json_schema or d.parameters or {})
+                    ),
                 },
                 "required": ["name", "arguments"],
                 "additionalProperties": False,
@@ -98,6 +128,17 @@ def call_schema(decls: list[FunctionDeclaration]) -> dict[str, Any]:
             for d in decls
         ]
     }
+
+
+def _required_only(schema: dict[str, Any]) -> dict[str, Any]:
+    """The arguments a call must give, and only those: a small model fills every optional
+    one it is offered (``ignore: ["*"]`` on a listing hid every file), so the grammar
+    leaves them out; the tools' defaults apply."""
+    required = schema.get("required")
+    props = schema.get("properties")
+    if not required or not isinstance(props, dict):
+        return schema
+    return {**schema, "properties": {k: v for k, v in props.items() if k in required}}
 
 
 _KEEP = ("type", "enum", "required", "items", "properties", "anyOf")
