@@ -8,11 +8,13 @@ built from the declared tools: one object ``{"name": <a declared tool>, "argumen
 <that tool's parameters>}``, so the turn always parses, names a real tool and carries
 valid arguments. To leave answering possible, one more tool, ``final_answer``, is
 declared, and its text becomes the model's answer again here: each turn is the one
-decision "call this tool, or answer", made under the grammar. That is the first turn
-of a prompt; a turn answering tool results decodes freely (see ``_after_results``). The
+decision "call this tool, or answer", made under the grammar, near-greedily. After tool
+results the request also says to answer when they do (without it, the 0.5B read the same
+file again and again); the note rides on the request and never enters the history. The
 tools stay declared too, so the model's chat template still describes them; the message
 text, nothing but one call, becomes that call as any whole-text call does
-(``WholeTextCalls``).
+(``WholeTextCalls``). Only a tool's required arguments are in the grammar: offered an
+optional ``ignore``, the 0.5B filled it with ``["*"]`` and hid every file.
 
 (``tool_choice: "required"`` looked like the way, but llama.cpp decodes it without the
 grammar for Qwen2.5's template: the 0.5B wrote calls to read a file named "2 + 2".)
@@ -102,9 +104,7 @@ def constrain(request: GenerateContentRequest) -> GenerateContentRequest:
 
 
 def _after_results(request: GenerateContentRequest) -> bool:
-    """Whether the turn answers tool results: there the model decodes freely, as its own
-    answer (a 0.5B under the grammar read the same file again and again instead of
-    answering); the call it may still write is taken from its text as ever."""
+    """Whether the turn answers tool results (and gets the note to answer when they do)."""
     last = request.contents[-1] if request.contents else None
     return last is not None and any(p.function_response is not None for p in last.parts)
 
