@@ -28,7 +28,9 @@ from gemtui.tools.builtin._files import (
     unified_diff,
     write_regular,
 )
+from gemtui.tools.edit_match import AmbiguousMatch, EditMatchError, resolve_edit
 from gemtui.tools.offload import run_off_loop
+from gemtui.tools.omissions import find_placeholders, placeholder_error
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,10 @@ class PlannedEdit:
     original: str | None
     proposed: str
     summary: str
+    match: str | None = None
+    """How replace found old_string (``exact``, ``flexible whitespace``, ``approximate``)."""
+    note: str = ""
+    """Said on the approval title and the card when the match was not exact."""
 
 
 def read_existing(path: Path, shown: str, *, lenient: bool = False) -> tuple[str | None, bool]:
@@ -92,6 +98,15 @@ class FileEditInvocation(ToolInvocation):
     def plan(self, ctx: ToolContext) -> PlannedEdit:
         """Work out the new content, raising ToolError when the edit cannot apply."""
 
+    content_arg = "new_string"
+    """The argument holding the text to write, named in a placeholder refusal."""
+
+    def _refuse_placeholders(self, text: str, known: tuple[str, ...]) -> None:
+        """Refuse text that abbreviates code ("// ... existing code ...") before any write."""
+        found = find_placeholders(text, known)
+        if found:
+            raise ToolError(placeholder_error(found, self.content_arg))
+
     def _target(self, ctx: ToolContext) -> tuple[Path, str]:
         arg = self.args[self.file_arg]
         path = ctx.workspace.resolve_visible(arg)
@@ -104,9 +119,10 @@ class FileEditInvocation(ToolInvocation):
             encode_capped(proposed, self.args[self.file_arg])
             original = planned.original or ""
             self._before = original
+            how = f" · matched with {planned.match}" if planned.note else ""
             return Confirmation(
                 kind="edit",
-                title=f"Confirm Edit: {planned.rel}",
+                title=f"Confirm Edit: {planned.rel}{how}",
                 file_path=str(planned.path),
                 original=original,
                 proposed=proposed,
@@ -151,14 +167,19 @@ class FileEditInvocation(ToolInvocation):
         original = planned.original or ""
         diff = unified_diff(original, proposed, planned.rel)
         text = planned.summary
+        if planned.note and self._modified is None:
+            text += " " + planned.note
         if self._modified is not None:
             text += (
                 f"\nThe user modified the proposed content before it was written. The file "
                 f"{planned.rel} now contains:\n{proposed}"
             )
+        shown = diff or f"No changes to {planned.rel}"
+        if planned.note and self._modified is None:
+            shown = f"matched with {planned.match}\n{shown}"
         return ToolResult(
             llm_content=text,
-            display=diff or f"No changes to {planned.rel}",
+            display=shown,
             data={
                 "file_path": str(path),
                 "diff": diff,
@@ -166,6 +187,7 @@ class FileEditInvocation(ToolInvocation):
                 "proposed": proposed,
                 "is_new_file": planned.original is None,
                 "user_modified": self._modified is not None,
+                "match": planned.match,
             },
         )
 
@@ -181,6 +203,7 @@ class ReplaceInvocation(FileEditInvocation):
         original, _ = read_existing(path, arg)
         if original is None:
             if old == "":
+                self._refuse_placeholders(new, ())
                 return PlannedEdit(
                     path, rel, None, new, f"Created new file: {arg} with provided content."
                 )
@@ -197,23 +220,33 @@ class ReplaceInvocation(FileEditInvocation):
             raise ToolError(
                 f"No changes to apply. The old_string and new_string are identical in file: {arg}"
             )
-        count = original.count(old)
-        if count == 0:
-            raise ToolError(
-                f"Failed to edit, could not find the string to replace. 0 occurrences found "
-                f"for old_string in {arg}. Ensure you're not escaping content incorrectly and "
-                "check whitespace, indentation, and context. Use the read_file tool to verify."
+        self._refuse_placeholders(new, (old, original))
+        try:
+            edit = resolve_edit(
+                original, old, new, allow_multiple=bool(self.args.get("allow_multiple"))
             )
-        if count > 1 and not self.args.get("allow_multiple"):
+        except AmbiguousMatch as exc:
             raise ToolError(
-                f"Failed to edit, expected 1 occurrence but found {count} for old_string in "
-                f"file: {arg}. Add more surrounding context to old_string so it matches exactly "
-                "one place, or set allow_multiple to true to replace every occurrence."
-            )
-        proposed = original.replace(old, new)
-        noun = "replacement" if count == 1 else "replacements"
+                f"Failed to edit, {exc} for old_string in file: {arg}. Add more surrounding "
+                "context to old_string so it matches exactly one place, or set allow_multiple "
+                "to true to replace every occurrence."
+            ) from exc
+        except EditMatchError as exc:
+            raise ToolError(
+                f"Failed to edit, could not find the string to replace. {exc} in {arg}. "
+                "Ensure you're not escaping content incorrectly and check whitespace, "
+                "indentation, and context. Use the read_file tool to verify."
+            ) from exc
+        noun = "replacement" if edit.count == 1 else "replacements"
+        summary = f"Successfully modified file: {arg} ({edit.count} {noun})."
         return PlannedEdit(
-            path, rel, original, proposed, f"Successfully modified file: {arg} ({count} {noun})."
+            path,
+            rel,
+            original,
+            edit.proposed,
+            summary,
+            match=edit.strategy.value,
+            note=edit.describe(),
         )
 
 
