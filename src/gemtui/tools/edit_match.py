@@ -58,15 +58,17 @@ class NoMatch(EditMatchError):
 class AmbiguousMatch(EditMatchError):
     """A strategy found old_string in more than one place."""
 
-    def __init__(self, strategy: MatchStrategy, lines: list[int]) -> None:
+    def __init__(self, strategy: MatchStrategy, lines: list[int], total: int = 0) -> None:
         self.strategy = strategy
         self.lines = lines
+        """The first line of each candidate (of the first ten, for exact matches)."""
+        self.total = max(total, len(lines))
         how = "" if strategy is MatchStrategy.EXACT else f" (matched with {strategy.value})"
         where = ", ".join(str(n) for n in lines[:10])
-        if len(lines) > 10:
-            where += f" and {len(lines) - 10} more"
+        if self.total > 10:
+            where += f" and {self.total - 10} more"
         super().__init__(
-            f"expected 1 occurrence but found {len(lines)}{how}, starting at lines {where}"
+            f"expected 1 occurrence but found {self.total}{how}, starting at lines {where}"
         )
 
 
@@ -79,10 +81,12 @@ class ResolvedEdit:
     spans: tuple[tuple[int, int], ...]
     """First and last line (1-based, in the original) of each replaced place."""
     similarity: float = 1.0
+    occurrences: int = 0
+    """Places replaced, when more than ``spans`` lists (exact, allow_multiple)."""
 
     @property
     def count(self) -> int:
-        return len(self.spans)
+        return max(self.occurrences, len(self.spans))
 
     def describe(self) -> str:
         """One sentence on how the edit was placed (empty for an exact match)."""
@@ -153,20 +157,20 @@ def resolve_edit(content: str, old: str, new: str, *, allow_multiple: bool = Fal
 
 
 def _exact(content: str, old: str, new: str, allow_multiple: bool) -> ResolvedEdit | None:
-    starts: list[int] = []
-    pos = content.find(old)
-    while pos != -1:
-        starts.append(pos)
-        pos = content.find(old, pos + len(old))
-    if not starts:
+    total = content.count(old)
+    if total == 0:
         return None
-    lines = [content.count("\n", 0, s) + 1 for s in starts]
-    if len(starts) > 1 and not allow_multiple:
-        raise AmbiguousMatch(MatchStrategy.EXACT, lines)
+    lines: list[int] = []  # of the first ten places: a million matches stay cheap
+    line, prev, pos = 1, 0, content.find(old)
+    while pos != -1 and len(lines) < 10:
+        line += content.count("\n", prev, pos)
+        lines.append(line)
+        prev, pos = pos, content.find(old, pos + len(old))
+    if total > 1 and not allow_multiple:
+        raise AmbiguousMatch(MatchStrategy.EXACT, lines, total)
     extra = old.rstrip("\n").count("\n")
-    return ResolvedEdit(
-        content.replace(old, new), MatchStrategy.EXACT, tuple((n, n + extra) for n in lines)
-    )
+    spans = tuple((n, n + extra) for n in lines)
+    return ResolvedEdit(content.replace(old, new), MatchStrategy.EXACT, spans, occurrences=total)
 
 
 def _trimmed(lines: list[str]) -> tuple[list[str], int, int]:
