@@ -157,3 +157,14 @@ def test_many_candidates_list_the_first_lines_and_how_many_more() -> None:
         resolve_edit(text, "x = 1", "x = 2")
     assert info.value.total == 50
     assert "lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 40 more" in str(info.value)
+
+
+def test_a_flattened_old_string_puts_each_new_line_at_its_file_depth() -> None:
+    text = "def g():\n    if x:\n        return 1\n    return 0\n"
+    old = "def g():\nif x:\nreturn 1\nreturn 0"
+    new = "def g():\nif x:\nlog(x)\nreturn 2\nreturn 0"
+    edit = resolve_edit(text, old, new)
+    assert edit.strategy is MatchStrategy.FLEXIBLE
+    assert edit.proposed == (
+        "def g():\n    if x:\n        log(x)\n        return 2\n    return 0\n"
+    )

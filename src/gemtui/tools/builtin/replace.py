@@ -93,6 +93,8 @@ class FileEditInvocation(ToolInvocation):
         self._modified: str | None = None
         self._before: str | None = None
         """The file's content when the preview was made (what a modification replaced)."""
+        self._approved_match: str | None = None
+        """How the previewed edit matched: a write that would match otherwise is refused."""
 
     @abstractmethod
     def plan(self, ctx: ToolContext) -> PlannedEdit:
@@ -119,6 +121,7 @@ class FileEditInvocation(ToolInvocation):
             encode_capped(proposed, self.args[self.file_arg])
             original = planned.original or ""
             self._before = original
+            self._approved_match = planned.match
             how = f" · matched with {planned.match}" if planned.note else ""
             return Confirmation(
                 kind="edit",
@@ -153,6 +156,12 @@ class FileEditInvocation(ToolInvocation):
     def _apply(self, ctx: ToolContext) -> ToolResult:
         """Plan again (the file may have changed since approval), write, and report."""
         planned = self.plan(ctx)
+        if self._modified is None and self._approved_match not in (None, planned.match):
+            raise ToolError(
+                f"{planned.rel} changed after the edit was previewed: old_string now matches "
+                f"with {planned.match}, not with {self._approved_match} as approved. Nothing "
+                "was changed; read the file again and retry."
+            )
         proposed = self._modified if self._modified is not None else planned.proposed
         path = planned.path
         arg = self.args[self.file_arg]

@@ -1,0 +1,151 @@
+"""Edits that land, through `gemtui -p` against the mock model: a replace whose old_string
+differs from the file in whitespace still lands (and says how), two candidates fail naming
+both lines, and an omission placeholder is refused; each time the file is checked byte for
+byte and the functionResponse the model got next is read from the mock's record."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from gemtui.testing import MockLLMServer
+
+from .helpers import gemtui_env, run_gemtui, write_fast_config
+
+SOURCE = (
+    "import logging\n"
+    "\n"
+    "\n"
+    "class Cart:\n"
+    "    def __init__(self):\n"
+    "        self.items = []\n"
+    "\n"
+    "    def total(self):\n"
+    "        result = 0\n"
+    "        for item in self.items:\n"
+    "            result += item.price\n"
+    "        return result\n"
+    "\n"
+    "    def count(self):\n"
+    "        return len(self.items)\n"
+)
+
+
+def _edit(old: str, new: str, **extra: Any) -> dict[str, Any]:
+    args = {"file_path": "cart.py", "instruction": "change it", "old_string": old}
+    return {"name": "replace", "args": {**args, "new_string": new, **extra}, "id": "e1"}
+
+
+def _run(
+    mock: MockLLMServer, home: Path, workspace: Path, call: dict[str, Any], *flags: str
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Run one scripted replace; the functionResponse the model received and the
+    stream-json events printed."""
+    write_fast_config(home)
+    mock.enqueue({"function_calls": [call]}, {"text": "done"})
+    proc = run_gemtui(
+        ["-p", "edit the cart", "--output-format", "stream-json", *flags],
+        env=gemtui_env(home, mock.url),
+        cwd=workspace,
+    )
+    assert proc.returncode == 0, proc.stderr
+    last = mock.requests[-1].json["contents"][-1]
+    [response] = [p["functionResponse"] for p in last["parts"] if "functionResponse" in p]
+    assert response["id"] == "e1"
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    return response["response"], events
+
+
+def test_indentation_and_trailing_spaces_still_land_in_exactly_that_place(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    path = workspace / "cart.py"
+    path.write_text(SOURCE)
+    # Quoted without its indentation and with trailing spaces, as small models do.
+    old = "result = 0   \nfor item in self.items:\n    result += item.price  \nreturn result\n"
+    new = "return sum(item.price for item in self.items)\n"
+    response, events = _run(mock_llm_thread, isolated_home, workspace, _edit(old, new), "--yolo")
+    assert "error" not in response, response
+    assert "Successfully modified file: cart.py (1 replacement)" in response["output"]
+    assert "flexible whitespace" in response["output"]
+    assert "9-12" in response["output"]
+    assert path.read_text() == SOURCE.replace(
+        "        result = 0\n"
+        "        for item in self.items:\n"
+        "            result += item.price\n"
+        "        return result\n",
+        "        return sum(item.price for item in self.items)\n",
+    )
+    [result] = [e for e in events if e["type"] == "tool_result"]
+    assert result["status"] == "success"
+    assert result["output"].startswith("matched with flexible whitespace\n--- a/cart.py")
+
+
+def test_two_candidates_fail_naming_both_lines_and_leave_the_file_alone(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    path = workspace / "cart.py"
+    text = SOURCE + "\n    def empty(self):\n      return len(self.items) == 0\n"
+    path.write_text(text)
+    # The fragment is in line 15 and in line 18: which one is meant, only the model knows.
+    call = _edit("  return len(self.items)", "  return 0")
+    response, _ = _run(mock_llm_thread, isolated_home, workspace, call, "--yolo")
+    assert "expected 1 occurrence but found 2" in response["error"]
+    assert "lines 15, 18" in response["error"]
+    assert "Add more surrounding context" in response["error"]
+    assert path.read_text() == text
+
+
+def test_two_flexible_candidates_fail_naming_both_lines(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    path = workspace / "cart.py"
+    text = "def a():\n    x = 1\n    y = 2\n\n\ndef b():\n        x = 1\n        y = 2\n"
+    path.write_text(text)
+    call = _edit("  x = 1\n  y = 2\n", "  x = 3\n  y = 4\n")
+    response, _ = _run(mock_llm_thread, isolated_home, workspace, call, "--yolo")
+    assert "found 2 (matched with flexible whitespace)" in response["error"]
+    assert "lines 2, 7" in response["error"]
+    assert path.read_text() == text
+
+
+def test_an_omission_placeholder_is_refused_and_the_file_is_unchanged(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    path = workspace / "cart.py"
+    path.write_text(SOURCE)
+    old = "class Cart:\n    def __init__(self):\n        self.items = []\n"
+    new = "class Cart:\n    def __init__(self):\n        self.items = {}\n    # ... rest of code\n"
+    response, _ = _run(mock_llm_thread, isolated_home, workspace, _edit(old, new), "--yolo")
+    assert "omission placeholder" in response["error"]
+    assert "'# ... rest of code'" in response["error"]
+    assert "Nothing was changed" in response["error"]
+    assert "complete literal text" in response["error"]
+    assert path.read_text() == SOURCE
+
+
+def test_write_file_with_a_placeholder_is_refused_too(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    path = workspace / "cart.py"
+    path.write_text(SOURCE)
+    call = {
+        "name": "write_file",
+        "args": {"file_path": "cart.py", "content": "class Cart:\n    // existing code ...\n"},
+        "id": "e1",
+    }
+    response, _ = _run(mock_llm_thread, isolated_home, workspace, call, "--yolo")
+    assert "content contains omission placeholder" in response["error"]
+    assert path.read_text() == SOURCE
+
+
+def test_a_comment_the_file_already_has_is_not_a_placeholder(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    path = workspace / "cart.py"
+    path.write_text("def f():\n    # unchanged\n    return 1\n")
+    call = _edit("    # unchanged\n    return 1\n", "    # unchanged\n    return 2\n")
+    response, _ = _run(mock_llm_thread, isolated_home, workspace, call, "--yolo")
+    assert "error" not in response, response
+    assert path.read_text() == "def f():\n    # unchanged\n    return 2\n"
