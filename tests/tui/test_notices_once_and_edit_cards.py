@@ -86,6 +86,39 @@ async def test_a_folded_edit_card_shows_the_changed_lines(
     assert 'return f"Hello, {name}!"' in (workspace / "greet.py").read_text()
 
 
+async def test_a_folded_edit_card_says_how_a_loose_old_string_matched(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    (workspace / "greet.py").write_text(GREET)
+    edit = {
+        "name": "replace",
+        "args": {
+            "file_path": "greet.py",
+            "instruction": "Make the greeting friendlier",
+            "old_string": 'return "Hello " + name   ',  # no indentation, trailing spaces
+            "new_string": 'return f"Hello, {name}!"',
+        },
+    }
+    mock_llm.enqueue({"function_calls": [edit]}, {"text": "Done."})
+    session = make_session(mock_llm.url, workspace, approval_mode="auto_edit")
+    app = make_app(session, workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
+        await pilot.press(*"friendlier greeting please", "enter")
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+        transcript = app.main.transcript
+        await settle(pilot, transcript)
+        folded = screen_text(transcript)
+        assert "matched with flexible whitespace" in folded
+        assert '-    return "Hello " + name' in folded
+        assert '+    return f"Hello, {name}!"' in folded
+        assert "--- a/greet.py" not in folded
+    assert (workspace / "greet.py").read_text() == GREET.replace(
+        '    return "Hello " + name', '    return f"Hello, {name}!"'
+    )
+
+
 class TestEditCardSnapshot:
     def test_edit_card_folded(self, snap_compare: Any, tmp_path: Path) -> None:
         """The card "✓ replace  src/greet.py  +3 args · done in 21ms", then its changed
