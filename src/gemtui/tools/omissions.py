@@ -13,6 +13,8 @@ from collections.abc import Iterable
 
 __all__ = ["find_placeholders", "placeholder_error"]
 
+MAX_PLACEHOLDER_CHARS = 200
+"""A placeholder is a short note; longer lines are not looked at (nor paid for)."""
 _OPENERS = ("<!--", "{/*", "/*", "//", "--", "#", ";", "*", "%", '"""', "'''")
 _CLOSERS = ("-->", "*/}", "*/", '"""', "'''")
 _DOTS = re.compile(r"\.{3,}|…")
@@ -67,6 +69,8 @@ def _core(line: str) -> tuple[str, bool]:
 
 
 def _is_placeholder(line: str) -> bool:
+    if len(line) > MAX_PLACEHOLDER_CHARS:
+        return False
     core, dotted = _core(line)
     if not _WORDS.fullmatch(core) or len(core.split()) > 8:
         return False
@@ -75,18 +79,25 @@ def _is_placeholder(line: str) -> bool:
     return any(p.search(core) for p in _PHRASES)
 
 
-def find_placeholders(new: str, known: Iterable[str] = ()) -> list[str]:
-    """The placeholder lines of ``new`` (stripped), leaving out any line found in one of
-    ``known`` (old_string, the file), where it is real content rather than an omission."""
-    sources = [k for k in known if k]
+def find_placeholders(new: str, known: Iterable[str] = (), limit: int = 5) -> list[str]:
+    """Up to ``limit`` placeholder lines of ``new`` (stripped), leaving out any line that is
+    also a line of one of ``known`` (old_string, the file): there it is real content."""
+    lines: set[str] | None = None  # built on first need: most new text has no placeholder
+    checked: set[str] = set()
     found: list[str] = []
     for line in new.splitlines():
         shown = line.strip()
-        if shown in found or not _is_placeholder(shown):
+        if shown in checked:
             continue
-        if any(shown in source for source in sources):
+        checked.add(shown)
+        if not _is_placeholder(shown):
             continue
-        found.append(shown)
+        if lines is None:
+            lines = {x.strip() for source in known for x in source.splitlines()}
+        if shown not in lines:
+            found.append(shown)
+            if len(found) >= limit:
+                break
     return found
 
 
