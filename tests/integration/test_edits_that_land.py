@@ -149,3 +149,32 @@ def test_a_comment_the_file_already_has_is_not_a_placeholder(
     response, _ = _run(mock_llm_thread, isolated_home, workspace, call, "--yolo")
     assert "error" not in response, response
     assert path.read_text() == "def f():\n    # unchanged\n    return 2\n"
+
+
+def test_a_misremembered_token_matches_approximately_and_says_so(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    path = workspace / "cart.py"
+    path.write_text(SOURCE)
+    old = (
+        "    def total(self):\n"
+        "        result = 0\n"
+        "        for item in self.items:\n"
+        "            result += item.cost\n"  # the file says item.price
+        "        return result\n"
+    )
+    new = "    def total(self):\n        return sum(item.price for item in self.items)\n"
+    response, events = _run(mock_llm_thread, isolated_home, workspace, _edit(old, new), "--yolo")
+    assert "error" not in response, response
+    assert "Matched approximately" in response["output"]
+    assert "line(s) 8-12" in response["output"]
+    assert "Re-read the file" in response["output"]
+    assert path.read_text() == SOURCE.replace(
+        "        result = 0\n"
+        "        for item in self.items:\n"
+        "            result += item.price\n"
+        "        return result\n",
+        "        return sum(item.price for item in self.items)\n",
+    )
+    [result] = [e for e in events if e["type"] == "tool_result"]
+    assert result["output"].startswith("matched approximately\n--- a/cart.py")

@@ -14,8 +14,9 @@ from __future__ import annotations
 import difflib
 import enum
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
+
+from gemtui.tools.edit_indent import reindent
 
 __all__ = [
     "FUZZY_FLOOR",
@@ -41,11 +42,23 @@ MAX_FUZZY_LINE = 1_000
 
 
 class MatchStrategy(enum.Enum):
-    """How old_string was found; the value is what the result and the card say."""
+    """How old_string was found (the value is what a tool result's data records)."""
 
     EXACT = "exact"
-    FLEXIBLE = "flexible whitespace"
-    FUZZY = "approximate"
+    FLEXIBLE = "flexible"
+    FUZZY = "fuzzy"
+
+    @property
+    def phrase(self) -> str:
+        """What the approval title and the card say ("matched with flexible whitespace")."""
+        return _PHRASES[self]
+
+
+_PHRASES = {
+    MatchStrategy.EXACT: "matched exactly",
+    MatchStrategy.FLEXIBLE: "matched with flexible whitespace",
+    MatchStrategy.FUZZY: "matched approximately",
+}
 
 
 class EditMatchError(Exception):
@@ -64,7 +77,7 @@ class AmbiguousMatch(EditMatchError):
         self.lines = lines
         """The first line of each candidate (of the first ten, for exact matches)."""
         self.total = max(total, len(lines))
-        how = "" if strategy is MatchStrategy.EXACT else f" (matched with {strategy.value})"
+        how = "" if strategy is MatchStrategy.EXACT else f" ({strategy.phrase})"
         where = ", ".join(str(n) for n in lines[:10])
         if self.total > 10:
             where += f" and {self.total - 10} more"
@@ -293,87 +306,6 @@ def _line_matches(a: str, b: str) -> float:
     return matcher.ratio() * (len(a) + len(b)) / 2
 
 
-def _indent(line: str) -> str:
-    return line[: len(line) - len(line.lstrip())]
-
-
-def _unit(lines: list[str], base: str) -> int:
-    """The indentation step of space-indented ``lines`` beyond ``base`` (4 if none)."""
-    steps = [len(_indent(x)) - len(base) for x in lines if x.strip()]
-    return min((d for d in steps if d > 0), default=4)
-
-
-def _reindent(lines: list[str], core: list[str], window: list[str]) -> list[str]:
-    """new_string's lines moved from old_string's indentation to the file's.
-
-    Each non-blank line of old_string sits on one line of the file, so each of its
-    indentations maps to one of the file's. When that map is consistent, new lines take
-    the mapped indentation (or the base shift, space steps turned into tabs or back); when
-    it is not (old_string was flattened), a line takes the indentation of the file line it
-    repeats, or else of the line after the last one it repeated.
-    """
-    mapping: dict[str, str] = {}
-    consistent = True
-    for old, got in zip(core, window, strict=True):
-        if old.strip() and mapping.setdefault(_indent(old), _indent(got)) != _indent(got):
-            consistent = False
-    if not consistent:
-        return _positional(lines, core, window)
-    if all(k == v for k, v in mapping.items()):
-        return lines
-    shift = _shifter(core, window)
-    out: list[str] = []
-    for line in lines:
-        lead = _indent(line)
-        if not line.strip():
-            out.append("")
-        elif lead in mapping:
-            out.append(mapping[lead] + line.lstrip())
-        else:
-            out.append(shift(lead) + line.lstrip())
-    return out
-
-
-def _positional(lines: list[str], core: list[str], window: list[str]) -> list[str]:
-    keys = [line.strip() for line in core]
-    out: list[str] = []
-    last = -1
-    for line in lines:
-        text = line.strip()
-        if not text:
-            out.append("")
-            continue
-        at = next((k for k in range(last + 1, len(keys)) if keys[k] == text), None)
-        if at is not None:
-            last = at
-            out.append(_indent(window[at]) + text)
-        else:
-            out.append(_indent(window[min(last + 1, len(window) - 1)]) + text)
-    return out
-
-
-def _shifter(core: list[str], window: list[str]) -> Callable[[str], str]:
-    """An indentation of old_string's style turned into the file's: the base indentation
-    swapped, space steps turned into tabs (or back) when the two differ."""
-    old_base, file_base = _indent(core[0]), _indent(window[0])
-    old_tabs = any(_indent(x).startswith("\t") for x in core)
-    file_tabs = any(_indent(x).startswith("\t") for x in window)
-    old_unit = 1 if old_tabs else _unit(core, old_base)
-    file_step = "\t" if file_tabs else " " * _unit(window, file_base)
-
-    def shift(lead: str) -> str:
-        if not lead.startswith(old_base):  # less indented: keep the same difference
-            short = len(old_base) - len(lead)
-            return file_base[: max(0, len(file_base) - short)]
-        extra = lead[len(old_base) :]
-        if old_tabs != file_tabs:
-            width = len(extra.expandtabs(old_unit)) if old_tabs else len(extra)
-            extra = file_step * (width // old_unit) + " " * (width % old_unit)
-        return file_base + extra
-
-    return shift
-
-
 def _splice(
     content: str,
     text: _Lines,
@@ -389,7 +321,7 @@ def _splice(
     pos = 0
     for i in starts:
         start, end = text.span(i, n)
-        lines = _reindent(replacement, core, text.lines[i : i + n])
+        lines = reindent(replacement, core, text.lines[i : i + n])
         if not lines:  # a deletion takes the window's line break with it
             if end < len(content):
                 end += 1

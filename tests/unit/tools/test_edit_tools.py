@@ -212,7 +212,7 @@ async def test_the_preview_shows_the_flexible_match_that_is_written(
     assert "-    return 1\n+    return 3\n" in (conf.diff or "")
     result = await inv.execute(ctx)
     assert result.data["diff"] == conf.diff
-    assert result.data["match"] == "flexible whitespace"
+    assert result.data["match"] == "flexible"
     assert (root / "pkg" / "mod.py").read_text() == conf.proposed
     assert "Matched with flexible whitespace at line(s) 5-6" in str(result.llm_content)
     assert result.display.startswith("matched with flexible whitespace\n--- a/pkg/mod.py")

@@ -28,7 +28,12 @@ from gemtui.tools.builtin._files import (
     unified_diff,
     write_regular,
 )
-from gemtui.tools.edit_match import AmbiguousMatch, EditMatchError, resolve_edit
+from gemtui.tools.edit_match import (
+    AmbiguousMatch,
+    EditMatchError,
+    MatchStrategy,
+    resolve_edit,
+)
 from gemtui.tools.offload import run_off_loop
 from gemtui.tools.omissions import find_placeholders, placeholder_error
 
@@ -43,7 +48,9 @@ class PlannedEdit:
     proposed: str
     summary: str
     match: str | None = None
-    """How replace found old_string (``exact``, ``flexible whitespace``, ``approximate``)."""
+    """How replace found old_string: ``exact``, ``flexible`` or ``fuzzy``."""
+    phrase: str = ""
+    """The same for people: "matched with flexible whitespace"."""
     note: str = ""
     """Said on the approval title and the card when the match was not exact."""
 
@@ -122,7 +129,7 @@ class FileEditInvocation(ToolInvocation):
             original = planned.original or ""
             self._before = original
             self._approved_match = planned.match
-            how = f" · matched with {planned.match}" if planned.note else ""
+            how = f" · {planned.phrase}" if planned.note else ""
             return Confirmation(
                 kind="edit",
                 title=f"Confirm Edit: {planned.rel}{how}",
@@ -158,9 +165,9 @@ class FileEditInvocation(ToolInvocation):
         planned = self.plan(ctx)
         if self._modified is None and self._approved_match not in (None, planned.match):
             raise ToolError(
-                f"{planned.rel} changed after the edit was previewed: old_string now matches "
-                f"with {planned.match}, not with {self._approved_match} as approved. Nothing "
-                "was changed; read the file again and retry."
+                f"{planned.rel} changed after the edit was previewed: old_string is now "
+                f"{planned.phrase}, not as approved. Nothing was changed; read the file again "
+                "and retry."
             )
         proposed = self._modified if self._modified is not None else planned.proposed
         path = planned.path
@@ -185,7 +192,7 @@ class FileEditInvocation(ToolInvocation):
             )
         shown = diff or f"No changes to {planned.rel}"
         if planned.note and self._modified is None:
-            shown = f"matched with {planned.match}\n{shown}"
+            shown = f"{planned.phrase}\n{shown}"
         return ToolResult(
             llm_content=text,
             display=shown,
@@ -235,10 +242,15 @@ class ReplaceInvocation(FileEditInvocation):
                 original, old, new, allow_multiple=bool(self.args.get("allow_multiple"))
             )
         except AmbiguousMatch as exc:
+            every = (
+                ""
+                if exc.strategy is MatchStrategy.FUZZY
+                else ", or set allow_multiple to true to replace every occurrence"
+            )
             raise ToolError(
                 f"Failed to edit, {exc} for old_string in file: {arg}. Add more surrounding "
-                "context to old_string so it matches exactly one place, or set allow_multiple "
-                "to true to replace every occurrence."
+                f"context to old_string so it matches exactly one place{every}. Nothing was "
+                "changed."
             ) from exc
         except EditMatchError as exc:
             raise ToolError(
@@ -255,6 +267,7 @@ class ReplaceInvocation(FileEditInvocation):
             edit.proposed,
             summary,
             match=edit.strategy.value,
+            phrase=edit.strategy.phrase,
             note=edit.describe(),
         )
 
