@@ -298,7 +298,11 @@ class ReplaceTool(Tool):
         "4. NEVER escape `old_string` or `new_string`, that would break the exact literal text "
         "requirement.\n"
         "An empty `old_string` creates a new file (which must not exist yet) containing "
-        "`new_string`."
+        "`new_string`.\n\n"
+        "If `old_string` differs from the file only in indentation, trailing spaces or line "
+        "endings (or, for a longer block, very slightly), the edit still lands at the one "
+        "place it fits and the result says how it matched; if it fits more than one place, "
+        "the tool fails and names the line of each."
     )
     parameters = {
         "type": "object",
