@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gemtui.testing import MockLLMServer
+from gemtui.tools.edit_match import MatchStrategy, resolve_edit
 
 from .helpers import gemtui_env, run_gemtui, write_fast_config
 
@@ -178,3 +179,30 @@ def test_a_misremembered_token_matches_approximately_and_says_so(
     )
     [result] = [e for e in events if e["type"] == "tool_result"]
     assert result["output"].startswith("matched approximately\n--- a/cart.py")
+
+
+def test_a_placeholder_in_old_string_too_does_not_sneak_in_by_a_loose_match(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """The model elides in old_string as well, so the placeholder is "in old_string": that
+    must not make it content, or an approximate match would write it over real code."""
+    body = "".join(
+        f'        self.field_{n} = compute_value(config, "field_{n}")\n' for n in range(10)
+    )
+    source = (
+        "class Settings:\n    def __init__(self, config):\n" + body + "        self.ready = True\n"
+    )
+    path = workspace / "settings.py"
+    path.write_text(source)
+    lines = source.splitlines(keepends=True)
+    lines[7] = "        # ... existing code ...\n"  # stands for field_5's line
+    old = "".join(lines[1:])
+    new = old.replace("self.ready = True", "self.ready = False")
+    # Without the check the edit would land, placeholder and all, over field_5's line:
+    assert resolve_edit(source, old, new).strategy is MatchStrategy.FUZZY
+    call = _edit(old, new) | {"args": _edit(old, new)["args"] | {"file_path": "settings.py"}}
+    response, _ = _run(mock_llm_thread, isolated_home, workspace, call, "--yolo")
+    assert "old_string contains omission placeholder" in response["error"]
+    assert "'# ... existing code ...'" in response["error"]
+    assert "read_file" in response["error"]
+    assert path.read_text() == source

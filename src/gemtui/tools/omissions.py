@@ -2,8 +2,8 @@
 
 A model that abbreviates the code it means to keep writes such a line instead of the
 code; written literally, it deletes what it stood for. Only lines that are nothing but a
-comment, a bracketed note or bare text are considered, and a line already in the file (or
-in old_string) is not one: a comment the file had is kept, not refused.
+comment, a bracketed note or bare text are considered, and a line already in the file is
+not one: a comment the file had is kept, not refused.
 """
 
 from __future__ import annotations
@@ -104,6 +104,13 @@ def find_placeholders(new: str, known: Iterable[str] = (), limit: int = 5) -> li
 def placeholder_error(found: list[str], field: str) -> str:
     """What the model is told, so it can send the full text instead."""
     listed = "; ".join(repr(p) for p in found[:5])
+    if field == "old_string":
+        return (
+            f"old_string contains omission placeholder(s) {listed} that are not in the file. "
+            "Nothing was changed. old_string must quote the file's text exactly, every line "
+            "written out as the file has it (use read_file to see it); to keep code "
+            "unchanged, leave it out of old_string and new_string rather than abbreviating it."
+        )
     return (
         f"{field} contains omission placeholder(s) {listed}. Written literally, they would "
         f"replace real code with a comment. Nothing was changed. Send {field} again with the "

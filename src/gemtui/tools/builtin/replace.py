@@ -236,7 +236,13 @@ class ReplaceInvocation(FileEditInvocation):
             raise ToolError(
                 f"No changes to apply. The old_string and new_string are identical in file: {arg}"
             )
-        self._refuse_placeholders(new, (old, original))
+        # Only the file vouches for a line: a placeholder the model also put in old_string
+        # is not in the file, so old_string could only match approximately, and writing
+        # new_string would then swap real code for the placeholder.
+        found = find_placeholders(old, (original,))
+        if found:
+            raise ToolError(placeholder_error(found, "old_string"))
+        self._refuse_placeholders(new, (original,))
         try:
             edit = resolve_edit(
                 original, old, new, allow_multiple=bool(self.args.get("allow_multiple"))
