@@ -206,3 +206,91 @@ def test_a_placeholder_in_old_string_too_does_not_sneak_in_by_a_loose_match(
     assert "'# ... existing code ...'" in response["error"]
     assert "read_file" in response["error"]
     assert path.read_text() == source
+
+
+# -- the edit fixer ---------------------------------------------------------------------
+
+MISREMEMBERED = _edit(
+    "def total_price(self):\n    return sum(self.prices)\n",
+    "def total_price(self):\n    return round(sum(self.prices), 2)\n",
+)
+"""Nothing in cart.py is even close to this: no strategy can place it."""
+
+
+def _fixer_answer(**answer: Any) -> dict[str, Any]:
+    return {"text": json.dumps(answer)}
+
+
+def test_without_the_setting_no_fixer_call_is_made(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    (workspace / "cart.py").write_text(SOURCE)
+    response, _ = _run(mock_llm_thread, isolated_home, workspace, MISREMEMBERED, "--yolo")
+    assert "could not find the string to replace" in response["error"]
+    assert len(mock_llm_thread.requests) == 2  # the call, then the answer to it
+    assert (workspace / "cart.py").read_text() == SOURCE
+
+
+def test_the_fixer_repairs_old_string_once_and_says_so(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    path = workspace / "cart.py"
+    path.write_text(SOURCE)
+    write_fast_config(isolated_home, "[tools]\nedit_fixer = true\n")
+    mock_llm_thread.enqueue(
+        {"function_calls": [MISREMEMBERED]},
+        _fixer_answer(
+            explanation="the method is called total and loops over items",
+            search="    def total(self):\n        result = 0\n",
+            replace="    def total(self):\n        result = 0.0\n",
+        ),
+        {"text": "done"},
+    )
+    proc = run_gemtui(
+        ["-p", "edit the cart", "--yolo"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
+    assert proc.returncode == 0, proc.stderr
+    fixer = mock_llm_thread.requests[1].json
+    config = fixer["generationConfig"]
+    assert config["responseMimeType"] == "application/json"
+    assert "search" in config["responseJsonSchema"]["properties"]
+    assert "tools" not in fixer
+    asked = fixer["contents"][0]["parts"][0]["text"]
+    assert "def total_price(self)" in asked  # the failed search
+    assert "class Cart:" in asked  # the file
+    assert path.read_text() == SOURCE.replace("result = 0\n", "result = 0.0\n")
+    last = mock_llm_thread.requests[-1].json["contents"][-1]
+    [response] = [p["functionResponse"]["response"] for p in last["parts"]]
+    assert "edit fixer replaced it" in response["output"]
+    assert "loops over items" in response["output"]
+
+
+def test_a_fix_that_does_not_place_or_abbreviates_leaves_the_first_error(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    path = workspace / "cart.py"
+    path.write_text(SOURCE)
+    write_fast_config(isolated_home, "[tools]\nedit_fixer = true\n")
+    for answer in (
+        _fixer_answer(explanation="guess", search="def nowhere():\n", replace="x\n"),
+        _fixer_answer(
+            explanation="short",
+            search="    def count(self):\n        return len(self.items)\n",
+            replace="    def count(self):\n        # ... rest of code\n",
+        ),
+        {"text": "not json at all"},
+    ):
+        mock_llm_thread.enqueue({"function_calls": [MISREMEMBERED]}, answer, {"text": "done"})
+        proc = run_gemtui(
+            ["-p", "edit the cart", "--yolo"],
+            env=gemtui_env(isolated_home, mock_llm_thread.url),
+            cwd=workspace,
+        )
+        assert proc.returncode == 0, proc.stderr
+        last = mock_llm_thread.requests[-1].json["contents"][-1]
+        [response] = [p["functionResponse"]["response"] for p in last["parts"]]
+        assert "could not find the string to replace" in response["error"]
+        assert "def total_price" not in path.read_text()
+        assert path.read_text() == SOURCE

@@ -100,6 +100,8 @@ class ToolContext:
     when the provider cannot serve the request (no grounding)."""
     sandbox: SandboxConfig | None = None
     """Run shell commands under bubblewrap with this configuration (None: not sandboxed)."""
+    edit_fixer: bool = False
+    """Let replace ask ``model_stream`` once to repair an old_string it cannot place."""
 
 
 class ToolInvocation(ABC):

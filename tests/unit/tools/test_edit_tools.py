@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +12,7 @@ import pytest
 from gemtui.tools.base import ToolContext, ToolError, ToolInvocation
 from gemtui.tools.builtin import ReplaceTool, WriteFileTool
 from gemtui.tools.workspace import Workspace
+from gemtui.wire import Candidate, Content, GenerateContentRequest, GenerateContentResponse, Part
 
 SOURCE = "def f():\n    return 1\n\n\ndef g():\n    return 1\n"
 
@@ -269,3 +272,25 @@ async def test_an_ambiguous_replace_names_the_lines(ctx: ToolContext) -> None:
         await replace(file_path="pkg/mod.py", old_string="return 1", new_string="return 2").execute(
             ctx
         )
+
+
+async def test_the_fixer_is_asked_once_and_its_edit_is_what_the_preview_shows(
+    root: Path,
+) -> None:
+    asked: list[GenerateContentRequest] = []
+
+    async def stream(request: GenerateContentRequest) -> AsyncIterator[GenerateContentResponse]:
+        asked.append(request)
+        answer = {"explanation": "g, not h", "search": "def g():", "replace": "def gg():"}
+        content = Content(role="model", parts=[Part(text=json.dumps(answer))])
+        yield GenerateContentResponse(candidates=[Candidate(content=content)])
+
+    ctx = ToolContext(workspace=Workspace(root), model_stream=stream, edit_fixer=True)
+    inv = replace(file_path="pkg/mod.py", old_string="def h():", new_string="def hh():")
+    conf = await inv.confirmation(ctx)
+    assert conf is not None
+    assert conf.proposed == SOURCE.replace("def g():", "def gg():")
+    result = await inv.execute(ctx)
+    assert len(asked) == 1
+    assert (root / "pkg" / "mod.py").read_text() == conf.proposed
+    assert "edit fixer" in str(result.llm_content)

@@ -28,6 +28,7 @@ from gemtui.tools.builtin._files import (
     unified_diff,
     write_regular,
 )
+from gemtui.tools.edit_fixer import EditFix, fix_old_string
 from gemtui.tools.edit_match import (
     AmbiguousMatch,
     EditMatchError,
@@ -208,14 +209,65 @@ class FileEditInvocation(ToolInvocation):
         )
 
 
+class OldStringNotFound(ToolError):
+    """No strategy placed old_string: the one failure the edit fixer may repair."""
+
+    def __init__(self, message: str, content: str) -> None:
+        super().__init__(message)
+        self.content = content
+
+
 class ReplaceInvocation(FileEditInvocation):
     """One validated replace call: the file and its edit."""
+
+    def __init__(self, tool: Tool, args: dict[str, Any]) -> None:
+        super().__init__(tool, args)
+        self._fix: EditFix | None = None
+        """The edit fixer's old_string and new_string, used instead of the model's."""
+        self._fix_tried = False
+
+    async def confirmation(self, ctx: ToolContext) -> Confirmation | None:
+        await self._try_fixer(ctx)
+        return await super().confirmation(ctx)
+
+    async def execute(self, ctx: ToolContext) -> ToolResult:
+        await self._try_fixer(ctx)
+        return await super().execute(ctx)
+
+    async def _try_fixer(self, ctx: ToolContext) -> None:
+        """Once, when enabled and old_string cannot be placed: ask the model for the text
+        it meant, and keep the answer only if it plans cleanly (it is then previewed)."""
+        if self._fix_tried or not ctx.edit_fixer or ctx.model_stream is None:
+            return
+        self._fix_tried = True
+        try:
+            await run_off_loop(lambda _: self.plan(ctx))
+            return
+        except OldStringNotFound as exc:
+            error, content = str(exc), exc.content
+        except ToolError:
+            return
+        self._fix = await fix_old_string(
+            ctx.model_stream,
+            instruction=str(self.args.get("instruction", "")),
+            old=self.args["old_string"],
+            new=self.args["new_string"],
+            error=error,
+            content=content,
+        )
+        if self._fix is None:
+            return
+        try:
+            await run_off_loop(lambda _: self.plan(ctx))
+        except ToolError:
+            self._fix = None  # the fix does not place either: report the model's failure
 
     def plan(self, ctx: ToolContext) -> PlannedEdit:
         path, rel = self._target(ctx)
         arg = self.args["file_path"]
-        old: str = self.args["old_string"]
-        new: str = self.args["new_string"]
+        fix = self._fix
+        old: str = fix.old_string if fix else self.args["old_string"]
+        new: str = fix.new_string if fix else self.args["new_string"]
         original, _ = read_existing(path, arg)
         if original is None:
             if old == "":
@@ -259,13 +311,20 @@ class ReplaceInvocation(FileEditInvocation):
                 "changed."
             ) from exc
         except EditMatchError as exc:
-            raise ToolError(
+            raise OldStringNotFound(
                 f"Failed to edit, could not find the string to replace. {exc} in {arg}. "
                 "Ensure you're not escaping content incorrectly and check whitespace, "
-                "indentation, and context. Use the read_file tool to verify."
+                "indentation, and context. Use the read_file tool to verify.",
+                original,
             ) from exc
         noun = "replacement" if edit.count == 1 else "replacements"
         summary = f"Successfully modified file: {arg} ({edit.count} {noun})."
+        if fix is not None:
+            summary += (
+                " old_string was not in the file; the edit fixer replaced it with the file's "
+                f"text ({fix.explanation or 'no reason given'}). Re-read the file before "
+                "editing it again."
+            )
         return PlannedEdit(
             path,
             rel,
