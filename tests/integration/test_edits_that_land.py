@@ -294,3 +294,28 @@ def test_a_fix_that_does_not_place_or_abbreviates_leaves_the_first_error(
         assert "could not find the string to replace" in response["error"]
         assert "def total_price" not in path.read_text()
         assert path.read_text() == SOURCE
+
+
+def test_the_fixer_never_sends_a_known_key_from_the_file(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    key = "AIzaSyD-edit-fixer-0123456789abcdefghij"
+    path = workspace / "cart.py"
+    path.write_text(f'API_KEY = "{key}"\n' + SOURCE)
+    write_fast_config(isolated_home, "[tools]\nedit_fixer = true\n")
+    mock_llm_thread.enqueue(
+        {"function_calls": [MISREMEMBERED]},
+        _fixer_answer(explanation="none", search="nowhere", replace="x"),
+        {"text": "done"},
+    )
+    proc = run_gemtui(
+        ["-p", "edit the cart", "--yolo"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url, key=key),
+        cwd=workspace,
+    )
+    assert proc.returncode == 0, proc.stderr
+    fixer = mock_llm_thread.requests[1]
+    assert "responseJsonSchema" in fixer.json["generationConfig"]
+    assert "class Cart:" in fixer.json["contents"][0]["parts"][0]["text"]
+    assert key not in fixer.body.decode("utf-8", "replace")
+    assert path.read_text().startswith(f'API_KEY = "{key}"\n')

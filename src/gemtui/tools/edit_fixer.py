@@ -14,6 +14,7 @@ import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
+from gemtui.redact import redact
 from gemtui.wire import (
     Content,
     GenerateContentRequest,
@@ -84,7 +85,11 @@ async def fix_old_string(
     change needed, the same search again, a timeout): then the edit fails as before."""
     if len(content) > MAX_FIXER_FILE_CHARS:
         return None
-    prompt = _PROMPT.format(instruction=instruction, error=error, old=old, new=new, content=content)
+    # Known secrets are masked as everywhere else gemtui sends or stores text: a search
+    # the fixer writes around a masked key simply fails to match.
+    prompt = redact(
+        _PROMPT.format(instruction=instruction, error=error, old=old, new=new, content=content)
+    )
     request = GenerateContentRequest(
         contents=[Content(role="user", parts=[Part(text=prompt)])],
         generation_config=GenerationConfig(
