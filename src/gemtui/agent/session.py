@@ -198,6 +198,7 @@ class Session:
             model_stream=self._model_stream,
             fetch=_fetch_limits(settings),
             sandbox=_sandbox(settings, self.workspace.root, self.workspace.roots[1:]),
+            edit_fixer=settings.tools.edit_fixer,
         )
         self.scheduler = ToolScheduler(
             self.registry,

@@ -213,6 +213,10 @@ class ToolSettings(_Section):
     the whole output saved in a file (under the data folder) that read_file can page."""
     exclude: list[str] = Field(default_factory=list)
     """Tools never offered to the model (by name)."""
+    edit_fixer: bool = False
+    """When no strategy can place a replace's old_string, ask the model once (a JSON-mode
+    call with the file) for the text it meant; the fix is previewed and approved as usual.
+    Off by default: one more call per failed edit, slow on a local model."""
     web_fetch: WebFetchSettings = Field(default_factory=WebFetchSettings)
     """web_fetch's network bounds and limits."""
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)

@@ -106,6 +106,8 @@ class ToolContext:
     """Text files through a front end that holds them (an editor's buffers); None: disk."""
     terminals: TerminalAccess | None = None
     """Shell commands in a front end's terminals (an editor's); None: run here."""
+    edit_fixer: bool = False
+    """Let replace ask ``model_stream`` once to repair an old_string it cannot place."""
 
 
 class ToolInvocation(ABC):
