@@ -53,6 +53,9 @@ async def test_show_refresh_and_add(workspace: Path, isolated_home: Path) -> Non
         assert memories.read_text() == f"{MEMORY_HEADING}\n\n- the build uses make\n"
         assert "- the build uses make" in (session.chat.system_instruction or "")
         assert any("/memory show" in t for t in _notes(app))
+        app.run_slash("/memory show")
+        await pilot.pause()
+        assert any("Saved memories" in t and "- the build uses make" in t for t in _notes(app))
 
         app.run_slash("/memory bogus")
         await pilot.pause()

@@ -301,4 +301,3 @@ class ContextFiles:
                 lines.extend(f"  - {fact}" for fact in facts)
         lines.extend(f"Note: {n}" for n in self.notes)
         return "\n".join(lines)
-

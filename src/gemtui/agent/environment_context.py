@@ -86,9 +86,7 @@ def _safe_config(root: Path) -> list[str]:
     program during ``git status``: hooks, fsmonitor, and each configured filter driver."""
     opts = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"]
     found = _git(root, "config", "--null", "--name-only", "--get-regexp", r"^filter\.")
-    drivers = {
-        name.rsplit(".", 1)[0] for name in (found or "").split("\0") if name.count(".") >= 2
-    }
+    drivers = {name.rsplit(".", 1)[0] for name in (found or "").split("\0") if name.count(".") >= 2}
     for driver in sorted(drivers):
         for key in ("clean", "smudge", "process"):
             opts += ["-c", f"{driver}.{key}="]
@@ -97,7 +95,7 @@ def _safe_config(root: Path) -> list[str]:
 
 
 def git_summary(root: Path) -> str | None:
-    """"branch main, 2 changed, 1 untracked" for a git work tree; None otherwise."""
+    """ "branch main, 2 changed, 1 untracked" for a git work tree; None otherwise."""
     base = _git(root, "rev-parse", "--is-inside-work-tree")
     if base is None or base.strip() != "true":
         return None
@@ -139,9 +137,7 @@ def git_summary(root: Path) -> str | None:
 
 
 def _shell() -> str:
-    if platform.system() == "Windows":
-        return "PowerShell" if os.environ.get("PSModulePath") else "cmd.exe"
-    return Path(os.environ.get("SHELL") or "/bin/sh").name
+    return Path(os.environ.get("SHELL") or os.environ.get("COMSPEC") or "/bin/sh").name
 
 
 def environment_context(

@@ -12,8 +12,9 @@ How a call is decided:
   matches decides; nothing matching means ask.
 * Built-in defaults follow Gemini CLI: read, search and think tools are allowed, edit
   tools are allowed in ``auto_edit`` (but ``save_memory``, whose fact joins every later
-  session's prompt), everything is allowed in ``yolo``, everything else asks. In ``plan`` a tool that is not read-only is refused (with a message telling the
-  model so) unless a rule that names ``plan`` in its ``modes`` allows it.
+  session's prompt), everything is allowed in ``yolo``, everything else asks. In
+  ``plan`` a tool that is not read-only is refused (with a message telling the model
+  so) unless a rule that names ``plan`` in its ``modes`` allows it.
 * A shell command is read with bash's grammar (``gemtui.tools.shell_syntax``) into every
   simple command it runs, wherever it stands. A deny rule applies when any one of them
   matches it; an allow rule only when every one is allowed and nothing is hidden (a

@@ -9,8 +9,8 @@ from gemtui.tools.builtin.list_directory import ListDirectoryTool
 from gemtui.tools.builtin.read_file import ReadFileTool
 from gemtui.tools.builtin.read_many_files import ReadManyFilesTool
 from gemtui.tools.builtin.replace import ReplaceTool
-from gemtui.tools.builtin.save_memory import SaveMemoryTool
 from gemtui.tools.builtin.run_shell_command import RunShellCommandTool
+from gemtui.tools.builtin.save_memory import SaveMemoryTool
 from gemtui.tools.builtin.web_fetch import WebFetchTool
 from gemtui.tools.builtin.web_search import GoogleWebSearchTool
 from gemtui.tools.builtin.write_file import WriteFileTool
