@@ -141,3 +141,21 @@ async def test_approval_shows_the_diff_and_rejection_writes_nothing(
     assert len(previews) == 2
     assert "+- something I was told to keep" in previews[1]
     assert memory.read_text() == f"{MEMORY_HEADING}\n\n- builds use make\n"
+
+
+def test_two_facts_in_one_turn_both_land(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """Each save reads the file again when it runs, so the second keeps the first."""
+    write_fast_config(isolated_home)
+    memory = isolated_home / "config" / "GEMINI.md"
+    calls = [
+        {"name": "save_memory", "args": {"fact": "likes tabs"}, "id": "a"},
+        {"name": "save_memory", "args": {"fact": "uses make"}, "id": "b"},
+    ]
+    mock_llm_thread.enqueue({"function_calls": calls}, {"text": "ok"})
+    proc = run_gemtui(
+        ["-p", "go", "--yolo"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert memory.read_text() == f"{MEMORY_HEADING}\n\n- likes tabs\n- uses make\n"
