@@ -8,6 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from gemtui.config.settings import Settings
 from gemtui.testing import MockLLMServer
 
 from .conftest import SessionFactory
@@ -192,3 +193,27 @@ async def test_a_small_window_gets_the_compact_prompt_and_listing(
     assert "# Environment" in system
     assert "… 15 more" in system
     assert len(system) < 2_000, len(system)
+
+
+async def test_the_prompt_names_only_tools_the_session_offers(
+    mock_llm: MockLLMServer, make_session: SessionFactory
+) -> None:
+    """A tool left out by ``[tools] exclude`` is never mentioned: a model told about a
+    tool it cannot call tends to call it anyway."""
+    mock_llm.enqueue({"text": "a"})
+    settings = Settings.model_validate(
+        {"tools": {"exclude": ["run_shell_command", "save_memory", "write_todos"]}}
+    )
+    session = make_session(settings=settings)
+    await session.send("hi")
+    system = _system(mock_llm)
+    assert "read_file" in system
+    assert "grep_search" in system
+    for name in ("run_shell_command", "save_memory", "write_todos"):
+        assert name not in system
+    names = {
+        d["name"]
+        for t in mock_llm.requests[0].json["tools"]
+        for d in t.get("functionDeclarations", [])
+    }
+    assert "save_memory" not in names

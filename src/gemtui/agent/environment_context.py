@@ -149,9 +149,7 @@ def environment_context(
         "# Environment",
         f"- Today's date: {day:%A, %d %B %Y}",
         f"- Operating system: {platform.system()} {platform.release()}".rstrip(),
-        f"- Shell: {_shell()} (run_shell_command runs commands with bash -c)"
-        if platform.system() != "Windows"
-        else f"- Shell: {_shell()}",
+        f"- Shell: {_shell()} (commands run with bash -c)",
         f"- Workspace root: {workspace.root}",
     ]
     for extra in workspace.roots[1:]:
