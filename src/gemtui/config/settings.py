@@ -29,6 +29,7 @@ __all__ = [
     "GeneralSettings",
     "McpServerSettings",
     "NetworkSettings",
+    "PromptSettings",
     "ProviderSettings",
     "Settings",
     "ToolSettings",
@@ -244,6 +245,15 @@ class ContextSettings(_Section):
         return tuple(dict.fromkeys(["GEMINI.md", "AGENTS.md", *extra]))
 
 
+class PromptSettings(_Section):
+    """The core system prompt (``[prompt]``)."""
+
+    system_file: str | None = None
+    """A Markdown file that replaces gemtui's core prompt (context files still follow);
+    relative to the user config folder, ``~`` expanded. ``GEMTUI_SYSTEM_MD`` or
+    ``GEMINI_SYSTEM_MD`` (relative to the workspace) win over it. A missing file exits 52."""
+
+
 class UiSettings(_Section):
     """How the TUI looks at start (``[ui]``)."""
 
@@ -317,6 +327,8 @@ class Settings(BaseModel):
     """Theme and panes of the TUI."""
     context: ContextSettings = Field(default_factory=ContextSettings)
     """Context file names."""
+    prompt: PromptSettings = Field(default_factory=PromptSettings)
+    """The core system prompt's replacement file."""
     mcpServers: dict[str, McpServerSettings] = Field(default_factory=dict)
     """MCP servers (Gemini CLI's key and shape)."""
     workspace: WorkspaceSettings = Field(default_factory=WorkspaceSettings)
