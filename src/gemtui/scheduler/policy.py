@@ -58,7 +58,7 @@ from gemtui.scheduler.policy_rules import (
 from gemtui.scheduler.policy_scopes import RememberScope, scope_label, scope_rule, scopes_for
 from gemtui.scheduler.shell_policy import decide_shell, has_command_condition
 from gemtui.tools.base import Tool, ToolKind
-from gemtui.tools.shell_syntax import rule_prefixes
+from gemtui.tools.shell_rules import rule_prefixes
 
 __all__ = [
     "BUILTIN_RULES",

@@ -23,10 +23,28 @@ import re
 import shlex
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from gemtui.tools.interpreter_prefix import interpreter_prefix
+from gemtui.tools.shell_scan import deeper_than, joined_by_continuation, unseen_substitution
+from gemtui.tools.shell_words import (
+    BARE_TOKENS,
+    Word,
+    bare_newline,
+    late_words,
+    node_text,
+    short,
+    snippet,
+    split_by_newline,
+    word_value,
+)
+from gemtui.tools.shell_wrappers import (
+    OUTER_WRAPPERS,
+    TRANSPARENT_WRAPPERS,
+    find_exec,
+    joined,
+    shell_string,
+    trap_action,
+)
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -36,8 +54,6 @@ __all__ = [
     "SimpleCommand",
     "analyze",
     "has_redirection",
-    "root_prefix",
-    "rule_prefixes",
 ]
 
 MULTI_COMMAND_TOOLS = frozenset(
@@ -109,8 +125,6 @@ _NAMES_EVERY_ARG = frozenset({"read", "unset", "wait", "getopts"})
 """Builtins whose arguments may name variables: bash evaluates a name's subscript
 (``read 'a[$(cmd)]'``, ``a[i]`` with ``i='b[$(cmd)]'``) as arithmetic, which runs code."""
 _EVALUATED_NAME = re.compile(r"\[(?![0-9]*\])")
-_BRACE = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
-_GLOB = re.compile(r"[*?]|\[.*\]")
 
 
 @dataclass(frozen=True)
@@ -168,196 +182,7 @@ def _parser() -> Parser:
     return Parser(Language(tree_sitter_bash.language()))
 
 
-# -- words --------------------------------------------------------------------------------
-
-_C_ESCAPES = {
-    "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
-    "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
-}  # fmt: skip
-_C_ESCAPE = re.compile(
-    r"\\(?:([abeEfnrtv\\'\"?])|([0-7]{1,3})|x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})"
-    r"|U([0-9a-fA-F]{1,8})|(.))",
-    re.S,
-)
-
-
-def _ansi_c(body: str) -> str | None:
-    """The value of ``$'…'``, or None when it uses an escape not modelled (``\\c``…)."""
-    failed = False
-
-    def one(m: re.Match[str]) -> str:
-        nonlocal failed
-        simple, octal, hex2, u4, u8, _other = m.groups()
-        if simple:
-            return _C_ESCAPES[simple]
-        try:
-            if octal:
-                return chr(int(octal, 8) & 0xFF)
-            if hex2 or u4 or u8:
-                return chr(int(hex2 or u4 or u8, 16))
-        except (ValueError, OverflowError):
-            pass
-        failed = True
-        return ""
-
-    value = _C_ESCAPE.sub(one, body)
-    return None if failed or "\x00" in value else value
-
-
-def _unquoted_word(text: str) -> tuple[str, str]:
-    """Quote removal of a bare word: (value, the text outside backslash escapes)."""
-    out: list[str] = []
-    bare: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\" and i + 1 < n:
-            if text[i + 1] != "\n":
-                out.append(text[i + 1])
-                bare.append("_")
-            i += 2
-            continue
-        out.append(c)
-        bare.append(c)
-        i += 1
-    return "".join(out), "".join(bare)
-
-
-def _double_quoted(text: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
-            if text[i + 1] != "\n":
-                out.append(text[i + 1])
-            i += 2
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
-def _word_value(node: Node) -> str | None:
-    """The single value bash gives a word, or None when it depends on anything at run time."""
-    parts: list[str] = []
-    bare: list[str] = []
-    if not _collect(node, parts, bare):
-        return None
-    unquoted = "".join(bare)
-    if _GLOB.search(unquoted) or _BRACE.search(unquoted) or unquoted.startswith("~"):
-        return None
-    return "".join(parts)
-
-
-def _collect(node: Node, parts: list[str], bare: list[str]) -> bool:
-    text = _text(node)
-    kind = node.type
-    if kind in ("concatenation", "command_name"):
-        return all(_collect(c, parts, bare) for c in node.children)
-    if kind in ("word", "number", "variable_name"):
-        value, unquoted = _unquoted_word(text)
-        parts.append(value)
-        bare.append(unquoted)
-        return True
-    if kind == "raw_string":
-        parts.append(text[1:-1])
-        bare.append("_")
-        return True
-    if kind == "ansi_c_string":
-        decoded = _ansi_c(text[2:-1])
-        if decoded is None:
-            return False
-        parts.append(decoded)
-        bare.append("_")
-        return True
-    if kind in ("string", "translated_string"):
-        inner = node.children[-1] if kind == "translated_string" else node
-        for child in inner.children:
-            if child.type in ('"', "$"):
-                continue
-            if child.type != "string_content":
-                return False
-            parts.append(_double_quoted(_text(child)))
-        bare.append("_")
-        return True
-    return False
-
-
-_BARE = frozenset(
-    {"word", "number", "extglob_pattern", "regex", "test_operator", "variable_name",
-     "special_variable_name", "file_descriptor"}
-)  # fmt: skip
-
-
-def _bare_newline(text: str) -> bool:
-    """Whether an unquoted token holds a newline that is not a backslash-newline."""
-    start = 0
-    while (i := text.find("\n", start)) != -1:
-        start = i + 1
-        run = 0  # backslashes just before it, counted in place (slicing made this quadratic)
-        while run < i and text[i - run - 1] == "\\":
-            run += 1
-        if run % 2 == 0:
-            return True
-    return False
-
-
-def _late_words(redirect: Node) -> list[Node]:
-    """The words a redirect node holds beyond its target, in order (see _late_arguments)."""
-    if redirect.type == "file_redirect":
-        return redirect.children_by_field_name("destination")[1:]
-    if redirect.type != "heredoc_redirect":
-        return []
-    late: list[Node] = []
-    for i, child in enumerate(redirect.children):
-        if redirect.field_name_for_child(i) == "argument":
-            late.append(child)
-        elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
-            late.extend(_late_words(child))
-    return late
-
-
-def _split_by_newline(node: Node) -> bool:
-    """Whether a bare line break stands between two children of a command or word."""
-    children = node.children
-    source = node.text or b""
-    base = node.start_byte
-    for left, right in pairwise(children):
-        gap = source[left.end_byte - base : right.start_byte - base]
-        if b"\n" in gap and _bare_newline(gap.decode("utf-8", "replace")):
-            return True
-    return False
-
-
-def _snippet(node: Node) -> str:
-    """A node's text short enough for a message."""
-    return _short(_text(node))
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= 60 else text[:57] + "…"
-
-
-def _text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
-
-
 # -- the walk ------------------------------------------------------------------------------
-
-
-@dataclass
-class _Word:
-    value: str | None
-    source: str
-
-    @property
-    def literal(self) -> bool:
-        return self.value is not None
-
-    @property
-    def shown(self) -> str:
-        return self.value if self.value is not None else self.source
 
 
 class _Walker:
@@ -416,11 +241,11 @@ class _Walker:
             self.redirection = True
         elif kind not in _STRUCTURAL:
             self.hide(f"bash construct {kind!r} is not modelled")
-        elif kind in ("simple_expansion", "concatenation") and _split_by_newline(node):
+        elif kind in ("simple_expansion", "concatenation") and split_by_newline(node):
             # "$\\⏎⏎cmd": bash reads a lone $, a line break, then cmd; the grammar reads
             # one expansion of a variable named cmd
             self.hide("a line break inside a word")
-        elif kind in _BARE and _bare_newline(_text(node)):
+        elif kind in BARE_TOKENS and bare_newline(node_text(node)):
             # the grammar can glue the next line onto a word ("ok\n\\rm" as one word)
             self.hide("a line break inside a word")
         if kind not in ("command", "declaration_command", "unset_command"):
@@ -429,7 +254,7 @@ class _Walker:
     def _late_arguments(self, node: Node) -> None:
         """Words after a redirection's target: the grammar files them under the redirect,
         bash gives them to the command (``command >/dev/null rm -f f`` runs ``rm``)."""
-        late = [extra for child in node.children for extra in _late_words(child)]
+        late = [extra for child in node.children for extra in late_words(child)]
         if not late:
             return
         body = node.child_by_field_name("body")
@@ -444,7 +269,7 @@ class _Walker:
 
     def _command(self, node: Node) -> None:
         assignments: list[str] = []
-        words: list[_Word] = []
+        words: list[Word] = []
         redirected = self._redirected > 0
         for i, child in enumerate(node.children):
             role = node.field_name_for_child(i)
@@ -454,18 +279,18 @@ class _Walker:
                 redirected = True
                 self.redirection = True
             elif role in ("name", "argument"):
-                words.append(_Word(_word_value(child), _text(child)))
+                words.append(Word(word_value(child), node_text(child)))
             self.visit_inner(child)
-        if _split_by_newline(node):
+        if split_by_newline(node):
             # "git status⏎\\⏎cmd": bash ends the command at the first line break, the
             # grammar reads the continuation after it as joining the next line's words
             self.hide("a line break between the words of one command")
-        words.extend(_Word(_word_value(w), _text(w)) for w in self._late_words.pop(node.id, []))
+        words.extend(Word(word_value(w), node_text(w)) for w in self._late_words.pop(node.id, []))
         name_node = node.child_by_field_name("name")
-        if name_node is not None and _text(name_node) in _RESERVED:
+        if name_node is not None and node_text(name_node) in _RESERVED:
             # bash never runs a bare reserved word as a command: the grammar misread a
             # compound statement (``! if …; fi`` parses as commands named if, then, fi)
-            self.hide(f"the grammar misread the reserved word {_text(name_node)!r}")
+            self.hide(f"the grammar misread the reserved word {node_text(name_node)!r}")
         if not words:
             self._note_assignments(assignments)
             return
@@ -480,24 +305,22 @@ class _Walker:
             self.visit(child)
 
     def _declaration(self, node: Node) -> None:
-        words = [_Word(_text(node.children[0]), _text(node.children[0]))]
+        words = [Word(node_text(node.children[0]), node_text(node.children[0]))]
         assigned: list[str] = []
         for child in node.children[1:]:
             if child.type == "variable_assignment":
                 assigned.append(self._assigned_name(child))
-                words.append(_Word(None, _text(child)))
+                words.append(Word(None, node_text(child)))
                 self._assignment(child, record=False)
             else:
-                words.append(_Word(_word_value(child), _text(child)))
+                words.append(Word(word_value(child), node_text(child)))
                 self.visit(child)
         flags = "".join(w.value or "" for w in words[1:] if (w.value or "").startswith("-"))
         if "i" in flags or "n" in flags:
-            self.hide(
-                f"{_short(words[0].shown)} -i/-n evaluates values as arithmetic or references"
-            )
+            self.hide(f"{short(words[0].shown)} -i/-n evaluates values as arithmetic or references")
         for child in node.children[1:]:
             if self._declared_evaluated(child):
-                self.hide(f"{_short(_text(child))!r} names a subscript or value bash evaluates")
+                self.hide(f"{short(node_text(child))!r} names a subscript or value bash evaluates")
                 break
         for name in assigned:
             if name in DANGEROUS_ASSIGNMENTS:
@@ -513,17 +336,21 @@ class _Walker:
             value = child.child_by_field_name("value")
             if value is None or value.type == "array":
                 return False
-            literal = _word_value(value)
+            literal = word_value(value)
             if literal is not None:
                 return literal.lstrip().startswith("(")
-            return _text(value).lstrip("\"'").startswith(("$", "`"))
+            return node_text(value).lstrip("\"'").startswith(("$", "`"))
         if not child.is_named or child.type in ("comment", *_REDIRECTS):
             return False
-        return _evaluated_name(_word_value(child))
+        return _evaluated_name(word_value(child))
 
     def _assigned_name(self, node: Node) -> str:
         name = node.child_by_field_name("name")
-        return _text(name) if name is not None and name.type == "variable_name" else _text(node)
+        return (
+            node_text(name)
+            if name is not None and name.type == "variable_name"
+            else node_text(node)
+        )
 
     def _assignment(self, node: Node, record: bool = True) -> None:
         if record:
@@ -535,34 +362,34 @@ class _Walker:
             if name in DANGEROUS_ASSIGNMENTS or name.startswith(("BASH_FUNC_", "DYLD_")):
                 self.hide(f"it sets {name}, which changes what later commands run")
             if not name.isidentifier():
-                self.hide(f"assignment to {_short(name)!r} evaluates a subscript")
+                self.hide(f"assignment to {short(name)!r} evaluates a subscript")
             if not _safe_name(name) and name not in self.unsafe:
                 self.unsafe.append(name)
 
     def _expansion(self, node: Node) -> None:
-        ops = [_text(c) for c in node.children if not c.is_named and c.type not in ("${", "}")]
+        ops = [node_text(c) for c in node.children if not c.is_named and c.type not in ("${", "}")]
         unsafe = [op for op in ops if op in _UNSAFE_EXPANSION_OPS]
         if unsafe:
-            where = _snippet(node)
+            where = snippet(node)
             self.hide(f"the expansion {where!r} evaluates or assigns text ({unsafe[0]})")
         if ":" in ops:
             after = node.children[[c.type for c in node.children].index(":") :]
             if any(c.is_named and c.type != "number" for c in after):
-                where = _snippet(node)
+                where = snippet(node)
                 self.hide(f"the substring offsets in {where!r} are evaluated as arithmetic")
 
     def _subscript(self, node: Node) -> None:
         index = node.child_by_field_name("index")
-        if index is not None and not (index.type == "number" or _text(index) in ("@", "*")):
-            self.hide(f"the subscript in {_snippet(node)!r} is evaluated as arithmetic")
+        if index is not None and not (index.type == "number" or node_text(index) in ("@", "*")):
+            self.hide(f"the subscript in {snippet(node)!r} is evaluated as arithmetic")
 
     def _arithmetic(self, node: Node) -> None:
         stack = list(node.named_children)
         while stack:
             child = stack.pop()
             named = child.type in ("variable_name", "word", "simple_expansion", "expansion")
-            if named and not (child.type == "word" and _text(child).isdigit()):
-                self.hide(f"{_snippet(node)!r} evaluates variables as arithmetic")
+            if named and not (child.type == "word" and node_text(child).isdigit()):
+                self.hide(f"{snippet(node)!r} evaluates variables as arithmetic")
                 return
             stack.extend(child.named_children)
 
@@ -570,8 +397,8 @@ class _Walker:
         stack = list(node.named_children)
         while stack:
             child = stack.pop()
-            if child.type == "test_operator" and _text(child) in _ARITH_TEST_OPS:
-                self.hide(f"{_snippet(node)!r} evaluates its operands as arithmetic")
+            if child.type == "test_operator" and node_text(child) in _ARITH_TEST_OPS:
+                self.hide(f"{snippet(node)!r} evaluates its operands as arithmetic")
                 return
             stack.extend(child.named_children)
 
@@ -579,7 +406,7 @@ class _Walker:
 
     def _run(
         self,
-        words: list[_Word],
+        words: list[Word],
         assignments: tuple[str, ...],
         redirected: bool,
         via: tuple[str, ...],
@@ -589,19 +416,19 @@ class _Walker:
             return
         head = words[0]
         if head.value is None:
-            self.hide(f"the command name {_short(head.source)!r} comes from an expansion")
+            self.hide(f"the command name {short(head.source)!r} comes from an expansion")
             return
         name = os.path.basename(head.value)
         if not name or head.value.endswith("/"):
-            self.hide(f"{_short(head.source)!r} is not a command name gemtui can read")
+            self.hide(f"{short(head.source)!r} is not a command name gemtui can read")
             return
-        words = [_Word(name, head.source), *words[1:]]
+        words = [Word(name, head.source), *words[1:]]
         if (named := _variable_names(words)) is not None:
-            self.hide(f"{name} sets or tests {_short(named)!r}, whose subscript bash evaluates")
+            self.hide(f"{name} sets or tests {short(named)!r}, whose subscript bash evaluates")
         if name in HIDING_COMMANDS:
             self.hide(f"{name} runs code that is not in the command text")
-        if name in _TRANSPARENT:
-            inner, env = _TRANSPARENT[name](words)
+        if name in TRANSPARENT_WRAPPERS:
+            inner, env = TRANSPARENT_WRAPPERS[name](words)
             if inner is None:
                 self.hide(f"the arguments of {name} could not be read")
             elif inner:
@@ -609,28 +436,28 @@ class _Walker:
                 self._run(inner, assignments + tuple(env), redirected, (*via, name))
                 return
         self._emit(words, assignments, redirected, via)
-        if name in _OUTER:
-            inner = _OUTER[name](words)
+        if name in OUTER_WRAPPERS:
+            inner = OUTER_WRAPPERS[name](words)
             if inner is None:
                 self.hide(f"the command that {name} runs could not be read")
             elif inner:
                 self._run(inner, (), redirected, (*via, name))
         elif name == "find":
-            for inner in _find_exec(words):
+            for inner in find_exec(words):
                 if inner is None:
                     self.hide("the command that find -exec runs could not be read")
                 else:
                     self._run(inner, (), redirected, (*via, name))
         elif name in SHELLS:
-            self._nested(_shell_string(words), f"{name} without -c runs a script or stdin")
+            self._nested(shell_string(words), f"{name} without -c runs a script or stdin")
         elif name == "eval":
-            self._nested(_joined(words[1:]), "eval runs text that comes from an expansion")
+            self._nested(joined(words[1:]), "eval runs text that comes from an expansion")
         elif name == "trap":
-            self._nested(_trap_action(words), "trap runs text that comes from an expansion")
+            self._nested(trap_action(words), "trap runs text that comes from an expansion")
 
     def _emit(
         self,
-        words: list[_Word],
+        words: list[Word],
         assignments: tuple[str, ...],
         redirected: bool,
         via: tuple[str, ...],
@@ -665,7 +492,7 @@ def _evaluated_name(value: str | None) -> bool:
     return value is None or bool(_EVALUATED_NAME.search(value))
 
 
-def _variable_names(words: list[_Word]) -> str | None:
+def _variable_names(words: list[Word]) -> str | None:
     """The first word a builtin takes as a variable name that bash would evaluate, if any.
 
     ``printf -v NAME``, ``read NAME…``, ``unset``, ``wait -p``, ``getopts`` and
@@ -673,7 +500,7 @@ def _variable_names(words: list[_Word]) -> str | None:
     names) is arithmetic, and arithmetic on text runs its command substitutions.
     """
     name, args = words[0].value, words[1:]
-    candidates: list[_Word] = []
+    candidates: list[Word] = []
     if name == "printf":
         for i, w in enumerate(args):
             if not (w.shown.startswith("-v") or w.source.lstrip("\"'").startswith("-v")):
@@ -681,7 +508,7 @@ def _variable_names(words: list[_Word]) -> str | None:
             if w.value == "-v":
                 candidates.extend(args[i + 1 : i + 2])
             else:  # -vNAME, or a word only partly known (-va[$'\x24'"(cmd)"])
-                candidates.append(_Word(w.value and w.value[2:], w.source))
+                candidates.append(Word(w.value and w.value[2:], w.source))
     elif name in _NAMES_EVERY_ARG or (
         name in ("test", "[") and any(w.value in ("-v", "-R") for w in args)
     ):
@@ -692,336 +519,10 @@ def _variable_names(words: list[_Word]) -> str | None:
     return None
 
 
-# -- wrapper grammars --------------------------------------------------------------------
-# Each takes the words (name first) and returns the inner command's words: [] when there
-# is none, None when the options cannot be read with certainty.
-
-_Unwrap = tuple[list[_Word] | None, list[str]]
-
-
-def _options(
-    words: list[_Word],
-    with_arg: frozenset[str],
-    flags: frozenset[str],
-    *,
-    long_with_arg: frozenset[str] = frozenset(),
-    clusters: bool = True,
-) -> list[_Word] | None:
-    """The words after a wrapper's options, or None when an option is unknown or unread."""
-    i = 1
-    while i < len(words):
-        w = words[i]
-        if w.value is None:
-            return None
-        v = w.value
-        if v == "--":
-            return words[i + 1 :]
-        if not v.startswith("-") or v == "-":
-            return words[i:]
-        if v.startswith("--"):
-            key = v.split("=", 1)[0]
-            if key in long_with_arg:
-                i += 1 if "=" in v else 2
-                continue
-            if key in flags:
-                i += 1
-                continue
-            return None
-        if v in with_arg:
-            i += 2
-            continue
-        if v in flags:
-            i += 1
-            continue
-        if clusters and len(v) > 2:
-            letters = [f"-{c}" for c in v[1:]]
-            if letters[0] in with_arg:  # value attached: -n5, -oL
-                i += 1
-                continue
-            if all(f in flags for f in letters[:-1]) and letters[-1] in with_arg | flags:
-                i += 2 if letters[-1] in with_arg else 1
-                continue
-        return None
-    return []
-
-
-def _f(*names: str) -> frozenset[str]:
-    return frozenset(names)
-
-
-def _unwrap_command(words: list[_Word]) -> _Unwrap:
-    return _options(words, _f(), _f("-p", "-v", "-V")), []
-
-
-def _unwrap_plain(words: list[_Word]) -> _Unwrap:
-    rest = words[1:]
-    if rest and rest[0].value == "--":
-        rest = rest[1:]
-    return rest, []
-
-
-def _unwrap_exec(words: list[_Word]) -> _Unwrap:
-    return _options(words, _f("-a"), _f("-c", "-l")), []
-
-
-def _unwrap_time(words: list[_Word]) -> _Unwrap:
-    return _options(
-        words,
-        _f("-f", "-o"),
-        _f("-p", "-a", "-v", "-q", "--append", "--verbose", "--quiet", "--portability"),
-        long_with_arg=_f("--format", "--output"),
-    ), []
-
-
-def _unwrap_nice(words: list[_Word]) -> _Unwrap:
-    rest = words[1:]
-    if rest and rest[0].value is not None and re.fullmatch(r"-\d+", rest[0].value):
-        rest = rest[1:]
-        return _options([words[0], *rest], _f("-n"), _f()), []
-    return _options(words, _f("-n"), _f(), long_with_arg=_f("--adjustment")), []
-
-
-def _unwrap_timeout(words: list[_Word]) -> _Unwrap:
-    rest = _options(
-        words,
-        _f("-k", "-s"),
-        _f("-v", "--verbose", "--preserve-status", "--foreground"),
-        long_with_arg=_f("--kill-after", "--signal"),
-    )
-    if rest is None or not rest:
-        return rest, []
-    return rest[1:], []  # the duration
-
-
-def _unwrap_stdbuf(words: list[_Word]) -> _Unwrap:
-    return _options(
-        words, _f("-i", "-o", "-e"), _f(), long_with_arg=_f("--input", "--output", "--error")
-    ), []
-
-
-def _unwrap_setsid(words: list[_Word]) -> _Unwrap:
-    return _options(words, _f(), _f("-c", "-f", "-w", "--ctty", "--fork", "--wait")), []
-
-
-def _unwrap_env(words: list[_Word]) -> _Unwrap:
-    rest = _options(
-        words,
-        _f("-u", "-C"),
-        _f("-i", "-0", "-v", "--ignore-environment", "--null", "--debug"),
-        long_with_arg=_f("--unset", "--chdir"),
-    )
-    if rest is None:
-        return None, []
-    env: list[str] = []
-    while rest and rest[0].value is not None and re.match(r"[^=\s]+=", rest[0].value):
-        env.append(rest[0].value.split("=", 1)[0])
-        rest = rest[1:]
-    if rest and rest[0].value is None:
-        return None, env
-    return rest, env
-
-
-_TRANSPARENT = {
-    "command": _unwrap_command,
-    "builtin": _unwrap_plain,
-    "nohup": _unwrap_plain,
-    "exec": _unwrap_exec,
-    "time": _unwrap_time,
-    "nice": _unwrap_nice,
-    "timeout": _unwrap_timeout,
-    "stdbuf": _unwrap_stdbuf,
-    "setsid": _unwrap_setsid,
-    "env": _unwrap_env,
-}
-"""Wrappers that only change how a program runs: a rule for the program covers them."""
-
-
-def _unwrap_xargs(words: list[_Word]) -> list[_Word] | None:
-    replace = ("-I", "-i", "--replace")
-    if any(w.value is not None and w.value.startswith(replace) for w in words[1:]):
-        return None  # the replacement string can rewrite any word, the name included
-    rest = _options(
-        words,
-        _f("-a", "-d", "-E", "-L", "-n", "-P", "-s"),
-        _f("-0", "-p", "-r", "-t", "-x", "-e", "-l", "--null", "--interactive", "--verbose",
-           "--no-run-if-empty", "--exit", "--open-tty", "--show-limits"),
-        long_with_arg=_f("--arg-file", "--delimiter", "--eof", "--max-lines", "--max-args",
-                         "--max-procs", "--max-chars", "--process-slot-var"),
-    )  # fmt: skip
-    if rest == []:
-        return [_Word("echo", "echo")]
-    return rest
-
-
-def _unwrap_sudo(words: list[_Word]) -> list[_Word] | None:
-    if any(w.value in ("-s", "-i", "-e", "--shell", "--login", "--edit") for w in words[1:]):
-        return None  # runs through the target user's shell, or edits files
-    return _options(
-        words,
-        _f("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "-R"),
-        _f("-A", "-b", "-E", "-H", "-k", "-K", "-n", "-P", "-S", "-B", "-N",
-           "--askpass", "--background", "--non-interactive", "--preserve-env", "--stdin",
-           "--reset-timestamp", "--remove-timestamp", "--set-home", "--bell"),
-        long_with_arg=_f("--user", "--group", "--close-from", "--chdir", "--host",
-                         "--prompt", "--role", "--type", "--command-timeout", "--other-user",
-                         "--chroot"),
-    )  # fmt: skip
-
-
-def _unwrap_doas(words: list[_Word]) -> list[_Word] | None:
-    if any(w.value == "-s" for w in words[1:]):
-        return None
-    return _options(words, _f("-u", "-C"), _f("-n", "-L"))
-
-
-_OUTER = {"xargs": _unwrap_xargs, "sudo": _unwrap_sudo, "doas": _unwrap_doas}
-"""Wrappers that matter themselves (privilege, input-driven arguments): both the wrapper
-and the command it runs must be allowed."""
-
-
-def _find_exec(words: list[_Word]) -> list[list[_Word] | None]:
-    out: list[list[_Word] | None] = []
-    if any(w.value is None for w in words):
-        return [None]  # an expanded word may be -exec, or the program after it
-    i = 1
-    while i < len(words):
-        if words[i].value in ("-exec", "-execdir", "-ok", "-okdir"):
-            j = i + 1
-            while j < len(words) and words[j].value not in (";", "+"):
-                j += 1
-            out.append(words[i + 1 : j] or None)
-            i = j
-        i += 1
-    return out
-
-
-def _shell_string(words: list[_Word]) -> str | None:
-    """The text of ``bash -c TEXT``; None when the shell would read a script or stdin."""
-    command_mode = False
-    i = 1
-    while i < len(words):
-        v = words[i].value
-        if v is None:
-            return None
-        if v in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
-            i += 2
-            continue
-        if v == "--":
-            i += 1
-            break
-        if v.startswith("--"):
-            i += 1
-            continue
-        if v.startswith(("-", "+")) and len(v) > 1:
-            command_mode |= v.startswith("-") and "c" in v[1:]
-            i += 1
-            continue
-        break
-    if not command_mode or i >= len(words):
-        return None
-    return words[i].value
-
-
-def _joined(words: list[_Word]) -> str | None:
-    if any(w.value is None for w in words):
-        return None
-    return " ".join(w.value or "" for w in words)
-
-
-def _trap_action(words: list[_Word]) -> str | None:
-    rest = words[1:]
-    while rest and rest[0].value in ("-l", "-p", "--"):
-        rest = rest[1:]
-    if not rest:
-        return ""
-    action = rest[0].value
-    if action is None:
-        return None
-    return "" if action == "-" else action
-
-
 # -- entry points -------------------------------------------------------------------------
 
 
-def _continuations(source: bytes, root: Node) -> bool:
-    """Whether a backslash-newline joins two words (bash joins them; the grammar does not)."""
-    start = 0
-    while (i := source.find(b"\\\n", start)) != -1:
-        start = i + 2
-        run = 0
-        while i - run >= 0 and source[i - run : i - run + 1] == b"\\":
-            run += 1
-        if run % 2 == 0:
-            continue
-        before = source[i - 1 : i] if i > 0 else b" "
-        after = source[i + 2 : i + 3] or b" "
-        if before.isspace() or after.isspace():
-            continue
-        node = root.descendant_for_byte_range(i, i + 2)
-        if node is not None and node.type in ("raw_string", "comment", "heredoc_body"):
-            continue
-        return True
-    return False
-
-
 _FALSE_BLANKS = re.compile(r"[\r\v\f]")
-
-_OPENERS = re.compile(rb"`|\$\(|[<>]\(")
-_DELIMITERS = frozenset({"`", "$(", "$((", "<(", ">("})
-_SUBSTITUTIONS = frozenset({"command_substitution", "arithmetic_expansion", "process_substitution"})
-
-
-def _unseen_substitution(source: bytes, root: Node) -> str | None:
-    """A substitution bash would run where the grammar saw none (``${x:-`cmd`}``, nested
-    backquotes, backquotes in a here-document), or None when every one is accounted for."""
-    for m in _OPENERS.finditer(source):
-        i = m.start()
-        node = root.descendant_for_byte_range(i, m.end())
-        if node is None or not _accounted(node, source, i, m.group()):
-            return m.group().decode()
-    return None
-
-
-def _accounted(node: Node, source: bytes, i: int, opener: bytes) -> bool:
-    parent = node.parent
-    if node.type in _DELIMITERS and parent is not None and parent.type in _SUBSTITUTIONS:
-        return True
-    run = 0
-    while i - run - 1 >= 0 and source[i - run - 1 : i - run] == b"\\":
-        run += 1
-    in_backquotes = False
-    current: Node | None = node
-    while current is not None:
-        kind = current.type
-        if kind in ("raw_string", "comment", "ansi_c_string"):
-            return True
-        if kind in ("string", "translated_string") and opener in (b"<(", b">("):
-            return True
-        if kind == "heredoc_redirect":
-            start = next((c for c in current.children if c.type == "heredoc_start"), None)
-            if start is not None and any(q in _text(start) for q in "'\"\\"):
-                return True
-            break
-        if kind == "command_substitution" and source[current.start_byte] == ord("`"):
-            in_backquotes = True
-        current = current.parent
-    return run % 2 == 1 and not in_backquotes
-
-
-def _deeper_than(root: Node, limit: int) -> bool:
-    """Whether the syntax tree is more than ``limit`` nodes deep (one cursor pass)."""
-    cursor = root.walk()
-    depth = 0
-    while True:
-        if cursor.goto_first_child():
-            depth += 1
-            if depth > limit:
-                return True
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return False
-            depth -= 1
 
 
 def _analyze(command: str, depth: int) -> ShellAnalysis:
@@ -1037,14 +538,14 @@ def _analyze(command: str, depth: int) -> ShellAnalysis:
         walker.hide("a carriage return, vertical tab or form feed outside a string")
     if len(source) > _MAX_SCANNED:
         walker.hide(f"the command is longer than {_MAX_SCANNED // 1024} KiB")
-    elif _deeper_than(root, _MAX_TREE_DEPTH):
+    elif deeper_than(root, _MAX_TREE_DEPTH):
         # the checks below look nodes up from the root, each lookup as deep as the tree:
         # 160 KB nested 20 000 levels took 20 s
         walker.hide("the command nests too deeply to read")
     else:
-        if b"\\\n" in source and _continuations(source, root):
+        if b"\\\n" in source and joined_by_continuation(source, root):
             walker.hide("a backslash-newline joins words")
-        if (opener := _unseen_substitution(source, root)) is not None:
+        if (opener := unseen_substitution(source, root)) is not None:
             walker.hide(f"a substitution ({opener}…) stands where the grammar did not read one")
     try:
         walker.visit(root)
@@ -1069,40 +570,3 @@ def has_redirection(command: str) -> bool:
     if result.redirection:
         return True
     return bool(result.hidden) and any(c in command for c in "<>")
-
-
-def root_prefix(command: SimpleCommand) -> str:
-    """The part of a command an "allow for this session" covers.
-
-    ``git status -s`` → ``git status``; ``ls -la`` → ``ls``; a multi-command tool
-    followed by an option (``git -C x log``) falls back to the first word; an
-    interpreter keeps what it runs (``python3 -m pytest -q`` → ``python3 -m pytest``).
-    """
-    words = command.words
-    if not words:
-        return ""
-    interpreted = interpreter_prefix(words)
-    if interpreted is not None:  # never the bare interpreter: it would allow any code
-        return interpreted
-    if (
-        len(words) > 1
-        and words[0] in MULTI_COMMAND_TOOLS
-        and command.literal[1]
-        and not words[1].startswith("-")
-    ):
-        return shlex.join(words[:2])
-    return shlex.quote(words[0])
-
-
-def rule_prefixes(command: str) -> list[str]:
-    """The command prefixes "allow for this session / always" saves for ``command``.
-
-    One per visible simple command, in order, without repeats; assignments and
-    transparent wrappers are left out (``CI=1 npm test`` → ``npm test``).
-    """
-    prefixes: list[str] = []
-    for simple in analyze(command).commands:
-        prefix = root_prefix(simple)
-        if prefix and prefix not in prefixes:
-            prefixes.append(prefix)
-    return prefixes

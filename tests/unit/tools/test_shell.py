@@ -17,7 +17,8 @@ from gemtui.tools.builtin.run_shell_command import (
     OutputCapture,
     terminate_background_processes,
 )
-from gemtui.tools.shell_syntax import has_redirection, rule_prefixes
+from gemtui.tools.shell_rules import rule_prefixes
+from gemtui.tools.shell_syntax import has_redirection
 from gemtui.tools.workspace import Workspace
 
 

@@ -35,7 +35,8 @@ from gemtui.tools.base import (
 )
 from gemtui.tools.sandbox import require_bwrap, sandbox_hint, scrubbed_env, wrap_command
 from gemtui.tools.saved_output import SpillFile, joined, split_limit
-from gemtui.tools.shell_syntax import has_redirection, rule_prefixes
+from gemtui.tools.shell_rules import rule_prefixes
+from gemtui.tools.shell_syntax import has_redirection
 
 if TYPE_CHECKING:
     from gemtui.tools.terminal_access import TerminalAccess
