@@ -15,24 +15,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import re
 import signal
 import socket
-import struct
 import sys
 import threading
 import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from http import HTTPStatus
 from types import TracebackType
 from typing import Any, NoReturn, Protocol
-from urllib.parse import parse_qsl, unquote, urlsplit
 
 from gemtui.testing import wire_anthropic, wire_gemini, wire_local, wire_openai
+from gemtui.testing.mock_http import RecordedRequest, abort, chunked, head, read_request
 from gemtui.testing.mock_oauth import MockAccount
 from gemtui.testing.script import (
     Ctx,
@@ -55,49 +51,11 @@ _EXHAUSTED = "mock script exhausted"
 _FLOOD_BLOCK = 1 << 16
 
 
-@dataclass(slots=True)
-class RecordedRequest:
-    """One request as the server received it (header names lower-cased)."""
-
-    method: str
-    path: str
-    query: dict[str, str]
-    headers: dict[str, str]
-    body: bytes
-    json: Any = None
-    received_at: float = field(default_factory=time.monotonic)
-    """``time.monotonic()`` when the whole request had been read (benchmarks use it)."""
-
-
 class _Wire(Protocol):
     def stream_frames(self, step: Step, ctx: Ctx) -> list[Frame]: ...
     def response(self, step: Step, ctx: Ctx) -> dict[str, Any]: ...
     def error_body(self, spec: ErrorSpec) -> dict[str, Any]: ...
     def encode(self, frame: Frame) -> bytes: ...
-
-
-def _chunked(data: bytes) -> bytes:
-    return b"%X\r\n%b\r\n" % (len(data), data)
-
-
-def _head(status: int, headers: Iterable[tuple[str, str]], *, close: bool = False) -> bytes:
-    try:
-        phrase = HTTPStatus(status).phrase
-    except ValueError:
-        phrase = "Status"
-    lines = [f"HTTP/1.1 {status} {phrase}", *(f"{k}: {v}" for k, v in headers)]
-    if close:
-        lines.append("Connection: close")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-
-
-def _abort(writer: asyncio.StreamWriter) -> None:
-    """Reset the connection (RST, not FIN): SO_LINGER 0, then abort the transport."""
-    sock = writer.get_extra_info("socket")
-    if sock is not None:
-        with contextlib.suppress(OSError):
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    writer.transport.abort()
 
 
 class MockLLMServer:
@@ -260,7 +218,7 @@ class MockLLMServer:
         writer.transport.set_write_buffer_limits(high=0)
         try:
             while True:
-                req = await _read_request(reader)
+                req = await read_request(reader)
                 if req is None:
                     break
                 self.requests.append(req)
@@ -310,7 +268,7 @@ class MockLLMServer:
         hdrs = [("Content-Type", "application/json; charset=UTF-8")]
         hdrs += [("Content-Length", str(len(body)))]
         hdrs += list((headers or {}).items())
-        writer.write(_head(status, hdrs, close=close) + body)
+        writer.write(head(status, hdrs, close=close) + body)
         await writer.drain()
 
     async def _dispatch(self, req: RecordedRequest, writer: asyncio.StreamWriter) -> bool:
@@ -443,7 +401,7 @@ class MockLLMServer:
             await self._send_json(writer, 400, wire.error_body(spec))
             return True
         if step.fault == "reset_before":
-            _abort(writer)
+            abort(writer)
             return False
         if step.error is not None:
             err = step.error
@@ -471,12 +429,12 @@ class MockLLMServer:
             body = half
         if fault == "reset_after":
             hdrs = [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
-            writer.write(_head(200, hdrs) + half)
+            writer.write(head(200, hdrs) + half)
             await writer.drain()
-            _abort(writer)
+            abort(writer)
             return False
         if fault == "cut_mid_frame":  # connection-close framing: the body just ends early
-            writer.write(_head(200, [("Content-Type", "application/json")], close=True) + half)
+            writer.write(head(200, [("Content-Type", "application/json")], close=True) + half)
             await writer.drain()
             return False
         await self._send_bytes(writer, 200, body)
@@ -488,14 +446,14 @@ class MockLLMServer:
         fault = step.fault
         if fault == "malformed_frame" and step.at < len(frames):
             frames[step.at] = frames[step.at].truncated()
-        encoded = [_chunked(wire.encode(f)) for f in frames]
+        encoded = [chunked(wire.encode(f)) for f in frames]
         closing = fault in ("reset_after", "cut_mid_frame")
         hdrs = [
             ("Content-Type", "text/event-stream"),
             ("Cache-Control", "no-cache"),
             ("Transfer-Encoding", "chunked"),
         ]
-        writer.write(_head(200, hdrs, close=closing))
+        writer.write(head(200, hdrs, close=closing))
         if step.endless:
             await self._flood(writer, step, frames, encoded)
         stop_at = step.after_chunks if fault in _CUT_FAULTS else -1
@@ -562,52 +520,14 @@ class MockLLMServer:
             await asyncio.sleep(step.seconds)
             return False
         if step.fault == "reset_after":
-            _abort(writer)
+            abort(writer)
             return True
         if frame is not None:  # cut_mid_frame: half a frame, then a clean end and close
             raw = wire.encode(frame)
-            writer.write(_chunked(raw[: len(raw) // 2]))
+            writer.write(chunked(raw[: len(raw) // 2]))
         writer.write(b"0\r\n\r\n")
         await writer.drain()
         return True
-
-
-async def _read_request(reader: asyncio.StreamReader) -> RecordedRequest | None:
-    try:
-        head = await reader.readuntil(b"\r\n\r\n")
-    except asyncio.IncompleteReadError:
-        return None
-    lines = head[:-4].decode("latin-1").split("\r\n")
-    method, target, _version = [*lines[0].split(" ", 2), "", ""][:3]
-    headers: dict[str, str] = {}
-    for line in lines[1:]:
-        name, _, value = line.partition(":")
-        key, value = name.strip().lower(), value.strip()
-        headers[key] = f"{headers[key]}, {value}" if key in headers else value
-    if "chunked" in headers.get("transfer-encoding", "").lower():
-        body = await _read_chunked_body(reader)
-    else:
-        length = int(headers.get("content-length") or 0)
-        body = await reader.readexactly(length) if length else b""
-    split = urlsplit(target)
-    query = dict(parse_qsl(split.query, keep_blank_values=True))
-    parsed: Any = None
-    if body:
-        with contextlib.suppress(ValueError):
-            parsed = json.loads(body)
-    return RecordedRequest(method, unquote(split.path), query, headers, body, parsed)
-
-
-async def _read_chunked_body(reader: asyncio.StreamReader) -> bytes:
-    parts: list[bytes] = []
-    while True:
-        size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip() or b"0", 16)
-        if size == 0:
-            while (await reader.readuntil(b"\r\n")) != b"\r\n":
-                pass  # trailers
-            return b"".join(parts)
-        parts.append(await reader.readexactly(size))
-        await reader.readexactly(2)
 
 
 # -- command line ----------------------------------------------------------------------
