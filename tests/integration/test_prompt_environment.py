@@ -217,3 +217,60 @@ async def test_the_prompt_names_only_tools_the_session_offers(
         for d in t.get("functionDeclarations", [])
     }
     assert "save_memory" not in names
+
+
+def _look(server: MockLLMServer, home: Path, workspace: Path) -> str:
+    server.enqueue({"text": "ok"})
+    proc = run_gemtui(["-p", "hi"], env=gemtui_env(home, server.url), cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    return _system(server, len(server.requests) - 1)
+
+
+def test_a_filter_driver_named_with_an_equals_sign_is_switched_off_too(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """``-c filter.x=y.clean=`` splits at the first ``=`` and would not switch it off."""
+    write_fast_config(isolated_home)
+    _repo(workspace)
+    (workspace / ".gitattributes").write_text("*.py filter=x=y\n")
+    _git(workspace, "add", ".gitattributes")
+    _git(workspace, "commit", "-q", "-m", "attrs")
+    ran = tmp_path / "FILTER-RAN"
+    _git(workspace, "config", "filter.x=y.clean", f"touch {ran}; cat")
+    stamp = 2_000_000_000
+    os.utime(workspace / "src" / "lib.py", (stamp, stamp))
+    _git(workspace, "status", "--porcelain")  # the control: git itself runs it
+    assert ran.exists()
+    ran.unlink()
+    os.utime(workspace / "src" / "lib.py", (stamp + 5, stamp + 5))
+    system = _look(mock_llm_thread, isolated_home, workspace)
+    assert "- Git: branch trunk" in system
+    assert not ran.exists()
+
+
+def test_a_partial_clone_missing_an_object_fetches_nothing(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """A repository shipped as a partial clone with its tree deleted would make git status
+    fetch it through the repository's own ssh command."""
+    write_fast_config(isolated_home)
+    _repo(workspace)
+    ran = tmp_path / "SSH-RAN"
+    for key, value in (
+        ("core.repositoryformatversion", "1"),
+        ("extensions.partialClone", "origin"),
+        ("remote.origin.url", "ssh://example.invalid/repo"),
+        ("remote.origin.promisor", "true"),
+        ("core.sshCommand", f"touch {ran}; false"),
+    ):
+        _git(workspace, "config", key, value)
+    tree = subprocess.run(
+        ["git", "rev-parse", "HEAD^{tree}"], cwd=workspace, capture_output=True, text=True
+    ).stdout.strip()
+    (workspace / ".git" / "objects" / tree[:2] / tree[2:]).unlink()
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "status"], cwd=workspace, env=env, capture_output=True)
+    assert ran.exists()  # the control: git itself runs it
+    ran.unlink()
+    _look(mock_llm_thread, isolated_home, workspace)
+    assert not ran.exists()

@@ -6,8 +6,9 @@ and stays the same for the whole session (a stable prefix the provider can cache
 
 The workspace is untrusted: an entry's name may hold newlines or markup meant to pass for
 instructions, so names are shown escaped and cut; and git runs with the repository's
-command-running settings (fsmonitor, hooks, filter drivers, pagers) turned off, so a
-hostile ``.git/config`` cannot run anything when gemtui merely looks at the folder.
+command-running settings (fsmonitor, hooks, filter drivers, pagers) and every transport
+turned off, so a hostile ``.git/config`` cannot run anything when gemtui merely looks at
+the folder.
 """
 
 from __future__ import annotations
@@ -58,18 +59,36 @@ def top_level_listing(workspace: Workspace, max_entries: int) -> list[str]:
     return names
 
 
-def _git_env() -> dict[str, str]:
+_ALWAYS = (
+    ("core.hooksPath", "/dev/null"),
+    ("core.fsmonitor", "false"),
+    # no transport at all: a repository made a partial clone with a missing object
+    # would otherwise fetch it during status, through its own core.sshCommand
+    ("protocol.allow", "never"),
+)
+
+
+def _git_env(config: list[tuple[str, str]]) -> dict[str, str]:
+    """git's environment: no inherited ``GIT_*``, no locks or prompts, no lazy fetch, and
+    ``config`` given as separate keys and values (``GIT_CONFIG_KEY_n``): a ``-c`` option
+    splits at the first ``=``, so a driver named ``x=y`` would escape an override."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+    env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", GIT_NO_LAZY_FETCH="1")
+    env["LC_ALL"] = "C"
+    settings = [*_ALWAYS, *config]
+    env["GIT_CONFIG_COUNT"] = str(len(settings))
+    for i, (key, value) in enumerate(settings):
+        env[f"GIT_CONFIG_KEY_{i}"] = key
+        env[f"GIT_CONFIG_VALUE_{i}"] = value
     return env
 
 
-def _git(root: Path, *args: str) -> str | None:
+def _git(root: Path, *args: str, config: list[tuple[str, str]] | None = None) -> str | None:
     try:
         proc = subprocess.run(
             ["git", "--no-pager", *args],
             cwd=root,
-            env=_git_env(),
+            env=_git_env(config or []),
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=GIT_TIMEOUT,
@@ -81,17 +100,16 @@ def _git(root: Path, *args: str) -> str | None:
     return proc.stdout.decode("utf-8", errors="replace")
 
 
-def _safe_config(root: Path) -> list[str]:
-    """``-c`` options that switch off every setting of the repository that runs a
-    program during ``git status``: hooks, fsmonitor, and each configured filter driver."""
-    opts = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"]
+def _filter_overrides(root: Path) -> list[tuple[str, str]]:
+    """Settings that switch off each filter driver the repository configures (hooks,
+    fsmonitor and every transport are off in every git call here)."""
     found = _git(root, "config", "--null", "--name-only", "--get-regexp", r"^filter\.")
     drivers = {name.rsplit(".", 1)[0] for name in (found or "").split("\0") if name.count(".") >= 2}
+    out: list[tuple[str, str]] = []
     for driver in sorted(drivers):
-        for key in ("clean", "smudge", "process"):
-            opts += ["-c", f"{driver}.{key}="]
-        opts += ["-c", f"{driver}.required=false"]
-    return opts
+        out += [(f"{driver}.{key}", "") for key in ("clean", "smudge", "process")]
+        out.append((f"{driver}.required", "false"))
+    return out
 
 
 def git_summary(root: Path) -> str | None:
@@ -101,12 +119,12 @@ def git_summary(root: Path) -> str | None:
         return None
     status = _git(
         root,
-        *_safe_config(root),
         "status",
         "--porcelain=v1",
         "--branch",
         "--ignore-submodules=all",
         "-z",
+        config=_filter_overrides(root),
     )
     if status is None:
         return None
