@@ -168,3 +168,38 @@ def test_a_flattened_old_string_puts_each_new_line_at_its_file_depth() -> None:
     assert edit.proposed == (
         "def g():\n    if x:\n        log(x)\n        return 2\n    return 0\n"
     )
+
+
+def test_an_edit_too_large_to_build_is_refused_before_it_is_built() -> None:
+    """A million commas each replaced by 10 kB would be a 10 GB preview."""
+    import pytest
+
+    from gemtui.tools.edit_match import TooLarge
+
+    with pytest.raises(TooLarge):
+        resolve_edit("," * 1_000_000, ",", "x" * 10_000, allow_multiple=True)
+    flexible = "  a\n" * 200_000  # the same through the whitespace-flexible match
+    with pytest.raises(TooLarge):
+        resolve_edit(flexible, "a", "y" * 200, allow_multiple=True)
+
+
+def test_hostile_sizes_stay_cheap_in_cpu_time() -> None:
+    """34 s and 28 s of CPU before: a flexible search over 100k one-letter lines for a 4 kB
+    old_string, and a fuzzy one over long lines from a small alphabet."""
+    import random
+    import time
+
+    import pytest
+
+    from gemtui.tools.edit_match import NoMatch
+
+    start = time.process_time()
+    with pytest.raises(NoMatch):
+        resolve_edit("x\n" * 100_000, "x\n" * 2_000 + "y", "z")
+    rng = random.Random(7)
+    lines = ["".join(rng.choice("ab") for _ in range(1_000)) for _ in range(300)]
+    old = "\n".join("".join(rng.choice("ab") for _ in range(1_000)) for _ in range(3))
+    with pytest.raises(NoMatch):
+        resolve_edit("\n".join(lines), old, "z")
+    # CPU time, so a busy machine does not fail it; each case took tens of seconds
+    assert time.process_time() - start < 5
