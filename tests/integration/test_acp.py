@@ -324,3 +324,37 @@ async def test_max_turns_is_max_turn_requests(
         new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         answer = await conn.prompt(session_id=new.session_id, prompt=[text_block("loop")])
     assert answer.stop_reason == "max_turn_requests"
+
+
+async def test_a_second_prompt_sent_at_once_is_refused_and_the_first_stays_cancellable(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """Both requests arrive before the first awaits anything: the second must not run the
+    same history beside it (and take over its cancel)."""
+    from acp import RequestError
+
+    mock_llm_thread.enqueue(
+        {"text": "words and more words ", "endless": True, "tokens_per_second": 50}
+    )
+    client = EditorClient()
+    async with acp_agent(client, env=_env(isolated_home, mock_llm_thread.url), cwd=workspace) as (
+        conn,
+        _,
+    ):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        first, second = (
+            asyncio.create_task(conn.prompt(session_id=new.session_id, prompt=[text_block(t)]))
+            for t in ("talk forever", "and this too")
+        )
+        done, _ = await asyncio.wait({first, second}, timeout=20, return_when="FIRST_COMPLETED")
+        assert done == {second}
+        assert isinstance(second.exception(), RequestError)
+        while not client.of_kind("agent_message_chunk"):
+            client.update_arrived.clear()
+            await asyncio.wait_for(client.update_arrived.wait(), 20)
+        await conn.cancel(session_id=new.session_id)
+        answer = await asyncio.wait_for(first, 5)
+    assert answer.stop_reason == "cancelled"
+    chat = [r for r in mock_llm_thread.requests if "generatecontent" in r.path.lower()]
+    assert len(chat) == 1

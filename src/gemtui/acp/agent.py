@@ -278,18 +278,22 @@ class GemtuiAgent:
         conv = self._conv(session_id)
         if conv.busy:
             raise RequestError.invalid_request({"reason": "a prompt is already running"})
-        await self._announce_commands(conv)
-        text, media = prompt_from_blocks(prompt, conv.session.workspace.root)
-        if not text and not media:
-            return PromptResponse(stop_reason="end_turn")
-        if text.startswith("/") and not media:
-            await conv.session.wait_mcp()  # a server's prompts are commands too
-            ran = await run_command(conv, text)
-            if ran is True:
+        conv.busy = True  # before the first await: a second prompt must not slip in
+        try:
+            await self._announce_commands(conv)
+            text, media = prompt_from_blocks(prompt, conv.session.workspace.root)
+            if not text and not media:
                 return PromptResponse(stop_reason="end_turn")
-            if isinstance(ran, str):
-                text = ran
-        stop = await conv.prompt(text, media)
+            if text.startswith("/") and not media:
+                await conv.session.wait_mcp()  # a server's prompts are commands too
+                ran = await run_command(conv, text)
+                if ran is True:
+                    return PromptResponse(stop_reason="end_turn")
+                if isinstance(ran, str):
+                    text = ran
+            stop = await conv.prompt(text, media)
+        finally:
+            conv.busy = False
         return PromptResponse(stop_reason=stop)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:

@@ -132,14 +132,11 @@ class Conversation:
             await self._progress.wait_for(lambda: self._sent_seq >= seq or self._pump.done())
 
     async def prompt(self, text: str, media: list[Part]) -> StopReason:
+        """Run one prompt (the agent marks the conversation busy around it)."""
         self._finish_reason = None
-        self.busy = True
-        try:
-            await self.session.wait_mcp()  # the model sees the servers' tools from the start
-            done = await self.session.send(text, media=media or None)
-            await self.flush(done.seq)
-        finally:
-            self.busy = False
+        await self.session.wait_mcp()  # the model sees the servers' tools from the start
+        done = await self.session.send(text, media=media or None)
+        await self.flush(done.seq)
         return self.stop_reason(done)
 
     def stop_reason(self, done: AgentFinished) -> StopReason:
