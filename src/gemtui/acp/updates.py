@@ -8,6 +8,7 @@ a usage update, and an error a plain agent message (the client shows it in the t
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Literal
 
@@ -98,13 +99,18 @@ def tool_kind(kind: str) -> Kind:
 
 
 def locations(args: dict[str, Any], root: Path) -> list[ToolCallLocation]:
-    """Where a call acts, as absolute paths the editor can open (follow-along)."""
+    """Where a call acts, as absolute paths the editor can open (follow-along): only
+    inside the workspace, as the model's arguments may name ``~/.ssh/id_rsa`` (the tool
+    refuses it, but an editor that follows along would open it)."""
+    real_root = Path(os.path.realpath(root))
     out = []
     for key in _PATH_ARGS:
         value = args.get(key)
         if isinstance(value, str) and value.strip():
             path = Path(value)
-            out.append(ToolCallLocation(path=str(path if path.is_absolute() else root / path)))
+            full = path if path.is_absolute() else root / path
+            if Path(os.path.realpath(full)).is_relative_to(real_root):
+                out.append(ToolCallLocation(path=str(full)))
     return out
 
 

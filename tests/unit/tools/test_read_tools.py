@@ -401,10 +401,14 @@ async def test_read_file_pages_by_characters_within_the_output_limit(
     ctx.output_limit = 1_000
     page = await run(ctx, "read_file", file_path="one_line.csv", offset=60_000, limit=5_000)
     text = str(page.llm_content)
+    # the page leaves room for its status line within the limit, so it is never saved
     assert text.startswith(
-        "[Characters 60,000-61,000 of 120,000 of one_line.csv. Next: offset=61000.]"
+        "[Characters 60,000-60,800 of 120,000 of one_line.csv. Next: offset=60800.]"
     )
-    assert text.endswith("\n" + line[60_000:61_000])
+    assert text.endswith("\n" + line[60_000:60_800])
+    assert len(text) <= ctx.output_limit
+    # a workspace file is never offered to the pager as "the whole output"
+    assert "output_file" not in page.data
     last = await run(ctx, "read_file", file_path="one_line.csv", offset=119_990)
     assert str(last.llm_content).endswith("This is the end.]\n" + line[119_990:])
     with pytest.raises(ToolError, match="beyond the end"):

@@ -32,14 +32,14 @@ class ReadFileInvocation(ToolInvocation):
                 text = await run_off_loop(lambda _: store.read(saved))
             except PermissionError as exc:  # swapped for a link after the check
                 raise ToolError(f"{exc}; it was not read.") from None
-            return self._text_result(text, str(saved), str(saved), ctx)
+            return self._text_result(text, str(saved), ctx, saved=str(saved))
         ws = ctx.workspace
         path = ws.resolve_visible(arg)  # bounds and ignore files first, whoever reads
         rel = ws.relative(path)
         if ctx.files is not None and await run_off_loop(lambda _: _text_or_absent(path, arg)):
             held = await ctx.files.read_text(path)
             if held is not None:  # the editor's buffer, unsaved changes and all
-                return self._text_result(held.replace("\r\n", "\n"), rel, str(path), ctx)
+                return self._text_result(held.replace("\r\n", "\n"), rel, ctx)
         check_readable_file(path, arg)
         kind = await run_off_loop(lambda _: classify(path, arg))
         if kind == "media":
@@ -52,11 +52,13 @@ class ReadFileInvocation(ToolInvocation):
                 "audio and PDF files can be read."
             )
         text = await run_off_loop(lambda _: read_text(path, arg))
-        return self._text_result(text, rel, str(path), ctx)
+        return self._text_result(text, rel, ctx)
 
-    def _text_result(self, text: str, rel: str, whole: str, ctx: ToolContext) -> ToolResult:
+    def _text_result(
+        self, text: str, rel: str, ctx: ToolContext, *, saved: str | None = None
+    ) -> ToolResult:
         if self.args.get("offset") is not None or self.args.get("limit") is not None:
-            return _page(text, rel, whole, self.args, ctx.output_limit)
+            return _page(text, rel, saved, self.args, ctx.output_limit)
         start = _as_int(self.args.get("start_line"))
         end = _as_int(self.args.get("end_line"))
         window = text_window(text, start, end)
@@ -78,23 +80,32 @@ def _text_or_absent(path: Path, arg: str) -> bool:
     return classify(path, arg) == "text"
 
 
-def _page(text: str, rel: str, whole: str, args: dict[str, Any], output_limit: int) -> ToolResult:
+def _page(
+    text: str, rel: str, saved: str | None, args: dict[str, Any], output_limit: int
+) -> ToolResult:
     """Characters ``offset`` .. ``offset + limit`` of ``text``: how a saved tool output
-    (or a file of very long lines) is read in pieces that each fit the model's share."""
+    (or a file of very long lines) is read in pieces that each fit the model's share.
+    Only a saved output is named as the page's whole (views open it): a workspace file
+    would go to the person's pager (its LESSOPEN filters) straight from the repository."""
     offset = _as_int(args.get("offset")) or 0
     if text and offset >= len(text):
         raise ToolError(
             f"offset ({offset}) is beyond the end of the file, which has {len(text):,} characters."
         )
-    page = min(_as_int(args.get("limit")) or output_limit, output_limit)
+    # the status line fits beside the page, so the result is never saved again
+    page = max(1, min(_as_int(args.get("limit")) or output_limit, output_limit - PAGE_STATUS))
     end = min(offset + page, len(text))
     status = f"[Characters {offset:,}-{end:,} of {len(text):,} of {rel}."
     status += f" Next: offset={end}.]" if end < len(text) else " This is the end.]"
     return ToolResult(
         llm_content=f"{status}\n{text[offset:end]}",
         display=f"Read characters {offset:,}-{end:,} of {len(text):,} from {rel}",
-        data={"output_file": whole},  # a page is cut to the limit already: not saved again
+        data={"output_file": saved} if saved else {},
     )
+
+
+PAGE_STATUS = 200
+"""Characters kept for a page's status line within the output limit."""
 
 
 def _as_int(value: Any) -> int | None:
