@@ -147,6 +147,8 @@ class UpdateMapper:
         """Every model call's tokens in this session (``/stats``)."""
 
     def map(self, event: Event) -> list[Update]:
+        if event.parent_id and isinstance(event, ContentDelta | ThoughtDelta):
+            return []  # a subagent's text is not the agent's message; its calls are shown
         if isinstance(event, ContentDelta):
             return [update_agent_message_text(event.text)] if event.text else []
         if isinstance(event, ThoughtDelta):

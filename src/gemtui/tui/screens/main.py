@@ -213,7 +213,10 @@ class MainScreen(Screen[None]):
         """Route one engine event to the panes; a view bug becomes a notification (the
         session is kept), and the bridge is told it may send the next batch."""
         try:
-            route = self._routes.get(type(message.event))
+            event = message.event
+            route = self._routes.get(type(event))
+            if event.parent_id and isinstance(event, ev.ContentDelta | ev.ThoughtDelta):
+                route = None  # a subagent's text: its card and report show what it did
             if route is not None:
                 route(message.event)
         except Exception as exc:
