@@ -33,6 +33,8 @@ class TaskReport(BaseModel):
 
 
 class RelevantFile(BaseModel):
+    """One file an investigation found, and why it matters."""
+
     path: str
     why: str = Field(description="What this file has to do with the task.")
 

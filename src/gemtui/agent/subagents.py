@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import platform
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from gemtui.agent.agent_defs import AgentDefinition, AgentSet, load_agents
 from gemtui.agent.executor import Executor, ExecutorConfig
@@ -32,9 +32,54 @@ from gemtui.tools.registry import ToolRegistry
 from gemtui.wire import FunctionDeclaration, GenerationConfig
 
 if TYPE_CHECKING:
-    from gemtui.agent.session import Session
+    from gemtui.agent.checkpointing import SessionCheckpoints
+    from gemtui.bus import EventBus
+    from gemtui.config.settings import Settings
+    from gemtui.providers.base import ContentGenerator
+    from gemtui.scheduler import PolicyEngine
+    from gemtui.scheduler.orchestration import ToolScheduler
+    from gemtui.tools.workspace import Workspace
 
-__all__ = ["Subagents"]
+__all__ = ["SubagentHost", "Subagents"]
+
+
+class _HostOptions(Protocol):
+    @property
+    def trusted_workspace(self) -> bool: ...
+    @property
+    def interactive(self) -> bool: ...
+
+
+class SubagentHost(Protocol):
+    """What subagents use of their session (typed here, so imports point down)."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def bus(self) -> EventBus: ...
+    @property
+    def workspace(self) -> Workspace: ...
+    @property
+    def options(self) -> _HostOptions: ...
+    @property
+    def registry(self) -> ToolRegistry: ...
+    @property
+    def policy(self) -> PolicyEngine: ...
+    @property
+    def approval_mode(self) -> str: ...
+    @property
+    def scheduler(self) -> ToolScheduler: ...
+    @property
+    def tool_context(self) -> ToolContext: ...
+    @property
+    def checkpoints(self) -> SessionCheckpoints | None: ...
+    @property
+    def chat(self) -> Chat: ...
+    @property
+    def chat_generator(self) -> ContentGenerator: ...
+    @property
+    def executor(self) -> Executor: ...
+
 
 GROUNDED_TOOL = "google_web_search"
 
@@ -48,7 +93,7 @@ with it."""
 class Subagents:
     """The agents of one session and the runner of their tasks."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: SubagentHost) -> None:
         self.session = session
         self.found = AgentSet()
         self._installed: list[str] = []
