@@ -1,0 +1,88 @@
+"""Subagents in the TUI: /agents lists them with their sources, and a subagent's write
+is offered for approval under the agent's name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Static
+
+from gemtui.bus.events import AgentFinished
+from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.widgets.approval_queue import ApprovalQueue
+from gemtui.tui.widgets.transcript_blocks import AnswerBlock
+from tests.tui.conftest import make_app, make_session
+from tests.tui.helpers import Messages
+
+SCRIBE = """---
+name: scribe
+description: Writes files (SCRIBE-DESCRIPTION).
+tools: [write_file]
+---
+You are SCRIBE-PROMPT.
+"""
+
+
+def _notes(app: Any) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+def _agent(home: Path, text: str) -> Path:
+    path = home / "config" / "agents" / "scribe.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+async def test_agents_lists_sources_and_reload_reads_new_files(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.run_slash("/agents")
+        await pilot.pause()
+        listing = _notes(app)[-1]
+        assert "codebase_investigator (builtin)" in listing
+        assert "read_file, read_many_files" in listing
+        assert "generalist (builtin) — all tools" in listing
+        assert "scribe" not in listing
+        path = _agent(isolated_home, SCRIBE)
+        app.run_slash("/agents reload")
+        await pilot.pause()
+        assert "Agents reloaded: 3 available." in _notes(app)[-1]
+        app.run_slash("/agents")
+        await pilot.pause()
+        assert f"scribe (user: {path}) — write_file" in _notes(app)[-1]
+        assert "scribe" in {d.name for d in app.session.chat.declarations}
+
+
+async def test_subagent_write_is_offered_under_the_agents_name(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    _agent(isolated_home, SCRIBE)
+    mock_llm.enqueue(
+        {"function_calls": [{"name": "scribe", "args": {"task": "write a"}, "id": "p1"}]},
+        {
+            "text": "CHILD-CHATTER",
+            "function_calls": [
+                {"name": "write_file", "args": {"file_path": "a.txt", "content": "A"}, "id": "w1"}
+            ],
+        },
+        {"function_calls": [{"name": "complete_task", "args": {"output": {"report": "ok"}}}]},
+        {"text": "Parent answer."},
+    )
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"delegate", "enter")
+        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await pilot.pause()
+        title = str(app.main.approvals.query_one("#approval-title", Static).content)
+        assert title.startswith("Approve write_file for agent scribe")
+        await pilot.press("1")  # allow once
+        await seen.wait_event(AgentFinished)
+        await pilot.pause()
+        answers = [b.text for b in app.main.transcript._blocks.blocks if isinstance(b, AnswerBlock)]
+    assert (workspace / "a.txt").read_text() == "A"
+    assert answers == ["Parent answer."]  # the subagent's text is not the conversation's
