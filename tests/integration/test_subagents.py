@@ -255,13 +255,14 @@ def test_max_depth_two_nests_once_and_zero_offers_none(
     mock_llm_thread.enqueue(
         _call("generalist", {"task": "delegate again"}, "p1"),
         _call("codebase_investigator", {"task": "look"}, "c1"),
-        _call("complete_task", {"output": investigation}, "g1"),
+        _call("list_directory", {"dir_path": "."}, "g1"),
+        _call("complete_task", {"output": investigation}, "g2"),
         _done("child saw GRANDCHILD-SUMMARY"),
         {"text": "ok"},
     )
-    proc = run_gemtui(["-p", "hi"], env=env, cwd=workspace)
+    proc = run_gemtui(["-p", "hi", "--output-format", "stream-json"], env=env, cwd=workspace)
     assert proc.returncode == 0, proc.stderr
-    _, child, grandchild, child2, _ = mock_llm_thread.requests
+    _, child, grandchild, _, child2, _ = mock_llm_thread.requests
     assert "codebase_investigator" in _tools(child)
     assert "generalist" not in _tools(child)  # not itself
     assert _tools(grandchild) == {
@@ -273,8 +274,37 @@ def test_max_depth_two_nests_once_and_zero_offers_none(
         "complete_task",
     }
     assert "GRANDCHILD-SUMMARY" in json.dumps(_responses(child2)["c1"])
+    uses = {
+        o["id"]: o.get("parent_id")
+        for o in map(json.loads, proc.stdout.splitlines())
+        if o["type"] == "tool_use"
+    }
+    # each call named as the views see it, under the call that started its agent
+    assert uses == {"p1": None, "p1/c1": "p1", "p1/c1/g1": "p1/c1"}
     write_fast_config(isolated_home, "\n[agents]\nmax_depth = 0\n")
     mock_llm_thread.enqueue({"text": "none"})
     proc = run_gemtui(["-p", "hi"], env=env, cwd=workspace)
     assert proc.returncode == 0, proc.stderr
     assert not _tools(mock_llm_thread.requests[-1]) & {"generalist", "codebase_investigator"}
+
+
+def test_subagent_tokens_count_in_the_prompts_stats(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    parent_usage = {"usage": {"prompt": 100, "output": 1}}
+    child_usage = {"usage": {"prompt": 1000, "output": 10}}
+    mock_llm_thread.enqueue(
+        {**_call("generalist", {"task": "t"}, "p1"), **parent_usage},
+        {**_call("list_directory", {"dir_path": "."}, "c1"), **child_usage},
+        {**_done("r"), **child_usage},
+        {"text": "ok", **parent_usage},
+    )
+    env = _env(isolated_home, mock_llm_thread.url)
+    proc = run_gemtui(["-p", "hi", "--output-format", "json"], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["response"] == "ok"
+    assert out["stats"]["tokens"]["input"] == 2200
+    assert out["stats"]["tokens"]["output"] == 22
+    assert out["stats"]["turns"] == 2  # the conversation's own model turns

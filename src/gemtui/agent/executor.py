@@ -35,6 +35,7 @@ from gemtui.bus import (
     Citation,
     ContentDelta,
     ErrorOccurred,
+    Event,
     EventBus,
     HistoryCompressed,
     LoopDetected,
@@ -236,6 +237,7 @@ class Executor:
                 cancel.set()
 
             timer = asyncio.get_running_loop().call_later(self.config.timeout, on_timeout)
+        uncount = self.bus.subscribe(lambda event: self._count_subagent(event, prompt_id, state))
         try:
             parts = [Part(text=prompt)] if isinstance(prompt, str) else prompt
             text = prompt if isinstance(prompt, str) else (parts[0].text or "" if parts else "")
@@ -252,6 +254,7 @@ class Executor:
                 reason, output = await self._recover(reason, state, cancel)
             self._answer_dangling(reason)
         finally:
+            uncount()
             if timer is not None:
                 timer.cancel()
             current_prompt_id.reset(token)
@@ -658,6 +661,20 @@ class Executor:
         by_model = state.usage_by_model
         by_model[verdict.model] = by_model.get(verdict.model, Usage()) + verdict.usage
         return verdict.speaker == "model" and not cancel.is_set()
+
+    @staticmethod
+    def _count_subagent(event: Event, prompt_id: str, state: _RunState) -> None:
+        """A subagent's model call (published here by its bus) counts in this prompt's
+        tokens and cost: the person pays for it through this prompt."""
+        if not (isinstance(event, TurnFinished) and event.parent_id):
+            return
+        if event.prompt_id != prompt_id:
+            return
+        state.usage = state.usage + event.usage
+        by_model = state.usage_by_model
+        by_model[event.model] = by_model.get(event.model, Usage()) + event.usage
+        if event.cost is not None:
+            state.cost = (state.cost or 0.0) + event.cost
 
     def _add_usage(self, state: _RunState, ev: FinishedEvent) -> None:
         if ev.usage.input:

@@ -16,6 +16,7 @@ from gemtui.tools.base import Tool, ToolContext, ToolInvocation, ToolKind, ToolR
 
 if TYPE_CHECKING:
     from gemtui.agent.agent_defs import AgentDefinition
+    from gemtui.bus import EventBus
 
 __all__ = [
     "InvestigationReport",
@@ -50,9 +51,7 @@ class InvestigationReport(BaseModel):
 class SubagentRunner(Protocol):
     """What runs a delegated task (the session's ``Subagents``)."""
 
-    async def run_task(
-        self, definition: AgentDefinition, task: str, ctx: ToolContext, depth: int
-    ) -> ToolResult: ...
+    async def run_task(self, tool: SubagentTool, task: str, ctx: ToolContext) -> ToolResult: ...
 
 
 class SubagentTool(Tool):
@@ -73,11 +72,19 @@ class SubagentTool(Tool):
         "required": ["task"],
     }
 
-    def __init__(self, definition: AgentDefinition, runner: SubagentRunner, depth: int) -> None:
+    def __init__(
+        self,
+        definition: AgentDefinition,
+        runner: SubagentRunner,
+        depth: int,
+        bus: EventBus | None = None,
+    ) -> None:
         self.definition = definition
         self.runner = runner
         self.depth = depth
         """How deep the conversation calling this tool is (0: the person's own)."""
+        self.bus = bus
+        """The bus of the agent calling this tool (None: the session's own)."""
 
     def validate(self, args: dict[str, Any]) -> str | None:
         problem = super().validate(args)
@@ -97,11 +104,15 @@ class _Delegation(ToolInvocation):
         return f"{self.tool.name}: {task[:80]}{'…' if len(task) > 80 else ''}"
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
-        tool = self.tool
-        return await tool.runner.run_task(tool.definition, str(self.args["task"]), ctx, tool.depth)
+        return await self.tool.runner.run_task(self.tool, str(self.args["task"]), ctx)
 
 
-def subagent_tool(definition: AgentDefinition, runner: SubagentRunner, depth: int) -> SubagentTool:
+def subagent_tool(
+    definition: AgentDefinition,
+    runner: SubagentRunner,
+    depth: int,
+    bus: EventBus | None = None,
+) -> SubagentTool:
     """A tool named after ``definition`` (a class per agent: a tool's name is a class field)."""
     cls = type(
         f"Subagent_{definition.name}",
@@ -112,5 +123,5 @@ def subagent_tool(definition: AgentDefinition, runner: SubagentRunner, depth: in
             "description": definition.description,
         },
     )
-    tool: SubagentTool = cls(definition, runner, depth)
+    tool: SubagentTool = cls(definition, runner, depth, bus)
     return tool

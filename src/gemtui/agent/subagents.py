@@ -135,17 +135,16 @@ class Subagents:
 
     # -- running ---------------------------------------------------------------------
 
-    async def run_task(
-        self, definition: AgentDefinition, task: str, ctx: ToolContext, depth: int
-    ) -> ToolResult:
-        """Run ``task`` with ``definition`` as a child of the call ``ctx.call_id``."""
+    async def run_task(self, tool: SubagentTool, task: str, ctx: ToolContext) -> ToolResult:
+        """Run ``task`` with the tool's agent as a child of the call ``ctx.call_id``."""
+        definition, depth = tool.definition, tool.depth
         if depth >= self.max_depth:
             raise ToolError(
                 f"{definition.name} cannot be started from here: subagents may not start "
                 f"subagents deeper than [agents] max_depth = {self.max_depth}. Do the task "
                 "yourself."
             )
-        bus = ChildBus(self.session.bus, ctx.call_id, definition.name)
+        bus = ChildBus(tool.bus or self.session.bus, ctx.call_id, definition.name)
         executor = self._executor(definition, bus, depth + 1)
         cancel = asyncio.Event()
         run = asyncio.ensure_future(executor.run(task, cancel=cancel))
@@ -177,7 +176,7 @@ class Subagents:
         session = self.session
         from gemtui.scheduler import ToolScheduler
 
-        registry = self._child_registry(definition, depth)
+        registry = self._child_registry(definition, depth, bus)
         scheduler = ToolScheduler(
             registry,
             bus,
@@ -222,7 +221,9 @@ class Subagents:
             ),
         )
 
-    def _child_registry(self, definition: AgentDefinition, depth: int) -> ToolRegistry:
+    def _child_registry(
+        self, definition: AgentDefinition, depth: int, bus: ChildBus
+    ) -> ToolRegistry:
         """The tools the definition names that the session has; agents only above the
         depth limit, and only those the definition names (or all, for an open list)."""
         allowed = definition.tools
@@ -238,7 +239,7 @@ class Subagents:
                 if other.name == definition.name or other.name in registry:
                     continue
                 if allowed is None or other.name in allowed:
-                    registry.register(subagent_tool(other, self, depth=depth))
+                    registry.register(subagent_tool(other, self, depth=depth, bus=bus))
         return registry
 
     def _declarations(self, registry: ToolRegistry) -> list[FunctionDeclaration]:

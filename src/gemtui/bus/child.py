@@ -72,7 +72,9 @@ class ChildBus(EventBus):
             event = replace(event, call=call)
         elif isinstance(event, ToolOutput):
             event = replace(event, call_id=self.child_call_id(event.call_id))
-        return replace(event, parent_id=self.parent_id, prompt_id=self._prompt_id)
+        # a grandchild's event names its parent call the way the parent's views do
+        parent_id = self.child_call_id(event.parent_id) if event.parent_id else self.parent_id
+        return replace(event, parent_id=parent_id, prompt_id=self._prompt_id)
 
     def await_decision(self, correlation_id: str) -> asyncio.Future[Decision]:
         return self.parent.await_decision(correlation_id)
