@@ -160,3 +160,33 @@ async def test_two_subagents_called_at_once_run_side_by_side(
     first, second = mock_llm.requests[1], mock_llm.requests[2]
     assert second.received_at - first.received_at < 0.5
     assert took < 3.0, took  # one after the other would take over 2 s
+
+
+async def test_side_by_side_subagents_change_the_workspace_one_call_at_a_time(
+    mock_llm: MockLLMServer, make_session: SessionFactory, workspace: Path
+) -> None:
+    def shell(tag: str) -> dict[str, Any]:
+        command = f"echo start-{tag} >> log.txt; sleep 0.4; echo end-{tag} >> log.txt"
+        return _call("run_shell_command", {"command": command}, f"s{tag}")
+
+    mock_llm.enqueue(
+        {
+            "function_calls": [
+                {"name": "generalist", "args": {"task": "one"}, "id": "a"},
+                {"name": "generalist", "args": {"task": "two"}, "id": "b"},
+            ]
+        },
+        shell("1"),
+        shell("2"),
+        _done("first"),
+        _done("second"),
+        {"text": "both done"},
+    )
+    session = make_session(approval_mode="yolo")
+    done = await session.send("go")
+    assert done.text == "both done"
+    lines = (workspace / "log.txt").read_text().split()
+    assert sorted(lines) == ["end-1", "end-2", "start-1", "start-2"]
+    # never two commands at once: each ends before the other starts
+    assert lines[0][6:] == lines[1][4:], lines
+    assert lines[2][6:] == lines[3][4:], lines

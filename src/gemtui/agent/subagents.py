@@ -14,10 +14,10 @@ from __future__ import annotations
 import asyncio
 import json
 import platform
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from gemtui.agent.agent_defs import AgentDefinition, AgentSet, load_agents
-from gemtui.agent.executor import Executor, ExecutorConfig
+from gemtui.agent.executor import COMPLETE_TASK, Executor, ExecutorConfig
 from gemtui.agent.subagent_tool import (
     InvestigationReport,
     SubagentTool,
@@ -37,7 +37,9 @@ if TYPE_CHECKING:
     from gemtui.config.settings import Settings
     from gemtui.providers.base import ContentGenerator
     from gemtui.scheduler import PolicyEngine
+    from gemtui.scheduler.change_guard import ChangeGuard
     from gemtui.scheduler.orchestration import ToolScheduler
+    from gemtui.tools.base import Tool
     from gemtui.tools.workspace import Workspace
 
 __all__ = ["SubagentHost", "Subagents"]
@@ -90,6 +92,32 @@ another agent, which sees only your final report. When you are done, call comple
 with it."""
 
 
+class _OneChangeAtATime:
+    """Subagents running side by side change the workspace one call at a time: each
+    change still gets its own checkpoint, and no two run (or checkpoint) at once."""
+
+    def __init__(self, inner: ChangeGuard | None) -> None:
+        self.inner = inner
+        self.lock = asyncio.Lock()
+
+    async def before(self, tool: Tool, invocation: Any) -> object | None:
+        await self.lock.acquire()
+        try:
+            token = await self.inner.before(tool, invocation) if self.inner else None
+        except BaseException:
+            self.lock.release()
+            raise
+        return (token,)  # never None, so ``after`` always runs and releases
+
+    async def after(self, token: object) -> None:
+        try:
+            inner_token = token[0] if isinstance(token, tuple) else None
+            if self.inner is not None and inner_token is not None:
+                await self.inner.after(inner_token)
+        finally:
+            self.lock.release()
+
+
 class Subagents:
     """The agents of one session and the runner of their tasks."""
 
@@ -97,6 +125,7 @@ class Subagents:
         self.session = session
         self.found = AgentSet()
         self._installed: list[str] = []
+        self._guard: _OneChangeAtATime | None = None
 
     @property
     def max_depth(self) -> int:
@@ -113,7 +142,8 @@ class Subagents:
         for name in self._installed:
             registry.unregister(name)
         self._installed = []
-        reserved = frozenset(n for t in registry.tools() for n in (t.name, *t.aliases))
+        tool_names = {n for t in registry.tools() for n in (t.name, *t.aliases)}
+        reserved = frozenset(tool_names | {COMPLETE_TASK})
         self.found = load_agents(
             session.workspace.root, trusted=session.options.trusted_workspace, reserved=reserved
         )
@@ -184,7 +214,7 @@ class Subagents:
             session.tool_context,
             approval_mode=lambda: session.approval_mode,
             interactive=session.options.interactive,
-            guard=session.checkpoints,
+            guard=self._change_guard(),
         )
         scheduler.hooks = session.scheduler.hooks
         base = session.chat.generation_config or GenerationConfig()
@@ -220,6 +250,12 @@ class Subagents:
                 stream_loop_detection=parent.stream_loop_detection,
             ),
         )
+
+    def _change_guard(self) -> _OneChangeAtATime:
+        """One for the session, around its checkpoints (which may be switched off)."""
+        if self._guard is None or self._guard.inner is not self.session.checkpoints:
+            self._guard = _OneChangeAtATime(self.session.checkpoints)
+        return self._guard
 
     def _child_registry(
         self, definition: AgentDefinition, depth: int, bus: ChildBus
