@@ -11,7 +11,7 @@ from textual.widgets import Static
 from gemtui.bus.events import AgentFinished
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.widgets.approval_queue import ApprovalQueue
-from gemtui.tui.widgets.transcript_blocks import AnswerBlock
+from gemtui.tui.widgets.transcript_blocks import AnswerBlock, ToolBlock
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages
 

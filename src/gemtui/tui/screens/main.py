@@ -292,7 +292,7 @@ class MainScreen(Screen[None]):
         call = e.call
         if call.state == ev.ToolCallState.AWAITING_APPROVAL:
             self.transcript.scroll_to_latest()  # what is being approved is in view
-        self.transcript.upsert_tool(call)
+        self.transcript.upsert_tool(call, e.parent_id)
         self.approvals.upsert(call, e.prompt_id)
         self.status.call_changed(call.call_id, call.name, call.state.value)
 

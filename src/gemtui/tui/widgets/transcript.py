@@ -209,12 +209,16 @@ class Transcript(ScrollView, can_focus=True):
         """A dim line showing that the model thought here."""
         self._append(ThoughtMarkerBlock(subject))
 
-    def upsert_tool(self, snapshot: ToolCallSnapshot) -> None:
-        """Add the card of a tool call, or redraw it with its new state."""
+    def upsert_tool(self, snapshot: ToolCallSnapshot, parent_id: str = "") -> None:
+        """Add the card of a tool call, or redraw it with its new state; a subagent's
+        card (``parent_id``: the call that started it) names the agent."""
         block = self._tools.get(snapshot.call_id)
         if block is None:
             self._end_answer_if_open()
             block = self._tools[snapshot.call_id] = ToolBlock(snapshot)
+            parent = self._tools.get(parent_id) if parent_id else None
+            if parent_id:
+                block.agent = parent.snapshot.name if parent is not None else "subagent"
             self._append(block)
         else:
             block.update(snapshot)

@@ -269,6 +269,8 @@ class ToolBlock(Block):
         """Output streamed while the call runs, until its result replaces it."""
         self.started: float | None = None
         """When the call began executing (monotonic), for the running time."""
+        self.agent: str | None = None
+        """The subagent that made this call (None: the conversation's own)."""
         self._note_start()
 
     @property
@@ -333,6 +335,8 @@ class ToolBlock(Block):
         muted = ctx.style("muted")
         key, rest = split_arguments(snap.args)
         header = Text()
+        if self.agent:
+            header.append(f"↳ {self.agent} › ", style=muted)
         header.append(f"{icon} ", style=state_style)
         header.append(snap.name, style=ctx.style("tool-name"))
         tail = Text()
