@@ -84,5 +84,13 @@ async def test_subagent_write_is_offered_under_the_agents_name(
         await seen.wait_event(AgentFinished)
         await pilot.pause()
         answers = [b.text for b in app.main.transcript._blocks.blocks if isinstance(b, AnswerBlock)]
+        cards = {
+            b.call_id: b.agent
+            for b in app.main.transcript._blocks.blocks
+            if isinstance(b, ToolBlock)
+        }
+        screen = app.export_screenshot().replace("&#160;", " ")
     assert (workspace / "a.txt").read_text() == "A"
     assert answers == ["Parent answer."]  # the subagent's text is not the conversation's
+    assert cards == {"p1": None, "p1/w1": "scribe"}  # the subagent's card names it
+    assert "↳ scribe ›" in screen
