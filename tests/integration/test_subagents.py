@@ -308,3 +308,21 @@ def test_subagent_tokens_count_in_the_prompts_stats(
     assert out["stats"]["tokens"]["input"] == 2200
     assert out["stats"]["tokens"]["output"] == 22
     assert out["stats"]["turns"] == 2  # the conversation's own model turns
+
+
+def test_at_agent_name_asks_the_model_to_delegate(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue({"text": "ok"}, {"text": "ok"})
+    env = _env(isolated_home, mock_llm_thread.url)
+    proc = run_gemtui(["-p", "@codebase_investigator how is auth done?"], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    sent = mock_llm_thread.requests[0].json["contents"][-1]["parts"][0]["text"]
+    assert sent.startswith("how is auth done?")
+    assert "call the codebase_investigator tool" in sent
+    # an unknown name is left alone (a path, or plain text)
+    proc = run_gemtui(["-p", "@nobody here"], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    sent = mock_llm_thread.requests[1].json["contents"][-1]["parts"][0]["text"]
+    assert sent == "@nobody here"

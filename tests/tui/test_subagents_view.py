@@ -94,3 +94,21 @@ async def test_subagent_write_is_offered_under_the_agents_name(
     assert answers == ["Parent answer."]  # the subagent's text is not the conversation's
     assert cards == {"p1": None, "p1/w1": "scribe"}  # the subagent's card names it
     assert "↳ scribe ›" in screen
+
+
+async def test_agents_run_asks_the_model_to_delegate(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    mock_llm.enqueue({"text": "sure"})
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        app.run_slash("/agents run nobody do it")
+        await pilot.pause()
+        assert "Usage: /agents run NAME TASK" in _notes(app)[-1]
+        app.run_slash("/agents run codebase_investigator find the config loader")
+        await seen.wait_event(AgentFinished)
+    sent = mock_llm.requests[0].json["contents"][-1]["parts"][0]["text"]
+    assert sent.startswith("find the config loader")
+    assert "call the codebase_investigator tool" in sent
+    assert len(mock_llm.requests) == 1

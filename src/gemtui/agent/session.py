@@ -405,6 +405,7 @@ class Session:
                 return await self.executor.run(
                     self.shell_notes.attach(expanded[0]), cancel=self._cancel, attached=expanded[1]
                 )
+            prompt = self.agents.delegation(prompt) or prompt  # "@agent-name task"
             if "@" in prompt:  # @path attaches files (read before the prompt is announced)
                 from gemtui.agent.at_paths import attach_files
 

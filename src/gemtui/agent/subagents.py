@@ -154,6 +154,18 @@ class Subagents:
             self._installed.append(definition.name)
         return self.found
 
+    def delegation(self, prompt: str) -> str | None:
+        """``@agent-name task`` (or ``/agents run NAME task`` in the TUI): the prompt
+        asking the model to hand ``task`` to that agent; None for any other prompt."""
+        head, _, task = prompt.strip().partition(" ")
+        name = head[1:] if head.startswith("@") else ""
+        if name not in self._installed or not task.strip():
+            return None
+        return (
+            f"{task.strip()}\n\n(The user asks you to delegate this to the {name} agent: "
+            f"call the {name} tool with the whole task, then report what it found.)"
+        )
+
     def announce_problems(self) -> None:
         for problem in self.found.problems:
             self.session.bus.emit(

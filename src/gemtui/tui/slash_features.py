@@ -13,7 +13,8 @@ __all__ = ["agents", "commands", "directory", "extensions", "hooks", "tasks"]
 
 def agents(app: SessionHost, arg: str) -> None:
     """``/agents`` lists the subagents the model may delegate to, with where each comes
-    from and what it may use; ``/agents reload`` reads the definition files again."""
+    from and what it may use; ``/agents reload`` reads the definition files again;
+    ``/agents run NAME TASK`` asks the model to delegate TASK to NAME (as ``@NAME TASK``)."""
     if app.session is None:
         return
     if arg.strip() == "reload":
@@ -21,8 +22,16 @@ def agents(app: SessionHost, arg: str) -> None:
         broken = f", {len(found.problems)} not loaded (see the warnings)" if found.problems else ""
         app.notify(f"Agents reloaded: {len(found.agents)} available{broken}.")
         return
+    verb, _, rest = arg.strip().partition(" ")
+    if verb == "run":
+        name, _, task = rest.strip().partition(" ")
+        if name not in app.session.agents.agents or not task.strip():
+            app.notify("Usage: /agents run NAME TASK (see /agents)", severity="warning")
+            return
+        app.send_prompt(f"@{name} {task.strip()}")
+        return
     if arg.strip():
-        app.notify("Usage: /agents [reload]", severity="warning")
+        app.notify("Usage: /agents [reload | run NAME TASK]", severity="warning")
         return
     subagents = app.session.agents
     if subagents.max_depth < 1:
