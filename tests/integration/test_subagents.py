@@ -8,6 +8,7 @@ system prompt and its tools), so the child's are told apart from the parent's.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -326,3 +327,49 @@ def test_at_agent_name_asks_the_model_to_delegate(
     assert proc.returncode == 0, proc.stderr
     sent = mock_llm_thread.requests[1].json["contents"][-1]["parts"][0]["text"]
     assert sent == "@nobody here"
+
+
+def test_a_subagent_without_a_report_gets_a_recovery_turn_then_the_parent_is_told(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue(
+        _call("generalist", {"task": "t"}, "p1"),
+        {"text": "I looked around and LAST-WORDS."},  # no complete_task
+        {"text": "still no report"},  # the recovery turn, wasted too
+        {"text": "ok"},
+    )
+    env = _env(isolated_home, mock_llm_thread.url)
+    proc = run_gemtui(["-p", "hi"], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    _, _, recovery, parent2 = mock_llm_thread.requests
+    asked = recovery.json["contents"][-1]["parts"][0]["text"]
+    assert "complete_task" in asked
+    error = _responses(parent2)["p1"]["error"]
+    assert "stopped without a report (ERROR_NO_COMPLETE_TASK_CALL)" in error
+    assert "LAST-WORDS" in error
+
+
+def test_an_agents_timeout_ends_its_turn_and_the_recovery_turn_still_reports(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    _user_agent(
+        isolated_home,
+        "quick",
+        "---\nname: quick\ndescription: Quick.\ntimeout: 1\n---\nBe quick.\n",
+    )
+    mock_llm_thread.enqueue(
+        _call("quick", {"task": "t"}, "p1"),
+        {"text": "slow", "fault": "stall", "seconds": 20},
+        _done("LATE-REPORT"),
+        {"text": "ok"},
+    )
+    env = _env(isolated_home, mock_llm_thread.url)
+    started = time.monotonic()
+    proc = run_gemtui(["-p", "hi"], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    assert time.monotonic() - started < 15
+    recovery, parent2 = mock_llm_thread.requests[2:]
+    assert "ran out of time" in recovery.json["contents"][-1]["parts"][-1]["text"]
+    assert "LATE-REPORT" in json.dumps(_responses(parent2)["p1"])
