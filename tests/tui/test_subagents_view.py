@@ -80,6 +80,9 @@ async def test_subagent_write_is_offered_under_the_agents_name(
         await pilot.pause()
         title = str(app.main.approvals.query_one("#approval-title", Static).content)
         assert title.startswith("Approve write_file for agent scribe")
+        live = app.main.transcript._tools["p1"].progress
+        assert (live.turns, live.current) == (1, "write_file")  # the card shows the agent's work
+        assert "now write_file" in app.export_screenshot().replace("&#160;", " ")
         await pilot.press("1")  # allow once
         await seen.wait_event(AgentFinished)
         await pilot.pause()
@@ -90,10 +93,15 @@ async def test_subagent_write_is_offered_under_the_agents_name(
             if isinstance(b, ToolBlock)
         }
         screen = app.export_screenshot().replace("&#160;", " ")
+        by_agent = dict(app.main.usage.by_agent)
     assert (workspace / "a.txt").read_text() == "A"
     assert answers == ["Parent answer."]  # the subagent's text is not the conversation's
     assert cards == {"p1": None, "p1/w1": "scribe"}  # the subagent's card names it
     assert "↳ scribe ›" in screen
+    assert "⋯ 2 turns · 1 call ·" in screen
+    assert set(by_agent) == {"scribe"}
+    assert by_agent["scribe"][0] > 0
+    assert "scribe: " in screen  # the usage pane splits tokens by agent
 
 
 async def test_agents_run_asks_the_model_to_delegate(

@@ -282,6 +282,10 @@ class MainScreen(Screen[None]):
         self.transcript.add_notice(f"The stream broke ({e.reason}); retrying.", "warning")
 
     def _turn_finished(self, e: ev.TurnFinished) -> None:
+        if e.parent_id:  # a subagent's model call: its card and its usage line
+            agent = self.transcript.subagent_turn(e.parent_id, e.usage.total, e.cost)
+            self.usage.record_subagent_turn(agent, e.usage, e.cost)
+            return
         self._close_answer()
         self.usage.record_turn(e.usage, e.cost)
         if e.message:

@@ -209,6 +209,19 @@ class Transcript(ScrollView, can_focus=True):
         """A dim line showing that the model thought here."""
         self._append(ThoughtMarkerBlock(subject))
 
+    def subagent_turn(self, parent_id: str, tokens: int, cost: float | None) -> str:
+        """A subagent's model call finished: its delegation card counts it. Returns the
+        agent's name (the card's tool)."""
+        block = self._tools.get(parent_id)
+        if block is None:
+            return "subagent"
+        block.progress.turns += 1
+        block.progress.tokens += tokens
+        if cost is not None:
+            block.progress.cost = (block.progress.cost or 0.0) + cost
+        self._rerender(block)
+        return block.snapshot.name
+
     def upsert_tool(self, snapshot: ToolCallSnapshot, parent_id: str = "") -> None:
         """Add the card of a tool call, or redraw it with its new state; a subagent's
         card (``parent_id``: the call that started it) names the agent."""
@@ -216,13 +229,18 @@ class Transcript(ScrollView, can_focus=True):
         if block is None:
             self._end_answer_if_open()
             block = self._tools[snapshot.call_id] = ToolBlock(snapshot)
-            parent = self._tools.get(parent_id) if parent_id else None
             if parent_id:
+                parent = self._tools.get(parent_id)
                 block.agent = parent.snapshot.name if parent is not None else "subagent"
             self._append(block)
         else:
             block.update(snapshot)
             self._rerender(block)
+        parent = self._tools.get(parent_id) if parent_id else None
+        if parent is not None:  # the delegation card shows what its agent is doing
+            parent.progress.current = None if snapshot.state.terminal else snapshot.name
+            parent.progress.calls += 1 if snapshot.state.terminal else 0
+            self._rerender(parent)
         self._update_spinner()
 
     def append_tool_output(self, call_id: str, text: str) -> None:

@@ -38,6 +38,7 @@ __all__ = [
     "BlockList",
     "NoticeBlock",
     "RenderContext",
+    "SubagentProgress",
     "ThoughtMarkerBlock",
     "ToolBlock",
     "UserBlock",
@@ -253,6 +254,30 @@ def _linked(line: str, style: Style) -> Text:
     return text
 
 
+@dataclass
+class SubagentProgress:
+    """What a delegation card shows of its agent while it works."""
+
+    turns: int = 0
+    tokens: int = 0
+    cost: float | None = None
+    calls: int = 0
+    """The agent's calls that have ended."""
+    current: str | None = None
+    """The tool the agent is running (or waiting approval for) now."""
+
+    def line(self) -> str:
+        parts = [f"{self.turns} turn{'s' if self.turns != 1 else ''}"]
+        if self.calls:
+            parts.append(f"{self.calls} call{'s' if self.calls != 1 else ''}")
+        parts.append(f"{self.tokens:,} tokens")
+        if self.cost is not None:
+            parts.append(f"${self.cost:.4f}")
+        if self.current:
+            parts.append(f"now {self.current}")
+        return " · ".join(parts)
+
+
 class ToolBlock(Block):
     """A tool call card: one line naming the tool once, its key argument in full, the
     rest folded, the state with elapsed time; output folded to a few lines."""
@@ -271,6 +296,8 @@ class ToolBlock(Block):
         """When the call began executing (monotonic), for the running time."""
         self.agent: str | None = None
         """The subagent that made this call (None: the conversation's own)."""
+        self.progress = SubagentProgress()
+        """Its agent's work so far, when this call started a subagent."""
         self._note_start()
 
     @property
@@ -352,6 +379,9 @@ class ToolBlock(Block):
             strips = [_text_line(ctx, header + tail)]
             wrapped = _wrapped(ctx, Text(shown_key), ctx.width - 2 * _INDENT)
             strips.extend(_prefixed(Segment(" " * 2 * _INDENT), wrapped))
+        if self.progress.turns or self.progress.current:  # a delegation: its agent's work
+            note = Text(f"  ⋯ {self.progress.line()}", style=muted)
+            strips.extend(_wrapped(ctx, note, ctx.width))
         if snap.repair:  # the arguments were repaired before it ran: say how
             note = Text(f"  ↺ {snap.repair}", style=muted)
             strips.extend(_wrapped(ctx, note, ctx.width))
