@@ -3,6 +3,8 @@ is offered for approval under the agent's name."""
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,16 @@ tools: [write_file]
 ---
 You are SCRIBE-PROMPT.
 """
+
+
+def _screen(app: Any) -> str:
+    """The screen's text, row by row (the SVG's text runs put back together)."""
+    rows: dict[float, list[tuple[float, str]]] = {}
+    pattern = r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>'
+    for m in re.finditer(pattern, app.export_screenshot()):
+        text = html.unescape(m[3]).replace("\xa0", " ")
+        rows.setdefault(float(m[2]), []).append((float(m[1]), text))
+    return "\n".join("".join(t for _, t in sorted(rows[y])) for y in sorted(rows))
 
 
 def _notes(app: Any) -> list[str]:
@@ -82,7 +94,9 @@ async def test_subagent_write_is_offered_under_the_agents_name(
         assert title.startswith("Approve write_file for agent scribe")
         live = app.main.transcript._tools["p1"].progress
         assert (live.turns, live.current) == (1, "write_file")  # the card shows the agent's work
-        assert "now write_file" in app.export_screenshot().replace("&#160;", " ")
+        waiting = _screen(app)
+        assert "now write_file" in waiting
+        assert "┊ CHILD-CHATTER" in waiting  # its words on its card while it works
         await pilot.press("1")  # allow once
         await seen.wait_event(AgentFinished)
         await pilot.pause()
@@ -92,13 +106,18 @@ async def test_subagent_write_is_offered_under_the_agents_name(
             for b in app.main.transcript._blocks.blocks
             if isinstance(b, ToolBlock)
         }
-        screen = app.export_screenshot().replace("&#160;", " ")
+        screen = _screen(app)
         by_agent = dict(app.main.usage.by_agent)
+        app.main.transcript.toggle_tool("p1")  # expanded: the agent's words again
+        await pilot.pause()
+        expanded = _screen(app)
     assert (workspace / "a.txt").read_text() == "A"
     assert answers == ["Parent answer."]  # the subagent's text is not the conversation's
     assert cards == {"p1": None, "p1/w1": "scribe"}  # the subagent's card names it
     assert "↳ scribe ›" in screen
     assert "⋯ 2 turns · 1 call ·" in screen
+    assert "CHILD-CHATTER" not in screen  # folded once it is done
+    assert "┊ CHILD-CHATTER" in expanded
     assert set(by_agent) == {"scribe"}
     assert by_agent["scribe"][0] > 0
     assert "scribe: " in screen  # the usage pane splits tokens by agent

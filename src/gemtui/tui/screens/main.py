@@ -216,7 +216,9 @@ class MainScreen(Screen[None]):
             event = message.event
             route = self._routes.get(type(event))
             if event.parent_id and isinstance(event, ev.ContentDelta | ev.ThoughtDelta):
-                route = None  # a subagent's text: its card and report show what it did
+                route = None  # a subagent's text: on its card, never as the answer
+                if isinstance(event, ev.ContentDelta):
+                    self.transcript.subagent_text(event.parent_id, event.text)
             if route is not None:
                 route(message.event)
         except Exception as exc:

@@ -209,6 +209,13 @@ class Transcript(ScrollView, can_focus=True):
         """A dim line showing that the model thought here."""
         self._append(ThoughtMarkerBlock(subject))
 
+    def subagent_text(self, parent_id: str, text: str) -> None:
+        """A subagent's own words: on its delegation card (expanded: all of them)."""
+        block = self._tools.get(parent_id)
+        if block is not None:
+            block.progress.add_text(text)
+            self._rerender(block)
+
     def subagent_turn(self, parent_id: str, tokens: int, cost: float | None) -> str:
         """A subagent's model call finished: its delegation card counts it. Returns the
         agent's name (the card's tool)."""
