@@ -123,7 +123,7 @@ async def test_cancel_of_the_parent_ends_the_child_at_once(
     done = await asyncio.wait_for(session.send("go"), 10)
     elapsed = time.monotonic() - cancelled_at[0]
     assert done.reason == TerminateReason.ABORTED
-    assert elapsed < 0.5, elapsed
+    assert elapsed < 0.2, elapsed  # the issue asks for 200 ms; it takes about 2 ms
     states = [
         e.call.state
         for e in events
