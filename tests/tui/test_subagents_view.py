@@ -8,14 +8,18 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import Static
 
 from gemtui.bus.events import AgentFinished
 from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.app import GemtuiApp
+from gemtui.tui.launch import build_app
 from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.transcript_blocks import AnswerBlock, ToolBlock
 from tests.tui.conftest import make_app, make_session
-from tests.tui.helpers import Messages
+from tests.tui.helpers import Messages, engine_started, turns_done
+from tests.tui.test_resume_shows_what_happened import _settings_for
 
 SCRIBE = """---
 name: scribe
@@ -34,6 +38,13 @@ def _screen(app: Any) -> str:
         text = html.unescape(m[3]).replace("\xa0", " ")
         rows.setdefault(float(m[2]), []).append((float(m[1]), text))
     return "\n".join("".join(t for _, t in sorted(rows[y])) for y in sorted(rows))
+
+
+def _cards(app: Any) -> dict[str, tuple[str | None, str]]:
+    return {
+        call_id: (block.agent, str(block.snapshot.state))
+        for call_id, block in app.main.transcript._tools.items()
+    }
 
 
 def _notes(app: Any) -> list[str]:
@@ -139,3 +150,42 @@ async def test_agents_run_asks_the_model_to_delegate(
     assert sent.startswith("find the config loader")
     assert "call the codebase_investigator tool" in sent
     assert len(mock_llm.requests) == 1
+
+
+async def test_resume_shows_the_subagents_calls_under_its_card(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    (workspace / "notes.txt").write_text("N\n")
+    mock_llm.enqueue(
+        {"function_calls": [{"name": "generalist", "args": {"task": "read"}, "id": "p1"}]},
+        {"function_calls": [{"name": "read_file", "args": {"file_path": "notes.txt"}, "id": "c1"}]},
+        {"function_calls": [{"name": "complete_task", "args": {"output": {"report": "ok"}}}]},
+        {"text": "Done."},
+    )
+    app = build_app(_settings_for(mock_llm.url), workspace=workspace)
+    assert isinstance(app, GemtuiApp)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await engine_started(app, seen)
+        await pilot.press(*"delegate", "enter")
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+        live = _cards(app)
+        assert app.session is not None
+        session_id = app.session.id
+    app.close_store()
+    assert live == {"p1": (None, "success"), "p1/c1": ("generalist", "success")}
+
+    app = build_app(_settings_for(mock_llm.url), workspace=workspace, resume=session_id)
+    assert isinstance(app, GemtuiApp)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await engine_started(app, seen)
+        for _ in range(3):
+            await pilot.pause()
+        resumed = _cards(app)
+        screen = _screen(app)
+    app.close_store()
+    assert resumed == live
+    assert "↳ generalist ›" in screen

@@ -22,7 +22,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from gemtui.bus.events import ToolCallSnapshot
-from gemtui.tui.replayed_calls import replayed_call
+from gemtui.tui.replayed_calls import replayed_call, subagent_calls
 from gemtui.tui.widgets.answer_render import code_blocks
 from gemtui.tui.widgets.markdown_look import MARKDOWN_CSS, MARKDOWN_STYLES, markdown_theme
 from gemtui.tui.widgets.render_cache import RenderedLines
@@ -318,6 +318,7 @@ class Transcript(ScrollView, can_focus=True):
             for p in c.parts
             if p.function_response is not None
         }
+        known = {k for k in responses if k}
         for content in history:
             if content.role == "user":
                 text = typed_text(content)  # attached files are for the model, not shown
@@ -338,6 +339,8 @@ class Transcript(ScrollView, can_focus=True):
                 described = describe(call.name, dict(call.args)) if describe else ""
                 stored = (calls or {}).get(call.id or "")
                 self.upsert_tool(replayed_call(call, described, body, stored))
+                for child, parent in subagent_calls(call.id or "", calls or {}, known):
+                    self.upsert_tool(child, parent)  # its agent's calls, under it
 
     def messages(self) -> list[tuple[str, str]]:
         """(role, text) of every user message and answer, for copying."""
