@@ -373,3 +373,25 @@ def test_an_agents_timeout_ends_its_turn_and_the_recovery_turn_still_reports(
     recovery, parent2 = mock_llm_thread.requests[2:]
     assert "ran out of time" in recovery.json["contents"][-1]["parts"][-1]["text"]
     assert "LATE-REPORT" in json.dumps(_responses(parent2)["p1"])
+
+
+def test_a_subagents_model_error_is_named_and_the_parent_goes_on(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue(
+        _call("generalist", {"task": "t"}, "p1"),
+        {"error": {"status": 400, "message": "CHILD-BAD-REQUEST"}},
+        {"text": "I will do it myself."},
+    )
+    env = _env(isolated_home, mock_llm_thread.url)
+    proc = run_gemtui(["-p", "hi", "--output-format", "json"], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["response"] == "I will do it myself."
+    assert out["error"] is None  # the run did not fail: the parent was told and went on
+    assert "gemtui: agent generalist: error: " in proc.stderr
+    assert "CHILD-BAD-REQUEST" in proc.stderr
+    error = _responses(mock_llm_thread.requests[2])["p1"]["error"]
+    assert "generalist agent stopped without a report" in error
+    assert "CHILD-BAD-REQUEST" in error

@@ -108,10 +108,11 @@ class _Base:
         elif isinstance(event, HookRan):
             self._note(f"gemtui: {event.summary()}")
         elif isinstance(event, ErrorOccurred):
-            self.errors.append(event.message)
+            if not event.parent_id:  # a subagent's failure reaches its report, not the run's
+                self.errors.append(event.message)
             level = "warning" if event.kind == "warning" else "error"
             hint = f" {event.hint}" if event.hint else ""
-            self._note(f"gemtui: {level}: {event.message}{hint}")
+            self._note(f"gemtui: {self._who(event)}{level}: {event.message}{hint}")
         elif isinstance(event, ToolCallStateChanged):
             call, who = event.call, self._who(event)
             self._call_names.setdefault(call.call_id, call.name)
