@@ -81,9 +81,11 @@ def test_a_grammar_server_gets_every_turn_as_a_required_call_and_final_answer_is
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "The first word is **Pelicans**."
     first, second = _chat_requests(mock_llm_thread)
+    assert _grammar_names(first) == _tool_names(first)
+    # after its results, the grammar leaves read_file out: the 0.5B read it again and again
+    assert _grammar_names(second) == [n for n in _tool_names(second) if n != "read_file"]
     for request in (first, second):
         assert request["response_format"]["type"] == "json_schema"
-        assert _grammar_names(request) == _tool_names(request)
         assert _tool_names(request)[0] == "final_answer"
         assert "read_file" in _tool_names(request)
     arguments = _grammar_arguments(first, "read_file")
@@ -93,7 +95,7 @@ def test_a_grammar_server_gets_every_turn_as_a_required_call_and_final_answer_is
     assert "Pelicans nest on islands." in tool["content"]
     # after results the small model is told to answer when they answer (else it reads
     # the same file again and again), and it decodes near-greedily
-    assert "answer it now with final_answer" in json.dumps(second["messages"][-1])
+    assert "reply with final_answer" in json.dumps(second["messages"][-1])
     assert first["temperature"] == second["temperature"] == 0.0
     # only a tool's required arguments are in the grammar (optional ones got invented)
     listing = _grammar_arguments(first, "list_directory")

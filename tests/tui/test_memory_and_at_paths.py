@@ -12,6 +12,8 @@ from gemtui.bus.events import AgentFinished
 from gemtui.config.settings import Settings
 from gemtui.providers.replay import ReplayGenerator
 from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.widgets.approval_queue import ApprovalQueue
+from gemtui.tui.widgets.diff_view import DiffView
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages
 from tests.tui.test_transcript import screen_text, settle
@@ -53,6 +55,9 @@ async def test_show_refresh_and_add(workspace: Path, isolated_home: Path) -> Non
         assert memories.read_text() == f"{MEMORY_HEADING}\n\n- the build uses make\n"
         assert "- the build uses make" in (session.chat.system_instruction or "")
         assert any("/memory show" in t for t in _notes(app))
+        app.run_slash("/memory show")
+        await pilot.pause()
+        assert any("Saved memories" in t and "- the build uses make" in t for t in _notes(app))
 
         app.run_slash("/memory bogus")
         await pilot.pause()
@@ -76,3 +81,34 @@ async def test_at_path_attaches_the_file_and_the_transcript_says_so(
     parts = mock_llm.requests[0].json["contents"][-1]["parts"]
     assert parts[0]["text"] == "explain @src/main.py please"
     assert "print('MAIN-BODY')" in parts[2]["text"]
+
+
+async def test_the_models_memory_waits_for_approval_then_shows(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    """save_memory asks with the diff of GEMINI.md; after "allow once" the fact is in
+    the file, in the next request's prompt and in /memory show."""
+    memories = isolated_home / "config" / "GEMINI.md"
+    fact = {"fact": "The user's name is Ada."}
+    mock_llm.enqueue(
+        {"function_calls": [{"name": "save_memory", "args": fact}]}, {"text": "Noted."}
+    )
+    session = make_session(mock_llm.url, workspace)
+    app = make_app(session, workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"call me Ada", "enter")
+        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await pilot.pause()
+        assert not memories.exists(), "nothing written before the person decides"
+        diff = app.main.approvals.query_one(DiffView).diff
+        assert "+- The user's name is Ada." in diff
+        await pilot.press("1")
+        await seen.wait_event(AgentFinished)
+        await pilot.pause()
+        assert memories.read_text() == f"{MEMORY_HEADING}\n\n- The user's name is Ada.\n"
+        app.run_slash("/memory show")
+        await pilot.pause()
+        assert any("- The user's name is Ada." in t for t in _notes(app))
+    system = mock_llm.requests[1].json["systemInstruction"]["parts"][0]["text"]
+    assert "- The user's name is Ada." in system

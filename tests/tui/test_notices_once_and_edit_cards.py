@@ -6,9 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual.widgets import Static
+
 from gemtui.bus.events import AgentFinished, HistoryCompressed
 from gemtui.testing import filler
 from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.transcript_blocks import NoticeBlock
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages, turns_done
@@ -84,6 +87,76 @@ async def test_a_folded_edit_card_shows_the_changed_lines(
         assert "--- a/greet.py" in whole
         assert "def greet(name):" in whole
     assert 'return f"Hello, {name}!"' in (workspace / "greet.py").read_text()
+
+
+async def test_a_folded_edit_card_says_how_a_loose_old_string_matched(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    (workspace / "greet.py").write_text(GREET)
+    edit = {
+        "name": "replace",
+        "args": {
+            "file_path": "greet.py",
+            "instruction": "Make the greeting friendlier",
+            "old_string": 'return "Hello " + name   ',  # no indentation, trailing spaces
+            "new_string": 'return f"Hello, {name}!"',
+        },
+    }
+    mock_llm.enqueue({"function_calls": [edit]}, {"text": "Done."})
+    session = make_session(mock_llm.url, workspace, approval_mode="auto_edit")
+    app = make_app(session, workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
+        await pilot.press(*"friendlier greeting please", "enter")
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+        transcript = app.main.transcript
+        await settle(pilot, transcript)
+        folded = screen_text(transcript)
+        assert "matched with flexible whitespace" in folded
+        assert '-    return "Hello " + name' in folded
+        assert '+    return f"Hello, {name}!"' in folded
+        assert "--- a/greet.py" not in folded
+    assert (workspace / "greet.py").read_text() == GREET.replace(
+        '    return "Hello " + name', '    return f"Hello, {name}!"'
+    )
+
+
+async def test_the_approval_shows_the_loose_match_that_is_then_written(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """Default mode: the pending call's preview says how old_string matched and diffs the
+    place it matched; approving writes exactly what the diff showed."""
+    (workspace / "greet.py").write_text(GREET)
+    edit = {
+        "name": "replace",
+        "args": {
+            "file_path": "greet.py",
+            "instruction": "Make the greeting friendlier",
+            "old_string": 'def greet(name):\nreturn "Hello " + name  \n',
+            "new_string": 'def greet(name):\nreturn f"Hello, {name}!"\n',
+        },
+    }
+    mock_llm.enqueue({"function_calls": [edit]}, {"text": "Done."})
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"friendlier greeting please", "enter")
+        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await pilot.pause()
+        [pending] = app.main.approvals.pending()
+        conf = pending.confirmation
+        assert conf is not None
+        assert conf.title == "Confirm Edit: greet.py · matched with flexible whitespace"
+        assert '-    return "Hello " + name\n+    return f"Hello, {name}!"\n' in (conf.diff or "")
+        title = app.main.approvals.query_one(".preview-title", Static)
+        assert "matched with flexible whitespace" in str(title.render())
+        assert (workspace / "greet.py").read_text() == GREET  # nothing written yet
+        await pilot.press("1")
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+    assert (workspace / "greet.py").read_text() == conf.proposed
+    assert conf.proposed == GREET.replace('return "Hello " + name', 'return f"Hello, {name}!"')
 
 
 class TestEditCardSnapshot:

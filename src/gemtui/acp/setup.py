@@ -33,6 +33,8 @@ class AcpOptions:
 
 @dataclass
 class Built:
+    """A session assembled for the editor, and what to tell it once about the folder."""
+
     assembled: Assembled
     notice: str | None
     """What an untrusted folder lost, said once to the client."""

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from gemtui.tools.memory_file import MEMORY_HEADING, add_memory, add_memory_text, saved_memories
+
 __all__ = [
     "CONTEXT_FILES",
     "MAX_IMPORT_DEPTH",
@@ -292,37 +294,10 @@ class ContextFiles:
             for f in self.files:
                 extra = f", {len(f.imports)} import(s)" if f.imports else ""
                 lines.append(f"  {f.path} ({f.scope}, ~{f.tokens:,} tokens{extra})")
+        for f in self.files:
+            facts = saved_memories(f.text) if f.scope == "user" else []
+            if facts:
+                lines.append(f"Saved memories ({f.path}):")
+                lines.extend(f"  - {fact}" for fact in facts)
         lines.extend(f"Note: {n}" for n in self.notes)
         return "\n".join(lines)
-
-
-MEMORY_HEADING = "## gemtui memories"
-
-
-def add_memory_text(text: str, fact: str) -> str:
-    """``text`` (a GEMINI.md) with ``- fact`` appended to its "gemtui memories" section,
-    the section created at the end when missing."""
-    item = "- " + " ".join(fact.strip().lstrip("-").split())
-    lines = text.splitlines()
-    try:
-        start = next(i for i, line in enumerate(lines) if line.strip() == MEMORY_HEADING)
-    except StopIteration:
-        body = text.rstrip("\n")
-        return (body + "\n\n" if body else "") + f"{MEMORY_HEADING}\n\n{item}\n"
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("#")), len(lines))
-    while end > start + 1 and not lines[end - 1].strip():
-        end -= 1
-    lines.insert(end, item)
-    return "\n".join(lines) + "\n"
-
-
-def add_memory(file: Path, fact: str) -> str:
-    """Append ``fact`` to the memories section of ``file`` (created if need be); returns
-    the new text."""
-    if not " ".join(fact.split()):
-        raise ValueError("a memory needs some text")
-    old = file.read_text(encoding="utf-8") if file.exists() else ""
-    new = add_memory_text(old, fact)
-    file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_text(new, encoding="utf-8")
-    return new

@@ -11,9 +11,10 @@ from urllib.parse import urlsplit
 
 from gemtui.agent.account_watch import AccountWatch
 from gemtui.agent.context_files import ContextFiles, add_memory
+from gemtui.agent.environment_context import environment_context
 from gemtui.agent.error_text import ErrorContext
 from gemtui.agent.executor import Executor, ExecutorConfig
-from gemtui.agent.prompt import build_system_instruction
+from gemtui.agent.prompt import build_system_instruction, load_core_override
 from gemtui.agent.prompt_fit import fit_prompt
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
 from gemtui.agent.session_extensions import (
@@ -82,6 +83,11 @@ if TYPE_CHECKING:
     from gemtui.tools.sandbox import SandboxConfig
 
 __all__ = ["Session", "SessionOptions"]
+
+MEMORY_TOOL = "save_memory"
+"""Its success changes the person's GEMINI.md: the next request reads it again."""
+COMPACT_LISTING = 15
+"""Top-level entries shown to a small model (its window is precious); others get 50."""
 
 _READING_TOOLS = frozenset({"read_file", "list_directory", "glob", "grep_search"})
 _PATH_ARGS = ("file_path", "dir_path", "path")
@@ -200,6 +206,8 @@ class Session:
             model_stream=self._model_stream,
             fetch=_fetch_limits(settings),
             sandbox=_sandbox(settings, self.workspace.root, self.workspace.roots[1:]),
+            edit_fixer=settings.tools.edit_fixer,
+            memory_file=config_dir() / "GEMINI.md",
         )
         self.scheduler = ToolScheduler(
             self.registry,
@@ -220,11 +228,16 @@ class Session:
         self.account = AccountWatch(self.bus, self.id)
         self.account.bind(provider.generator)
         self._compact_tools: bool | None = None
-        """Whether tools get the compact description; decided before the first prompt."""
+        """Whether tools get the compact description (and the compact core prompt);
+        decided before the first prompt."""
+        self._core_override = load_core_override(settings.prompt.system_file, self.workspace.root)
+        """The person's own core prompt (``GEMINI_SYSTEM_MD``, ``[prompt] system_file``)."""
+        self._environment = ""
+        """Date, system, listing and git status: gathered once, before the first prompt."""
         self.chat = Chat(
             provider.generator,
             model=_start_model(provider),
-            system_instruction=build_system_instruction(self.workspace.root, self.context_files),
+            system_instruction=self._system_instruction(),
             declarations=self._declarations(),
             # signatures belong to the model that made them; a resumed history may come
             # from another one (the active loop gets the "skip" value when needed)
@@ -385,6 +398,12 @@ class Session:
         if self._compact_tools is None:
             self._compact_tools = await fit_prompt(self.provider, self.chat.model)
             self.executor.config.context_window = self.provider.context_window
+            if not self._environment:
+                limit = COMPACT_LISTING if self._compact_tools else 50
+                self._environment = await asyncio.to_thread(
+                    environment_context, self.workspace, max_entries=limit
+                )
+            self.chat.system_instruction = self._system_instruction()
         self.chat.declarations = self._declarations()
         self._cancel = asyncio.Event()
         if self.checkpoints is not None:
@@ -421,13 +440,31 @@ class Session:
             if self.options.interactive:  # headless exits now: no look-up it would not show
                 self.account.refresh_soon()
 
+    def _system_instruction(self) -> str:
+        return build_system_instruction(
+            self.workspace.root,
+            self.context_files,
+            core=self._core_override,
+            environment=self._environment,
+            compact=bool(self._compact_tools),
+            tools=self.registry.names(),
+        )
+
     def _context_just_in_time(self, event: Event) -> None:
-        """A read tool went into a subfolder: its context files join the next request."""
+        """A read tool went into a subfolder: its context files join the next request; a
+        saved memory is read back for the next request too."""
         if not (
-            isinstance(event, ToolCallStateChanged)
-            and event.call.state == ToolCallState.SUCCESS
-            and event.call.name in _READING_TOOLS
+            isinstance(event, ToolCallStateChanged) and event.call.state == ToolCallState.SUCCESS
         ):
+            return
+        if event.call.name == MEMORY_TOOL:
+            found = [f.path for f in self.context_files.files if f.scope == "subfolder"]
+            self.context_files.load()
+            for path in found:  # keep what reading subfolders brought in
+                self.context_files.discover(path)
+            self.chat.system_instruction = self._system_instruction()
+            return
+        if event.call.name not in _READING_TOOLS:
             return
         arg = next((event.call.args.get(k) for k in _PATH_ARGS if event.call.args.get(k)), None)
         if not isinstance(arg, str):
@@ -439,21 +476,17 @@ class Session:
         except (ToolError, OSError):  # a path the tool refused anyway
             return
         if self.context_files.discover(path):
-            self.chat.system_instruction = build_system_instruction(
-                self.workspace.root, self.context_files
-            )
+            self.chat.system_instruction = self._system_instruction()
 
     def refresh_context(self) -> ContextFiles:
         """Read the context files again (``/memory refresh``); the next request has them."""
         self.context_files.load()
-        self.chat.system_instruction = build_system_instruction(
-            self.workspace.root, self.context_files
-        )
+        self.chat.system_instruction = self._system_instruction()
         return self.context_files
 
     def add_memory(self, fact: str) -> Path:
         """Append ``fact`` to the user's GEMINI.md (``/memory add``, after approval)."""
-        path = config_dir() / "GEMINI.md"
+        path = self.tool_context.memory_file or config_dir() / "GEMINI.md"
         add_memory(path, fact)
         self.refresh_context()
         return path

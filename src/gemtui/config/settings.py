@@ -29,6 +29,7 @@ __all__ = [
     "GeneralSettings",
     "McpServerSettings",
     "NetworkSettings",
+    "PromptSettings",
     "ProviderSettings",
     "Settings",
     "SubagentSettings",
@@ -222,6 +223,10 @@ class ToolSettings(_Section):
     the whole output saved in a file (under the data folder) that read_file can page."""
     exclude: list[str] = Field(default_factory=list)
     """Tools never offered to the model (by name)."""
+    edit_fixer: bool = False
+    """When no strategy can place a replace's old_string, ask the model once (a JSON-mode
+    call with the file) for the text it meant; the fix is previewed and approved as usual.
+    Off by default: one more call per failed edit, slow on a local model."""
     web_fetch: WebFetchSettings = Field(default_factory=WebFetchSettings)
     """web_fetch's network bounds and limits."""
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
@@ -247,6 +252,15 @@ class ContextSettings(_Section):
         """GEMINI.md, AGENTS.md, then the names added here, each once."""
         extra = [self.file_name] if isinstance(self.file_name, str) else self.file_name
         return tuple(dict.fromkeys(["GEMINI.md", "AGENTS.md", *extra]))
+
+
+class PromptSettings(_Section):
+    """The core system prompt (``[prompt]``)."""
+
+    system_file: str | None = None
+    """A Markdown file that replaces gemtui's core prompt (context files still follow);
+    relative to the user config folder, ``~`` expanded. ``GEMTUI_SYSTEM_MD`` or
+    ``GEMINI_SYSTEM_MD`` (relative to the workspace) win over it. A missing file exits 52."""
 
 
 class UiSettings(_Section):
@@ -324,6 +338,8 @@ class Settings(BaseModel):
     """Theme and panes of the TUI."""
     context: ContextSettings = Field(default_factory=ContextSettings)
     """Context file names."""
+    prompt: PromptSettings = Field(default_factory=PromptSettings)
+    """The core system prompt's replacement file."""
     mcpServers: dict[str, McpServerSettings] = Field(default_factory=dict)
     """MCP servers (Gemini CLI's key and shape)."""
     workspace: WorkspaceSettings = Field(default_factory=WorkspaceSettings)

@@ -9,8 +9,9 @@ built from the declared tools: one object ``{"name": <a declared tool>, "argumen
 valid arguments. To leave answering possible, one more tool, ``final_answer``, is
 declared, and its text becomes the model's answer again here: each turn is the one
 decision "call this tool, or answer", made under the grammar, near-greedily. After tool
-results the request also says to answer when they do (without it, the 0.5B read the same
-file again and again); the note rides on the request and never enters the history. The
+results the request also says to answer when they finish the request, and the grammar
+leaves out the tools whose results just came (without both, the 0.5B read the same file
+again and again); the note rides on the request and never enters the history. The
 tools stay declared too, so the model's chat template still describes them; the message
 text, nothing but one call, becomes that call as any whole-text call does
 (``WholeTextCalls``). Only a tool's required arguments are in the grammar: offered an
@@ -65,8 +66,8 @@ _ANSWER = FunctionDeclaration(
 )
 PROBE_TIMEOUT = 3.0
 AFTER_RESULTS = (
-    f"If the results above answer my question, answer it now with {ANSWER_TOOL}; "
-    "call another tool only for what they do not show."
+    "If those results finish my request, reply with final_answer; if it still needs a "
+    "change or another look, call the tool for that next step."
 )
 DECISION_TEMPERATURE = 0.0
 """Unless the settings choose one: a server's own default (llama.cpp samples at 0.8)
@@ -86,13 +87,16 @@ def constrain(request: GenerateContentRequest) -> GenerateContentRequest:
         return request
     tools = [Tool(function_declarations=[_ANSWER]), *(request.tools or [])]
     contents = request.contents
+    allowed = decls
     if _after_results(request):
         last = contents[-1]
         nudge = Part(text=AFTER_RESULTS)
         contents = [*contents[:-1], last.model_copy(update={"parts": [*last.parts, nudge]})]
+        seen = {p.function_response.name for p in last.parts if p.function_response is not None}
+        allowed = [d for d in decls if d.name not in seen] or decls
     config = request.generation_config or GenerationConfig()
     update: dict[str, Any] = {
-        "response_json_schema": call_schema([_ANSWER, *decls]),
+        "response_json_schema": call_schema([_ANSWER, *allowed]),
         "response_schema": None,
     }
     if config.temperature is None:

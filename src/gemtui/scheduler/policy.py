@@ -11,9 +11,10 @@ How a call is decided:
   higher ``priority`` wins; on a tie deny beats ask beats allow. The first rule that
   matches decides; nothing matching means ask.
 * Built-in defaults follow Gemini CLI: read, search and think tools are allowed, edit
-  tools are allowed in ``auto_edit``, everything is allowed in ``yolo``, everything else
-  asks. In ``plan`` a tool that is not read-only is refused (with a message telling the
-  model so) unless a rule that names ``plan`` in its ``modes`` allows it.
+  tools are allowed in ``auto_edit`` (but ``save_memory``, whose fact joins every later
+  session's prompt), everything is allowed in ``yolo``, everything else asks. In
+  ``plan`` a tool that is not read-only is refused (with a message telling the model
+  so) unless a rule that names ``plan`` in its ``modes`` allows it.
 * A shell command is read with bash's grammar (``gemtui.tools.shell_syntax``) into every
   simple command it runs, wherever it stands. A deny rule applies when any one of them
   matches it; an allow rule only when every one is allowed and nothing is hidden (a
@@ -91,6 +92,10 @@ BUILTIN_RULES: tuple[PolicyRule, ...] = (
     PolicyRule(_B.ALLOW, kinds=tuple(READ_ONLY_KINDS), priority=50, source="builtin"),
     PolicyRule(
         _B.ALLOW, kinds=(ToolKind.EDIT,), priority=15, modes=("auto_edit",), source="builtin"
+    ),
+    # a memory joins every later session's prompt: auto_edit still asks (yolo does not)
+    PolicyRule(
+        _B.ASK, tool_name="save_memory", priority=16, modes=("auto_edit",), source="builtin"
     ),
     PolicyRule(_B.ALLOW, tool_name="*", priority=998, modes=("yolo",), source="builtin"),
     PolicyRule(

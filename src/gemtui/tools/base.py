@@ -22,6 +22,7 @@ from gemtui.wire import FunctionDeclaration, Part
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
+    from pathlib import Path
 
     from gemtui.tools.file_access import FileAccess
     from gemtui.tools.sandbox import SandboxConfig
@@ -106,6 +107,10 @@ class ToolContext:
     """Text files through a front end that holds them (an editor's buffers); None: disk."""
     terminals: TerminalAccess | None = None
     """Shell commands in a front end's terminals (an editor's); None: run here."""
+    edit_fixer: bool = False
+    """Let replace ask ``model_stream`` once to repair an old_string it cannot place."""
+    memory_file: Path | None = None
+    """The person's GEMINI.md that save_memory appends to (None: no memory here)."""
 
 
 class ToolInvocation(ABC):

@@ -258,7 +258,7 @@ def _memory(app: SessionHost, arg: str) -> None:
         except (OSError, ValueError) as exc:
             app.notify(f"Could not save the memory: {exc}", severity="error")
             return
-        app.notify(f"Added to {path} (under 'gemtui memories'); /memory show lists it.")
+        app.notify(f"Added to {path} (under 'Gemini Added Memories'); /memory show lists it.")
     else:
         app.notify("Usage: /memory show | refresh | add FACT", severity="warning")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +12,7 @@ import pytest
 from gemtui.tools.base import ToolContext, ToolError, ToolInvocation
 from gemtui.tools.builtin import ReplaceTool, WriteFileTool
 from gemtui.tools.workspace import Workspace
+from gemtui.wire import Candidate, Content, GenerateContentRequest, GenerateContentResponse, Part
 
 SOURCE = "def f():\n    return 1\n\n\ndef g():\n    return 1\n"
 
@@ -195,3 +198,99 @@ def test_diff_no_newline_marker() -> None:
 
     diff = unified_diff("a", "b", "f")
     assert "\\ No newline at end of file" in diff
+
+
+async def test_the_preview_shows_the_flexible_match_that_is_written(
+    ctx: ToolContext, root: Path
+) -> None:
+    inv = replace(
+        file_path="pkg/mod.py",
+        old_string="def g():\nreturn 1  \n",
+        new_string="def g():\nreturn 3\n",
+    )
+    conf = await inv.confirmation(ctx)
+    assert conf is not None
+    assert conf.title == "Confirm Edit: pkg/mod.py · matched with flexible whitespace"
+    assert conf.proposed == SOURCE.replace("def g():\n    return 1", "def g():\n    return 3")
+    assert "-    return 1\n+    return 3\n" in (conf.diff or "")
+    result = await inv.execute(ctx)
+    assert result.data["diff"] == conf.diff
+    assert result.data["match"] == "flexible"
+    assert (root / "pkg" / "mod.py").read_text() == conf.proposed
+    assert "Matched with flexible whitespace at line(s) 5-6" in str(result.llm_content)
+    assert result.display.startswith("matched with flexible whitespace\n--- a/pkg/mod.py")
+
+
+async def test_an_exact_match_says_nothing_about_strategy(ctx: ToolContext) -> None:
+    inv = replace(file_path="pkg/mod.py", old_string="def g", new_string="def h")
+    conf = await inv.confirmation(ctx)
+    assert conf is not None
+    assert conf.title == "Confirm Edit: pkg/mod.py"
+    result = await inv.execute(ctx)
+    assert result.data["match"] == "exact"
+    assert "Matched" not in str(result.llm_content)
+    assert result.display.startswith("--- a/pkg/mod.py")
+
+
+async def test_a_file_changed_after_the_preview_to_match_otherwise_is_not_written(
+    ctx: ToolContext, root: Path
+) -> None:
+    path = root / "pkg" / "mod.py"
+    inv = replace(
+        file_path="pkg/mod.py",
+        old_string="def g():\n    return 1",
+        new_string="def g():\n    return 5",
+    )
+    conf = await inv.confirmation(ctx)
+    assert conf is not None
+    assert conf.title == "Confirm Edit: pkg/mod.py"
+    changed = SOURCE.replace("def g():\n    return 1", "def g():\n  return 1")
+    path.write_text(changed)  # now only a flexible match would find it
+    with pytest.raises(ToolError, match="changed after the edit was previewed"):
+        await inv.execute(ctx)
+    assert path.read_text() == changed
+
+
+async def test_placeholders_are_refused_for_new_files_and_whole_writes(
+    ctx: ToolContext, root: Path
+) -> None:
+    created = replace(file_path="new.py", old_string="", new_string="x = 1\n# ... rest of code\n")
+    with pytest.raises(ToolError, match="new_string contains omission placeholder"):
+        await created.confirmation(ctx)
+    assert not (root / "new.py").exists()
+    whole = write(file_path="pkg/mod.py", content="def f():\n    # existing code ...\n")
+    with pytest.raises(ToolError, match="content contains omission placeholder"):
+        await whole.execute(ctx)
+    assert (root / "pkg" / "mod.py").read_text() == SOURCE
+    kept = write(file_path="pkg/mod.py", content=SOURCE + "# ... rest unchanged\n")
+    with pytest.raises(ToolError, match="rest unchanged"):
+        await kept.execute(ctx)
+
+
+async def test_an_ambiguous_replace_names_the_lines(ctx: ToolContext) -> None:
+    with pytest.raises(ToolError, match="found 2, starting at lines 2, 6"):
+        await replace(file_path="pkg/mod.py", old_string="return 1", new_string="return 2").execute(
+            ctx
+        )
+
+
+async def test_the_fixer_is_asked_once_and_its_edit_is_what_the_preview_shows(
+    root: Path,
+) -> None:
+    asked: list[GenerateContentRequest] = []
+
+    async def stream(request: GenerateContentRequest) -> AsyncIterator[GenerateContentResponse]:
+        asked.append(request)
+        answer = {"explanation": "g, not h", "search": "def g():", "replace": "def gg():"}
+        content = Content(role="model", parts=[Part(text=json.dumps(answer))])
+        yield GenerateContentResponse(candidates=[Candidate(content=content)])
+
+    ctx = ToolContext(workspace=Workspace(root), model_stream=stream, edit_fixer=True)
+    inv = replace(file_path="pkg/mod.py", old_string="def h():", new_string="def hh():")
+    conf = await inv.confirmation(ctx)
+    assert conf is not None
+    assert conf.proposed == SOURCE.replace("def g():", "def gg():")
+    result = await inv.execute(ctx)
+    assert len(asked) == 1
+    assert (root / "pkg" / "mod.py").read_text() == conf.proposed
+    assert "edit fixer" in str(result.llm_content)

@@ -76,6 +76,7 @@ def test_kinds_and_registry() -> None:
         "write_todos": ToolKind.THINK,
         "web_fetch": ToolKind.FETCH,
         "google_web_search": ToolKind.SEARCH,
+        "save_memory": ToolKind.EDIT,
     }
     assert reg.names() == list(kinds)
     assert reg.get("search_file_content") is reg.get("grep_search")

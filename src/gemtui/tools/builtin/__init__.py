@@ -10,6 +10,7 @@ from gemtui.tools.builtin.read_file import ReadFileTool
 from gemtui.tools.builtin.read_many_files import ReadManyFilesTool
 from gemtui.tools.builtin.replace import ReplaceTool
 from gemtui.tools.builtin.run_shell_command import RunShellCommandTool
+from gemtui.tools.builtin.save_memory import SaveMemoryTool
 from gemtui.tools.builtin.web_fetch import WebFetchTool
 from gemtui.tools.builtin.web_search import GoogleWebSearchTool
 from gemtui.tools.builtin.write_file import WriteFileTool
@@ -24,6 +25,7 @@ __all__ = [
     "ReadManyFilesTool",
     "ReplaceTool",
     "RunShellCommandTool",
+    "SaveMemoryTool",
     "WebFetchTool",
     "WriteFileTool",
     "WriteTodosTool",
@@ -45,4 +47,5 @@ def builtin_tools() -> list[Tool]:
         WriteTodosTool(),
         WebFetchTool(),
         GoogleWebSearchTool(),
+        SaveMemoryTool(),
     ]

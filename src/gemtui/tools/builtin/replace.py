@@ -28,7 +28,15 @@ from gemtui.tools.builtin._files import (
     unified_diff,
     write_regular,
 )
+from gemtui.tools.edit_fixer import EditFix, fix_old_string
+from gemtui.tools.edit_match import (
+    AmbiguousMatch,
+    EditMatchError,
+    MatchStrategy,
+    resolve_edit,
+)
 from gemtui.tools.offload import run_off_loop
+from gemtui.tools.omissions import find_placeholders, placeholder_error
 
 
 @dataclass(frozen=True)
@@ -40,6 +48,12 @@ class PlannedEdit:
     original: str | None
     proposed: str
     summary: str
+    match: str | None = None
+    """How replace found old_string: ``exact``, ``flexible`` or ``fuzzy``."""
+    phrase: str = ""
+    """The same for people: "matched with flexible whitespace"."""
+    note: str = ""
+    """Said on the approval title and the card when the match was not exact."""
 
 
 def read_existing(path: Path, shown: str, *, lenient: bool = False) -> tuple[str | None, bool]:
@@ -87,6 +101,8 @@ class FileEditInvocation(ToolInvocation):
         self._modified: str | None = None
         self._before: str | None = None
         """The file's content when the preview was made (what a modification replaced)."""
+        self._approved_match: str | None = None
+        """How the previewed edit matched: a write that would match otherwise is refused."""
         self._held: tuple[str | None] | None = None
         """The file as a front end holds it (``ToolContext.files``), read before planning;
         None: plan from the disk."""
@@ -109,6 +125,15 @@ class FileEditInvocation(ToolInvocation):
     def plan(self, ctx: ToolContext) -> PlannedEdit:
         """Work out the new content, raising ToolError when the edit cannot apply."""
 
+    content_arg = "new_string"
+    """The argument holding the text to write, named in a placeholder refusal."""
+
+    def _refuse_placeholders(self, text: str, known: tuple[str, ...]) -> None:
+        """Refuse text that abbreviates code ("// ... existing code ...") before any write."""
+        found = find_placeholders(text, known)
+        if found:
+            raise ToolError(placeholder_error(found, self.content_arg))
+
     def _target(self, ctx: ToolContext) -> tuple[Path, str]:
         arg = self.args[self.file_arg]
         path = ctx.workspace.resolve_visible(arg)
@@ -123,9 +148,11 @@ class FileEditInvocation(ToolInvocation):
             encode_capped(proposed, self.args[self.file_arg])
             original = planned.original or ""
             self._before = original
+            self._approved_match = planned.match
+            how = f" · {planned.phrase}" if planned.note else ""
             return Confirmation(
                 kind="edit",
-                title=f"Confirm Edit: {planned.rel}",
+                title=f"Confirm Edit: {planned.rel}{how}",
                 file_path=str(planned.path),
                 original=original,
                 proposed=proposed,
@@ -161,6 +188,12 @@ class FileEditInvocation(ToolInvocation):
     def _prepare(self, ctx: ToolContext) -> tuple[PlannedEdit, str]:
         """Plan again (the file may have changed since approval): the edit and its text."""
         planned = self.plan(ctx)
+        if self._modified is None and self._approved_match not in (None, planned.match):
+            raise ToolError(
+                f"{planned.rel} changed after the edit was previewed: old_string is now "
+                f"{planned.phrase}, not as approved. Nothing was changed; read the file again "
+                "and retry."
+            )
         proposed = self._modified if self._modified is not None else planned.proposed
         encode_capped(proposed, self.args[self.file_arg])
         return planned, proposed
@@ -186,14 +219,19 @@ class FileEditInvocation(ToolInvocation):
         original = planned.original or ""
         diff = unified_diff(original, proposed, planned.rel)
         text = planned.summary
+        if planned.note and self._modified is None:
+            text += " " + planned.note
         if self._modified is not None:
             text += (
                 f"\nThe user modified the proposed content before it was written. The file "
                 f"{planned.rel} now contains:\n{proposed}"
             )
+        shown = diff or f"No changes to {planned.rel}"
+        if planned.note and self._modified is None:
+            shown = f"{planned.phrase}\n{shown}"
         return ToolResult(
             llm_content=text,
-            display=diff or f"No changes to {planned.rel}",
+            display=shown,
             data={
                 "file_path": str(path),
                 "diff": diff,
@@ -201,21 +239,74 @@ class FileEditInvocation(ToolInvocation):
                 "proposed": proposed,
                 "is_new_file": planned.original is None,
                 "user_modified": self._modified is not None,
+                "match": planned.match,
             },
         )
+
+
+class OldStringNotFound(ToolError):
+    """No strategy placed old_string: the one failure the edit fixer may repair."""
+
+    def __init__(self, message: str, content: str) -> None:
+        super().__init__(message)
+        self.content = content
 
 
 class ReplaceInvocation(FileEditInvocation):
     """One validated replace call: the file and its edit."""
 
+    def __init__(self, tool: Tool, args: dict[str, Any]) -> None:
+        super().__init__(tool, args)
+        self._fix: EditFix | None = None
+        """The edit fixer's old_string and new_string, used instead of the model's."""
+        self._fix_tried = False
+
+    async def confirmation(self, ctx: ToolContext) -> Confirmation | None:
+        await self._try_fixer(ctx)
+        return await super().confirmation(ctx)
+
+    async def execute(self, ctx: ToolContext) -> ToolResult:
+        await self._try_fixer(ctx)
+        return await super().execute(ctx)
+
+    async def _try_fixer(self, ctx: ToolContext) -> None:
+        """Once, when enabled and old_string cannot be placed: ask the model for the text
+        it meant, and keep the answer only if it plans cleanly (it is then previewed)."""
+        if self._fix_tried or not ctx.edit_fixer or ctx.model_stream is None:
+            return
+        self._fix_tried = True
+        try:
+            await run_off_loop(lambda _: self.plan(ctx))
+            return
+        except OldStringNotFound as exc:
+            error, content = str(exc), exc.content
+        except ToolError:
+            return
+        self._fix = await fix_old_string(
+            ctx.model_stream,
+            instruction=str(self.args.get("instruction", "")),
+            old=self.args["old_string"],
+            new=self.args["new_string"],
+            error=error,
+            content=content,
+        )
+        if self._fix is None:
+            return
+        try:
+            await run_off_loop(lambda _: self.plan(ctx))
+        except ToolError:
+            self._fix = None  # the fix does not place either: report the model's failure
+
     def plan(self, ctx: ToolContext) -> PlannedEdit:
         path, rel = self._target(ctx)
         arg = self.args["file_path"]
-        old: str = self.args["old_string"]
-        new: str = self.args["new_string"]
+        fix = self._fix
+        old: str = fix.old_string if fix else self.args["old_string"]
+        new: str = fix.new_string if fix else self.args["new_string"]
         original = self._existing(path, arg)
         if original is None:
             if old == "":
+                self._refuse_placeholders(new, ())
                 return PlannedEdit(
                     path, rel, None, new, f"Created new file: {arg} with provided content."
                 )
@@ -232,23 +323,52 @@ class ReplaceInvocation(FileEditInvocation):
             raise ToolError(
                 f"No changes to apply. The old_string and new_string are identical in file: {arg}"
             )
-        count = original.count(old)
-        if count == 0:
-            raise ToolError(
-                f"Failed to edit, could not find the string to replace. 0 occurrences found "
-                f"for old_string in {arg}. Ensure you're not escaping content incorrectly and "
-                "check whitespace, indentation, and context. Use the read_file tool to verify."
+        # Only the file vouches for a line: a placeholder the model also put in old_string
+        # is not in the file, so old_string could only match approximately, and writing
+        # new_string would then swap real code for the placeholder.
+        found = find_placeholders(old, (original,))
+        if found:
+            raise ToolError(placeholder_error(found, "old_string"))
+        self._refuse_placeholders(new, (original,))
+        try:
+            edit = resolve_edit(
+                original, old, new, allow_multiple=bool(self.args.get("allow_multiple"))
             )
-        if count > 1 and not self.args.get("allow_multiple"):
-            raise ToolError(
-                f"Failed to edit, expected 1 occurrence but found {count} for old_string in "
-                f"file: {arg}. Add more surrounding context to old_string so it matches exactly "
-                "one place, or set allow_multiple to true to replace every occurrence."
+        except AmbiguousMatch as exc:
+            every = (
+                ""
+                if exc.strategy is MatchStrategy.FUZZY
+                else ", or set allow_multiple to true to replace every occurrence"
             )
-        proposed = original.replace(old, new)
-        noun = "replacement" if count == 1 else "replacements"
+            raise ToolError(
+                f"Failed to edit, {exc} for old_string in file: {arg}. Add more surrounding "
+                f"context to old_string so it matches exactly one place{every}. Nothing was "
+                "changed."
+            ) from exc
+        except EditMatchError as exc:
+            raise OldStringNotFound(
+                f"Failed to edit, could not find the string to replace. {exc} in {arg}. "
+                "Ensure you're not escaping content incorrectly and check whitespace, "
+                "indentation, and context. Use the read_file tool to verify.",
+                original,
+            ) from exc
+        noun = "replacement" if edit.count == 1 else "replacements"
+        summary = f"Successfully modified file: {arg} ({edit.count} {noun})."
+        if fix is not None:
+            summary += (
+                " old_string was not in the file; the edit fixer replaced it with the file's "
+                f"text ({fix.explanation or 'no reason given'}). Re-read the file before "
+                "editing it again."
+            )
         return PlannedEdit(
-            path, rel, original, proposed, f"Successfully modified file: {arg} ({count} {noun})."
+            path,
+            rel,
+            original,
+            edit.proposed,
+            summary,
+            match=edit.strategy.value,
+            phrase=edit.strategy.phrase,
+            note=edit.describe(),
         )
 
 
@@ -278,7 +398,11 @@ class ReplaceTool(Tool):
         "4. NEVER escape `old_string` or `new_string`, that would break the exact literal text "
         "requirement.\n"
         "An empty `old_string` creates a new file (which must not exist yet) containing "
-        "`new_string`."
+        "`new_string`.\n\n"
+        "If `old_string` differs from the file only in indentation, trailing spaces or line "
+        "endings (or, for a longer block, very slightly), the edit still lands at the one "
+        "place it fits and the result says how it matched; if it fits more than one place, "
+        "the tool fails and names the line of each."
     )
     parameters = {
         "type": "object",

@@ -13,6 +13,8 @@ from gemtui.tools.builtin.replace import FileEditInvocation, PlannedEdit
 class WriteFileInvocation(FileEditInvocation):
     """One validated write_file call."""
 
+    content_arg = "content"
+
     def _target(self, ctx: ToolContext) -> tuple[Path, str]:
         """Inside the workspace, ignored or not.
 
@@ -27,6 +29,8 @@ class WriteFileInvocation(FileEditInvocation):
         path, rel = self._target(ctx)
         arg = self.args["file_path"]
         original = self._existing(path, arg, lenient=True)
+        # A whole-file write with "... rest unchanged" in it would delete what it stands for.
+        self._refuse_placeholders(self.args["content"], (original or "",))
         summary = (
             f"Successfully created and wrote to new file: {arg}."
             if original is None

@@ -432,10 +432,13 @@ class ToolBlock(Block):
 
 def _changed_lines(output: list[str]) -> list[str] | None:
     """A unified diff's added and removed lines, without its headers, hunk marks and
-    context (what a folded edit card shows); None when ``output`` is not a diff."""
-    if len(output) < 3 or not output[0].startswith("--- ") or not output[1].startswith("+++ "):
+    context (what a folded edit card shows); None when ``output`` is not a diff. One line
+    before the diff (how replace matched: "matched with flexible whitespace") is kept."""
+    note = output[:1] if output[:1] and not output[0].startswith("--- ") else []
+    diff = output[len(note) :]
+    if len(diff) < 3 or not diff[0].startswith("--- ") or not diff[1].startswith("+++ "):
         return None
-    return [line for line in output[2:] if line[:1] in "+-"]
+    return [*note, *(line for line in diff[2:] if line[:1] in "+-")]
 
 
 class BlockList:
