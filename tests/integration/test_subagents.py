@@ -395,3 +395,24 @@ def test_a_subagents_model_error_is_named_and_the_parent_goes_on(
     error = _responses(mock_llm_thread.requests[2])["p1"]["error"]
     assert "generalist agent stopped without a report" in error
     assert "CHILD-BAD-REQUEST" in error
+
+
+def test_plan_mode_holds_inside_a_subagent(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue(
+        _call("generalist", {"task": "t"}, "p1"),
+        _call("write_file", {"file_path": "plan.txt", "content": "x"}, "w1"),
+        _done("could not write"),
+        {"text": "ok"},
+    )
+    env = _env(isolated_home, mock_llm_thread.url)
+    proc = run_gemtui(["-p", "hi", "--approval-mode", "plan"], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    _, child1, child2, _ = mock_llm_thread.requests
+    assert "generalist" in _tools(mock_llm_thread.requests[0])  # delegating changes nothing
+    assert "write_file" not in _tools(child1)  # plan mode: read-only tools offered
+    assert "read_file" in _tools(child1)
+    assert "error" in _responses(child2)["w1"]
+    assert not (workspace / "plan.txt").exists()
