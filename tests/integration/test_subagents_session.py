@@ -190,3 +190,30 @@ async def test_side_by_side_subagents_change_the_workspace_one_call_at_a_time(
     # never two commands at once: each ends before the other starts
     assert lines[0][6:] == lines[1][4:], lines
     assert lines[2][6:] == lines[3][4:], lines
+
+
+async def test_cancel_while_a_subagent_waits_for_approval_withdraws_the_request(
+    mock_llm: MockLLMServer, make_session: SessionFactory, workspace: Path
+) -> None:
+    _agent("scribe", SCRIBE)
+    mock_llm.enqueue(
+        _call("scribe", {"task": "write a.txt"}, "p1"),
+        _call("write_file", {"file_path": "a.txt", "content": "hello"}, "w1"),
+    )
+    session = make_session(interactive=True)
+    events: list[Event] = []
+
+    def cancel_when_asked(event: Event) -> None:
+        events.append(event)
+        if isinstance(event, ToolCallStateChanged) and event.call.correlation_id:
+            asyncio.get_running_loop().call_soon(session.cancel)
+
+    session.bus.subscribe(cancel_when_asked)
+    done = await asyncio.wait_for(session.send("delegate"), 10)
+    assert done.reason == TerminateReason.ABORTED
+    last = {e.call.call_id: e.call.state for e in events if isinstance(e, ToolCallStateChanged)}
+    assert last == {"p1": ToolCallState.CANCELLED, "p1/w1": ToolCallState.CANCELLED}
+    assert session.bus.pending_approvals == []
+    assert not (workspace / "a.txt").exists()
+    assert len(mock_llm.requests) == 2
+    assert history_is_valid(session.chat.history)
