@@ -106,7 +106,7 @@ def test_user_agent_is_offered_runs_its_own_turns_and_its_report_reaches_the_par
                 {"name": "run_shell_command", "args": {"command": "touch shell"}, "id": "c3"},
             ]
         },
-        _done("The notes say NOTES-BODY (REPORT-XYZ)."),
+        {**_done("The notes say NOTES-BODY (REPORT-XYZ)."), "text": "CHILD-WORDS"},
         {"text": "All done."},
     )
     proc = run_gemtui(
@@ -116,6 +116,7 @@ def test_user_agent_is_offered_runs_its_own_turns_and_its_report_reaches_the_par
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "All done."  # the child's text is not the answer
+    assert "CHILD-WORDS" not in proc.stderr
     parent, child1, child2, parent2 = mock_llm_thread.requests
     # the agent is a tool of the parent, with its description and one task argument
     decl = _declaration(parent, "scout")
@@ -146,7 +147,7 @@ def test_subagent_write_needs_approval_named_after_the_agent(
     _user_agent(isolated_home, "scribe", SCRIBE)
     mock_llm_thread.enqueue(
         _call("scribe", {"task": "write a.txt"}, "p1"),
-        _call("write_file", {"file_path": "a.txt", "content": "hi"}, "w1"),
+        {**_call("write_file", {"file_path": "a.txt", "content": "hi"}, "w1"), "text": "Hmm."},
         _done("I could not write a.txt."),
         {"text": "ok"},
     )
@@ -161,6 +162,11 @@ def test_subagent_write_needs_approval_named_after_the_agent(
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     child = [obj for obj in lines if obj.get("parent_id")]
     assert {obj["parent_id"] for obj in child} == {"p1"}
+    said = [o for o in child if o["type"] == "message"]
+    assert [(o["content"], o["role"]) for o in said] == [("Hmm.", "assistant")]
+    assert not any(
+        o["type"] == "message" and "Hmm." in o["content"] for o in lines if o not in child
+    )
     use = next(o for o in child if o["type"] == "tool_use")
     assert (use["id"], use["name"]) == ("p1/w1", "write_file")
     result = next(o for o in child if o["type"] == "tool_result")
