@@ -285,7 +285,9 @@ class MainScreen(Screen[None]):
 
     def _turn_finished(self, e: ev.TurnFinished) -> None:
         if e.parent_id:  # a subagent's model call: its card and its usage line
-            agent = self.transcript.subagent_turn(e.parent_id, e.usage.total, e.cost)
+            u = e.usage
+            tokens = u.total or u.input + u.output + u.thoughts
+            agent = self.transcript.subagent_turn(e.parent_id, tokens, e.cost)
             self.usage.record_subagent_turn(agent, e.usage, e.cost)
             return
         self._close_answer()
