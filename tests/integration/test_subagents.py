@@ -288,6 +288,8 @@ def test_max_depth_two_nests_once_and_zero_offers_none(
     }
     # each call named as the views see it, under the call that started its agent
     assert uses == {"p1": None, "p1/c1": "p1", "p1/c1/g1": "p1/c1"}
+    result = json.loads(proc.stdout.splitlines()[-1])
+    assert set(result["stats"]["agents"]) == {"generalist", "codebase_investigator"}
     write_fast_config(isolated_home, "\n[agents]\nmax_depth = 0\n")
     mock_llm_thread.enqueue({"text": "none"})
     proc = run_gemtui(["-p", "hi"], env=env, cwd=workspace)
@@ -315,6 +317,9 @@ def test_subagent_tokens_count_in_the_prompts_stats(
     assert out["stats"]["tokens"]["input"] == 2200
     assert out["stats"]["tokens"]["output"] == 22
     assert out["stats"]["turns"] == 2  # the conversation's own model turns
+    agents = out["stats"]["agents"]
+    assert list(agents) == ["generalist"]
+    assert (agents["generalist"]["input"], agents["generalist"]["output"]) == (2000, 20)
 
 
 def test_at_agent_name_asks_the_model_to_delegate(

@@ -25,6 +25,7 @@ from gemtui.agent.outcome import exit_code_for, join_turns
 from gemtui.agent.prices import cost_of, price_for
 from gemtui.agent.router import ModelRouter
 from gemtui.agent.stream_loop import StreamLoopDetector
+from gemtui.agent.subagent_usage import SubagentTally
 from gemtui.agent.token_estimate import (
     estimate_request_tokens,
     estimate_tokens,
@@ -35,7 +36,6 @@ from gemtui.bus import (
     Citation,
     ContentDelta,
     ErrorOccurred,
-    Event,
     EventBus,
     HistoryCompressed,
     LoopDetected,
@@ -237,7 +237,9 @@ class Executor:
                 cancel.set()
 
             timer = asyncio.get_running_loop().call_later(self.config.timeout, on_timeout)
-        uncount = self.bus.subscribe(lambda event: self._count_subagent(event, prompt_id, state))
+        subagents = SubagentTally(
+            self.bus, prompt_id, lambda call: self._count_subagent(call, state)
+        )
         try:
             parts = [Part(text=prompt)] if isinstance(prompt, str) else prompt
             text = prompt if isinstance(prompt, str) else (parts[0].text or "" if parts else "")
@@ -254,7 +256,7 @@ class Executor:
                 reason, output = await self._recover(reason, state, cancel)
             self._answer_dangling(reason)
         finally:
-            uncount()
+            subagents.close()
             if timer is not None:
                 timer.cancel()
             current_prompt_id.reset(token)
@@ -271,6 +273,8 @@ class Executor:
             output=output,
             exit_code=exit_code_for(reason, state.error),
             cost=state.cost,
+            usage_by_agent=dict(subagents.usage),
+            cost_by_agent=dict(subagents.cost),
         )
 
     async def _recover(
@@ -663,18 +667,14 @@ class Executor:
         return verdict.speaker == "model" and not cancel.is_set()
 
     @staticmethod
-    def _count_subagent(event: Event, prompt_id: str, state: _RunState) -> None:
-        """A subagent's model call (published here by its bus) counts in this prompt's
-        tokens and cost: the person pays for it through this prompt."""
-        if not (isinstance(event, TurnFinished) and event.parent_id):
-            return
-        if event.prompt_id != prompt_id:
-            return
-        state.usage = state.usage + event.usage
+    def _count_subagent(call: TurnFinished, state: _RunState) -> None:
+        """A subagent's model call counts in this prompt's tokens and cost: the person
+        pays for it through this prompt."""
+        state.usage = state.usage + call.usage
         by_model = state.usage_by_model
-        by_model[event.model] = by_model.get(event.model, Usage()) + event.usage
-        if event.cost is not None:
-            state.cost = (state.cost or 0.0) + event.cost
+        by_model[call.model] = by_model.get(call.model, Usage()) + call.usage
+        if call.cost is not None:
+            state.cost = (state.cost or 0.0) + call.cost
 
     def _add_usage(self, state: _RunState, ev: FinishedEvent) -> None:
         if ev.usage.input:

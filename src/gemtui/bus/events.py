@@ -452,6 +452,10 @@ class AgentFinished(Event):
     exit_code: int = 0
     """The process exit code this ending means (0, 1, 41 auth, 53 turn limit, 130
     cancelled…): the engine classifies it once, headless only reports it."""
+    usage_by_agent: dict[str, Usage] = field(default_factory=dict)
+    """Subagents' tokens by agent name (already in ``usage``)."""
+    cost_by_agent: dict[str, float] = field(default_factory=dict)
+    """Subagents' USD by agent name, where priced (already in ``cost``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

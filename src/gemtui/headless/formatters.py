@@ -52,7 +52,7 @@ __all__ = [
 
 
 def stats_of(done: AgentFinished) -> dict[str, Any]:
-    return {
+    stats = {
         "models": {m: asdict(u) for m, u in done.usage_by_model.items()},
         "tokens": asdict(done.usage),
         "turns": done.turns,
@@ -60,6 +60,17 @@ def stats_of(done: AgentFinished) -> dict[str, Any]:
         "terminate_reason": str(done.reason),
         "cost_usd": None if done.cost is None else round(done.cost, 6),
     }
+    if done.usage_by_agent:  # what the subagents took of it, by agent
+        stats["agents"] = {
+            name: {
+                **asdict(usage),
+                "cost_usd": round(done.cost_by_agent[name], 6)
+                if name in done.cost_by_agent
+                else None,
+            }
+            for name, usage in done.usage_by_agent.items()
+        }
+    return stats
 
 
 class _Base:
