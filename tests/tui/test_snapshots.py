@@ -586,3 +586,61 @@ class TestRewindPicture:
             await _settle(pilot)
 
         assert snap_compare(_app(tmp_path), terminal_size=(120, 34), run_before=run_before)
+
+
+def _subagent_at_work() -> list[ev.Event]:
+    """A generalist delegated to: one call of its done, one running, a turn billed."""
+    delegation = ev.ToolCallSnapshot(
+        call_id="p1",
+        name="generalist",
+        args={"task": "Find where greet() is called and add a test for it"},
+        state=ev.ToolCallState.EXECUTING,
+        kind="think",
+    )
+    read = ev.ToolCallSnapshot(
+        call_id="p1/c1",
+        name="read_file",
+        args={"file_path": "src/greet.py"},
+        state=ev.ToolCallState.SUCCESS,
+        kind="read",
+        output="def greet(name: str) -> str:\n    return 'Hello, ' + name",
+        duration_ms=12,
+    )
+    grep = ev.ToolCallSnapshot(
+        call_id="p1/c2",
+        name="grep_search",
+        args={"pattern": "greet\\("},
+        state=ev.ToolCallState.EXECUTING,
+        kind="search",
+    )
+    usage = ev.Usage(input=2400, output=120, total=2520)
+    return [
+        ev.ToolCallStateChanged(call=delegation, prompt_id="s#1"),
+        ev.ContentDelta(text="Reading greet.py first.", prompt_id="s#1", parent_id="p1"),
+        ev.TurnFinished(
+            finish_reason="STOP",
+            usage=usage,
+            model="gemini-2.5-flash",
+            prompt_id="s#1",
+            parent_id="p1",
+            cost=0.0012,
+        ),
+        ev.ToolCallStateChanged(call=read, prompt_id="s#1", parent_id="p1"),
+        ev.ToolCallStateChanged(call=grep, prompt_id="s#1", parent_id="p1"),
+    ]
+
+
+class TestSubagents:
+    def test_delegation_card_while_its_agent_works(self, snap_compare: Any, tmp_path: Path) -> None:
+        """The generalist's card runs with its task in full; under it "⋯ 1 turn · 1 call ·
+        2,520 tokens · $0.0012 · now grep_search" and, on a dotted rail, the agent's last
+        words ("Reading greet.py first."). Its calls follow as cards of their own, each
+        led by "↳ generalist ›": read_file done with its two output lines, grep_search
+        running. The usage pane's session row counts the agent's tokens, its turn row does
+        not, and a line under the cost reads "generalist: 2,520 tokens · $0.0012"."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            _feed(pilot.app, *_conversation_start(), *_subagent_at_work())  # type: ignore[arg-type]
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(120, 30), run_before=run_before)

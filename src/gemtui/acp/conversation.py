@@ -96,7 +96,7 @@ class Conversation:
             self._finish_reason = event.finish_reason
         if isinstance(event, ToolCallStateChanged):
             call = event.call
-            await self.send(self.mapper.tool_call(call))
+            await self.send(self.mapper.tool_call(call, event.parent_id))
             waiting = call.state is ToolCallState.AWAITING_APPROVAL
             if waiting and call.correlation_id and call.correlation_id not in self._asked:
                 self._asked.add(call.correlation_id)  # one question per request

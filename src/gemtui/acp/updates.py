@@ -149,16 +149,20 @@ class UpdateMapper:
         self._subject: str | None = None
         self._cost = 0.0
         self._priced = False
+        self._used = 0
+        """The conversation's context used after its latest model call."""
         self.total = Usage()
         """Every model call's tokens in this session (``/stats``)."""
 
     def map(self, event: Event) -> list[Update]:
+        if event.parent_id and isinstance(event, ContentDelta | ThoughtDelta):
+            return []  # a subagent's text is not the agent's message; its calls are shown
         if isinstance(event, ContentDelta):
             return [update_agent_message_text(event.text)] if event.text else []
         if isinstance(event, ThoughtDelta):
             return self._thought(event)
         if isinstance(event, ToolCallStateChanged):
-            return [self.tool_call(event.call)]
+            return [self.tool_call(event.call, event.parent_id)]
         if isinstance(event, ToolOutput):
             return self._live_output(event)
         if isinstance(event, TodosUpdated):
@@ -188,8 +192,18 @@ class UpdateMapper:
             text = f"**{event.subject}**\n\n{text}"
         return [update_agent_thought_text(text)] if text else []
 
-    def tool_call(self, call: ToolCallSnapshot) -> ToolCallStart | ToolCallProgress:
-        """The call's first snapshot announces it; later ones update it."""
+    def tool_call(
+        self, call: ToolCallSnapshot, parent_id: str = ""
+    ) -> ToolCallStart | ToolCallProgress:
+        """The call's first snapshot announces it; later ones update it. A subagent's
+        call says in ``_meta`` which call started its agent (``parentToolCallId``)."""
+        update = self._tool_call(call)
+        if parent_id:
+            meta = {"gemtui": {"parentToolCallId": parent_id}}
+            update = update.model_copy(update={"field_meta": meta})
+        return update
+
+    def _tool_call(self, call: ToolCallSnapshot) -> ToolCallStart | ToolCallProgress:
         status = tool_status(call.state)
         content = call_content(call, self.terminals.get(call.call_id))
         raw_output = None
@@ -231,6 +245,9 @@ class UpdateMapper:
             self._cost += event.cost
             self._priced = True
         used = event.usage.total or (event.usage.input + event.usage.output)
+        if event.parent_id:  # a subagent's call costs, but fills its own context, not this one
+            used = self._used
+        self._used = used
         return UsageUpdate(
             session_update="usage_update",
             used=max(0, used),

@@ -25,6 +25,7 @@ from gemtui.agent.outcome import exit_code_for, join_turns
 from gemtui.agent.prices import cost_of, price_for
 from gemtui.agent.router import ModelRouter
 from gemtui.agent.stream_loop import StreamLoopDetector
+from gemtui.agent.subagent_usage import SubagentTally
 from gemtui.agent.token_estimate import (
     estimate_request_tokens,
     estimate_tokens,
@@ -236,6 +237,9 @@ class Executor:
                 cancel.set()
 
             timer = asyncio.get_running_loop().call_later(self.config.timeout, on_timeout)
+        subagents = SubagentTally(
+            self.bus, prompt_id, lambda call: self._count_subagent(call, state)
+        )
         try:
             parts = [Part(text=prompt)] if isinstance(prompt, str) else prompt
             text = prompt if isinstance(prompt, str) else (parts[0].text or "" if parts else "")
@@ -252,6 +256,7 @@ class Executor:
                 reason, output = await self._recover(reason, state, cancel)
             self._answer_dangling(reason)
         finally:
+            subagents.close()
             if timer is not None:
                 timer.cancel()
             current_prompt_id.reset(token)
@@ -268,6 +273,8 @@ class Executor:
             output=output,
             exit_code=exit_code_for(reason, state.error),
             cost=state.cost,
+            usage_by_agent=dict(subagents.usage),
+            cost_by_agent=dict(subagents.cost),
         )
 
     async def _recover(
@@ -658,6 +665,16 @@ class Executor:
         by_model = state.usage_by_model
         by_model[verdict.model] = by_model.get(verdict.model, Usage()) + verdict.usage
         return verdict.speaker == "model" and not cancel.is_set()
+
+    @staticmethod
+    def _count_subagent(call: TurnFinished, state: _RunState) -> None:
+        """A subagent's model call counts in this prompt's tokens and cost: the person
+        pays for it through this prompt."""
+        state.usage = state.usage + call.usage
+        by_model = state.usage_by_model
+        by_model[call.model] = by_model.get(call.model, Usage()) + call.usage
+        if call.cost is not None:
+            state.cost = (state.cost or 0.0) + call.cost
 
     def _add_usage(self, state: _RunState, ev: FinishedEvent) -> None:
         if ev.usage.input:

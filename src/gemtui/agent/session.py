@@ -28,6 +28,7 @@ from gemtui.agent.session_hooks import (
     drain_hooks,
     fire_session_start,
 )
+from gemtui.agent.subagents import Subagents
 from gemtui.agent.user_commands import (
     ShellNotes,
     add_roots,
@@ -67,6 +68,7 @@ from gemtui.wire import (
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable
 
+    from gemtui.agent.agent_defs import AgentSet
     from gemtui.agent.checkpointing import SessionCheckpoints
     from gemtui.agent.next_speaker import NextSpeakerCheck
     from gemtui.agent.router import ModelRouter
@@ -219,6 +221,8 @@ class Session:
             self.mcp.manager.sandbox = context.sandbox
         self.checkpoints = _checkpoints(settings, self.bus, self.workspace.root, self.id)
         self.scheduler.guard = self.checkpoints
+        self.agents = Subagents(self)
+        self.agents.load()  # each agent a tool of the registry, before the declarations
         if isinstance(provider.generator, RetryingGenerator):
             provider.generator.on_retry = self._on_retry
         self.account = AccountWatch(self.bus, self.id)
@@ -350,6 +354,7 @@ class Session:
             workspace=str(self.workspace.root),
         )
         announce_problems(self, self.commands)
+        self.agents.announce_problems()
         fire_session_start(self, "resume" if self.chat.history else "startup")
         self.start_mcp()
         if self.options.interactive:  # the usage pane shows the account's tier and quota
@@ -419,6 +424,7 @@ class Session:
                 return await self.executor.run(
                     self.shell_notes.attach(expanded[0]), cancel=self._cancel, attached=expanded[1]
                 )
+            prompt = self.agents.delegation(prompt) or prompt  # "@agent-name task"
             if "@" in prompt:  # @path attaches files (read before the prompt is announced)
                 from gemtui.agent.at_paths import attach_files
 
@@ -493,6 +499,13 @@ class Session:
     def cancel_event(self) -> asyncio.Event | None:
         """The running prompt's cancel signal (None between prompts)."""
         return self._cancel
+
+    def reload_agents(self) -> AgentSet:
+        """Read the agent definitions again (``/agents reload``); the next prompt offers them."""
+        found = self.agents.load()
+        self.agents.announce_problems()
+        self.chat.declarations = self._declarations()
+        return found
 
     def reload_commands(self) -> CommandSet:
         """Read the custom command files again (``/commands reload``)."""

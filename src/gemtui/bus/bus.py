@@ -40,6 +40,8 @@ def mergeable(last: Event, event: Event) -> bool:
     """
     if type(last) is not type(event) or last.prompt_id != event.prompt_id:
         return False
+    if last.parent_id != event.parent_id:  # a subagent's text is not the parent's
+        return False
     if isinstance(event, ThoughtDelta) and isinstance(last, ThoughtDelta):
         return last.subject == event.subject
     return isinstance(event, ContentDelta)

@@ -161,6 +161,8 @@ class Event:
     session_id: str = ""
     prompt_id: str = ""
     seq: int = 0
+    parent_id: str = ""
+    """Set on a subagent's events: the id of the parent's tool call that started it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -310,6 +312,8 @@ class Confirmation:
     scopes: tuple[tuple[str, str], ...] = ()
     """For an edit, each reach an allow may choose — (``file`` / ``folder`` / ``every``,
     what it covers) — narrowest first; ``remembers`` shows the first."""
+    agent: str | None = None
+    """The subagent whose call this is (None: the conversation's own model asks)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -448,6 +452,10 @@ class AgentFinished(Event):
     exit_code: int = 0
     """The process exit code this ending means (0, 1, 41 auth, 53 turn limit, 130
     cancelled…): the engine classifies it once, headless only reports it."""
+    usage_by_agent: dict[str, Usage] = field(default_factory=dict)
+    """Subagents' tokens by agent name (already in ``usage``)."""
+    cost_by_agent: dict[str, float] = field(default_factory=dict)
+    """Subagents' USD by agent name, where priced (already in ``cost``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -32,6 +32,7 @@ __all__ = [
     "PromptSettings",
     "ProviderSettings",
     "Settings",
+    "SubagentSettings",
     "ToolSettings",
     "UiSettings",
     "WebFetchSettings",
@@ -144,6 +145,14 @@ class AgentSettings(_Section):
     Gemini providers) whether the model meant to go on, and if so send "Please
     continue.". Off by default, as in Gemini CLI: it costs a call per answer and can
     make the model talk to itself."""
+
+
+class SubagentSettings(_Section):
+    """Delegation to subagents (``[agents]``)."""
+
+    max_depth: int = Field(default=1, ge=0, le=5)
+    """How deep delegation may nest: 1 lets the conversation start subagents that cannot
+    start their own; 0 offers no subagents at all."""
 
 
 class NetworkSettings(_Section):
@@ -319,6 +328,8 @@ class Settings(BaseModel):
     """Compression and the answer cap."""
     agent: AgentSettings = Field(default_factory=AgentSettings)
     """The next-speaker check."""
+    agents: SubagentSettings = Field(default_factory=SubagentSettings)
+    """Subagents: how deep delegation may nest."""
     tools: ToolSettings = Field(default_factory=ToolSettings)
     """Tool timeouts, output limits and exclusions."""
     network: NetworkSettings = Field(default_factory=NetworkSettings)

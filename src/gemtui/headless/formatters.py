@@ -52,7 +52,7 @@ __all__ = [
 
 
 def stats_of(done: AgentFinished) -> dict[str, Any]:
-    return {
+    stats = {
         "models": {m: asdict(u) for m, u in done.usage_by_model.items()},
         "tokens": asdict(done.usage),
         "turns": done.turns,
@@ -60,6 +60,17 @@ def stats_of(done: AgentFinished) -> dict[str, Any]:
         "terminate_reason": str(done.reason),
         "cost_usd": None if done.cost is None else round(done.cost, 6),
     }
+    if done.usage_by_agent:  # what the subagents took of it, by agent
+        stats["agents"] = {
+            name: {
+                **asdict(usage),
+                "cost_usd": round(done.cost_by_agent[name], 6)
+                if name in done.cost_by_agent
+                else None,
+            }
+            for name, usage in done.usage_by_agent.items()
+        }
+    return stats
 
 
 class _Base:
@@ -72,6 +83,14 @@ class _Base:
         self.on_broken_pipe: Any = None
         """Called once when a reader closed our output (``gemtui -p … | head -c 1``)."""
         self.pipe_broken = False
+        self._call_names: dict[str, str] = {}
+        """Each call's tool name by id: a subagent's events name its parent call."""
+
+    def _who(self, event: Event) -> str:
+        """``"agent NAME: "`` for a subagent's event, nothing for the conversation's."""
+        if not event.parent_id:
+            return ""
+        return f"agent {self._call_names.get(event.parent_id, event.parent_id)}: "
 
     def _note(self, text: str) -> None:
         self.err.write(text + "\n")
@@ -100,20 +119,22 @@ class _Base:
         elif isinstance(event, HookRan):
             self._note(f"gemtui: {event.summary()}")
         elif isinstance(event, ErrorOccurred):
-            self.errors.append(event.message)
+            if not event.parent_id:  # a subagent's failure reaches its report, not the run's
+                self.errors.append(event.message)
             level = "warning" if event.kind == "warning" else "error"
             hint = f" {event.hint}" if event.hint else ""
-            self._note(f"gemtui: {level}: {event.message}{hint}")
+            self._note(f"gemtui: {self._who(event)}{level}: {event.message}{hint}")
         elif isinstance(event, ToolCallStateChanged):
-            call = event.call
+            call, who = event.call, self._who(event)
+            self._call_names.setdefault(call.call_id, call.name)
             if call.refusal is Refusal.NEEDS_APPROVAL:
                 why = f": {call.approval_reason}" if call.approval_reason else ""
-                self._note(f"gemtui: {call.name} was not run: it needs approval{why}")
+                self._note(f"gemtui: {who}{call.name} was not run: it needs approval{why}")
             elif call.refusal is Refusal.DENIED:
-                self._note(f"gemtui: {call.name} was not run: {call.error}")
+                self._note(f"gemtui: {who}{call.name} was not run: {call.error}")
         elif isinstance(event, TurnFinished) and event.message:
             self._note(f"gemtui: {event.message}")
-        elif isinstance(event, AgentFinished):
+        elif isinstance(event, AgentFinished) and not event.parent_id:
             self.finished = event
 
     def _first(self) -> None:
@@ -195,6 +216,8 @@ class TextFormatter(_Base):
             self._live_line(rest)
 
     def handle(self, event: Event) -> None:
+        if event.parent_id and isinstance(event, ContentDelta | ThoughtDelta):
+            return  # a subagent's text reaches the answer only through its report
         if isinstance(event, ContentDelta):
             self._first()
             if self._next_turn and self._wrote:  # each model turn's text its own paragraph
@@ -213,7 +236,8 @@ class TextFormatter(_Base):
             isinstance(event, ToolCallStateChanged) and event.call.state == ToolCallState.EXECUTING
         ):
             self._first()
-            self._note(f"gemtui: running {event.call.name} {one_line_args(event.call.args)}")
+            call = event.call
+            self._note(f"gemtui: {self._who(event)}running {call.name} {one_line_args(call.args)}")
         elif isinstance(event, ToolOutput):
             self._live_output(event)
         elif isinstance(event, ToolCallStateChanged) and event.call.state.terminal:
@@ -239,6 +263,8 @@ class JsonFormatter(_Base):
         self._next_turn = False
 
     def handle(self, event: Event) -> None:
+        if event.parent_id:
+            return  # the response is the conversation's; a subagent's report is in it
         if isinstance(event, ContentDelta):
             if self._next_turn and self._text:  # model turns apart, as the text format
                 self._text.append("\n\n")
@@ -265,13 +291,15 @@ class JsonFormatter(_Base):
 
 
 class StreamJsonFormatter(_Base):
-    """One JSON event per line, flushed as it happens."""
+    """One JSON event per line, flushed as it happens; a subagent's carry ``parent_id``."""
 
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
         super().__init__(out, err)
         self._answer = StreamRedactor()
         self._thought = StreamRedactor()
         self._subject: str | None = None
+        self._children: dict[tuple[str, str], StreamRedactor] = {}
+        """Each subagent's held text and thought tails, by (parent id, type)."""
 
     def _write(self, obj: dict[str, Any]) -> None:
         self._first()
@@ -286,14 +314,29 @@ class StreamJsonFormatter(_Base):
         if text:
             self._write({"type": "thought", "subject": self._subject, "content": text})
 
+    def _child_delta(self, parent_id: str, kind: str, text: str) -> None:
+        if not text:
+            return
+        obj: dict[str, Any] = {"type": kind, "content": text, "parent_id": parent_id}
+        if kind == "message":
+            obj.update(role="assistant", delta=True)
+        self._write(obj)
+
     def _line(self, obj: dict[str, Any]) -> None:
         """A non-delta line: first the deltas' held tails, so the order stays true."""
         self._thought_delta(self._thought.finish())
         self._delta(self._answer.finish())
+        for (parent_id, kind), mask in self._children.items():
+            self._child_delta(parent_id, kind, mask.finish())
         self._write(obj)
 
     def handle(self, event: Event) -> None:
-        if isinstance(event, SessionStarted):
+        parent_id = event.parent_id
+        if parent_id and isinstance(event, ContentDelta | ThoughtDelta):
+            kind = "message" if isinstance(event, ContentDelta) else "thought"
+            mask = self._children.setdefault((parent_id, kind), StreamRedactor())
+            self._child_delta(parent_id, kind, mask.feed(event.text))
+        elif isinstance(event, SessionStarted):
             self._line({"type": "init", "session_id": event.session_id, "model": event.model})
         elif isinstance(event, ContentDelta):
             self._thought_delta(self._thought.finish())
@@ -306,32 +349,36 @@ class StreamJsonFormatter(_Base):
         elif isinstance(event, StreamRetried):
             self._line({"type": "retry", "attempt": event.attempt, "reason": event.reason})
         elif isinstance(event, ToolCallStateChanged):
-            call = event.call
-            if call.state == ToolCallState.VALIDATING:
-                args = redact_data(call.args, keys=True)  # the model chose the names too
-                use = {"type": "tool_use", "id": call.call_id, "name": call.name, "args": args}
-                if call.repair:
-                    use["repair"] = call.repair
-                self._line(use)
-            elif call.state.terminal:
-                obj: dict[str, Any] = {
-                    "type": "tool_result",
-                    "id": call.call_id,
-                    "status": str(call.state),
-                }
-                if call.state == ToolCallState.SUCCESS:
-                    obj["output"] = call.output
-                else:
-                    obj["error"] = call.error
-                if call.refusal is not None:
-                    obj["refusal"] = str(call.refusal)
-                    if call.approval_reason:
-                        obj["approval_reason"] = call.approval_reason
-                self._line(obj)
+            self._tool_line(event)
         elif isinstance(event, ErrorOccurred):
-            self._line({"type": "error", "message": event.message, "kind": event.kind})
-        elif isinstance(event, AgentFinished):
+            obj = {"type": "error", "message": event.message, "kind": event.kind}
+            self._line({**obj, "parent_id": parent_id} if parent_id else obj)
+        elif isinstance(event, AgentFinished) and not parent_id:
             self._line({"type": "result", "response": event.text, "stats": stats_of(event)})
+
+    def _tool_line(self, event: ToolCallStateChanged) -> None:
+        call = event.call
+        obj: dict[str, Any]
+        if call.state == ToolCallState.VALIDATING:
+            args = redact_data(call.args, keys=True)  # the model chose the names too
+            obj = {"type": "tool_use", "id": call.call_id, "name": call.name, "args": args}
+            if call.repair:
+                obj["repair"] = call.repair
+        elif call.state.terminal:
+            obj = {"type": "tool_result", "id": call.call_id, "status": str(call.state)}
+            if call.state == ToolCallState.SUCCESS:
+                obj["output"] = call.output
+            else:
+                obj["error"] = call.error
+            if call.refusal is not None:
+                obj["refusal"] = str(call.refusal)
+                if call.approval_reason:
+                    obj["approval_reason"] = call.approval_reason
+        else:
+            return
+        if event.parent_id:
+            obj["parent_id"] = event.parent_id
+        self._line(obj)
 
     def close(self, error: str | None = None, exit_code: int | None = None) -> None:
         self._thought_delta(self._thought.finish())

@@ -10,7 +10,7 @@ from typing import Any
 from gemtui.bus.events import ApprovalDecision, Refusal, ToolCallSnapshot, ToolCallState
 from gemtui.wire import FunctionCall
 
-__all__ = ["replayed_call"]
+__all__ = ["replayed_call", "subagent_calls"]
 
 
 def _enum(kind: Any, value: Any) -> Any:
@@ -53,3 +53,36 @@ def replayed_call(
         duration_ms=stored.get("duration_ms"),
         refusal=_enum(Refusal, stored.get("refusal")),
     )
+
+
+def subagent_calls(
+    parent_id: str, calls: Mapping[str, Mapping[str, Any]], known: set[str]
+) -> list[tuple[ToolCallSnapshot, str]]:
+    """The stored calls a subagent made under the call ``parent_id`` (ids ``PARENT/ID``,
+    nested ones deeper), each with the id of the call that started its agent: the agent's
+    cards come back on resume. Ids the conversation itself used are never taken for one."""
+    if not parent_id:
+        return []
+    prefix = f"{parent_id}/"
+    found = [k for k in calls if k.startswith(prefix) and k not in known]
+    found.sort(key=lambda k: k.count("/"))  # an agent's card before its own agent's calls
+    out: list[tuple[ToolCallSnapshot, str]] = []
+    for call_id in found:
+        record = calls[call_id]
+        state = _enum(ToolCallState, record.get("state"))
+        if state is None or not state.terminal:
+            continue
+        args = record.get("args")
+        snapshot = ToolCallSnapshot(
+            call_id=call_id,
+            name=str(record.get("name", "")),
+            args=dict(args) if isinstance(args, dict) else {},
+            state=state,
+            decision=_enum(ApprovalDecision, record.get("decision")),
+            output=record.get("output"),
+            error=record.get("error"),
+            duration_ms=record.get("duration_ms"),
+            refusal=_enum(Refusal, record.get("refusal")),
+        )
+        out.append((snapshot, call_id.rsplit("/", 1)[0]))
+    return out

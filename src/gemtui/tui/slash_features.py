@@ -8,7 +8,41 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from gemtui.tui.session_host import SessionHost
 
-__all__ = ["commands", "directory", "extensions", "hooks", "tasks"]
+__all__ = ["agents", "commands", "directory", "extensions", "hooks", "tasks"]
+
+
+def agents(app: SessionHost, arg: str) -> None:
+    """``/agents`` lists the subagents the model may delegate to, with where each comes
+    from and what it may use; ``/agents reload`` reads the definition files again;
+    ``/agents run NAME TASK`` asks the model to delegate TASK to NAME (as ``@NAME TASK``)."""
+    if app.session is None:
+        return
+    if arg.strip() == "reload":
+        found = app.session.reload_agents()
+        broken = f", {len(found.problems)} not loaded (see the warnings)" if found.problems else ""
+        app.notify(f"Agents reloaded: {len(found.agents)} available{broken}.")
+        return
+    verb, _, rest = arg.strip().partition(" ")
+    if verb == "run":
+        name, _, task = rest.strip().partition(" ")
+        if name not in app.session.agents.agents or not task.strip():
+            app.notify("Usage: /agents run NAME TASK (see /agents)", severity="warning")
+            return
+        app.send_prompt(f"@{name} {task.strip()}")
+        return
+    if arg.strip():
+        app.notify("Usage: /agents [reload | run NAME TASK]", severity="warning")
+        return
+    subagents = app.session.agents
+    if subagents.max_depth < 1:
+        app.notify("Subagents are off ([agents] max_depth = 0).")
+        return
+    lines = []
+    for a in sorted(subagents.agents.values(), key=lambda a: (a.source != "builtin", a.name)):
+        where = a.source if a.path is None else f"{a.source}: {a.path}"
+        tools = "all tools" if a.tools is None else ", ".join(a.tools)
+        lines.append(f"{a.name} ({where}) — {tools}\n  {a.description}")
+    app.notify("Agents (the model delegates with a tool call):\n" + "\n".join(lines), timeout=20)
 
 
 def commands(app: SessionHost, arg: str) -> None:

@@ -213,7 +213,12 @@ class MainScreen(Screen[None]):
         """Route one engine event to the panes; a view bug becomes a notification (the
         session is kept), and the bridge is told it may send the next batch."""
         try:
-            route = self._routes.get(type(message.event))
+            event = message.event
+            route = self._routes.get(type(event))
+            if event.parent_id and isinstance(event, ev.ContentDelta | ev.ThoughtDelta):
+                route = None  # a subagent's text: on its card, never as the answer
+                if isinstance(event, ev.ContentDelta):
+                    self.transcript.subagent_text(event.parent_id, event.text)
             if route is not None:
                 route(message.event)
         except Exception as exc:
@@ -279,6 +284,12 @@ class MainScreen(Screen[None]):
         self.transcript.add_notice(f"The stream broke ({e.reason}); retrying.", "warning")
 
     def _turn_finished(self, e: ev.TurnFinished) -> None:
+        if e.parent_id:  # a subagent's model call: its card and its usage line
+            u = e.usage
+            tokens = u.total or u.input + u.output + u.thoughts
+            agent = self.transcript.subagent_turn(e.parent_id, tokens, e.cost)
+            self.usage.record_subagent_turn(agent, e.usage, e.cost)
+            return
         self._close_answer()
         self.usage.record_turn(e.usage, e.cost)
         if e.message:
@@ -289,7 +300,7 @@ class MainScreen(Screen[None]):
         call = e.call
         if call.state == ev.ToolCallState.AWAITING_APPROVAL:
             self.transcript.scroll_to_latest()  # what is being approved is in view
-        self.transcript.upsert_tool(call)
+        self.transcript.upsert_tool(call, e.parent_id)
         self.approvals.upsert(call, e.prompt_id)
         self.status.call_changed(call.call_id, call.name, call.state.value)
 

@@ -373,9 +373,11 @@ class ApprovalQueue(Vertical, can_focus=True):
             return
         snap = items[self._index].snapshot
         self._show_keys(snap)
+        agent = snap.confirmation.agent if snap.confirmation is not None else None
+        asker = f" for agent {agent}" if agent else ""  # a subagent's call says whose it is
         title.update(
             Content.assemble(
-                (f"Approve {snap.name}", "bold $tool-pending"),
+                (f"Approve {snap.name}{asker}", "bold $tool-pending"),
                 (f"  ({self._index + 1} of {len(items)})", "$text-muted"),
             )
         )

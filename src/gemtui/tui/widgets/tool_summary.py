@@ -21,6 +21,7 @@ KEY_ARGUMENTS = (
     "include",
     "paths",
     "fact",
+    "task",
 )
 """The argument a card shows in full, the first of these a call has; the rest fold."""
 

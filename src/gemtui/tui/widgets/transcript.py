@@ -22,7 +22,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from gemtui.bus.events import ToolCallSnapshot
-from gemtui.tui.replayed_calls import replayed_call
+from gemtui.tui.replayed_calls import replayed_call, subagent_calls
 from gemtui.tui.widgets.answer_render import code_blocks
 from gemtui.tui.widgets.markdown_look import MARKDOWN_CSS, MARKDOWN_STYLES, markdown_theme
 from gemtui.tui.widgets.render_cache import RenderedLines
@@ -209,16 +209,45 @@ class Transcript(ScrollView, can_focus=True):
         """A dim line showing that the model thought here."""
         self._append(ThoughtMarkerBlock(subject))
 
-    def upsert_tool(self, snapshot: ToolCallSnapshot) -> None:
-        """Add the card of a tool call, or redraw it with its new state."""
+    def subagent_text(self, parent_id: str, text: str) -> None:
+        """A subagent's own words: on its delegation card (expanded: all of them)."""
+        block = self._tools.get(parent_id)
+        if block is not None:
+            block.progress.add_text(text)
+            self._rerender(block)
+
+    def subagent_turn(self, parent_id: str, tokens: int, cost: float | None) -> str:
+        """A subagent's model call finished: its delegation card counts it. Returns the
+        agent's name (the card's tool)."""
+        block = self._tools.get(parent_id)
+        if block is None:
+            return "subagent"
+        block.progress.turns += 1
+        block.progress.tokens += tokens
+        if cost is not None:
+            block.progress.cost = (block.progress.cost or 0.0) + cost
+        self._rerender(block)
+        return block.snapshot.name
+
+    def upsert_tool(self, snapshot: ToolCallSnapshot, parent_id: str = "") -> None:
+        """Add the card of a tool call, or redraw it with its new state; a subagent's
+        card (``parent_id``: the call that started it) names the agent."""
         block = self._tools.get(snapshot.call_id)
         if block is None:
             self._end_answer_if_open()
             block = self._tools[snapshot.call_id] = ToolBlock(snapshot)
+            if parent_id:
+                parent = self._tools.get(parent_id)
+                block.agent = parent.snapshot.name if parent is not None else "subagent"
             self._append(block)
         else:
             block.update(snapshot)
             self._rerender(block)
+        parent = self._tools.get(parent_id) if parent_id else None
+        if parent is not None:  # the delegation card shows what its agent is doing
+            parent.progress.current = None if snapshot.state.terminal else snapshot.name
+            parent.progress.calls += 1 if snapshot.state.terminal else 0
+            self._rerender(parent)
         self._update_spinner()
 
     def append_tool_output(self, call_id: str, text: str) -> None:
@@ -289,6 +318,7 @@ class Transcript(ScrollView, can_focus=True):
             for p in c.parts
             if p.function_response is not None
         }
+        known = {k for k in responses if k}
         for content in history:
             if content.role == "user":
                 text = typed_text(content)  # attached files are for the model, not shown
@@ -309,6 +339,8 @@ class Transcript(ScrollView, can_focus=True):
                 described = describe(call.name, dict(call.args)) if describe else ""
                 stored = (calls or {}).get(call.id or "")
                 self.upsert_tool(replayed_call(call, described, body, stored))
+                for child, parent in subagent_calls(call.id or "", calls or {}, known):
+                    self.upsert_tool(child, parent)  # its agent's calls, under it
 
     def messages(self) -> list[tuple[str, str]]:
         """(role, text) of every user message and answer, for copying."""

@@ -38,6 +38,7 @@ __all__ = [
     "BlockList",
     "NoticeBlock",
     "RenderContext",
+    "SubagentProgress",
     "ThoughtMarkerBlock",
     "ToolBlock",
     "UserBlock",
@@ -253,6 +254,37 @@ def _linked(line: str, style: Style) -> Text:
     return text
 
 
+@dataclass
+class SubagentProgress:
+    """What a delegation card shows of its agent while it works."""
+
+    turns: int = 0
+    tokens: int = 0
+    cost: float | None = None
+    calls: int = 0
+    """The agent's calls that have ended."""
+    current: str | None = None
+    """The tool the agent is running (or waiting approval for) now."""
+    said: str = ""
+    """The agent's own text so far (its tail), shown on the card, never as an answer."""
+
+    SAID_LIMIT = 16 * 1024
+
+    def add_text(self, text: str) -> None:
+        self.said = (self.said + text)[-self.SAID_LIMIT :]
+
+    def line(self) -> str:
+        parts = [f"{self.turns} turn{'s' if self.turns != 1 else ''}"]
+        if self.calls:
+            parts.append(f"{self.calls} call{'s' if self.calls != 1 else ''}")
+        parts.append(f"{self.tokens:,} tokens")
+        if self.cost is not None:
+            parts.append(f"${self.cost:.4f}")
+        if self.current:
+            parts.append(f"now {self.current}")
+        return " · ".join(parts)
+
+
 class ToolBlock(Block):
     """A tool call card: one line naming the tool once, its key argument in full, the
     rest folded, the state with elapsed time; output folded to a few lines."""
@@ -269,6 +301,10 @@ class ToolBlock(Block):
         """Output streamed while the call runs, until its result replaces it."""
         self.started: float | None = None
         """When the call began executing (monotonic), for the running time."""
+        self.agent: str | None = None
+        """The subagent that made this call (None: the conversation's own)."""
+        self.progress = SubagentProgress()
+        """Its agent's work so far, when this call started a subagent."""
         self._note_start()
 
     @property
@@ -282,8 +318,10 @@ class ToolBlock(Block):
     @property
     def foldable(self) -> bool:
         """Is there anything a toggle would show or hide?"""
-        return len(self._output_lines()) > COLLAPSED_OUTPUT_LINES or bool(
-            split_arguments(self.snapshot.args)[1]
+        return (
+            len(self._output_lines()) > COLLAPSED_OUTPUT_LINES
+            or bool(split_arguments(self.snapshot.args)[1])
+            or bool(self.progress.said.strip())
         )
 
     def update(self, snapshot: ToolCallSnapshot) -> None:
@@ -333,6 +371,8 @@ class ToolBlock(Block):
         muted = ctx.style("muted")
         key, rest = split_arguments(snap.args)
         header = Text()
+        if self.agent:
+            header.append(f"↳ {self.agent} › ", style=muted)
         header.append(f"{icon} ", style=state_style)
         header.append(snap.name, style=ctx.style("tool-name"))
         tail = Text()
@@ -348,11 +388,19 @@ class ToolBlock(Block):
             strips = [_text_line(ctx, header + tail)]
             wrapped = _wrapped(ctx, Text(shown_key), ctx.width - 2 * _INDENT)
             strips.extend(_prefixed(Segment(" " * 2 * _INDENT), wrapped))
+        bar = Segment("  │ ", muted)
+        width = ctx.width - bar.cell_length
+        if self.progress.turns or self.progress.current:  # a delegation: its agent's work
+            note = Text(f"  ⋯ {self.progress.line()}", style=muted)
+            strips.extend(_wrapped(ctx, note, ctx.width))
+        said = [x for x in redact(self.progress.said).expandtabs(4).split("\n") if x.strip()]
+        if said and (self.expanded or self.running):  # its words: the last line while it works
+            rail = Segment("  ┊ ", muted)
+            for line in said if self.expanded else said[-1:]:
+                strips.extend(_prefixed(rail, [_text_line(ctx, Text(line, style=muted), width)]))
         if snap.repair:  # the arguments were repaired before it ran: say how
             note = Text(f"  ↺ {snap.repair}", style=muted)
             strips.extend(_wrapped(ctx, note, ctx.width))
-        bar = Segment("  │ ", muted)
-        width = ctx.width - bar.cell_length
         if self.expanded:
             for name, value in rest:
                 argument = Text(f"{name}: ", style=muted)

@@ -91,6 +91,8 @@ class UsagePanel(VerticalScroll, can_focus=False):
         self.last_prompt_tokens = 0
         self.account: AccountStatus | None = None
         """The Google account behind code-assist (its tier and quota), when there is one."""
+        self.by_agent: dict[str, tuple[int, float]] = {}
+        """Subagents' tokens and cost, by agent name (they are in the session figures too)."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="usage-numbers")
@@ -114,12 +116,25 @@ class UsagePanel(VerticalScroll, can_focus=False):
             self.priced = True
         self._refresh_numbers()
 
+    def record_subagent_turn(self, agent: str, usage: Usage, cost: float | None) -> None:
+        """A subagent's model call: it counts in the session and its cost, and in the
+        agent's own line; the turn row and the context share stay the conversation's."""
+        self.session = self.session + usage
+        tokens, spent = self.by_agent.get(agent, (0, 0.0))
+        total = usage.total or usage.input + usage.output + usage.thoughts
+        self.by_agent[agent] = (tokens + total, spent + (cost or 0.0))
+        if cost is not None:
+            self.cost += cost
+            self.priced = True
+        self._refresh_numbers()
+
     def reset(self) -> None:
         """Another session is shown now: its own figures replace these."""
         self.turn, self.session = Usage(), Usage()
         self.per_turn.clear()
         self.compressions.clear()
         self.cost, self.priced = 0.0, False
+        self.by_agent.clear()
         self.streamed_chars = self.last_prompt_tokens = 0
         self._refresh_numbers()
 
@@ -186,6 +201,11 @@ class UsagePanel(VerticalScroll, can_focus=False):
             else "context window unknown"
         ]
         notes.append(f"\ncost ${self.cost:.4f}" if self.priced else "\ncost: no price known")
+        for agent, (tokens, spent) in sorted(self.by_agent.items()):
+            money = f" · ${spent:.4f}" if self.priced else ""
+            notes.append(
+                Content.styled(f"\n  {agent}: {short(tokens)} tokens{money}", "$text-muted")
+            )
         for line in self.account_lines():
             notes.append(Content.styled(f"\n{line}", "$text-muted"))
         for before, after in self.compressions[-3:]:

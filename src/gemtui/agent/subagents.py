@@ -1,0 +1,313 @@
+"""The session's subagents: found, offered as tools, and each run as a child executor.
+
+A delegated task runs in task mode on the session's engine (its provider, policy engine,
+approval mode, checkpoints, hooks and workspace) with its own chat, history and tool set.
+Its tools are what its definition names *and* the session has (never more: a name it
+lists that the session lacks or excludes is simply not there, and the child's registry is
+all its scheduler can run, whatever the model asks for). Delegation nests at most
+``[agents] max_depth`` deep. A cancel of the parent (Esc, Ctrl-C, its timeout) cancels
+the child's task, which ends its turn and its calls at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import platform
+from typing import TYPE_CHECKING, Any, Protocol
+
+from gemtui.agent.agent_defs import AgentDefinition, AgentSet, load_agents
+from gemtui.agent.executor import COMPLETE_TASK, Executor, ExecutorConfig
+from gemtui.agent.subagent_tool import (
+    InvestigationReport,
+    SubagentTool,
+    TaskReport,
+    subagent_tool,
+)
+from gemtui.bus import ErrorOccurred, TerminateReason
+from gemtui.bus.child import ChildBus
+from gemtui.chat.chat import Chat
+from gemtui.tools.base import ToolContext, ToolError, ToolResult
+from gemtui.tools.registry import ToolRegistry
+from gemtui.wire import FunctionDeclaration, GenerationConfig
+
+if TYPE_CHECKING:
+    from gemtui.agent.checkpointing import SessionCheckpoints
+    from gemtui.bus import EventBus
+    from gemtui.config.settings import Settings
+    from gemtui.providers.base import ContentGenerator
+    from gemtui.scheduler import PolicyEngine
+    from gemtui.scheduler.change_guard import ChangeGuard
+    from gemtui.scheduler.orchestration import ToolScheduler
+    from gemtui.tools.base import Tool
+    from gemtui.tools.workspace import Workspace
+
+__all__ = ["SubagentHost", "Subagents"]
+
+
+class _HostOptions(Protocol):
+    @property
+    def trusted_workspace(self) -> bool: ...
+    @property
+    def interactive(self) -> bool: ...
+
+
+class SubagentHost(Protocol):
+    """What subagents use of their session (typed here, so imports point down)."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def bus(self) -> EventBus: ...
+    @property
+    def workspace(self) -> Workspace: ...
+    @property
+    def options(self) -> _HostOptions: ...
+    @property
+    def registry(self) -> ToolRegistry: ...
+    @property
+    def policy(self) -> PolicyEngine: ...
+    @property
+    def approval_mode(self) -> str: ...
+    @property
+    def scheduler(self) -> ToolScheduler: ...
+    @property
+    def tool_context(self) -> ToolContext: ...
+    @property
+    def checkpoints(self) -> SessionCheckpoints | None: ...
+    @property
+    def chat(self) -> Chat: ...
+    @property
+    def chat_generator(self) -> ContentGenerator: ...
+    @property
+    def executor(self) -> Executor: ...
+
+
+GROUNDED_TOOL = "google_web_search"
+
+_TASK_SUFFIX = """
+
+You work in the workspace root {root} (platform: {platform}), on one task given to you by
+another agent, which sees only your final report. When you are done, call complete_task
+with it."""
+
+
+class _OneChangeAtATime:
+    """Subagents running side by side change the workspace one call at a time: each
+    change still gets its own checkpoint, and no two run (or checkpoint) at once."""
+
+    def __init__(self, inner: ChangeGuard | None) -> None:
+        self.inner = inner
+        self.lock = asyncio.Lock()
+
+    async def before(self, tool: Tool, invocation: Any) -> object | None:
+        await self.lock.acquire()
+        try:
+            token = await self.inner.before(tool, invocation) if self.inner else None
+        except BaseException:
+            self.lock.release()
+            raise
+        return (token,)  # never None, so ``after`` always runs and releases
+
+    async def after(self, token: object) -> None:
+        try:
+            inner_token = token[0] if isinstance(token, tuple) else None
+            if self.inner is not None and inner_token is not None:
+                await self.inner.after(inner_token)
+        finally:
+            self.lock.release()
+
+
+class Subagents:
+    """The agents of one session and the runner of their tasks."""
+
+    def __init__(self, session: SubagentHost) -> None:
+        self.session = session
+        self.found = AgentSet()
+        self._installed: list[str] = []
+        self._guard: _OneChangeAtATime | None = None
+
+    @property
+    def max_depth(self) -> int:
+        return self.session.settings.agents.max_depth
+
+    @property
+    def agents(self) -> dict[str, AgentDefinition]:
+        return self.found.agents
+
+    def load(self) -> AgentSet:
+        """(Re)read the definitions and offer each as a tool (``/agents reload``)."""
+        session = self.session
+        registry = session.registry
+        for name in self._installed:
+            registry.unregister(name)
+        self._installed = []
+        tool_names = {n for t in registry.tools() for n in (t.name, *t.aliases)}
+        reserved = frozenset(tool_names | {COMPLETE_TASK})
+        self.found = load_agents(
+            session.workspace.root, trusted=session.options.trusted_workspace, reserved=reserved
+        )
+        if self.max_depth < 1:
+            return self.found
+        for definition in self.found.agents.values():
+            registry.register(subagent_tool(definition, self, depth=0))
+            self._installed.append(definition.name)
+        return self.found
+
+    def delegation(self, prompt: str) -> str | None:
+        """``@agent-name task`` (or ``/agents run NAME task`` in the TUI): the prompt
+        asking the model to hand ``task`` to that agent; None for any other prompt."""
+        head, _, task = prompt.strip().partition(" ")
+        name = head[1:] if head.startswith("@") else ""
+        if name not in self._installed or not task.strip():
+            return None
+        return (
+            f"{task.strip()}\n\n(The user asks you to delegate this to the {name} agent: "
+            f"call the {name} tool with the whole task, then report what it found.)"
+        )
+
+    def announce_problems(self) -> None:
+        for problem in self.found.problems:
+            self.session.bus.emit(
+                ErrorOccurred,
+                message=f"Agent not loaded: {problem}",
+                kind="warning",
+                hint="Fix the file, then /agents reload.",
+            )
+
+    # -- running ---------------------------------------------------------------------
+
+    async def run_task(self, tool: SubagentTool, task: str, ctx: ToolContext) -> ToolResult:
+        """Run ``task`` with the tool's agent as a child of the call ``ctx.call_id``."""
+        definition, depth = tool.definition, tool.depth
+        if depth >= self.max_depth:
+            raise ToolError(
+                f"{definition.name} cannot be started from here: subagents may not start "
+                f"subagents deeper than [agents] max_depth = {self.max_depth}. Do the task "
+                "yourself."
+            )
+        bus = ChildBus(tool.bus or self.session.bus, ctx.call_id, definition.name)
+        executor = self._executor(definition, bus, depth + 1)
+        cancel = asyncio.Event()
+        run = asyncio.ensure_future(executor.run(task, cancel=cancel))
+        try:
+            done = await asyncio.shield(run)
+        except asyncio.CancelledError:
+            cancel.set()  # the parent was cancelled: the child ends its turn and calls now
+            await asyncio.wait({run})
+            raise
+        data = {
+            "agent": definition.name,
+            "turns": done.turns,
+            "reason": str(done.reason),
+            "tokens": done.usage.total,
+            "cost": done.cost,
+        }
+        if done.reason == TerminateReason.GOAL and done.output is not None:
+            text = _report_text(done.output)
+            return ToolResult(llm_content=text, display=text, data=data)
+        why = done.error or str(done.reason)
+        said = done.text.strip()
+        tail = f" What it said last: {said[-2000:]}" if said else ""
+        return ToolResult(
+            error=f"The {definition.name} agent stopped without a report ({why}).{tail}",
+            data=data,
+        )
+
+    def _executor(self, definition: AgentDefinition, bus: ChildBus, depth: int) -> Executor:
+        session = self.session
+        from gemtui.scheduler import ToolScheduler
+
+        registry = self._child_registry(definition, depth, bus)
+        scheduler = ToolScheduler(
+            registry,
+            bus,
+            session.policy,
+            session.tool_context,
+            approval_mode=lambda: session.approval_mode,
+            interactive=session.options.interactive,
+            guard=self._change_guard(),
+        )
+        scheduler.hooks = session.scheduler.hooks
+        base = session.chat.generation_config or GenerationConfig()
+        config = base
+        if definition.temperature is not None:
+            config = base.model_copy(update={"temperature": definition.temperature})
+        prompt = definition.prompt + _TASK_SUFFIX.format(
+            root=session.workspace.root, platform=platform.system()
+        )
+        chat = Chat(
+            session.chat_generator,
+            model=definition.model or session.chat.model,
+            system_instruction=prompt,
+            declarations=self._declarations(registry),
+            generation_config=config if config.model_fields_set else None,
+            retry_delays=session.chat.retry_delays,
+            max_answer_chars=session.chat.max_answer_chars,
+        )
+        parent = session.executor.config
+        return Executor(
+            chat,
+            scheduler,
+            bus,
+            ExecutorConfig(
+                max_turns=definition.max_turns,
+                timeout=definition.timeout,
+                grace_period=min(60.0, definition.timeout or 60.0),
+                output_schema=InvestigationReport if definition.structured else TaskReport,
+                context_window=parent.context_window,
+                compression_threshold=parent.compression_threshold,
+                compression_preserve=parent.compression_preserve,
+                prices=dict(parent.prices),
+                stream_loop_detection=parent.stream_loop_detection,
+            ),
+        )
+
+    def _change_guard(self) -> _OneChangeAtATime:
+        """One for the session, around its checkpoints (which may be switched off)."""
+        if self._guard is None or self._guard.inner is not self.session.checkpoints:
+            self._guard = _OneChangeAtATime(self.session.checkpoints)
+        return self._guard
+
+    def _child_registry(
+        self, definition: AgentDefinition, depth: int, bus: ChildBus
+    ) -> ToolRegistry:
+        """The tools the definition names that the session has; agents only above the
+        depth limit, and only those the definition names (or all, for an open list)."""
+        allowed = definition.tools
+        registry = ToolRegistry()
+        for tool in self.session.registry.tools():
+            if isinstance(tool, SubagentTool):
+                continue
+            if allowed is not None and not ({tool.name, *tool.aliases} & set(allowed)):
+                continue
+            registry.register(tool)
+        if depth < self.max_depth:
+            for other in self.found.agents.values():
+                if other.name == definition.name or other.name in registry:
+                    continue
+                if allowed is None or other.name in allowed:
+                    registry.register(subagent_tool(other, self, depth=depth, bus=bus))
+        return registry
+
+    def _declarations(self, registry: ToolRegistry) -> list[FunctionDeclaration]:
+        """As the session's: no tool a rule refuses outright, read-only ones in plan mode."""
+        from gemtui.scheduler import READ_ONLY_KINDS
+
+        session = self.session
+        mode = session.approval_mode
+        denied = set(session.policy.denied_tool_names(registry.names(), mode))
+        if mode == "plan":
+            denied |= {t.name for t in registry.tools() if t.kind not in READ_ONLY_KINDS}
+        if not session.chat_generator.capabilities.grounding:
+            denied.add(GROUNDED_TOOL)
+        return registry.declarations(exclude=denied)
+
+
+def _report_text(output: object) -> str:
+    """A general agent's report as its text; a structured one as JSON."""
+    if isinstance(output, TaskReport):
+        return output.report
+    if isinstance(output, InvestigationReport):
+        return json.dumps(output.model_dump(), ensure_ascii=False, indent=2)
+    return str(output)

@@ -1,0 +1,191 @@
+"""Subagents in the TUI: /agents lists them with their sources, and a subagent's write
+is offered for approval under the agent's name."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Static
+
+from gemtui.bus.events import AgentFinished
+from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.app import GemtuiApp
+from gemtui.tui.launch import build_app
+from gemtui.tui.widgets.approval_queue import ApprovalQueue
+from gemtui.tui.widgets.transcript_blocks import AnswerBlock, ToolBlock
+from tests.tui.conftest import make_app, make_session
+from tests.tui.helpers import Messages, engine_started, turns_done
+from tests.tui.test_resume_shows_what_happened import _settings_for
+
+SCRIBE = """---
+name: scribe
+description: Writes files (SCRIBE-DESCRIPTION).
+tools: [write_file]
+---
+You are SCRIBE-PROMPT.
+"""
+
+
+def _screen(app: Any) -> str:
+    """The screen's text, row by row (the SVG's text runs put back together)."""
+    rows: dict[float, list[tuple[float, str]]] = {}
+    pattern = r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>'
+    for m in re.finditer(pattern, app.export_screenshot()):
+        text = html.unescape(m[3]).replace("\xa0", " ")
+        rows.setdefault(float(m[2]), []).append((float(m[1]), text))
+    return "\n".join("".join(t for _, t in sorted(rows[y])) for y in sorted(rows))
+
+
+def _cards(app: Any) -> dict[str, tuple[str | None, str]]:
+    return {
+        call_id: (block.agent, str(block.snapshot.state))
+        for call_id, block in app.main.transcript._tools.items()
+    }
+
+
+def _notes(app: Any) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+def _agent(home: Path, text: str) -> Path:
+    path = home / "config" / "agents" / "scribe.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+async def test_agents_lists_sources_and_reload_reads_new_files(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.run_slash("/agents")
+        await pilot.pause()
+        listing = _notes(app)[-1]
+        assert "codebase_investigator (builtin)" in listing
+        assert "read_file, read_many_files" in listing
+        assert "generalist (builtin) — all tools" in listing
+        assert "scribe" not in listing
+        path = _agent(isolated_home, SCRIBE)
+        app.run_slash("/agents reload")
+        await pilot.pause()
+        assert "Agents reloaded: 3 available." in _notes(app)[-1]
+        app.run_slash("/agents")
+        await pilot.pause()
+        assert f"scribe (user: {path}) — write_file" in _notes(app)[-1]
+        assert "scribe" in {d.name for d in app.session.chat.declarations}
+
+
+async def test_subagent_write_is_offered_under_the_agents_name(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    _agent(isolated_home, SCRIBE)
+    mock_llm.enqueue(
+        {"function_calls": [{"name": "scribe", "args": {"task": "write a"}, "id": "p1"}]},
+        {
+            "text": "CHILD-CHATTER",
+            "function_calls": [
+                {"name": "write_file", "args": {"file_path": "a.txt", "content": "A"}, "id": "w1"}
+            ],
+        },
+        {"function_calls": [{"name": "complete_task", "args": {"output": {"report": "ok"}}}]},
+        {"text": "Parent answer."},
+    )
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"delegate", "enter")
+        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await pilot.pause()
+        title = str(app.main.approvals.query_one("#approval-title", Static).content)
+        assert title.startswith("Approve write_file for agent scribe")
+        live = app.main.transcript._tools["p1"].progress
+        assert (live.turns, live.current) == (1, "write_file")  # the card shows the agent's work
+        waiting = _screen(app)
+        assert "now write_file" in waiting
+        assert "┊ CHILD-CHATTER" in waiting  # its words on its card while it works
+        await pilot.press("1")  # allow once
+        await seen.wait_event(AgentFinished)
+        await pilot.pause()
+        answers = [b.text for b in app.main.transcript._blocks.blocks if isinstance(b, AnswerBlock)]
+        cards = {
+            b.call_id: b.agent
+            for b in app.main.transcript._blocks.blocks
+            if isinstance(b, ToolBlock)
+        }
+        screen = _screen(app)
+        by_agent = dict(app.main.usage.by_agent)
+        app.main.transcript.toggle_tool("p1")  # expanded: the agent's words again
+        await pilot.pause()
+        expanded = _screen(app)
+    assert (workspace / "a.txt").read_text() == "A"
+    assert answers == ["Parent answer."]  # the subagent's text is not the conversation's
+    assert cards == {"p1": None, "p1/w1": "scribe"}  # the subagent's card names it
+    assert "↳ scribe ›" in screen
+    assert "⋯ 2 turns · 1 call ·" in screen
+    assert "CHILD-CHATTER" not in screen  # folded once it is done
+    assert "┊ CHILD-CHATTER" in expanded
+    assert set(by_agent) == {"scribe"}
+    assert by_agent["scribe"][0] > 0
+    assert "scribe: " in screen  # the usage pane splits tokens by agent
+
+
+async def test_agents_run_asks_the_model_to_delegate(
+    mock_llm: MockLLMServer, workspace: Path, isolated_home: Path
+) -> None:
+    mock_llm.enqueue({"text": "sure"})
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        app.run_slash("/agents run nobody do it")
+        await pilot.pause()
+        assert "Usage: /agents run NAME TASK" in _notes(app)[-1]
+        app.run_slash("/agents run codebase_investigator find the config loader")
+        await seen.wait_event(AgentFinished)
+    sent = mock_llm.requests[0].json["contents"][-1]["parts"][0]["text"]
+    assert sent.startswith("find the config loader")
+    assert "call the codebase_investigator tool" in sent
+    assert len(mock_llm.requests) == 1
+
+
+async def test_resume_shows_the_subagents_calls_under_its_card(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    (workspace / "notes.txt").write_text("N\n")
+    mock_llm.enqueue(
+        {"function_calls": [{"name": "generalist", "args": {"task": "read"}, "id": "p1"}]},
+        {"function_calls": [{"name": "read_file", "args": {"file_path": "notes.txt"}, "id": "c1"}]},
+        {"function_calls": [{"name": "complete_task", "args": {"output": {"report": "ok"}}}]},
+        {"text": "Done."},
+    )
+    app = build_app(_settings_for(mock_llm.url), workspace=workspace)
+    assert isinstance(app, GemtuiApp)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await engine_started(app, seen)
+        await pilot.press(*"delegate", "enter")
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+        live = _cards(app)
+        assert app.session is not None
+        session_id = app.session.id
+    app.close_store()
+    assert live == {"p1": (None, "success"), "p1/c1": ("generalist", "success")}
+
+    app = build_app(_settings_for(mock_llm.url), workspace=workspace, resume=session_id)
+    assert isinstance(app, GemtuiApp)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await engine_started(app, seen)
+        for _ in range(3):
+            await pilot.pause()
+        resumed = _cards(app)
+        screen = _screen(app)
+    app.close_store()
+    assert resumed == live
+    assert "↳ generalist ›" in screen
