@@ -11,19 +11,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from collections.abc import AsyncGenerator
+from dataclasses import replace
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
-from gemtui.agent.cancellable import until_cancelled
-from gemtui.agent.error_text import ErrorContext, explain
+from gemtui.agent.error_text import explain
 from gemtui.agent.loop_detector import LoopDetector
-from gemtui.agent.next_speaker import CONTINUE, NextSpeakerCheck
+from gemtui.agent.next_speaker import CONTINUE
 from gemtui.agent.outcome import exit_code_for, join_turns
 from gemtui.agent.prices import cost_of, price_for
-from gemtui.agent.router import ModelRouter
+from gemtui.agent.prompt_checks import model_goes_on, route_prompt
+from gemtui.agent.run_state import (
+    ExecutorConfig,
+    RunState,
+    ScheduleOutcome,
+    ToolRunner,
+    TurnOutcome,
+)
 from gemtui.agent.stream_loop import StreamLoopDetector
 from gemtui.agent.subagent_usage import SubagentTally
 from gemtui.agent.token_estimate import (
@@ -40,13 +46,11 @@ from gemtui.bus import (
     HistoryCompressed,
     LoopDetected,
     ModelFallback,
-    ModelRouted,
     StreamRetried,
     TerminateReason,
     ThoughtDelta,
     TurnFinished,
     TurnStarted,
-    Usage,
     UserMessage,
     current_prompt_id,
 )
@@ -78,76 +82,6 @@ from gemtui.wire import (
 __all__ = ["COMPLETE_TASK", "Executor", "ExecutorConfig", "ScheduleOutcome", "ToolRunner"]
 
 COMPLETE_TASK = "complete_task"
-
-
-class ScheduleOutcome(Protocol):
-    """What a batch of tool calls produced: the response parts, and whether it was cancelled."""
-
-    @property
-    def parts(self) -> list[Part]: ...
-
-    @property
-    def cancelled(self) -> bool: ...
-
-
-class ToolRunner(Protocol):
-    """What the executor needs of the scheduler."""
-
-    async def run(
-        self, calls: list[FunctionCall], *, cancel: asyncio.Event | None = None
-    ) -> ScheduleOutcome: ...
-
-
-@dataclass
-class ExecutorConfig:
-    """Limits and knobs of the agent loop (turns, window, compression, fallback, prices)."""
-
-    max_turns: int = -1
-    """Model turns per prompt; -1 is unbounded."""
-    timeout: float | None = None
-    """Seconds for the whole prompt."""
-    grace_period: float = 60.0
-    output_schema: type[BaseModel] | None = None
-    """Set for task mode: the model must call complete_task with this output."""
-    context_window: int = 1_048_576
-    compression_threshold: float = 0.5
-    compression_preserve: float = 0.3
-    fallback: list[str] = field(default_factory=list)
-    """Models to switch to, in order, when the current one keeps answering 429."""
-    prices: dict[str, float] = field(default_factory=dict)
-    """The provider's ``prices`` from settings, on top of the known ones."""
-    router: ModelRouter | None = None
-    """``-m auto``: picks the model for each prompt before its first turn."""
-    error_context: Callable[[], ErrorContext] | None = None
-    stream_loop_detection: bool = True
-    """Cut an answer that repeats itself while streaming (``[chat] loop_detection``)."""
-    next_speaker: NextSpeakerCheck | None = None
-    """After a text-only answer, ask whether the model meant to go on (chat mode only)."""
-    max_continues: int = 3
-    """"Please continue." sent at most this often per prompt (the check can be wrong)."""
-    """Who was asked for what, so a failed call is explained with its next step."""
-
-
-@dataclass
-class _TurnOutcome:
-    calls: list[FunctionCall] = field(default_factory=list)
-    text: list[str] = field(default_factory=list)
-    reason: TerminateReason | None = None
-    """Set when the turn ended the loop (cancel, error)."""
-
-
-@dataclass
-class _RunState:
-    turns: int = 0
-    usage: Usage = field(default_factory=Usage)
-    usage_by_model: dict[str, Usage] = field(default_factory=dict)
-    text: list[str] = field(default_factory=list)
-    error: BaseException | None = None
-    timed_out: bool = False
-    cost: float | None = None
-    """USD so far; None until a call had a known price."""
-    exhausted: set[str] = field(default_factory=set)
-    """Models this prompt already ran out of quota on (the settings' list stays whole)."""
 
 
 class Executor:
@@ -228,7 +162,7 @@ class Executor:
         token = current_prompt_id.set(prompt_id)
         cancel = cancel or asyncio.Event()
         started = time.monotonic()
-        state = _RunState()
+        state = RunState()
         timer: asyncio.TimerHandle | None = None
         if self.config.timeout is not None:
 
@@ -237,15 +171,13 @@ class Executor:
                 cancel.set()
 
             timer = asyncio.get_running_loop().call_later(self.config.timeout, on_timeout)
-        subagents = SubagentTally(
-            self.bus, prompt_id, lambda call: self._count_subagent(call, state)
-        )
+        subagents = SubagentTally(self.bus, prompt_id, state.count_subagent)
         try:
             parts = [Part(text=prompt)] if isinstance(prompt, str) else prompt
             text = prompt if isinstance(prompt, str) else (parts[0].text or "" if parts else "")
             self.bus.emit(UserMessage, text=text, attached=attached)
             if self.config.router is not None:
-                await self._route(self.config.router, parts, state, prompt_id, cancel)
+                await route_prompt(self, self.config.router, parts, state, prompt_id, cancel)
             reason, output = await self._loop(Content(role="user", parts=parts), cancel, state)
             recoverable = (
                 TerminateReason.TIMEOUT,
@@ -278,7 +210,7 @@ class Executor:
         )
 
     async def _recover(
-        self, reason: TerminateReason, state: _RunState, cancel: asyncio.Event
+        self, reason: TerminateReason, state: RunState, cancel: asyncio.Event
     ) -> tuple[TerminateReason, Any]:
         """One last turn, with a grace period, asking the model to finish with complete_task."""
         why = {
@@ -309,7 +241,7 @@ class Executor:
         self,
         message: Content,
         cancel: asyncio.Event,
-        state: _RunState,
+        state: RunState,
         max_turns: int | None = None,
     ) -> tuple[TerminateReason, Any]:
         """Turns until the model stops calling tools, or something ends the prompt."""
@@ -330,7 +262,7 @@ class Executor:
             state.text.append("".join(outcome.text))
             stop = self._after_turn(outcome, state, detector)
             more = stop == TerminateReason.GOAL and continues < self.config.max_continues
-            if more and await self._model_goes_on(outcome, cancel, state):
+            if more and await model_goes_on(self, outcome, cancel, state):
                 continues += 1
                 message = Content.user(CONTINUE)
                 continue
@@ -344,7 +276,7 @@ class Executor:
         self,
         message: Content,
         cancel: asyncio.Event,
-        state: _RunState,
+        state: RunState,
         turns: int,
         limit: int,
     ) -> TerminateReason | None:
@@ -361,12 +293,12 @@ class Executor:
         return stop
 
     async def _stream_turn(
-        self, message: Content, cancel: asyncio.Event, state: _RunState
-    ) -> _TurnOutcome:
+        self, message: Content, cancel: asyncio.Event, state: RunState
+    ) -> TurnOutcome:
         """One model call, stopped at once by a cancel (even mid-wait for a retry)."""
         self.bus.emit(TurnStarted, turn=state.turns, model=self.chat.model)
         turn = Turn(self.chat, current_prompt_id.get(), cancel)
-        outcome = _TurnOutcome()
+        outcome = TurnOutcome()
         consume = asyncio.create_task(self._consume_turn(turn, message, state, outcome))
         waiter = asyncio.ensure_future(cancel.wait())
         try:
@@ -389,7 +321,7 @@ class Executor:
             self._count_cut_short(turn, state)
         return outcome
 
-    def _count_cut_short(self, turn: Turn, state: _RunState) -> None:
+    def _count_cut_short(self, turn: Turn, state: RunState) -> None:
         """A call stopped mid-answer was still billed: its usage so far reaches the totals
         (and every view) through the same ``TurnFinished`` a completed call sends."""
         usage = turn.partial_usage()
@@ -407,7 +339,7 @@ class Executor:
         )
 
     def _after_turn(
-        self, outcome: _TurnOutcome, state: _RunState, detector: LoopDetector
+        self, outcome: TurnOutcome, state: RunState, detector: LoopDetector
     ) -> TerminateReason | None:
         """Whether the prompt ends after this answer: an error, a loop, or no more calls."""
         calls = outcome.calls
@@ -435,7 +367,7 @@ class Executor:
         return None
 
     async def _answer_calls(
-        self, calls: list[FunctionCall], cancel: asyncio.Event, state: _RunState
+        self, calls: list[FunctionCall], cancel: asyncio.Event, state: RunState
     ) -> tuple[TerminateReason | None, Any, Content]:
         """Run the model's calls; the message of their results goes with the next turn
         (or the reason the prompt ends here, with task mode's output)."""
@@ -519,7 +451,7 @@ class Executor:
         self._answer_unrun(calls, why)
 
     async def _consume_turn(
-        self, turn: Turn, message: Content, state: _RunState, out: _TurnOutcome
+        self, turn: Turn, message: Content, state: RunState, out: TurnOutcome
     ) -> None:
         """Publish one turn's events; record calls, text and how it ended in ``out``.
 
@@ -536,8 +468,8 @@ class Executor:
         self,
         events: AsyncGenerator[TurnEvent, None],
         looping: StreamLoopDetector | None,
-        state: _RunState,
-        out: _TurnOutcome,
+        state: RunState,
+        out: TurnOutcome,
     ) -> None:
         async for ev in events:
             if isinstance(ev, ContentEvent):
@@ -582,7 +514,7 @@ class Executor:
                 out.reason = TerminateReason.ERROR
                 return
 
-    def _fall_back(self, state: _RunState) -> bool:
+    def _fall_back(self, state: RunState) -> bool:
         """On a persistent or terminal 429, switch to the next fallback model and go on."""
         err = state.error
         if not (isinstance(err, ApiError) and err.status == 429):
@@ -609,79 +541,13 @@ class Executor:
         self.chat.add_tool_responses(_errors(calls, why))
 
     @staticmethod
-    def _cancel_reason(state: _RunState) -> TerminateReason:
+    def _cancel_reason(state: RunState) -> TerminateReason:
         return TerminateReason.TIMEOUT if state.timed_out else TerminateReason.ABORTED
 
-    async def _route(
-        self,
-        router: ModelRouter,
-        parts: list[Part],
-        state: _RunState,
-        prompt_id: str,
-        cancel: asyncio.Event,
-    ) -> None:
-        """Let the router pick this prompt's model; its call's tokens count as usage.
-
-        The classifier call races the cancel (Esc, Ctrl-C, the time limit) like every
-        model call: a cancel ends it at once, retries and all, and the loop then ends the
-        prompt before any turn."""
-        history = self.chat.curated_history()
-        choice = router.choose(history, parts, prompt_id, spent=frozenset(self.spent_models))
-        finished = await until_cancelled(choice, cancel)
-        if finished is None:
-            return
-        decision = finished.value
-        if decision.spent is not None:
-            self.spent_models.add(decision.spent)
-        self.chat.set_model(decision.model)
-        state.usage = state.usage + decision.usage
-        by_model = state.usage_by_model
-        by_model[router.classifier] = by_model.get(router.classifier, Usage()) + decision.usage
-        self.bus.emit(
-            ModelRouted,
-            model=decision.model,
-            reason=decision.reason,
-            router_model=router.classifier,
-            usage=decision.usage,
-            fell_back=decision.fell_back,
-        )
-
-    async def _model_goes_on(
-        self, outcome: _TurnOutcome, cancel: asyncio.Event, state: _RunState
-    ) -> bool:
-        """The next-speaker check after a text answer (raced against the cancel): True
-        when the model should be sent "Please continue."."""
-        check = self.config.next_speaker
-        if check is None or self.config.output_schema is not None:
-            return False
-        if not "".join(outcome.text).strip() or cancel.is_set():
-            return False
-        asked = check.ask(self.chat.curated_history(), self.chat.model, current_prompt_id.get())
-        finished = await until_cancelled(asked, cancel)
-        if finished is None:
-            return False
-        verdict = finished.value
-        state.usage = state.usage + verdict.usage
-        by_model = state.usage_by_model
-        by_model[verdict.model] = by_model.get(verdict.model, Usage()) + verdict.usage
-        return verdict.speaker == "model" and not cancel.is_set()
-
-    @staticmethod
-    def _count_subagent(call: TurnFinished, state: _RunState) -> None:
-        """A subagent's model call counts in this prompt's tokens and cost: the person
-        pays for it through this prompt."""
-        state.usage = state.usage + call.usage
-        by_model = state.usage_by_model
-        by_model[call.model] = by_model.get(call.model, Usage()) + call.usage
-        if call.cost is not None:
-            state.cost = (state.cost or 0.0) + call.cost
-
-    def _add_usage(self, state: _RunState, ev: FinishedEvent) -> None:
+    def _add_usage(self, state: RunState, ev: FinishedEvent) -> None:
         if ev.usage.input:
             self.last_prompt_tokens = ev.usage.input
-        state.usage = state.usage + ev.usage
-        model = self.chat.model
-        state.usage_by_model[model] = state.usage_by_model.get(model, Usage()) + ev.usage
+        state.add(self.chat.model, ev.usage)
 
 
 def _errors(calls: list[FunctionCall], why: str) -> list[Part]:

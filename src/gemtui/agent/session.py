@@ -28,6 +28,17 @@ from gemtui.agent.session_hooks import (
     drain_hooks,
     fire_session_start,
 )
+from gemtui.agent.session_parts import (
+    fetch_limits,
+    generation_config,
+    mcp_tools,
+    next_speaker_for,
+    router_for,
+    sandbox_config,
+    session_checkpoints,
+    start_model,
+    workspace_rules,
+)
 from gemtui.agent.subagents import Subagents
 from gemtui.agent.user_commands import (
     ShellNotes,
@@ -60,27 +71,16 @@ from gemtui.wire import (
     FunctionDeclaration,
     GenerateContentRequest,
     GenerateContentResponse,
-    GenerationConfig,
     Part,
-    ThinkingConfig,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable
+    from collections.abc import AsyncIterator
 
     from gemtui.agent.agent_defs import AgentSet
-    from gemtui.agent.checkpointing import SessionCheckpoints
-    from gemtui.agent.next_speaker import NextSpeakerCheck
-    from gemtui.agent.router import ModelRouter
     from gemtui.bus import EventBus
     from gemtui.commands import CommandSet
-    from gemtui.mcp.manager import ServerState
-    from gemtui.mcp.tools import McpTools
     from gemtui.providers.base import ContentGenerator
-    from gemtui.scheduler import PolicyEngine, PolicyRule
-    from gemtui.tools.netguard import FetchLimits
-    from gemtui.tools.registry import ToolRegistry
-    from gemtui.tools.sandbox import SandboxConfig
 
 __all__ = ["Session", "SessionOptions"]
 
@@ -109,53 +109,9 @@ class SessionOptions:
     history: list[Content] | None = None
     stream_retry_delays: tuple[float, ...] = (1.0, 2.0, 4.0)
     trusted_workspace: bool = False
+    """The folder is trusted: its own ``.gemtui/policy.toml`` rules apply."""
     include_directories: tuple[str, ...] = ()
     """More workspace roots (``--include-directories``, ``[workspace]``)."""
-    """The folder is trusted: its own ``.gemtui/policy.toml`` rules apply."""
-
-
-def _workspace_rules(options: SessionOptions) -> list[PolicyRule]:
-    """The folder's own policy rules, only in a trusted folder (a broken file exits 52)."""
-    if not options.trusted_workspace:
-        return []
-    from gemtui.config.trust import workspace_policy_file
-    from gemtui.scheduler import load_policy_file
-
-    return load_policy_file(workspace_policy_file(options.workspace), "workspace")
-
-
-def _sandbox(settings: Settings, workspace: Path, extra_roots: list[Path]) -> SandboxConfig | None:
-    """The bubblewrap sandbox when ``-s`` or ``[tools.sandbox] enabled`` asks (exit 52
-    without bwrap)."""
-    import os
-
-    box = settings.tools.sandbox
-    if not (box.enabled or os.environ.get("GEMTUI_SANDBOX") == "1"):
-        return None
-    from gemtui.config.paths import log_dir
-    from gemtui.tools.sandbox import SandboxConfig, require_bwrap
-
-    require_bwrap()
-    hidden = [config_dir(), data_dir(), log_dir()]
-    if os.environ.get("GEMTUI_HOME"):
-        hidden.append(Path(os.environ["GEMTUI_HOME"]).expanduser())
-    return SandboxConfig(
-        workspace=workspace,
-        network=box.network,
-        read_only_paths=tuple(box.read_only_paths),
-        hidden=tuple(hidden),
-        writable=tuple(extra_roots),
-    )
-
-
-def _checkpoints(
-    settings: Settings, bus: EventBus, workspace: Path, session_id: str
-) -> SessionCheckpoints | None:
-    if not settings.checkpoints.enabled:
-        return None
-    from gemtui.agent.checkpointing import SessionCheckpoints
-
-    return SessionCheckpoints(bus, workspace, settings.checkpoints, session_id)
 
 
 class Session:
@@ -183,7 +139,7 @@ class Session:
             self.registry.unregister(name)
         self.extensions = load_extensions(self.workspace.root, self.registry)
         self.policy = PolicyEngine(
-            _workspace_rules(options),
+            workspace_rules(options.workspace, trusted=options.trusted_workspace),
             user_policy_file=config_dir() / "policy.toml",
             workspace_root=self.workspace.root,
             protected_dirs=(config_dir(),),
@@ -195,7 +151,7 @@ class Session:
             extra_dirs=extension_context_dirs(self.extensions)
             + tuple((root, settings.context.names) for root in self.workspace.roots[1:]),
         ).load()
-        self.mcp = _mcp_tools(
+        self.mcp = mcp_tools(
             with_extension_servers(settings, self.extensions), self.registry, self.policy, self.bus
         )
         self.tool_context = context = ToolContext(
@@ -204,8 +160,8 @@ class Session:
             output_limit=settings.tools.output_limit,
             outputs=OutputStore.for_session(data_dir(), self.id),
             model_stream=self._model_stream,
-            fetch=_fetch_limits(settings),
-            sandbox=_sandbox(settings, self.workspace.root, self.workspace.roots[1:]),
+            fetch=fetch_limits(settings),
+            sandbox=sandbox_config(settings, self.workspace.root, self.workspace.roots[1:]),
             edit_fixer=settings.tools.edit_fixer,
             memory_file=config_dir() / "GEMINI.md",
         )
@@ -219,7 +175,7 @@ class Session:
         )
         if self.mcp is not None and context.sandbox is not None and settings.tools.sandbox.mcp:
             self.mcp.manager.sandbox = context.sandbox
-        self.checkpoints = _checkpoints(settings, self.bus, self.workspace.root, self.id)
+        self.checkpoints = session_checkpoints(settings, self.bus, self.workspace.root, self.id)
         self.scheduler.guard = self.checkpoints
         self.agents = Subagents(self)
         self.agents.load()  # each agent a tool of the registry, before the declarations
@@ -236,13 +192,13 @@ class Session:
         """Date, system, listing and git status: gathered once, before the first prompt."""
         self.chat = Chat(
             provider.generator,
-            model=_start_model(provider),
+            model=start_model(provider),
             system_instruction=self._system_instruction(),
             declarations=self._declarations(),
             # signatures belong to the model that made them; a resumed history may come
             # from another one (the active loop gets the "skip" value when needed)
             history=strip_thought_signatures(options.history) if options.history else None,
-            generation_config=_generation_config(provider),
+            generation_config=generation_config(provider),
             retry_delays=options.stream_retry_delays,
             max_answer_chars=settings.chat.max_answer_chars,
         )
@@ -255,12 +211,12 @@ class Session:
                 context_window=provider.context_window,
                 compression_threshold=settings.chat.compression_threshold,
                 compression_preserve=settings.chat.compression_preserve,
-                fallback=fallback_chain(provider, _start_model(provider)),
-                router=_router_for(provider, provider.model, self._plan_mode),
+                fallback=fallback_chain(provider, start_model(provider)),
+                router=router_for(provider, provider.model, self._plan_mode),
                 prices=dict(provider.settings.prices),
                 error_context=self._error_context,
                 stream_loop_detection=settings.chat.loop_detection,
-                next_speaker=_next_speaker_for(settings, provider),
+                next_speaker=next_speaker_for(settings, provider),
             ),
         )
         self.chat.on_history = self._history_changed
@@ -375,12 +331,12 @@ class Session:
             self.executor.config.prices = dict(provider.settings.prices)
             self.executor.last_prompt_tokens = 0
             self._compact_tools = None  # the new provider's window decides
-            self.executor.config.next_speaker = _next_speaker_for(self.settings, provider)
+            self.executor.config.next_speaker = next_speaker_for(self.settings, provider)
             await old.generator.aclose()
-        self.executor.config.router = _router_for(self.provider, model, self._plan_mode)
+        self.executor.config.router = router_for(self.provider, model, self._plan_mode)
         if self.executor.config.router is None:
             self.chat.set_model(model)
-        self.chat.generation_config = _generation_config(self.provider)
+        self.chat.generation_config = generation_config(self.provider)
         self.executor.config.fallback = fallback_chain(self.provider, self.chat.model)
 
     def _plan_mode(self) -> bool:
@@ -555,90 +511,3 @@ class Session:
         if self.mcp is not None:
             await self.mcp.close()
         await self.provider.generator.aclose()
-
-
-def _fetch_limits(settings: Settings) -> FetchLimits:
-    """web_fetch's bounds from ``[tools.web_fetch]``."""
-    from gemtui.tools.netguard import FetchLimits
-
-    wf = settings.tools.web_fetch
-    return FetchLimits(
-        allow_private=wf.allow_private,
-        allow=tuple(wf.allow),
-        timeout=wf.timeout,
-        max_bytes=wf.max_bytes,
-        max_total_bytes=wf.max_total_bytes,
-        max_redirects=wf.max_redirects,
-    )
-
-
-def _generation_config(provider: ResolvedProvider) -> GenerationConfig | None:
-    """Thoughts asked for where the request has the field (Gemini's ``includeThoughts``);
-    Claude's extended thinking is the Anthropic provider's (its ``thinking_budget``)."""
-    if provider.generator.capabilities.thinking_config:
-        return GenerationConfig(thinking_config=ThinkingConfig(include_thoughts=True))
-    return None
-
-
-def _start_model(provider: ResolvedProvider) -> str:
-    """The model of the first request: the chosen one, or for ``auto`` the kind's default
-    (the router picks per prompt from there)."""
-    from gemtui.agent.provider_choice import DEFAULT_MODELS
-    from gemtui.agent.router import AUTO
-
-    if provider.model != AUTO:
-        return provider.model
-    return DEFAULT_MODELS.get(provider.kind, provider.model)
-
-
-def _next_speaker_for(settings: Settings, provider: ResolvedProvider) -> NextSpeakerCheck | None:
-    """The next-speaker check when asked for: on Flash for Gemini providers (as Gemini
-    CLI does), on the conversation's own model elsewhere."""
-    from gemtui.agent.next_speaker import NextSpeakerCheck
-    from gemtui.agent.provider_choice import GEMINI_KINDS
-
-    if not settings.agent.next_speaker_check:
-        return None
-    if provider.kind in GEMINI_KINDS:
-        return NextSpeakerCheck(provider.generator, "gemini-2.5-flash", thinking_off=True)
-    return NextSpeakerCheck(provider.generator)
-
-
-def _router_for(
-    provider: ResolvedProvider, model: str, plan_mode: Callable[[], bool]
-) -> ModelRouter | None:
-    """A router when ``model`` is ``auto``; only Gemini providers have Flash and Pro."""
-    from gemtui.agent.provider_choice import GEMINI_KINDS
-    from gemtui.agent.router import AUTO, ModelRouter
-    from gemtui.errors import FatalInputError
-
-    if model != AUTO:
-        return None
-    if provider.kind not in GEMINI_KINDS:
-        raise FatalInputError(
-            f"-m auto routes between Gemini Flash and Pro models; the {provider.name} "
-            "provider has no such pair. Name a model instead (-m NAME, /model NAME)."
-        )
-    return ModelRouter(provider.generator, plan_mode=plan_mode)
-
-
-def _mcp_tools(
-    settings: Settings, registry: ToolRegistry, policy: PolicyEngine, bus: EventBus
-) -> McpTools | None:
-    """The session's MCP servers (not started yet), publishing each state change."""
-    if not settings.mcpServers:
-        return None
-    from gemtui.bus.events import McpServerChanged
-    from gemtui.mcp.tools import McpTools
-
-    def changed(state: ServerState) -> None:
-        bus.emit(
-            McpServerChanged,
-            server=state.name,
-            status=str(state.status),
-            transport=state.transport,
-            tools=tuple(t.name for t in state.tools),
-            reason=state.reason,
-        )
-
-    return McpTools(settings.mcpServers, registry, policy, on_change=changed)

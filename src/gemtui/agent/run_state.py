@@ -1,0 +1,105 @@
+"""The agent loop's shapes: what it needs of the scheduler, its settings, and the state one
+prompt and one turn carry (kept apart from ``executor`` so the loop reads as a loop)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from gemtui.agent.error_text import ErrorContext
+from gemtui.agent.next_speaker import NextSpeakerCheck
+from gemtui.agent.router import ModelRouter
+from gemtui.bus import TerminateReason, TurnFinished, Usage
+from gemtui.wire import FunctionCall, Part
+
+__all__ = ["ExecutorConfig", "RunState", "ScheduleOutcome", "ToolRunner", "TurnOutcome"]
+
+
+class ScheduleOutcome(Protocol):
+    """What a batch of tool calls produced: the response parts, and whether it was cancelled."""
+
+    @property
+    def parts(self) -> list[Part]: ...
+
+    @property
+    def cancelled(self) -> bool: ...
+
+
+class ToolRunner(Protocol):
+    """What the executor needs of the scheduler."""
+
+    async def run(
+        self, calls: list[FunctionCall], *, cancel: asyncio.Event | None = None
+    ) -> ScheduleOutcome: ...
+
+
+@dataclass
+class ExecutorConfig:
+    """Limits and knobs of the agent loop (turns, window, compression, fallback, prices)."""
+
+    max_turns: int = -1
+    """Model turns per prompt; -1 is unbounded."""
+    timeout: float | None = None
+    """Seconds for the whole prompt."""
+    grace_period: float = 60.0
+    output_schema: type[BaseModel] | None = None
+    """Set for task mode: the model must call complete_task with this output."""
+    context_window: int = 1_048_576
+    compression_threshold: float = 0.5
+    compression_preserve: float = 0.3
+    fallback: list[str] = field(default_factory=list)
+    """Models to switch to, in order, when the current one keeps answering 429."""
+    prices: dict[str, float] = field(default_factory=dict)
+    """The provider's ``prices`` from settings, on top of the known ones."""
+    router: ModelRouter | None = None
+    """``-m auto``: picks the model for each prompt before its first turn."""
+    error_context: Callable[[], ErrorContext] | None = None
+    """Who was asked for what, so a failed call is explained with its next step."""
+    stream_loop_detection: bool = True
+    """Cut an answer that repeats itself while streaming (``[chat] loop_detection``)."""
+    next_speaker: NextSpeakerCheck | None = None
+    """After a text-only answer, ask whether the model meant to go on (chat mode only)."""
+    max_continues: int = 3
+    """"Please continue." sent at most this often per prompt (the check can be wrong)."""
+
+
+@dataclass
+class TurnOutcome:
+    """What one model turn left: its calls, its text, and why it ended the loop if it did."""
+
+    calls: list[FunctionCall] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+    reason: TerminateReason | None = None
+    """Set when the turn ended the loop (cancel, error)."""
+
+
+@dataclass
+class RunState:
+    """One prompt's running totals: turns, tokens and cost by model, the answer so far."""
+
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    usage_by_model: dict[str, Usage] = field(default_factory=dict)
+    text: list[str] = field(default_factory=list)
+    error: BaseException | None = None
+    timed_out: bool = False
+    cost: float | None = None
+    """USD so far; None until a call had a known price."""
+    exhausted: set[str] = field(default_factory=set)
+    """Models this prompt already ran out of quota on (the settings' list stays whole)."""
+
+    def add(self, model: str, usage: Usage, cost: float | None = None) -> None:
+        """Count one model call's tokens (and its cost, when known) in this prompt."""
+        self.usage = self.usage + usage
+        self.usage_by_model[model] = self.usage_by_model.get(model, Usage()) + usage
+        if cost is not None:
+            self.cost = (self.cost or 0.0) + cost
+
+    def count_subagent(self, call: TurnFinished) -> None:
+        """A subagent's model call counts in this prompt's tokens and cost: the person
+        pays for it through this prompt."""
+        self.add(call.model, call.usage, call.cost)

@@ -1,0 +1,171 @@
+"""The parts a session is built from, each read from the settings: the folder's policy
+rules, the sandbox, checkpoints, web_fetch's bounds, the first model and its router, the
+next-speaker check, and the MCP servers (kept apart so ``session`` reads as the session)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gemtui.config.paths import config_dir, data_dir
+from gemtui.config.settings import Settings
+from gemtui.wire import GenerationConfig, ThinkingConfig
+
+if TYPE_CHECKING:
+    from gemtui.agent.checkpointing import SessionCheckpoints
+    from gemtui.agent.next_speaker import NextSpeakerCheck
+    from gemtui.agent.provider_choice import ResolvedProvider
+    from gemtui.agent.router import ModelRouter
+    from gemtui.bus import EventBus
+    from gemtui.mcp.manager import ServerState
+    from gemtui.mcp.tools import McpTools
+    from gemtui.scheduler import PolicyEngine, PolicyRule
+    from gemtui.tools.netguard import FetchLimits
+    from gemtui.tools.registry import ToolRegistry
+    from gemtui.tools.sandbox import SandboxConfig
+
+__all__ = [
+    "fetch_limits",
+    "generation_config",
+    "mcp_tools",
+    "next_speaker_for",
+    "router_for",
+    "sandbox_config",
+    "session_checkpoints",
+    "start_model",
+    "workspace_rules",
+]
+
+
+def workspace_rules(workspace: Path, *, trusted: bool) -> list[PolicyRule]:
+    """The folder's own policy rules, only in a trusted folder (a broken file exits 52)."""
+    if not trusted:
+        return []
+    from gemtui.config.trust import workspace_policy_file
+    from gemtui.scheduler import load_policy_file
+
+    return load_policy_file(workspace_policy_file(workspace), "workspace")
+
+
+def sandbox_config(
+    settings: Settings, workspace: Path, extra_roots: list[Path]
+) -> SandboxConfig | None:
+    """The bubblewrap sandbox when ``-s`` or ``[tools.sandbox] enabled`` asks (exit 52
+    without bwrap)."""
+    import os
+
+    box = settings.tools.sandbox
+    if not (box.enabled or os.environ.get("GEMTUI_SANDBOX") == "1"):
+        return None
+    from gemtui.config.paths import log_dir
+    from gemtui.tools.sandbox import SandboxConfig, require_bwrap
+
+    require_bwrap()
+    hidden = [config_dir(), data_dir(), log_dir()]
+    if os.environ.get("GEMTUI_HOME"):
+        hidden.append(Path(os.environ["GEMTUI_HOME"]).expanduser())
+    return SandboxConfig(
+        workspace=workspace,
+        network=box.network,
+        read_only_paths=tuple(box.read_only_paths),
+        hidden=tuple(hidden),
+        writable=tuple(extra_roots),
+    )
+
+
+def session_checkpoints(
+    settings: Settings, bus: EventBus, workspace: Path, session_id: str
+) -> SessionCheckpoints | None:
+    if not settings.checkpoints.enabled:
+        return None
+    from gemtui.agent.checkpointing import SessionCheckpoints
+
+    return SessionCheckpoints(bus, workspace, settings.checkpoints, session_id)
+
+
+def fetch_limits(settings: Settings) -> FetchLimits:
+    """web_fetch's bounds from ``[tools.web_fetch]``."""
+    from gemtui.tools.netguard import FetchLimits
+
+    wf = settings.tools.web_fetch
+    return FetchLimits(
+        allow_private=wf.allow_private,
+        allow=tuple(wf.allow),
+        timeout=wf.timeout,
+        max_bytes=wf.max_bytes,
+        max_total_bytes=wf.max_total_bytes,
+        max_redirects=wf.max_redirects,
+    )
+
+
+def generation_config(provider: ResolvedProvider) -> GenerationConfig | None:
+    """Thoughts asked for where the request has the field (Gemini's ``includeThoughts``);
+    Claude's extended thinking is the Anthropic provider's (its ``thinking_budget``)."""
+    if provider.generator.capabilities.thinking_config:
+        return GenerationConfig(thinking_config=ThinkingConfig(include_thoughts=True))
+    return None
+
+
+def start_model(provider: ResolvedProvider) -> str:
+    """The model of the first request: the chosen one, or for ``auto`` the kind's default
+    (the router picks per prompt from there)."""
+    from gemtui.agent.provider_choice import DEFAULT_MODELS
+    from gemtui.agent.router import AUTO
+
+    if provider.model != AUTO:
+        return provider.model
+    return DEFAULT_MODELS.get(provider.kind, provider.model)
+
+
+def next_speaker_for(settings: Settings, provider: ResolvedProvider) -> NextSpeakerCheck | None:
+    """The next-speaker check when asked for: on Flash for Gemini providers (as Gemini
+    CLI does), on the conversation's own model elsewhere."""
+    from gemtui.agent.next_speaker import NextSpeakerCheck
+    from gemtui.agent.provider_choice import GEMINI_KINDS
+
+    if not settings.agent.next_speaker_check:
+        return None
+    if provider.kind in GEMINI_KINDS:
+        return NextSpeakerCheck(provider.generator, "gemini-2.5-flash", thinking_off=True)
+    return NextSpeakerCheck(provider.generator)
+
+
+def router_for(
+    provider: ResolvedProvider, model: str, plan_mode: Callable[[], bool]
+) -> ModelRouter | None:
+    """A router when ``model`` is ``auto``; only Gemini providers have Flash and Pro."""
+    from gemtui.agent.provider_choice import GEMINI_KINDS
+    from gemtui.agent.router import AUTO, ModelRouter
+    from gemtui.errors import FatalInputError
+
+    if model != AUTO:
+        return None
+    if provider.kind not in GEMINI_KINDS:
+        raise FatalInputError(
+            f"-m auto routes between Gemini Flash and Pro models; the {provider.name} "
+            "provider has no such pair. Name a model instead (-m NAME, /model NAME)."
+        )
+    return ModelRouter(provider.generator, plan_mode=plan_mode)
+
+
+def mcp_tools(
+    settings: Settings, registry: ToolRegistry, policy: PolicyEngine, bus: EventBus
+) -> McpTools | None:
+    """The session's MCP servers (not started yet), publishing each state change."""
+    if not settings.mcpServers:
+        return None
+    from gemtui.bus.events import McpServerChanged
+    from gemtui.mcp.tools import McpTools
+
+    def changed(state: ServerState) -> None:
+        bus.emit(
+            McpServerChanged,
+            server=state.name,
+            status=str(state.status),
+            transport=state.transport,
+            tools=tuple(t.name for t in state.tools),
+            reason=state.reason,
+        )
+
+    return McpTools(settings.mcpServers, registry, policy, on_change=changed)
