@@ -78,7 +78,9 @@ class NoMatch(EditMatchError):
 class TooLarge(EditMatchError):
     """The edited text would pass MAX_RESULT_CHARS."""
 
-    def __init__(self) -> None:
+    def __init__(self, size: int) -> None:
+        self.size = size
+        """Characters the edited text would have (at least)."""
         super().__init__(
             f"the edit would make the file longer than {MAX_RESULT_CHARS // (1024 * 1024)} MiB "
             "(too many places, or too long a new_string)"
@@ -198,8 +200,9 @@ def _exact(content: str, old: str, new: str, allow_multiple: bool) -> ResolvedEd
         prev, pos = pos, content.find(old, pos + len(old))
     if total > 1 and not allow_multiple:
         raise AmbiguousMatch(MatchStrategy.EXACT, lines, total)
-    if len(content) + total * (len(new) - len(old)) > MAX_RESULT_CHARS:
-        raise TooLarge
+    size = len(content) + total * (len(new) - len(old))
+    if size > MAX_RESULT_CHARS:
+        raise TooLarge(size)
     extra = old.rstrip("\n").count("\n")
     spans = tuple((n, n + extra) for n in lines)
     return ResolvedEdit(content.replace(old, new), MatchStrategy.EXACT, spans, occurrences=total)
@@ -362,7 +365,7 @@ def _splice(
         pieces.append("\n".join(lines))
         size += len(pieces[-2]) + len(pieces[-1])
         if size > MAX_RESULT_CHARS:
-            raise TooLarge
+            raise TooLarge(size + len(content) - pos)
         pos = end
     pieces.append(content[pos:])
     spans = tuple((i + 1, i + n) for i in starts)

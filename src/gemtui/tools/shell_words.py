@@ -205,6 +205,9 @@ def node_text(node: Node) -> str:
 
 @dataclass
 class Word:
+    """One word of a command: its single value (None when bash decides it at run time)
+    and its source text, shown when it has no value."""
+
     value: str | None
     source: str
 

@@ -33,6 +33,7 @@ from gemtui.tools.edit_match import (
     AmbiguousMatch,
     EditMatchError,
     MatchStrategy,
+    TooLarge,
     resolve_edit,
 )
 from gemtui.tools.offload import run_off_loop
@@ -345,6 +346,8 @@ class ReplaceInvocation(FileEditInvocation):
                 f"context to old_string so it matches exactly one place{every}. Nothing was "
                 "changed."
             ) from exc
+        except TooLarge as exc:
+            raise size_error(arg, exc.size, "New content size") from exc
         except EditMatchError as exc:
             raise OldStringNotFound(
                 f"Failed to edit, could not find the string to replace. {exc} in {arg}. "
