@@ -42,13 +42,32 @@ def _shell(mock: MockLLMServer, home: Path, ws: Path, command: str, *flags: str,
     return str(result.get("output") or result.get("error"))
 
 
+_FRESH_IN_THE_BOX = (Path("/tmp"), Path("/var/tmp"), Path("/run"), Path.home())
+"""Folders the sandbox replaces with its own empty ones."""
+
+
+def _seen_in_the_box(path: Path) -> bool:
+    real = path.resolve()
+    return not any(real.is_relative_to(hidden.resolve()) for hidden in _FRESH_IN_THE_BOX)
+
+
 @pytest.fixture
 def outside() -> Iterator[Path]:
-    """A folder outside the workspace and outside /tmp (the sandbox's /tmp is its own)."""
-    path = REPO / "build" / f"sandbox-outside-{uuid.uuid4().hex[:8]}"
-    path.mkdir(parents=True)
-    yield path
-    shutil.rmtree(path)
+    """A folder outside the workspace that the sandbox still sees (read-only): not under
+    /tmp, /run or the home folder, whose copies in the sandbox are its own and empty. The
+    repository's build/ when the clone is elsewhere, else a folder under /var/lib or /srv."""
+    name = f"sandbox-outside-{uuid.uuid4().hex[:8]}"
+    for base in (REPO / "build", Path("/var/lib/gemtui-tests"), Path("/srv/gemtui-tests")):
+        if not _seen_in_the_box(base):
+            continue
+        try:
+            (base / name).mkdir(parents=True)
+        except OSError:
+            continue
+        yield base / name
+        shutil.rmtree(base / name)
+        return
+    pytest.fail("no writable folder outside /tmp, /run and $HOME for the sandbox tests")
 
 
 def test_write_outside_the_workspace(
@@ -186,8 +205,10 @@ def test_stdio_mcp_servers_run_in_the_sandbox_unless_mcp_false(
 
     script = outside / "writer.py"
     script.write_text(_WRITER)
-    # the interpreter may live under the hidden home (pyenv): shown read-only by the allow-list
-    allow = f"\n[tools.sandbox]\nread_only_paths = [{json.dumps(sys.base_prefix)}]\n"
+    # the interpreter and its venv may live under the hidden home (pyenv) or /tmp (a
+    # clone there): shown read-only by the allow-list
+    shown = json.dumps(sorted({sys.base_prefix, sys.prefix}))
+    allow = f"\n[tools.sandbox]\nread_only_paths = {shown}\n"
     servers = (
         f"\n[mcpServers.writer]\ncommand = {json.dumps(sys.executable)}\n"
         f"args = [{json.dumps(str(script))}]\ntrust = true\n"
