@@ -177,7 +177,16 @@ class Executor:
             text = prompt if isinstance(prompt, str) else (parts[0].text or "" if parts else "")
             self.bus.emit(UserMessage, text=text, attached=attached)
             if self.config.router is not None:
-                await route_prompt(self, self.config.router, parts, state, prompt_id, cancel)
+                await route_prompt(
+                    self.chat,
+                    self.bus,
+                    self.spent_models,
+                    self.config.router,
+                    parts,
+                    state,
+                    prompt_id,
+                    cancel,
+                )
             reason, output = await self._loop(Content(role="user", parts=parts), cancel, state)
             recoverable = (
                 TerminateReason.TIMEOUT,
@@ -262,7 +271,7 @@ class Executor:
             state.text.append("".join(outcome.text))
             stop = self._after_turn(outcome, state, detector)
             more = stop == TerminateReason.GOAL and continues < self.config.max_continues
-            if more and await model_goes_on(self, outcome, cancel, state):
+            if more and await model_goes_on(self.config, self.chat, outcome, cancel, state):
                 continues += 1
                 message = Content.user(CONTINUE)
                 continue
