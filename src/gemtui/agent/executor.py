@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.error_text import explain
 from gemtui.agent.loop_detector import LoopDetector
 from gemtui.agent.next_speaker import CONTINUE
@@ -424,26 +425,14 @@ class Executor:
         """Best-effort compression before a turn; False when a cancel came meanwhile."""
         if not self._compression_due():
             return not cancel.is_set()
-        task = asyncio.ensure_future(self.compress())
-        waiter = asyncio.ensure_future(cancel.wait())
         try:
-            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            task.cancel()
-            raise
-        finally:
-            waiter.cancel()
-        if not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-            return False
-        exc = task.exception()
-        if exc is not None:  # compression is best effort
+            finished = await until_cancelled(self.compress(), cancel)
+        except Exception as exc:  # compression is best effort
             self.bus.emit(
                 ErrorOccurred, message=f"History compression failed: {exc}", kind="warning"
             )
-        return not cancel.is_set()
+            return not cancel.is_set()
+        return finished is not None and not cancel.is_set()
 
     def _answer_dangling(self, reason: TerminateReason) -> None:
         """A loop that ended after the model's calls were recorded answers them all."""
