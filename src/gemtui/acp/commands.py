@@ -8,8 +8,7 @@ in the TUI and headless.
 
 from __future__ import annotations
 
-import shlex
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
@@ -57,46 +56,19 @@ def available_commands(session: Session) -> list[AvailableCommand]:
     return out
 
 
-def _prompt_values(prompt: Any, arg: str) -> dict[str, str]:
-    """``value …`` or ``name=value …`` as the prompt's arguments."""
-    params = [a.name for a in prompt.arguments or []]
-    try:
-        words = shlex.split(arg)
-    except ValueError:
-        words = arg.split()
-    values: dict[str, str] = {}
-    positional = iter(params)
-    for word in words:
-        key, eq, value = word.partition("=")
-        if eq and key in params:
-            values[key] = value
-        else:
-            values[next(positional, params[-1] if params else "input")] = word
-    return values
-
-
 async def _mcp_prompt(conv: Conversation, name: str, arg: str) -> str | bool:
     """The server's prompt filled in (the text to send), True when said why not, or False
     when no ready server has such a prompt."""
     from gemtui.mcp.manager import McpCallError
+    from gemtui.mcp.prompt_args import find_prompt, missing_arguments, prompt_values
 
     tools = conv.session.mcp
-    server, _, wanted = name.partition(":")
-    if tools is None:
-        return False
-    found = next(
-        (
-            (s, p)
-            for s, p in tools.prompts()
-            if s.lower() == server.lower() and p.name.lower() == wanted.lower()
-        ),
-        None,
-    )
-    if found is None:
+    found = find_prompt(tools.prompts(), name) if tools is not None else None
+    if tools is None or found is None:
         return False
     server, prompt = found
-    values = _prompt_values(prompt, arg)
-    missing = [a.name for a in prompt.arguments or [] if a.required and a.name not in values]
+    values = prompt_values(prompt, arg)
+    missing = missing_arguments(prompt, values)
     if missing:
         await conv.say(f"/{server}:{prompt.name} needs {', '.join(missing)}.")
         return True

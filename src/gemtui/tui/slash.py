@@ -276,37 +276,16 @@ def _quit(app: SessionHost, arg: str) -> None:
 def mcp_prompt(app: SessionHost, name: str, arg: str) -> bool:
     """``/server:prompt [value …| name=value …]``: the MCP server's prompt, filled in and
     sent as the person's prompt. False when no ready server has that prompt."""
-    import shlex
+    from gemtui.mcp.prompt_args import find_prompt, missing_arguments, prompt_values
 
     tools = app.session.mcp if app.session is not None else None
-    server, colon, wanted = name.removeprefix("/").partition(":")
-    if tools is None or not colon:
-        return False
-    found = next(
-        (
-            (s, p)
-            for s, p in tools.prompts()
-            if s.lower() == server.lower() and p.name.lower() == wanted.lower()
-        ),
-        None,
-    )
-    if found is None:
+    found = find_prompt(tools.prompts(), name) if tools is not None else None
+    if tools is None or found is None:
         return False
     server, prompt = found
     params = [a.name for a in prompt.arguments or []]
-    values: dict[str, str] = {}
-    try:
-        words = shlex.split(arg)
-    except ValueError:
-        words = arg.split()
-    positional = iter(params)
-    for word in words:
-        key, eq, value = word.partition("=")
-        if eq and key in params:
-            values[key] = value
-        else:
-            values[next(positional, params[-1] if params else "input")] = word
-    missing = [a.name for a in prompt.arguments or [] if a.required and a.name not in values]
+    values = prompt_values(prompt, arg)
+    missing = missing_arguments(prompt, values)
     if missing:
         usage = " ".join(f"{p}=…" for p in params)
         app.notify(
