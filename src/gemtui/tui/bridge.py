@@ -14,13 +14,11 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from gemtui.bus.bus import merge_deltas
-from gemtui.bus.events import Event
-
 if TYPE_CHECKING:
     from textual.message_pump import MessagePump
 
     from gemtui.bus import EventBus
+    from gemtui.bus.events import Event
 
 __all__ = ["BusEvent", "pump_events"]
 
@@ -42,6 +40,8 @@ class BusEvent(Message, bubble=False):
 
 async def pump_events(bus: EventBus, target: MessagePump, maxsize: int = 512) -> None:
     """Forward every bus event to ``target`` until cancelled (run it in a worker)."""
+    from gemtui.bus.bus import merge_deltas  # with the engine, after the first frame
+
     subscription = bus.subscription(maxsize)
     try:
         async for first in subscription:

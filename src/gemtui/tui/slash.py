@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gemtui.bus.events import ApprovalMode
+from gemtui.modes import ApprovalMode
 from gemtui.tui import slash_features as features
 
 if TYPE_CHECKING:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -23,7 +24,7 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from gemtui.bus import events as ev
+from gemtui.bus.values import TerminateReason, ToolCallState
 from gemtui.redact import StreamRedactor, redact
 from gemtui.tui.bridge import BusEvent
 from gemtui.tui.pager import open_in_pager
@@ -35,9 +36,19 @@ from gemtui.tui.widgets.todo_panel import TodoPanel
 from gemtui.tui.widgets.usage_panel import UsagePanel
 
 if TYPE_CHECKING:
+    from gemtui.bus import events as ev
     from gemtui.tui.widgets.transcript import Transcript
 
 __all__ = ["MIN_HEIGHT", "MIN_WIDTH", "MainScreen"]
+
+
+@cache
+def _delta_classes() -> tuple[type[ev.ContentDelta], type[ev.ThoughtDelta]]:
+    """The text events, imported with the first event rather than before the first frame."""
+    from gemtui.bus.events import ContentDelta, ThoughtDelta
+
+    return ContentDelta, ThoughtDelta
+
 
 MIN_WIDTH, MIN_HEIGHT = 60, 15
 """Below this the layout cannot hold a transcript, a prompt and an approval: say so."""
@@ -110,34 +121,8 @@ class MainScreen(Screen[None]):
         """Prompts whose failure is already in the transcript (said once, not twice)."""
         self._retry: tuple[float, str] | None = None
         """When a retry wait ends and the attempt it leads to, while counting down."""
-        self._routes: dict[type[ev.Event], Callable[[Any], None]] = {
-            ev.SessionStarted: self._session_started,
-            ev.UserMessage: self._user_message,
-            ev.TurnStarted: self._turn_started,
-            ev.ContentDelta: self._content,
-            ev.ThoughtDelta: self._thought,
-            ev.StreamRetried: self._stream_retried,
-            ev.TurnFinished: self._turn_finished,
-            ev.ToolCallStateChanged: self._tool_call,
-            ev.ToolOutput: lambda e: self.transcript.append_tool_output(e.call_id, e.text),
-            ev.TodosUpdated: lambda e: self.todos.show_todos(
-                [t.get("status", "") for t in e.todos], e.lines()
-            ),
-            ev.HistoryCompressed: self._compressed,
-            ev.ErrorOccurred: self._error,
-            ev.RequestRetrying: self._retrying,
-            ev.ModelFallback: self._fallback,
-            ev.ProviderProgress: lambda e: setattr(self.status, "busy", e.message),
-            ev.AccountStatus: self._account,
-            ev.McpServerChanged: self._mcp_changed,
-            ev.HookRan: lambda e: self.transcript.add_notice(
-                redact(e.summary()), "information" if e.outcome == "ok" else "warning"
-            ),
-            ev.ModelRouted: self._routed,
-            ev.LoopDetected: lambda e: self.transcript.add_notice(e.message, "warning"),
-            ev.Citation: lambda e: self.transcript.add_notice(e.text),
-            ev.AgentFinished: self._agent_finished,
-        }
+        self._routes: dict[type[ev.Event], Callable[[Any], None]] = {}
+        """Each event class's handler, filled when the first event comes (``_route``)."""
 
     def compose(self) -> ComposeResult:
         from gemtui.tui.widgets.transcript import Transcript
@@ -209,15 +194,52 @@ class MainScreen(Screen[None]):
         return self.query_one("#thoughts", ThoughtStream)
 
     # -- engine events ---------------------------------------------------------------------------
+    def _route(self, event: ev.Event) -> Callable[[Any], None] | None:
+        """The handler of ``event``'s class. The table (and the event classes) is built
+        with the first event, not at start: the first frame needs neither (issue 26)."""
+        if not self._routes:
+            from gemtui.bus import events as ev
+
+            self._routes = {
+                ev.SessionStarted: self._session_started,
+                ev.UserMessage: self._user_message,
+                ev.TurnStarted: self._turn_started,
+                ev.ContentDelta: self._content,
+                ev.ThoughtDelta: self._thought,
+                ev.StreamRetried: self._stream_retried,
+                ev.TurnFinished: self._turn_finished,
+                ev.ToolCallStateChanged: self._tool_call,
+                ev.ToolOutput: lambda e: self.transcript.append_tool_output(e.call_id, e.text),
+                ev.TodosUpdated: lambda e: self.todos.show_todos(
+                    [t.get("status", "") for t in e.todos], e.lines()
+                ),
+                ev.HistoryCompressed: self._compressed,
+                ev.ErrorOccurred: self._error,
+                ev.RequestRetrying: self._retrying,
+                ev.ModelFallback: self._fallback,
+                ev.ProviderProgress: lambda e: setattr(self.status, "busy", e.message),
+                ev.AccountStatus: self._account,
+                ev.McpServerChanged: self._mcp_changed,
+                ev.HookRan: lambda e: self.transcript.add_notice(
+                    redact(e.summary()), "information" if e.outcome == "ok" else "warning"
+                ),
+                ev.ModelRouted: self._routed,
+                ev.LoopDetected: lambda e: self.transcript.add_notice(e.message, "warning"),
+                ev.Citation: lambda e: self.transcript.add_notice(e.text),
+                ev.AgentFinished: self._agent_finished,
+            }
+        return self._routes.get(type(event))
+
     def on_bus_event(self, message: BusEvent) -> None:
         """Route one engine event to the panes; a view bug becomes a notification (the
         session is kept), and the bridge is told it may send the next batch."""
         try:
             event = message.event
-            route = self._routes.get(type(event))
-            if event.parent_id and isinstance(event, ev.ContentDelta | ev.ThoughtDelta):
+            route = self._route(event)
+            content, thought = _delta_classes()
+            if event.parent_id and isinstance(event, content | thought):
                 route = None  # a subagent's text: on its card, never as the answer
-                if isinstance(event, ev.ContentDelta):
+                if isinstance(event, content):
                     self.transcript.subagent_text(event.parent_id, event.text)
             if route is not None:
                 route(message.event)
@@ -298,7 +320,7 @@ class MainScreen(Screen[None]):
     def _tool_call(self, e: ev.ToolCallStateChanged) -> None:
         self._close_answer()
         call = e.call
-        if call.state == ev.ToolCallState.AWAITING_APPROVAL:
+        if call.state == ToolCallState.AWAITING_APPROVAL:
             self.transcript.scroll_to_latest()  # what is being approved is in view
         self.transcript.upsert_tool(call, e.parent_id)
         self.approvals.upsert(call, e.prompt_id)
@@ -387,11 +409,11 @@ class MainScreen(Screen[None]):
         said = e.prompt_id in self._failed_prompts
         self._failed_prompts.discard(e.prompt_id)
         self.status.turn_ended()
-        if e.reason == ev.TerminateReason.ABORTED:
+        if e.reason == TerminateReason.ABORTED:
             self.transcript.add_notice("Cancelled. Nothing already received is lost.", "warning")
-        elif e.reason == ev.TerminateReason.MAX_TURNS:
+        elif e.reason == TerminateReason.MAX_TURNS:
             self.transcript.add_notice("Stopped at the turn limit.", "warning")
-        elif e.reason != ev.TerminateReason.GOAL and e.error and not said:
+        elif e.reason != TerminateReason.GOAL and e.error and not said:
             self.transcript.add_notice(e.error, "error")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -17,27 +17,24 @@ import difflib
 import json
 import time
 from dataclasses import dataclass
-from typing import ClassVar, Literal, Self
+from typing import TYPE_CHECKING, ClassVar, Literal, Self
 
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.highlight import highlight
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from gemtui.bus.events import (
-    ApprovalDecision,
-    Confirmation,
-    Decision,
-    ToolCallSnapshot,
-    ToolCallState,
-)
+from gemtui.bus.values import ApprovalDecision, Decision, ToolCallState
+from gemtui.tui.widgets.code_highlight import highlight
 from gemtui.tui.widgets.diff_view import DiffView
 from gemtui.tui.widgets.key_hints import KeyHint, KeyHints
+
+if TYPE_CHECKING:
+    from gemtui.bus.events import Confirmation, ToolCallSnapshot
 
 __all__ = ["ApprovalQueue", "preview_widgets"]
 

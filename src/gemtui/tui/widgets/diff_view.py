@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.highlight import guess_language, highlight
 from textual.reactive import reactive
 from textual.widgets import Static
+
+from gemtui.tui.widgets.code_highlight import guess_language, highlight
 
 __all__ = ["DiffView", "parse_unified", "side_by_side_rows"]
 

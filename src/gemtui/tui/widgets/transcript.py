@@ -21,8 +21,6 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from gemtui.bus.events import ToolCallSnapshot
-from gemtui.tui.replayed_calls import replayed_call, subagent_calls
 from gemtui.tui.widgets.answer_render import code_blocks
 from gemtui.tui.widgets.markdown_look import MARKDOWN_CSS, MARKDOWN_STYLES, markdown_theme
 from gemtui.tui.widgets.render_cache import RenderedLines
@@ -36,9 +34,9 @@ from gemtui.tui.widgets.transcript_blocks import (
     ToolBlock,
     UserBlock,
 )
-from gemtui.wire.attachments import typed_text
 
-if TYPE_CHECKING:  # pydantic is not imported before the first frame
+if TYPE_CHECKING:  # neither pydantic nor the event classes before the first frame
+    from gemtui.bus.events import ToolCallSnapshot
     from gemtui.wire import Content
 
 __all__ = ["Transcript"]
@@ -312,6 +310,11 @@ class Transcript(ScrollView, can_focus=True):
         (``describe`` gives a card the line a live call shows: its command, its path;
         ``calls``, the store's record of each call by id, gives it the state, output,
         diff and duration the live card had)."""
+        # Only a resumed session replays: these bring pydantic's wire types, which the
+        # first frame of a new session has no use for (issue 26).
+        from gemtui.tui.replayed_calls import replayed_call, subagent_calls
+        from gemtui.wire.attachments import typed_text
+
         responses = {
             p.function_response.id: p.function_response
             for c in history

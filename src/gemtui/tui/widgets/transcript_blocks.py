@@ -14,6 +14,7 @@ import time
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.segment import Segment
@@ -22,7 +23,7 @@ from rich.text import Text
 from rich.theme import Theme
 from textual.strip import Strip
 
-from gemtui.bus.events import Refusal, ToolCallSnapshot, ToolCallState
+from gemtui.bus.values import Refusal, ToolCallState
 from gemtui.redact import redact
 from gemtui.tui.widgets.answer_render import AnswerRender
 from gemtui.tui.widgets.tool_summary import (
@@ -31,6 +32,9 @@ from gemtui.tui.widgets.tool_summary import (
     elapsed,
     split_arguments,
 )
+
+if TYPE_CHECKING:
+    from gemtui.bus.events import ToolCallSnapshot
 
 __all__ = [
     "AnswerBlock",

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import ProgressBar, Static
 
-from gemtui.bus.events import AccountStatus, Usage, quota_lines
+from gemtui.bus.values import Usage
+
+if TYPE_CHECKING:
+    from gemtui.bus.events import AccountStatus
 
 __all__ = ["UsagePanel"]
 
@@ -165,6 +170,8 @@ class UsagePanel(VerticalScroll, can_focus=False):
         if a is None:
             return []
         who = " · ".join(x for x in (a.email, a.tier, a.project) if x)
+        from gemtui.bus.events import quota_lines
+
         return [who, *quota_lines(a.quota)]
 
     def record_compression(self, before: int, after: int) -> None:
