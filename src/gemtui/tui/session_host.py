@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from gemtui.config.settings import Settings
     from gemtui.config.trust import WorkspaceTrust
     from gemtui.store import SessionStore
+    from gemtui.store.subagent_log import SubagentTranscript
     from gemtui.tui.themes import ThemeFailure
     from gemtui.wire import Content
 
@@ -341,10 +342,12 @@ class SessionHost(MaskingApp[int]):
 
         epochs: list[list[Content]] = []
         calls: dict[str, dict[str, Any]] = {}
+        children: dict[str, SubagentTranscript] = {}
         if self.store is not None:
             try:
                 epochs = self.store.history_epochs(session.id)
                 calls = {c["call_id"]: c for c in self.store.tool_calls(session.id)}
+                children = self.store.subagent_transcripts(session.id)
                 self._restore_usage(screen, session, self.store.usage(session.id))
             except Exception:  # a view of the past must never stop the session
                 log.exception("could not read the saved session's past")
@@ -358,10 +361,10 @@ class SessionHost(MaskingApp[int]):
             if item is not None:
                 run.append(item)
                 continue
-            transcript.replay(run, describe, calls)
+            transcript.replay(run, describe, calls, children)
             run = []
             transcript.add_notice(COMPRESSED_HERE)
-        transcript.replay(run, describe, calls)
+        transcript.replay(run, describe, calls, children)
 
     @staticmethod
     def _restore_usage(screen: MainScreen, session: Session, rows: list[dict[str, Any]]) -> None:
