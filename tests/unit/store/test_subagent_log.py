@@ -77,3 +77,58 @@ def test_a_subagents_own_compression_never_removes_what_was_stored(tmp_path: Pat
     assert [c.parts[0].text for c in stories["p1"].contents] == ["task", "first", "after summary"]
     assert stories["p1"].turns == 2  # no usage recorded: its answers count
     assert stories["p1/c2"].agent == "scout"
+
+
+def test_exports_carry_each_delegations_story_apart_from_the_history(tmp_path: Path) -> None:
+    from gemtui.wire import FunctionCall, FunctionResponse, Part
+
+    def call(name: str, call_id: str, task: str) -> Content:
+        fc = FunctionCall(id=call_id, name=name, args={"task": task})
+        return Content(role="model", parts=[Part(function_call=fc)])
+
+    def result(name: str, call_id: str, output: str) -> Content:
+        fr = FunctionResponse(id=call_id, name=name, response={"output": output})
+        return Content(role="user", parts=[Part(function_response=fr)])
+
+    with SessionStore(tmp_path / "sessions.db") as store:
+        sid = store.create_session(title="delegated")
+        for content in (
+            Content.user("look into it"),
+            call("generalist", "p1", "investigate"),
+            result("generalist", "p1", "REPORT"),
+            Content.model("PARENT-SAYS done"),
+        ):
+            store.add_message(sid, content.role or "user", content)
+        story = (
+            Content.user("investigate"),
+            Content(
+                role="model", parts=[Part(text="CHILD-SAYS hm"), *call("scout", "c2", "x").parts]
+            ),
+            result("scout", "c2", "NESTED-REPORT"),
+        )
+        for i, content in enumerate(story):
+            add_subagent_message(store, sid, "p1", "generalist", i, content)
+        add_subagent_message(store, sid, "p1/c2", "scout", 0, Content.user("x"))
+        add_subagent_message(store, sid, "p1/c2", "scout", 1, Content.model("GRANDCHILD-SAYS"))
+        markdown = store.export_markdown(sid)
+        doc = json.loads(store.export_json(sid))
+    order = [
+        markdown.index("### Tool call: `generalist`"),
+        markdown.index("> **Agent `generalist`** (1 turn)"),
+        markdown.index("> ## Task\n>\n> investigate"),
+        markdown.index("> ## generalist\n>\n> CHILD-SAYS hm"),
+        markdown.index('> ### Tool call: `scout`\n>\n> ```json\n> {\n>   "task": "x"\n> }'),
+        markdown.index("> > **Agent `scout`**"),
+        markdown.index("> > ## scout\n> >\n> > GRANDCHILD-SAYS"),
+        markdown.index("> ### Tool result: `scout`"),
+        markdown.index("### Tool result: `generalist`"),
+        markdown.index("## Model\n\nPARENT-SAYS done"),
+    ]
+    assert order == sorted(order)
+    assert "CHILD-SAYS" not in json.dumps(doc["history"])
+    assert set(doc["subagents"]) == {"p1", "p1/c2"}
+    assert doc["subagents"]["p1"]["agent"] == "generalist"
+    assert doc["subagents"]["p1/c2"]["history"][1] == {
+        "role": "model",
+        "parts": [{"text": "GRANDCHILD-SAYS"}],
+    }
