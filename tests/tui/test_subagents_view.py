@@ -241,6 +241,8 @@ async def test_a_delegation_run_headless_resumes_with_its_card_expanding_into_th
         answers = [b.text for b in app.main.transcript._blocks.blocks if isinstance(b, AnswerBlock)]
         assert app.session is not None
         history = json.dumps([c.to_wire() for c in app.session.chat.history])
+        by_agent = dict(app.main.usage.by_agent)
+        per_turn = list(app.main.usage.per_turn)
         app.main.transcript.focus()
         await pilot.press("ctrl+o")  # the most recent card with something folded: p1
         await pilot.pause()
@@ -257,3 +259,5 @@ async def test_a_delegation_run_headless_resumes_with_its_card_expanding_into_th
     assert "┊ Looking for the KOALA-WORD notes first." in expanded
     assert "┊ Found them; reporting." in expanded
     assert "KOALA-WORD" not in folded_again
+    assert by_agent["generalist"][0] == 81  # the usage pane's agent line comes back too
+    assert len(per_turn) == 2  # and the conversation's turns stay its own
