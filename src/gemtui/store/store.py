@@ -448,7 +448,23 @@ class StoreCore:
                 (new_id, new_id, new_id),
             )
             self._copy_usage(c, session_id, new_id, stop)
+            self._copy_subagents(c, session_id, new_id)
         return new_id
+
+    @staticmethod
+    def _copy_subagents(c: sqlite3.Connection, source: str, target: str) -> None:
+        """A fork carries the stories of the delegations its history holds (a call
+        ``p1``'s, and those of the agents it started in turn, ``p1/…``)."""
+        c.execute(
+            "INSERT INTO subagent_messages (session_id, parent_call, agent, idx, role, content,"
+            " text, created) SELECT ?, parent_call, agent, idx, role, content, text, created"
+            " FROM subagent_messages WHERE session_id = ?"
+            " AND substr(parent_call, 1, instr(parent_call || '/', '/') - 1) IN ("
+            "SELECT json_extract(p.value, '$.functionCall.id') FROM messages m,"
+            " json_each(m.content, '$.parts') p WHERE m.session_id = ?"
+            " AND json_type(p.value, '$.functionCall') IS NOT NULL) ORDER BY id",
+            (target, source, target),
+        )
 
     @staticmethod
     def _copy_usage(c: sqlite3.Connection, source: str, target: str, stop: int) -> None:

@@ -132,3 +132,28 @@ def test_exports_carry_each_delegations_story_apart_from_the_history(tmp_path: P
         "role": "model",
         "parts": [{"text": "GRANDCHILD-SAYS"}],
     }
+
+
+def test_a_fork_carries_the_stories_of_the_delegations_it_keeps(tmp_path: Path) -> None:
+    from gemtui.wire import FunctionCall, Part
+
+    def delegation(call_id: str) -> Content:
+        fc = FunctionCall(id=call_id, name="generalist", args={"task": call_id})
+        return Content(role="model", parts=[Part(function_call=fc)])
+
+    with SessionStore(tmp_path / "sessions.db") as store:
+        sid = store.create_session(title="t")
+        store.add_message(sid, "user", Content.user("one"))
+        store.add_message(sid, "model", delegation("p1"))
+        store.add_message(sid, "user", Content.user("two"))
+        store.add_message(sid, "model", delegation("p2"))
+        for parent in ("p1", "p1/c1", "p2", "p10"):
+            said = Content.model(f"{parent} kiwiword")
+            add_subagent_message(store, sid, parent, "generalist", 0, said)
+        early = store.fork(sid, at_message_index=2)
+        whole = store.fork(sid)
+        assert set(store.subagent_transcripts(early)) == {"p1", "p1/c1"}
+        assert set(store.subagent_transcripts(whole)) == {"p1", "p1/c1", "p2"}
+        assert set(store.subagent_transcripts(sid)) == {"p1", "p1/c1", "p2", "p10"}
+        found = {m.session.id for m in store.search("kiwiword")}
+    assert found == {sid, early, whole}  # the copies are searchable as the original
