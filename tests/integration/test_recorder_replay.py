@@ -80,8 +80,12 @@ def _rows(db: Path) -> dict[str, list[tuple[Any, ...]]]:
                 " FROM tool_calls ORDER BY id"
             ).fetchall(),
             "usage": c.execute(
-                "SELECT session_id, prompt_id, model, input, output, thoughts, cached, total"
-                " FROM usage ORDER BY id"
+                "SELECT session_id, prompt_id, model, input, output, thoughts, cached, total,"
+                " parent_call FROM usage ORDER BY id"
+            ).fetchall(),
+            "subagent_messages": c.execute(
+                "SELECT session_id, parent_call, agent, idx, role, content, text"
+                " FROM subagent_messages ORDER BY id"
             ).fetchall(),
         }
 
@@ -113,9 +117,16 @@ async def test_replaying_the_bus_into_an_empty_store_gives_the_live_database(
     await _close(first)
     first.close()
 
-    # 2. resume it and go on with another tool call
+    # 2. resume it and go on with a delegation: the subagent's history is stored too
+    report = {"name": "complete_task", "args": {"output": {"report": "only notes"}}, "id": "d1"}
     mock_llm.enqueue(
-        {"function_calls": [{"name": "list_directory", "args": {"dir_path": "."}, "id": "l1"}]},
+        {"function_calls": [{"name": "generalist", "args": {"task": "list"}, "id": "g1"}]},
+        {
+            "text": "Listing.",
+            "function_calls": [{"name": "list_directory", "args": {"dir_path": "."}, "id": "l1"}],
+            "usage": {"prompt": 30},
+        },
+        {"function_calls": [report], "usage": {"prompt": 40}},
         {"text": "Only notes.txt."},
     )
     resumed = await _run(settings, replace(options, resume=first_id), recording, ["list files"])
@@ -133,7 +144,10 @@ async def test_replaying_the_bus_into_an_empty_store_gives_the_live_database(
 
     live = _rows(isolated_home / "data" / "sessions.db")
     assert len(live["sessions"]) == 2
-    assert {r[2] for r in live["tool_calls"]} == {"read_file", "list_directory"}
+    assert {r[2] for r in live["tool_calls"]} == {"read_file", "generalist", "list_directory"}
+    stories = {(r[0], r[1], r[2]) for r in live["subagent_messages"]}
+    assert stories == {(first_id, "g1", "generalist"), (fork_id, "g1", "generalist")}
+    assert {r[-1] for r in live["usage"]} == {None, "g1"}
     assert max(r[-1] for r in live["sessions"]) >= 1, "the compression started a new epoch"
 
     replayed_db = tmp_path / "replayed.db"

@@ -11,6 +11,7 @@ from textual.geometry import Region
 from textual.widgets import DataTable, Input, Static
 
 from gemtui.store import SessionStore
+from gemtui.store.subagent_log import add_subagent_message
 from gemtui.tui.screens.sessions import ConfirmScreen, SessionsScreen, fit_columns
 from gemtui.tui.widgets.conversation_preview import ConversationPreview
 from gemtui.wire import Content
@@ -105,6 +106,22 @@ async def test_full_text_search_highlights_hits_in_the_preview(store: SessionSto
         assert "incremental decoder" in text
         styled = [text[s.start : s.end] for s in content.spans if "accent" in str(s.style)]  # type: ignore[attr-defined]
         assert styled == ["decoder"]
+
+
+async def test_search_finds_a_word_only_a_subagent_wrote_and_names_the_agent(
+    store: SessionStore,
+) -> None:
+    sid = _seed_ids(store)["Add dark theme"]
+    add_subagent_message(store, sid, "p1", "scout", 0, Content.user("find the palette"))
+    add_subagent_message(store, sid, "p1", "scout", 1, Content.model("The tokens are in ochreword"))
+    app = BrowserApp(store)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("ctrl+f", *"ochreword")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert _titles(app) == ["Add dark theme · 1 hit"]
+        text = str(app.screen.query_one("#sessions-preview", Static).visual)
+        assert "model (scout agent): The tokens are in ochreword" in text
 
 
 async def test_preview_follows_the_cursor_and_enter_opens(store: SessionStore) -> None:

@@ -4,6 +4,7 @@ is offered for approval under the agent's name."""
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -12,11 +13,13 @@ import pytest
 from textual.widgets import Static
 
 from gemtui.bus.events import AgentFinished
+from gemtui.store import SessionStore
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.launch import build_app
 from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.transcript_blocks import AnswerBlock, ToolBlock
+from tests.integration.helpers import gemtui_env, run_gemtui, write_fast_config
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages, engine_started, turns_done
 from tests.tui.test_resume_shows_what_happened import _settings_for
@@ -189,3 +192,72 @@ async def test_resume_shows_the_subagents_calls_under_its_card(
     app.close_store()
     assert resumed == live
     assert "↳ generalist ›" in screen
+
+
+async def test_a_delegation_run_headless_resumes_with_its_card_expanding_into_the_agents_words(
+    mock_llm_thread: MockLLMServer,
+    workspace: Path,
+    isolated_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Recorded by the real ``gemtui -p``, resumed in the TUI: the delegation card holds
+    its agent's turns and words, folded, and Ctrl+O expands it into them, as live."""
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    (workspace / "notes.txt").write_text("NOTES-BODY\n")
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue(
+        {"function_calls": [{"name": "generalist", "args": {"task": "read"}, "id": "p1"}]},
+        {
+            "text": "Looking for the KOALA-WORD notes first.",
+            "function_calls": [
+                {"name": "read_file", "args": {"file_path": "notes.txt"}, "id": "c1"}
+            ],
+            "usage": {"prompt": 30, "output": 5},
+        },
+        {
+            "text": "Found them; reporting.",
+            "function_calls": [
+                {"name": "complete_task", "args": {"output": {"report": "ok"}}, "id": "c2"}
+            ],
+            "usage": {"prompt": 40, "output": 6},
+        },
+        {"text": "Parent answer."},
+    )
+    env = gemtui_env(isolated_home, mock_llm_thread.url)
+    proc = run_gemtui(["-p", "delegate"], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    with SessionStore() as store:
+        (info,) = store.list_sessions()
+
+    app = build_app(_settings_for(mock_llm_thread.url), workspace=workspace, resume=info.id)
+    assert isinstance(app, GemtuiApp)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await engine_started(app, seen)
+        for _ in range(3):
+            await pilot.pause()
+        folded = _screen(app)
+        cards = _cards(app)
+        answers = [b.text for b in app.main.transcript._blocks.blocks if isinstance(b, AnswerBlock)]
+        assert app.session is not None
+        history = json.dumps([c.to_wire() for c in app.session.chat.history])
+        by_agent = dict(app.main.usage.by_agent)
+        per_turn = list(app.main.usage.per_turn)
+        app.main.transcript.focus()
+        await pilot.press("ctrl+o")  # the most recent card with something folded: p1
+        await pilot.pause()
+        expanded = _screen(app)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        folded_again = _screen(app)
+    app.close_store()
+    assert cards == {"p1": (None, "success"), "p1/c1": ("generalist", "success")}
+    assert answers == ["Parent answer."]  # the agent's words are its card's, not answers
+    assert "KOALA-WORD" not in history  # nor the conversation's model history
+    assert "⋯ 2 turns · 1 call · 81 tokens" in folded
+    assert "KOALA-WORD" not in folded
+    assert "┊ Looking for the KOALA-WORD notes first." in expanded
+    assert "┊ Found them; reporting." in expanded
+    assert "KOALA-WORD" not in folded_again
+    assert by_agent["generalist"][0] == 81  # the usage pane's agent line comes back too
+    assert len(per_turn) == 2  # and the conversation's turns stay its own

@@ -217,6 +217,7 @@ class Executor:
             cost=state.cost,
             usage_by_agent=dict(subagents.usage),
             cost_by_agent=dict(subagents.cost),
+            turns_by_agent=dict(subagents.turns),
         )
 
     async def _recover(

@@ -25,6 +25,8 @@ class SubagentTally:
         self.on_call = on_call
         self.usage: dict[str, Usage] = {}
         self.cost: dict[str, float] = {}
+        self.turns: dict[str, int] = {}
+        """Model calls by agent (the prompt's own turns count only its own)."""
         self._names: dict[str, str] = {}
         """Tool name of every call seen, by the id views know it by."""
         self.close = bus.subscribe(self._seen)
@@ -38,5 +40,6 @@ class SubagentTally:
             self.on_call(event)
             agent = self._names.get(event.parent_id, "subagent")
             self.usage[agent] = self.usage.get(agent, Usage()) + event.usage
+            self.turns[agent] = self.turns.get(agent, 0) + 1
             if event.cost is not None:
                 self.cost[agent] = self.cost.get(agent, 0.0) + event.cost

@@ -245,6 +245,7 @@ class Subagents:
             retry_delays=session.chat.retry_delays,
             max_answer_chars=session.chat.max_answer_chars,
         )
+        chat.on_history = bus.history_changed  # its story is stored under the parent call
         parent = session.executor.config
         return Executor(
             chat,

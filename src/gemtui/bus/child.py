@@ -2,18 +2,20 @@
 
 A subagent runs its own executor and scheduler, each publishing on a ``ChildBus``. What
 views need of it (its tool calls and their output, its model calls' usage, its text and
-thoughts, its errors) is re-published on the parent bus with ``parent_id`` set to the
-parent's tool call, under the parent's prompt id; the rest (its own prompt, history and
-finish) stays private, so no view mistakes it for the conversation's. Its call ids are
-prefixed with the parent call's id, so they can never collide with the parent's, and an
-approval request names the agent. Approvals are answered on the parent bus, where the
-person (or headless mode) answers every other one.
+thoughts, its errors, and each entry of its history for the store) is re-published on
+the parent bus with ``parent_id`` set to the parent's tool call, under the parent's
+prompt id; the rest (its own prompt, history and finish) stays private, so no view
+mistakes it for the conversation's. Its call ids are prefixed with the parent call's id,
+so they can never collide with the parent's, and an approval request names the agent.
+Approvals are answered on the parent bus, where the person (or headless mode) answers
+every other one.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from gemtui.bus.bus import EventBus, current_prompt_id
 from gemtui.bus.events import (
@@ -21,11 +23,15 @@ from gemtui.bus.events import (
     Decision,
     ErrorOccurred,
     Event,
+    SubagentHistoryAppended,
     ThoughtDelta,
     ToolCallStateChanged,
     ToolOutput,
     TurnFinished,
 )
+
+if TYPE_CHECKING:
+    from gemtui.wire import Content
 
 __all__ = ["FORWARDED", "ChildBus"]
 
@@ -36,8 +42,9 @@ FORWARDED: tuple[type[Event], ...] = (
     ContentDelta,
     ThoughtDelta,
     ErrorOccurred,
+    SubagentHistoryAppended,
 )
-"""The subagent's events its parent's views see."""
+"""The subagent's events its parent's views (and the store) see."""
 
 
 class ChildBus(EventBus):
@@ -54,6 +61,13 @@ class ChildBus(EventBus):
     def child_call_id(self, call_id: str) -> str:
         """How the parent's views name one of the subagent's calls."""
         return f"{self.parent_id}/{call_id}"
+
+    def history_changed(self, index: int, content: Content | None, reason: str | None) -> None:
+        """The subagent's chat listener: each entry it appends is published for the
+        store; a replacement (its own compression) publishes nothing, so what was
+        stored stays as it happened."""
+        if content is not None:
+            self.emit(SubagentHistoryAppended, agent=self.agent, index=index, content=content)
 
     def _deliver(self, event: Event) -> None:
         super()._deliver(event)

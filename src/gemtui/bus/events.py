@@ -48,6 +48,7 @@ __all__ = [
     "RequestRetrying",
     "SessionStarted",
     "StreamRetried",
+    "SubagentHistoryAppended",
     "TerminateReason",
     "ThoughtDelta",
     "TodosUpdated",
@@ -319,6 +320,17 @@ class HistoryReplaced(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SubagentHistoryAppended(Event):
+    """A subagent's own history gained ``content`` (entry ``index`` of it): its task, an
+    answer, its calls' results. ``parent_id`` names the delegation; the store keeps it
+    under that call, and it is never part of the conversation's history."""
+
+    agent: str
+    index: int
+    content: Content
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HistoryCompressed(Event):
     """Compression replaced older history with a summary (before and after tokens)."""
 
@@ -365,6 +377,8 @@ class AgentFinished(Event):
     """Subagents' tokens by agent name (already in ``usage``)."""
     cost_by_agent: dict[str, float] = field(default_factory=dict)
     """Subagents' USD by agent name, where priced (already in ``cost``)."""
+    turns_by_agent: dict[str, int] = field(default_factory=dict)
+    """Subagents' model calls by agent name (not in ``turns``: those are the prompt's own)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

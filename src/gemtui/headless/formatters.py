@@ -52,7 +52,7 @@ __all__ = [
 
 
 def stats_of(done: AgentFinished) -> dict[str, Any]:
-    stats = {
+    stats: dict[str, Any] = {
         "models": {m: asdict(u) for m, u in done.usage_by_model.items()},
         "tokens": asdict(done.usage),
         "turns": done.turns,
@@ -67,9 +67,12 @@ def stats_of(done: AgentFinished) -> dict[str, Any]:
                 "cost_usd": round(done.cost_by_agent[name], 6)
                 if name in done.cost_by_agent
                 else None,
+                "turns": done.turns_by_agent.get(name, 0),
             }
             for name, usage in done.usage_by_agent.items()
         }
+    if done.turns_by_agent:  # ``turns`` counts the conversation's own; the subagents' apart
+        stats["subagent_turns"] = sum(done.turns_by_agent.values())
     return stats
 
 

@@ -10,6 +10,7 @@ from gemtui.store.recorder import SessionRecorder
 from gemtui.store.records import SessionMatch
 from gemtui.store.search import search_sessions
 from gemtui.store.store import StoreCore
+from gemtui.store.subagent_log import SubagentTranscript, subagent_transcripts
 
 if TYPE_CHECKING:
     from gemtui.bus import EventBus
@@ -35,6 +36,11 @@ class SessionStore(StoreCore):
         return search_sessions(
             self, query, workspace=workspace, limit=limit, per_session=per_session
         )
+
+    def subagent_transcripts(self, session_id: str) -> dict[str, SubagentTranscript]:
+        """What each subagent of the session said and did, by the parent call that
+        started it (shown in its delegation card on resume)."""
+        return subagent_transcripts(self, session_id)
 
     def export_markdown(self, session_id: str) -> str:
         return to_markdown(self, session_id)

@@ -6,14 +6,16 @@ writer publishes them), ``TurnFinished`` and terminal ``ToolCallStateChanged`` b
 usage and tool calls. The person's prompt is committed the moment it is sent
 (``UserMessage``), before the chat takes it, so a crash never loses what was typed; each
 history entry is written as it is appended, so tool results are saved before the next
-answer streams. Deltas are ignored (they are the expensive, frequent events), and every
-write is one short transaction. Replaying a recording of the bus into an empty store
-gives the same rows as the live run.
+answer streams. A subagent's history (``SubagentHistoryAppended``) is stored apart,
+under the parent call that started it, never in the conversation's. Deltas are ignored
+(they are the expensive, frequent events), and every write is one short transaction.
+Replaying a recording of the bus into an empty store gives the same rows as the live
+run.
 
 Saving must never cost the conversation: when a write fails for good (disk full,
-read-only store, I/O error) the recorder stops, leaves what it saved as it is, and says
-once on the bus — an ``ErrorOccurred`` warning every view shows — that this session is
-no longer being saved, and why. ``NullRecorder`` stands in when the store could not be
+read-only store, I/O error) the recorder stops, leaves what it saved as it is, and says once
+on the bus — an ``ErrorOccurred`` warning every view shows — that this session is no
+longer being saved, and why. ``NullRecorder`` stands in when the store could not be
 opened at all.
 """
 
@@ -31,11 +33,13 @@ from gemtui.bus.events import (
     HistoryAppended,
     HistoryReplaced,
     SessionStarted,
+    SubagentHistoryAppended,
     ToolCallStateChanged,
     TurnFinished,
     UserMessage,
 )
 from gemtui.store.failures import is_transient, reason_for
+from gemtui.store.subagent_log import add_subagent_message
 from gemtui.store.titles import title_from_prompt
 from gemtui.wire import Content, Part
 
@@ -135,7 +139,10 @@ class SessionRecorder:
             if event.call.state.terminal:
                 self._timed(lambda: self._tool_finished(event))
         elif isinstance(event, AgentFinished):
-            self._timed(self._agent_finished)
+            if not event.parent_id:
+                self._timed(self._agent_finished)
+        elif isinstance(event, SubagentHistoryAppended) and event.parent_id:
+            self._timed(lambda: self._subagent_said(event))
 
     def _timed(self, fn: Callable[[], None]) -> None:
         if self.stopped is not None:
@@ -278,6 +285,14 @@ class SessionRecorder:
             thoughts=u.thoughts,
             cached=u.cached,
             total=u.total,
+            parent_call=event.parent_id or None,
+        )
+        self.writes += 1
+
+    def _subagent_said(self, event: SubagentHistoryAppended) -> None:
+        self._ensure_row()
+        add_subagent_message(
+            self.store, self.session_id, event.parent_id, event.agent, event.index, event.content
         )
         self.writes += 1
 

@@ -98,7 +98,38 @@ _V3 = """
 ALTER TABLE tool_calls ADD COLUMN refusal TEXT;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
+# v4: what a subagent said and did, stored under the parent's call that started it (its
+# task, its answers, its calls' results; appended only, in the order they happened), kept
+# apart from ``messages`` so the conversation's history never holds a child's turns;
+# searchable on its own index. A model call's usage names the subagent call it ran under.
+_V4 = """
+CREATE TABLE subagent_messages (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    parent_call TEXT NOT NULL,
+    agent TEXT NOT NULL DEFAULT '',
+    idx INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    text TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL
+);
+CREATE INDEX subagent_messages_session ON subagent_messages(session_id, parent_call, id);
+CREATE VIRTUAL TABLE subagent_messages_fts USING fts5(
+    text, content='subagent_messages', content_rowid='id',
+    tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER subagent_messages_ai AFTER INSERT ON subagent_messages BEGIN
+    INSERT INTO subagent_messages_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER subagent_messages_ad AFTER DELETE ON subagent_messages BEGIN
+    INSERT INTO subagent_messages_fts(subagent_messages_fts, rowid, text)
+    VALUES ('delete', old.id, old.text);
+END;
+ALTER TABLE usage ADD COLUMN parent_call TEXT;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
 """Step ``i`` brings a store from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

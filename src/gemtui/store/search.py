@@ -1,4 +1,8 @@
-"""Full-text search over everything said (FTS5), with the hits marked for highlighting."""
+"""Full-text search over everything said (FTS5), with the hits marked for highlighting.
+
+What subagents said is searched too (its own index): a word only a subagent wrote finds
+the session, its hit labelled with the agent's name.
+"""
 
 from __future__ import annotations
 
@@ -38,6 +42,20 @@ _PARTS = ", ".join(
 )
 """How many parts of a matching message are words, tool calls and tool results."""
 
+_MESSAGES = (
+    "SELECT m.created, m.session_id, m.idx, m.role, '',"
+    " snippet(messages_fts, 0, '{start}', '{end}', '…', 12), {parts}"
+    " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
+    " WHERE messages_fts MATCH ?{ws} ORDER BY messages_fts.rowid DESC LIMIT ?"
+)
+_SUBAGENTS = (
+    "SELECT m.created, m.session_id, m.idx, m.role, m.agent,"
+    " snippet(subagent_messages_fts, 0, '{start}', '{end}', '…', 12), {parts}"
+    " FROM subagent_messages_fts JOIN subagent_messages m"
+    " ON m.id = subagent_messages_fts.rowid"
+    " WHERE subagent_messages_fts MATCH ?{ws} ORDER BY subagent_messages_fts.rowid DESC LIMIT ?"
+)
+
 
 def _label(role: str, *, said: int, calls: int, results: int) -> str:
     """What a hit is to a person: a message of tool results alone is no one's words."""
@@ -66,21 +84,21 @@ def search_sessions(
         return []
     ws = " AND m.session_id IN (SELECT id FROM sessions WHERE workspace = ?)" if workspace else ""
     params: list[Any] = [match, *([workspace] if workspace else []), limit]
-    rows = store._query(
-        "SELECT m.session_id, m.idx, m.role,"
-        f" snippet(messages_fts, 0, '{HIT_START}', '{HIT_END}', '…', 12), {_PARTS}"
-        " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
-        f" WHERE messages_fts MATCH ?{ws} ORDER BY messages_fts.rowid DESC LIMIT ?",
-        params,
-    )
+    rows: list[Any] = []
+    for sql in (_MESSAGES, _SUBAGENTS):
+        text = sql.format(start=HIT_START, end=HIT_END, parts=_PARTS, ws=ws)
+        rows.extend(store._query(text, params))
+    rows.sort(key=lambda r: r[0], reverse=True)  # the newest hit first, of either kind
     order: list[str] = []
     hits: dict[str, list[SearchHit]] = {}
-    for sid, idx, role, marked, said, calls, results in rows:
+    for _, sid, idx, role, agent, marked, said, calls, results in rows[:limit]:
         if sid not in hits:
             order.append(sid)
             hits[sid] = []
         if len(hits[sid]) < per_session:
             label = _label(role, said=said, calls=calls, results=results)
+            if agent:  # a subagent's words (or its calls), not the conversation's
+                label = f"{label} ({agent} agent)"
             hits[sid].append(SearchHit.from_marked(sid, idx, label, marked))
     out: list[SessionMatch] = []
     for sid in order:

@@ -448,7 +448,23 @@ class StoreCore:
                 (new_id, new_id, new_id),
             )
             self._copy_usage(c, session_id, new_id, stop)
+            self._copy_subagents(c, session_id, new_id)
         return new_id
+
+    @staticmethod
+    def _copy_subagents(c: sqlite3.Connection, source: str, target: str) -> None:
+        """A fork carries the stories of the delegations its history holds (a call
+        ``p1``'s, and those of the agents it started in turn, ``p1/…``)."""
+        c.execute(
+            "INSERT INTO subagent_messages (session_id, parent_call, agent, idx, role, content,"
+            " text, created) SELECT ?, parent_call, agent, idx, role, content, text, created"
+            " FROM subagent_messages WHERE session_id = ?"
+            " AND substr(parent_call, 1, instr(parent_call || '/', '/') - 1) IN ("
+            "SELECT json_extract(p.value, '$.functionCall.id') FROM messages m,"
+            " json_each(m.content, '$.parts') p WHERE m.session_id = ?"
+            " AND json_type(p.value, '$.functionCall') IS NOT NULL) ORDER BY id",
+            (target, source, target),
+        )
 
     @staticmethod
     def _copy_usage(c: sqlite3.Connection, source: str, target: str, stop: int) -> None:
@@ -461,8 +477,9 @@ class StoreCore:
         ).fetchone()
         c.execute(
             "INSERT INTO usage (session_id, prompt_id, model, input, output, thoughts, cached,"
-            " total, created) SELECT ?, prompt_id, model, input, output, thoughts, cached, total,"
-            " created FROM usage WHERE session_id = ? AND (? IS NULL OR created < ?) ORDER BY id",
+            " total, created, parent_call) SELECT ?, prompt_id, model, input, output, thoughts,"
+            " cached, total, created, parent_call FROM usage"
+            " WHERE session_id = ? AND (? IS NULL OR created < ?) ORDER BY id",
             (target, source, None if cut is None else cut[0], None if cut is None else cut[0]),
         )
         c.execute(
@@ -543,12 +560,26 @@ class StoreCore:
         thoughts: int = 0,
         cached: int = 0,
         total: int = 0,
+        parent_call: str | None = None,
     ) -> None:
+        """One model call's usage; ``parent_call`` names the delegation a subagent's
+        call ran under (None: the conversation's own)."""
         with self._tx() as c:
             c.execute(
                 "INSERT INTO usage (session_id, prompt_id, model, input, output, thoughts, cached,"
-                " total, created) VALUES (?,?,?,?,?,?,?,?,?)",
-                (session_id, prompt_id, model, input, output, thoughts, cached, total, time.time()),
+                " total, created, parent_call) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (
+                    session_id,
+                    prompt_id,
+                    model,
+                    input,
+                    output,
+                    thoughts,
+                    cached,
+                    total,
+                    time.time(),
+                    redact(parent_call) if parent_call else None,
+                ),
             )
             c.execute(
                 "UPDATE sessions SET tokens_input = tokens_input + ?,"
@@ -559,9 +590,18 @@ class StoreCore:
 
     def usage(self, session_id: str) -> list[dict[str, Any]]:
         rows = self._query(
-            "SELECT prompt_id, model, input, output, thoughts, cached, total FROM usage"
-            " WHERE session_id = ? ORDER BY id",
+            "SELECT prompt_id, model, input, output, thoughts, cached, total, parent_call"
+            " FROM usage WHERE session_id = ? ORDER BY id",
             (session_id,),
         )
-        keys = ("prompt_id", "model", "input", "output", "thoughts", "cached", "total")
+        keys = (
+            "prompt_id",
+            "model",
+            "input",
+            "output",
+            "thoughts",
+            "cached",
+            "total",
+            "parent_call",
+        )
         return [dict(zip(keys, r, strict=True)) for r in rows]

@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from gemtui.bus.events import ApprovalDecision, Refusal, ToolCallSnapshot, ToolCallState
-from gemtui.wire import FunctionCall
+from gemtui.wire import Content, FunctionCall
 
-__all__ = ["replayed_call", "subagent_calls"]
+__all__ = ["replayed_call", "subagent_calls", "subagent_words"]
 
 
 def _enum(kind: Any, value: Any) -> Any:
@@ -86,3 +86,9 @@ def subagent_calls(
         )
         out.append((snapshot, call_id.rsplit("/", 1)[0]))
     return out
+
+
+def subagent_words(content: Content) -> str:
+    """What a subagent said in one stored answer (its text; thoughts stay out, as they
+    stayed off its live card)."""
+    return "".join(p.text for p in content.parts if p.text and not p.thought).strip()

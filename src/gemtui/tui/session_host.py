@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from gemtui.config.settings import Settings
     from gemtui.config.trust import WorkspaceTrust
     from gemtui.store import SessionStore
+    from gemtui.store.subagent_log import SubagentTranscript
     from gemtui.tui.themes import ThemeFailure
     from gemtui.wire import Content
 
@@ -341,11 +342,16 @@ class SessionHost(MaskingApp[int]):
 
         epochs: list[list[Content]] = []
         calls: dict[str, dict[str, Any]] = {}
+        children: dict[str, SubagentTranscript] = {}
         if self.store is not None:
             try:
                 epochs = self.store.history_epochs(session.id)
                 calls = {c["call_id"]: c for c in self.store.tool_calls(session.id)}
-                self._restore_usage(screen, session, self.store.usage(session.id))
+                children = self.store.subagent_transcripts(session.id)
+                agents = {k: c["name"] for k, c in calls.items()}
+                agents.update({k: c.agent for k, c in children.items() if c.agent})
+                rows = self.store.usage(session.id)
+                self._restore_usage(screen, session, rows, agents)
             except Exception:  # a view of the past must never stop the session
                 log.exception("could not read the saved session's past")
         transcript = screen.transcript
@@ -358,20 +364,29 @@ class SessionHost(MaskingApp[int]):
             if item is not None:
                 run.append(item)
                 continue
-            transcript.replay(run, describe, calls)
+            transcript.replay(run, describe, calls, children)
             run = []
             transcript.add_notice(COMPRESSED_HERE)
-        transcript.replay(run, describe, calls)
+        transcript.replay(run, describe, calls, children)
 
     @staticmethod
-    def _restore_usage(screen: MainScreen, session: Session, rows: list[dict[str, Any]]) -> None:
+    def _restore_usage(
+        screen: MainScreen, session: Session, rows: list[dict[str, Any]], agents: dict[str, str]
+    ) -> None:
+        """Each stored model call back in the usage pane; a subagent's (its row names the
+        delegation it ran under, ``agents`` that call's agent) on its agent's line, as live."""
         from gemtui.agent.prices import cost_of, price_for
         from gemtui.bus.events import Usage
 
         for row in rows:
             usage = Usage(row["input"], row["output"], row["thoughts"], row["cached"], row["total"])
             price = price_for(row["model"] or session.chat.model, session.provider.settings.prices)
-            screen.usage.record_turn(usage, cost_of(usage, price))
+            parent = row.get("parent_call")
+            if parent:
+                agent = agents.get(parent, "subagent")
+                screen.usage.record_subagent_turn(agent, usage, cost_of(usage, price))
+            else:
+                screen.usage.record_turn(usage, cost_of(usage, price))
 
     @property
     def resume_hint(self) -> str | None:

@@ -37,6 +37,7 @@ from gemtui.tui.widgets.transcript_blocks import (
 
 if TYPE_CHECKING:  # neither pydantic nor the event classes before the first frame
     from gemtui.bus.events import ToolCallSnapshot
+    from gemtui.store.subagent_log import SubagentTranscript
     from gemtui.wire import Content
 
 __all__ = ["Transcript"]
@@ -305,11 +306,13 @@ class Transcript(ScrollView, can_focus=True):
         history: list[Content],
         describe: Callable[[str, dict[str, Any]], str] | None = None,
         calls: Mapping[str, Mapping[str, Any]] | None = None,
+        subagents: Mapping[str, SubagentTranscript] | None = None,
     ) -> None:
         """Draw a saved conversation: user prompts, answers, and tool calls as done cards
         (``describe`` gives a card the line a live call shows: its command, its path;
         ``calls``, the store's record of each call by id, gives it the state, output,
-        diff and duration the live card had)."""
+        diff and duration the live card had; ``subagents``, what each delegation's agent
+        said by the call that started it, fills its card as the live one was filled)."""
         # Only a resumed session replays: these bring pydantic's wire types, which the
         # first frame of a new session has no use for (issue 26).
         from gemtui.tui.replayed_calls import replayed_call, subagent_calls
@@ -344,6 +347,23 @@ class Transcript(ScrollView, can_focus=True):
                 self.upsert_tool(replayed_call(call, described, body, stored))
                 for child, parent in subagent_calls(call.id or "", calls or {}, known):
                     self.upsert_tool(child, parent)  # its agent's calls, under it
+        for parent_id, story in (subagents or {}).items():
+            self._replay_subagent(parent_id, story)
+
+    def _replay_subagent(self, parent_id: str, story: SubagentTranscript) -> None:
+        """A saved delegation's card gets its agent's turns, tokens and words back (once:
+        a story drawn in several runs fills each card the first time it is there)."""
+        block = self._tools.get(parent_id)
+        if block is None or block.progress.turns or block.progress.said:
+            return
+        from gemtui.tui.replayed_calls import subagent_words
+
+        said = [subagent_words(c) for c in story.contents if c.role == "model"]
+        block.progress.add_text("\n".join(s for s in said if s))
+        block.progress.turns = story.turns
+        block.progress.tokens = story.tokens
+        block.invalidate()
+        self._rerender(block)
 
     def messages(self) -> list[tuple[str, str]]:
         """(role, text) of every user message and answer, for copying."""
