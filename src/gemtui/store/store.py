@@ -410,87 +410,17 @@ class StoreCore:
         self, session_id: str, at_message_index: int | None = None, *, new_id: str | None = None
     ) -> str:
         """A new session (``new_id``, or a fresh one) holding the history up to (not
-        including) ``at_message_index``."""
+        including) ``at_message_index``, with what it cost and its delegations' stories."""
+        from gemtui.store.fork import fork_session
+
         info = self.get(session_id)
         if info is None:
             raise SessionNotFoundError(f"no saved session has the id {session_id!r}")
         new_id = new_id or uuid.uuid4().hex
         stop = info.messages if at_message_index is None else max(0, at_message_index)
-        now = time.time()
         with self._tx() as c:
-            c.execute(
-                "INSERT INTO sessions (id, title, workspace, provider, model, created, updated,"
-                " parent_id)"
-                " VALUES (?,?,?,?,?,?,?,?)",
-                (
-                    new_id,
-                    f"{info.title} (fork)".strip(),
-                    info.workspace,
-                    info.provider,
-                    info.model,
-                    now,
-                    now,
-                    session_id,
-                ),
-            )
-            c.execute(
-                "INSERT INTO messages (session_id, idx, epoch, role, content, text, created)"
-                " SELECT ?, m.idx, 0, m.role, m.content, m.text, ? FROM messages m"
-                " JOIN sessions s ON s.id = m.session_id"
-                " WHERE m.session_id = ? AND m.epoch = s.epoch AND m.idx < ? ORDER BY m.idx",
-                (new_id, now, session_id, stop),
-            )
-            c.execute(
-                "UPDATE sessions SET"
-                " message_count = (SELECT count(*) FROM messages WHERE session_id = ?),"
-                " turns = (SELECT count(*) FROM messages WHERE session_id = ? AND role = 'user'"
-                " AND content LIKE '%\"text\"%') WHERE id = ?",
-                (new_id, new_id, new_id),
-            )
-            self._copy_usage(c, session_id, new_id, stop)
-            self._copy_subagents(c, session_id, new_id)
+            fork_session(c, info, new_id, stop)
         return new_id
-
-    @staticmethod
-    def _copy_subagents(c: sqlite3.Connection, source: str, target: str) -> None:
-        """A fork carries the stories of the delegations its history holds (a call
-        ``p1``'s, and those of the agents it started in turn, ``p1/…``)."""
-        c.execute(
-            "INSERT INTO subagent_messages (session_id, parent_call, agent, idx, role, content,"
-            " text, created) SELECT ?, parent_call, agent, idx, role, content, text, created"
-            " FROM subagent_messages WHERE session_id = ?"
-            " AND substr(parent_call, 1, instr(parent_call || '/', '/') - 1) IN ("
-            "SELECT json_extract(p.value, '$.functionCall.id') FROM messages m,"
-            " json_each(m.content, '$.parts') p WHERE m.session_id = ?"
-            " AND json_type(p.value, '$.functionCall') IS NOT NULL) ORDER BY id",
-            (target, source, target),
-        )
-
-    @staticmethod
-    def _copy_usage(c: sqlite3.Connection, source: str, target: str, stop: int) -> None:
-        """A fork carries what its history cost: the usage recorded before the first
-        message it leaves out (all of it for a whole fork), and the counters summed anew."""
-        cut = c.execute(
-            "SELECT m.created FROM messages m JOIN sessions s ON s.id = m.session_id"
-            " WHERE m.session_id = ? AND m.epoch = s.epoch AND m.idx >= ? ORDER BY m.idx LIMIT 1",
-            (source, stop),
-        ).fetchone()
-        c.execute(
-            "INSERT INTO usage (session_id, prompt_id, model, input, output, thoughts, cached,"
-            " total, created, parent_call) SELECT ?, prompt_id, model, input, output, thoughts,"
-            " cached, total, created, parent_call FROM usage"
-            " WHERE session_id = ? AND (? IS NULL OR created < ?) ORDER BY id",
-            (target, source, None if cut is None else cut[0], None if cut is None else cut[0]),
-        )
-        c.execute(
-            "UPDATE sessions SET"
-            " tokens_input = (SELECT coalesce(sum(input), 0) FROM usage WHERE session_id = ?),"
-            " tokens_output = (SELECT coalesce(sum(output + thoughts), 0) FROM usage"
-            " WHERE session_id = ?),"
-            " tokens_total = (SELECT coalesce(sum(total), 0) FROM usage WHERE session_id = ?)"
-            " WHERE id = ?",
-            (target, target, target, target),
-        )
 
     # -- tool calls and usage ------------------------------------------------------------
     def add_tool_call(
