@@ -66,6 +66,7 @@ from gemtui.config.settings import Settings
 from gemtui.errors import NothingListeningError
 from gemtui.providers.retry import RetryingGenerator, RetryNotice
 from gemtui.providers.tool_guidance import compact_declarations
+from gemtui.tools.offload import run_off_loop
 from gemtui.wire import (
     Content,
     FunctionDeclaration,
@@ -356,8 +357,9 @@ class Session:
             self.executor.config.context_window = self.provider.context_window
             if not self._environment:
                 limit = COMPACT_LISTING if self._compact_tools else 50
-                self._environment = await asyncio.to_thread(
-                    environment_context, self.workspace, max_entries=limit
+                self._environment = await run_off_loop(  # never joined at exit
+                    lambda _: environment_context(self.workspace, max_entries=limit),
+                    name="gemtui-environment",
                 )
             self.chat.system_instruction = self._system_instruction()
         self.chat.declarations = self._declarations()

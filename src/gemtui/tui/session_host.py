@@ -24,6 +24,8 @@ from gemtui.tui.screens.main import MainScreen
 from gemtui.tui.widgets.status_line import git_branch
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from gemtui.agent.assembly import Assembled
     from gemtui.agent.session import Session
     from gemtui.config.settings import Settings
@@ -139,15 +141,7 @@ class SessionHost(MaskingApp[int]):
             self.notify(f"Theme {failure.path.name} skipped: {failure.message}", severity="warning")
         if self.session is not None:
             self._start_session(self.session)
-        elif self.session_factory is not None:
-            screen = MainScreen(workspace=self.workspace)
-            screen.slash_commands = self.slash_commands
-            screen.status_values = {
-                "provider": "starting…",
-                "workspace": short_path(self.workspace),
-                "branch": git_branch(self.workspace),
-            }
-            self.push_screen(screen)
+        elif self.session_factory is not None:  # the default screen is the main one
             if self.trust is not None and self.trust.undecided and self.trust.overrides:
                 from gemtui.tui.screens.trust import TrustScreen
 
@@ -159,6 +153,20 @@ class SessionHost(MaskingApp[int]):
             self._show_welcome(self.welcome_reason)
 
     _build_when_ready = False
+
+    def get_default_screen(self) -> Screen[Any]:
+        """The main screen itself while the engine starts: one screen is composed and
+        styled for the first frame, not a blank one first and the main one on top."""
+        if self.session is not None or self.session_factory is None:
+            return super().get_default_screen()
+        screen = MainScreen(workspace=self.workspace)
+        screen.slash_commands = self.slash_commands
+        screen.status_values = {
+            "provider": "starting…",
+            "workspace": short_path(self.workspace),
+            "branch": git_branch(self.workspace),
+        }
+        return screen
 
     def on_ready(self) -> None:
         """The first frame is on the terminal: only now build the engine. Its imports hold
