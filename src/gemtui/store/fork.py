@@ -4,18 +4,18 @@ delegations' stories, in the caller's transaction (``StoreCore.fork``)."""
 from __future__ import annotations
 
 import sqlite3
-import time
 
 from gemtui.store.records import SessionInfo
 
 __all__ = ["fork_session"]
 
 
-def fork_session(c: sqlite3.Connection, info: SessionInfo, new_id: str, stop: int) -> None:
-    """Write session ``new_id``: ``info``'s messages before index ``stop``, the usage
-    recorded before them and the subagent stories of the calls they hold."""
+def fork_session(
+    c: sqlite3.Connection, info: SessionInfo, new_id: str, stop: int, now: float
+) -> None:
+    """Write session ``new_id`` (created at ``now``): ``info``'s messages before index
+    ``stop``, the usage recorded before them and the subagent stories of the calls they hold."""
     session_id = info.id
-    now = time.time()
     c.execute(
         "INSERT INTO sessions (id, title, workspace, provider, model, created, updated,"
         " parent_id)"

@@ -419,7 +419,7 @@ class StoreCore:
         new_id = new_id or uuid.uuid4().hex
         stop = info.messages if at_message_index is None else max(0, at_message_index)
         with self._tx() as c:
-            fork_session(c, info, new_id, stop)
+            fork_session(c, info, new_id, stop, time.time())
         return new_id
 
     # -- tool calls and usage ------------------------------------------------------------

@@ -137,9 +137,6 @@ class MainScreen(Screen[None]):
                 yield thoughts
                 yield TodoPanel(id="todos")
                 yield UsagePanel(context_window=self._context_window, id="usage")
-        suggestions = OptionList(id="suggestions")
-        suggestions.can_focus = False
-        yield suggestions
         yield PromptInput(workspace=self.workspace, id="prompt")
         yield StatusLine(id="status")
         yield Static(id="too-small")
@@ -464,8 +461,14 @@ class MainScreen(Screen[None]):
         await self.transcript.run_action(event.action)
 
     @on(PromptInput.Suggested)
-    def _show_suggestions(self, event: PromptInput.Suggested) -> None:
-        options = self.query_one("#suggestions", OptionList)
+    async def _show_suggestions(self, event: PromptInput.Suggested) -> None:
+        options = next(self.query("#suggestions").results(OptionList), None)
+        if options is None:  # made on first use: the first frame need not style it
+            if not event.items:
+                return
+            options = OptionList(id="suggestions")
+            options.can_focus = False
+            await self.mount(options, before=self.prompt)
         options.set_options(
             Option(f"{item}  [dim]{help_text}[/]" if help_text else item)
             for item, help_text in event.items

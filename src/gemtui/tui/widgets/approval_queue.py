@@ -261,7 +261,6 @@ class ApprovalQueue(Vertical, can_focus=True):
         hints = KeyHints(_keys_help(server=False), id="approval-keys")
         hints.optional = OPTIONAL_KEYS
         yield hints
-        yield Input(placeholder="Why reject? (Enter sends, Esc cancels)", id="approval-feedback")
 
     def on_mount(self) -> None:
         self._show()
@@ -401,10 +400,12 @@ class ApprovalQueue(Vertical, can_focus=True):
         self.post_message(self.Changed(len(self._pending)))
 
     # -- actions -----------------------------------------------------------------------------
-    def action_letter(self, action: str) -> None:
+    async def action_letter(self, action: str) -> None:
         """A letter key, bound only while the queue was focused on purpose."""
+        if action == "feedback":
+            await self.action_feedback()
+            return
         simple = {
-            "feedback": self.action_feedback,
             "modify": self.action_modify,
             "next": self.action_next,
             "previous": self.action_previous,
@@ -453,11 +454,18 @@ class ApprovalQueue(Vertical, can_focus=True):
         pending.reach = (pending.reach + 1) % len(conf.scopes)
         self._show(browsing=True)
 
-    def action_feedback(self) -> None:
+    async def action_feedback(self) -> None:
         if self.current() is None or not self._ready():
             return
+        boxes = self.query("#approval-feedback").results(Input)
+        box = next(boxes, None)
+        if box is None:  # made on first use: the first frame need not style an Input
+            box = Input(
+                placeholder="Why reject? (Enter sends, Esc cancels)", id="approval-feedback"
+            )
+            await self.mount(box)
         self.add_class("-feedback")
-        self.query_one("#approval-feedback", Input).focus()
+        box.focus()
 
     @on(Input.Submitted, "#approval-feedback")
     def _send_feedback(self, event: Input.Submitted) -> None:
