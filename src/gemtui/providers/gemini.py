@@ -12,10 +12,12 @@ from typing import Any
 
 import httpx
 
-from gemtui.errors import StreamError, TransportError
+from gemtui.errors import TransportError
 from gemtui.providers.base import Capabilities
+from gemtui.providers.gemini_frames import parse_frames
 from gemtui.providers.http import get_json, open_stream, post_json
-from gemtui.providers.sse import iter_sse_data
+from gemtui.providers.read_ahead import read_ahead
+from gemtui.providers.sse import iter_sse_batches
 from gemtui.wire import (
     Content,
     CountTokensResponse,
@@ -77,15 +79,10 @@ class GeminiGenerator:
         url = self._url(model, "streamGenerateContent") + "?alt=sse"
         async with open_stream(self._client, url, gemini_body(request), self._headers) as response:
             try:
-                async with aclosing(iter_sse_data(response)) as frames:
-                    async for _event, data in frames:
-                        try:
-                            # pydantic parses and validates the JSON in one pass (faster)
-                            yield GenerateContentResponse.model_validate_json(data)
-                        except ValueError as exc:
-                            raise StreamError(
-                                f"malformed SSE frame from server: {data[:120]!r}", kind="malformed"
-                            ) from exc
+                async with aclosing(read_ahead(iter_sse_batches(response))) as batches:
+                    async for batch in batches:
+                        for chunk in parse_frames(batch):
+                            yield chunk
             except httpx.TransportError as exc:
                 raise TransportError(f"{type(exc).__name__} while streaming: {exc}") from exc
 

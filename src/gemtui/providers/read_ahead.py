@@ -1,0 +1,85 @@
+"""Hand a stream's consumer everything that has already arrived, in one go.
+
+Why: a model's answer comes as thousands of small frames, and each one that travels on
+its own pays for every layer above the provider (the chat, the turn, the executor, the
+bus, the views). A reader task pulls frames from the source while the consumer works;
+whenever the consumer comes back, it takes all the frames waiting as one batch, so the
+layers above run once per network read instead of once per frame. Nothing is held
+back to make a batch: the consumer never waits while a frame is waiting, and the
+stream's first frame is handed over before the reader looks for a second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import TypeVar
+
+__all__ = ["MAX_WAITING", "read_ahead"]
+
+T = TypeVar("T")
+
+MAX_WAITING = 512
+"""Frames the reader may get ahead of the consumer by: a slow consumer slows the read
+(and so the server), rather than the answer piling up in memory."""
+
+
+async def read_ahead(
+    source: AsyncIterator[list[T]], *, max_waiting: int = MAX_WAITING
+) -> AsyncGenerator[list[T], None]:
+    """Yield lists of the items ``source`` has produced since the last yield, in order.
+
+    The source yields lists too (the frames cut from one network read), so the reader
+    pays nothing per item.
+
+    An error of the source is raised after the items that came before it; closing
+    this generator cancels the reader (and so closes ``source``) before it returns.
+    """
+    waiting: deque[T] = deque()
+    ready = asyncio.Event()
+    """Items, or the end of the source, are waiting for the consumer."""
+    room = asyncio.Event()
+    """The consumer took what was waiting: the reader may go on."""
+    ended = False
+    failure: Exception | None = None
+
+    async def pump() -> None:
+        nonlocal ended, failure
+        first = True
+        try:
+            async for items in source:
+                waiting.extend(items)
+                ready.set()
+                if first:  # the first token goes out now, not after the rest of the read
+                    first = False
+                    await asyncio.sleep(0)
+                while len(waiting) >= max_waiting:
+                    room.clear()
+                    await room.wait()
+        except Exception as exc:  # handed to the consumer, after what came before it
+            failure = exc
+        finally:
+            ended = True
+            ready.set()
+
+    reader = asyncio.create_task(pump())
+    try:
+        while True:
+            await ready.wait()
+            ready.clear()
+            if waiting:
+                batch = list(waiting)
+                waiting.clear()
+                room.set()
+                yield batch
+            elif ended:
+                if failure is not None:
+                    raise failure
+                return
+    finally:
+        if not reader.done():
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
