@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import TypeVar
 
 __all__ = ["MAX_WAITING", "read_ahead"]
@@ -27,7 +27,7 @@ MAX_WAITING = 512
 
 
 async def read_ahead(
-    source: AsyncIterator[list[T]], *, max_waiting: int = MAX_WAITING
+    source: AsyncGenerator[list[T], None], *, max_waiting: int = MAX_WAITING
 ) -> AsyncGenerator[list[T], None]:
     """Yield lists of the items ``source`` has produced since the last yield, in order.
 
@@ -43,23 +43,27 @@ async def read_ahead(
     room = asyncio.Event()
     """The consumer took what was waiting: the reader may go on."""
     ended = False
-    failure: Exception | None = None
+    failure: BaseException | None = None
 
     async def pump() -> None:
         nonlocal ended, failure
         first = True
         try:
-            async for items in source:
-                waiting.extend(items)
-                ready.set()
-                if first:  # the first token goes out now, not after the rest of the read
-                    first = False
-                    await asyncio.sleep(0)
-                while len(waiting) >= max_waiting:
-                    room.clear()
-                    await room.wait()
+            async with contextlib.aclosing(source):  # closed even when cancelled between items
+                async for items in source:
+                    waiting.extend(items)
+                    ready.set()
+                    if first:  # the first token goes out now, not after the rest of the read
+                        first = False
+                        await asyncio.sleep(0)
+                    while len(waiting) >= max_waiting:
+                        room.clear()
+                        await room.wait()
         except Exception as exc:  # handed to the consumer, after what came before it
             failure = exc
+        except BaseException as exc:  # cancelled by someone else: the stream did not end
+            failure = exc
+            raise
         finally:
             ended = True
             ready.set()
@@ -67,17 +71,18 @@ async def read_ahead(
     reader = asyncio.create_task(pump())
     try:
         while True:
-            await ready.wait()
-            ready.clear()
+            while not (waiting or ended):  # the state decides, not the event alone
+                ready.clear()
+                await ready.wait()
             if waiting:
                 batch = list(waiting)
                 waiting.clear()
                 room.set()
                 yield batch
-            elif ended:
-                if failure is not None:
-                    raise failure
-                return
+                continue
+            if failure is not None:
+                raise failure
+            return
     finally:
         if not reader.done():
             reader.cancel()
