@@ -253,11 +253,12 @@ def _collect(chunk: GenerateContentResponse, parts: list[Part]) -> tuple[str | N
 def _end_at_word(chunk: GenerateContentResponse, over: int) -> None:
     """Cut the answer text that passed the cap at the end of the word passing it.
 
-    Why: a provider may join the pieces that arrived together into one chunk, so how
-    far past the cap the last chunk reaches depends on timing; ending at the word makes
-    what is kept (and shown) the same however the stream was cut. ``over`` is how many
-    characters the chunk went past the cap; if its last part is not answer text that
-    long (a call's arguments crossed it), the chunk is kept whole.
+    Why: a provider may join the pieces that arrived together into one chunk (see
+    ``providers.gemini_frames``), so the chunk that crosses the cap may reach far past
+    it; ending at the word keeps the overshoot a word long, however many pieces were
+    joined. ``over`` is how many characters the chunk went past the cap; if its last
+    part is not answer text that long (a call's arguments crossed it), or the word does
+    not end in it, the chunk is kept whole.
     """
     for cand in reversed(chunk.candidates or []):
         if cand.content and cand.content.parts:
