@@ -127,7 +127,7 @@ async def test_batches_hold_every_frame_in_order_and_skip_blank_ones() -> None:
     body = b"".join(b'data: {"i": %d}\r\n\r\n' % i for i in range(50)) + b"data: \r\n\r\n"
     batches = [b async for b in iter_sse_batches(_response(body, chunks=9))]
     assert all(batches)
-    assert [json.loads(d)["i"] for b in batches for d in b] == list(range(50))
+    assert [(e, json.loads(d)["i"]) for b in batches for e, d in b] == [("", i) for i in range(50)]
 
 
 async def test_json_frames_stop_at_the_done_marker_and_a_bad_frame_raises() -> None:

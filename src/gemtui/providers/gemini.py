@@ -14,7 +14,7 @@ import httpx
 
 from gemtui.errors import TransportError
 from gemtui.providers.base import Capabilities
-from gemtui.providers.gemini_frames import parse_frames
+from gemtui.providers.gemini_frames import is_answer_text, parse_frames
 from gemtui.providers.http import get_json, open_stream, post_json
 from gemtui.providers.read_ahead import read_ahead
 from gemtui.providers.sse import iter_sse_batches
@@ -79,9 +79,12 @@ class GeminiGenerator:
         url = self._url(model, "streamGenerateContent") + "?alt=sse"
         async with open_stream(self._client, url, gemini_body(request), self._headers) as response:
             try:
+                first = True
                 async with aclosing(read_ahead(iter_sse_batches(response))) as batches:
                     async for batch in batches:
-                        for chunk in parse_frames(batch):
+                        frames = (data for _event, data in batch)
+                        for chunk in parse_frames(frames, first_alone=first):
+                            first = first and not is_answer_text(chunk)
                             yield chunk
             except httpx.TransportError as exc:
                 raise TransportError(f"{type(exc).__name__} while streaming: {exc}") from exc

@@ -25,7 +25,7 @@ from typing_extensions import TypedDict
 from gemtui.providers.sse import frame_text, malformed
 from gemtui.wire import Candidate, Content, GenerateContentResponse, Part, UsageMetadata
 
-__all__ = ["parse_frame", "parse_frames"]
+__all__ = ["is_answer_text", "parse_frame", "parse_frames"]
 
 _EXACT = ConfigDict(extra="forbid")
 _Role = Literal["user", "model"]
@@ -74,10 +74,23 @@ def parse_frame(data: bytes) -> GenerateContentResponse:
         raise malformed(data) from exc
 
 
-def parse_frames(frames: Iterable[bytes]) -> Iterator[GenerateContentResponse]:
+def is_answer_text(response: GenerateContentResponse) -> bool:
+    """The chunk holds answer text (not only thoughts, calls or a finish)."""
+    for candidate in response.candidates or []:
+        for part in candidate.content.parts if candidate.content else []:
+            if part.text and not part.thought:
+                return True
+    return False
+
+
+def parse_frames(
+    frames: Iterable[bytes], *, first_alone: bool = False
+) -> Iterator[GenerateContentResponse]:
     """Validate each frame's data, joining each run of text chunks into one.
 
-    A malformed frame raises after the chunks before it have been yielded.
+    With ``first_alone`` (the stream's first batch) the first text chunk goes on by
+    itself, so the answer's first words wait for nothing. A malformed frame raises
+    after the chunks before it have been yielded.
     """
     run: _Run | None = None
     for data in frames:
@@ -109,6 +122,10 @@ def parse_frames(frames: Iterable[bytes]) -> Iterator[GenerateContentResponse]:
         if run is not None:
             yield run.response()
         run = _Run(key, piece, usage)
+        if first_alone:
+            first_alone = False
+            yield run.response()
+            run = None
     if run is not None:
         yield run.response()
 

@@ -38,6 +38,7 @@ __all__ = [
     "iter_sse_data",
     "iter_sse_json",
     "malformed",
+    "parse_json",
 ]
 
 MAX_FRAME_CHARS = 16 * 1024 * 1024
@@ -196,19 +197,29 @@ async def iter_sse_data(response: httpx.Response) -> AsyncGenerator[tuple[str, b
             yield event, data
 
 
-async def iter_sse_batches(response: httpx.Response) -> AsyncGenerator[list[bytes], None]:
-    """Yield the data of the non-empty frames cut from each network read, as one list:
-    for a reader that takes them in batches and has no use for event names."""
+async def iter_sse_batches(
+    response: httpx.Response,
+) -> AsyncGenerator[list[tuple[str, bytes]], None]:
+    """Yield (event, data) of the non-empty frames cut from each network read, as one
+    list: for a reader that takes frames in batches (``read_ahead``)."""
     decoder = SseDecoder()
     async for chunk in response.aiter_bytes():
         frames = decoder.feed(chunk)
         if frames:
-            batch = [data for _event, data in frames if not _blank(data)]
+            batch = [frame for frame in frames if not _blank(frame[1])]
             if batch:
                 yield batch
-    batch = [data for _event, data in decoder.flush() if not _blank(data)]
+    batch = [frame for frame in decoder.flush() if not _blank(frame[1])]
     if batch:
         yield batch
+
+
+def parse_json(data: bytes) -> Any:
+    """A frame's data as JSON, or ``StreamError(kind="malformed")``."""
+    try:
+        return json.loads(frame_text(data))
+    except ValueError as exc:
+        raise malformed(data) from exc
 
 
 async def iter_sse_json(
@@ -220,8 +231,4 @@ async def iter_sse_json(
         async for event, data in frames:
             if marker is not None and data.strip() == marker:
                 return
-            try:
-                parsed = json.loads(frame_text(data))
-            except ValueError as exc:
-                raise malformed(data) from exc
-            yield SseFrame(event, parsed)
+            yield SseFrame(event, parse_json(data))
