@@ -16,8 +16,7 @@ from gemtui.errors import TransportError
 from gemtui.providers.base import Capabilities
 from gemtui.providers.gemini_frames import is_answer_text, parse_frames
 from gemtui.providers.http import get_json, open_stream, post_json
-from gemtui.providers.read_ahead import read_ahead
-from gemtui.providers.sse import iter_sse_batches
+from gemtui.providers.sse import read_frames_ahead
 from gemtui.wire import (
     Content,
     CountTokensResponse,
@@ -80,7 +79,7 @@ class GeminiGenerator:
         async with open_stream(self._client, url, gemini_body(request), self._headers) as response:
             try:
                 first = True
-                async with aclosing(read_ahead(iter_sse_batches(response))) as batches:
+                async with aclosing(read_frames_ahead(response)) as batches:
                     async for batch in batches:
                         frames = (data for _event, data in batch)
                         for chunk in parse_frames(frames, first_alone=first):

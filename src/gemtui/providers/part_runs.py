@@ -15,8 +15,7 @@ from contextlib import aclosing
 
 import httpx
 
-from gemtui.providers.read_ahead import read_ahead
-from gemtui.providers.sse import iter_sse_batches
+from gemtui.providers.sse import read_frames_ahead
 from gemtui.wire import Part
 
 __all__ = ["FrameFeed", "join_text_parts", "stream_parts"]
@@ -66,7 +65,7 @@ async def stream_parts(
     (``feed`` returning True) stops the reading.
     """
     first = True
-    async with aclosing(read_ahead(iter_sse_batches(response))) as batches:
+    async with aclosing(read_frames_ahead(response)) as batches:
         async for batch in batches:
             parts: list[Part] = []
             ended = False

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import TypeVar
 
 __all__ = ["MAX_WAITING", "read_ahead"]
@@ -22,22 +22,30 @@ __all__ = ["MAX_WAITING", "read_ahead"]
 T = TypeVar("T")
 
 MAX_WAITING = 512
-"""Frames the reader may get ahead of the consumer by: a slow consumer slows the read
-(and so the server), rather than the answer piling up in memory."""
+"""Items the reader may get ahead of the consumer by (unless told to weigh them
+otherwise): a slow consumer slows the read (and so the server), rather than the answer
+piling up in memory."""
 
 
 async def read_ahead(
-    source: AsyncGenerator[list[T], None], *, max_waiting: int = MAX_WAITING
+    source: AsyncGenerator[list[T], None],
+    *,
+    max_waiting: int = MAX_WAITING,
+    weigh: Callable[[list[T]], int] = len,
 ) -> AsyncGenerator[list[T], None]:
     """Yield lists of the items ``source`` has produced since the last yield, in order.
 
     The source yields lists too (the frames cut from one network read), so the reader
-    pays nothing per item.
+    pays nothing per item. The reader stops while what waits weighs ``max_waiting``
+    or more (by ``weigh``, the number of items unless told otherwise); one list is
+    always taken, so a heavy one cannot stop the stream.
 
     An error of the source is raised after the items that came before it; closing
     this generator cancels the reader (and so closes ``source``) before it returns.
     """
     waiting: deque[T] = deque()
+    weight = 0
+    """What ``waiting`` weighs."""
     ready = asyncio.Event()
     """Items, or the end of the source, are waiting for the consumer."""
     room = asyncio.Event()
@@ -46,17 +54,18 @@ async def read_ahead(
     failure: BaseException | None = None
 
     async def pump() -> None:
-        nonlocal ended, failure
+        nonlocal ended, failure, weight
         first = True
         try:
             async with contextlib.aclosing(source):  # closed even when cancelled between items
                 async for items in source:
                     waiting.extend(items)
+                    weight += weigh(items)
                     ready.set()
                     if first:  # the first token goes out now, not after the rest of the read
                         first = False
                         await asyncio.sleep(0)
-                    while len(waiting) >= max_waiting:
+                    while weight >= max_waiting:
                         room.clear()
                         await room.wait()
         except Exception as exc:  # handed to the consumer, after what came before it
@@ -77,6 +86,7 @@ async def read_ahead(
             if waiting:
                 batch = list(waiting)
                 waiting.clear()
+                weight = 0
                 room.set()
                 yield batch
                 continue

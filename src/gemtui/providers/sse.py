@@ -27,8 +27,10 @@ from typing import Any
 import httpx
 
 from gemtui.errors import StreamError
+from gemtui.providers.read_ahead import read_ahead
 
 __all__ = [
+    "MAX_BYTES_AHEAD",
     "MAX_FRAME_CHARS",
     "SseDecoder",
     "SseFrame",
@@ -39,6 +41,7 @@ __all__ = [
     "iter_sse_json",
     "malformed",
     "parse_json",
+    "read_frames_ahead",
 ]
 
 MAX_FRAME_CHARS = 16 * 1024 * 1024
@@ -212,6 +215,23 @@ async def iter_sse_batches(
     batch = [frame for frame in decoder.flush() if not _blank(frame[1])]
     if batch:
         yield batch
+
+
+MAX_BYTES_AHEAD = 1 << 20
+"""Frame bytes read but not yet taken by the provider, past which the reading waits:
+far more than a network read brings, far less than 512 frames of ``MAX_FRAME_CHARS``."""
+
+
+def read_frames_ahead(
+    response: httpx.Response,
+) -> AsyncGenerator[list[tuple[str, bytes]], None]:
+    """``iter_sse_batches`` through ``read_ahead``: each time the provider comes back,
+    every frame read since, bounded by ``MAX_BYTES_AHEAD``."""
+    return read_ahead(iter_sse_batches(response), max_waiting=MAX_BYTES_AHEAD, weigh=_bytes_of)
+
+
+def _bytes_of(batch: list[tuple[str, bytes]]) -> int:
+    return sum(len(data) for _event, data in batch)
 
 
 def parse_json(data: bytes) -> Any:

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gemtui.errors import StreamError
-from gemtui.providers.gemini_frames import parse_frame, parse_frames
+from gemtui.providers.gemini_frames import is_answer_text, parse_frame, parse_frames
 from gemtui.wire import GenerateContentResponse
 
 
@@ -155,3 +155,12 @@ def test_joined_chunks_say_what_the_pieces_said(pieces: list[tuple[str, str, str
 
     assert summary(joined) == summary(one_by_one)
     assert len(joined) <= len(one_by_one)
+
+
+def test_the_streams_first_text_chunk_goes_alone() -> None:
+    """Thoughts first (each on its own anyway), then the answer's first words by
+    themselves, then the rest of what arrived with them, joined."""
+    frames = [frame("plan", thought=True), frame("Hel"), frame("lo"), frame(" you")]
+    got = list(parse_frames(frames, first_alone=True))
+    assert texts(got) == ["plan", "Hel", "lo you"]
+    assert [is_answer_text(r) for r in got] == [False, True, True]

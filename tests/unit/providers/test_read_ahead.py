@@ -102,3 +102,24 @@ async def test_a_slow_consumer_holds_the_reader_back() -> None:
                 await asyncio.sleep(0)
             break
     assert produced <= 6, produced
+
+
+async def test_what_waits_is_bounded_by_its_weight_and_a_heavy_list_still_passes() -> None:
+    produced: list[int] = []
+
+    async def heavy() -> AsyncIterator[list[bytes]]:
+        for i in range(100):
+            produced.append(i)
+            yield [b"x" * 600]  # each list alone is past half the limit
+            await asyncio.sleep(0)
+
+    got: list[bytes] = []
+    weigh = lambda batch: sum(len(b) for b in batch)  # noqa: E731
+    async with aclosing(read_ahead(heavy(), max_waiting=1000, weigh=weigh)) as stream:
+        async for batch in stream:
+            got.extend(batch)
+            if len(got) == 1:
+                for _ in range(50):  # a busy consumer: the reader may take two lists only
+                    await asyncio.sleep(0)
+                assert len(produced) <= 3, produced
+    assert len(got) == 100
