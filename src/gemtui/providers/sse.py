@@ -2,10 +2,11 @@
 
 The decoder works on the raw bytes of the body, not on decoded text: SSE is UTF-8 by
 the spec and every byte that ends a line is ASCII, so frames are cut with C-level
-``bytes`` searches and a multi-byte character split across two network reads is never
-decoded in halves. Each frame's data is handed on as bytes; Gemini's frames go to
-pydantic as they are (it parses and validates the JSON in one pass), the others are
-decoded once per frame.
+``bytes`` searches, and each frame's data is decoded once, whole, by whoever parses it
+(a multi-byte character split across two network reads is never decoded in halves).
+A read that is exactly one one-line frame, which is how servers write a stream, is cut
+with a few checks and no copy of the text. ``read_frames_ahead`` hands the provider,
+each time it asks, every frame read since (see ``read_ahead``).
 
 Lines end at CR, LF or CRLF only (never at U+2028, U+0085 and the other characters
 ``str.splitlines`` honours), so a JSON string holding them survives; a CR at the end of
