@@ -147,3 +147,18 @@ async def test_json_frames_stop_at_the_done_marker_and_a_bad_frame_raises() -> N
     assert err.value.kind == "malformed"
     assert "malformed SSE frame from server" in str(err.value)
     assert "\ufffd oops" in str(err.value)
+
+
+@given(
+    st.lists(
+        st.sampled_from([b"data:", b"data: ", b"event: e", b": c", b"a", b" ", b"\r", b"\n"]),
+        max_size=14,
+    )
+)
+def test_a_read_taken_the_short_way_gives_what_the_long_way_gives(pieces: list[bytes]) -> None:
+    """A whole read may take the one-frame short cut; byte by byte never can: both
+    must cut the same frames, whatever mix of line ends and fields the read holds."""
+    stream = b"".join(pieces)
+    whole = SseDecoder()
+    at_once = whole.feed(stream) + whole.flush()
+    assert at_once == _frames(stream, list(range(len(stream))))

@@ -144,20 +144,16 @@ class SseDecoder:
 
 def _one_data_frame(chunk: bytes) -> bytes | None:
     """The data of a chunk that is exactly one frame of one data line (how servers
-    write a stream: a frame a write), found without copying the chunk; else None."""
+    write a stream: a frame a write), found with a few C-level checks; else None."""
     if not chunk.startswith(b"data:"):
         return None
-    if chunk.endswith(b"\r\n\r\n"):
-        end = -4
-    elif chunk.endswith(b"\n\n") and not chunk.endswith(b"\r\n\n"):
-        end = -2
-    else:
-        return None
-    start = 6 if chunk.startswith(b"data: ") else 5
-    line_ends = chunk.count(b"\n") + chunk.count(b"\r")
-    if line_ends != (4 if end == -4 else 2):
-        return None
-    return chunk[start:end]
+    start = 6 if chunk[5:6] == b" " else 5
+    crlf = chunk.endswith(b"\r\n\r\n")
+    if crlf and chunk.count(b"\n") == 2 and chunk.count(b"\r") == 2:
+        return chunk[start:-4]  # the only CRs and LFs are the last four
+    if not crlf and chunk.endswith(b"\n\n") and chunk.count(b"\n") == 2 and b"\r" not in chunk:
+        return chunk[start:-2]  # the only line ends are the last two LFs
+    return None
 
 
 def _parse_frame(raw: bytes) -> tuple[str, bytes] | None:
