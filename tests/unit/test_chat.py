@@ -253,3 +253,26 @@ def test_consolidate_keeps_thinking_blocks_when_asked() -> None:
     assert out[0].thought_signature == "SIG"
     assert out[1].text == "answer"
     assert not out[1].thought
+
+
+@pytest.mark.parametrize(
+    ("pieces", "kept"),
+    [
+        (["alpha beta gamma delta epsilon"], "alpha beta gamma"),  # a joined chunk: cut
+        (["alpha ", "beta ", "gamma delta"], "alpha beta "),  # crossed by a space
+        (["alpha beta g", "amma delta"], "alpha beta g"),  # the word goes on: chunk kept
+        (["alpha beta   "], "alpha beta "),
+    ],
+)
+async def test_an_answer_past_the_cap_ends_with_the_word_that_passed_it(
+    pieces: list[str], kept: str
+) -> None:
+    gen = ScriptedGenerator(
+        [chunk({"text": p}) for p in pieces] + [chunk({"text": "!"}, finish="STOP")]
+    )
+    chat = Chat(gen, model="m", retry_delays=(), max_answer_chars=10)  # type: ignore[arg-type]
+    events = await collect(Turn(chat, "s#1"), Content.user("hi"))
+    shown = "".join(e.text for e in events if isinstance(e, ContentEvent))
+    assert shown == kept
+    assert chat.history[-1].role == "model"
+    assert "".join(p.text or "" for p in chat.history[-1].parts) == kept

@@ -5,13 +5,14 @@ breaks while being read, or ends invalid (no finish reason and no call, no text,
 MALFORMED_FUNCTION_CALL), is tried again with temperature 1 after 1, 2, 4 s, and a
 ``StreamRetry`` tells the views to throw away the partial answer. An answer that passes
 ``max_answer_chars`` is stopped with ``AnswerTooLongError`` (not retried), keeping what
-arrived, as a cancel does.
+arrived up to the end of the word that passed the limit, as a cancel does.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 import uuid
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ from gemtui.wire import (
 )
 
 __all__ = ["Chat", "StreamChunk", "StreamRetry"]
+
+_SPACE = re.compile(r"\s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,9 +177,11 @@ class Chat:
                         reason, grown = _collect(chunk, parts)
                         finish = reason or finish
                         size += grown
-                        yield StreamChunk(chunk)
                         if limit is not None and size > limit:
+                            _end_at_word(chunk, size - limit)
+                            yield StreamChunk(chunk)
                             raise AnswerTooLongError(limit)  # the partial answer is kept below
+                        yield StreamChunk(chunk)
                 finally:
                     await aclose_stream(stream)
                 completed = True
@@ -243,6 +248,27 @@ def _collect(chunk: GenerateContentResponse, parts: list[Part]) -> tuple[str | N
                     size += len(part.text)
                 parts.append(part)
     return finish, size
+
+
+def _end_at_word(chunk: GenerateContentResponse, over: int) -> None:
+    """Cut the answer text that passed the cap at the end of the word passing it.
+
+    Why: a provider may join the pieces that arrived together into one chunk (see
+    ``providers.gemini_frames``), so the chunk that crosses the cap may reach far past
+    it; ending at the word keeps the overshoot a word long, however many pieces were
+    joined. ``over`` is how many characters the chunk went past the cap; if its last
+    part is not answer text that long (a call's arguments crossed it), or the word does
+    not end in it, the chunk is kept whole.
+    """
+    for cand in reversed(chunk.candidates or []):
+        if cand.content and cand.content.parts:
+            part = cand.content.parts[-1]
+            text = part.text
+            if part.function_call is None and not part.thought and text and len(text) >= over:
+                space = _SPACE.search(text, len(text) - over + 1)
+                if space is not None:
+                    part.text = text[: space.start()]
+            return
 
 
 def _invalid_reason(parts: list[Part], finish: str | None) -> str | None:

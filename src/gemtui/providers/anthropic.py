@@ -27,8 +27,9 @@ from gemtui.providers.convert_anthropic import (
 )
 from gemtui.providers.convert_openai import make_response
 from gemtui.providers.http import get_json, open_stream, post_json
-from gemtui.providers.sse import iter_sse_json
-from gemtui.wire import Content, GenerateContentRequest, GenerateContentResponse, ModelInfo
+from gemtui.providers.part_runs import stream_parts
+from gemtui.providers.sse import parse_json
+from gemtui.wire import Content, GenerateContentRequest, GenerateContentResponse, ModelInfo, Part
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -106,20 +107,21 @@ class AnthropicGenerator:
         body = self._body(request, model, stream=True)
         state = AnthropicStream()
         url = f"{self._base}/v1/messages"
+
+        def feed(name: str, raw: bytes, parts: list[Part]) -> bool:
+            event = parse_json(raw)
+            if not isinstance(event, dict):
+                raise StreamError("unexpected event shape", kind="malformed")
+            if "type" not in event and name:
+                event = {**event, "type": name}
+            parts.extend(state.feed(event))
+            return bool(event.get("type") == "message_stop")
+
         async with open_stream(self._client, url, body, self._headers) as response:
             try:
-                async with aclosing(iter_sse_json(response)) as frames:
-                    async for frame in frames:
-                        if not isinstance(frame.data, dict):
-                            raise StreamError("unexpected event shape", kind="malformed")
-                        event = frame.data
-                        if "type" not in event and frame.event:
-                            event = {**event, "type": frame.event}
-                        parts = state.feed(event)
-                        if parts:
-                            yield make_response(parts)
-                        if event.get("type") == "message_stop":
-                            break
+                async with aclosing(stream_parts(response, feed)) as batches:
+                    async for parts in batches:
+                        yield make_response(parts)
             except httpx.TransportError as exc:
                 raise TransportError(f"{type(exc).__name__} while streaming: {exc}") from exc
         yield state.final()

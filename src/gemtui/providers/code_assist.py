@@ -22,7 +22,7 @@ from gemtui.errors import ApiError, FatalAuthenticationError, StreamError, Trans
 from gemtui.providers.base import Capabilities
 from gemtui.providers.gemini import gemini_body
 from gemtui.providers.http import get_json, open_stream, post_json
-from gemtui.providers.sse import iter_sse_data
+from gemtui.providers.sse import frame_text, iter_sse_data, malformed
 from gemtui.wire import (
     Content,
     CountTokensResponse,
@@ -355,10 +355,8 @@ def _unwrap(data: Any) -> GenerateContentResponse:
     return GenerateContentResponse.model_validate(inner if isinstance(inner, dict) else {})
 
 
-def _unwrap_frame(data: str) -> GenerateContentResponse:
+def _unwrap_frame(data: bytes) -> GenerateContentResponse:
     try:
-        return _unwrap(json.loads(data))
+        return _unwrap(json.loads(frame_text(data)))
     except ValueError as exc:
-        raise StreamError(
-            f"malformed SSE frame from server: {data[:120]!r}", kind="malformed"
-        ) from exc
+        raise malformed(data) from exc

@@ -12,10 +12,11 @@ from typing import Any
 
 import httpx
 
-from gemtui.errors import StreamError, TransportError
+from gemtui.errors import TransportError
 from gemtui.providers.base import Capabilities
+from gemtui.providers.gemini_frames import is_answer_text, parse_frames
 from gemtui.providers.http import get_json, open_stream, post_json
-from gemtui.providers.sse import iter_sse_data
+from gemtui.providers.sse import read_frames_ahead
 from gemtui.wire import (
     Content,
     CountTokensResponse,
@@ -77,15 +78,13 @@ class GeminiGenerator:
         url = self._url(model, "streamGenerateContent") + "?alt=sse"
         async with open_stream(self._client, url, gemini_body(request), self._headers) as response:
             try:
-                async with aclosing(iter_sse_data(response)) as frames:
-                    async for _event, data in frames:
-                        try:
-                            # pydantic parses and validates the JSON in one pass (faster)
-                            yield GenerateContentResponse.model_validate_json(data)
-                        except ValueError as exc:
-                            raise StreamError(
-                                f"malformed SSE frame from server: {data[:120]!r}", kind="malformed"
-                            ) from exc
+                first = True
+                async with aclosing(read_frames_ahead(response)) as batches:
+                    async for batch in batches:
+                        frames = (data for _event, data in batch)
+                        for chunk in parse_frames(frames, first_alone=first):
+                            first = first and not is_answer_text(chunk)
+                            yield chunk
             except httpx.TransportError as exc:
                 raise TransportError(f"{type(exc).__name__} while streaming: {exc}") from exc
 

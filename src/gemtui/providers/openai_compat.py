@@ -27,9 +27,10 @@ from gemtui.providers.convert_openai import (
 )
 from gemtui.providers.http import get_json, open_stream, post_json
 from gemtui.providers.model_family import no_think_switch, opens_thought_in_prompt, with_no_think
-from gemtui.providers.sse import iter_sse_json
+from gemtui.providers.part_runs import stream_parts
+from gemtui.providers.sse import parse_json
 from gemtui.providers.think_tags import ThinkSplitter
-from gemtui.wire import Content, GenerateContentRequest, GenerateContentResponse, ModelInfo
+from gemtui.wire import Content, GenerateContentRequest, GenerateContentResponse, ModelInfo, Part
 
 __all__ = ["DEFAULT_OPENAI_BASE_URL", "OpenAICompatGenerator", "estimate_tokens"]
 
@@ -104,20 +105,23 @@ class OpenAICompatGenerator:
         url = f"{self._base}/chat/completions"
         think = ThinkSplitter(opened=opens_thought_in_prompt(model))
         state = OpenAIStream(think=think, call_names=_names(request))
+
+        def feed(_event: str, raw: bytes, parts: list[Part]) -> bool:
+            if raw.strip() == b"[DONE]":
+                return True
+            data = parse_json(raw)
+            if not isinstance(data, dict):
+                raise StreamError(f"unexpected frame: {str(data)[:120]}", kind="malformed")
+            if "error" in data:  # some servers report failures inside the stream
+                raise _stream_error(data)
+            parts.extend(state.feed(data))
+            return False
+
         async with open_stream(self._client, url, body, self._headers) as response:
             try:
-                async with aclosing(iter_sse_json(response, done_marker="[DONE]")) as frames:
-                    async for frame in frames:
-                        data = frame.data
-                        if not isinstance(data, dict):
-                            raise StreamError(
-                                f"unexpected frame: {str(data)[:120]}", kind="malformed"
-                            )
-                        if "error" in data:  # some servers report failures inside the stream
-                            raise _stream_error(data)
-                        parts = state.feed(data)
-                        if parts:
-                            yield make_response(parts)
+                async with aclosing(stream_parts(response, feed)) as batches:
+                    async for parts in batches:
+                        yield make_response(parts)
             except httpx.TransportError as exc:
                 raise TransportError(f"{type(exc).__name__} while streaming: {exc}") from exc
         final = state.final()

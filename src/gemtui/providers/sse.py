@@ -1,10 +1,16 @@
 """Reading server-sent events the way the wire demands, fast.
 
+The decoder works on the raw bytes of the body, not on decoded text: SSE is UTF-8 by
+the spec and every byte that ends a line is ASCII, so frames are cut with C-level
+``bytes`` searches, and each frame's data is decoded once, whole, by whoever parses it
+(a multi-byte character split across two network reads is never decoded in halves).
+A read that is exactly one one-line frame, which is how servers write a stream, is cut
+with a few checks and no copy of the text. ``read_frames_ahead`` hands the provider,
+each time it asks, every frame read since (see ``read_ahead``).
+
 Lines end at CR, LF or CRLF only (never at U+2028, U+0085 and the other characters
 ``str.splitlines`` honours), so a JSON string holding them survives; a CR at the end of
-one network chunk is held back in case its LF comes in the next. Frames are cut on the
-blank line with plain ``str`` operations, which keeps the cost per frame to a few
-microseconds on long streams.
+one network chunk is held back in case its LF comes in the next.
 
 A frame whose data is not valid JSON raises ``StreamError(kind="malformed")``: silently
 skipping it would leave a hole in the answer, while the chat's stream retry regenerates
@@ -22,14 +28,21 @@ from typing import Any
 import httpx
 
 from gemtui.errors import StreamError
+from gemtui.providers.read_ahead import read_ahead
 
 __all__ = [
+    "MAX_BYTES_AHEAD",
     "MAX_FRAME_CHARS",
     "SseDecoder",
     "SseFrame",
     "check_held",
+    "frame_text",
+    "iter_sse_batches",
     "iter_sse_data",
     "iter_sse_json",
+    "malformed",
+    "parse_json",
+    "read_frames_ahead",
 ]
 
 MAX_FRAME_CHARS = 16 * 1024 * 1024
@@ -47,6 +60,19 @@ def check_held(total: int) -> None:
         )
 
 
+def frame_text(data: bytes) -> str:
+    """A frame's data as text; bytes that are not UTF-8 become U+FFFD, as a text
+    decoder of the body would make them."""
+    return data.decode("utf-8", "replace")
+
+
+def malformed(data: bytes) -> StreamError:
+    """The error for a frame whose data is not what the wire promises."""
+    return StreamError(
+        f"malformed SSE frame from server: {frame_text(data)[:120]!r}", kind="malformed"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class SseFrame:
     """One server-sent event: its event name and data."""
@@ -56,107 +82,170 @@ class SseFrame:
 
 
 class SseDecoder:
-    """Incremental SSE parser: feed text, get (event, data) for each complete frame.
+    """Incremental SSE parser: feed bytes, get (event, data) for each complete frame.
 
-    Text that cannot end a frame is only kept, not re-scanned, so a frame arriving in
+    Bytes that cannot end a frame are only kept, not re-scanned, so a frame arriving in
     many pieces costs linear time; one that passes ``MAX_FRAME_CHARS`` without ending
     raises ``StreamError`` instead of growing without bound.
     """
 
     def __init__(self) -> None:
-        self._parts: list[str] = []
+        self._parts: list[bytes] = []
         self._size = 0
-        self._last = ""
-        """The last character kept: a frame ends where it and the next text make a blank line."""
+        self._last_lf = False
+        """The last byte kept is a LF: a frame ends if the next piece starts with one."""
         self._held_cr = False
-        """A CR ended the last piece: the first half of a CRLF split across chunks, perhaps."""
+        """A CR ended the last piece: the first half of a CRLF split across reads, perhaps."""
 
-    def feed(self, text: str) -> list[tuple[str, str]]:
+    def feed(self, chunk: bytes) -> list[tuple[str, bytes]]:
+        if not (self._parts or self._held_cr):
+            one = _one_data_frame(chunk)
+            if one is not None:
+                return [("", one)]
         if self._held_cr:
-            text, self._held_cr = "\r" + text, False
-        if "\r" in text:
-            if text.endswith("\r"):
-                text, self._held_cr = text[:-1], True
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-        if not text:
+            chunk, self._held_cr = b"\r" + chunk, False
+        if b"\r" in chunk:
+            if chunk.endswith(b"\r"):
+                chunk, self._held_cr = chunk[:-1], True
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        if not chunk:
             return []
-        if "\n\n" not in text and not (self._last == "\n" and text[0] == "\n"):
-            self._parts.append(text)
-            self._size += len(text)
-            self._last = text[-1]
+        if b"\n\n" not in chunk and not (self._last_lf and chunk[0] == 10):
+            self._parts.append(chunk)
+            self._size += len(chunk)
+            self._last_lf = chunk[-1] == 10
             if self._size > MAX_FRAME_CHARS:
                 raise StreamError(
                     f"an SSE frame passed {MAX_FRAME_CHARS:,} characters without ending",
                     kind="malformed",
                 )
             return []
-        buf = "".join(self._parts) + text
-        end = buf.rfind("\n\n")
+        buf = b"".join(self._parts) + chunk if self._parts else chunk
+        end = buf.rfind(b"\n\n")
         complete, rest = buf[:end], buf[end + 2 :]
         self._parts = [rest] if rest else []
         self._size = len(rest)
-        self._last = rest[-1:]
-        frames: list[tuple[str, str]] = []
-        for raw in complete.split("\n\n"):
+        self._last_lf = rest[-1:] == b"\n"
+        frames: list[tuple[str, bytes]] = []
+        for raw in complete.split(b"\n\n"):
             frame = _parse_frame(raw)
             if frame is not None:
                 frames.append(frame)
         return frames
 
-    def flush(self) -> list[tuple[str, str]]:
+    def flush(self) -> list[tuple[str, bytes]]:
         """At the end of the stream a held-back CR is a line end; an unterminated last
         frame is incomplete by the spec and is dropped."""
         held, self._held_cr = self._held_cr, False
-        frames = self.feed("\n") if held else []
-        self._parts, self._size, self._last = [], 0, ""
+        frames = self.feed(b"\n") if held else []
+        self._parts, self._size, self._last_lf = [], 0, False
         return frames
 
 
-def _parse_frame(raw: str) -> tuple[str, str] | None:
-    if raw.startswith("data:") and "\n" not in raw:  # the common case: one data line
-        value = raw[5:]
-        return "", value[1:] if value.startswith(" ") else value
+def _one_data_frame(chunk: bytes) -> bytes | None:
+    """The data of a chunk that is exactly one frame of one data line (how servers
+    write a stream: a frame a write), found with a few C-level checks; else None."""
+    if not chunk.startswith(b"data:"):
+        return None
+    start = 6 if chunk[5:6] == b" " else 5
+    crlf = chunk.endswith(b"\r\n\r\n")
+    if crlf and chunk.count(b"\n") == 2 and chunk.count(b"\r") == 2:
+        return chunk[start:-4]  # the only CRs and LFs are the last four
+    if not crlf and chunk.endswith(b"\n\n") and chunk.count(b"\n") == 2 and b"\r" not in chunk:
+        return chunk[start:-2]  # the only line ends are the last two LFs
+    return None
+
+
+def _parse_frame(raw: bytes) -> tuple[str, bytes] | None:
+    if raw.startswith(b"data:") and b"\n" not in raw:  # the common case: one data line
+        return "", raw[6:] if raw.startswith(b"data: ") else raw[5:]
     event = ""
-    data: list[str] = []
-    for line in raw.split("\n"):
-        if not line or line.startswith(":"):
+    data: list[bytes] = []
+    for line in raw.split(b"\n"):
+        if not line or line.startswith(b":"):
             continue
-        name, _, value = line.partition(":")
-        if value.startswith(" "):
+        name, _, value = line.partition(b":")
+        if value.startswith(b" "):
             value = value[1:]
-        if name == "data":
+        if name == b"data":
             data.append(value)
-        elif name == "event":
-            event = value
+        elif name == b"event":
+            event = frame_text(value)
     if not data and not event:
         return None
-    return event, "\n".join(data)
+    return event, b"\n".join(data)
 
 
-async def iter_sse_data(response: httpx.Response) -> AsyncGenerator[tuple[str, str], None]:
-    """Yield (event, data) of each frame with non-empty data, unparsed."""
+def _blank(data: bytes) -> bool:
+    """Data of only whitespace (a keep-alive): skipped, as the text decoder's ``strip``
+    did; a non-ASCII first byte may still be Unicode whitespace, so only then decode."""
+    stripped = data.strip()
+    return not stripped or (stripped[0] >= 0x80 and not frame_text(stripped).strip())
+
+
+async def iter_sse_data(response: httpx.Response) -> AsyncGenerator[tuple[str, bytes], None]:
+    """Yield (event, data) of each frame with non-empty data, unparsed.
+
+    ``aiter_bytes`` (not ``aiter_raw``) so a compressed body is still inflated."""
     decoder = SseDecoder()
-    async for text in response.aiter_text():
-        for event, data in decoder.feed(text):
-            if data.strip():
+    async for chunk in response.aiter_bytes():
+        for event, data in decoder.feed(chunk):
+            if not _blank(data):
                 yield event, data
     for event, data in decoder.flush():
-        if data.strip():
+        if not _blank(data):
             yield event, data
+
+
+async def iter_sse_batches(
+    response: httpx.Response,
+) -> AsyncGenerator[list[tuple[str, bytes]], None]:
+    """Yield (event, data) of the non-empty frames cut from each network read, as one
+    list: for a reader that takes frames in batches (``read_ahead``)."""
+    decoder = SseDecoder()
+    async for chunk in response.aiter_bytes():
+        frames = decoder.feed(chunk)
+        if frames:
+            batch = [frame for frame in frames if not _blank(frame[1])]
+            if batch:
+                yield batch
+    batch = [frame for frame in decoder.flush() if not _blank(frame[1])]
+    if batch:
+        yield batch
+
+
+MAX_BYTES_AHEAD = 1 << 20
+"""Frame bytes read but not yet taken by the provider, past which the reading waits:
+far more than a network read brings, far less than 512 frames of ``MAX_FRAME_CHARS``."""
+
+
+def read_frames_ahead(
+    response: httpx.Response,
+) -> AsyncGenerator[list[tuple[str, bytes]], None]:
+    """``iter_sse_batches`` through ``read_ahead``: each time the provider comes back,
+    every frame read since, bounded by ``MAX_BYTES_AHEAD``."""
+    return read_ahead(iter_sse_batches(response), max_waiting=MAX_BYTES_AHEAD, weigh=_bytes_of)
+
+
+def _bytes_of(batch: list[tuple[str, bytes]]) -> int:
+    return sum(len(data) for _event, data in batch)
+
+
+def parse_json(data: bytes) -> Any:
+    """A frame's data as JSON, or ``StreamError(kind="malformed")``."""
+    try:
+        return json.loads(frame_text(data))
+    except ValueError as exc:
+        raise malformed(data) from exc
 
 
 async def iter_sse_json(
     response: httpx.Response, *, done_marker: str | None = None
 ) -> AsyncGenerator[SseFrame, None]:
     """Yield each frame's parsed JSON; stop at ``done_marker`` (OpenAI's ``[DONE]``)."""
+    marker = done_marker.encode() if done_marker is not None else None
     async with aclosing(iter_sse_data(response)) as frames:
         async for event, data in frames:
-            if done_marker is not None and data.strip() == done_marker:
+            if marker is not None and data.strip() == marker:
                 return
-            try:
-                parsed = json.loads(data)
-            except ValueError as exc:
-                raise StreamError(
-                    f"malformed SSE frame from server: {data[:120]!r}", kind="malformed"
-                ) from exc
-            yield SseFrame(event, parsed)
+            yield SseFrame(event, parse_json(data))

@@ -349,7 +349,12 @@ class Template:
         return cls(prefix, suffix)
 
     def fill(self, value: str) -> str:
-        return self.prefix + _dumps(value)[1:-1] + self.suffix
+        # the escape json.dumps does for a str (ensure_ascii off), without its per-call
+        # set-up: a 50,000-token stream is 10,000 fills before the first byte goes out
+        return self.prefix + _escape(value)[1:-1] + self.suffix
+
+
+_escape: Callable[[str], str] = json.encoder.encode_basestring
 
 
 def _dumps(obj: Any) -> str:
