@@ -31,9 +31,7 @@ if TYPE_CHECKING:
     from gemtui.config.settings import Settings
     from gemtui.config.trust import WorkspaceTrust
     from gemtui.store import SessionStore
-    from gemtui.store.subagent_log import SubagentTranscript
     from gemtui.tui.themes import ThemeFailure
-    from gemtui.wire import Content
 
 __all__ = ["SessionHost", "short_path"]
 
@@ -344,57 +342,9 @@ class SessionHost(MaskingApp[int]):
         self.call_after_refresh(self.refresh_custom_commands)
 
     def _show_resumed(self, screen: MainScreen, session: Session) -> None:
-        """Draw a saved session as it happened (turns a compression summarised included)
-        and bring back the usage it recorded."""
-        from gemtui.tui.resume_story import COMPRESSED_HERE, resume_story
+        from gemtui.tui.resumed_view import show_resumed
 
-        epochs: list[list[Content]] = []
-        calls: dict[str, dict[str, Any]] = {}
-        children: dict[str, SubagentTranscript] = {}
-        if self.store is not None:
-            try:
-                epochs = self.store.history_epochs(session.id)
-                calls = {c["call_id"]: c for c in self.store.tool_calls(session.id)}
-                children = self.store.subagent_transcripts(session.id)
-                agents = {k: c["name"] for k, c in calls.items()}
-                agents.update({k: c.agent for k, c in children.items() if c.agent})
-                rows = self.store.usage(session.id)
-                self._restore_usage(screen, session, rows, agents)
-            except Exception:  # a view of the past must never stop the session
-                log.exception("could not read the saved session's past")
-        transcript = screen.transcript
-
-        def describe(name: str, args: dict[str, Any]) -> str:
-            return _describe(session, name, args)
-
-        run: list[Content] = []
-        for item in resume_story(epochs, list(session.chat.history)):
-            if item is not None:
-                run.append(item)
-                continue
-            transcript.replay(run, describe, calls, children)
-            run = []
-            transcript.add_notice(COMPRESSED_HERE)
-        transcript.replay(run, describe, calls, children)
-
-    @staticmethod
-    def _restore_usage(
-        screen: MainScreen, session: Session, rows: list[dict[str, Any]], agents: dict[str, str]
-    ) -> None:
-        """Each stored model call back in the usage pane; a subagent's (its row names the
-        delegation it ran under, ``agents`` that call's agent) on its agent's line, as live."""
-        from gemtui.agent.prices import cost_of, price_for
-        from gemtui.bus.events import Usage
-
-        for row in rows:
-            usage = Usage(row["input"], row["output"], row["thoughts"], row["cached"], row["total"])
-            price = price_for(row["model"] or session.chat.model, session.provider.settings.prices)
-            parent = row.get("parent_call")
-            if parent:
-                agent = agents.get(parent, "subagent")
-                screen.usage.record_subagent_turn(agent, usage, cost_of(usage, price))
-            else:
-                screen.usage.record_turn(usage, cost_of(usage, price))
+        show_resumed(screen, session, self.store)
 
     @property
     def resume_hint(self) -> str | None:
@@ -583,17 +533,6 @@ class SessionHost(MaskingApp[int]):
             return
         self._show_provider(model)
         self.notify(f"The next turn uses {self.session.provider.name}:{model}.")
-
-
-def _describe(session: Session, name: str, args: dict[str, Any]) -> str:
-    """The line a live call of ``name`` shows (its command, its path), for a saved one."""
-    tool = session.registry.get(name)
-    try:
-        if tool is not None:
-            return tool.build(args).describe()
-    except Exception:  # arguments a tool no longer takes: the plain form below
-        log.debug("could not describe a saved %s call", name, exc_info=True)
-    return f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
 
 
 def short_path(path: Path) -> str:
