@@ -99,6 +99,9 @@ class GemtuiApp(SessionHost):
     """gemtui's full-screen app."""
 
     TITLE = "gemtui"
+    CSS_PATH = "screens/main.tcss"
+    """The main screen's look, loaded with the app's: the start-up screen is the app's
+    default screen, whose own ``CSS_PATH`` Textual does not read."""
     COMMANDS: ClassVar = App.COMMANDS | {_palette_provider}
     slash_commands = SLASH_COMMANDS
 

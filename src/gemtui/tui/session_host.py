@@ -8,6 +8,7 @@ commands on top.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -157,7 +158,7 @@ class SessionHost(MaskingApp[int]):
         styled for the first frame, not a blank one first and the main one on top."""
         if self.session is not None or self.session_factory is None:
             return super().get_default_screen()
-        screen = MainScreen(workspace=self.workspace)
+        screen = MainScreen(workspace=self.workspace, side_after_first_frame=True)
         screen.slash_commands = self.slash_commands
         screen.status_values = {
             "provider": "starting…",
@@ -241,13 +242,15 @@ class SessionHost(MaskingApp[int]):
                 result: Assembled | Exception = factory()
             except Exception as exc:  # handed to the UI thread, which decides
                 result = exc
-            self.call_from_thread(self._session_built, result)
+            self.call_from_thread(self.call_next, self._session_built, result)
 
         self.run_worker(build, thread=True, name="engine-start", group="engine-start")
 
-    def _session_built(self, result: Assembled | Exception) -> None:
+    async def _session_built(self, result: Assembled | Exception) -> None:
         from gemtui.errors import FatalAuthenticationError, FatalError
 
+        with contextlib.suppress(LookupError):  # its panes first: the session fills them
+            await self.main.side_ready()
         self.session_factory = None
         if self.startup_notice:  # set while the engine started (e.g. the store is broken)
             self.notify(self.startup_notice, severity="warning", timeout=8)

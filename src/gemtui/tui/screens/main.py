@@ -21,6 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
+from textual.widget import AwaitMount, Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -95,6 +96,7 @@ class MainScreen(Screen[None]):
         *,
         workspace: Path,
         context_window: int = 0,
+        side_after_first_frame: bool = False,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -102,6 +104,10 @@ class MainScreen(Screen[None]):
         super().__init__(name=name, id=id, classes=classes)
         self.workspace = workspace
         self._context_window = context_window
+        self._side_later = side_after_first_frame
+        self._side_mounting: AwaitMount | None = None
+        """The side panes are mounted after the first frame (the app's start-up screen:
+        no engine, so no event for them, until after that frame; issue 26)."""
         self.status_values: dict[str, Any] = {}
         self._mcp_states: dict[str, str] = {}
         """Each MCP server's latest status, for the status line's summary."""
@@ -131,15 +137,29 @@ class MainScreen(Screen[None]):
             with Vertical(id="centre"):
                 yield Transcript(id="transcript")
                 yield ApprovalQueue(id="approvals")
-            with Vertical(id="side"):
-                thoughts = ThoughtStream(id="thoughts")
-                thoughts.border_title = "Thoughts"
-                yield thoughts
-                yield TodoPanel(id="todos")
-                yield UsagePanel(context_window=self._context_window, id="usage")
+            with Vertical(id="side"):  # its place is taken now, its panes maybe later
+                if not self._side_later:
+                    yield from self._side_panes()
         yield PromptInput(workspace=self.workspace, id="prompt")
         yield StatusLine(id="status")
         yield Static(id="too-small")
+
+    def _side_panes(self) -> list[Widget]:
+        thoughts = ThoughtStream(id="thoughts")
+        thoughts.border_title = "Thoughts"
+        usage = UsagePanel(context_window=self._context_window, id="usage")
+        return [thoughts, TodoPanel(id="todos"), usage]
+
+    def _fill_side(self) -> AwaitMount:
+        """Mount the side panes, once; the result is awaited until they are in."""
+        if self._side_mounting is None:
+            self._side_mounting = self.query_one("#side").mount_all(self._side_panes())
+        return self._side_mounting
+
+    async def side_ready(self) -> None:
+        """Return once the side panes are mounted (at once when they came with the screen)."""
+        if self._side_later:
+            await self._fill_side()
 
     def on_resize(self, event: Resize) -> None:
         width, height = event.size
@@ -153,6 +173,8 @@ class MainScreen(Screen[None]):
             )
 
     def on_mount(self) -> None:
+        if self._side_later:
+            self.call_after_refresh(self._fill_side)
         for field, value in self.status_values.items():
             setattr(self.status, field, value)
         self.prompt.slash_commands = self.slash_commands

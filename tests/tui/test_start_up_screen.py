@@ -1,0 +1,44 @@
+"""The screen a person sees at start-up is the main screen, styled as the main screen.
+
+Since issue 26 the start-up screen is the app's default screen (one screen composed for
+the first frame) and its side panes arrive just after that frame. Textual does not read
+a default screen's own ``CSS_PATH``: these tests fail if the layout silently loses its
+stylesheet (approvals shown, no side column) or the panes never come.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gemtui.config.ui_choice import read_ui_choice
+from gemtui.tui.launch import build_app
+from gemtui.tui.screens.main import MainScreen
+from gemtui.tui.widgets.usage_panel import UsagePanel
+
+DEMO = Path(__file__).resolve().parents[2] / "src" / "gemtui" / "tui" / "demo.jsonl"
+
+
+async def test_the_start_up_screen_is_the_main_screen_laid_out(workspace: Path) -> None:
+    ui = read_ui_choice(workspace, trusted=False)
+    app = build_app(None, ui=ui, workspace=workspace, fake_responses=str(DEMO))
+    assert not isinstance(app, Exception)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        assert len(app.screen_stack) == 1  # not pushed over a blank default screen
+        while not screen.query(UsagePanel):  # the side panes follow the first frame
+            await pilot.pause()
+        await pilot.pause()
+        side = screen.query_one("#side")
+        assert 60 <= side.region.x < 160 <= side.region.right  # a column on the right
+        assert screen.query_one("#usage").region.width > 20
+        assert not screen.query_one("#approvals").display  # main.tcss hides an empty queue
+        assert screen.query_one("#transcript").region.right <= side.region.x
+        prompt = screen.query_one("#prompt")
+        assert prompt.region.y > 40
+        assert prompt.has_focus
+        assert screen.query_one("#status").region.y == 47
+        while app.session is None:  # the engine starts after the frame, in a thread
+            await pilot.pause()
+        assert app.screen is screen  # and draws into the same screen
