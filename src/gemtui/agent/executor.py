@@ -472,9 +472,12 @@ class Executor:
     ) -> None:
         async for ev in events:
             if isinstance(ev, ContentEvent):
-                out.text.append(ev.text)
-                self.bus.emit(ContentDelta, text=ev.text)
-                loop_msg = looping.feed(ev.text) if looping is not None else None
+                text, loop_msg = ev.text, None
+                if looping is not None:
+                    loop_msg, used = looping.feed_until_loop(text)
+                    text = text[:used]  # a batch is shown up to where the loop was seen
+                out.text.append(text)
+                self.bus.emit(ContentDelta, text=text)
                 if loop_msg:
                     self.bus.emit(LoopDetected, message=loop_msg)
                     out.reason = TerminateReason.LOOP

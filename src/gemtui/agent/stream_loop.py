@@ -29,6 +29,8 @@ _FENCE = re.compile(r"\s*(```|~~~)")
 _STRUCTURE = re.compile(r"\s*([|#>]|[-*+](\s|$)|\d{1,9}[.)](\s|$)|([-=_*])\4\4)")
 _DECIDE_AT = 12
 """Characters of a line (after its indentation) that always suffice to classify it."""
+_SLICE = 64
+"""A long line is read this many characters at a time, so a cut lands near the loop."""
 _LONG_INDENT = 64
 """A line of only spaces this long is prose for our purpose (nothing will follow)."""
 
@@ -60,11 +62,21 @@ class StreamLoopDetector:
 
     def feed(self, text: str) -> str | None:
         """Take the next piece of the answer; a message when the answer is looping."""
-        for piece in _LINE.findall(text):
-            found = self._take(piece)
-            if found:
-                return found
-        return None
+        return self.feed_until_loop(text)[0]
+
+    def feed_until_loop(self, text: str) -> tuple[str | None, int]:
+        """``feed``, and how much of ``text`` was read when the loop was seen (all of it
+        when none was): a stream that arrives in large batches is cut there, not after
+        the whole batch has been shown."""
+        used = 0
+        for line in _LINE.findall(text):
+            for start in range(0, len(line), _SLICE):  # a batch's long line, in slices
+                piece = line[start : start + _SLICE]
+                used += len(piece)
+                found = self._take(piece)
+                if found:
+                    return found, used
+        return None, len(text)
 
     def _take(self, piece: str) -> str | None:
         """One piece of one line (ending with its line break, if it has one)."""

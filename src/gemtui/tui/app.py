@@ -25,7 +25,6 @@ from gemtui.modes import ApprovalMode
 from gemtui.tui.commands import SLASH_COMMANDS, parse_slash
 from gemtui.tui.screens.main import MainScreen
 from gemtui.tui.session_host import SessionHost
-from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
@@ -36,6 +35,7 @@ if TYPE_CHECKING:
     from gemtui.config.settings import Settings
     from gemtui.config.trust import WorkspaceTrust
     from gemtui.store import SessionStore
+    from gemtui.tui.widgets.approval_queue import ApprovalQueue
 
 __all__ = ["APPROVAL_CYCLE", "GemtuiApp"]
 
@@ -323,15 +323,13 @@ class GemtuiApp(SessionHost):
             self._show_queue()
 
     # -- approvals -------------------------------------------------------------------------------
-    @on(ApprovalQueue.Decided)
-    def _decided(self, event: ApprovalQueue.Decided) -> None:
+    def on_approval_queue_decided(self, event: ApprovalQueue.Decided) -> None:
         if self.session is None or not self.session.bus.decide(
             event.correlation_id, event.decision
         ):
             self.notify("That call is no longer waiting for approval.", severity="warning")
 
-    @on(ApprovalQueue.ModifyRequested)
-    def _modify(self, event: ApprovalQueue.ModifyRequested) -> None:
+    def on_approval_queue_modify_requested(self, event: ApprovalQueue.ModifyRequested) -> None:
         from gemtui.tui.screens.dialogs import ModifyScreen
 
         conf = event.snapshot.confirmation

@@ -158,7 +158,7 @@ class SessionHost(MaskingApp[int]):
         styled for the first frame, not a blank one first and the main one on top."""
         if self.session is not None or self.session_factory is None:
             return super().get_default_screen()
-        screen = MainScreen(workspace=self.workspace, side_after_first_frame=True)
+        screen = MainScreen(workspace=self.workspace, panes_after_first_frame=True)
         screen.slash_commands = self.slash_commands
         screen.status_values = {
             "provider": "starting…",
@@ -250,7 +250,7 @@ class SessionHost(MaskingApp[int]):
         from gemtui.errors import FatalAuthenticationError, FatalError
 
         with contextlib.suppress(LookupError):  # its panes first: the session fills them
-            await self.main.side_ready()
+            await self.main.panes_ready()
         self.session_factory = None
         if self.startup_notice:  # set while the engine started (e.g. the store is broken)
             self.notify(self.startup_notice, severity="warning", timeout=8)

@@ -86,3 +86,15 @@ def test_reset_forgets_what_came_before() -> None:
     detector.reset()
     assert detector.feed(SENTENCE * 8) is None
     assert detector.feed(SENTENCE * 4) is not None
+
+
+def test_a_whole_batch_is_cut_where_the_loop_was_seen() -> None:
+    """A stream read ahead arrives in large batches: the cut lands near where small
+    chunks would have stopped, not at the end of the batch."""
+    text = "Let me check.\n\n" + SENTENCE * 200
+    stopped_at = _feed(text, 5)
+    assert stopped_at is not None
+    message, used = StreamLoopDetector().feed_until_loop(text)
+    assert message
+    assert abs(used - stopped_at) <= 64
+    assert StreamLoopDetector().feed_until_loop("no loop here. " * 3) == (None, 42)

@@ -29,16 +29,16 @@ from gemtui.bus.values import TerminateReason, ToolCallState
 from gemtui.redact import StreamRedactor, redact
 from gemtui.tui.bridge import BusEvent
 from gemtui.tui.pager import open_in_pager
-from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.prompt_input import PromptInput
 from gemtui.tui.widgets.status_line import StatusLine
-from gemtui.tui.widgets.thought_stream import ThoughtStream
-from gemtui.tui.widgets.todo_panel import TodoPanel
-from gemtui.tui.widgets.usage_panel import UsagePanel
 
 if TYPE_CHECKING:
     from gemtui.bus import events as ev
+    from gemtui.tui.widgets.approval_queue import ApprovalQueue
+    from gemtui.tui.widgets.thought_stream import ThoughtStream
+    from gemtui.tui.widgets.todo_panel import TodoPanel
     from gemtui.tui.widgets.transcript import Transcript
+    from gemtui.tui.widgets.usage_panel import UsagePanel
 
 __all__ = ["MIN_HEIGHT", "MIN_WIDTH", "MainScreen"]
 
@@ -96,7 +96,7 @@ class MainScreen(Screen[None]):
         *,
         workspace: Path,
         context_window: int = 0,
-        side_after_first_frame: bool = False,
+        panes_after_first_frame: bool = False,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -104,8 +104,8 @@ class MainScreen(Screen[None]):
         super().__init__(name=name, id=id, classes=classes)
         self.workspace = workspace
         self._context_window = context_window
-        self._side_later = side_after_first_frame
-        self._side_mounting: AwaitMount | None = None
+        self._panes_later = panes_after_first_frame
+        self._panes_mounting: list[AwaitMount] = []
         """The side panes are mounted after the first frame (the app's start-up screen:
         no engine, so no event for them, until after that frame; issue 26)."""
         self.status_values: dict[str, Any] = {}
@@ -136,30 +136,46 @@ class MainScreen(Screen[None]):
         with Horizontal(id="body"):
             with Vertical(id="centre"):
                 yield Transcript(id="transcript")
-                yield ApprovalQueue(id="approvals")
+                if not self._panes_later:
+                    yield self._approval_queue()
             with Vertical(id="side"):  # its place is taken now, its panes maybe later
-                if not self._side_later:
+                if not self._panes_later:
                     yield from self._side_panes()
         yield PromptInput(workspace=self.workspace, id="prompt")
         yield StatusLine(id="status")
         yield Static(id="too-small")
 
+    @staticmethod
+    def _approval_queue() -> Widget:
+        from gemtui.tui.widgets.approval_queue import ApprovalQueue
+
+        return ApprovalQueue(id="approvals")
+
     def _side_panes(self) -> list[Widget]:
+        from gemtui.tui.widgets.thought_stream import ThoughtStream
+        from gemtui.tui.widgets.todo_panel import TodoPanel
+        from gemtui.tui.widgets.usage_panel import UsagePanel
+
         thoughts = ThoughtStream(id="thoughts")
         thoughts.border_title = "Thoughts"
         usage = UsagePanel(context_window=self._context_window, id="usage")
         return [thoughts, TodoPanel(id="todos"), usage]
 
-    def _fill_side(self) -> AwaitMount:
-        """Mount the side panes, once; the result is awaited until they are in."""
-        if self._side_mounting is None:
-            self._side_mounting = self.query_one("#side").mount_all(self._side_panes())
-        return self._side_mounting
+    def _fill_panes(self) -> None:
+        """Mount the approval queue and the side panes, once. Neither shows anything
+        before the engine runs, so they need not hold up the first frame (issue 26)."""
+        if not self._panes_mounting:
+            self._panes_mounting = [
+                self.query_one("#centre").mount(self._approval_queue()),
+                self.query_one("#side").mount_all(self._side_panes()),
+            ]
 
-    async def side_ready(self) -> None:
-        """Return once the side panes are mounted (at once when they came with the screen)."""
-        if self._side_later:
-            await self._fill_side()
+    async def panes_ready(self) -> None:
+        """Return once every pane is mounted (at once when they came with the screen)."""
+        if self._panes_later:
+            self._fill_panes()
+            for mounting in self._panes_mounting:
+                await mounting
 
     def on_resize(self, event: Resize) -> None:
         width, height = event.size
@@ -173,8 +189,8 @@ class MainScreen(Screen[None]):
             )
 
     def on_mount(self) -> None:
-        if self._side_later:
-            self.call_after_refresh(self._fill_side)
+        if self._panes_later:
+            self.call_after_refresh(self._fill_panes)
         for field, value in self.status_values.items():
             setattr(self.status, field, value)
         self.prompt.slash_commands = self.slash_commands
@@ -190,6 +206,8 @@ class MainScreen(Screen[None]):
 
     @property
     def approvals(self) -> ApprovalQueue:
+        from gemtui.tui.widgets.approval_queue import ApprovalQueue
+
         return self.query_one("#approvals", ApprovalQueue)
 
     @property
@@ -202,14 +220,20 @@ class MainScreen(Screen[None]):
 
     @property
     def usage(self) -> UsagePanel:
+        from gemtui.tui.widgets.usage_panel import UsagePanel
+
         return self.query_one("#usage", UsagePanel)
 
     @property
     def todos(self) -> TodoPanel:
+        from gemtui.tui.widgets.todo_panel import TodoPanel
+
         return self.query_one("#todos", TodoPanel)
 
     @property
     def thoughts(self) -> ThoughtStream:
+        from gemtui.tui.widgets.thought_stream import ThoughtStream
+
         return self.query_one("#thoughts", ThoughtStream)
 
     # -- engine events ---------------------------------------------------------------------------
@@ -413,7 +437,7 @@ class MainScreen(Screen[None]):
                 screen.refresh_states()
 
     def _account(self, e: ev.AccountStatus) -> None:
-        self.query_one("#usage", UsagePanel).show_account(e)
+        self.usage.show_account(e)
 
     def _fallback(self, e: ev.ModelFallback) -> None:
         self.status.model = e.to_model
@@ -465,8 +489,7 @@ class MainScreen(Screen[None]):
         open_in_pager(self.app, path)
 
     # -- approvals and completion ----------------------------------------------------------------
-    @on(ApprovalQueue.Changed)
-    def _approvals_changed(self, event: ApprovalQueue.Changed) -> None:
+    def on_approval_queue_changed(self, event: ApprovalQueue.Changed) -> None:
         self.set_class(event.count > 0, "-approvals")
         if event.count > 0:
             prompt = self.prompt
