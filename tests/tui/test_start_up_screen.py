@@ -8,8 +8,10 @@ stylesheet (approvals shown, no side column) or the panes never come.
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
+from gemtui.collector import pause_collector
 from gemtui.config.ui_choice import read_ui_choice
 from gemtui.tui.launch import build_app
 from gemtui.tui.screens.main import MainScreen
@@ -19,6 +21,7 @@ DEMO = Path(__file__).resolve().parents[2] / "src" / "gemtui" / "tui" / "demo.js
 
 
 async def test_the_start_up_screen_is_the_main_screen_laid_out(workspace: Path) -> None:
+    pause_collector()  # as `gemtui` does before it imports the TUI
     ui = read_ui_choice(workspace, trusted=False)
     app = build_app(None, ui=ui, workspace=workspace, fake_responses=str(DEMO))
     assert not isinstance(app, Exception)
@@ -42,3 +45,5 @@ async def test_the_start_up_screen_is_the_main_screen_laid_out(workspace: Path) 
         while app.session is None:  # the engine starts after the frame, in a thread
             await pilot.pause()
         assert app.screen is screen  # and draws into the same screen
+        assert gc.isenabled()  # start-up is over: the collector is back
+    gc.unfreeze()  # this test process goes on: let its objects be collected again

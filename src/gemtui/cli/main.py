@@ -175,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
         if not text.strip():
             sys.stderr.write("gemtui: the prompt is empty\n")
             return EXIT_INPUT
+        from gemtui.collector import pause_collector
+
+        pause_collector()  # until the engine is built (gemtui.collector)
         from gemtui.headless import HeadlessOptions, run_headless
 
         return run_headless(
@@ -193,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
                 include_directories=tuple(args.include_directories),
             )
         )
+    from gemtui.collector import pause_collector
+
+    pause_collector()  # until the engine is built (gemtui.collector)
     from gemtui.tui.launch import launch_tui
 
     return launch_tui(

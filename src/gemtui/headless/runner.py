@@ -78,6 +78,7 @@ def _workspace_trusted(opts: HeadlessOptions, err: TextIO) -> bool:
 
 async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
     from gemtui.agent.assembly import build_session
+    from gemtui.collector import resume_collector
     from gemtui.config.settings import load_settings
 
     formatter = make_formatter(opts.output_format, out, err)
@@ -91,6 +92,7 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
         err.write(f"gemtui: {exc.message}\n")
         return exc.exit_code
     session = built.session
+    resume_collector()  # start-up is over: what the run makes is collected as usual
     spinner = Spinner(stream=err)
     formatter.on_first_output = spinner.stop
     formatter.on_broken_pipe = session.cancel  # like SIGPIPE: no reader, no reason to go on

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 
 from gemtui.agent.assembly import RunOptions
+from gemtui.collector import resume_collector
 from gemtui.config.ui_choice import UiChoice
 from gemtui.modes import ApprovalMode
 from gemtui.tui.masking_app import MaskingApp
@@ -174,6 +175,8 @@ class SessionHost(MaskingApp[int]):
         if self._build_when_ready:
             self._build_when_ready = False
             self._build_session_in_background()
+        else:  # no engine to build now: start-up is over
+            resume_collector()
 
     @property
     def workspace_trusted(self) -> bool:
@@ -251,6 +254,7 @@ class SessionHost(MaskingApp[int]):
 
         with contextlib.suppress(LookupError):  # its panes first: the session fills them
             await self.main.panes_ready()
+        resume_collector()  # start-up is over (gemtui.collector)
         self.session_factory = None
         if self.startup_notice:  # set while the engine started (e.g. the store is broken)
             self.notify(self.startup_notice, severity="warning", timeout=8)

@@ -1,0 +1,36 @@
+"""The collector is paused for start-up only, and always comes back."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+
+from gemtui.collector import pause_collector, resume_collector
+
+
+@pytest.fixture(autouse=True)
+def collector_restored() -> Iterator[None]:
+    yield
+    gc.enable()
+    gc.unfreeze()
+
+
+def test_paused_then_resumed_with_start_up_frozen() -> None:
+    pause_collector()
+    assert not gc.isenabled()
+    kept = [object() for _ in range(10)]
+    resume_collector()
+    assert gc.isenabled()
+    assert gc.get_freeze_count() > 0  # start-up's objects are out of the collector's sight
+    resume_collector()  # twice is harmless
+    assert gc.isenabled()
+    assert kept
+
+
+def test_a_collector_someone_else_turned_off_stays_off() -> None:
+    gc.disable()
+    pause_collector()
+    resume_collector()
+    assert not gc.isenabled()
