@@ -51,6 +51,21 @@ class Messages:
         assert isinstance(found, BusEvent)
         return found.event
 
+    async def wait_approvals(self, count: int, *, after: int = 0) -> None:
+        """Until the approval queue holds ``count`` calls (the set-up most Pilot tests of
+        approvals share: a prompt sent, its calls waiting)."""
+        from gemtui.tui.widgets.approval_queue import ApprovalQueue
+
+        await self.wait_for(
+            lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == count, after=after
+        )
+
+
+def replace_step(path: str, old: str = "world", new: str = "there") -> dict[str, Any]:
+    """A mock model step that asks for one ``replace`` of ``old`` by ``new`` in ``path``."""
+    args = {"file_path": path, "instruction": "i", "old_string": old, "new_string": new}
+    return {"function_calls": [{"name": "replace", "args": args}]}
+
 
 async def group_done(app: Any, group: str) -> None:
     """Wait for the workers of ``group`` that still run. Never pass Textual an empty

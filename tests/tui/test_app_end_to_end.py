@@ -14,10 +14,9 @@ from gemtui.bus.events import (
 )
 from gemtui.testing import filler
 from gemtui.testing.mockllm import MockLLMServer
-from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.diff_view import DiffView
 from tests.tui.conftest import make_app, make_session
-from tests.tui.helpers import Messages, turns_done
+from tests.tui.helpers import Messages, replace_step, turns_done
 
 
 def _function_responses(request_json: dict[str, Any]) -> list[dict[str, Any]]:
@@ -27,11 +26,6 @@ def _function_responses(request_json: dict[str, Any]) -> list[dict[str, Any]]:
         for part in content.get("parts", [])
         if "functionResponse" in part
     ]
-
-
-def _replace_step(path: str, old: str, new: str) -> dict[str, Any]:
-    args = {"file_path": path, "instruction": "rename", "old_string": old, "new_string": new}
-    return {"function_calls": [{"name": "replace", "args": args}]}
 
 
 async def test_a_typed_prompt_gets_its_answer_rendered(
@@ -61,12 +55,12 @@ async def test_approving_a_replace_by_key_changes_the_file_and_answers_the_model
 ) -> None:
     target = workspace / "greeting.txt"
     target.write_text("hello world\n")
-    mock_llm.enqueue(_replace_step("greeting.txt", "world", "gemtui"), {"text": "Renamed."})
+    mock_llm.enqueue(replace_step("greeting.txt", "world", "gemtui"), {"text": "Renamed."})
     app = make_app(make_session(mock_llm.url, workspace), workspace)
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"rename it", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         queue = app.main.approvals
         assert app.focused is queue, "focus moves to the queue when a call arrives"
@@ -89,12 +83,12 @@ async def test_rejecting_by_key_leaves_the_file_and_tells_the_model(
 ) -> None:
     target = workspace / "greeting.txt"
     target.write_text("hello world\n")
-    mock_llm.enqueue(_replace_step("greeting.txt", "world", "gemtui"), {"text": "Fine."})
+    mock_llm.enqueue(replace_step("greeting.txt", "world", "gemtui"), {"text": "Fine."})
     app = make_app(make_session(mock_llm.url, workspace), workspace)
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"rename it", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         await pilot.press("f8", "r")  # on purpose, then the letter
         await seen.wait_event(AgentFinished)
@@ -109,12 +103,12 @@ async def test_approval_keys_do_nothing_while_typing_in_the_prompt(
 ) -> None:
     target = workspace / "greeting.txt"
     target.write_text("hello world\n")
-    mock_llm.enqueue(_replace_step("greeting.txt", "world", "gemtui"), {"text": "ok"})
+    mock_llm.enqueue(replace_step("greeting.txt", "world", "gemtui"), {"text": "ok"})
     app = make_app(make_session(mock_llm.url, workspace), workspace)
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"rename it", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         app.main.prompt.focus()
         await pilot.press("a", "1", "r")
@@ -175,7 +169,7 @@ async def test_prompts_typed_during_a_turn_are_queued_and_sent_in_order(
 async def test_yolo_runs_the_edit_without_asking(mock_llm: MockLLMServer, workspace: Path) -> None:
     target = workspace / "greeting.txt"
     target.write_text("hello world\n")
-    mock_llm.enqueue(_replace_step("greeting.txt", "world", "yolo"), {"text": "done"})
+    mock_llm.enqueue(replace_step("greeting.txt", "world", "yolo"), {"text": "done"})
     app = make_app(make_session(mock_llm.url, workspace), workspace)
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:

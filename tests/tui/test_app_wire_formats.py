@@ -15,7 +15,6 @@ from gemtui.providers.http import make_client
 from gemtui.providers.openai_compat import OpenAICompatGenerator
 from gemtui.providers.text_tools import TextToolsGenerator
 from gemtui.testing.mockllm import MockLLMServer
-from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from tests.tui.conftest import make_app
 from tests.tui.helpers import Messages
 
@@ -55,7 +54,7 @@ async def test_write_file_approved_by_key_on_each_wire(
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"write it", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         await pilot.press("1")
         done = await seen.wait_event(AgentFinished)

@@ -8,7 +8,6 @@ from textual.widgets import Static
 
 from gemtui.bus.events import AgentFinished
 from gemtui.testing.mockllm import MockLLMServer
-from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages
 
@@ -26,7 +25,7 @@ async def test_allow_for_session_saves_what_the_preview_shows(
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"test it", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         queue = app.main.approvals
         shown = str(queue.query_one(".preview-remembers", Static).render())
@@ -55,7 +54,7 @@ async def test_an_interpreter_is_remembered_with_what_it_ran(
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"version", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         shown = str(app.main.approvals.query_one(".preview-remembers", Static).render())
         assert shown == "session / always remember: python3 -m pytest"
@@ -87,7 +86,7 @@ async def test_an_edit_remembers_the_reach_the_person_chose(
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"write", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         queue = app.main.approvals
 
@@ -100,7 +99,7 @@ async def test_an_edit_remembers_the_reach_the_person_chose(
         assert remembered().startswith("session / always remember: write_file in src/")
         await pilot.press("2")  # allow for session, the whole folder
         # src/b.py runs unasked; docs/c.md is outside the folder and asks
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         assert queue.current() is not None
         assert queue.current().args["file_path"] == "docs/c.md"

@@ -47,7 +47,7 @@ async def test_a_batch_of_edits_is_offered_together_and_ctrl_a_approves_it(
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"edit them", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 3)
+        await seen.wait_approvals(3)
         await pilot.pause()
         assert "(1 of 3)" in title(app)
         assert isinstance(app.focused, ApprovalQueue)
@@ -73,7 +73,7 @@ async def test_a_batch_answered_out_of_order(mock_llm: MockLLMServer, workspace:
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"edit them", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 2)
+        await seen.wait_approvals(2)
         await pilot.pause()
         await pilot.press("f8", "j", "r")  # reject b first
         assert "(1 of 1)" in title(app)
@@ -94,7 +94,7 @@ async def test_a_key_dropped_by_the_arming_delay_says_so(
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"edit", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         app.main.approvals.focus()
         await pilot.press("a")

@@ -43,7 +43,7 @@ async def test_ctrl_y_in_the_modify_editor_redoes_and_leaves_the_mode_alone(
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"go", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.press("f8", "m")
         await pilot.pause()
         assert isinstance(app.screen, ModifyScreen)
@@ -146,7 +146,7 @@ async def test_a_sentence_typed_while_a_call_waits_goes_whole_to_the_prompt(
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"go", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         assert isinstance(app.focused, ApprovalQueue), "shown while nothing was typed"
         await pilot.press(*sentence)
@@ -168,7 +168,7 @@ async def test_a_call_arriving_while_the_person_types_leaves_the_focus_in_the_pr
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"go", "enter", "x", "backspace")  # typing, then an empty prompt
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         assert app.focused is app.main.prompt
         await pilot.press(*"all right")
@@ -187,7 +187,7 @@ async def test_digits_decide_in_a_queue_that_took_the_focus_itself(
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"go", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         keys = str(app.main.approvals.query_one("#approval-keys").render())
         assert "1 allow" in keys

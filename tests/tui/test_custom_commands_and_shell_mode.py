@@ -15,7 +15,6 @@ from gemtui.bus.events import (
 )
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.bridge import BusEvent
-from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages, turns_done
 
@@ -55,7 +54,7 @@ async def test_command_asks_approval_for_its_shell_line_and_sends_the_expansion(
         assert ("/git:commit", "Commit it") in app.main.prompt._suggestions
         app.main.prompt.clear()
         await pilot.press(*"/git:commit the fix", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         assert mock_llm.requests == []  # nothing goes before the person answers
         await pilot.press("1")  # allow once
         await seen.wait_event(AgentFinished)
@@ -72,7 +71,7 @@ async def test_rejected_shell_line_sends_nothing(
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"/mark", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.press("4")  # reject
         await seen.wait_event(AgentFinished)
         await pilot.pause()
@@ -110,7 +109,7 @@ async def test_bang_runs_without_a_model_call_and_the_next_request_has_the_outpu
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"!ls -1", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.press("1")  # allow once
         found = await seen.wait_for(
             lambda m: (

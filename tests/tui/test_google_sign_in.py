@@ -10,9 +10,8 @@ import pytest
 from gemtui.bus.events import AccountStatus, AgentFinished, SessionStarted
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.screens.sign_in import SignInScreen
-from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from tests.tui.conftest import make_app, make_session
-from tests.tui.helpers import Messages
+from tests.tui.helpers import Messages, replace_step
 
 BROWSER_SCRIPT = """
 import sys, httpx
@@ -34,11 +33,6 @@ def google(mock_llm: MockLLMServer, monkeypatch: pytest.MonkeyPatch, tmp_path: P
         monkeypatch.delenv(name, raising=False)
 
 
-def _replace_step(path: str, old: str, new: str) -> dict[str, object]:
-    args = {"file_path": path, "instruction": "rename", "old_string": old, "new_string": new}
-    return {"function_calls": [{"name": "replace", "args": args}]}
-
-
 @pytest.mark.usefixtures("google")
 async def test_welcome_sign_in_then_approve_a_tool_call_over_code_assist(
     mock_llm: MockLLMServer, workspace: Path
@@ -46,7 +40,7 @@ async def test_welcome_sign_in_then_approve_a_tool_call_over_code_assist(
     target = workspace / "greeting.txt"
     target.write_text("hello world\n")
     mock_llm.account.require_token = True
-    mock_llm.enqueue(_replace_step("greeting.txt", "world", "gemtui"), {"text": "Renamed."})
+    mock_llm.enqueue(replace_step("greeting.txt", "world", "gemtui"), {"text": "Renamed."})
     app = make_app(None, workspace, welcome_reason="No model provider is configured.")
     seen = Messages()
     async with app.run_test(size=(110, 40), message_hook=seen) as pilot:
@@ -62,7 +56,7 @@ async def test_welcome_sign_in_then_approve_a_tool_call_over_code_assist(
         assert account.tier == "free-tier"
         assert account.email == "mock-user@example.com"
         await pilot.press(*"rename it", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         await pilot.press("1")
         await seen.wait_event(AgentFinished)

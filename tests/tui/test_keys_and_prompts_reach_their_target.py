@@ -11,12 +11,7 @@ from gemtui.bus.events import AgentFinished
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from tests.tui.conftest import make_app, make_session
-from tests.tui.helpers import Messages, turns_done
-
-
-def _replace(path: str) -> dict[str, object]:
-    args = {"file_path": path, "instruction": "i", "old_string": "world", "new_string": "there"}
-    return {"function_calls": [{"name": "replace", "args": args}]}
+from tests.tui.helpers import Messages, replace_step, turns_done
 
 
 async def test_decision_keys_wait_until_the_call_has_been_seen(
@@ -24,12 +19,12 @@ async def test_decision_keys_wait_until_the_call_has_been_seen(
 ) -> None:
     monkeypatch.setattr(ApprovalQueue, "ARM_DELAY", 60.0)
     (workspace / "g.txt").write_text("hello world\n")
-    mock_llm.enqueue(_replace("g.txt"), {"text": "ok"})
+    mock_llm.enqueue(replace_step("g.txt"), {"text": "ok"})
     app = make_app(make_session(mock_llm.url, workspace), workspace)
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"go", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         await pilot.press("r", "a")  # typed by a person who meant the prompt
         await pilot.pause()
@@ -44,12 +39,12 @@ async def test_escape_in_the_feedback_box_does_not_cancel_the_turn(
     mock_llm: MockLLMServer, workspace: Path
 ) -> None:
     (workspace / "g.txt").write_text("hello world\n")
-    mock_llm.enqueue(_replace("g.txt"), {"text": "fine"})
+    mock_llm.enqueue(replace_step("g.txt"), {"text": "fine"})
     app = make_app(make_session(mock_llm.url, workspace), workspace)
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"go", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         app.main.approvals.focus()
         await pilot.press("f")

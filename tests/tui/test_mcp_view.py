@@ -103,7 +103,6 @@ async def test_allowing_a_whole_server_always_covers_its_other_tools(
     from gemtui.config.paths import config_dir
     from gemtui.providers.gemini import GeminiGenerator
     from gemtui.providers.http import make_client
-    from gemtui.tui.widgets.approval_queue import ApprovalQueue
     from tests.tui.helpers import Messages
 
     time_server = McpServerSettings(
@@ -129,7 +128,7 @@ async def test_allowing_a_whole_server_always_covers_its_other_tools(
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await session.wait_mcp()
         await pilot.press(*"time?", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         assert "server" in str(app.main.approvals.query_one("#approval-keys").render())
         await pilot.press("7")

@@ -12,7 +12,6 @@ from gemtui.bus.events import AgentFinished
 from gemtui.config.settings import Settings
 from gemtui.providers.replay import ReplayGenerator
 from gemtui.testing.mockllm import MockLLMServer
-from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.diff_view import DiffView
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages
@@ -98,7 +97,7 @@ async def test_the_models_memory_waits_for_approval_then_shows(
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"call me Ada", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         assert not memories.exists(), "nothing written before the person decides"
         diff = app.main.approvals.query_one(DiffView).diff

@@ -11,7 +11,6 @@ from textual.widgets import Static
 from gemtui.bus.events import AgentFinished, HistoryCompressed
 from gemtui.testing import filler
 from gemtui.testing.mockllm import MockLLMServer
-from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.transcript_blocks import NoticeBlock
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages, turns_done
@@ -142,7 +141,7 @@ async def test_the_approval_shows_the_loose_match_that_is_then_written(
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"friendlier greeting please", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         [pending] = app.main.approvals.pending()
         conf = pending.confirmation

@@ -12,7 +12,6 @@ from gemtui.bus.events import AgentFinished, Refusal, ToolCallState
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.launch import build_app
-from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from tests.tui.helpers import Messages, engine_started, turns_done
 from tests.tui.test_resume_shows_what_happened import _settings_for
 
@@ -62,15 +61,13 @@ async def test_resumed_cards_show_what_the_live_ones_showed(
     async with app.run_test(size=(160, 40), message_hook=seen) as pilot:
         await engine_started(app, seen)
         await pilot.press(*"make it friendlier", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.press("1")
         await seen.wait_event(AgentFinished)
         await turns_done(app)
         mark = len(seen.seen)
         await pilot.press(*"write some notes", "enter")
-        await seen.wait_for(
-            lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1, after=mark
-        )
+        await seen.wait_approvals(1, after=mark)
         await pilot.press("f8", "r")
         await seen.wait_event(AgentFinished, after=mark)
         await turns_done(app)

@@ -128,7 +128,6 @@ async def test_slash_rewind_with_nothing_to_rewind_says_so(
 async def test_a_sandboxed_session_shows_it_on_the_status_line_and_the_approval_card(
     mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gemtui.tui.widgets.approval_queue import ApprovalQueue
 
     monkeypatch.setenv("GEMTUI_SANDBOX", "1")  # what -s sets
     mock_llm.enqueue(
@@ -139,7 +138,7 @@ async def test_a_sandboxed_session_shows_it_on_the_status_line_and_the_approval_
     seen = Messages()
     async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
         await pilot.press(*"list", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         assert "⛨ sandbox" in str(app.main.status.render())
         assert "sandboxed" in str(app.main.approvals.render()) or any(

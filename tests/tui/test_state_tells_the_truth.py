@@ -15,7 +15,6 @@ from gemtui.bus.events import AgentFinished, ContentDelta, RequestRetrying, Tool
 from gemtui.testing import filler
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.bridge import BusEvent
-from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.transcript_blocks import NoticeBlock
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages, turns_done
@@ -98,15 +97,13 @@ async def test_the_status_says_approval_is_awaited_once_the_previous_call_ran(
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"edit", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         assert app.main.status.activity == "approval"  # "? waiting for your approval"
         mark = len(seen.seen)
         app.main.approvals.focus()
         await pilot.press("a")
-        await seen.wait_for(
-            lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1, after=mark
-        )
+        await seen.wait_approvals(1, after=mark)
         await pilot.pause()
         assert app.main.status.activity == "approval"  # "? waiting for your approval"
         await pilot.press("1")
@@ -155,7 +152,7 @@ async def test_refused_calls_say_why(mock_llm: MockLLMServer, workspace: Path) -
     seen = Messages()
     async with app.run_test(size=(220, 40), message_hook=seen) as pilot:  # the whole header
         await pilot.press(*"edit", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         app.main.approvals.focus()
         await pilot.press("r")

@@ -17,7 +17,6 @@ from gemtui.store import SessionStore
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.launch import build_app
-from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.transcript_blocks import AnswerBlock, ToolBlock
 from tests.integration.helpers import gemtui_env, run_gemtui, write_fast_config
 from tests.tui.conftest import make_app, make_session
@@ -102,7 +101,7 @@ async def test_subagent_write_is_offered_under_the_agents_name(
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"delegate", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         title = str(app.main.approvals.query_one("#approval-title", Static).content)
         assert title.startswith("Approve write_file for agent scribe")

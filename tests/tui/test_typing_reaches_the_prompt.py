@@ -99,7 +99,7 @@ async def test_approval_keys_still_decide_while_other_letters_go_to_the_prompt(
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"go", "enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         await pilot.pause()
         assert isinstance(app.focused, ApprovalQueue)
         await pilot.press("h")  # not an approval key: it starts a prompt

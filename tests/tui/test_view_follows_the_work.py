@@ -9,7 +9,6 @@ from typing import Any
 
 from gemtui.bus.events import AgentFinished
 from gemtui.testing.mockllm import MockLLMServer
-from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from gemtui.tui.widgets.transcript import Transcript
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages, turns_done
@@ -74,7 +73,7 @@ async def test_an_approval_request_brings_the_call_into_view(
         app.main.prompt.text = "edit g.txt"
         app.main.prompt.action_cursor_line_end()
         await pilot.press("enter")
-        await seen.wait_for(lambda m: isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+        await seen.wait_approvals(1)
         for _ in range(4):
             await pilot.pause()
         assert transcript.follow
