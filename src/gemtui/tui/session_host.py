@@ -245,7 +245,9 @@ class SessionHost(MaskingApp[int]):
                 result: Assembled | Exception = factory()
             except Exception as exc:  # handed to the UI thread, which decides
                 result = exc
-            self.call_from_thread(self.call_next, self._session_built, result)
+            # awaited there, so the worker ends only once the session is handed over (mypy
+            # cannot solve Textual's ``T | Awaitable[T]`` for a coroutine function)
+            self.call_from_thread(self._session_built, result)  # type: ignore[arg-type]
 
         self.run_worker(build, thread=True, name="engine-start", group="engine-start")
 
