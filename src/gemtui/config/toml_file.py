@@ -7,7 +7,6 @@ recursion limit all end the same way: exit 52 with one line naming the file, nev
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,8 @@ __all__ = ["parse_toml_text", "read_toml_file"]
 
 def parse_toml_text(text: str, path: Path, what: str) -> dict[str, Any]:
     """``text`` parsed; ``what`` names the file's role in messages ("settings", "policy")."""
+    import tomllib  # only once a file exists: a first start without settings never needs it
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
