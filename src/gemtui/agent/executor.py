@@ -479,6 +479,7 @@ class Executor:
                 out.text.append(text)
                 self.bus.emit(ContentDelta, text=text)
                 if loop_msg:
+                    self.chat.answer_cut = sum(len(t) for t in out.text)  # kept as shown
                     self.bus.emit(LoopDetected, message=loop_msg)
                     out.reason = TerminateReason.LOOP
                     return

@@ -89,6 +89,9 @@ class Chat:
         self.retry_delays = tuple(retry_delays)
         self.max_answer_chars = max_answer_chars
         """An answer streaming more than this is stopped (``AnswerTooLongError``)."""
+        self.answer_cut: int | None = None
+        """Set by a caller about to close the stream early (a loop seen mid-batch): the
+        partial answer kept in history ends after this many characters of text, as shown."""
 
     @property
     def keeps_thoughts(self) -> bool:
@@ -156,6 +159,7 @@ class Chat:
         """
         if not (self._history and self._history[-1] is message):
             self._append(message)  # a resend (fallback model) is recorded once
+        self.answer_cut = None
         contents = self.curated_history()
         attempts = len(self.retry_delays) + 1
         last_error = ""
@@ -193,7 +197,9 @@ class Chat:
                     # cancelled mid-stream: keep what the model said, never half a call
                     kept = [
                         p
-                        for p in consolidate_parts(parts, keep_thoughts=self.keeps_thoughts)
+                        for p in consolidate_parts(
+                            _text_cut(parts, self.answer_cut), keep_thoughts=self.keeps_thoughts
+                        )
                         if p.function_call is None
                     ]
                     partial = Content(role="model", parts=kept)
@@ -248,6 +254,22 @@ def _collect(chunk: GenerateContentResponse, parts: list[Part]) -> tuple[str | N
                     size += len(part.text)
                 parts.append(part)
     return finish, size
+
+
+def _text_cut(parts: list[Part], limit: int | None) -> list[Part]:
+    """``parts`` with their answer text ending after ``limit`` characters (None: all)."""
+    if limit is None:
+        return parts
+    out: list[Part] = []
+    for part in parts:
+        if part.text and not part.thought and part.function_call is None:
+            if limit <= 0:
+                continue
+            if len(part.text) > limit:
+                part = part.model_copy(update={"text": part.text[:limit]})
+            limit -= len(part.text or "")
+        out.append(part)
+    return out
 
 
 def _end_at_word(chunk: GenerateContentResponse, over: int) -> None:

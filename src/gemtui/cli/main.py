@@ -175,45 +175,51 @@ def main(argv: list[str] | None = None) -> int:
         if not text.strip():
             sys.stderr.write("gemtui: the prompt is empty\n")
             return EXIT_INPUT
-        from gemtui.collector import pause_collector
+        from gemtui.collector import pause_collector, resume_collector
 
         pause_collector()  # until the engine is built (gemtui.collector)
         from gemtui.headless import HeadlessOptions, run_headless
 
-        return run_headless(
-            HeadlessOptions(
-                text,
-                workspace=workspace,
-                model=args.model,
-                provider=args.provider,
-                output_format=args.output_format,
-                approval_mode=approval,
-                max_turns=args.max_turns,
-                fake_responses=args.fake_responses,
-                text_tools=args.text_tools,
-                resume=args.resume,
-                trust_workspace=args.trust_workspace,
-                include_directories=tuple(args.include_directories),
+        try:
+            return run_headless(
+                HeadlessOptions(
+                    text,
+                    workspace=workspace,
+                    model=args.model,
+                    provider=args.provider,
+                    output_format=args.output_format,
+                    approval_mode=approval,
+                    max_turns=args.max_turns,
+                    fake_responses=args.fake_responses,
+                    text_tools=args.text_tools,
+                    resume=args.resume,
+                    trust_workspace=args.trust_workspace,
+                    include_directories=tuple(args.include_directories),
+                )
             )
-        )
-    from gemtui.collector import pause_collector
+        finally:  # however it ends (a run that failed early never built an engine)
+            resume_collector()
+    from gemtui.collector import pause_collector, resume_collector
 
     pause_collector()  # until the engine is built (gemtui.collector)
     from gemtui.tui.launch import launch_tui
 
-    return launch_tui(
-        workspace=workspace,
-        prompt=args.prompt,
-        model=args.model,
-        provider=args.provider,
-        approval_mode=approval,
-        fake_responses=args.fake_responses,
-        resume=args.resume,
-        trust_workspace=args.trust_workspace,
-        max_turns=args.max_turns,
-        text_tools=args.text_tools,
-        include_directories=tuple(args.include_directories),
-    )
+    try:
+        return launch_tui(
+            workspace=workspace,
+            prompt=args.prompt,
+            model=args.model,
+            provider=args.provider,
+            approval_mode=approval,
+            fake_responses=args.fake_responses,
+            resume=args.resume,
+            trust_workspace=args.trust_workspace,
+            max_turns=args.max_turns,
+            text_tools=args.text_tools,
+            include_directories=tuple(args.include_directories),
+        )
+    finally:
+        resume_collector()
 
 
 def _silence_broken_output() -> None:
