@@ -11,8 +11,10 @@ collection resumes as usual for what the session makes.
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-__all__ = ["pause_collector", "resume_collector"]
+__all__ = ["pause_collector", "resume_collector", "start_up"]
 
 _paused = False
 
@@ -32,3 +34,14 @@ def resume_collector() -> None:
         _paused = False
         gc.freeze()
         gc.enable()
+
+
+@contextmanager
+def start_up() -> Iterator[None]:
+    """A run paused from its start: resumed once its engine is built (by the run), and on
+    the way out however it ends (a run that failed early never built one)."""
+    pause_collector()
+    try:
+        yield
+    finally:
+        resume_collector()

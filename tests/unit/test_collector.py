@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from gemtui.collector import pause_collector, resume_collector
+from gemtui.collector import pause_collector, resume_collector, start_up
 
 
 @pytest.fixture(autouse=True)
@@ -34,3 +34,17 @@ def test_a_collector_someone_else_turned_off_stays_off() -> None:
     pause_collector()
     resume_collector()
     assert not gc.isenabled()
+
+
+def test_start_up_resumes_however_the_run_ends() -> None:
+    seen: list[bool] = []
+
+    def failing_run() -> None:
+        with start_up():
+            seen.append(gc.isenabled())
+            raise RuntimeError("a run that failed before its engine was built")
+
+    with pytest.raises(RuntimeError):
+        failing_run()
+    assert seen == [False]
+    assert gc.isenabled()

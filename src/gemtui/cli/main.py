@@ -175,12 +175,11 @@ def main(argv: list[str] | None = None) -> int:
         if not text.strip():
             sys.stderr.write("gemtui: the prompt is empty\n")
             return EXIT_INPUT
-        from gemtui.collector import pause_collector, resume_collector
+        from gemtui.collector import start_up
 
-        pause_collector()  # until the engine is built (gemtui.collector)
-        from gemtui.headless import HeadlessOptions, run_headless
+        with start_up():  # the collector waits until the engine is built
+            from gemtui.headless import HeadlessOptions, run_headless
 
-        try:
             return run_headless(
                 HeadlessOptions(
                     text,
@@ -197,14 +196,11 @@ def main(argv: list[str] | None = None) -> int:
                     include_directories=tuple(args.include_directories),
                 )
             )
-        finally:  # however it ends (a run that failed early never built an engine)
-            resume_collector()
-    from gemtui.collector import pause_collector, resume_collector
+    from gemtui.collector import start_up
 
-    pause_collector()  # until the engine is built (gemtui.collector)
-    from gemtui.tui.launch import launch_tui
+    with start_up():  # the collector waits until the engine is built
+        from gemtui.tui.launch import launch_tui
 
-    try:
         return launch_tui(
             workspace=workspace,
             prompt=args.prompt,
@@ -218,8 +214,6 @@ def main(argv: list[str] | None = None) -> int:
             text_tools=args.text_tools,
             include_directories=tuple(args.include_directories),
         )
-    finally:
-        resume_collector()
 
 
 def _silence_broken_output() -> None:
