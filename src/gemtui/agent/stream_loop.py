@@ -29,8 +29,6 @@ _FENCE = re.compile(r"\s*(```|~~~)")
 _STRUCTURE = re.compile(r"\s*([|#>]|[-*+](\s|$)|\d{1,9}[.)](\s|$)|([-=_*])\4\4)")
 _DECIDE_AT = 12
 """Characters of a line (after its indentation) that always suffice to classify it."""
-_SLICE = 64
-"""A long line is read this many characters at a time, so a cut lands near the loop."""
 _LONG_INDENT = 64
 """A line of only spaces this long is prose for our purpose (nothing will follow)."""
 
@@ -70,28 +68,31 @@ class StreamLoopDetector:
         the whole batch has been shown."""
         used = 0
         for line in _LINE.findall(text):
-            for start in range(0, len(line), _SLICE):  # a batch's long line, in slices
-                piece = line[start : start + _SLICE]
-                used += len(piece)
-                found = self._take(piece)
-                if found:
-                    return found, used
+            found, at = self._take(line)
+            if found:
+                return found, used + at
+            used += len(line)
         return None, len(text)
 
-    def _take(self, piece: str) -> str | None:
-        """One piece of one line (ending with its line break, if it has one)."""
+    def _take(self, piece: str) -> tuple[str | None, int]:
+        """One piece of one line (ending with its line break, if it has one); a loop's
+        message and how far into ``piece`` it was seen."""
         ended = piece.endswith("\n")
+        held = 0
+        """Characters of the line from earlier pieces, counted with this one."""
         if self._kind is None:
+            held = len(self._line)
             self._line += piece
             self._kind = self._classify(self._line, ended)
             if self._kind is None:
-                return None
+                return None, 0
             piece, self._line = self._line, ""
             if self._kind == "fence":  # once per fence line, however it was cut
                 self._in_code = not self._in_code
-        found: str | None = None
+        found: tuple[str | None, int] = (None, 0)
         if self._kind == "prose":
-            found = self._count(piece)
+            message, at = self._count(piece)
+            found = (message, max(0, at - held))
         else:
             self._forget()
         if ended:
@@ -112,23 +113,31 @@ class StreamLoopDetector:
     def _forget(self) -> None:
         self._tail, self._end = "", 0
 
-    def _count(self, text: str) -> str | None:
+    def _count(self, text: str) -> tuple[str | None, int]:
+        """Count ``text``, prose; a loop's message and where in ``text`` it was seen."""
         size, threshold = self.chunk_size, self.threshold
         # the stretch ``threshold`` occurrences fill when they are just close enough
         span = size + size * self.distance_factor * (threshold - 1)
         stride = max(1, size // 2)
         buf, origin = self._tail + text, self._end - len(self._tail)
+        start = self._end
         self._end += len(text)
-        first = max(size, -(-(self._end - len(text) + 1) // stride) * stride)
+        first = max(size, -(-(start + 1) // stride) * stride)
+        find = buf.find
         for at in range(first, self._end + 1, stride):
             i = at - origin
-            if _occurrences(buf, buf[i - size : i], max(0, i - span), i, threshold) >= threshold:
-                return (
+            window = buf[i - size : i]
+            low = max(0, i - span)
+            if find(window, low, i) == i - size:  # only itself: ordinary prose
+                continue
+            if _occurrences(buf, window, low, i, threshold) >= threshold:
+                message = (
                     "The model kept repeating the same text, so its answer was cut "
                     f"(a {size}-character passage {threshold} times in a row)."
                 )
+                return message, at - start
         self._tail = buf[-span:]
-        return None
+        return None, 0
 
 
 def _occurrences(text: str, window: str, start: int, end: int, enough: int) -> int:

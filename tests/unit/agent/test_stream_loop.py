@@ -89,12 +89,17 @@ def test_reset_forgets_what_came_before() -> None:
 
 
 def test_a_whole_batch_is_cut_where_the_loop_was_seen() -> None:
-    """A stream read ahead arrives in large batches: the cut lands near where small
-    chunks would have stopped, not at the end of the batch."""
+    """A stream read ahead arrives in large batches: the cut lands where a stream of
+    single characters stops, not at the end of the batch, even when the line's start
+    came in an earlier piece."""
     text = "Let me check.\n\n" + SENTENCE * 200
-    stopped_at = _feed(text, 5)
+    stopped_at = _feed(text, 1)
     assert stopped_at is not None
     message, used = StreamLoopDetector().feed_until_loop(text)
     assert message
-    assert abs(used - stopped_at) <= 64
+    assert used == stopped_at
+    held = "1" + SENTENCE * 200  # "1" may start "1." and waits for the next piece
+    split = StreamLoopDetector()
+    assert split.feed_until_loop("1") == (None, 1)
+    assert split.feed_until_loop(held[1:])[1] == _feed(held, 1) - 1  # type: ignore[operator]
     assert StreamLoopDetector().feed_until_loop("no loop here. " * 3) == (None, 42)
