@@ -13,9 +13,9 @@ from gemtui.errors import StreamError
 from gemtui.providers.sse import (
     MAX_FRAME_CHARS,
     SseDecoder,
-    iter_sse_batches,
     iter_sse_data,
     iter_sse_json,
+    read_frames_ahead,
 )
 
 TRICKY = "a\u2028b\u2029c\u0085d\x0be\x0cf\x1cg\x1dh\x1ei — ünïcødé ✓ 𝄞"
@@ -125,7 +125,7 @@ async def test_blank_frames_are_skipped_and_events_named() -> None:
 
 async def test_batches_hold_every_frame_in_order_and_skip_blank_ones() -> None:
     body = b"".join(b'data: {"i": %d}\r\n\r\n' % i for i in range(50)) + b"data: \r\n\r\n"
-    batches = [b async for b in iter_sse_batches(_response(body, chunks=9))]
+    batches = [b async for b in read_frames_ahead(_response(body, chunks=9))]
     assert all(batches)
     assert [(e, json.loads(d)["i"]) for b in batches for e, d in b] == [("", i) for i in range(50)]
 
@@ -151,14 +151,32 @@ async def test_json_frames_stop_at_the_done_marker_and_a_bad_frame_raises() -> N
 
 @given(
     st.lists(
-        st.sampled_from([b"data:", b"data: ", b"event: e", b": c", b"a", b" ", b"\r", b"\n"]),
+        st.sampled_from(
+            [b"data:", b"data: ", b"event: e", b": c", b"a", b" ", b"\r", b"\n", b"data: {}\n\n"]
+        ),
         max_size=14,
     )
 )
 def test_a_read_taken_the_short_way_gives_what_the_long_way_gives(pieces: list[bytes]) -> None:
-    """A whole read may take the one-frame short cut; byte by byte never can: both
-    must cut the same frames, whatever mix of line ends and fields the read holds."""
+    """A whole read may take the one-frame or the many-plain-frames short cut; byte by
+    byte never can: both must cut the same frames, whatever mix of line ends and
+    fields the read holds."""
     stream = b"".join(pieces)
     whole = SseDecoder()
     at_once = whole.feed(stream) + whole.flush()
     assert at_once == _frames(stream, list(range(len(stream))))
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "identity", None])
+async def test_a_compressed_body_is_inflated_and_a_plain_one_read_as_it_came(
+    encoding: str | None,
+) -> None:
+    import gzip
+
+    body = b"".join(b'data: {"i": %d}\n\n' % i for i in range(40))
+    wire = gzip.compress(body) if encoding == "gzip" else body
+    response = _response(wire, chunks=5)
+    if encoding is not None:
+        response.headers["content-encoding"] = encoding
+    batches = [b async for b in read_frames_ahead(response)]
+    assert [json.loads(d)["i"] for b in batches for _e, d in b] == list(range(40))

@@ -48,12 +48,25 @@ class _TextCandidate(TypedDict):
     index: NotRequired[int]
 
 
+@with_config(ConfigDict(extra="allow"))
+class _Usage(TypedDict, total=False):
+    """Token counts as a plain dict (a model is built once a run, not once a frame);
+    any other count Gemini adds (``promptTokensDetails``) is kept, as the model keeps it."""
+
+    promptTokenCount: int
+    candidatesTokenCount: int
+    totalTokenCount: int
+    cachedContentTokenCount: int
+    thoughtsTokenCount: int
+    toolUsePromptTokenCount: int
+
+
 @with_config(_EXACT)
 class _TextChunk(TypedDict):
     """A frame that is only a piece of answer text, as Gemini spells it on the wire."""
 
     candidates: tuple[_TextCandidate]
-    usageMetadata: NotRequired[UsageMetadata]
+    usageMetadata: NotRequired[_Usage]
     modelVersion: NotRequired[str]
     responseId: NotRequired[str]
 
@@ -94,15 +107,14 @@ def parse_frames(
     """
     run: _Run | None = None
     for data in frames:
-        text = frame_text(data)
-        try:
-            chunk = _TEXT_CHUNK.validate_json(text)
+        try:  # bytes that are not UTF-8 fail here, and are replaced below
+            chunk = _TEXT_CHUNK.validate_json(data)
         except ValidationError:
             if run is not None:
                 yield run.response()
                 run = None
             try:
-                response = GenerateContentResponse.model_validate_json(text)
+                response = GenerateContentResponse.model_validate_json(frame_text(data))
             except ValueError as exc:
                 raise malformed(data) from exc
             yield response
@@ -135,12 +147,12 @@ class _Run:
 
     __slots__ = ("key", "texts", "usage")
 
-    def __init__(self, key: _Key, text: str, usage: UsageMetadata | None) -> None:
+    def __init__(self, key: _Key, text: str, usage: _Usage | None) -> None:
         self.key = key
         self.texts = [text]
         self.usage = usage
 
-    def add(self, text: str, usage: UsageMetadata | None) -> None:
+    def add(self, text: str, usage: _Usage | None) -> None:
         self.texts.append(text)
         if usage is not None:
             self.usage = usage
@@ -152,7 +164,7 @@ class _Run:
         candidate = Candidate(content=content, index=index)
         return GenerateContentResponse(
             candidates=[candidate],
-            usage_metadata=self.usage,
+            usage_metadata=None if self.usage is None else UsageMetadata.model_validate(self.usage),
             model_version=model_version,
             response_id=response_id,
         )

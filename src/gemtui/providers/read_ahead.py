@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections import deque
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import TypeVar
 
 __all__ = ["MAX_WAITING", "read_ahead"]
@@ -28,22 +27,22 @@ piling up in memory."""
 
 
 async def read_ahead(
-    source: AsyncGenerator[list[T], None],
+    source: AsyncIterator[T],
     *,
     max_waiting: int = MAX_WAITING,
-    weigh: Callable[[list[T]], int] = len,
+    weigh: Callable[[T], int] | None = None,
 ) -> AsyncGenerator[list[T], None]:
     """Yield lists of the items ``source`` has produced since the last yield, in order.
 
-    The source yields lists too (the frames cut from one network read), so the reader
-    pays nothing per item. The reader stops while what waits weighs ``max_waiting``
-    or more (by ``weigh``, the number of items unless told otherwise); one list is
-    always taken, so a heavy one cannot stop the stream.
+    The reader does as little as it can per item (a network read's bytes, say): it
+    keeps it, and weighs it. It stops while what waits weighs ``max_waiting`` or more
+    (by ``weigh``, one an item unless told otherwise); one item is always taken, so a
+    heavy one cannot stop the stream.
 
     An error of the source is raised after the items that came before it; closing
     this generator cancels the reader (and so closes ``source``) before it returns.
     """
-    waiting: deque[T] = deque()
+    waiting: list[T] = []
     weight = 0
     """What ``waiting`` weighs."""
     ready = asyncio.Event()
@@ -57,25 +56,29 @@ async def read_ahead(
         nonlocal ended, failure, weight
         first = True
         try:
-            async with contextlib.aclosing(source):  # closed even when cancelled between items
-                async for items in source:
-                    waiting.extend(items)
-                    weight += weigh(items)
-                    ready.set()
-                    if first:  # the first token goes out now, not after the rest of the read
-                        first = False
-                        await asyncio.sleep(0)
-                    while weight >= max_waiting:
-                        room.clear()
-                        await room.wait()
+            async for item in source:
+                waiting.append(item)
+                weight += 1 if weigh is None else weigh(item)
+                ready.set()
+                if first:  # the first token goes out now, not after the rest of the read
+                    first = False
+                    await asyncio.sleep(0)
+                while weight >= max_waiting:
+                    room.clear()
+                    await room.wait()
         except Exception as exc:  # handed to the consumer, after what came before it
             failure = exc
         except BaseException as exc:  # cancelled by someone else: the stream did not end
             failure = exc
             raise
         finally:
-            ended = True
-            ready.set()
+            close = getattr(source, "aclose", None)  # even when cancelled between items
+            try:
+                if close is not None:
+                    await close()
+            finally:
+                ended = True
+                ready.set()
 
     reader = asyncio.create_task(pump())
     try:
@@ -84,8 +87,8 @@ async def read_ahead(
                 ready.clear()
                 await ready.wait()
             if waiting:
-                batch = list(waiting)
-                waiting.clear()
+                batch = waiting
+                waiting = []
                 weight = 0
                 room.set()
                 yield batch

@@ -15,11 +15,12 @@ async def test_items_keep_their_order_and_pile_up_while_the_consumer_is_busy() -
     consumer_busy = asyncio.Event()
     produced_more = asyncio.Event()
 
-    async def source() -> AsyncIterator[list[int]]:
-        yield [0]
+    async def source() -> AsyncIterator[int]:
+        yield 0
         await consumer_busy.wait()
         for i in range(1, 10):
-            yield [i, i + 100]
+            yield i
+            yield i + 100
         produced_more.set()
 
     batches: list[list[int]] = []
@@ -37,10 +38,10 @@ async def test_items_keep_their_order_and_pile_up_while_the_consumer_is_busy() -
 async def test_the_first_item_is_handed_over_before_the_source_is_asked_again() -> None:
     handed_over = asyncio.Event()
 
-    async def source() -> AsyncIterator[list[str]]:
-        yield ["first"]
+    async def source() -> AsyncIterator[str]:
+        yield "first"
         await handed_over.wait()  # would never end if read_ahead held the first one back
-        yield ["second"]
+        yield "second"
 
     got: list[str] = []
     async with aclosing(read_ahead(source())) as stream:
@@ -51,9 +52,10 @@ async def test_the_first_item_is_handed_over_before_the_source_is_asked_again() 
 
 
 async def test_an_error_comes_after_the_items_before_it() -> None:
-    async def source() -> AsyncIterator[list[int]]:
-        yield [1]
-        yield [2, 3]
+    async def source() -> AsyncIterator[int]:
+        yield 1
+        yield 2
+        yield 3
         raise ValueError("broken stream")
 
     got: list[int] = []
@@ -71,11 +73,11 @@ async def test_closing_the_consumer_stops_the_reader_and_closes_the_source() -> 
     closed = asyncio.Event()
     never = asyncio.Event()
 
-    async def source() -> AsyncIterator[list[int]]:
+    async def source() -> AsyncIterator[int]:
         try:
-            yield [1]
+            yield 1
             await never.wait()
-            yield [2]
+            yield 2
         finally:
             closed.set()
 
@@ -89,11 +91,11 @@ async def test_closing_the_consumer_stops_the_reader_and_closes_the_source() -> 
 async def test_a_slow_consumer_holds_the_reader_back() -> None:
     produced = 0
 
-    async def endless() -> AsyncIterator[list[int]]:
+    async def endless() -> AsyncIterator[int]:
         nonlocal produced
         while True:
             produced += 1
-            yield [produced]
+            yield produced
             await asyncio.sleep(0)  # a network read: the loop runs others in between
 
     async with aclosing(read_ahead(endless(), max_waiting=4)) as stream:
@@ -104,22 +106,21 @@ async def test_a_slow_consumer_holds_the_reader_back() -> None:
     assert produced <= 6, produced
 
 
-async def test_what_waits_is_bounded_by_its_weight_and_a_heavy_list_still_passes() -> None:
+async def test_what_waits_is_bounded_by_its_weight_and_a_heavy_item_still_passes() -> None:
     produced: list[int] = []
 
-    async def heavy() -> AsyncIterator[list[bytes]]:
+    async def heavy() -> AsyncIterator[bytes]:
         for i in range(100):
             produced.append(i)
-            yield [b"x" * 600]  # each list alone is past half the limit
+            yield b"x" * 600  # each item alone is past half the limit
             await asyncio.sleep(0)
 
     got: list[bytes] = []
-    weigh = lambda batch: sum(len(b) for b in batch)  # noqa: E731
-    async with aclosing(read_ahead(heavy(), max_waiting=1000, weigh=weigh)) as stream:
+    async with aclosing(read_ahead(heavy(), max_waiting=1000, weigh=len)) as stream:
         async for batch in stream:
             got.extend(batch)
             if len(got) == 1:
-                for _ in range(50):  # a busy consumer: the reader may take two lists only
+                for _ in range(50):  # a busy consumer: the reader may take two items only
                     await asyncio.sleep(0)
                 assert len(produced) <= 3, produced
     assert len(got) == 100
