@@ -47,3 +47,33 @@ async def test_the_start_up_screen_is_the_main_screen_laid_out(workspace: Path) 
         assert app.screen is screen  # and draws into the same screen
         assert gc.isenabled()  # start-up is over: the collector is back
     gc.unfreeze()  # this test process goes on: let its objects be collected again
+
+
+async def test_keys_and_commands_typed_before_the_panes_arrive_do_not_crash(
+    workspace: Path,
+) -> None:
+    """Keys typed while gemtui starts reach the app with its first frame, before the side
+    panes and the approval queue are mounted: F8, /clear and /stats must not fail then."""
+    pause_collector()
+    ui = read_ui_choice(workspace, trusted=False)
+    app = build_app(None, ui=ui, workspace=workspace, fake_responses=str(DEMO))
+    assert not isinstance(app, Exception)
+    app.raise_errors = True  # type: ignore[attr-defined]
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        assert not screen.query(UsagePanel), "the panes are not there yet"
+        app.action_focus_approvals()  # F8
+        app.run_slash("/clear")  # what the prompt runs on Enter
+        app.run_slash("/stats")
+        assert not screen.query(UsagePanel), "all of it ran before the panes came"
+        while not screen.query(UsagePanel):
+            await pilot.pause()
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+        assert any("Transcript cleared" in m for m in messages)
+        assert "No model turns yet." in messages
+        while app.session is None:
+            await pilot.pause()
+        assert app.return_code is None  # still running: nothing failed
+    gc.unfreeze()

@@ -344,7 +344,8 @@ class GemtuiApp(SessionHost):
         self.push_screen(ModifyScreen(event.text, title=conf.title, language=language), done)
 
     def action_focus_approvals(self) -> None:
-        self.main.approvals.focus()
+        if self.main.panes_mounted:  # else nothing can await approval yet
+            self.main.approvals.focus()
 
     # -- keys ------------------------------------------------------------------------------------
     def action_cancel_turn(self) -> None:

@@ -31,7 +31,8 @@ def _help(app: SessionHost, arg: str) -> None:
 
 def _clear(app: SessionHost, arg: str) -> None:
     app.main.transcript.clear()
-    app.main.thoughts.clear()
+    if app.main.panes_mounted:  # else no thought has come yet
+        app.main.thoughts.clear()
     app.notify(
         "Transcript cleared; the model still remembers the conversation "
         "(/new starts a fresh one, /compress shrinks it)."
@@ -165,6 +166,9 @@ def _theme(app: SessionHost, arg: str) -> None:
 
 
 def _stats(app: SessionHost, arg: str) -> None:
+    if not app.main.panes_mounted:  # typed while gemtui starts: no turn has run
+        app.notify("No model turns yet.")
+        return
     usage = app.main.usage
     s = usage.session
     cost = f", cost ${usage.cost:.4f}" if usage.priced else ""

@@ -170,6 +170,12 @@ class MainScreen(Screen[None]):
                 self.query_one("#side").mount_all(self._side_panes()),
             ]
 
+    @property
+    def panes_mounted(self) -> bool:
+        """The approval queue and the side panes are in place (keys typed while gemtui
+        starts may come before them: such keys find nothing to act on yet)."""
+        return bool(self.query("#approvals")) and bool(self.query("#usage"))
+
     async def panes_ready(self) -> None:
         """Return once every pane is mounted (at once when they came with the screen)."""
         if self._panes_later:
