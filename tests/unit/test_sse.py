@@ -149,22 +149,49 @@ async def test_json_frames_stop_at_the_done_marker_and_a_bad_frame_raises() -> N
     assert "\ufffd oops" in str(err.value)
 
 
+def _reference(stream: bytes) -> list[tuple[str, bytes]]:
+    """The frames of ``stream`` by the spec, line by line, with no short cut: what every
+    way of feeding the decoder must agree with. A CR at the very end is a line end (the
+    stream is over); an unterminated last frame is dropped."""
+    lines = stream.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")[:-1]
+    frames: list[tuple[str, bytes]] = []
+    event, data = "", []
+    for line in lines:
+        if not line:
+            if data or event:
+                frames.append((event, b"\n".join(data)))
+            event, data = "", []
+        elif not line.startswith(b":"):
+            name, _, value = line.partition(b":")
+            value = value[1:] if value.startswith(b" ") else value
+            if name == b"data":
+                data.append(value)
+            elif name == b"event":
+                event = value.decode("utf-8", "replace")
+    return frames
+
+
 @given(
     st.lists(
         st.sampled_from(
             [b"data:", b"data: ", b"event: e", b": c", b"a", b" ", b"\r", b"\n", b"data: {}\n\n"]
         ),
         max_size=14,
-    )
+    ),
+    st.lists(st.integers(min_value=0, max_value=200), max_size=4),
 )
-def test_a_read_taken_the_short_way_gives_what_the_long_way_gives(pieces: list[bytes]) -> None:
-    """A whole read may take the one-frame or the many-plain-frames short cut; byte by
-    byte never can: both must cut the same frames, whatever mix of line ends and
-    fields the read holds."""
+def test_every_way_of_feeding_gives_the_frames_the_spec_gives(
+    pieces: list[bytes], cuts: list[int]
+) -> None:
+    """Whole (the one-frame and many-plain-frames short cuts), byte by byte, or cut
+    anywhere: the decoder must cut the frames a plain reading of the spec cuts."""
     stream = b"".join(pieces)
     whole = SseDecoder()
     at_once = whole.feed(stream) + whole.flush()
-    assert at_once == _frames(stream, list(range(len(stream))))
+    expected = _reference(stream)
+    assert at_once == expected
+    assert _frames(stream, list(range(len(stream)))) == expected
+    assert _frames(stream, [c % (len(stream) + 1) for c in cuts]) == expected
 
 
 @pytest.mark.parametrize("encoding", ["gzip", "identity", None])
@@ -178,5 +205,18 @@ async def test_a_compressed_body_is_inflated_and_a_plain_one_read_as_it_came(
     response = _response(wire, chunks=5)
     if encoding is not None:
         response.headers["content-encoding"] = encoding
+    if encoding != "gzip":  # read as it came: the pass-through decoding is not needed
+
+        def no_decoding(*args: object) -> object:
+            raise AssertionError("a plain body went through the decoding layer")
+
+        response.aiter_bytes = no_decoding  # type: ignore[method-assign]
     batches = [b async for b in read_frames_ahead(response)]
     assert [json.loads(d)["i"] for b in batches for _e, d in b] == list(range(40))
+
+
+async def test_a_body_already_read_is_still_cut_into_frames() -> None:
+    """A response that holds its body (a test double, an event hook that read it)."""
+    response = httpx.Response(200, content=b'data: {"a": 1}\n\ndata: {"b": 2}\n\n')
+    batches = [b async for b in read_frames_ahead(response)]
+    assert [d for b in batches for _e, d in b] == [b'{"a": 1}', b'{"b": 2}']

@@ -30,7 +30,9 @@ _STRUCTURE = re.compile(r"\s*([|#>]|[-*+](\s|$)|\d{1,9}[.)](\s|$)|([-=_*])\4\4)"
 _DECIDE_AT = 12
 """Characters of a line (after its indentation) that always suffice to classify it."""
 _LONG_INDENT = 64
-"""A line of only spaces this long is prose for our purpose (nothing will follow)."""
+"""A line indented this far is prose for our purpose, whatever follows (a line of only
+spaces this long would otherwise wait for ever), so its kind never depends on where the
+stream was cut."""
 
 
 @dataclass
@@ -101,8 +103,10 @@ class StreamLoopDetector:
 
     def _classify(self, line: str, ended: bool) -> str | None:
         body = line.lstrip()
+        if len(line) - len(body) >= _LONG_INDENT:  # decided by its indentation, however cut
+            return "skip" if self._in_code else "prose"
         undecided = not body or _could_still_be_marked(body)
-        if undecided and not ended and len(body) < _DECIDE_AT and len(line) < _LONG_INDENT:
+        if undecided and not ended and len(body) < _DECIDE_AT:
             return None
         if _FENCE.match(body):
             return "fence"
@@ -128,7 +132,7 @@ class StreamLoopDetector:
             i = at - origin
             window = buf[i - size : i]
             low = max(0, i - span)
-            if find(window, low, i) == i - size:  # only itself: ordinary prose
+            if threshold > 1 and find(window, low, i) == i - size:  # only itself: prose
                 continue
             if _occurrences(buf, window, low, i, threshold) >= threshold:
                 message = (

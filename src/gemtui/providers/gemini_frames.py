@@ -72,6 +72,9 @@ class _TextChunk(TypedDict):
 
 
 _TEXT_CHUNK = TypeAdapter(_TextChunk)
+_SNAKE_USAGE = frozenset(UsageMetadata.model_fields)
+"""Usage keys the model also takes (by field name) and checks; any other extra it keeps
+as it came, so ``_Usage`` may let those through unchecked."""
 _Key = tuple[int | None, _Role | None, str | None, str | None]
 
 
@@ -128,6 +131,11 @@ def parse_frames(
         )
         piece = candidate["content"]["parts"][0]["text"]
         usage = chunk.get("usageMetadata")
+        if usage is not None and not _SNAKE_USAGE.isdisjoint(usage):
+            try:  # a count under its Python name: the model reads it, so check it now
+                UsageMetadata.model_validate(usage)
+            except ValidationError as exc:
+                raise malformed(data) from exc
         if run is not None and run.key == key:
             run.add(piece, usage)
             continue

@@ -76,6 +76,8 @@ async def read_ahead(
             try:
                 if close is not None:
                     await close()
+            except Exception as exc:  # a source that fails to close: the stream failed
+                failure = failure or exc
             finally:
                 ended = True
                 ready.set()

@@ -90,8 +90,9 @@ def test_reset_forgets_what_came_before() -> None:
 
 def test_a_whole_batch_is_cut_where_the_loop_was_seen() -> None:
     """A stream read ahead arrives in large batches: the cut lands where a stream of
-    single characters stops, not at the end of the batch, even when the line's start
-    came in an earlier piece."""
+    single characters stops (or sooner: a line start held back is counted only once its
+    kind is known), not at the end of the batch, also when the line's start came in an
+    earlier piece."""
     text = "Let me check.\n\n" + SENTENCE * 200
     stopped_at = _feed(text, 1)
     assert stopped_at is not None
@@ -103,3 +104,21 @@ def test_a_whole_batch_is_cut_where_the_loop_was_seen() -> None:
     assert split.feed_until_loop("1") == (None, 1)
     assert split.feed_until_loop(held[1:])[1] == _feed(held, 1) - 1  # type: ignore[operator]
     assert StreamLoopDetector().feed_until_loop("no loop here. " * 3) == (None, 42)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        (" " * 70 + "- I will now call the tool to read the file again.\n") * 40,
+        (" " * 62 + "12. I will now call the tool to read the file again.\n") * 40,
+        "```\n" + (" " * 80 + "x = read_the_file_again(path)\n") * 40,
+    ],
+    ids=["list-item-70-deep", "numbered-62-deep", "code-80-deep"],
+)
+def test_a_deeply_indented_line_is_judged_the_same_however_the_stream_is_cut(text: str) -> None:
+    verdicts = {step: _feed(text, step) is not None for step in (1, 7, 64, 65, 500, len(text))}
+    assert len(set(verdicts.values())) == 1, verdicts
+
+
+def test_a_threshold_of_one_makes_any_passage_a_loop() -> None:
+    assert StreamLoopDetector(chunk_size=5, threshold=1).feed("hello there") is not None

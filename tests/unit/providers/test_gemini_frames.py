@@ -164,3 +164,20 @@ def test_the_streams_first_text_chunk_goes_alone() -> None:
     got = list(parse_frames(frames, first_alone=True))
     assert texts(got) == ["plan", "Hel", "lo you"]
     assert [is_answer_text(r) for r in got] == [False, True, True]
+
+
+def test_usage_extras_are_kept_and_a_count_under_its_python_name_is_checked() -> None:
+    details = [{"modality": "TEXT", "tokenCount": 4}]
+    [merged] = parse_frames(
+        [frame("a", usage=1), frame("b", usageMetadata={"promptTokensDetails": details})]
+    )
+    assert merged.usage_metadata is not None
+    assert merged.usage_metadata.model_extra == {"promptTokensDetails": details}
+    good = frame("c", usageMetadata={"prompt_token_count": 9})
+    [parsed] = parse_frames([good])
+    assert parsed.usage_metadata is not None
+    assert parsed.usage_metadata.prompt_token_count == 9  # the model reads it, as before
+    bad = frame("d", usageMetadata={"prompt_token_count": "many"})
+    with pytest.raises(StreamError) as err:
+        list(parse_frames([frame("ok"), bad, frame("later")]))
+    assert err.value.kind == "malformed", "a StreamError, never pydantic's own error"

@@ -124,3 +124,32 @@ async def test_what_waits_is_bounded_by_its_weight_and_a_heavy_item_still_passes
                     await asyncio.sleep(0)
                 assert len(produced) <= 3, produced
     assert len(got) == 100
+
+
+async def test_a_source_that_fails_to_close_fails_the_stream() -> None:
+    class Source:
+        def __init__(self) -> None:
+            self.items = [1, 2]
+
+        def __aiter__(self) -> Source:
+            return self
+
+        async def __anext__(self) -> int:
+            await asyncio.sleep(0)
+            if not self.items:
+                raise StopAsyncIteration
+            return self.items.pop(0)
+
+        async def aclose(self) -> None:
+            raise OSError("the connection could not be released")
+
+    got: list[int] = []
+
+    async def read() -> None:
+        async with aclosing(read_ahead(Source())) as stream:
+            async for batch in stream:
+                got.extend(batch)
+
+    with pytest.raises(OSError, match="could not be released"):
+        await read()
+    assert got == [1, 2]
