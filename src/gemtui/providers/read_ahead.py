@@ -12,7 +12,6 @@ stream's first frame is handed over before the reader looks for a second.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import TypeVar
 
@@ -101,5 +100,9 @@ async def read_ahead(
     finally:
         if not reader.done():
             reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            try:
                 await reader
+            except asyncio.CancelledError:  # the reader's, as asked; or ours: pass ours on
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise

@@ -153,3 +153,30 @@ async def test_a_source_that_fails_to_close_fails_the_stream() -> None:
     with pytest.raises(OSError, match="could not be released"):
         await read()
     assert got == [1, 2]
+
+
+async def test_a_cancel_that_comes_while_the_stream_closes_is_not_lost() -> None:
+    """Esc pressed while the stream is being closed: the consumer must stop there."""
+    closing = asyncio.Event()
+    release = asyncio.Event()
+
+    async def source() -> AsyncIterator[int]:
+        try:
+            yield 1
+            await asyncio.Event().wait()
+        finally:
+            closing.set()
+            await release.wait()  # a slow close (a connection being released)
+
+    async def consumer() -> str:
+        async with aclosing(read_ahead(source())) as stream:
+            async for _ in stream:
+                break  # stop early: closes the stream
+        return "ran on after being cancelled"
+
+    task = asyncio.create_task(consumer())
+    await closing.wait()
+    task.cancel()
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
