@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -63,8 +64,42 @@ class _Reader:
         return b"".join(self.chunks).decode()
 
 
+class _PeakRss:
+    """The child's own peak RSS in kB (``VmHWM``), read from /proc while it runs.
+
+    ``wait4``'s ``ru_maxrss`` is not the child's own: the child starts as a vfork of this
+    test process, and the kernel keeps the larger of the two, so late in a long pytest run
+    (hundreds of MB) it reported pytest's size. The high-water mark only grows, so the
+    last reading before the child exits is its peak."""
+
+    def __init__(self, pid: int) -> None:
+        self.kb = 0
+        self._status = Path(f"/proc/{pid}/status")
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        pause = threading.Event()
+        while True:
+            try:
+                found = re.search(r"^VmHWM:\s+(\d+) kB", self._status.read_text(), re.M)
+            except OSError:  # reaped
+                return
+            if found is None:  # exited: a zombie has no memory left to read
+                return
+            self.kb = max(self.kb, int(found.group(1)))
+            pause.wait(0.005)  # a sampling interval, not a wait for anything
+
+    def result(self) -> int:
+        """The peak, once the child is gone (a reading of 0 would mean none was made)."""
+        self._thread.join(timeout=10)
+        assert self.kb > 10_000, f"no plausible reading of the child's memory: {self.kb} kB"
+        return self.kb
+
+
 def _wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int, float, int]:
-    """(exit code, seconds until it exited, peak RSS in kB) — or kill it and fail."""
+    """(exit code, seconds until it exited, ``ru_maxrss`` in kB, see ``_PeakRss``) — or
+    kill it and fail."""
     result: list[tuple[int, float, int]] = []
 
     def reap() -> None:
@@ -125,10 +160,12 @@ def test_ctrl_c_after_a_long_flood_still_ends_the_run_at_once(
     )
     assert proc.stdout is not None
     assert proc.stderr is not None
+    peak = _PeakRss(proc.pid)
     out = _Reader(proc.stdout.fileno())
     out.wait_for(100_000_000, timeout=60)  # 100 MB of answer, or the end of the run
     os.kill(proc.pid, signal.SIGINT)  # not send_signal: its poll() would reap the child
-    code, took, peak_kb = _wait_exit(proc, 60)
+    code, took, _ = _wait_exit(proc, 60)
+    peak_kb = peak.result()
     stderr = proc.stderr.read().decode()
     assert took < EXIT_BOUND, f"the run went on {took:.3f} s after Ctrl-C"
     assert code in (1, 130), stderr
@@ -148,8 +185,10 @@ def test_an_answer_that_never_ends_is_capped_with_bounded_memory(
     )
     assert proc.stdout is not None
     assert proc.stderr is not None
+    peak = _PeakRss(proc.pid)
     out = _Reader(proc.stdout.fileno())
-    code, _, peak_kb = _wait_exit(proc, 60)
+    code, _, _ = _wait_exit(proc, 60)
+    peak_kb = peak.result()
     stderr = proc.stderr.read().decode()
     assert code == 1, stderr
     assert "The model's answer passed 2,000,000 characters and was stopped" in stderr
@@ -294,8 +333,10 @@ def test_call_arguments_that_never_end_are_bounded(
     proc = popen_gemtui(["-p", "go", *flags], env=env, cwd=workspace)
     assert proc.stdout is not None
     assert proc.stderr is not None
+    peak = _PeakRss(proc.pid)
     out = _Reader(proc.stdout.fileno())
-    code, _, peak_kb = _wait_exit(proc, 120)
+    code, _, _ = _wait_exit(proc, 120)
+    peak_kb = peak.result()
     stderr = proc.stderr.read().decode()
     out.text()
     assert code == 1, stderr

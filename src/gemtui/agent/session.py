@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -191,6 +192,8 @@ class Session:
         """The person's own core prompt (``GEMINI_SYSTEM_MD``, ``[prompt] system_file``)."""
         self._environment = ""
         """Date, system, listing and git status: gathered once, before the first prompt."""
+        self._preparing: asyncio.Task[None] | None = None
+        """The first prompt's groundwork (``prepare``), perhaps started before it."""
         self.chat = Chat(
             provider.generator,
             model=start_model(provider),
@@ -314,6 +317,8 @@ class Session:
         self.agents.announce_problems()
         fire_session_start(self, "resume" if self.chat.history else "startup")
         self.start_mcp()
+        with contextlib.suppress(RuntimeError):  # no loop yet: the first prompt does it
+            self.prepare()  # the first prompt's groundwork, while the person types it
         if self.options.interactive:  # the usage pane shows the account's tier and quota
             self.account.refresh_soon()
         if self.chat.history:
@@ -332,6 +337,7 @@ class Session:
             self.executor.config.prices = dict(provider.settings.prices)
             self.executor.last_prompt_tokens = 0
             self._compact_tools = None  # the new provider's window decides
+            self._stop_preparing()
             self.executor.config.next_speaker = next_speaker_for(self.settings, provider)
             await old.generator.aclose()
         self.executor.config.router = router_for(self.provider, model, self._plan_mode)
@@ -347,21 +353,40 @@ class Session:
         self.approval_mode = mode
         self.chat.declarations = self._declarations()
 
+    def prepare(self) -> asyncio.Task[None]:
+        """Start the first prompt's groundwork now, so Enter does not wait for it: the
+        model's window (a local server is asked) and the environment (``git status``,
+        the listing). Call on the loop the session runs on; await it to wait for it.
+
+        A groundwork that failed or was cancelled is started again; one that succeeded
+        is not needed again until the provider changes."""
+        task = self._preparing
+        if task is None or (task.done() and (task.cancelled() or task.exception())):
+            task = asyncio.get_running_loop().create_task(self._prepare(), name="gemtui-prepare")
+            self._preparing = task
+        return task
+
+    async def _prepare(self) -> None:
+        if self._compact_tools is not None:
+            return
+        compact = await fit_prompt(self.provider, self.chat.model)
+        self.executor.config.context_window = self.provider.context_window
+        if not self._environment:
+            limit = COMPACT_LISTING if compact else 50
+            self._environment = await run_off_loop(  # never joined at exit
+                lambda _: environment_context(self.workspace, max_entries=limit),
+                name="gemtui-environment",
+            )
+        self._compact_tools = compact  # last: a groundwork cut short is done again
+        self.chat.system_instruction = self._system_instruction()
+
     async def send(self, prompt: str, *, media: list[Part] | None = None) -> AgentFinished:
         """Run one prompt to the end. Cancel with ``cancel()`` (or ``bus.cancel()``).
 
         ``media`` (images an editor attached) go to the model after the prompt's text.
         """
         if self._compact_tools is None:
-            self._compact_tools = await fit_prompt(self.provider, self.chat.model)
-            self.executor.config.context_window = self.provider.context_window
-            if not self._environment:
-                limit = COMPACT_LISTING if self._compact_tools else 50
-                self._environment = await run_off_loop(  # never joined at exit
-                    lambda _: environment_context(self.workspace, max_entries=limit),
-                    name="gemtui-environment",
-                )
-            self.chat.system_instruction = self._system_instruction()
+            await self.prepare()
         self.chat.declarations = self._declarations()
         self._cancel = asyncio.Event()
         if self.checkpoints is not None:
@@ -505,7 +530,15 @@ class Session:
             self.start_mcp()
             await self.mcp.manager.wait_ready()
 
+    def _stop_preparing(self) -> None:
+        task, self._preparing = self._preparing, None
+        if task is not None and not task.done():
+            task.cancel()
+        elif task is not None and not task.cancelled():
+            task.exception()  # a failure nobody waited for is not reported at exit
+
     async def aclose(self) -> None:
+        self._stop_preparing()
         await drain_hooks()
         await self.hooks.advise("SessionEnd", {"reason": "exit"})
         await self.account.aclose()

@@ -1,0 +1,58 @@
+"""The first prompt's groundwork is done while the person types it, not after Enter.
+
+Before a first prompt the session asks a local server for its context window and
+gathers the environment (``git status``, the listing): a round trip and a subprocess
+that used to sit between Enter and the request. The TUI starts them as soon as the
+session is in place; the prompt then only waits for what is not done yet.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gemtui.agent.provider_choice import resolve_provider
+from gemtui.agent.session import Session, SessionOptions
+from gemtui.bus.events import AgentFinished
+from gemtui.config.settings import ProviderSettings, Settings
+from gemtui.testing import MockLLMServer
+from tests.tui.conftest import make_app
+from tests.tui.helpers import Messages
+
+
+def _paths(srv: MockLLMServer) -> list[str]:
+    return [r.path for r in srv.requests]
+
+
+async def test_the_server_is_asked_before_the_prompt_and_not_again(
+    workspace: Path, mock_llm: MockLLMServer
+) -> None:
+    mock_llm.local_server.kind = "llama.cpp"
+    mock_llm.local_server.context_window = 8192
+    (workspace / "pelican-notes.txt").write_text("Pelicans nest on islands.\n")
+    local = ProviderSettings(
+        kind="openai", base_url=f"{mock_llm.url}/v1", default_model="mock-model"
+    )
+    settings = Settings(providers={"local": local})
+    session = Session(
+        settings, resolve_provider(settings, provider="local"), SessionOptions(workspace=workspace)
+    )
+    app = make_app(session, workspace)
+    mock_llm.enqueue({"text": "Noted."})
+    seen = Messages()
+    async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
+        for _ in range(500):  # no prompt typed: the app alone asks the server
+            if "/props" in _paths(mock_llm):
+                break
+            await pilot.pause()
+        assert "/props" in _paths(mock_llm), "the window is learned before any prompt"
+        assert not any(p.endswith("/chat/completions") for p in _paths(mock_llm))
+        await session.prepare()  # the groundwork the app started (done once, then kept)
+        asked = _paths(mock_llm)
+        await pilot.press(*"hello", "enter")
+        await seen.wait_event(AgentFinished)
+    assert _paths(mock_llm) == [*asked, "/v1/chat/completions"], "the prompt asked nothing more"
+    [chat] = [r.json for r in mock_llm.requests if r.path.endswith("/chat/completions")]
+    system = chat["messages"][0]["content"]
+    assert "pelican-notes.txt" in system  # the environment gathered early is in the prompt
+    assert f"Workspace root: {workspace}" in system
+    assert session.provider.context_window == 8192
