@@ -164,7 +164,11 @@ class Redactor:
 
 # -- the process-wide set of secrets ------------------------------------------------------
 
-_lock = threading.Lock()
+_lock = threading.RLock()
+"""Reentrant: a ``RedactingWriter`` dropped in a reference cycle is closed by the garbage
+collector wherever a collection starts, also inside ``current()``; its close masks the
+tail it held, which enters ``current()`` again on the same thread (a plain lock hung
+the run for good)."""
 _registered: set[str] = set()
 _version = 0
 """Bumped by every change to ``_registered``: the compiled redactor is rebuilt only then."""

@@ -182,3 +182,37 @@ def test_punctuation_and_blank_values_are_not_secrets_a_padded_key_is() -> None:
     register("  padded-key-0123456789\n")
     assert redact("a - b ... c\n") == "a - b ... c\n"
     assert redact("key=padded-key-0123456789;") == f"key={MASK};"
+
+
+def test_a_writer_closed_by_the_collector_inside_current_does_not_hang(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The hang behind a CI run that never ended: a ``RedactingWriter`` left in a
+    reference cycle (an earlier in-process run's stderr) is closed by the garbage
+    collector wherever a collection starts, here while ``current()`` reads the
+    environment; its close masks the tail it held back, entering ``current()`` again."""
+    import os
+    import threading
+
+    from gemtui import redact
+
+    writer = redact.RedactingWriter(io.StringIO())
+    writer.write("the end of an answer, held back: sk-")  # a tail that may start a secret
+    closed: list[str] = []
+
+    class CollectingEnviron(dict[str, str]):
+        def get(self, key: str, default: str | None = None) -> str | None:  # type: ignore[override]
+            if not closed:  # the collection starts here, once, and finalises the writer
+                closed.append("closed")
+                writer.close()
+            return super().get(key, default)
+
+    monkeypatch.setattr(os, "environ", CollectingEnviron(os.environ))
+    redact.forget_registered()
+    built: list[object] = []
+    thread = threading.Thread(target=lambda: built.append(redact.current()), daemon=True)
+    thread.start()
+    thread.join(10)
+    assert built, "current() waited for ever on its own lock"
+    assert closed
+    assert writer.stream.getvalue().endswith("sk-")  # the held tail was released

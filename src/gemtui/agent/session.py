@@ -194,6 +194,8 @@ class Session:
         """Date, system, listing and git status: gathered once, before the first prompt."""
         self._preparing: asyncio.Task[None] | None = None
         """The first prompt's groundwork (``prepare``), perhaps started before it."""
+        self._prompted = False
+        """A prompt was sent: a model chosen later keeps the groundwork (as it always did)."""
         self.chat = Chat(
             provider.generator,
             model=start_model(provider),
@@ -326,6 +328,7 @@ class Session:
 
     async def switch_model(self, model: str, provider: ResolvedProvider | None = None) -> None:
         """Change model (and maybe provider) between prompts, keeping the conversation."""
+        before = self.chat.model
         if provider is not None and provider is not self.provider:
             old = self.provider
             self.provider = provider
@@ -337,14 +340,19 @@ class Session:
             self.executor.config.prices = dict(provider.settings.prices)
             self.executor.last_prompt_tokens = 0
             self._compact_tools = None  # the new provider's window decides
-            self._stop_preparing()
+            self.stop_preparing()
             self.executor.config.next_speaker = next_speaker_for(self.settings, provider)
             await old.generator.aclose()
+        if model != before and not self._prompted:  # the groundwork was for the model before
+            self._compact_tools = None
+            self.stop_preparing()
         self.executor.config.router = router_for(self.provider, model, self._plan_mode)
         if self.executor.config.router is None:
             self.chat.set_model(model)
         self.chat.generation_config = generation_config(self.provider)
         self.executor.config.fallback = fallback_chain(self.provider, self.chat.model)
+        if self._compact_tools is None:  # done for the new model while the person types
+            self.prepare()
 
     def _plan_mode(self) -> bool:
         return self.approval_mode == "plan"
@@ -385,6 +393,7 @@ class Session:
 
         ``media`` (images an editor attached) go to the model after the prompt's text.
         """
+        self._prompted = True
         if self._compact_tools is None:
             await self.prepare()
         self.chat.declarations = self._declarations()
@@ -530,7 +539,8 @@ class Session:
             self.start_mcp()
             await self.mcp.manager.wait_ready()
 
-    def _stop_preparing(self) -> None:
+    def stop_preparing(self) -> None:
+        """Stop a groundwork still running (the session is being replaced or closed)."""
         task, self._preparing = self._preparing, None
         if task is not None and not task.done():
             task.cancel()
@@ -538,7 +548,7 @@ class Session:
             task.exception()  # a failure nobody waited for is not reported at exit
 
     async def aclose(self) -> None:
-        self._stop_preparing()
+        self.stop_preparing()
         await drain_hooks()
         await self.hooks.advise("SessionEnd", {"reason": "exit"})
         await self.account.aclose()

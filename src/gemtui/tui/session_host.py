@@ -435,6 +435,7 @@ class SessionHost(MaskingApp[int]):
         if self.assembled is not None:
             self.assembled.stop_recording()  # the store stays open for the next one
         old.close_background()  # its background commands belong to it, not to the next one
+        old.stop_preparing()  # its groundwork too: the provider is shared with the next one
         self.main.transcript.clear()
         self.main.thoughts.clear()
         self.main.usage.reset()  # a resumed session's own usage comes back with it
