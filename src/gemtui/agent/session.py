@@ -367,7 +367,8 @@ class Session:
         the listing). Call on the loop the session runs on; await it to wait for it.
 
         A groundwork that failed or was cancelled is started again; one that succeeded
-        is not needed again until the provider changes."""
+        is done again only for a new provider (or a model chosen before the first
+        prompt: see ``switch_model``)."""
         task = self._preparing
         if task is None or (task.done() and (task.cancelled() or task.exception())):
             task = asyncio.get_running_loop().create_task(self._prepare(), name="gemtui-prepare")

@@ -167,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     workspace = Path(os.getcwd()).resolve()
     prompt = args.headless_prompt
     piped = None if prompt is not None or args.prompt is not None else _read_stdin()
+    text: str | None = None
     if prompt is not None or piped is not None:
         if prompt is not None:
             # `git diff | gemtui -p "review"`: stdin joins the prompt
@@ -175,9 +176,10 @@ def main(argv: list[str] | None = None) -> int:
         if not text.strip():
             sys.stderr.write("gemtui: the prompt is empty\n")
             return EXIT_INPUT
-        from gemtui.collector import start_up
+    from gemtui.collector import start_up
 
-        with start_up():  # the collector waits until the engine is built
+    with start_up():  # the collector waits until the engine is built
+        if text is not None:
             from gemtui.headless import HeadlessOptions, run_headless
 
             return run_headless(
@@ -196,9 +198,6 @@ def main(argv: list[str] | None = None) -> int:
                     include_directories=tuple(args.include_directories),
                 )
             )
-    from gemtui.collector import start_up
-
-    with start_up():  # the collector waits until the engine is built
         from gemtui.tui.launch import launch_tui
 
         return launch_tui(
