@@ -8,6 +8,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.request import getproxies
 
 import httpx
 
@@ -18,6 +19,7 @@ from gemtui.errors import (
     TransportError,
     api_error_from_response,
 )
+from gemtui.providers.stream_transport import STREAM, StreamTransport
 
 __all__ = ["DEFAULT_TIMEOUT", "USER_AGENT", "get_json", "make_client", "open_stream", "post_json"]
 
@@ -28,10 +30,24 @@ DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=10.0)
 
 
 def make_client(read_timeout: float | None = None) -> httpx.AsyncClient:
+    """The adapters' client: model streams go over ``StreamTransport`` unless the
+    environment names a proxy, in which case httpx's own transport (which honours it)
+    carries everything, as it always did."""
     timeout = DEFAULT_TIMEOUT
     if read_timeout is not None:
         timeout = httpx.Timeout(connect=10.0, read=read_timeout, write=30.0, pool=10.0)
-    return httpx.AsyncClient(timeout=timeout, headers={"user-agent": USER_AGENT})
+    headers = {"user-agent": USER_AGENT}
+    if _proxied():
+        return httpx.AsyncClient(timeout=timeout, headers=headers)
+    context = httpx.create_ssl_context()
+    context.set_alpn_protocols(["http/1.1"])
+    transport = StreamTransport(httpx.AsyncHTTPTransport(verify=context), context)
+    return httpx.AsyncClient(timeout=timeout, headers=headers, transport=transport)
+
+
+def _proxied() -> bool:
+    """Whether httpx would send some request through a proxy the environment names."""
+    return any(getproxies().get(scheme) for scheme in ("http", "https", "all"))
 
 
 async def _raise_for_status(response: httpx.Response) -> None:
@@ -67,7 +83,11 @@ async def open_stream(
     """POST and hold the streaming response open; HTTP errors raise ApiError."""
     try:
         async with client.stream(
-            "POST", url, json=body, headers={**headers, "accept": "text/event-stream"}
+            "POST",
+            url,
+            json=body,
+            headers={**headers, "accept": "text/event-stream"},
+            extensions={STREAM: True},
         ) as response:
             await _raise_for_status(response)
             yield response

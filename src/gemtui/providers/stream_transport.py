@@ -1,0 +1,405 @@
+"""Model streams over a small HTTP/1.1 transport that hands the body over in bulk.
+
+Why: httpx reads a body through httpcore and h11, which turn every HTTP chunk into one
+event passed up half a dozen async generators. A model's answer is thousands of tiny
+chunks, so that was most of the time a stream took. For the requests marked as model
+streams (``STREAM``), this transport writes the request and parses the response head
+with h11 itself (the same validation and size limits), then decodes the body with
+``chunked``, one network read at a time. Everything else, and every request when the
+environment names a proxy (``make_client`` decides), goes to httpx's own transport.
+
+Connections are kept alive and reused like httpcore's: only after a body read to its
+end with nothing after it, from an HTTP/1.1 server that did not say ``close``. A stream
+given up half-way closes its connection. A reused connection the server had already
+closed is retried once on a new one, and only when not a byte of the response came.
+TLS uses the client's own context, so certificates and host names are verified the
+same way. Timeouts are httpx's: connect, write, and read (per network read).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import ssl
+from collections.abc import AsyncIterator
+from typing import Any
+
+import h11
+import httpx
+
+from gemtui.providers.chunked import BodyError, ChunkedBody, LengthBody
+
+__all__ = ["STREAM", "StreamTransport"]
+
+STREAM = "gemtui.stream"
+"""The request extension that marks a model stream for this transport."""
+
+MAX_BUFFERED = 1 << 20
+"""Bytes received but not yet read, past which the socket is not read: a slow consumer
+slows the server down, it does not fill memory."""
+MAX_IDLE = 4
+"""Idle connections kept per host."""
+
+_Key = tuple[str, str, int]
+
+
+class _Stale(Exception):
+    """A reused connection had been closed by the server before it answered."""
+
+
+class _Wire(asyncio.Protocol):
+    """One connection's bytes: what came in waits here until it is read."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._paused = False
+        self._waiter: asyncio.Future[None] | None = None
+        self._drain: asyncio.Future[None] | None = None
+        self.eof = False
+        self.error: BaseException | None = None
+        self.loop = asyncio.get_running_loop()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def data_received(self, data: bytes) -> None:
+        self._parts.append(data)
+        self._size += len(data)
+        if self._size > MAX_BUFFERED and not self._paused and self.transport is not None:
+            self._paused = True
+            self.transport.pause_reading()
+        self._wake()
+
+    def eof_received(self) -> bool:
+        self.eof = True
+        self._wake()
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.eof = True
+        self.error = exc
+        self._wake()
+        if self._drain is not None and not self._drain.done():
+            self._drain.set_result(None)
+
+    def pause_writing(self) -> None:
+        self._drain = self.loop.create_future()
+
+    def resume_writing(self) -> None:
+        if self._drain is not None and not self._drain.done():
+            self._drain.set_result(None)
+        self._drain = None
+
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    @property
+    def reusable(self) -> bool:
+        """Still open, on this loop, and nothing unasked-for arrived while it was idle."""
+        return (
+            not self.eof
+            and not self._parts
+            and self.transport is not None
+            and not self.transport.is_closing()
+            and self.loop is asyncio.get_running_loop()
+        )
+
+    async def write(self, data: bytes, seconds: float | None) -> None:
+        assert self.transport is not None
+        if self.eof:
+            raise ConnectionResetError("the connection was closed")
+        self.transport.write(data)
+        if self._drain is not None:
+            async with asyncio.timeout(seconds):
+                await self._drain
+
+    async def read(self, seconds: float | None) -> bytes:
+        """Everything received since the last read; ``b""`` once the server closed."""
+        if not self._parts and not self.eof:
+            self._waiter = self.loop.create_future()
+            try:
+                async with asyncio.timeout(seconds):
+                    await self._waiter
+            finally:
+                self._waiter = None
+        if self._parts:
+            data = self._parts[0] if len(self._parts) == 1 else b"".join(self._parts)
+            self._parts.clear()
+            self._size = 0
+            if self._paused and self.transport is not None:
+                self._paused = False
+                self.transport.resume_reading()
+            return data
+        if self.error is not None:
+            raise self.error
+        return b""
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+
+class _Body(httpx.AsyncByteStream):
+    """A response body, decoded a network read at a time."""
+
+    def __init__(
+        self,
+        owner: StreamTransport,
+        key: _Key,
+        wire: _Wire,
+        decoder: ChunkedBody | LengthBody | None,
+        start: bytes,
+        keep_alive: bool,
+        read_timeout: float | None,
+        request: httpx.Request,
+    ) -> None:
+        self._owner, self._key, self._wire = owner, key, wire
+        self._decoder, self._start, self._keep_alive = decoder, start, keep_alive
+        self._timeout, self._request = read_timeout, request
+        self._closed = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        decoder, data = self._decoder, self._start
+        self._start = b""
+        try:
+            while True:
+                if decoder is None:  # the body runs to the end of the connection
+                    if data:
+                        yield data
+                    elif self._wire.eof:
+                        return
+                elif data or decoder.done:
+                    body = decoder.feed(data)
+                    if body:
+                        yield body
+                    if decoder.done:
+                        return
+                elif self._wire.eof:
+                    raise httpx.RemoteProtocolError(
+                        "peer closed connection without sending complete message body: "
+                        + decoder.incomplete,
+                        request=self._request,
+                    )
+                data = await _read(self._wire, self._timeout, self._request)
+        except BodyError as exc:
+            self._keep_alive = False
+            raise httpx.RemoteProtocolError(str(exc), request=self._request) from exc
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        decoder = self._decoder
+        if (
+            self._keep_alive
+            and decoder is not None
+            and decoder.done
+            and not decoder.extra
+            and self._wire.reusable
+        ):
+            self._owner.keep(self._key, self._wire)
+        else:
+            self._wire.close()
+
+
+async def _read(wire: _Wire, seconds: float | None, request: httpx.Request) -> bytes:
+    try:
+        return await wire.read(seconds)
+    except TimeoutError as exc:
+        wire.close()
+        raise httpx.ReadTimeout("timed out waiting for the server", request=request) from exc
+    except OSError as exc:
+        raise httpx.ReadError(str(exc) or type(exc).__name__, request=request) from exc
+
+
+class StreamTransport(httpx.AsyncBaseTransport):
+    """Model streams (requests with the ``STREAM`` extension) here; the rest to ``fallback``."""
+
+    def __init__(self, fallback: httpx.AsyncBaseTransport, ssl_context: ssl.SSLContext) -> None:
+        self._fallback = fallback
+        self._ssl = ssl_context
+        self._idle: dict[_Key, list[_Wire]] = {}
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        if not request.extensions.get(STREAM) or url.scheme not in ("http", "https"):
+            return await self._fallback.handle_async_request(request)
+        port = url.port or (443 if url.scheme == "https" else 80)
+        key: _Key = (url.scheme, url.host, port)
+        timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
+        content = await request.aread()
+        wire = self._take(key)
+        if wire is not None:
+            try:
+                return await self._exchange(key, wire, request, content, timeouts, reused=True)
+            except _Stale:
+                wire.close()
+        wire = await self._connect(key, request, timeouts.get("connect"))
+        return await self._exchange(key, wire, request, content, timeouts, reused=False)
+
+    def _take(self, key: _Key) -> _Wire | None:
+        idle = self._idle.get(key)
+        while idle:
+            wire = idle.pop()
+            if wire.reusable:
+                return wire
+            wire.close()
+        return None
+
+    def keep(self, key: _Key, wire: _Wire) -> None:
+        idle = self._idle.setdefault(key, [])
+        idle.append(wire)
+        while len(idle) > MAX_IDLE:
+            idle.pop(0).close()
+
+    async def _connect(self, key: _Key, request: httpx.Request, seconds: float | None) -> _Wire:
+        scheme, host, port = key
+        loop = asyncio.get_running_loop()
+        tls = self._ssl if scheme == "https" else None
+        try:
+            async with asyncio.timeout(seconds):
+                _, wire = await loop.create_connection(
+                    _Wire, host, port, ssl=tls, server_hostname=host if tls else None
+                )
+        except TimeoutError as exc:
+            raise httpx.ConnectTimeout(f"timed out connecting to {host}", request=request) from exc
+        except OSError as exc:  # ssl.SSLError is one too: a certificate that fails is here
+            raise httpx.ConnectError(str(exc) or type(exc).__name__, request=request) from exc
+        return wire
+
+    async def _exchange(
+        self,
+        key: _Key,
+        wire: _Wire,
+        request: httpx.Request,
+        content: bytes,
+        timeouts: dict[str, float | None],
+        *,
+        reused: bool,
+    ) -> httpx.Response:
+        try:
+            return await self._exchange_on(key, wire, request, content, timeouts, reused=reused)
+        except BaseException:
+            wire.close()
+            raise
+
+    async def _exchange_on(
+        self,
+        key: _Key,
+        wire: _Wire,
+        request: httpx.Request,
+        content: bytes,
+        timeouts: dict[str, float | None],
+        *,
+        reused: bool,
+    ) -> httpx.Response:
+        h = h11.Connection(h11.CLIENT)
+        try:
+            data = h.send(
+                h11.Request(
+                    method=request.method,
+                    target=request.url.raw_path,
+                    headers=request.headers.raw,
+                )
+            )
+            if content:
+                data += h.send(h11.Data(data=content)) or b""
+            data += h.send(h11.EndOfMessage()) or b""
+        except h11.LocalProtocolError as exc:
+            raise httpx.LocalProtocolError(str(exc), request=request) from exc
+        assert data is not None
+        try:
+            await wire.write(data, timeouts.get("write"))
+        except TimeoutError as exc:
+            raise httpx.WriteTimeout("timed out sending the request", request=request) from exc
+        except OSError as exc:
+            if reused:
+                raise _Stale from exc
+            raise httpx.WriteError(str(exc) or type(exc).__name__, request=request) from exc
+        got_any = False
+        read_timeout = timeouts.get("read")
+        while True:
+            try:
+                event: Any = h.next_event()
+            except h11.RemoteProtocolError as exc:
+                raise httpx.RemoteProtocolError(str(exc), request=request) from exc
+            if event is h11.NEED_DATA:
+                try:
+                    chunk = await _read(wire, read_timeout, request)
+                except httpx.ReadError:
+                    if reused and not got_any:
+                        raise _Stale from None
+                    raise
+                if not chunk and not got_any:
+                    if reused:
+                        raise _Stale
+                    raise httpx.RemoteProtocolError(
+                        "Server disconnected without sending a response.", request=request
+                    )
+                got_any = True
+                h.receive_data(chunk)
+                continue
+            if isinstance(event, h11.InformationalResponse):
+                continue
+            if isinstance(event, h11.Response):
+                break
+            raise httpx.RemoteProtocolError(
+                f"unexpected {type(event).__name__} before the response", request=request
+            )
+        return self._response(key, wire, request, h, event, read_timeout)
+
+    def _response(
+        self,
+        key: _Key,
+        wire: _Wire,
+        request: httpx.Request,
+        h: h11.Connection,
+        event: h11.Response,
+        read_timeout: float | None,
+    ) -> httpx.Response:
+        headers = httpx.Headers(event.headers)
+        keep_alive = (
+            event.http_version == b"1.1"
+            and not _says_close(headers.get_list("connection"))
+            and not _says_close(request.headers.get_list("connection"))
+        )
+        decoder: ChunkedBody | LengthBody | None
+        if event.status_code in (204, 304) or request.method == "HEAD":
+            decoder = LengthBody(0)
+        elif "transfer-encoding" in headers:
+            decoder = ChunkedBody()  # h11 accepted the head: chunked is the only coding
+            # With a Content-Length too, the two framings disagree: not trusted again.
+            keep_alive = keep_alive and "content-length" not in headers
+        elif "content-length" in headers:
+            decoder = LengthBody(int(headers["content-length"]))  # h11 checked it is one
+        else:
+            decoder, keep_alive = None, False
+        start, _ = h.trailing_data
+        body = _Body(self, key, wire, decoder, start, keep_alive, read_timeout, request)
+        return httpx.Response(
+            status_code=event.status_code,
+            headers=event.headers,
+            stream=body,
+            extensions={
+                "http_version": b"HTTP/" + event.http_version,
+                "reason_phrase": event.reason,
+            },
+        )
+
+    async def aclose(self) -> None:
+        for idle in self._idle.values():
+            for wire in idle:
+                wire.close()
+        self._idle.clear()
+        await self._fallback.aclose()
+
+
+def _says_close(values: list[str]) -> bool:
+    return any(token.strip().lower() == "close" for value in values for token in value.split(","))
