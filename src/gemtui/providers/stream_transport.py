@@ -19,6 +19,7 @@ same way. Timeouts are httpx's: connect, write, and read (per network read).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import ssl
 from collections.abc import AsyncIterator
@@ -143,7 +144,8 @@ class _Wire(asyncio.Protocol):
 
     def close(self) -> None:
         if self.transport is not None:
-            self.transport.close()
+            with contextlib.suppress(RuntimeError):  # its event loop has already closed
+                self.transport.close()
 
 
 class _Body(httpx.AsyncByteStream):

@@ -1,0 +1,365 @@
+"""Model streams over ``StreamTransport``, against real servers on 127.0.0.1.
+
+Each test opens streams through ``open_stream`` (the adapters' entry point) on a
+``make_client`` client, against a server written to misbehave in one way: it closes,
+stalls, breaks the framing, smuggles bytes after a body, presents a certificate it
+should not be trusted with, or stands in for a proxy. The server counts connections,
+so reuse (and its refusal) is seen from the other end of the socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+import trustme
+
+from gemtui.errors import ApiError, TransportError
+from gemtui.providers.http import make_client, open_stream
+from gemtui.providers.stream_transport import MAX_BUFFERED, StreamTransport
+from gemtui.testing.mock_http import RecordedRequest, chunked, head, read_request
+
+Handler = Callable[
+    [RecordedRequest, asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[bool]
+]
+"""Answers one request on connection number N; False closes the connection."""
+
+FRAMES = [b'data: {"n": %d}\n\n' % i for i in range(50)]
+SSE = (("content-type", "text/event-stream"), ("transfer-encoding", "chunked"))
+
+
+class _Server:
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
+        self.connections = 0
+        self.requests: list[tuple[int, RecordedRequest]] = []
+        self.ended: asyncio.Queue[int] = asyncio.Queue()
+        self.port = 0
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        number = self.connections
+        try:
+            while (request := await read_request(reader)) is not None:
+                self.requests.append((number, request))
+                if not await self.handler(request, reader, writer, number):
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+            self.ended.put_nowait(number)
+
+
+@asynccontextmanager
+async def _serving(handler: Handler, tls: ssl.SSLContext | None = None) -> AsyncIterator[_Server]:
+    server = _Server(handler)
+    listener = await asyncio.start_server(server.serve, "127.0.0.1", 0, ssl=tls)
+    server.port = listener.sockets[0].getsockname()[1]
+    try:
+        yield server
+    finally:
+        listener.close()
+
+
+async def _sse(
+    request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
+) -> bool:
+    writer.write(head(200, SSE) + b"".join(chunked(f) for f in FRAMES) + b"0\r\n\r\n")
+    await writer.drain()
+    return True
+
+
+async def _body(client: httpx.AsyncClient, url: str) -> bytes:
+    async with open_stream(client, url, {"q": 1}, {}) as response:
+        return b"".join([part async for part in response.aiter_raw()])
+
+
+def _url(server: _Server, scheme: str = "http", host: str = "127.0.0.1") -> str:
+    return f"{scheme}://{host}:{server.port}/v1/stream"
+
+
+async def test_streams_are_read_whole_and_share_one_connection() -> None:
+    client = make_client()
+    assert isinstance(client._transport, StreamTransport)  # noqa: SLF001 - the path under test
+    async with _serving(_sse) as server:
+        for _ in range(3):
+            assert await _body(client, _url(server)) == b"".join(FRAMES)
+        assert server.connections == 1
+        assert [r.json for _, r in server.requests] == [{"q": 1}] * 3
+        assert server.requests[0][1].headers["accept"] == "text/event-stream"
+    await client.aclose()
+
+
+async def test_a_server_that_says_close_is_not_asked_again_on_that_connection() -> None:
+    async def close(
+        request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
+    ) -> bool:
+        writer.write(head(200, SSE, close=True) + chunked(b"data: 1\n\n") + b"0\r\n\r\n")
+        return True  # and then keeps it open: the client must not use it again anyway
+
+    client = make_client()
+    async with _serving(close) as server:
+        assert await _body(client, _url(server)) == b"data: 1\n\n"
+        assert await _body(client, _url(server)) == b"data: 1\n\n"
+        assert server.connections == 2
+    await client.aclose()
+
+
+async def test_a_stream_given_up_half_way_closes_its_connection() -> None:
+    async def endless(
+        request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
+    ) -> bool:
+        if n == 2:
+            return await _sse(request, reader, writer, n)
+        writer.write(head(200, SSE) + chunked(b"data: first\n\n"))
+        await writer.drain()
+        assert await reader.read() == b""  # the client hung up: nothing more came
+        return False
+
+    client = make_client()
+    async with _serving(endless) as server:
+        async with open_stream(client, _url(server), {}, {}) as response:
+            async for part in response.aiter_raw():
+                assert part == b"data: first\n\n"
+                break
+        assert await asyncio.wait_for(server.ended.get(), 10) == 1
+        assert await _body(client, _url(server)) == b"".join(FRAMES)
+        assert server.connections == 2
+    await client.aclose()
+
+
+async def test_bytes_after_a_body_are_never_read_as_the_next_answer() -> None:
+    forged = head(200, SSE) + chunked(b"data: forged\n\n") + b"0\r\n\r\n"
+
+    async def smuggler(
+        request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
+    ) -> bool:
+        if n == 1:  # an answer with a second one glued on, in the same write
+            writer.write(head(200, SSE) + chunked(b"data: one\n\n") + b"0\r\n\r\n" + forged)
+        else:
+            writer.write(head(200, SSE) + chunked(b"data: two\n\n") + b"0\r\n\r\n")
+        await writer.drain()
+        return True
+
+    client = make_client()
+    async with _serving(smuggler) as server:
+        assert await _body(client, _url(server)) == b"data: one\n\n"
+        assert await _body(client, _url(server)) == b"data: two\n\n"
+        assert server.connections == 2
+    await client.aclose()
+
+
+async def test_an_idle_connection_the_server_dropped_is_retried_once_on_a_new_one() -> None:
+    async def drops(
+        request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
+    ) -> bool:
+        if n == 1 and len(server.requests) == 2:
+            return False  # the second request on the first connection: closed unanswered
+        return await _sse(request, reader, writer, n)
+
+    client = make_client()
+    async with _serving(drops) as server:
+        assert await _body(client, _url(server)) == b"".join(FRAMES)
+        assert await _body(client, _url(server)) == b"".join(FRAMES)
+        assert [n for n, _ in server.requests] == [1, 1, 2]
+    await client.aclose()
+
+
+async def test_a_new_connection_closed_unanswered_fails_without_asking_again() -> None:
+    async def hangs_up(
+        request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
+    ) -> bool:
+        return False
+
+    client = make_client()
+    async with _serving(hangs_up) as server:
+        with pytest.raises(TransportError, match="disconnected without sending a response"):
+            await _body(client, _url(server))
+        assert len(server.requests) == 1
+    await client.aclose()
+
+
+async def test_a_stalled_stream_fails_after_the_read_timeout() -> None:
+    async def stalls(
+        request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
+    ) -> bool:
+        writer.write(head(200, SSE) + chunked(b"data: 1\n\n"))
+        await writer.drain()
+        await reader.read()  # until the client gives up
+        return False
+
+    client = make_client(read_timeout=0.3)
+    async with _serving(stalls) as server:
+        with pytest.raises(TransportError, match="ReadTimeout"):
+            await _body(client, _url(server))
+        assert await asyncio.wait_for(server.ended.get(), 10) == 1
+    await client.aclose()
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [b"5\r\nab\r\n", b"zz\r\n", b"2\r\nabXX0\r\n\r\n", b"0\r\nbad trailer\r\n\r\n"],
+    ids=["short-chunk-then-close", "not-hex", "no-crlf", "bad-trailer"],
+)
+async def test_broken_framing_fails_the_stream_and_closes_the_connection(tail: bytes) -> None:
+    async def breaks(
+        request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
+    ) -> bool:
+        writer.write(head(200, SSE) + chunked(b"data: 1\n\n") + tail)
+        await writer.drain()
+        if tail.startswith(b"5"):
+            return False  # the body ends early: the server closes
+        await reader.read()
+        return False
+
+    client = make_client()
+    async with _serving(breaks) as server:
+        with pytest.raises(TransportError, match="RemoteProtocolError"):
+            await _body(client, _url(server))
+        assert await asyncio.wait_for(server.ended.get(), 10) == 1
+    await client.aclose()
+
+
+async def test_a_length_body_is_reused_and_a_body_to_the_close_is_not() -> None:
+    async def framed(
+        request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
+    ) -> bool:
+        if request.path.endswith("length"):
+            writer.write(head(200, [("content-length", "9")]) + b"data: 1\n\n")
+            return True
+        writer.write(b"HTTP/1.0 200 OK\r\n\r\ndata: 2\n\n")
+        return False
+
+    client = make_client()
+    async with _serving(framed) as server:
+        base = f"http://127.0.0.1:{server.port}/"
+        assert await _body(client, base + "length") == b"data: 1\n\n"
+        assert await _body(client, base + "length") == b"data: 1\n\n"
+        assert server.connections == 1
+        assert await _body(client, base + "close") == b"data: 2\n\n"
+        assert await _body(client, base + "close") == b"data: 2\n\n"
+        # The first body to the close still rode the kept connection; after it, a new one.
+        assert [n for n, _ in server.requests] == [1, 1, 1, 2]
+    await client.aclose()
+
+
+async def test_an_error_answer_is_raised_and_its_connection_kept() -> None:
+    async def refuses_once(
+        request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
+    ) -> bool:
+        if len(server.requests) > 1:
+            return await _sse(request, reader, writer, n)
+        body = b'{"error": {"code": 429, "message": "slow down", "status": "RESOURCE_EXHAUSTED"}}'
+        length = ("content-length", str(len(body)))
+        writer.write(head(429, [("content-type", "application/json"), length]) + body)
+        return True
+
+    client = make_client()
+    async with _serving(refuses_once) as server:
+        with pytest.raises(ApiError, match="slow down"):
+            await _body(client, _url(server))
+        assert await _body(client, _url(server)) == b"".join(FRAMES)
+        assert server.connections == 1
+    await client.aclose()
+
+
+@pytest.fixture(scope="module")
+def ca() -> trustme.CA:
+    return trustme.CA()
+
+
+def _tls_server(ca: trustme.CA, *names: str) -> ssl.SSLContext:
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert(*names).configure_cert(context)
+    return context
+
+
+async def test_tls_streams_verify_the_certificate_against_the_trusted_cas(
+    ca: trustme.CA, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with _serving(_sse, _tls_server(ca, "localhost")) as server:
+        client = make_client()  # certifi's CAs: this CA is not among them
+        with pytest.raises(TransportError, match="CERTIFICATE_VERIFY_FAILED"):
+            await _body(client, _url(server, "https", "localhost"))
+        await client.aclose()
+
+        pem = tmp_path / "ca.pem"
+        ca.cert_pem.write_to_path(str(pem))
+        monkeypatch.setenv("SSL_CERT_FILE", str(pem))
+        client = make_client()
+        assert await _body(client, _url(server, "https", "localhost")) == b"".join(FRAMES)
+        assert await _body(client, _url(server, "https", "localhost")) == b"".join(FRAMES)
+        assert server.connections == 1  # the refused handshake never reached it; one kept
+        await client.aclose()
+
+
+async def test_tls_refuses_a_certificate_for_another_name(
+    ca: trustme.CA, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pem = tmp_path / "ca.pem"
+    ca.cert_pem.write_to_path(str(pem))
+    monkeypatch.setenv("SSL_CERT_FILE", str(pem))
+    async with _serving(_sse, _tls_server(ca, "api.example.test")) as server:
+        client = make_client()
+        with pytest.raises(TransportError, match="match|mismatch"):
+            await _body(client, _url(server, "https", "localhost"))
+        assert server.requests == []
+        await client.aclose()
+
+
+async def test_with_a_proxy_in_the_environment_streams_go_through_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[str] = []
+
+    async def proxy(
+        request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
+    ) -> bool:
+        seen.append(request.headers["host"])
+        return await _sse(request, reader, writer, n)
+
+    async with _serving(proxy) as server:
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{server.port}")
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        client = make_client()
+        assert not isinstance(client._transport, StreamTransport)  # noqa: SLF001
+        # The name never resolves here: only the proxy (on 127.0.0.1) is ever asked.
+        assert await _body(client, "http://model.invalid/v1/stream") == b"".join(FRAMES)
+        assert seen == ["model.invalid"]
+        await client.aclose()
+
+
+async def test_a_reader_that_falls_behind_stops_the_socket_being_read() -> None:
+    class Transport(asyncio.Transport):
+        paused = 0
+        resumed = 0
+
+        def pause_reading(self) -> None:
+            self.paused += 1
+
+        def resume_reading(self) -> None:
+            self.resumed += 1
+
+        def is_closing(self) -> bool:
+            return False
+
+        def get_extra_info(self, name: str, default: object = None) -> object:
+            return default
+
+    from gemtui.providers.stream_transport import _Wire
+
+    wire = _Wire()
+    transport = Transport()
+    wire.connection_made(transport)
+    for _ in range(MAX_BUFFERED // 65536 + 2):
+        wire.data_received(b"x" * 65536)
+    assert transport.paused == 1
+    assert len(await wire.read(1.0)) > MAX_BUFFERED
+    assert transport.resumed == 1
