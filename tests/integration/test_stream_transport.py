@@ -86,7 +86,7 @@ def _url(server: _Server, scheme: str = "http", host: str = "127.0.0.1") -> str:
 
 async def test_streams_are_read_whole_and_share_one_connection() -> None:
     client = make_client()
-    assert isinstance(client._transport, StreamTransport)  # noqa: SLF001 - the path under test
+    assert isinstance(client._transport, StreamTransport)
     async with _serving(_sse) as server:
         for _ in range(3):
             assert await _body(client, _url(server)) == b"".join(FRAMES)
@@ -307,7 +307,7 @@ async def test_tls_refuses_a_certificate_for_another_name(
     monkeypatch.setenv("SSL_CERT_FILE", str(pem))
     async with _serving(_sse, _tls_server(ca, "api.example.test")) as server:
         client = make_client()
-        with pytest.raises(TransportError, match="match|mismatch"):
+        with pytest.raises(TransportError, match=r"match|mismatch"):
             await _body(client, _url(server, "https", "localhost"))
         assert server.requests == []
         await client.aclose()
@@ -329,7 +329,7 @@ async def test_with_a_proxy_in_the_environment_streams_go_through_it(
         monkeypatch.delenv("NO_PROXY", raising=False)
         monkeypatch.delenv("no_proxy", raising=False)
         client = make_client()
-        assert not isinstance(client._transport, StreamTransport)  # noqa: SLF001
+        assert not isinstance(client._transport, StreamTransport)
         # The name never resolves here: only the proxy (on 127.0.0.1) is ever asked.
         assert await _body(client, "http://model.invalid/v1/stream") == b"".join(FRAMES)
         assert seen == ["model.invalid"]
