@@ -20,8 +20,9 @@ import pytest
 import trustme
 
 from gemtui.errors import ApiError, TransportError
+from gemtui.providers.chunked import ChunkedBody, LengthBody
 from gemtui.providers.http import make_client, open_stream
-from gemtui.providers.stream_transport import MAX_BUFFERED, StreamTransport
+from gemtui.providers.stream_transport import MAX_BUFFERED, StreamTransport, _Body, _Wire
 from gemtui.testing.mock_http import RecordedRequest, chunked, head, read_request
 
 Handler = Callable[
@@ -155,19 +156,62 @@ async def test_bytes_after_a_body_are_never_read_as_the_next_answer() -> None:
     await client.aclose()
 
 
-async def test_an_idle_connection_the_server_dropped_is_retried_once_on_a_new_one() -> None:
+async def test_a_model_call_the_server_took_and_dropped_is_not_sent_again() -> None:
+    """A POST written on a kept connection that then closes unanswered may have been
+    acted on (and paid for): it fails, as httpx fails it, and is not sent twice."""
+
     async def drops(
         request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
     ) -> bool:
-        if n == 1 and len(server.requests) == 2:
+        if len(server.requests) == 2:
             return False  # the second request on the first connection: closed unanswered
         return await _sse(request, reader, writer, n)
 
     client = make_client()
     async with _serving(drops) as server:
         assert await _body(client, _url(server)) == b"".join(FRAMES)
-        assert await _body(client, _url(server)) == b"".join(FRAMES)
+        with pytest.raises(TransportError, match="disconnected without sending a response"):
+            await _body(client, _url(server))
+        assert [n for n, _ in server.requests] == [1, 1]
+        assert await _body(client, _url(server)) == b"".join(FRAMES)  # and then a new one
         assert [n for n, _ in server.requests] == [1, 1, 2]
+    await client.aclose()
+
+
+async def test_an_idle_connection_the_server_closed_is_not_used() -> None:
+    async def once(
+        request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
+    ) -> bool:
+        await _sse(request, reader, writer, n)
+        return False  # closed after the answer, without saying so in the head
+
+    client = make_client()
+    transport = client._transport
+    assert isinstance(transport, StreamTransport)
+    async with _serving(once) as server:
+        assert await _body(client, _url(server)) == b"".join(FRAMES)
+        assert await asyncio.wait_for(server.ended.get(), 10) == 1
+        idle = transport._idle[("http", "127.0.0.1", server.port)]
+
+        async def closed_seen() -> None:  # the client's loop has read the server's FIN
+            while not idle[0].eof:  # noqa: ASYNC110 - set by the protocol, no event to await
+                await asyncio.sleep(0)
+
+        await asyncio.wait_for(closed_seen(), 10)
+        assert await _body(client, _url(server)) == b"".join(FRAMES)
+        assert [n for n, _ in server.requests] == [1, 2]
+    await client.aclose()
+
+
+async def test_an_idle_connection_past_its_expiry_is_not_used() -> None:
+    context = httpx.create_ssl_context()
+    transport = StreamTransport(httpx.AsyncHTTPTransport(), context, keepalive_expiry=0.0)
+    client = httpx.AsyncClient(transport=transport)
+    async with _serving(_sse) as server:
+        assert await _body(client, _url(server)) == b"".join(FRAMES)
+        assert await _body(client, _url(server)) == b"".join(FRAMES)
+        assert server.connections == 2
+        assert await asyncio.wait_for(server.ended.get(), 10) == 1  # the expired one closed
     await client.aclose()
 
 
@@ -353,8 +397,6 @@ async def test_a_reader_that_falls_behind_stops_the_socket_being_read() -> None:
         def get_extra_info(self, name: str, default: object = None) -> object:
             return default
 
-    from gemtui.providers.stream_transport import _Wire
-
     wire = _Wire()
     transport = Transport()
     wire.connection_made(transport)
@@ -363,3 +405,38 @@ async def test_a_reader_that_falls_behind_stops_the_socket_being_read() -> None:
     assert transport.paused == 1
     assert len(await wire.read(1.0)) > MAX_BUFFERED
     assert transport.resumed == 1
+
+
+class _FakeTransport(asyncio.Transport):
+    def is_closing(self) -> bool:
+        return False
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return default
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("decoder", "sent"),
+    [
+        (None, b"data: 1\n\n"),
+        (LengthBody(9), b"data: 1\n\n"),
+        (ChunkedBody(), b"9\r\ndata: 1\n\n\r\n0\r\n\r\n"),
+    ],
+    ids=["to-the-close", "length", "chunked"],
+)
+async def test_a_body_that_came_with_the_close_is_read_whole(
+    decoder: ChunkedBody | LengthBody | None, sent: bytes
+) -> None:
+    """The rest of the body and the server's close can both arrive before the caller
+    starts reading (the head came alone, the UI drew a frame): the body still counts."""
+    wire = _Wire()
+    wire.connection_made(_FakeTransport())
+    wire.data_received(sent)
+    wire.eof_received()
+    request = httpx.Request("POST", "http://127.0.0.1/")
+    owner = StreamTransport(httpx.AsyncHTTPTransport(), httpx.create_ssl_context())
+    body = _Body(owner, ("http", "127.0.0.1", 80), wire, decoder, b"", False, 1.0, request)
+    assert b"".join([part async for part in body]) == b"data: 1\n\n"

@@ -16,7 +16,10 @@ from tests.tui.helpers import Messages, turns_done
 
 
 async def _flood_then(key: str, mock_llm: MockLLMServer, workspace: Path, text: str) -> None:
-    mock_llm.enqueue({"text": text, "chunk_tokens": 4, "endless": True})
+    # Paced: unpaced, the client now reads the whole 2,000,000-character answer cap
+    # before the first key can be pressed, and the cap (not the key) ends the turn.
+    flood = {"text": text, "chunk_tokens": 4, "endless": True, "tokens_per_second": 40_000}
+    mock_llm.enqueue(flood)
     session = make_session(mock_llm.url, workspace)
     app = make_app(session, workspace)
     seen = Messages()

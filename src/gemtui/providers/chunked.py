@@ -26,6 +26,8 @@ _FIELD = re.compile(
     rb"(?:[\x21-\x7e\x80-\xff]+(?:[ \t]+[\x21-\x7e\x80-\xff]+)*)?[ \t]*"
 )
 """A trailer field line (RFC 9110's field-line): read past, but only if well formed."""
+_FRAMING = frozenset({b"transfer-encoding", b"content-length"})
+"""Fields a trailer must not carry (RFC 9110, 6.5.1): they frame the message."""
 
 
 class BodyError(Exception):
@@ -91,6 +93,8 @@ class ChunkedBody:
                     return b"".join(out)
                 if _FIELD.fullmatch(line) is None:
                     raise BodyError(f"bad trailer field {line[:40]!r}")
+                if line.split(b":", 1)[0].lower() in _FRAMING:
+                    raise BodyError("a trailer tried to frame the message")
                 continue
             if len(line) > MAX_LINE:
                 raise BodyError(f"a chunk-size line passed {MAX_LINE:,} bytes")

