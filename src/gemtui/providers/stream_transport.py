@@ -9,11 +9,12 @@ with h11 itself (the same validation and size limits), then decodes the body wit
 environment names a proxy (``make_client`` decides), goes to httpx's own transport.
 
 Connections are kept alive and reused like httpcore's: only after a body read to its
-end with nothing after it, from an HTTP/1.1 server that did not say ``close``. A stream
-given up half-way closes its connection. A reused connection the server had already
-closed is retried once on a new one, and only when not a byte of the response came.
-TLS uses the client's own context, so certificates and host names are verified the
-same way. Timeouts are httpx's: connect, write, and read (per network read).
+end with nothing after it, from an HTTP/1.1 server that did not say ``close``, and for
+five seconds at most. A stream given up half-way closes its connection. A kept
+connection found closed before the request went out is replaced by a new one; a request
+already written is sent again only if sending it twice does no harm (never a model
+call, a POST). TLS uses the client's own context, so certificates and host names are
+verified the same way. Timeouts are httpx's: connect, write, and read (per network read).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ _Key = tuple[str, str, int]
 
 
 class _Stale(Exception):
-    """A reused connection had been closed by the server before it answered."""
+    """A kept connection the server had closed: the request may go on a new one."""
 
 
 class _Wire(asyncio.Protocol):
