@@ -308,79 +308,18 @@ class StreamTransport(httpx.AsyncBaseTransport):
         *,
         reused: bool,
     ) -> httpx.Response:
-        try:
-            return await self._exchange_on(key, wire, request, content, timeouts, reused=reused)
-        except BaseException:
-            wire.close()
-            raise
-
-    async def _exchange_on(
-        self,
-        key: _Key,
-        wire: _Wire,
-        request: httpx.Request,
-        content: bytes,
-        timeouts: dict[str, float | None],
-        *,
-        reused: bool,
-    ) -> httpx.Response:
         h = h11.Connection(h11.CLIENT)
-        try:
-            data = h.send(
-                h11.Request(
-                    method=request.method,
-                    target=request.url.raw_path,
-                    headers=request.headers.raw,
-                )
-            )
-            if content:
-                data += h.send(h11.Data(data=content)) or b""
-            data += h.send(h11.EndOfMessage()) or b""
-        except h11.LocalProtocolError as exc:
-            raise httpx.LocalProtocolError(str(exc), request=request) from exc
-        assert data is not None
-        try:
-            await wire.write(data, timeouts.get("write"))
-        except TimeoutError as exc:
-            raise httpx.WriteTimeout("timed out sending the request", request=request) from exc
-        except OSError as exc:
-            if reused:  # closed before the request went out: nothing was asked
-                raise _Stale from exc
-            raise httpx.WriteError(str(exc) or type(exc).__name__, request=request) from exc
-        got_any = False
         read_timeout = timeouts.get("read")
         # Once written, a request the server may have acted on (a model call is paid
         # for) is only asked again if asking twice does no harm (RFC 9112, 9.3.1).
         retry = reused and request.method in _IDEMPOTENT
-        while True:
-            try:
-                event: Any = h.next_event()
-            except h11.RemoteProtocolError as exc:
-                raise httpx.RemoteProtocolError(str(exc), request=request) from exc
-            if event is h11.NEED_DATA:
-                try:
-                    chunk = await _read(wire, read_timeout, request)
-                except httpx.ReadError:
-                    if retry and not got_any:
-                        raise _Stale from None
-                    raise
-                if not chunk and not got_any:
-                    if retry:
-                        raise _Stale
-                    raise httpx.RemoteProtocolError(
-                        "Server disconnected without sending a response.", request=request
-                    )
-                got_any = True
-                h.receive_data(chunk)
-                continue
-            if isinstance(event, h11.InformationalResponse):
-                continue
-            if isinstance(event, h11.Response):
-                break
-            raise httpx.RemoteProtocolError(
-                f"unexpected {type(event).__name__} before the response", request=request
-            )
-        return self._response(key, wire, request, h, event, read_timeout)
+        try:
+            await _send(h, wire, request, content, timeouts.get("write"), reused=reused)
+            event = await _read_head(h, wire, request, read_timeout, retry=retry)
+            return self._response(key, wire, request, h, event, read_timeout)
+        except BaseException:
+            wire.close()
+            raise
 
     def _response(
         self,
@@ -426,6 +365,71 @@ class StreamTransport(httpx.AsyncBaseTransport):
                 wire.close()
         self._idle.clear()
         await self._fallback.aclose()
+
+
+async def _send(
+    h: h11.Connection,
+    wire: _Wire,
+    request: httpx.Request,
+    content: bytes,
+    seconds: float | None,
+    *,
+    reused: bool,
+) -> None:
+    try:
+        data = h.send(
+            h11.Request(
+                method=request.method, target=request.url.raw_path, headers=request.headers.raw
+            )
+        )
+        if content:
+            data = (data or b"") + (h.send(h11.Data(data=content)) or b"")
+        data = (data or b"") + (h.send(h11.EndOfMessage()) or b"")
+    except h11.LocalProtocolError as exc:
+        raise httpx.LocalProtocolError(str(exc), request=request) from exc
+    try:
+        await wire.write(data, seconds)
+    except TimeoutError as exc:
+        raise httpx.WriteTimeout("timed out sending the request", request=request) from exc
+    except OSError as exc:
+        if reused:  # closed before the request went out: nothing was asked
+            raise _Stale from exc
+        raise httpx.WriteError(str(exc) or type(exc).__name__, request=request) from exc
+
+
+async def _read_head(
+    h: h11.Connection, wire: _Wire, request: httpx.Request, seconds: float | None, *, retry: bool
+) -> h11.Response:
+    """The response's head, past any 1xx; ``_Stale`` if the connection closed before a
+    byte of it came and ``retry`` allows asking again."""
+    got_any = False
+    while True:
+        try:
+            event: Any = h.next_event()
+        except h11.RemoteProtocolError as exc:
+            raise httpx.RemoteProtocolError(str(exc), request=request) from exc
+        if isinstance(event, h11.Response):
+            return event
+        if isinstance(event, h11.InformationalResponse):
+            continue
+        if event is not h11.NEED_DATA:
+            raise httpx.RemoteProtocolError(
+                f"unexpected {type(event).__name__} before the response", request=request
+            )
+        try:
+            chunk = await _read(wire, seconds, request)
+        except httpx.ReadError:
+            if retry and not got_any:
+                raise _Stale from None
+            raise
+        if not chunk and not got_any:
+            if retry:
+                raise _Stale
+            raise httpx.RemoteProtocolError(
+                "Server disconnected without sending a response.", request=request
+            )
+        got_any = True
+        h.receive_data(chunk)
 
 
 def _says_close(values: list[str]) -> bool:
