@@ -8,11 +8,12 @@ session is in place; the prompt then only waits for what is not done yet.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from gemtui.agent.provider_choice import resolve_provider
 from gemtui.agent.session import Session, SessionOptions
-from gemtui.bus.events import AgentFinished
+from gemtui.bus.events import AgentFinished, TerminateReason
 from gemtui.config.settings import ProviderSettings, Settings
 from gemtui.testing import MockLLMServer
 from tests.tui.conftest import make_app
@@ -56,3 +57,48 @@ async def test_the_server_is_asked_before_the_prompt_and_not_again(
     assert "pelican-notes.txt" in system  # the environment gathered early is in the prompt
     assert f"Workspace root: {workspace}" in system
     assert session.provider.context_window == 8192
+
+
+async def test_esc_while_the_groundwork_waits_ends_the_prompt_at_once(
+    workspace: Path,
+) -> None:
+    """A local server that accepts and never answers (one still loading its model, say)
+    holds the groundwork for seconds per probe; Esc must not wait for them."""
+    asked = asyncio.Event()
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        asked.set()
+        await reader.read()  # until the client hangs up; never a byte back
+        writer.close()
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    local = ProviderSettings(
+        kind="openai", base_url=f"http://127.0.0.1:{port}/v1", default_model="mock-model"
+    )
+    settings = Settings(providers={"local": local})
+    session = Session(
+        settings, resolve_provider(settings, provider="local"), SessionOptions(workspace=workspace)
+    )
+    app = make_app(session, workspace)
+    seen = Messages()
+    try:
+        async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
+            await asyncio.wait_for(asked.wait(), 10)  # the groundwork is waiting on it
+            await pilot.press(*"hello", "enter")
+            # The prompt can be cancelled as soon as it waits, long before the first probe
+            # could give up (3 s): a few idle rounds of the app, not the probe's time.
+            for _ in range(100):
+                if session.cancel_event is not None:
+                    break
+                await pilot.pause()
+            assert session.cancel_event is not None, "a prompt waiting for the groundwork"
+            await pilot.press("escape")
+            # Within the wait's 15 s: the probes alone would take 3 s each, and the model
+            # call after them would wait out the read timeout.
+            done = await seen.wait_event(AgentFinished)
+            assert done.reason == TerminateReason.ABORTED
+            await pilot.pause()
+            assert ("user", "hello") in app.main.transcript.messages()  # what was typed stays
+    finally:
+        server.close()

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from gemtui.agent.account_watch import AccountWatch
+from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.context_files import ContextFiles, add_memory
 from gemtui.agent.environment_context import environment_context
 from gemtui.agent.error_text import ErrorContext
@@ -375,6 +376,9 @@ class Session:
             self._preparing = task
         return task
 
+    async def _prepared(self) -> None:
+        await asyncio.shield(self.prepare())
+
     async def _prepare(self) -> None:
         if self._compact_tools is not None:
             return
@@ -395,13 +399,16 @@ class Session:
         ``media`` (images an editor attached) go to the model after the prompt's text.
         """
         self._prompted = True
-        if self._compact_tools is None:
-            await self.prepare()
-        self.chat.declarations = self._declarations()
-        self._cancel = asyncio.Event()
-        if self.checkpoints is not None:
-            self.checkpoints.prompt = prompt
+        self._cancel = cancel = asyncio.Event()
         try:
+            if self._compact_tools is None:
+                # A cancel while the groundwork waits (a local server slow to give its
+                # window) ends the prompt now; the executor keeps it, unanswered. The
+                # groundwork itself goes on, for the next prompt.
+                await until_cancelled(self._prepared(), cancel)
+            self.chat.declarations = self._declarations()
+            if self.checkpoints is not None:
+                self.checkpoints.prompt = prompt
             refused = await before_agent(self, prompt)
             if refused is not None:
                 return refused
