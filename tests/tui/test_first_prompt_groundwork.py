@@ -20,6 +20,15 @@ from tests.tui.conftest import make_app
 from tests.tui.helpers import Messages
 
 
+def _local_session(base_url: str, workspace: Path) -> Session:
+    """A session on a local OpenAI-compatible server, whose window it must ask for."""
+    local = ProviderSettings(kind="openai", base_url=base_url, default_model="mock-model")
+    settings = Settings(providers={"local": local})
+    return Session(
+        settings, resolve_provider(settings, provider="local"), SessionOptions(workspace=workspace)
+    )
+
+
 def _paths(srv: MockLLMServer) -> list[str]:
     return [r.path for r in srv.requests]
 
@@ -30,13 +39,7 @@ async def test_the_server_is_asked_before_the_prompt_and_not_again(
     mock_llm.local_server.kind = "llama.cpp"
     mock_llm.local_server.context_window = 8192
     (workspace / "pelican-notes.txt").write_text("Pelicans nest on islands.\n")
-    local = ProviderSettings(
-        kind="openai", base_url=f"{mock_llm.url}/v1", default_model="mock-model"
-    )
-    settings = Settings(providers={"local": local})
-    session = Session(
-        settings, resolve_provider(settings, provider="local"), SessionOptions(workspace=workspace)
-    )
+    session = _local_session(f"{mock_llm.url}/v1", workspace)
     app = make_app(session, workspace)
     mock_llm.enqueue({"text": "Noted."})
     seen = Messages()
@@ -73,13 +76,7 @@ async def test_esc_while_the_groundwork_waits_ends_the_prompt_at_once(
 
     server = await asyncio.start_server(silent, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    local = ProviderSettings(
-        kind="openai", base_url=f"http://127.0.0.1:{port}/v1", default_model="mock-model"
-    )
-    settings = Settings(providers={"local": local})
-    session = Session(
-        settings, resolve_provider(settings, provider="local"), SessionOptions(workspace=workspace)
-    )
+    session = _local_session(f"http://127.0.0.1:{port}/v1", workspace)
     app = make_app(session, workspace)
     seen = Messages()
     try:

@@ -201,8 +201,7 @@ class _Body(httpx.AsyncByteStream):
                         request=self._request,
                     )
                 data = await _read(self._wire, self._timeout, self._request)
-        except BodyError as exc:
-            self._keep_alive = False
+        except BodyError as exc:  # the decoder is not done: aclose closes the connection
             raise httpx.RemoteProtocolError(str(exc), request=self._request) from exc
 
     async def aclose(self) -> None:
