@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,15 +41,22 @@ def book_for(workspace: Path, settings: CheckpointSettings | None = None) -> Che
 
 
 class SessionCheckpoints:
-    """A ``ChangeGuard`` for the scheduler: records a checkpoint before a call runs and
-    the files it changed after. A failing checkpoint is logged and noted, never fatal:
-    the approved call still runs."""
+    """A ``ChangeGuard`` for the scheduler: records a checkpoint of every root a tool can
+    write before a call runs, and the files it changed after. A failing checkpoint is
+    logged and noted, never fatal: the approved call still runs."""
 
     def __init__(
-        self, bus: EventBus, workspace: Path, settings: CheckpointSettings, session_id: str
+        self,
+        bus: EventBus,
+        workspace: Path,
+        settings: CheckpointSettings,
+        session_id: str,
+        roots: Callable[[], Sequence[Path]] = tuple,
     ) -> None:
         self._bus = bus
         self.book = book_for(workspace, settings)
+        self._roots = roots
+        """The further roots (``--include-directories``, ``/directory add``) right now."""
         self.session_id = session_id
         self.prompt = ""
         """The text of the prompt in flight (set by the session before it runs)."""
@@ -57,18 +65,29 @@ class SessionCheckpoints:
     async def before(self, tool: Tool, invocation: Any) -> object | None:
         try:
             point = await asyncio.to_thread(
-                self.book.begin, session=self.session_id, prompt=self.prompt, tool=tool.name
+                self.book.begin,
+                session=self.session_id,
+                prompt=self.prompt,
+                tool=tool.name,
+                roots=self._roots(),
             )
         except Exception as e:  # never stop an approved call: say so instead
             log.warning("no checkpoint before %s: %s", tool.name, e)
             self._note(f"No checkpoint was taken before {tool.name}: {e}")
             return None
-        for path in point.skipped:
-            limit = self.book.max_file_size
-            self._note(
-                f"{path} is over the checkpoint size cap ([checkpoints] max_file_size ="
-                f" {limit}): it is not in checkpoints and a rewind leaves it alone."
-            )
+        limit = self.book.max_file_size
+        for root, state in point.states(self.book.workspace).items():
+            shown = (p if root == self.book.workspace else str(root / p) for p in state.skipped)
+            for path in shown:
+                self._note(
+                    f"{path} is over the checkpoint size cap ([checkpoints] max_file_size ="
+                    f" {limit}): it is not in checkpoints and a rewind leaves it alone."
+                )
+            for path in state.unreadable:
+                self._note(
+                    f"{path if root == self.book.workspace else root / path} cannot be read:"
+                    " it is not in checkpoints and a rewind leaves it alone."
+                )
         return point
 
     async def after(self, token: object) -> None:

@@ -178,7 +178,7 @@ class Session:
         )
         if self.mcp is not None and context.sandbox is not None and settings.tools.sandbox.mcp:
             self.mcp.manager.sandbox = context.sandbox
-        self.checkpoints = session_checkpoints(settings, self.bus, self.workspace.root, self.id)
+        self.checkpoints = session_checkpoints(settings, self.bus, self.workspace, self.id)
         self.scheduler.guard = self.checkpoints
         self.agents = Subagents(self)
         self.agents.load()  # each agent a tool of the registry, before the declarations

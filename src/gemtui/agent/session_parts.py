@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from gemtui.tools.netguard import FetchLimits
     from gemtui.tools.registry import ToolRegistry
     from gemtui.tools.sandbox import SandboxConfig
+    from gemtui.tools.workspace import Workspace
 
 __all__ = [
     "fetch_limits",
@@ -75,13 +76,17 @@ def sandbox_config(
 
 
 def session_checkpoints(
-    settings: Settings, bus: EventBus, workspace: Path, session_id: str
+    settings: Settings, bus: EventBus, workspace: Workspace, session_id: str
 ) -> SessionCheckpoints | None:
+    """Checkpoints of every root a tool can write (the further roots read at each call,
+    so a root added by ``/directory add`` is covered from its first change)."""
     if not settings.checkpoints.enabled:
         return None
     from gemtui.agent.checkpointing import SessionCheckpoints
 
-    return SessionCheckpoints(bus, workspace, settings.checkpoints, session_id)
+    return SessionCheckpoints(
+        bus, workspace.root, settings.checkpoints, session_id, lambda: workspace.roots[1:]
+    )
 
 
 def fetch_limits(settings: Settings) -> FetchLimits:

@@ -5,30 +5,52 @@ workspace before a tool ran and whose message is the checkpoint's JSON record; t
 after the tool ran is kept as ``refs/after/ID``, so the files a call changed are a cheap
 tree diff. Unchanged files share their objects, and the shadow index is git's stat cache:
 a checkpoint of an unchanged workspace costs one scan and one ``write-tree``.
+
+Further roots (``--include-directories``) are checkpointed with the workspace, in the
+same repository: their trees are in the record's ``roots`` (keyed by absolute path) and
+kept by ``refs/roots/ID/KEY/before`` and ``…/after``. A root inside another root is
+covered by the outer one; a root holding the workspace leaves the workspace's folder to
+the workspace's own tree.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import stat
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gemtui.checkpoints.shadow import ShadowRepo, shadow_dir
+from gemtui.checkpoints.shadow import ShadowRepo, path_key, shadow_dir
+from gemtui.checkpoints.snapshot import Snapshot, take_snapshot
 
-__all__ = ["Checkpoint", "CheckpointBook", "Snapshot", "now_iso"]
+__all__ = ["Checkpoint", "CheckpointBook", "RootState", "now_iso"]
 
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
 @dataclass
+class RootState:
+    """One root's trees in a checkpoint, and what its snapshot could not save."""
+
+    tree: str
+    after: str = ""
+    skipped: list[str] = field(default_factory=list)
+    """Files left out because they were over the size cap."""
+    unreadable: list[str] = field(default_factory=list)
+    """Files left out because gemtui may not read them."""
+
+
+@dataclass
 class Checkpoint:
-    """One checkpoint's record (the ``gemtui checkpoints --json`` row)."""
+    """One checkpoint's record (the ``gemtui checkpoints --json`` row).
+
+    ``files`` are relative to the workspace, or absolute for a further root's files.
+    """
 
     id: str
     created: str
@@ -38,22 +60,23 @@ class Checkpoint:
     files: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """Files left out because they were over the size cap."""
+    unreadable: list[str] = field(default_factory=list)
+    """Files left out because gemtui may not read them."""
     tree: str = ""
     after: str = ""
+    roots: dict[str, RootState] = field(default_factory=dict)
+    """Further roots' states, by absolute path."""
 
     def row(self) -> dict[str, Any]:
         data = asdict(self)
-        for key in ("tree", "after", "skipped"):
+        for key in ("tree", "after", "skipped", "unreadable", "roots"):
             data.pop(key)
         return data
 
-
-@dataclass(frozen=True)
-class Snapshot:
-    """A tree written from the shadow index, and the files left out for size."""
-
-    tree: str
-    skipped: list[str]
+    def states(self, workspace: Path) -> dict[Path, RootState]:
+        """Every root's state, the workspace first."""
+        main = RootState(self.tree, self.after, self.skipped, self.unreadable)
+        return {workspace: main, **{Path(k): v for k, v in self.roots.items()}}
 
 
 def now_iso() -> str:
@@ -78,61 +101,39 @@ class CheckpointBook:
         self.keep = keep
         self.keep_days = keep_days
 
+    # -- roots ----------------------------------------------------------------------------
+
+    def repo_for(self, root: Path) -> ShadowRepo:
+        """The shadow repo whose work tree is ``root`` (the workspace's own, or a further
+        root's in the same repository)."""
+        return self.repo if root == self.workspace else self.repo.for_root(root)
+
+    def further(self, roots: Sequence[Path]) -> list[Path]:
+        """The further roots a checkpoint covers: real paths, each once, none inside the
+        workspace or inside another (the outer one covers it)."""
+        real = sorted(
+            {Path(os.path.realpath(r)) for r in roots if os.path.isdir(r)} - {self.workspace}
+        )
+        return [
+            r
+            for r in real
+            if not any(r.is_relative_to(o) for o in (self.workspace, *real) if o != r)
+        ]
+
+    def snapshot(self, root: Path | None = None) -> Snapshot:
+        """Bring ``root``'s shadow index up to it and write its tree (lock held)."""
+        root = root or self.workspace
+        exclude = []
+        if root != self.workspace and self.workspace.is_relative_to(root):
+            exclude.append(self.workspace.relative_to(root).as_posix())
+        return take_snapshot(self.repo_for(root), self.max_file_size, exclude)
+
     # -- taking ---------------------------------------------------------------------------
 
-    def snapshot(self) -> Snapshot:
-        """Bring the shadow index up to the workspace and write its tree (lock held)."""
-        out = self.repo.run(
-            "ls-files", "-z", "--modified", "--others", "--deleted", "--exclude-standard"
-        )
-        paths = sorted({p for p in out.decode("utf-8", "surrogateescape").split("\0") if p})
-        update: list[str] = []
-        remove: list[str] = []
-        skipped: list[str] = []
-        real_dirs: dict[str, bool] = {}
-        for path in paths:
-            if path.endswith("/"):  # a nested repository: not ours to store
-                continue
-            try:
-                if not self._real_parent(path, real_dirs):
-                    raise FileNotFoundError(path)  # under a link now: gone from here
-                st = os.lstat(self.workspace / path)
-            except (FileNotFoundError, NotADirectoryError):
-                remove.append(path)
-                continue
-            if stat.S_ISREG(st.st_mode) and st.st_size > self.max_file_size:
-                skipped.append(path)
-                remove.append(path)
-            elif stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
-                update.append(path)
-        if remove:
-            data = "".join(f"{p}\0" for p in remove).encode("utf-8", "surrogateescape")
-            self.repo.run("update-index", "-z", "--force-remove", "--stdin", stdin=data)
-        if update:
-            data = "".join(f"{p}\0" for p in update).encode("utf-8", "surrogateescape")
-            self.repo.run(
-                "update-index", "-z", "--add", "--remove", "--replace", "--stdin", stdin=data
-            )
-        tree = self.repo.text("write-tree").strip()
-        return Snapshot(tree, skipped)
-
-    def _real_parent(self, path: str, known: dict[str, bool]) -> bool:
-        """Whether every folder above ``path`` is a real folder (not a link)."""
-        parent = path.rpartition("/")[0]
-        if not parent:
-            return True
-        if parent not in known:
-            st = (
-                os.lstat(self.workspace / parent)
-                if os.path.lexists(self.workspace / parent)
-                else None
-            )
-            ok = st is not None and stat.S_ISDIR(st.st_mode)
-            known[parent] = ok and self._real_parent(parent, known)
-        return known[parent]
-
-    def begin(self, *, session: str, prompt: str, tool: str) -> Checkpoint:
-        """Record the workspace as it is now, before ``tool`` runs."""
+    def begin(
+        self, *, session: str, prompt: str, tool: str, roots: Sequence[Path] = ()
+    ) -> Checkpoint:
+        """Record the workspace (and every further root) as it is now, before ``tool``."""
         with self.repo.locked():
             snap = self.snapshot()
             point = Checkpoint(
@@ -142,27 +143,47 @@ class CheckpointBook:
                 prompt=prompt,
                 tool=tool,
                 skipped=snap.skipped,
+                unreadable=snap.unreadable,
                 tree=snap.tree,
             )
+            for root in self.further(roots):
+                other = self.snapshot(root)
+                point.roots[str(root)] = RootState(
+                    other.tree, skipped=other.skipped, unreadable=other.unreadable
+                )
             self.write(point)
             return point
 
     def finish(self, point: Checkpoint) -> Checkpoint:
-        """After the tool ran: keep its resulting tree and the files it changed."""
+        """After the tool ran: keep its resulting trees and the files it changed."""
         with self.repo.locked():
-            after = self.snapshot().tree
-            point.after = after
-            point.files = self.changed(point.tree, after)
-            self.repo.run("update-ref", f"refs/after/{point.id}", after)
-            self.write(point)
+            self.record_after(point)
             self._prune()
             return point
+
+    def record_after(self, point: Checkpoint) -> None:
+        """Snapshot every root of ``point`` again: its after trees and changed files."""
+        point.after = self.snapshot().tree
+        files = self.changed(point.tree, point.after)
+        for root, state in point.roots.items():
+            state.after = self.snapshot(Path(root)).tree
+            files += [str(Path(root) / p) for p in self.changed(state.tree, state.after)]
+        point.files = files
+        self.write(point)
 
     def write(self, point: Checkpoint) -> None:
         record = {k: v for k, v in asdict(point).items() if k not in ("tree",)}
         message = json.dumps(record, ensure_ascii=False)
         commit = self.repo.text("commit-tree", point.tree, "-m", message).strip()
-        self.repo.run("update-ref", f"refs/checkpoints/{point.id}", commit)
+        refs = [f"update refs/checkpoints/{point.id} {commit}\n"]
+        if point.after:
+            refs.append(f"update refs/after/{point.id} {point.after}\n")
+        for root, state in point.roots.items():
+            base = f"refs/roots/{point.id}/{path_key(Path(root))}"
+            refs.append(f"update {base}/before {state.tree}\n")
+            if state.after:
+                refs.append(f"update {base}/after {state.after}\n")
+        self.repo.run("update-ref", "--stdin", stdin="".join(refs).encode())
 
     def changed(self, old: str, new: str) -> list[str]:
         """Paths that differ between two trees."""
@@ -186,8 +207,9 @@ class CheckpointBook:
             try:
                 data = json.loads(message)
                 fields = {k: data[k] for k in Checkpoint.__dataclass_fields__ if k in data}
+                fields["roots"] = {k: RootState(**v) for k, v in data.get("roots", {}).items()}
                 point = Checkpoint(**fields)
-            except (ValueError, TypeError, KeyError):
+            except (ValueError, TypeError, KeyError, AttributeError):
                 continue
             point.tree = tree
             points.append(point)
@@ -215,5 +237,8 @@ class CheckpointBook:
         if not drop:
             return
         lines = "".join(f"delete refs/checkpoints/{p.id}\ndelete refs/after/{p.id}\n" for p in drop)
+        for p in drop:
+            out = self.repo.text("for-each-ref", "--format=%(refname)", f"refs/roots/{p.id}/")
+            lines += "".join(f"delete {ref}\n" for ref in out.split())
         self.repo.run("update-ref", "--stdin", stdin=lines.encode())
         self.repo.run("gc", "--prune=now", "--quiet")

@@ -43,7 +43,13 @@ def rewind_command(argv: list[str]) -> int:
         out.write(f"removed  {path}\n")
     for path in report.failed:
         out.write(f"NOT restored {path}\n")
-    if not plan.changes:
-        out.write("Nothing to change: the files are as they were.\n")
+    for left in plan.left:
+        out.write(left.line() + "\n")
+    if not plan.steps:
+        out.write(
+            "Nothing else to change.\n"
+            if plan.left
+            else "Nothing to change: the files are as they were.\n"
+        )
     out.write(f"Undo this rewind with: gemtui rewind {result.saved.id}\n")
     return EXIT_ERROR if report.failed else 0

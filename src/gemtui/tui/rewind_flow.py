@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 import os
 import stat
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -19,30 +20,54 @@ if TYPE_CHECKING:
 __all__ = ["open_rewind", "plan_diff"]
 
 _DIFF_LIMIT = 200_000
+"""Bytes read of each side of a file for the preview (a huge file is never read whole)."""
 
 
-def plan_diff(book: CheckpointBook, plan: RewindPlan) -> str:
-    """A unified diff from the files as they are to what the rewind would write."""
+def _head(path: Path, limit: int) -> tuple[bytes, int]:
+    """At most ``limit`` bytes of a regular file (never through a link), and its size."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return b"", 0
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return b"", 0
+        chunks: list[bytes] = []
+        got = 0
+        while got < limit and (chunk := os.read(fd, min(65536, limit - got))):
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks), st.st_size
+    finally:
+        os.close(fd)
+
+
+def plan_diff(book: CheckpointBook, plan: RewindPlan, limit: int = _DIFF_LIMIT) -> str:
+    """A unified diff from the files as they are to what the rewind would write; each
+    side read up to ``limit`` bytes ("…truncated" says where it stopped)."""
     chunks: list[str] = []
-    for change in plan.changes:
-        path = book.workspace / change.path
-        try:
-            st = os.lstat(path)
-            now = path.read_bytes() if stat.S_ISREG(st.st_mode) else b""
-        except OSError:
-            now = b""
-        then = book.repo.run("cat-file", "blob", change.blob) if change.blob else b""
-        if len(now) + len(then) > _DIFF_LIMIT or b"\0" in now + then:
-            chunks.append(f"Binary or large file {change.path} differs\n")
+    for root, change in plan.steps:
+        shown = root.shown(change.path)
+        now, now_size = _head(root.root / change.path, limit)
+        then, then_size = b"", 0
+        if change.blob and change.mode != "160000":
+            then, then_size = book.repo.blob_head(change.blob, limit)
+        if b"\0" in now + then:
+            chunks.append(f"Binary file {shown} differs\n")
             continue
         chunks.extend(
             difflib.unified_diff(
                 now.decode("utf-8", "replace").splitlines(keepends=True),
                 then.decode("utf-8", "replace").splitlines(keepends=True),
-                f"a/{change.path}" if now else "/dev/null",
-                f"b/{change.path}" if change.status != "D" else "/dev/null",
+                f"a/{shown}" if now_size else "/dev/null",
+                f"b/{shown}" if change.status != "D" else "/dev/null",
             )
         )
+        if chunks and not chunks[-1].endswith("\n"):
+            chunks.append("\n")
+        if now_size > len(now) or then_size > len(then):
+            chunks.append(f"…truncated: {shown} is longer than the preview reads\n")
     return "".join(chunks)
 
 
@@ -108,6 +133,8 @@ def _apply(app: SessionHost, session: Session, book: CheckpointBook, choice: Rew
         said.append(f"{changed} file(s) put back (undo: gemtui rewind {result.saved.id})")
         if result.report.failed:
             said.append(f"not restored: {', '.join(result.report.failed)}")
+        if result.plan.left:
+            said.append(f"left as is (not saved): {', '.join(x.path for x in result.plan.left)}")
     if choice.mode in ("conversation", "both"):
         history = list(session.chat.history)
         cut = history_before_prompt(history, choice.point.prompt)

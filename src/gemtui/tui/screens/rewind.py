@@ -41,13 +41,17 @@ class RewindChoice:
 
 
 def preview_text(plan: RewindPlan, diff: str) -> str:
-    """What the code rewind would do, hand edits first, then the diff."""
+    """What the code rewind would do, hand edits first, then what it leaves alone (never
+    saved: it cannot be given back), then the diff."""
     lines = [f"changed by hand since, restored too: {p}" for p in plan.by_hand]
-    for change in plan.changes:
+    for root, change in plan.steps:
         verb = {"D": "remove", "A": "restore", "M": "change back"}[change.status]
-        lines.append(f"{verb:<11} {change.path}")
-    if not plan.changes:
+        lines.append(f"{verb:<11} {root.shown(change.path)}")
+    lines += [left.line() for left in plan.left]
+    if not plan.steps and not plan.left:
         lines.append("The files are already as they were before this prompt.")
+    elif not plan.steps:
+        lines.append("Nothing else to change.")
     return "\n".join(lines) + ("\n\n" + diff if diff else "")
 
 
