@@ -12,7 +12,7 @@ from typing import Any
 from gemtui.bus.bus import EventBus
 from gemtui.bus.events import ErrorOccurred
 from gemtui.checkpoints import Checkpoint, CheckpointBook
-from gemtui.config.paths import data_dir
+from gemtui.config.paths import data_dir, log_dir
 from gemtui.config.settings import CheckpointSettings
 from gemtui.tools.base import Tool
 from gemtui.wire import Content
@@ -37,6 +37,7 @@ def book_for(workspace: Path, settings: CheckpointSettings | None = None) -> Che
         max_file_size=s.max_file_size,
         keep=s.keep,
         keep_days=s.keep_days,
+        own=(log_dir(),),
     )
 
 

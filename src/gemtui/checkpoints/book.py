@@ -94,9 +94,13 @@ class CheckpointBook:
         max_file_size: int = 10_000_000,
         keep: int = 100,
         keep_days: float = 7.0,
+        own: Sequence[Path] = (),
     ) -> None:
         self.repo = ShadowRepo(shadow_dir(data_dir, workspace), workspace)
         self.workspace = self.repo.workspace
+        self.own = [Path(os.path.realpath(p)) for p in (data_dir, *own)]
+        """gemtui's own folders (the checkpoints themselves, sessions, logs): never in a
+        checkpoint, never rewound, even inside a root (``--include-directories ~``)."""
         self.max_file_size = max_file_size
         self.keep = keep
         self.keep_days = keep_days
@@ -123,9 +127,8 @@ class CheckpointBook:
     def snapshot(self, root: Path | None = None) -> Snapshot:
         """Bring ``root``'s shadow index up to it and write its tree (lock held)."""
         root = root or self.workspace
-        exclude = []
-        if root != self.workspace and self.workspace.is_relative_to(root):
-            exclude.append(self.workspace.relative_to(root).as_posix())
+        inner = [*self.own, *([self.workspace] if root != self.workspace else [])]
+        exclude = [p.relative_to(root).as_posix() for p in inner if p.is_relative_to(root)]
         return take_snapshot(self.repo_for(root), self.max_file_size, exclude)
 
     # -- taking ---------------------------------------------------------------------------

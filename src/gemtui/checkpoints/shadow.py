@@ -68,7 +68,9 @@ class ShadowRepo:
 
     def for_root(self, root: Path) -> ShadowRepo:
         """The same repository with ``root`` as its work tree and an index of its own."""
-        return ShadowRepo(self.git_dir, root, main=self)
+        other = ShadowRepo(self.git_dir, root, main=self)
+        other.ensure()
+        return other
 
     def _environment(self) -> dict[str, str]:
         env = {

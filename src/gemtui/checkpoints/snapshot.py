@@ -28,7 +28,8 @@ class Snapshot:
 def take_snapshot(repo: ShadowRepo, max_file_size: int, exclude: Sequence[str] = ()) -> Snapshot:
     """Bring ``repo``'s index up to its work tree and write its tree (lock held).
 
-    ``exclude`` names folders inside this root that another root's checkpoints cover.
+    ``exclude`` names folders inside this root that are not its to keep (the workspace
+    when this is a root around it, gemtui's own folders).
     """
     spec = ["--", ".", *(f":(exclude,literal){p}" for p in exclude)] if exclude else []
     out = repo.run(
