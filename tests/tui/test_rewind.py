@@ -248,3 +248,36 @@ async def test_a_file_changed_by_hand_since_is_asked_about_first(
         await pilot.press("y")
         await pilot.pause()
         assert _files(workspace) == ORIGINAL
+
+
+async def test_the_preview_names_a_file_it_leaves_as_is_and_reads_a_bounded_diff(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """A file grown past ``[checkpoints] max_file_size`` since the prompt is named in the
+    preview and left as it is; a long file's diff stops at the preview's bound and says so."""
+    long_text = "".join(f"line {i}\n" for i in range(20_000))  # ~190 KB, under the cap
+    (workspace / "grown.txt").write_text("small\n")
+    (workspace / "long.txt").write_text(long_text)
+    write = {"file_path": "long.txt", "content": "short\n"}
+    mock_llm.enqueue({"function_calls": [{"name": "write_file", "args": write}]}, {"text": "done"})
+    session = make_session(mock_llm.url, workspace, approval_mode="yolo")
+    assert session.checkpoints is not None
+    session.checkpoints.book.max_file_size = 1_000_000  # what [checkpoints] max_file_size sets
+    app = make_app(session, workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"change things", "enter")
+        await seen.wait_event(AgentFinished)
+        await pilot.pause()
+        grown = b"the person's work\n" * 120_000  # 2.2 MB, past the cap since
+        (workspace / "grown.txt").write_bytes(grown)
+        await pilot.press(*"/rewind", "enter")
+        await pilot.pause()
+        preview = await _choose(pilot, app, 2)
+        assert "left as is: grown.txt (2.2 MB, over [checkpoints] max_file_size)" in preview
+        assert "change back long.txt" in preview
+        assert "…truncated: long.txt is longer than the preview reads" in preview
+        assert "+line 10\n" in preview
+        assert "+line 19999" not in preview
+        assert (workspace / "grown.txt").read_bytes() == grown
+        assert (workspace / "long.txt").read_text() == long_text

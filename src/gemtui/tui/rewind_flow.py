@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = ["open_rewind", "plan_diff"]
 
-_DIFF_LIMIT = 200_000
+_DIFF_LIMIT = 64_000
 """Bytes read of each side of a file for the preview (a huge file is never read whole)."""
 
 
