@@ -11,6 +11,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from gemtui.checkpoints import CheckpointBook
+
 from .helpers import gemtui_env, run_gemtui, write_fast_config
 
 
@@ -132,3 +134,22 @@ def test_a_root_around_the_workspace_leaves_it_and_gemtuis_own_files_to_their_ow
     sessions = [p for p in own if p.suffix == ".db"]
     assert sessions
     assert all(p.stat().st_mtime_ns == own[p] for p in sessions)
+
+
+def test_retention_drops_a_further_roots_trees_with_their_checkpoint(
+    isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    book = CheckpointBook(isolated_home / "data", workspace, keep=1, keep_days=0)
+    for i in range(3):
+        (lib / "f.txt").write_text(f"{i}\n")
+        book.finish(book.begin(session=f"s{i}", prompt="p", tool="write_file", roots=[lib]))
+    kept = book.all()
+    assert [p.session for p in kept] == ["s2"]
+    refs = book.repo.text("for-each-ref", "--format=%(refname)", "refs/roots/").split()
+    assert len(refs) == 2
+    assert all(ref.startswith(f"refs/roots/{kept[0].id}/") for ref in refs)
+    state = kept[0].roots[str(lib)]
+    assert book.repo.text("cat-file", "-t", state.tree).strip() == "tree"
+    assert book.repo.text("cat-file", "-t", state.after).strip() == "tree"

@@ -92,6 +92,7 @@ def test_every_form_of_unsaved_content_is_left_as_is_and_named(
     (workspace / "out.log").write_text("old log\n")
     (workspace / "f2.txt").write_text("was a file\n")
     (workspace / "small.bin").write_bytes(b"\x00\x01old")
+    (workspace / "linked.txt").write_text("a file then\n")
     point = _checkpoint(mock_llm_thread, isolated_home, workspace)
 
     # a folder replaced by a file over the cap: restoring d/a.txt would unlink it
@@ -113,6 +114,11 @@ def test_every_form_of_unsaved_content_is_left_as_is_and_named(
     (workspace / "f2.txt" / "huge.dat").write_bytes(b"H" * 5000)
     # a small binary changed: saved on both sides, rewound as usual
     (workspace / "small.bin").write_bytes(b"\x00\x02new")
+    # a file replaced by a link to a big file elsewhere: the link is saved, the file not read
+    outside = workspace.parent / "outside.bin"
+    outside.write_bytes(b"O" * 5000)
+    (workspace / "linked.txt").unlink()
+    (workspace / "linked.txt").symlink_to(outside)
 
     proc = _rewind(isolated_home, workspace, point)
     assert proc.returncode == 0, proc.stderr
@@ -132,6 +138,19 @@ def test_every_form_of_unsaved_content_is_left_as_is_and_named(
     assert (workspace / "small.bin").read_bytes() == b"\x00\x01old"
     assert not (workspace / "touched.txt").exists()
     assert "NOT restored" not in out
+    assert not (workspace / "linked.txt").is_symlink()
+    assert (workspace / "linked.txt").read_text() == "a file then\n"
+    assert outside.read_bytes() == b"O" * 5000
+
+    # the undo puts back every saved change and still leaves the rest as it is
+    undo = _rewind(isolated_home, workspace, _undo_id(out))
+    assert undo.returncode == 0, undo.stderr
+    assert os.readlink(workspace / "linked.txt") == str(outside)
+    assert (workspace / "small.bin").read_bytes() == b"\x00\x02new"
+    assert (workspace / "d").read_bytes() == b"D" * 3000
+    assert (workspace / "out.log").read_text() == "new log, never saved\n"
+    assert (workspace / "f2.txt" / "huge.dat").read_bytes() == b"H" * 5000
+    assert (workspace / "touched.txt").read_text() == "T\n"
 
 
 def _second_checkpoint(mock: MockLLMServer, home: Path, ws: Path) -> None:
@@ -182,3 +201,49 @@ def test_an_unreadable_file_is_left_as_is_and_the_rest_is_rewound(
     assert not (workspace / "touched.txt").exists()
     (workspace / "secret.txt").chmod(0o644)
     assert (workspace / "secret.txt").read_text() == "new, unreadable to gemtui\n"
+
+
+def test_a_file_ignored_at_the_checkpoint_is_not_removed_by_the_rewind(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """``.env`` was ignored (never saved) when the checkpoint was taken; a tool then stops
+    ignoring it, so the next checkpoints hold it. Rewinding to the first one must not
+    take its absence there for "created since" and delete it."""
+    write_fast_config(isolated_home)
+    (workspace / ".gitignore").write_text(".env\n")
+    (workspace / ".env").write_text("TOKEN=the person's\n")
+    write = {"file_path": ".gitignore", "content": "build/\n"}
+    mock_llm_thread.enqueue(
+        {"function_calls": [{"name": "write_file", "args": write}]},
+        {"function_calls": [{"name": "write_file", "args": dict(write, file_path="x.txt")}]},
+        {"text": "done"},
+    )
+    env = gemtui_env(isolated_home, mock_llm_thread.url)
+    proc = run_gemtui(["-p", "tidy", "-y"], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(_rewind_rows(isolated_home, workspace))
+    assert [r["files"] for r in rows] == [["x.txt"], [".env", ".gitignore"]]
+    # control: the later checkpoint really holds .env (it is no longer ignored)
+    assert ".env" in _tree_of_undo_point(isolated_home, workspace, str(rows[0]["id"]))
+    done = _rewind(isolated_home, workspace, str(rows[-1]["id"]))
+    assert done.returncode == 0, done.stderr
+    assert (workspace / ".gitignore").read_text() == ".env\n"
+    assert not (workspace / "x.txt").exists()
+    assert (workspace / ".env").read_text() == "TOKEN=the person's\n"
+    assert "left as is: .env (ignored at the checkpoint, so not saved)" in done.stdout
+
+
+def _rewind_rows(home: Path, ws: Path) -> str:
+    listing = run_gemtui(["checkpoints", "--json"], env=gemtui_env(home), cwd=ws)
+    assert listing.returncode == 0, listing.stderr
+    return listing.stdout
+
+
+def _tree_of_undo_point(home: Path, ws: Path, point_id: str) -> str:
+    """The paths in a checkpoint's tree, read with git from the shadow repository."""
+    from gemtui.checkpoints import CheckpointBook
+
+    book = CheckpointBook(home / "data", ws)
+    point = book.get(point_id)
+    assert point is not None
+    return book.repo.text("ls-tree", "-r", "--name-only", point.tree)

@@ -4,6 +4,7 @@ is left as it is and named: a rewind never destroys what it cannot give back."""
 
 from __future__ import annotations
 
+import os
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 from gemtui.checkpoints.book import Checkpoint, CheckpointBook, RootState, now_iso
 from gemtui.checkpoints.restore import Change, RestoreReport, apply_changes, plan_changes
 from gemtui.checkpoints.snapshot import Snapshot
-from gemtui.checkpoints.unsaved import LeftAlone, split_unsaved
+from gemtui.checkpoints.unsaved import LeftAlone, ignored_in, split_unsaved
 
 __all__ = [
     "RewindPlan",
@@ -99,14 +100,15 @@ def _plan(book: CheckpointBook, point_id: str) -> RewindPlan:
     plans: list[RootPlan] = []
     for root, state in _target_states(book, points, target).items():
         main = root == book.workspace
-        if not main and not root.is_dir():
-            gone = LeftAlone("", "the folder is no longer there")
+        if not main and (os.path.realpath(root) != str(root) or not root.is_dir()):
+            gone = LeftAlone("", "the folder is no longer there (or is a link now)")
             plans.append(RootPlan(root, main, Snapshot(""), left=[gone]))
             continue
         snap = book.snapshot(root)
-        changes, left = split_unsaved(
-            root, plan_changes(book.repo, snap.tree, state.tree), snap, state
-        )
+        changes = plan_changes(book.repo, snap.tree, state.tree)
+        removals = [c.path for c in changes if c.status == "D"]
+        ignored = ignored_in(book.repo, state.tree, removals)
+        changes, left = split_unsaved(root, changes, snap, state, ignored)
         plan = RootPlan(root, main, snap, changes, left=left)
         afters = [s.after for p in points if (s := p.states(book.workspace).get(root))]
         latest = next((a for a in afters if a), "")

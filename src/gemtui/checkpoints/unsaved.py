@@ -7,14 +7,19 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from gemtui.checkpoints.book import RootState
 from gemtui.checkpoints.restore import Change
+from gemtui.checkpoints.shadow import ShadowRepo
 from gemtui.checkpoints.snapshot import Snapshot
 
-__all__ = ["LeftAlone", "human_size", "split_unsaved"]
+__all__ = ["LeftAlone", "human_size", "ignored_in", "split_unsaved"]
+
+_IGNORE_FILES = (".gitignore", ".geminiignore")
 
 CAP = "[checkpoints] max_file_size"
 
@@ -38,8 +43,41 @@ def human_size(size: int) -> str:
     return f"{size} bytes"
 
 
+def ignored_in(repo: ShadowRepo, tree: str, paths: Iterable[str]) -> set[str]:
+    """Which of ``paths`` the ignore files of ``tree`` ignore: a file ignored at a
+    checkpoint was never saved in it, so its absence there says nothing.
+
+    The tree's ``.gitignore``/``.geminiignore`` files are written to a scratch folder and
+    git itself answers (``check-ignore --no-index``), so the rules are git's own.
+    """
+    wanted = sorted(set(paths))
+    if not wanted:
+        return set()
+    out = repo.run("ls-tree", "-r", "-z", tree)
+    rules: list[tuple[str, str]] = []
+    for entry in out.decode("utf-8", "surrogateescape").split("\0"):
+        meta, _, path = entry.partition("\t")
+        if path.rpartition("/")[2] == ".gitignore" or path == ".geminiignore":
+            rules.append((path, meta.split(" ")[2]))
+    if not rules:
+        return set()
+    with tempfile.TemporaryDirectory(prefix="gemtui-ignore-") as scratch:
+        for path, blob in rules:
+            target = Path(scratch, path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(repo.run("cat-file", "blob", blob))
+        probe = ShadowRepo(repo.git_dir, Path(scratch), main=repo.main or repo)
+        data = "".join(f"{p}\0" for p in wanted).encode("utf-8", "surrogateescape")
+        found = probe.run("check-ignore", "--no-index", "-z", "--stdin", stdin=data, check=False)
+    return {p for p in found.decode("utf-8", "surrogateescape").split("\0") if p}
+
+
 def split_unsaved(
-    root: Path, changes: list[Change], now: Snapshot, target: RootState
+    root: Path,
+    changes: list[Change],
+    now: Snapshot,
+    target: RootState,
+    ignored_then: Iterable[str] = (),
 ) -> tuple[list[Change], list[LeftAlone]]:
     """The changes that are safe to make, and every path left as it is (relative)."""
     unsaved_now = {p: _over_cap(root, p) for p in now.skipped}
@@ -48,9 +86,10 @@ def split_unsaved(
     unsaved_then.update(
         {p: "unreadable at the checkpoint, so not saved" for p in target.unreadable}
     )
+    unsaved_then.update({p: "ignored at the checkpoint, so not saved" for p in ignored_then})
     left = dict(unsaved_now)
-    for path, why in unsaved_then.items():
-        left.setdefault(path, why)
+    for path in (*target.skipped, *target.unreadable):
+        left.setdefault(path, unsaved_then[path])
     removing = {c.path for c in changes if c.status == "D"}
     safe: list[Change] = []
     for change in changes:
