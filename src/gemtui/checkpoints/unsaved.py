@@ -19,8 +19,6 @@ from gemtui.checkpoints.snapshot import Snapshot
 
 __all__ = ["LeftAlone", "human_size", "ignored_in", "split_unsaved"]
 
-_IGNORE_FILES = (".gitignore", ".geminiignore")
-
 CAP = "[checkpoints] max_file_size"
 
 
@@ -36,6 +34,7 @@ class LeftAlone:
 
 
 def human_size(size: int) -> str:
+    """A size the way the person reads it (decimal units, like ``ls -h --si``)."""
     if size >= 1_000_000:
         return f"{size / 1_000_000:.1f} MB"
     if size >= 1_000:
@@ -47,8 +46,9 @@ def ignored_in(repo: ShadowRepo, tree: str, paths: Iterable[str]) -> set[str]:
     """Which of ``paths`` the ignore files of ``tree`` ignore: a file ignored at a
     checkpoint was never saved in it, so its absence there says nothing.
 
-    The tree's ``.gitignore``/``.geminiignore`` files are written to a scratch folder and
-    git itself answers (``check-ignore --no-index``), so the rules are git's own.
+    The tree's ``.gitignore`` files (and its root ``.geminiignore``, as the snapshot reads
+    it) are written to a scratch folder and git itself answers (``check-ignore
+    --no-index``), so the rules are git's own.
     """
     wanted = sorted(set(paths))
     if not wanted:
