@@ -153,3 +153,27 @@ def test_retention_drops_a_further_roots_trees_with_their_checkpoint(
     state = kept[0].roots[str(lib)]
     assert book.repo.text("cat-file", "-t", state.tree).strip() == "tree"
     assert book.repo.text("cat-file", "-t", state.after).strip() == "tree"
+
+
+def test_a_root_added_later_is_rewound_to_before_the_first_tool_that_reached_it(
+    isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """``/directory add`` mid-session: the checkpoint taken before the root was added has
+    no tree for it, so a rewind to it puts the root back as it was before the first tool
+    that could reach it ran."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "f.txt").write_text("before any tool\n")
+    (workspace / "a.txt").write_text("a0\n")
+    book = CheckpointBook(isolated_home / "data", workspace)
+    first = book.begin(session="s", prompt="p", tool="write_file")
+    (workspace / "a.txt").write_text("a1\n")
+    book.finish(first)
+    second = book.begin(session="s", prompt="p", tool="write_file", roots=[lib])
+    (lib / "f.txt").write_text("written by the tool\n")
+    book.finish(second)
+    assert second.files == [str(lib / "f.txt")]
+    done = _run(isolated_home, workspace, ["rewind", first.id])
+    assert (workspace / "a.txt").read_text() == "a0\n"
+    assert (lib / "f.txt").read_text() == "before any tool\n"
+    assert f"restored {lib / 'f.txt'}" in done.stdout
