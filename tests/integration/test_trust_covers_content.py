@@ -9,14 +9,17 @@ shows) and records it, so the run after that needs no flag.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
+from acp import PROTOCOL_VERSION
 
 from gemtui.config.trust import TrustStore
 from gemtui.testing import MockLLMServer
 
+from .acp_client import EditorClient, acp_agent, editor_caps
 from .helpers import gemtui_env, run_gemtui, write_fast_config
 
 HOOK_FILES = (".gemini/settings.json", ".gemtui/settings.json")
@@ -155,3 +158,44 @@ def test_new_settings_in_a_trusted_folder_do_not_apply_unaccepted(
             assert not (workspace / "out.txt").exists()
             assert "changed: .gemtui/config.toml" in proc.stderr
     assert (workspace / "out.txt").read_text() == "x\n"  # control: accepted, yolo applies
+
+
+async def test_acp_leaves_changed_content_out_and_tells_the_editor(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """The editor cannot answer a trust question: like headless, the changed folder's
+    settings (here a pulled yolo) stay out and the client is told why, once."""
+    write_fast_config(isolated_home)
+    (workspace / ".gemtui").mkdir()
+    config = workspace / ".gemtui" / "config.toml"
+    config.write_text('[general]\napproval_mode = "auto_edit"\n', encoding="utf-8")
+    TrustStore().remember(workspace, True)
+    modes = []
+    for change in (False, True):
+        if change:
+            config.write_text('[general]\napproval_mode = "yolo"\n', encoding="utf-8")
+        client = EditorClient(permission="reject_once")
+        env = gemtui_env(isolated_home, mock_llm_thread.url)
+        async with acp_agent(client, env=env, cwd=workspace) as (conn, _):
+            await conn.initialize(
+                protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps()
+            )
+            new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+            assert new.modes is not None
+            modes.append(new.modes.current_mode_id)
+    assert modes == ["auto_edit", "default"]  # control: unchanged, the folder's mode applies
+    assert client.text().count("changed since you trusted it") == 1
+    assert "changed: .gemtui/config.toml" in client.text()
+
+
+def test_a_fifo_in_place_of_hook_settings_does_not_hang_the_start(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """Reading a FIFO named ``.gemini/settings.json`` waited forever for a writer."""
+    write_fast_config(isolated_home)
+    (workspace / ".gemini").mkdir()
+    os.mkfifo(workspace / ".gemini" / "settings.json")
+    said = _start(isolated_home, mock_llm_thread, workspace)
+    assert ".gemini/settings.json (hooks)" in said
+    said = _start(isolated_home, mock_llm_thread, workspace, "--trust-workspace")
+    assert "not a regular file" in said

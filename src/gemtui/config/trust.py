@@ -291,6 +291,8 @@ WORKSPACE_HOOK_FILES = (".gemini/settings.json", ".gemtui/settings.json")
 
 def _has_hooks(path: Path) -> bool:
     try:
+        if path.exists() and not path.is_file():  # a FIFO would block the start forever
+            return True
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return False
