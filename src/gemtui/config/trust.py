@@ -110,9 +110,10 @@ class TrustStore:
         entries = self._entries()
         entries[str(folder.resolve())] = _TRUST if trusted else _DISTRUST
         _write_json(self.path, entries)
-        self.remember_content(
-            folder, (trusted_content(folder) if content is None else content) if trusted else None
-        )
+        if not trusted:
+            self.remember_content(folder, None)
+        else:
+            self.remember_content(folder, trusted_content(folder) if content is None else content)
 
     @property
     def content_path(self) -> Path:
@@ -389,14 +390,14 @@ def workspace_trust(
     """
     overrides = workspace_overrides(workspace)
     store = store or TrustStore()
+    if overrides is None and not flag:  # nothing to apply: no need to read the list or ask
+        return WorkspaceTrust(False, None, False)
     content = trusted_content(workspace)
     shown = tuple(sorted(content.items()))
     if flag:
         with suppress(OSError):  # the flag trusts this run whether or not it is remembered
             store.remember_content(workspace, content)
         return WorkspaceTrust(True, overrides, False, content=shown)
-    if overrides is None:  # nothing to apply: no need to read the list or ask
-        return WorkspaceTrust(False, None, False)
     decision = store.is_trusted(workspace)
     if decision is True:
         changes = content_changes(store.recorded_content(workspace), content)
