@@ -78,11 +78,9 @@ def build(
         raise FatalInputError(f"cwd must be an absolute path to a folder: {cwd}")
     workspace = workspace.resolve()
     trust = workspace_trust(workspace, flag=opts.trust_workspace)
-    notice = None
-    if trust.ignored is not None:
-        notice = trust.ignored.ignored_notice(
-            "Start gemtui with --trust-workspace (or trust the folder in the TUI) to apply them."
-        )
+    notice = trust.notice(
+        "Start gemtui with --trust-workspace (or trust the folder in the TUI) to apply them."
+    )
     settings = load_settings(workspace, trusted=trust.trusted)
     extra = {k: v for k, v in _client_servers(mcp_servers).items() if k not in settings.mcpServers}
     if extra:

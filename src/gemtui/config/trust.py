@@ -9,6 +9,10 @@ once per folder; headless runs trust a folder only by that list or ``--trust-wor
 
 What a folder would change is described from its raw files (``WorkspaceOverrides``) and
 never fails: an untrusted folder's broken file must not be able to stop gemtui either.
+
+Trust covers the content the person trusted (``trust_content``): a trusted folder whose
+code-running files changed since is not trusted this run until the person accepts the new
+content — the TUI asks, ``--trust-workspace`` accepts it, other runs leave it out and say so.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +29,12 @@ from urllib.parse import urlsplit
 
 from gemtui.config.paths import config_dir, workspace_config_file
 from gemtui.config.toml_file import read_toml_file
+from gemtui.config.trust_content import (
+    TRUST_CONTENT_FILE_NAME,
+    content_changes,
+    read_content_records,
+    trusted_content,
+)
 from gemtui.errors import FatalConfigError
 
 __all__ = [
@@ -89,20 +101,53 @@ class TrustStore:
                 best = (depth, level != _DISTRUST)
         return None if best is None else best[1]
 
-    def remember(self, folder: Path, trusted: bool) -> None:
-        """Record the decision for exactly this folder (OSError when it cannot be saved)."""
+    def remember(
+        self, folder: Path, trusted: bool, content: Mapping[str, str] | None = None
+    ) -> None:
+        """Record the decision for exactly this folder (OSError when it cannot be saved);
+        a trust covers ``content`` (what the person was shown; by default what is there now).
+        """
         entries = self._entries()
         entries[str(folder.resolve())] = _TRUST if trusted else _DISTRUST
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".trusted_folders.", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(entries, fh, indent=2, sort_keys=True)
-                fh.write("\n")
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        _write_json(self.path, entries)
+        if not trusted:
+            self.remember_content(folder, None)
+        else:
+            self.remember_content(folder, trusted_content(folder) if content is None else content)
+
+    @property
+    def content_path(self) -> Path:
+        """Where the trusted content's hashes are kept, beside the decisions."""
+        return self.path.with_name(TRUST_CONTENT_FILE_NAME)
+
+    def recorded_content(self, folder: Path) -> dict[str, str] | None:
+        """The hashes recorded when ``folder`` was last trusted (None: never recorded)."""
+        return read_content_records(self.content_path).get(str(folder.resolve()))
+
+    def remember_content(self, folder: Path, content: Mapping[str, str] | None) -> None:
+        """Record (None: forget) what a trust of exactly ``folder`` covers."""
+        records = read_content_records(self.content_path)
+        key = str(folder.resolve())
+        if content is None:
+            if records.pop(key, None) is None:
+                return
+        else:
+            records[key] = dict(content)
+        _write_json(self.content_path, records)
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write ``data`` atomically: a crash leaves the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2, sort_keys=True)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 @dataclass(frozen=True)
@@ -247,6 +292,8 @@ WORKSPACE_HOOK_FILES = (".gemini/settings.json", ".gemtui/settings.json")
 
 def _has_hooks(path: Path) -> bool:
     try:
+        if path.exists() and not path.is_file():  # a FIFO would block the start forever
+            return True
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return False
@@ -308,22 +355,52 @@ class WorkspaceTrust:
     overrides: WorkspaceOverrides | None
     """What the folder's files would change; None when it has none (nothing to decide)."""
     undecided: bool
-    """Neither the flag nor the list decided: the TUI asks, headless runs ignore them."""
+    """Neither the flag nor the list decided, or a trusted folder's content changed: the
+    TUI asks, headless runs ignore the folder's settings."""
+    changes: tuple[str, ...] = ()
+    """A trusted folder's files added, changed or removed since it was trusted (one line
+    each); its settings do not apply until the person accepts them."""
+    content: tuple[tuple[str, str], ...] = ()
+    """The hashes of what the person is shown: what a "trust" answer records."""
 
     @property
     def ignored(self) -> WorkspaceOverrides | None:
         """The settings this run leaves out, if any."""
         return None if self.trusted else self.overrides
 
+    def notice(self, how_to_trust: str) -> str | None:
+        """What this run leaves out and why, on one line; None when nothing is."""
+        if self.ignored is None:
+            return None
+        if self.changes:
+            return (
+                "ignored this folder's own settings: what can run code in it changed since "
+                f"you trusted it ({'; '.join(self.changes)}). {how_to_trust}"
+            )
+        return self.ignored.ignored_notice(how_to_trust)
+
 
 def workspace_trust(
     workspace: Path, *, flag: bool = False, store: TrustStore | None = None
 ) -> WorkspaceTrust:
-    """The trust decision for ``workspace``; a broken trusted-folders file exits 52."""
+    """The trust decision for ``workspace``; a broken trusted-folders file exits 52.
+
+    ``flag`` (``--trust-workspace``) trusts the folder as it is now and records its
+    content, so a later run trusted by the list does not ask about it again.
+    """
     overrides = workspace_overrides(workspace)
-    if flag:
-        return WorkspaceTrust(True, overrides, False)
-    if overrides is None:  # nothing to apply: no need to read the list or ask
+    store = store or TrustStore()
+    if overrides is None and not flag:  # nothing to apply: no need to read the list or ask
         return WorkspaceTrust(False, None, False)
-    decision = (store or TrustStore()).is_trusted(workspace)
-    return WorkspaceTrust(decision is True, overrides, decision is None)
+    content = trusted_content(workspace)
+    shown = tuple(sorted(content.items()))
+    if flag:
+        with suppress(OSError):  # the flag trusts this run whether or not it is remembered
+            store.remember_content(workspace, content)
+        return WorkspaceTrust(True, overrides, False, content=shown)
+    decision = store.is_trusted(workspace)
+    if decision is True:
+        changes = content_changes(store.recorded_content(workspace), content)
+        if changes:
+            return WorkspaceTrust(False, overrides, True, changes, shown)
+    return WorkspaceTrust(decision is True, overrides, decision is None, content=shown)

@@ -70,8 +70,8 @@ def _workspace_trusted(opts: HeadlessOptions, err: TextIO) -> bool:
     from gemtui.config.trust import workspace_trust
 
     trust = workspace_trust(opts.workspace, flag=opts.run.trust_workspace)
-    if trust.ignored is not None:
-        notice = trust.ignored.ignored_notice("Run with --trust-workspace to apply them.")
+    notice = trust.notice("Run with --trust-workspace to apply them.")
+    if notice is not None:
         err.write(f"gemtui: {notice}\n")
     return trust.trusted
 

@@ -84,6 +84,9 @@ def load_hooks(files: list[Path]) -> HookSet:
     found = HookSet()
     for path in files:
         try:
+            if path.exists() and not path.is_file():  # a FIFO would block the start forever
+                found.problems.append(f"{path}: not a regular file")
+                continue
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             continue

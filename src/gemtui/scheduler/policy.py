@@ -24,8 +24,10 @@ How a call is decided:
   from allowing the call. Redirection turns an allow into ask unless the allowing rule
   says ``allowRedirection = true`` (except in ``yolo``).
 * Path arguments are matched as the workspace-relative path they name (``policy_paths``),
-  and a write into ``.git/``, ``.gemtui/`` or gemtui's config dir asks in every mode but
-  ``yolo``, whatever allowed it.
+  and a write into a place that runs code later (``.git/``, ``.gemtui/``, ``.gemini/``,
+  ``.agents/``, ``.claude/``, ``.vscode/``: ``tools.run_later``) or gemtui's config dir
+  asks in every mode but ``yolo``, whatever allowed it — by any tool that is not
+  read-only, an MCP tool's path-like arguments and a shell command naming one included.
 """
 
 from __future__ import annotations
@@ -45,7 +47,11 @@ from gemtui.scheduler.policy_file import (
     rule_to_toml,
     write_policy_file,
 )
-from gemtui.scheduler.policy_paths import normalise_path_args, protected_target
+from gemtui.scheduler.policy_paths import (
+    normalise_path_args,
+    protected_in_command,
+    protected_target,
+)
 from gemtui.scheduler.policy_rules import (
     PolicyDecision,
     PolicyRule,
@@ -203,15 +209,16 @@ class PolicyEngine:
         )
         if (
             mode != "yolo"
-            and tool.kind is ToolKind.EDIT
             and verdict.decision is PolicyDecision.ALLOW
-            and (target := protected_target(args, self._root, self._protected)) is not None
+            and tool.kind not in READ_ONLY_KINDS
+            and (target := self._protected_target(tool, args, command)) is not None
         ):
             verdict = PolicyVerdict(
                 PolicyDecision.ASK,
                 verdict.rule,
-                f"{target} is a protected path (git config and hooks, gemtui settings run "
-                "code): writing there always needs approval outside yolo mode.",
+                f"{target} is a protected path (what is written there runs code later: git "
+                "config and hooks, gemtui's and other agents' settings, editor tasks): writing "
+                "there always needs approval outside yolo mode.",
             )
         if mode == "plan" and tool.kind not in READ_ONLY_KINDS:
             rule = verdict.rule
@@ -221,6 +228,13 @@ class PolicyEngine:
                     PolicyDecision.DENY, _PLAN_RULE, PLAN_MODE_MESSAGE.format(tool=tool.name)
                 )
         return verdict
+
+    def _protected_target(
+        self, tool: Tool, args: dict[str, Any], command: str | None
+    ) -> str | None:
+        if command is not None:
+            return protected_in_command(command, self._root, self._protected)
+        return protected_target(args, self._root, self._protected, any_key=tool.server is not None)
 
     def _best(self, tool: Tool, args: dict[str, Any], mode: str) -> PolicyRule | None:
         return next((r for r in self._sorted if _matches(r, tool, args, mode)), None)

@@ -163,6 +163,8 @@ class ShellAnalysis:
     redirection: bool = False
     unsafe_assignments: tuple[str, ...] = ()
     """Variables set outside the safe list, alone, before a command or through ``env``."""
+    targets: tuple[str, ...] = ()
+    """Each redirection's file as bash will name it (its source text when not literal)."""
 
     @property
     def visible(self) -> bool:
@@ -193,11 +195,16 @@ class _Walker:
         self.unsafe: list[str] = []
         self.redirection = False
         self._redirected = 0
+        self.targets: list[str] = []
         self._late_words: dict[int, list[Node]] = {}
 
     def result(self) -> ShellAnalysis:
         return ShellAnalysis(
-            tuple(self.commands), tuple(self.hidden), self.redirection, tuple(self.unsafe)
+            tuple(self.commands),
+            tuple(self.hidden),
+            self.redirection,
+            tuple(self.unsafe),
+            tuple(self.targets),
         )
 
     def hide(self, reason: str) -> None:
@@ -239,6 +246,8 @@ class _Walker:
             return
         elif kind in _REDIRECTS:
             self.redirection = True
+            if (dest := node.child_by_field_name("destination")) is not None:
+                self.targets.append(word_value(dest) or node_text(dest))
         elif kind not in _STRUCTURAL:
             self.hide(f"bash construct {kind!r} is not modelled")
         elif kind in ("simple_expansion", "concatenation") and split_by_newline(node):
@@ -484,6 +493,7 @@ class _Walker:
         for reason in inner.hidden:
             self.hide(reason)
         self.redirection |= inner.redirection
+        self.targets.extend(inner.targets)
         self._note_assignments(list(inner.unsafe_assignments))
 
 

@@ -145,7 +145,8 @@ class SessionHost(MaskingApp[int]):
             if self.trust is not None and self.trust.undecided and self.trust.overrides:
                 from gemtui.tui.screens.trust import TrustScreen
 
-                self.push_screen(TrustScreen(self.trust.overrides), self._trust_answered)
+                screen = TrustScreen(self.trust.overrides, changes=self.trust.changes)
+                self.push_screen(screen, self._trust_answered)
             else:
                 self._notify_ignored()
                 self._build_when_ready = True
@@ -184,15 +185,19 @@ class SessionHost(MaskingApp[int]):
         return self.trust is not None and self.trust.trusted
 
     def _notify_ignored(self) -> None:
-        ignored = self.trust.ignored if self.trust is not None else None
-        if ignored is not None:
-            from gemtui.config.trust import TrustStore
+        if self.trust is None or self.trust.ignored is None:
+            return
+        from gemtui.config.trust import TrustStore
 
-            how = (
-                f"To trust it later, remove it from {TrustStore().path} "
-                "or start with --trust-workspace."
-            )
-            self.notify(ignored.ignored_notice(how), severity="warning", timeout=12)
+        how = (
+            "You will be asked again at the next start."
+            if self.trust.changes
+            else f"To trust it later, remove it from {TrustStore().path} "
+            "or start with --trust-workspace."
+        )
+        notice = self.trust.notice(how)
+        if notice is not None:
+            self.notify(notice, severity="warning", timeout=12)
 
     def _trust_answered(self, trusted: bool | None) -> None:
         """Remember the answer, apply the folder's settings if trusted, then start."""
@@ -205,9 +210,11 @@ class SessionHost(MaskingApp[int]):
         if self.trust is None:  # pragma: no cover - the question is asked only with one
             self._build_session_in_background()
             return
+        changed = bool(self.trust.changes)  # "not this time": the old trust stays, asked again
         self.trust = replace(self.trust, trusted=bool(trusted), undecided=False)
         try:
-            TrustStore().remember(self.workspace, bool(trusted))
+            if trusted or not changed:  # a trust covers exactly the content that was shown
+                TrustStore().remember(self.workspace, bool(trusted), dict(self.trust.content))
         except (OSError, FatalConfigError) as exc:
             self.notify(f"Could not remember the answer: {exc}", severity="warning")
         if trusted:

@@ -2,6 +2,8 @@
 
 It shows every change the folder's files would make (approval mode, providers and the hosts
 that would receive keys, policy rules, MCP servers, tool settings) before anything applies.
+A trusted folder whose code-running files changed since is asked about again, its changed
+files listed first; "not this time" leaves them out for this session only.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ class TrustScreen(ModalScreen[bool]):
     TrustScreen VerticalScroll { height: auto; max-height: 20; }
     TrustScreen .trust-why { height: auto; margin: 1 0; }
     TrustScreen #trust-changes { height: auto; color: $warning; }
+    TrustScreen #trust-changed-files { height: auto; color: $warning; }
     """
     )
 
@@ -41,27 +44,40 @@ class TrustScreen(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "Don't trust", priority=True),
     ]
 
-    def __init__(self, overrides: WorkspaceOverrides) -> None:
+    def __init__(self, overrides: WorkspaceOverrides, changes: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.overrides = overrides
+        self.changes = changes
+        """Files changed since the folder was trusted; empty for a folder never decided."""
 
     def compose(self) -> ComposeResult:
+        folder = self.overrides.folder
         with Vertical():
-            yield Static(
-                Content(f"Trust {self.overrides.folder}?"), classes="dialog-title", id="trust-title"
-            )
-            yield Static(
-                "This folder carries its own gemtui settings. Until you trust it they are "
-                "ignored. Trusting it would apply:",
-                classes="trust-why",
-            )
+            title = f"Trust the new content of {folder}?" if self.changes else f"Trust {folder}?"
+            yield Static(Content(title), classes="dialog-title", id="trust-title")
+            if self.changes:
+                yield Static(
+                    "You trusted this folder, but what can run code in it changed since:",
+                    classes="trust-why",
+                )
+                yield Static(Content("\n".join(self.changes)), id="trust-changed-files")
+                why = "Until you trust the new content it is ignored. Trusting it would apply:"
+            else:
+                why = (
+                    "This folder carries its own gemtui settings. Until you trust it they are "
+                    "ignored. Trusting it would apply:"
+                )
+            yield Static(why, classes="trust-why")
             with VerticalScroll():
                 yield Static(Content("\n".join(self.overrides.details)), id="trust-changes")
-            yield Static(
-                "t trust this folder (remembered) · n / Esc don't trust (remembered; "
-                "its settings stay ignored)",
-                classes="dialog-keys",
+            keys = (
+                "t trust the new content (remembered) · n / Esc not this time (ignored for "
+                "this session; asked again next start)"
+                if self.changes
+                else "t trust this folder (remembered) · n / Esc don't trust (remembered; "
+                "its settings stay ignored)"
             )
+            yield Static(keys, classes="dialog-keys")
 
     def action_answer(self, trusted: bool) -> None:
         self.dismiss(trusted)
