@@ -31,6 +31,7 @@ __all__ = [
     "expand_custom",
     "load_session_commands",
     "run_shell_mode",
+    "terminal_command",
     "terminal_verdict",
 ]
 
@@ -111,6 +112,26 @@ async def terminal_verdict(session: Session, line: str) -> tuple[str, str, str]:
     if ask and decision == "allow":
         return "ask_user", ask, line
     return decision, verdict.reason, line
+
+
+def terminal_command(session: Session, line: str) -> tuple[list[str], dict[str, str] | None]:
+    """The argv and environment of a ``!`` program that is handed the terminal.
+
+    Under ``-s`` it runs in the same bubblewrap sandbox as every other command, with the
+    same scrubbed environment: a person's ``!vim`` is a command the project may have
+    shaped (its ``.vimrc``, its git hooks' editor). The terminal is its stdin and stdout,
+    which is what editors, pagers and REPLs draw on; ``bwrap --new-session`` keeps the
+    terminal from being its controlling one (no TIOCSTI into the person's shell), so
+    ``/dev/tty`` and job control (Ctrl+Z) are not there. Raises ``FatalConfigError``
+    when bwrap is missing.
+    """
+    from gemtui.tools.sandbox import require_bwrap, scrubbed_env, wrap_command
+
+    argv = ["bash", "-c", line]
+    sandbox = session.tool_context.sandbox
+    if sandbox is None:
+        return argv, None
+    return wrap_command(argv, sandbox, require_bwrap()), scrubbed_env()
 
 
 def add_roots(workspace: Workspace, folders: Iterable[str]) -> list[Path]:
