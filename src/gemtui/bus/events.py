@@ -255,6 +255,10 @@ class ToolCallSnapshot:
     output_file: str | None = None
     """The file holding the whole output when it was longer than the model's share
     (``[tools] output_limit``); ``output`` is then the preview."""
+    exit_code: int | None = None
+    """A command's exit status (negative: the signal that ended it); None for a call
+    that is not a command. A call can succeed while its command failed: views mark a
+    non-zero one as failed."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -34,6 +34,7 @@ from gemtui.tools.base import (
     ToolResult,
 )
 from gemtui.tools.sandbox import require_bwrap, sandbox_hint, scrubbed_env, wrap_command
+from gemtui.tools.sandbox_places import throwaway_note
 from gemtui.tools.saved_output import OutputStore, SpillFile, joined, split_limit
 from gemtui.tools.shell_rules import rule_prefixes
 from gemtui.tools.shell_syntax import has_redirection
@@ -149,6 +150,13 @@ class OutputCapture:
         return joined(redact(self.head), redact(tail), self.total, path, self.limit)
 
 
+def _add_note(result: ToolResult, note: str | None) -> None:
+    """One more line for the model and the card (the sandbox explaining itself)."""
+    if note is not None and isinstance(result.llm_content, str):
+        result.llm_content += "\n" + note
+        result.display += "\n" + note
+
+
 # -- the tool ----------------------------------------------------------------------------
 
 
@@ -249,9 +257,8 @@ class RunShellCommandInvocation(ToolInvocation):
         result = self._result(proc, capture, where, timed_out, ctx.shell_timeout)
         if ctx.sandbox is not None:
             hint = sandbox_hint(capture.text(), network=ctx.sandbox.network)
-            if hint is not None and isinstance(result.llm_content, str):
-                result.llm_content += "\n" + hint
-                result.display += "\n" + hint
+            _add_note(result, hint)
+            _add_note(result, throwaway_note(self.command, ctx.sandbox))
         return result
 
     async def _run_in_terminal(
@@ -375,11 +382,14 @@ class RunShellCommandInvocation(ToolInvocation):
                 f"Process Group PGID: {popen.pid}",
             ]
         )
-        return ToolResult(
+        result = ToolResult(
             llm_content=text,
             display=f"Started in background (PID {popen.pid})",
             data={"pid": popen.pid, "pgid": popen.pid, "log_path": log_path},
         )
+        if ctx.sandbox is not None:
+            _add_note(result, throwaway_note(self.command, ctx.sandbox))
+        return result
 
 
 class RunShellCommandTool(Tool):
