@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +93,31 @@ def test_a_key_split_across_two_reads_is_masked_in_the_log(tmp_path: Path) -> No
     assert log.path.stat().st_mode & 0o777 == 0o600
     log.remove()
     assert not log.path.exists()
+
+
+def test_a_crashed_sessions_logs_are_removed_by_the_next_background_command(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """Logs left by a gemtui that is gone go; a running gemtui's log and saved outputs
+    (not background logs) stay."""
+    write_fast_config(isolated_home)
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # reaped: its pid names no process
+    old = isolated_home / "data" / "tool-outputs" / "crashed-session"
+    old.mkdir(parents=True)
+    stale = old / f"background-{gone.pid}-bg.txt"
+    running = old / f"background-{os.getpid()}-bg.txt"
+    saved = old / "call-1.txt"
+    for path in (stale, running, saved):
+        path.write_text("masked text\n")
+    mock_llm_thread.enqueue(
+        {"function_calls": [_call("bg", command="echo started", is_background=True)]},
+        {"text": "done"},
+    )
+    proc = run_gemtui(
+        ["-p", "start it", "-y"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert not stale.exists()
+    assert running.exists()
+    assert saved.exists()

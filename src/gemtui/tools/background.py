@@ -15,7 +15,8 @@ it with ``StreamRedactor`` as it arrives (a secret split across two writes inclu
 writes it to a 0600 file among the session's saved outputs (``<data>/tool-outputs/``,
 folders 0700), never to ``$TMPDIR``. ``terminate`` removes those files with the groups:
 when the session closes, or at exit through the same ``atexit`` hook. A session that
-crashed leaves only masked text, pruned with its other saved outputs.
+crashed leaves only masked text; the first background command of a later gemtui removes
+the logs whose gemtui is gone (``remove_stale_logs``; each name carries its pid).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import atexit
 import codecs
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -33,7 +35,15 @@ from pathlib import Path
 
 from gemtui.tools.saved_output import SpillFile
 
-__all__ = ["BackgroundJobs", "BackgroundLog", "BackgroundTask", "group_members", "terminate_all"]
+__all__ = [
+    "BackgroundJobs",
+    "BackgroundLog",
+    "BackgroundTask",
+    "group_members",
+    "log_name",
+    "remove_stale_logs",
+    "terminate_all",
+]
 
 TERM_GRACE_SECONDS = 0.5
 """How long the groups get to exit after SIGTERM before SIGKILL."""
@@ -85,6 +95,44 @@ def _group_alive(pgid: int) -> bool:
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
+
+
+_LOG_NAME = re.compile(r"background-(\d+)-.*\.txt")
+_swept: set[Path] = set()
+
+
+def log_name(call_id: str) -> str:
+    """The stem of a background log: this gemtui's pid first, so a later one can tell
+    whether the gemtui that wrote it is still running."""
+    return f"background-{os.getpid()}-{call_id}"
+
+
+def remove_stale_logs(outputs_root: Path) -> None:
+    """Remove background logs under ``outputs_root/*/`` whose gemtui has gone (a crash),
+    once per process. A pid given out again only keeps a log until the next sweep."""
+    if outputs_root in _swept:
+        return
+    _swept.add(outputs_root)
+    with contextlib.suppress(OSError), os.scandir(outputs_root) as sessions:
+        for folder in sessions:
+            if not folder.is_dir(follow_symlinks=False):
+                continue
+            with contextlib.suppress(OSError), os.scandir(folder.path) as files:
+                for entry in files:
+                    match = _LOG_NAME.fullmatch(entry.name)
+                    if match and not _pid_alive(int(match.group(1))):
+                        with contextlib.suppress(OSError):
+                            os.unlink(entry.path)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class BackgroundLog:

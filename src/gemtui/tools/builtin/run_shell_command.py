@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from gemtui.config.paths import data_dir
 from gemtui.errors import FatalConfigError
 from gemtui.redact import redact
-from gemtui.tools.background import BackgroundLog, terminate_all
+from gemtui.tools.background import BackgroundLog, log_name, remove_stale_logs, terminate_all
 from gemtui.tools.background import group_members as _group_members
 from gemtui.tools.base import (
     Confirmation,
@@ -344,9 +344,10 @@ class RunShellCommandInvocation(ToolInvocation):
         """
         outputs = ctx.outputs or OutputStore.for_session(data_dir(), f"background-{os.getpid()}")
         try:
-            spill = outputs.create(f"background-{ctx.call_id or 'shell'}")
+            spill = outputs.create(log_name(ctx.call_id or "shell"))
         except OSError as exc:
             raise ToolError(f"Cannot create the background command's log: {exc}") from exc
+        remove_stale_logs(outputs.folder.parent)
         rfd, wfd = os.pipe()
         try:
             argv, env = _launch(["bash", "-c", self.command], ctx)
