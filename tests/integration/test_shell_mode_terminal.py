@@ -105,8 +105,9 @@ def test_a_terminal_program_runs_in_the_sandbox_under_s(
     isolated_home: Path, workspace: Path, tmp_path: Path, sandboxed: bool
 ) -> None:
     """`!vim` under -s: it cannot write outside the workspace nor see a secret variable,
-    and an interactive pager still works there; without -s (the control) the same vim
-    line writes the file outside and sees the variable."""
+    and interactive programs still work there (a pager; a REPL with its own /dev/tty,
+    whose Ctrl+C interrupts a line instead of ending it); without -s (the control) the
+    same vim line writes the file outside and sees the variable."""
     outside = tmp_path / "outside"
     outside.mkdir()
     (workspace / "notes.txt").write_text("LESS-SHOWS-THIS-LINE\n")
@@ -115,25 +116,33 @@ def test_a_terminal_program_runs_in_the_sandbox_under_s(
     env.update(HOME=str(isolated_home), DEPLOY_TOKEN="tok-0123456789abcdef")
     (workspace / "plant.vim").write_text(  # a script the project supplies
         f"silent! redir! > {outside}/planted\nsilent! echo 1\nsilent! redir END\n"
-        'redir! > env.txt\necho exists("$DEPLOY_TOKEN")\nredir END\nqa!\n'
+        'redir! > env.txt\necho exists("$DEPLOY_TOKEN")\nredir END\ncquit 7\n'
     )
     pid, fd = _run_app(workspace, env, *(["-s"] if sandboxed else []))
-    start, pager, editor = bytearray(), bytearray(), bytearray()
+    seen, pager, repl, editor = bytearray(), bytearray(), bytearray(), bytearray()
     try:
-        assert _read_until(fd, b"replay", start), start[-2000:]
-        if sandboxed:  # an interactive program still gets the terminal in the sandbox
-            asked = _terminal_program(fd, "less notes.txt")
-            assert b"run on the terminal in the sandbox" in asked
-            assert _read_until(fd, b"LESS-SHOWS-THIS-LINE", pager), pager[-2000:]
-            os.write(fd, b"q")
-            assert _read_until(fd, b"exited with code 0", pager), pager[-2000:]
-        _terminal_program(fd, "vim -u NONE -N -es -S plant.vim", in_shell_mode=sandboxed)
-        assert _read_until(fd, b"exited with code 0", editor), editor[-2000:]
-        _read_until(fd, b"Ctrl+Z", editor)  # the rest of the notice, if there is one
+        assert _read_until(fd, b"replay", seen), seen[-2000:]
+        asked = _terminal_program(fd, "less notes.txt")
+        assert (b"run on the terminal in the sandbox" in asked) is sandboxed
+        assert _read_until(fd, b"LESS-SHOWS-THIS-LINE", pager), pager[-2000:]
+        os.write(fd, b"q")
+        assert _read_until(fd, b"exited with code 0", pager), pager[-2000:]
+        _terminal_program(fd, "python3", in_shell_mode=True)
+        assert _read_until(fd, b">>> ", repl), repl[-2000:]
+        os.write(fd, b'print("TTY", open("/dev/tty", "rb").isatty())\r')
+        assert _read_until(fd, b"TTY True", repl), repl[-2000:]
+        os.write(fd, b"\x03")
+        assert _read_until(fd, b"KeyboardInterrupt", repl), repl[-2000:]
+        os.write(fd, b"exit(5)\r")  # each program its own code: toasts stay a while
+        assert _read_until(fd, b"exited with code 5", repl), repl[-2000:]
+        _terminal_program(fd, "vim -u NONE -N -es -S plant.vim", in_shell_mode=True)
+        assert _read_until(fd, b"exited with code 7", editor), editor[-2000:]
+        if sandboxed:  # the rest of the notice says where it ran
+            assert _read_until(fd, b"workspace only)", editor), editor[-2000:]
     finally:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         os.close(fd)
     assert (workspace / "env.txt").read_text().split() == (["0"] if sandboxed else ["1"])
     assert (outside / "planted").exists() is not sandboxed
-    assert (b"in the sandbox" in editor) is sandboxed
+    assert (b"in the sandbox" in pager + repl + editor) is sandboxed

@@ -10,7 +10,11 @@ the question and the notice say so.
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import subprocess
+import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from textual.app import SuspendNotSupported
@@ -32,6 +36,25 @@ async def run_shell_line(app: SessionHost, line: str) -> None:
         await _run_on_terminal(app, line)
     elif await app.session.run_shell(line):
         app.notify("Done; the model sees the output with your next prompt.", timeout=4)
+
+
+@contextlib.contextmanager
+def _keyboard_interrupts_are_the_programs() -> Iterator[None]:
+    """Ctrl+C on the handed-over terminal interrupts the program, not gemtui.
+
+    The program shares gemtui's process group (it must, to own the terminal), so the
+    terminal's SIGINT reaches both; Python's default handler would raise
+    KeyboardInterrupt in the app once it resumes and end it. A handler that does nothing
+    is reset to the default by exec, so the program itself still gets Ctrl+C.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: None)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 async def _run_on_terminal(app: SessionHost, line: str) -> None:
@@ -61,13 +84,14 @@ async def _run_on_terminal(app: SessionHost, line: str) -> None:
         app.notify(f"Not run: {line} - {why}", severity="warning", timeout=8)
         return
     try:
-        argv, env = terminal_command(session, line)
+        run = terminal_command(session, line)
     except FatalConfigError as exc:
         app.notify(f"Not run: {line} - {exc}", severity="error", timeout=10)
         return
     try:
-        with app.suspend():  # the app is stopped: the program owns the terminal, so wait
-            code = subprocess.call(argv, cwd=session.workspace.root, env=env)  # noqa: ASYNC221
+        with app.suspend(), _keyboard_interrupts_are_the_programs():
+            # the app is stopped: the program owns the terminal, so wait
+            code = subprocess.call(run.argv, cwd=session.workspace.root, env=run.env)  # noqa: ASYNC221
     except SuspendNotSupported:
         app.notify(
             f"Not run: {line} needs the terminal, and this one cannot be handed over.",
@@ -79,5 +103,4 @@ async def _run_on_terminal(app: SessionHost, line: str) -> None:
         return
     ran = "ran on the terminal in the sandbox" if boxed else "ran on the terminal"
     session.shell_notes.add(line, f"({ran}; its output is not captured)", code)
-    how = " (in the sandbox: workspace only, no /dev/tty, no Ctrl+Z)" if boxed else ""
-    app.notify(f"{line} exited with code {code}{how}.")
+    app.notify(f"{line} exited with code {code}" + (f" ({run.where})." if run.where else "."))
