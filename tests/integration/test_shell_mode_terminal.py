@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from .helpers import gemtui_env
 
 
@@ -71,3 +73,76 @@ def test_less_runs_on_the_terminal_and_the_app_resumes(
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         os.close(fd)
+
+
+def _run_app(workspace: Path, env: dict[str, str], *flags: str) -> tuple[int, int]:
+    """The real app on a new pseudo terminal: (pid, the terminal's fd)."""
+    replay = workspace.parent / "replay.jsonl"
+    replay.write_text("")
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the real app on a terminal
+        os.chdir(workspace)
+        os.execve(
+            sys.executable,
+            [sys.executable, "-m", "gemtui", "--fake-responses", str(replay), *flags],
+            env,
+        )
+    return pid, fd
+
+
+def _terminal_program(fd: int, line: str, *, in_shell_mode: bool = False) -> bytes:
+    """Type ``!line`` (``line`` once shell mode is on) and run it with Ctrl+S; what the
+    question showed."""
+    question = bytearray()
+    os.write(fd, f"{'' if in_shell_mode else '!'}{line}\r".encode())
+    assert _read_until(fd, b"Ctrl+S runs", question), question[-2000:]
+    os.write(fd, b"\x13")
+    return bytes(question)
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "control"])
+def test_a_terminal_program_runs_in_the_sandbox_under_s(
+    isolated_home: Path, workspace: Path, tmp_path: Path, sandboxed: bool
+) -> None:
+    """`!vim` under -s: it cannot write outside the workspace nor see a secret variable,
+    and interactive programs still work there (a pager; a REPL with its own /dev/tty,
+    whose Ctrl+C interrupts a line instead of ending it); without -s (the control) the
+    same vim line writes the file outside and sees the variable."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (workspace / "notes.txt").write_text("LESS-SHOWS-THIS-LINE\n")
+    env = gemtui_env(isolated_home, key=None)
+    env.update(TERM="xterm-256color", LESS="", COLUMNS="110", LINES="30")
+    env.update(HOME=str(isolated_home), DEPLOY_TOKEN="tok-0123456789abcdef")
+    (workspace / "plant.vim").write_text(  # a script the project supplies
+        f"silent! redir! > {outside}/planted\nsilent! echo 1\nsilent! redir END\n"
+        'redir! > env.txt\necho exists("$DEPLOY_TOKEN")\nredir END\ncquit 7\n'
+    )
+    pid, fd = _run_app(workspace, env, *(["-s"] if sandboxed else []))
+    seen, pager, repl, editor = bytearray(), bytearray(), bytearray(), bytearray()
+    try:
+        assert _read_until(fd, b"replay", seen), seen[-2000:]
+        asked = _terminal_program(fd, "less notes.txt")
+        assert (b"run on the terminal in the sandbox" in asked) is sandboxed
+        assert _read_until(fd, b"LESS-SHOWS-THIS-LINE", pager), pager[-2000:]
+        os.write(fd, b"q")
+        assert _read_until(fd, b"exited with code 0", pager), pager[-2000:]
+        _terminal_program(fd, "python3", in_shell_mode=True)
+        assert _read_until(fd, b">>> ", repl), repl[-2000:]
+        os.write(fd, b'print("TTY", open("/dev/tty", "rb").isatty())\r')
+        assert _read_until(fd, b"TTY True", repl), repl[-2000:]
+        os.write(fd, b"\x03")
+        assert _read_until(fd, b"KeyboardInterrupt", repl), repl[-2000:]
+        os.write(fd, b"exit(5)\r")  # each program its own code: toasts stay a while
+        assert _read_until(fd, b"exited with code 5", repl), repl[-2000:]
+        _terminal_program(fd, "vim -u NONE -N -es -S plant.vim", in_shell_mode=True)
+        assert _read_until(fd, b"exited with code 7", editor), editor[-2000:]
+        if sandboxed:  # the rest of the notice says where it ran
+            assert _read_until(fd, b"workspace only)", editor), editor[-2000:]
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    assert (workspace / "env.txt").read_text().split() == (["0"] if sandboxed else ["1"])
+    assert (outside / "planted").exists() is not sandboxed
+    assert (b"in the sandbox" in pager + repl + editor) is sandboxed

@@ -1,5 +1,6 @@
 """A resumed tool card looks like the live one: a rejected call says "rejected" (not
-"failed"), an edit keeps its diff, every card its duration."""
+"failed"), an edit keeps its diff, a command that exited non-zero its "exit N", every card
+its duration."""
 
 from __future__ import annotations
 
@@ -49,11 +50,14 @@ async def test_resumed_cards_show_what_the_live_ones_showed(
         "id": "write-1",
         "args": {"file_path": "notes.txt", "content": "scratch\n"},
     }
+    failing = {"name": "run_shell_command", "id": "shell-1", "args": {"command": "exit 4"}}
     mock_llm.enqueue(
         {"function_calls": [edit]},
         {"text": "Edited."},
         {"function_calls": [write]},
         {"text": "Not written, then."},
+        {"function_calls": [failing]},
+        {"text": "It failed."},
     )
     app = build_app(_settings_for(mock_llm.url), workspace=workspace)
     assert isinstance(app, GemtuiApp)
@@ -71,6 +75,12 @@ async def test_resumed_cards_show_what_the_live_ones_showed(
         await pilot.press("f8", "r")
         await seen.wait_event(AgentFinished, after=mark)
         await turns_done(app)
+        mark = len(seen.seen)
+        await pilot.press(*"run it", "enter")
+        await seen.wait_approvals(1, after=mark)
+        await pilot.press("1")
+        await seen.wait_event(AgentFinished, after=mark)
+        await turns_done(app)
         live = _cards(app)
         assert app.session is not None
         session_id = app.session.id
@@ -79,6 +89,7 @@ async def test_resumed_cards_show_what_the_live_ones_showed(
     assert any("hello, friend" in line for line in live["edit-1"][3])
     assert live["write-1"][1] is Refusal.REJECTED
     assert live["write-1"][2] == "rejected"
+    assert live["shell-1"][2].startswith("exit 4")
 
     app = build_app(_settings_for(mock_llm.url), workspace=workspace, resume=session_id)
     assert isinstance(app, GemtuiApp)

@@ -18,7 +18,7 @@ from gemtui.bus import (
     ToolCallState,
     ToolCallStateChanged,
 )
-from gemtui.hooks import HookRunner, hook_files, load_hooks
+from gemtui.hooks import HookRunner, hook_files, load_hooks, project_hook_files
 
 if TYPE_CHECKING:
     from gemtui.agent.session_view import SessionView as Session
@@ -30,11 +30,17 @@ _pending: set[asyncio.Task[None]] = set()
 
 def build_hooks(session: Session) -> HookRunner:
     """The session's hook runner; BeforeTool hooks join its scheduler."""
+    root = session.workspace.root
     found = load_hooks(
-        hook_files(session.workspace.root, trusted=session.options.trusted_workspace)
+        hook_files(root, trusted=session.options.trusted_workspace),
+        project=project_hook_files(root),
     )
     runner = HookRunner(
-        found, workspace=session.workspace.root, session_id=session.id, emit=session.bus.emit
+        found,
+        workspace=root,
+        session_id=session.id,
+        emit=session.bus.emit,
+        sandbox=session.tool_context.sandbox,  # the project's hooks run in it
     )
     if any(h.event in ("BeforeTool", "AfterTool") for h in found.hooks):
         session.scheduler.hooks = runner

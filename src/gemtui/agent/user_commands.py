@@ -10,7 +10,10 @@ the approval, the sandbox and the card are the ones the model's own commands get
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,11 +29,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ShellNotes",
+    "TerminalRun",
     "add_roots",
     "announce_problems",
     "expand_custom",
     "load_session_commands",
     "run_shell_mode",
+    "terminal_command",
     "terminal_verdict",
 ]
 
@@ -111,6 +116,47 @@ async def terminal_verdict(session: Session, line: str) -> tuple[str, str, str]:
     if ask and decision == "allow":
         return "ask_user", ask, line
     return decision, verdict.reason, line
+
+
+@dataclass(frozen=True)
+class TerminalRun:
+    """How a ``!`` program that is handed the terminal runs."""
+
+    argv: list[str]
+    env: dict[str, str] | None
+    """None: gemtui's own environment (no sandbox)."""
+    where: str = ""
+    """Where it ran, for the notice (empty without a sandbox)."""
+
+
+def terminal_command(session: Session, line: str) -> TerminalRun:
+    """The command line of a ``!`` program that is handed the terminal.
+
+    Under ``-s`` it runs in the same bubblewrap sandbox as every other command, with the
+    same scrubbed environment: a person's ``!vim`` is a command the project may have
+    shaped (its ``.vimrc``, its git hooks' editor). ``bwrap --new-session`` keeps the
+    person's terminal from being its controlling one (no TIOCSTI into their shell), so
+    ``script`` gives it a terminal of its own inside the sandbox, relayed to the real
+    one: Ctrl+C, ``/dev/tty`` and the window size work as outside. Without ``script``
+    the real terminal is only its input and output (no ``/dev/tty``; Ctrl+C ends it).
+    Raises ``FatalConfigError`` when bwrap is missing.
+    """
+    from gemtui.tools.sandbox import require_bwrap, scrubbed_env, wrap_command
+
+    sandbox = session.tool_context.sandbox
+    if sandbox is None:
+        return TerminalRun(["bash", "-c", line], None)
+    bwrap, env = require_bwrap(), scrubbed_env()
+    relay = shutil.which("script")
+    if relay is None:
+        argv = wrap_command(["bash", "-c", line], sandbox, bwrap)
+        return TerminalRun(argv, env, "in the sandbox: workspace only, no /dev/tty")
+    shell = env.get("SHELL")
+    restore = f"SHELL={shlex.quote(shell)}" if shell else "-u SHELL"
+    inner = f"exec env {restore} bash -c {shlex.quote(line)}"
+    env["SHELL"] = "/bin/sh"  # what script runs ``inner`` with, whatever the person's is
+    argv = wrap_command([relay, "-qec", inner, "/dev/null"], sandbox, bwrap)
+    return TerminalRun(argv, env, "in the sandbox: workspace only")
 
 
 def add_roots(workspace: Workspace, folders: Iterable[str]) -> list[Path]:

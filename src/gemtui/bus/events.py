@@ -255,6 +255,10 @@ class ToolCallSnapshot:
     output_file: str | None = None
     """The file holding the whole output when it was longer than the model's share
     (``[tools] output_limit``); ``output`` is then the preview."""
+    exit_code: int | None = None
+    """A command's exit status (negative: the signal that ended it); None for a call
+    that is not a command. A call can succeed while its command failed: views mark a
+    non-zero one as failed."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -449,8 +453,16 @@ class HookRan(Event):
     call_id: str | None = None
     """The tool call it was about (BeforeTool)."""
     duration_ms: float = 0.0
+    sandboxed: bool | None = None
+    """Under ``-s``: True for a project's hook (run in the sandbox), False for the person's
+    own (run outside it); None when the session has no sandbox."""
 
     def summary(self) -> str:
         """One line for a transcript or stderr."""
         why = f": {self.message}" if self.message else ""
-        return f"hook {self.hook_event} {self.hook} {self.outcome}{why}"
+        where = {
+            None: "",
+            True: " (in the sandbox)",
+            False: " (your own hook: outside the sandbox)",
+        }
+        return f"hook {self.hook_event} {self.hook} {self.outcome}{where[self.sandboxed]}{why}"

@@ -7,7 +7,22 @@ every run as ``HookRan``. Nothing here imports a view.
 
 from __future__ import annotations
 
-from gemtui.hooks.config import HOOK_EVENTS, HookSet, HookSpec, hook_files, load_hooks
+from gemtui.hooks.config import (
+    HOOK_EVENTS,
+    HookSet,
+    HookSpec,
+    hook_files,
+    load_hooks,
+    project_hook_files,
+)
 from gemtui.hooks.runner import HookRunner
 
-__all__ = ["HOOK_EVENTS", "HookRunner", "HookSet", "HookSpec", "hook_files", "load_hooks"]
+__all__ = [
+    "HOOK_EVENTS",
+    "HookRunner",
+    "HookSet",
+    "HookSpec",
+    "hook_files",
+    "load_hooks",
+    "project_hook_files",
+]

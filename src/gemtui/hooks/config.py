@@ -5,12 +5,15 @@ The shape, as Gemini CLI documents it: ``{"hooks": {"BeforeTool": [{"matcher": "
 Files are read from the user's ``~/.gemini/settings.json`` and gemtui's config dir, then
 the workspace's ``.gemini/settings.json`` and ``.gemtui/settings.json`` — those only when
 the folder is trusted: a cloned repository must not run commands on every tool call. A
-broken file or entry is a problem named in a warning; the others still load.
+broken file or entry is a problem named in a warning; the others still load. A hook from
+the workspace's files is the project's (``HookSpec.project``): under ``-s`` it runs in the
+sandbox like any command the project supplies; the person's own hooks run outside it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +21,15 @@ from typing import Any
 
 from gemtui.config.paths import config_dir
 
-__all__ = ["DEFAULT_TIMEOUT_MS", "HOOK_EVENTS", "HookSet", "HookSpec", "hook_files", "load_hooks"]
+__all__ = [
+    "DEFAULT_TIMEOUT_MS",
+    "HOOK_EVENTS",
+    "HookSet",
+    "HookSpec",
+    "hook_files",
+    "load_hooks",
+    "project_hook_files",
+]
 
 HOOK_EVENTS = (
     "SessionStart",
@@ -46,6 +57,8 @@ class HookSpec:
     timeout_ms: int = DEFAULT_TIMEOUT_MS
     source: Path = Path()
     description: str = ""
+    project: bool = False
+    """From the workspace's settings (a command the project supplies), not the person's."""
 
     def matches(self, target: str | None) -> bool:
         """Tool events match the tool name by regex; other events by exact string."""
@@ -75,13 +88,21 @@ def hook_files(workspace: Path, *, trusted: bool, home: Path | None = None) -> l
     home = home if home is not None else Path.home()
     files = [home / ".gemini" / "settings.json", config_dir() / "settings.json"]
     if trusted:
-        files += [workspace / ".gemini" / "settings.json", workspace / ".gemtui" / "settings.json"]
+        files += project_hook_files(workspace)
     return files
 
 
-def load_hooks(files: list[Path]) -> HookSet:
-    """Every hook of every file; never raises."""
+def project_hook_files(workspace: Path) -> list[Path]:
+    """The workspace's own settings files: their hooks are the project's."""
+    return [workspace / ".gemini" / "settings.json", workspace / ".gemtui" / "settings.json"]
+
+
+def load_hooks(files: list[Path], project: list[Path] | None = None) -> HookSet:
+    """Every hook of every file; never raises. Hooks from a file in ``project`` are marked
+    the project's (a file that is both, the workspace being home, counts as the project's).
+    """
     found = HookSet()
+    projects = {os.path.abspath(p) for p in project or ()}
     for path in files:
         try:
             if path.exists() and not path.is_file():  # a FIFO would block the start forever
@@ -105,11 +126,11 @@ def load_hooks(files: list[Path]) -> HookSet:
             if event not in HOOK_EVENTS:
                 found.problems.append(f"{path}: unknown hook event {event!r}")
                 continue
-            _read_groups(path, event, groups, found)
+            _read_groups(path, event, groups, found, os.path.abspath(path) in projects)
     return found
 
 
-def _read_groups(path: Path, event: str, groups: Any, found: HookSet) -> None:
+def _read_groups(path: Path, event: str, groups: Any, found: HookSet, project: bool) -> None:
     if not isinstance(groups, list):
         found.problems.append(f"{path}: hooks.{event} must be a list")
         return
@@ -140,5 +161,6 @@ def _read_groups(path: Path, event: str, groups: Any, found: HookSet) -> None:
                     timeout_ms=int(timeout),
                     source=path,
                     description=str(entry.get("description") or ""),
+                    project=project,
                 )
             )

@@ -7,6 +7,11 @@ or a run past its timeout (its process group is killed), is a warning and change
 nothing. The input is masked by the redactor and the command's environment loses every
 variable holding a secret gemtui knows, so a hook never sees a key. Every run is
 published as ``HookRan`` and kept in ``runs`` for ``/hooks``.
+
+Under ``-s`` a project's hook (from the workspace's settings) runs in the bubblewrap
+sandbox with the sandbox's scrubbed environment, like any command the project supplies;
+the person's own hooks (their home and config folders) run outside it. ``HookRan`` says
+which.
 """
 
 from __future__ import annotations
@@ -25,9 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from gemtui.bus.events import ErrorOccurred, HookRan
+from gemtui.errors import FatalConfigError
 from gemtui.hooks.config import HookSet, HookSpec
 from gemtui.redact import redact
 from gemtui.scheduler.tool_hooks import AfterToolVerdict, ToolHookVerdict
+from gemtui.tools.sandbox import SandboxConfig, require_bwrap, scrubbed_env, wrap_command
 
 __all__ = ["HookAnswer", "HookRunner"]
 
@@ -72,12 +79,20 @@ class HookRunner:
     """The session's hooks; ``emit`` publishes on the session's bus."""
 
     def __init__(
-        self, hooks: HookSet, *, workspace: Path, session_id: str, emit: Callable[..., Any]
+        self,
+        hooks: HookSet,
+        *,
+        workspace: Path,
+        session_id: str,
+        emit: Callable[..., Any],
+        sandbox: SandboxConfig | None = None,
     ) -> None:
         self.hooks = hooks
         self.workspace = workspace
         self.session_id = session_id
         self.emit = emit
+        self.sandbox = sandbox
+        """The session's sandbox (``-s``): the project's hooks run in it."""
         self.runs: deque[HookAnswer] = deque(maxlen=50)
         """The latest runs, newest last (``/hooks``)."""
 
@@ -107,22 +122,32 @@ class HookRunner:
             "timestamp": datetime.now(UTC).isoformat(),
         }
 
+    def _boxed(self, spec: HookSpec) -> bool:
+        return self.sandbox is not None and spec.project
+
+    def _launch(self, spec: HookSpec) -> tuple[list[str], dict[str, str]]:
+        """The hook's command line and environment: a project's hook under ``-s`` in the
+        sandbox (raises ``FatalConfigError`` without bwrap)."""
+        argv, env = ["bash", "-c", spec.command], _hook_env(self.workspace)
+        if self.sandbox is None or not spec.project:
+            return argv, env
+        return wrap_command(argv, self.sandbox, require_bwrap()), scrubbed_env(env)
+
     async def _run_one(self, spec: HookSpec, payload: dict[str, Any]) -> HookAnswer:
         data = redact(json.dumps(payload, default=str)).encode()
         started = time.monotonic()
         try:
+            argv, env = self._launch(spec)
             proc = await asyncio.create_subprocess_exec(
-                "bash",
-                "-c",
-                spec.command,
+                *argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=self.workspace,
-                env=_hook_env(self.workspace),
+                env=env,
                 start_new_session=True,  # a timeout ends everything it started
             )
-        except OSError as exc:
+        except (OSError, FatalConfigError) as exc:
             return HookAnswer(spec, "failed", reason=f"could not start: {exc}")
         try:
             out, err = await asyncio.wait_for(proc.communicate(data), spec.timeout_ms / 1000)
@@ -177,6 +202,7 @@ class HookRunner:
             message=message,
             call_id=call_id,
             duration_ms=answer.duration_ms,
+            sandboxed=None if self.sandbox is None else self._boxed(answer.spec),
         )
         if answer.outcome in ("failed", "timed_out"):
             self.emit(

@@ -100,7 +100,14 @@ class CallRecord:
             approval_reason=self.approval_reason,
             repair=self.repair,
             output_file=_output_file(self.result),
+            exit_code=_exit_code(self.result),
         )
+
+
+def _exit_code(result: ToolResult | None) -> int | None:
+    """A command's exit status (``data["exit_code"]`` of the shell tool), if it has one."""
+    code = result.data.get("exit_code") if result is not None else None
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
 
 
 def _output_file(result: ToolResult | None) -> str | None:

@@ -9,20 +9,41 @@ leaves a job running in its group (``npm run dev &``) hands the group over too.
 
 A command that leaves its group on purpose (``setsid``, a double fork into another
 session, a service manager) is out of reach of process groups; the person approved it.
+
+A background command's output goes through a pipe to a ``BackgroundLog``: a thread masks
+it with ``StreamRedactor`` as it arrives (a secret split across two writes included) and
+writes it to a 0600 file among the session's saved outputs (``<data>/tool-outputs/``,
+folders 0700), never to ``$TMPDIR``. ``terminate`` removes those files with the groups:
+when the session closes, or at exit through the same ``atexit`` hook. A session that
+crashed leaves only masked text; the first background command of a later gemtui removes
+the logs whose gemtui is gone (``remove_stale_logs``; each name carries its pid).
 """
 
 from __future__ import annotations
 
 import atexit
+import codecs
 import contextlib
 import os
+import re
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["BackgroundJobs", "BackgroundTask", "group_members", "terminate_all"]
+from gemtui.tools.saved_output import SpillFile
+
+__all__ = [
+    "BackgroundJobs",
+    "BackgroundLog",
+    "BackgroundTask",
+    "group_members",
+    "log_name",
+    "remove_stale_logs",
+    "terminate_all",
+]
 
 TERM_GRACE_SECONDS = 0.5
 """How long the groups get to exit after SIGTERM before SIGKILL."""
@@ -76,14 +97,97 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
+_LOG_NAME = re.compile(r"background-(\d+)-.*\.txt")
+_swept: set[Path] = set()
+
+
+def log_name(call_id: str) -> str:
+    """The stem of a background log: this gemtui's pid first, so a later one can tell
+    whether the gemtui that wrote it is still running."""
+    return f"background-{os.getpid()}-{call_id}"
+
+
+def remove_stale_logs(outputs_root: Path) -> None:
+    """Remove background logs under ``outputs_root/*/`` whose gemtui has gone (a crash),
+    once per process. A pid given out again only keeps a log until the next sweep."""
+    if outputs_root in _swept:
+        return
+    _swept.add(outputs_root)
+    with contextlib.suppress(OSError), os.scandir(outputs_root) as sessions:
+        for folder in sessions:
+            if not folder.is_dir(follow_symlinks=False):
+                continue
+            with contextlib.suppress(OSError), os.scandir(folder.path) as files:
+                for entry in files:
+                    match = _LOG_NAME.fullmatch(entry.name)
+                    if match and not _pid_alive(int(match.group(1))):
+                        with contextlib.suppress(OSError):
+                            os.unlink(entry.path)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class BackgroundLog:
+    """A background command's output file, masked as the command writes it.
+
+    The command's stdout and stderr are the write end of a pipe; a daemon thread reads
+    the other end for as long as anything holds it open and writes the masked text to
+    ``spill`` (flushed per read, so ``/tasks`` and ``read_file`` see it at once).
+    """
+
+    def __init__(self, spill: SpillFile, read_fd: int) -> None:
+        self.path = spill.path
+        self._spill = spill
+        self._thread = threading.Thread(
+            target=self._pump, args=(read_fd,), name=f"gemtui-bg-log-{spill.path.name}", daemon=True
+        )
+        self._thread.start()
+
+    def _pump(self, fd: int) -> None:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        try:
+            while chunk := os.read(fd, 65536):
+                self._spill.write(decoder.decode(chunk))
+                self._spill.flush()
+            self._spill.write(decoder.decode(b"", final=True))
+        except (OSError, ValueError):  # the file was closed under us: the session ended
+            pass
+        finally:
+            os.close(fd)
+            with contextlib.suppress(OSError, ValueError):
+                self._spill.close()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the output to end (every writer gone); True when it has."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def remove(self) -> None:
+        """Delete the file (the session no longer needs it); a late write goes nowhere."""
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
+
+
 @dataclass
 class BackgroundTask:
     """One background command as ``/tasks`` shows it."""
 
     proc: subprocess.Popen[bytes]
     command: str
-    log_path: str
+    log: BackgroundLog
     stopped: bool = False
+
+    @property
+    def log_path(self) -> str:
+        return os.fspath(self.log.path)
 
     @property
     def pid(self) -> int:
@@ -125,9 +229,11 @@ class BackgroundJobs:
         self._procs.append(proc)
         _holding.add(self)
 
-    def describe(self, proc: subprocess.Popen[bytes], command: str, log_path: str) -> None:
-        """Remember what ``proc`` runs and where its output goes (``/tasks``)."""
-        self.tasks[proc.pid] = BackgroundTask(proc, command, log_path)
+    def describe(self, proc: subprocess.Popen[bytes], command: str, log: BackgroundLog) -> None:
+        """Remember what ``proc`` runs and where its output goes (``/tasks``); the log
+        file is removed when the session ends (``terminate``)."""
+        self.tasks[proc.pid] = BackgroundTask(proc, command, log)
+        _holding.add(self)
 
     def stop(self, pid: int, grace: float = TERM_GRACE_SECONDS) -> bool:
         """End one task's process group (SIGTERM, then SIGKILL); False if unknown."""
@@ -175,6 +281,13 @@ class BackgroundJobs:
         Synchronous and bounded by ``grace`` so it can run from ``atexit`` and from a
         shutdown that must finish within a second of Ctrl-C.
         """
+        try:
+            self._end_groups(grace)
+        finally:
+            for task in self.tasks.values():  # what a survivor still writes goes nowhere
+                task.log.remove()
+
+    def _end_groups(self, grace: float) -> None:
         procs, self._procs = self._procs, []
         orphans = self._orphan_groups()
         self._orphans = {}

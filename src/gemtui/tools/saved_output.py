@@ -105,6 +105,10 @@ class SpillFile:
             self.written += len(text)
             self._fh.write(self._redactor.feed(text))
 
+    def flush(self) -> None:
+        """Put what is masked so far on disk (a reader may look while it is written)."""
+        self._fh.flush()
+
     def close(self) -> None:
         if not self._fh.closed:
             self._fh.write(self._redactor.finish())

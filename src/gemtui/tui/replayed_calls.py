@@ -4,6 +4,7 @@ with an error", which would make a rejected or cancelled call read "failed")."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +19,18 @@ def _enum(kind: Any, value: Any) -> Any:
         return kind(value) if value is not None else None
     except ValueError:  # a record written by a newer gemtui: leave it out
         return None
+
+
+_EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)$", re.MULTILINE)
+
+
+def _exit_code(call: FunctionCall, response: Mapping[str, Any]) -> int | None:
+    """A shell command's exit status, from the report the model read (its last
+    ``Exit Code:`` line: the command's own output comes before it)."""
+    if call.name != "run_shell_command":
+        return None
+    found = _EXIT_CODE.findall(str(response.get("output", "")))
+    return int(found[-1]) if found else None
 
 
 def replayed_call(
@@ -37,6 +50,7 @@ def replayed_call(
         state=ToolCallState.ERROR if failed else ToolCallState.SUCCESS,
         output=None if failed else str(response.get("output", "")),
         error=str(response.get("error")) if failed else None,
+        exit_code=_exit_code(call, response),
     )
     state = _enum(ToolCallState, (stored or {}).get("state"))
     if stored is None or state is None or not state.terminal:
@@ -52,6 +66,7 @@ def replayed_call(
         error=stored.get("error") if stored.get("error") is not None else snapshot.error,
         duration_ms=stored.get("duration_ms"),
         refusal=_enum(Refusal, stored.get("refusal")),
+        exit_code=snapshot.exit_code,
     )
 
 

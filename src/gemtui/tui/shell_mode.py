@@ -4,17 +4,24 @@ A captured command runs as a ``run_shell_command`` call (its card, its approval,
 live output); one that needs the terminal itself (``vim``, ``git rebase -i``, ``top``) gets
 it: the app suspends (Textual's ``App.suspend``), the program runs on the real terminal,
 and the app comes back when it exits. Either way the next prompt tells the model what ran.
+Under ``-s`` the terminal program runs in the sandbox too (``terminal_command``), and
+the question and the notice say so.
 """
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import subprocess
+import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from textual.app import SuspendNotSupported
 
-from gemtui.agent.user_commands import terminal_verdict
+from gemtui.agent.user_commands import terminal_command, terminal_verdict
 from gemtui.commands.interactive import needs_terminal
+from gemtui.errors import FatalConfigError
 
 if TYPE_CHECKING:
     from gemtui.tui.session_host import SessionHost
@@ -31,14 +38,35 @@ async def run_shell_line(app: SessionHost, line: str) -> None:
         app.notify("Done; the model sees the output with your next prompt.", timeout=4)
 
 
+@contextlib.contextmanager
+def _keyboard_interrupts_are_the_programs() -> Iterator[None]:
+    """Ctrl+C on the handed-over terminal interrupts the program, not gemtui.
+
+    The program shares gemtui's process group (it must, to own the terminal), so the
+    terminal's SIGINT reaches both; Python's default handler would raise
+    KeyboardInterrupt in the app once it resumes and end it. A handler that does nothing
+    is reset to the default by exec, so the program itself still gets Ctrl+C.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: None)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 async def _run_on_terminal(app: SessionHost, line: str) -> None:
     from gemtui.tui.screens.dialogs import ModifyScreen
 
     session = app.session
     assert session is not None
     decision, why, line = await terminal_verdict(session, line)
+    boxed = session.tool_context.sandbox is not None
     if decision == "ask_user":
-        title = "run on the terminal (gemtui steps aside until it exits) - Ctrl+S runs"
+        where = " in the sandbox" if boxed else ""
+        title = f"run on the terminal{where} - Ctrl+S runs (gemtui steps aside until it exits)"
         answer = await app.push_screen_wait(ModifyScreen(line, title=title, language="bash"))
         if answer is None or not answer.strip():
             app.notify(f"Not run: {line}")
@@ -56,8 +84,14 @@ async def _run_on_terminal(app: SessionHost, line: str) -> None:
         app.notify(f"Not run: {line} - {why}", severity="warning", timeout=8)
         return
     try:
-        with app.suspend():  # the app is stopped: the program owns the terminal, so wait
-            code = subprocess.call(["bash", "-c", line], cwd=session.workspace.root)  # noqa: ASYNC221
+        run = terminal_command(session, line)
+    except FatalConfigError as exc:
+        app.notify(f"Not run: {line} - {exc}", severity="error", timeout=10)
+        return
+    try:
+        with app.suspend(), _keyboard_interrupts_are_the_programs():
+            # the app is stopped: the program owns the terminal, so wait
+            code = subprocess.call(run.argv, cwd=session.workspace.root, env=run.env)  # noqa: ASYNC221
     except SuspendNotSupported:
         app.notify(
             f"Not run: {line} needs the terminal, and this one cannot be handed over.",
@@ -67,5 +101,6 @@ async def _run_on_terminal(app: SessionHost, line: str) -> None:
     except OSError as exc:
         app.notify(f"Could not run {line}: {exc}", severity="error")
         return
-    session.shell_notes.add(line, "(ran on the terminal; its output is not captured)", code)
-    app.notify(f"{line} exited with code {code}.")
+    ran = "ran on the terminal in the sandbox" if boxed else "ran on the terminal"
+    session.shell_notes.add(line, f"({ran}; its output is not captured)", code)
+    app.notify(f"{line} exited with code {code}" + (f" ({run.where})." if run.where else "."))

@@ -107,8 +107,10 @@ def hooks(app: SessionHost, arg: str) -> None:
             'No hooks. Add them to ~/.gemini/settings.json ({"hooks": {"BeforeTool": [...]}}).'
         )
         return
+    boxed = runner.sandbox is not None
     lines = [
-        f"{h.event} {h.matcher or '*'} -> {h.name} ({h.timeout_ms / 1000:g} s, {h.source})"
+        f"{h.event} {h.matcher or '*'} -> {h.name} ({h.timeout_ms / 1000:g} s, {h.source}"
+        + (")" if not boxed else ", in the sandbox)" if h.project else ", outside the sandbox)")
         for h in specs
     ]
     lines += [f"not loaded: {p}" for p in runner.hooks.problems]

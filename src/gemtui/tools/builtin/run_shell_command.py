@@ -15,15 +15,15 @@ import logging
 import os
 import signal
 import subprocess
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gemtui.config.paths import data_dir
 from gemtui.errors import FatalConfigError
 from gemtui.redact import redact
+from gemtui.tools.background import BackgroundLog, log_name, remove_stale_logs, terminate_all
 from gemtui.tools.background import group_members as _group_members
-from gemtui.tools.background import terminate_all
 from gemtui.tools.base import (
     Confirmation,
     Tool,
@@ -34,7 +34,8 @@ from gemtui.tools.base import (
     ToolResult,
 )
 from gemtui.tools.sandbox import require_bwrap, sandbox_hint, scrubbed_env, wrap_command
-from gemtui.tools.saved_output import SpillFile, joined, split_limit
+from gemtui.tools.sandbox_places import throwaway_note
+from gemtui.tools.saved_output import OutputStore, SpillFile, joined, split_limit
 from gemtui.tools.shell_rules import rule_prefixes
 from gemtui.tools.shell_syntax import has_redirection
 
@@ -149,6 +150,13 @@ class OutputCapture:
         return joined(redact(self.head), redact(tail), self.total, path, self.limit)
 
 
+def _add_note(result: ToolResult, note: str | None) -> None:
+    """One more line for the model and the card (the sandbox explaining itself)."""
+    if note is not None and isinstance(result.llm_content, str):
+        result.llm_content += "\n" + note
+        result.display += "\n" + note
+
+
 # -- the tool ----------------------------------------------------------------------------
 
 
@@ -249,9 +257,8 @@ class RunShellCommandInvocation(ToolInvocation):
         result = self._result(proc, capture, where, timed_out, ctx.shell_timeout)
         if ctx.sandbox is not None:
             hint = sandbox_hint(capture.text(), network=ctx.sandbox.network)
-            if hint is not None and isinstance(result.llm_content, str):
-                result.llm_content += "\n" + hint
-                result.display += "\n" + hint
+            _add_note(result, hint)
+            _add_note(result, throwaway_note(self.command, ctx.sandbox))
         return result
 
     async def _run_in_terminal(
@@ -332,9 +339,16 @@ class RunShellCommandInvocation(ToolInvocation):
     def _start_background(self, cwd: Path, where: str, ctx: ToolContext) -> ToolResult:
         """Start in its own group with output to a log file; report the PID at once.
 
-        The group is owned by the session (``ctx.background``) and ends when it closes.
+        The group is owned by the session (``ctx.background``) and ends when it closes;
+        the output is masked as it is written, and the file goes with the session.
         """
-        fd, log_path = tempfile.mkstemp(prefix="gemtui-bg-", suffix=".log")
+        outputs = ctx.outputs or OutputStore.for_session(data_dir(), f"background-{os.getpid()}")
+        try:
+            spill = outputs.create(log_name(ctx.call_id or "shell"))
+        except OSError as exc:
+            raise ToolError(f"Cannot create the background command's log: {exc}") from exc
+        remove_stale_logs(outputs.folder.parent)
+        rfd, wfd = os.pipe()
         try:
             argv, env = _launch(["bash", "-c", self.command], ctx)
             popen = subprocess.Popen(
@@ -342,16 +356,24 @@ class RunShellCommandInvocation(ToolInvocation):
                 env=env,
                 cwd=os.fspath(cwd),
                 stdin=subprocess.DEVNULL,
-                stdout=fd,
+                stdout=wfd,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-        except OSError as exc:
+        except (OSError, ToolError) as exc:
+            os.close(rfd)
+            spill.close()
+            with contextlib.suppress(OSError):
+                os.unlink(spill.path)
+            if isinstance(exc, ToolError):
+                raise
             raise ToolError(f"Failed to start background command: {exc}") from exc
         finally:
-            os.close(fd)
+            os.close(wfd)
+        log = BackgroundLog(spill, rfd)
         ctx.background.add(popen)
-        ctx.background.describe(popen, self.command, log_path)
+        ctx.background.describe(popen, self.command, log)
+        log_path = os.fspath(log.path)
         text = "\n".join(
             [
                 f"Command: {self.command}",
@@ -361,11 +383,14 @@ class RunShellCommandInvocation(ToolInvocation):
                 f"Process Group PGID: {popen.pid}",
             ]
         )
-        return ToolResult(
+        result = ToolResult(
             llm_content=text,
             display=f"Started in background (PID {popen.pid})",
             data={"pid": popen.pid, "pgid": popen.pid, "log_path": log_path},
         )
+        if ctx.sandbox is not None:
+            _add_note(result, throwaway_note(self.command, ctx.sandbox))
+        return result
 
 
 class RunShellCommandTool(Tool):

@@ -230,6 +230,15 @@ _STATE_LOOK: dict[ToolCallState, tuple[str, str, str]] = {
 }
 
 
+def _failed_exit(snap: ToolCallSnapshot) -> str | None:
+    """``exit N`` (or ``signal N``) for a command that ran and failed: the call itself
+    succeeded, but a green tick would say the command did."""
+    code = snap.exit_code
+    if snap.state is not ToolCallState.SUCCESS or code is None or code == 0:
+        return None
+    return f"exit {code}" if code > 0 else f"signal {-code}"
+
+
 def _refused_label(snap: ToolCallSnapshot) -> str | None:
     """Why a call that ended in error never ran, in words (not "failed": nothing failed)."""
     refusal = snap.refusal
@@ -353,7 +362,7 @@ class ToolBlock(Block):
 
     def _state_label(self) -> str:
         snap = self.snapshot
-        label = _STATE_LOOK[snap.state][1]
+        label = _failed_exit(snap) or _STATE_LOOK[snap.state][1]
         if snap.state is ToolCallState.ERROR:
             label = _refused_label(snap) or label  # refused, not failed: it never ran
         if snap.state is ToolCallState.EXECUTING and self.started is not None:
@@ -369,6 +378,8 @@ class ToolBlock(Block):
     def render(self, ctx: RenderContext) -> list[Strip]:
         snap = self.snapshot
         icon, _, style_name = _STATE_LOOK[snap.state]
+        if _failed_exit(snap) is not None:
+            icon, style_name = _STATE_LOOK[ToolCallState.ERROR][0::2]
         if snap.state is ToolCallState.EXECUTING:
             icon = SPINNER[self.spinner_frame % len(SPINNER)]
         state_style = ctx.style(style_name)
