@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gemtui.testing import MockLLMServer
-from gemtui.tools.sandbox_places import THROWAWAY_NOTE
+from gemtui.tools.sandbox_throwaway import THROWAWAY_NOTE
 
 from .helpers import write_fast_config
 from .test_sandbox import _shell

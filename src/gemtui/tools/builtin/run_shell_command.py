@@ -34,7 +34,7 @@ from gemtui.tools.base import (
     ToolResult,
 )
 from gemtui.tools.sandbox import require_bwrap, sandbox_hint, scrubbed_env, wrap_command
-from gemtui.tools.sandbox_places import throwaway_note
+from gemtui.tools.sandbox_throwaway import throwaway_note
 from gemtui.tools.saved_output import OutputStore, SpillFile, joined, split_limit
 from gemtui.tools.shell_rules import rule_prefixes
 from gemtui.tools.shell_syntax import has_redirection

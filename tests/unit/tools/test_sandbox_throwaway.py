@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gemtui.tools.sandbox import SandboxConfig
-from gemtui.tools.sandbox_places import THROWAWAY_NOTE, throwaway_note
+from gemtui.tools.sandbox_throwaway import THROWAWAY_NOTE, throwaway_note
 
 BOX = SandboxConfig(workspace=Path("/srv/proj"), writable=(Path("/tmp/extra"),))
 
