@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from gemtui.chat.chat import Chat
 from gemtui.wire import Content, GenerateContentRequest, Part, Tool, response_text
+from gemtui.wire.cancel_note import is_cancel_note
 
 __all__ = [
     "COMPRESSION_PROMPT",
@@ -68,7 +69,13 @@ def find_split_point(history: list[Content], preserve: float) -> int:
 
 
 def _is_user_text(content: Content) -> bool:
-    return content.role == "user" and all(p.function_response is None for p in content.parts)
+    """A prompt: the kept part may start there (not at a cancel note, which speaks of the
+    prompt before it)."""
+    return (
+        content.role == "user"
+        and all(p.function_response is None for p in content.parts)
+        and not is_cancel_note(content)
+    )
 
 
 def over_threshold(tokens: int, *, threshold: float, context_window: int) -> bool:
