@@ -74,6 +74,7 @@ def _assert_told_cancelled(body: dict[str, Any], last: str = PROMPT_B) -> None:
     assert PROMPT_A in texts, "the cancelled prompt stays in the conversation"
     after_a = texts[texts.index(PROMPT_A) + 1 :]
     assert after_a[0] == CANCELLED_NOTE, f"A is followed by the cancel note, not B: {texts}"
+    assert texts.count(CANCELLED_NOTE) == 1, "only the cancelled prompt is marked"
     roles = [c["role"] for c in body["contents"]]
     assert all(a != b for a, b in pairwise(roles)), f"alternating: {roles}"
 
