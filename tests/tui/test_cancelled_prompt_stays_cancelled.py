@@ -20,6 +20,7 @@ import pytest
 from textual.pilot import Pilot
 
 from gemtui.bus.events import AgentFinished, ContentDelta, TerminateReason, ToolOutput
+from gemtui.store import SessionStore
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.launch import build_app
@@ -144,6 +145,15 @@ async def test_esc_while_the_answer_streams_keeps_the_prompt_cancelled(
     said = [p.get("text", "") for c in body["contents"] if c["role"] == "model" for p in c["parts"]]
     assert any(PARTIAL in t for t in said), said
     assert not any("never sent" in t for t in said)
+    with SessionStore() as store:  # saved as it happened: two prompts, one cancelled
+        info = store.get(session_id)
+        markdown = store.export_markdown(session_id)
+    assert info is not None
+    assert info.turns == 2, "the note is not counted as a prompt"
+    assert (
+        f"{PROMPT_A}\n\n## Model\n\n{PARTIAL}\n\n_(cancelled before it was finished)_" in markdown
+    )
+    assert CANCELLED_NOTE not in markdown
 
     app = build_app(
         _settings_for(mock_llm.url),
