@@ -112,7 +112,7 @@ async def _cancel_then_ask_again(
         if shown_before is not None:
             assert shown_before in shown, "what arrived before the cancel stays shown"
         assert app.session is not None
-        session_id = app.session.id
+        session_id: str = app.session.id
     app.close_store()
     return session_id
 

@@ -22,8 +22,12 @@ def test_a_cancelled_prompt_counts_once_here_and_in_a_fork(tmp_path: Path) -> No
         Content.model("Four."),
     ):
         store.add_message(sid, content.role or "user", content)
-    assert store.get(sid).turns == 2  # type: ignore[union-attr]
+    info = store.get(sid)
+    assert info is not None
+    assert info.turns == 2
     assert is_cancel_note(store.load_history(sid)[2]), "saved as it was said"
     fork = store.fork(sid)
-    assert store.get(fork).turns == 2  # type: ignore[union-attr]
+    forked = store.get(fork)
+    assert forked is not None
+    assert forked.turns == 2
     store.close()
