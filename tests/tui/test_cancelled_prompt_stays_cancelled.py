@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.geometry import Region
 from textual.pilot import Pilot
 
 from gemtui.bus.events import AgentFinished, ContentDelta, TerminateReason, ToolOutput
@@ -24,9 +25,11 @@ from gemtui.store import SessionStore
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.launch import build_app
+from gemtui.tui.widgets.conversation_preview import ConversationPreview
 from gemtui.wire.cancel_note import CANCELLED_NOTE
 from tests.tui.helpers import Messages, engine_started, turns_done
 from tests.tui.test_resume_shows_what_happened import _settings_for
+from tests.tui.test_sessions_screen import BrowserApp
 from tests.tui.test_transcript import screen_text, settle
 
 PROMPT_A = "write the release notes"
@@ -154,6 +157,15 @@ async def test_esc_while_the_answer_streams_keeps_the_prompt_cancelled(
         f"{PROMPT_A}\n\n## Model\n\n{PARTIAL}\n\n_(cancelled before it was finished)_" in markdown
     )
     assert CANCELLED_NOTE not in markdown
+    with SessionStore() as store:  # the session browser's preview marks it too
+        browser = BrowserApp(store, workspace=str(workspace))
+        async with browser.run_test(size=(120, 30)) as pilot:
+            await pilot.pause()
+            preview = browser.screen.query_one(ConversationPreview)
+            lines = preview.render_lines(Region(0, 0, preview.size.width, 20))
+    previewed = " ".join(" ".join(line.text for line in lines).split())  # a narrow pane wraps
+    assert f"{PROMPT_A} ⊘ cancelled" in previewed, previewed
+    assert CANCELLED_NOTE[:30] not in previewed
 
     app = build_app(
         _settings_for(mock_llm.url),
