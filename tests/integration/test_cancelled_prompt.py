@@ -14,8 +14,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from gemtui.bus import Event, TerminateReason, UserMessage
-from gemtui.testing import MockLLMServer
+from gemtui.bus import ContentDelta, Event, TerminateReason, UserMessage
+from gemtui.testing import MockLLMServer, filler
 from gemtui.wire import Content
 from gemtui.wire.cancel_note import CANCELLED_NOTE, is_cancel_note
 
@@ -88,3 +88,40 @@ def test_ctrl_c_on_a_headless_prompt_is_told_as_cancelled_on_resume(
     assert _user_texts(body) == [PROMPT_A, CANCELLED_NOTE, PROMPT_B]
     said = [p.get("text", "") for c in body["contents"] if c["role"] == "model" for p in c["parts"]]
     assert said == ["Draft one "], "what the model said before Ctrl-C, and no more"
+
+
+async def test_a_compression_keeps_the_note_apart_from_the_next_prompt(
+    mock_llm: MockLLMServer, make_session: SessionFactory
+) -> None:
+    """The turns a compression keeps are the history's own, not the request's merged
+    messages: the note stays a message of its own (views and the store know it by that),
+    and the next request still says A was cancelled."""
+    mock_llm.enqueue(
+        {"text": filler(300, "first")},  # a long first answer: the older part summarised
+        {"text": "Draft one never sent", "chunks": 2, "fault": "stall", "after_chunks": 1},
+        {"text": "Four."},
+        {"count_tokens": 5000},
+        {"text": "SUMMARY: the person asked for a long text."},
+        {"count_tokens": 100},
+        {"text": "Six."},
+    )
+    session = make_session()
+
+    def cancel_mid_answer(ev: Event) -> None:
+        if isinstance(ev, ContentDelta) and ev.text.startswith("Draft"):
+            session.cancel()
+
+    session.bus.subscribe(cancel_mid_answer)
+    await session.send("write a long text")
+    assert (await session.send(PROMPT_A)).reason == TerminateReason.ABORTED
+    await session.send(PROMPT_B)
+    await session.compress()
+    history = session.chat.history
+    assert "SUMMARY" in (history[0].parts[0].text or ""), "compressed"
+    texts = [c.parts[0].text for c in history]
+    assert texts[2:] == [PROMPT_A, "Draft one ", history[4].parts[0].text, PROMPT_B, "Four."]
+    assert is_cancel_note(history[4]), "the note is still a message of its own"
+    done = await session.send("and three plus three")
+    assert done.text == "Six."
+    asked = _user_texts(mock_llm.requests[-1].json)
+    assert asked[asked.index(PROMPT_A) + 1] == CANCELLED_NOTE, asked
