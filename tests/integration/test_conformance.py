@@ -27,6 +27,7 @@ from gemtui.bus import (
     StreamRetried,
     TerminateReason,
     ThoughtDelta,
+    ToolOutput,
     TurnFinished,
 )
 from gemtui.config.settings import Settings
@@ -39,6 +40,7 @@ from gemtui.providers.openai_compat import OpenAICompatGenerator
 from gemtui.providers.retry import RetryingGenerator, RetryPolicy
 from gemtui.providers.text_tools import TextToolsGenerator
 from gemtui.testing import MockLLMServer, RecordedRequest
+from gemtui.wire.cancel_note import CANCELLED_NOTE, is_cancel_note
 
 FAST = RetryPolicy(max_attempts=3, initial_delay=0.01, max_delay=0.02)
 ADAPTERS = [
@@ -595,11 +597,49 @@ async def test_cancel_mid_stream_keeps_partial(harness: Harness, workspace: Path
     partial = run.text()
     assert partial
     assert partial != words
-    history = run.session.chat.history
-    assert history[-1].role == "model"
-    kept = "".join(p.text or "" for p in history[-1].parts if not p.thought)
+    *_, answer, note = run.session.chat.history
+    assert is_cancel_note(note), "the model is told the prompt was cancelled"
+    assert answer.role == "model"
+    kept = "".join(p.text or "" for p in answer.parts if not p.thought)
     assert kept
     assert words.startswith(kept.strip())
+    await run.session.aclose()
+
+
+@pytest.mark.parametrize("when", ["mid_answer", "mid_command"])
+async def test_a_cancelled_prompt_is_never_asked_again(
+    harness: Harness, workspace: Path, when: str
+) -> None:
+    """The next prompt's request tells the model the cancelled one was cancelled (it used
+    to send both as one open question), in a request the adapter's API accepts: roles
+    alternating, the cancelled call answered first."""
+    if when == "mid_answer":  # its first words, then the stream held open until the cancel
+        words = "Draft one two three four five six"  # past the first text frame on every wire
+        first = {"text": words, "chunks": 7, "fault": "stall", "after_chunks": 5}
+        cue: type[Event] = ContentDelta
+    else:
+        command = "echo started; sleep 30; echo never printed"
+        first = harness.calls_step([("run_shell_command", {"command": command})])
+        cue = ToolOutput
+    harness.srv.enqueue(first, {"text": "Four."})
+    run = make_run(harness, workspace)
+
+    def on_event(ev: Event) -> None:
+        if isinstance(ev, cue):
+            run.session.cancel()
+
+    run.session.bus.subscribe(on_event)
+    cancelled = await asyncio.wait_for(run.session.send("write the release notes"), 20)
+    assert cancelled.reason == TerminateReason.ABORTED
+    done = await asyncio.wait_for(run.session.send("what is two plus two"), 20)
+    assert done.text == "Four."
+    said = conversation(harness, harness.generation_requests()[-1].json)
+    asked = [text for role, text in said if role == "user"]
+    assert asked[0] == "write the release notes", said
+    assert CANCELLED_NOTE in asked[-1], said
+    assert asked[-1].rstrip().endswith("what is two plus two")
+    assert asked[-1].index(CANCELLED_NOTE) < asked[-1].index("what is two plus two")
+    assert_valid_requests(harness)
     await run.session.aclose()
 
 

@@ -26,6 +26,7 @@ from gemtui.bus import (
     UserMessage,
 )
 from gemtui.testing import MockLLMServer, filler
+from gemtui.wire.cancel_note import is_cancel_note
 
 from .conftest import SessionFactory, history_is_valid
 
@@ -252,8 +253,10 @@ async def test_cancel_mid_stream_keeps_the_partial_answer(
     done = await asyncio.wait_for(session.send("talk"), timeout=20)
     assert done.reason == TerminateReason.ABORTED
     assert done.text.startswith("w0 w1 w2")
-    assert session.chat.history[-1].role == "model"
-    assert (session.chat.history[-1].parts[0].text or "").startswith("w0 w1 w2")
+    *_, partial, note = session.chat.history
+    assert partial.role == "model"
+    assert (partial.parts[0].text or "").startswith("w0 w1 w2")
+    assert is_cancel_note(note), "then the model is told the prompt was cancelled"
 
 
 async def test_max_turns_stops_the_loop(

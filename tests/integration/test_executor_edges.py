@@ -11,6 +11,7 @@ from gemtui.bus import AgentFinished, ErrorOccurred, Event, TerminateReason
 from gemtui.chat.history import extract_curated_history
 from gemtui.providers.base import Capabilities
 from gemtui.wire import Content, FunctionCall, FunctionResponse, GenerateContentResponse, Part
+from gemtui.wire.cancel_note import is_cancel_note
 
 from .conftest import SessionFactory, history_is_valid
 
@@ -77,7 +78,9 @@ async def test_cancel_landing_as_the_stream_ends_still_answers_the_calls(
     done = await session.send("list")
     assert done.reason == TerminateReason.ABORTED
     assert history_is_valid(session.chat.history)
-    answered = session.chat.history[-1].parts[0].function_response
+    *_, responses, note = session.chat.history
+    assert is_cancel_note(note), "after the answers, the model is told of the cancel"
+    answered = responses.parts[0].function_response
     assert answered is not None
     assert answered.id == "c1"
     assert "error" in answered.response

@@ -19,6 +19,7 @@ from acp import (
 
 from gemtui.acp.updates import Update, locations, tool_kind
 from gemtui.wire import Content
+from gemtui.wire.cancel_note import is_cancel_note
 
 __all__ = ["replay"]
 
@@ -34,6 +35,8 @@ def replay(
             if fr is not None and fr.id:
                 failed[fr.id] = "error" in fr.response
     for content in history:
+        if is_cancel_note(content):  # for the model; ACP has no mark for a cancelled prompt
+            continue
         for part in content.parts:
             if part.function_call is not None:
                 call = part.function_call

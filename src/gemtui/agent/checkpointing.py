@@ -16,6 +16,7 @@ from gemtui.config.paths import data_dir, log_dir
 from gemtui.config.settings import CheckpointSettings
 from gemtui.tools.base import Tool
 from gemtui.wire import Content
+from gemtui.wire.cancel_note import is_cancel_note
 
 __all__ = [
     "PromptPoint",
@@ -136,7 +137,7 @@ def history_before_prompt(history: list[Content], prompt: str) -> int | None:
     of the last user message carrying its text (None when it is not there)."""
     for index in range(len(history) - 1, -1, -1):
         content = history[index]
-        if content.role != "user":
+        if content.role != "user" or is_cancel_note(content):
             continue
         texts = [part.text for part in content.parts or [] if part.text]
         if any(t == prompt or prompt in t for t in texts):

@@ -188,7 +188,8 @@ class Executor:
                     prompt_id,
                     cancel,
                 )
-            reason, output = await self._loop(Content(role="user", parts=parts), cancel, state)
+            message = Content(role="user", parts=parts)
+            reason, output = await self._loop(message, cancel, state)
             recoverable = (
                 TerminateReason.TIMEOUT,
                 TerminateReason.MAX_TURNS,
@@ -197,6 +198,8 @@ class Executor:
             if reason in recoverable and self.config.output_schema is not None:
                 reason, output = await self._recover(reason, state, cancel)
             self._answer_dangling(reason)
+            if reason == TerminateReason.ABORTED:  # after the answers: those lead a turn
+                self.chat.record_cancelled(message)
         finally:
             subagents.close()
             if timer is not None:

@@ -37,6 +37,7 @@ from gemtui.wire import (
     Part,
     Tool,
 )
+from gemtui.wire.cancel_note import cancel_note
 
 __all__ = ["Chat", "StreamChunk", "StreamRetry"]
 
@@ -124,6 +125,14 @@ class Chat:
         if isinstance(message, list):
             message = Content(role="user", parts=message)
         self._append(message)
+
+    def record_cancelled(self, prompt: Content) -> None:
+        """The person cancelled ``prompt``: it stays in history (recorded now if no call
+        had taken it yet), followed by a note saying so, so the next request tells the
+        model it was cancelled instead of asking it again with the new prompt."""
+        if not any(c is prompt for c in self._history):
+            self._append(prompt)
+        self._append(cancel_note())
 
     def set_model(self, model: str) -> None:
         if model != self.model:

@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gemtui.chat.chat import Chat
+from gemtui.chat.history import extract_curated_history, merge_user_turns
 from gemtui.wire import Content, GenerateContentRequest, Part, Tool, response_text
+from gemtui.wire.cancel_note import is_cancel_note
 
 __all__ = [
     "COMPRESSION_PROMPT",
@@ -68,7 +70,26 @@ def find_split_point(history: list[Content], preserve: float) -> int:
 
 
 def _is_user_text(content: Content) -> bool:
-    return content.role == "user" and all(p.function_response is None for p in content.parts)
+    """A prompt: the kept part may start there (not at a cancel note, which speaks of the
+    prompt before it)."""
+    return (
+        content.role == "user"
+        and all(p.function_response is None for p in content.parts)
+        and not is_cancel_note(content)
+    )
+
+
+def _first_turn(turns: list[Content], merged_index: int) -> int:
+    """Where the request's message ``merged_index`` starts in ``turns`` (consecutive user
+    turns are one message in a request). The kept turns are taken from ``turns``, so a
+    cancelled prompt's note stays a message of its own, as views and the store expect."""
+    message = -1
+    for i, content in enumerate(turns):
+        if not (i and content.role == "user" and turns[i - 1].role == "user"):
+            message += 1
+        if message == merged_index:
+            return i
+    return len(turns)
 
 
 def over_threshold(tokens: int, *, threshold: float, context_window: int) -> bool:
@@ -96,14 +117,15 @@ async def compress_history(
 
     if not force and prompt_tokens is not None and not due(prompt_tokens):
         return None
-    history = chat.curated_history()
+    turns = extract_curated_history(chat.history)  # as they happened: a note stays apart
+    history = merge_user_turns(turns)  # as requests send them
     if not history:
         return None
     before = await chat.generator.count_tokens(history, model=chat.model)
     if not force and not due(before):
         return None
     split = find_split_point(history, preserve)
-    older, kept = history[:split], history[split:]
+    older, kept = history[:split], turns[_first_turn(turns, split) :]
     if not older:
         return CompressionResult(before, before, False)
     request = GenerateContentRequest(
@@ -121,7 +143,7 @@ async def compress_history(
         Content.model(_ACK),
         *kept,
     ]
-    after = await chat.generator.count_tokens(new_history, model=chat.model)
+    after = await chat.generator.count_tokens(merge_user_turns(new_history), model=chat.model)
     if after >= before:
         return CompressionResult(before, after, False)
     chat.replace_history(new_history, "compression")

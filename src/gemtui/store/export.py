@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from gemtui.redact import redact, redact_data, redact_wire_content
 from gemtui.store.records import iso
 from gemtui.store.subagent_log import subagent_transcripts
+from gemtui.wire.cancel_note import is_cancel_note
 
 if TYPE_CHECKING:
     from gemtui.store.store import StoreCore
@@ -80,6 +81,8 @@ def _content_lines(
 ) -> list[str]:
     """One message as Markdown; a delegation's call is followed by its agent's story
     (``prefix``: how the story being written names its calls' stories, ``p1/``)."""
+    if is_cancel_note(content):
+        return ["_(cancelled before it was finished)_", ""]
     lines: list[str] = []
     inside = bool(prefix)
     for part in content.parts:

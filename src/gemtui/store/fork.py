@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from gemtui.store.records import SessionInfo
+from gemtui.wire.cancel_note import CANCELLED_NOTE
 
 __all__ = ["fork_session"]
 
@@ -42,8 +43,8 @@ def fork_session(
         "UPDATE sessions SET"
         " message_count = (SELECT count(*) FROM messages WHERE session_id = ?),"
         " turns = (SELECT count(*) FROM messages WHERE session_id = ? AND role = 'user'"
-        " AND content LIKE '%\"text\"%') WHERE id = ?",
-        (new_id, new_id, new_id),
+        " AND content LIKE '%\"text\"%' AND coalesce(text, '') NOT LIKE ?) WHERE id = ?",
+        (new_id, new_id, f"%{CANCELLED_NOTE}%", new_id),  # prompts, as ``is_prompt`` counts
     )
     _copy_usage(c, session_id, new_id, stop)
     _copy_subagents(c, session_id, new_id)

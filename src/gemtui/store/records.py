@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from gemtui.wire import Content
+from gemtui.wire.cancel_note import is_cancel_note
 
 __all__ = [
     "HIT_END",
@@ -52,8 +53,13 @@ def content_text(content: Content) -> str:
 
 
 def is_prompt(content: Content) -> bool:
-    """A person's prompt, as opposed to the tool results that also travel as 'user'."""
-    return content.role == "user" and any(p.text for p in content.parts)
+    """A person's prompt, as opposed to the tool results that also travel as 'user' (and
+    the note after a cancelled prompt)."""
+    return (
+        content.role == "user"
+        and any(p.text for p in content.parts)
+        and not is_cancel_note(content)
+    )
 
 
 @dataclass(frozen=True, slots=True)

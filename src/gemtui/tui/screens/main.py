@@ -459,7 +459,12 @@ class MainScreen(Screen[None]):
         self._failed_prompts.discard(e.prompt_id)
         self.status.turn_ended()
         if e.reason == TerminateReason.ABORTED:
-            self.transcript.add_notice("Cancelled. Nothing already received is lost.", "warning")
+            self.transcript.mark_cancelled()
+            self.transcript.add_notice(
+                "Cancelled. Nothing already received is lost; the model is told the request"
+                " was cancelled and will not act on it unless you ask again.",
+                "warning",
+            )
         elif e.reason == TerminateReason.MAX_TURNS:
             self.transcript.add_notice("Stopped at the turn limit.", "warning")
         elif e.reason != TerminateReason.GOAL and e.error and not said:

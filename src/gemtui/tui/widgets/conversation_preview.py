@@ -23,7 +23,9 @@ from gemtui.tui.widgets.markdown_look import (
     markdown_theme,
 )
 from gemtui.tui.widgets.tool_summary import split_arguments
+from gemtui.tui.widgets.transcript_blocks import UserBlock
 from gemtui.wire.attachments import typed_text
+from gemtui.wire.cancel_note import is_cancel_note
 
 if TYPE_CHECKING:
     from gemtui.wire import Content
@@ -45,14 +47,19 @@ def conversation_renderable(
         if p.function_response is not None and "error" in p.function_response.response
     }
     items: list[RenderableType] = []
+    prompt: Text | None = None
     for content in history:
         text = typed_text(content).strip()
+        if is_cancel_note(content):  # the prompt before it was cancelled
+            if prompt is not None:
+                prompt.append(UserBlock.CANCELLED, style=style("muted"))
+            continue
         if content.role == "user":
             if text:
-                line = Text()
-                line.append("▌ ", style=style("user-bar"))
-                line.append(redact(text), style=style("user"))
-                items.append(line)
+                prompt = Text()
+                prompt.append("▌ ", style=style("user-bar"))
+                prompt.append(redact(text), style=style("user"))
+                items.append(prompt)
             continue
         if text:
             items.append(ThemedMarkdown(redact(text), theme, code_theme))

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
+from rich.text import Text
 from rich.theme import Theme
 from textual.events import Click, Resize
 from textual.geometry import Region, Size
@@ -150,6 +151,11 @@ class Transcript(ScrollView, can_focus=True):
         """Add a message the person sent."""
         self._end_answer_if_open()
         self._append(UserBlock(text))
+
+    def mark_cancelled(self) -> None:
+        """The latest prompt was cancelled: its block says so."""
+        if (block := self._blocks.cancel_last_prompt()) is not None:
+            self._rerender(block)
 
     def begin_answer(self) -> None:
         """Start a new answer block that :meth:`append_answer` streams into."""
@@ -317,6 +323,7 @@ class Transcript(ScrollView, can_focus=True):
         # first frame of a new session has no use for (issue 26).
         from gemtui.tui.replayed_calls import replayed_call, subagent_calls
         from gemtui.wire.attachments import typed_text
+        from gemtui.wire.cancel_note import is_cancel_note
 
         responses = {
             p.function_response.id: p.function_response
@@ -328,7 +335,9 @@ class Transcript(ScrollView, can_focus=True):
         for content in history:
             if content.role == "user":
                 text = typed_text(content)  # attached files are for the model, not shown
-                if text:
+                if is_cancel_note(content):  # the prompt before it was cancelled
+                    self.mark_cancelled()
+                elif text:
                     self.add_user(text)
                 continue
             answer = "".join(p.text or "" for p in content.parts if p.text and not p.thought)
@@ -445,15 +454,12 @@ class Transcript(ScrollView, can_focus=True):
         self.refresh()
 
     def _unseen_marker(self, width: int) -> Strip:
-        from rich.text import Text
-
         label = Text(" ↓ new output below ", style=self._component_style("marker"))
         label.truncate(width)
         pad = max(0, width - label.cell_len)
         line = Text(" " * (pad // 2)) + label + Text(" " * (pad - pad // 2))
-        return Strip(list(line.render(self.app.console, end="")), width).apply_style(
-            self.rich_style
-        )
+        strip = Strip(list(line.render(self.app.console, end="")), width)
+        return strip.apply_style(self.rich_style)
 
     def _scroll_to_end(self) -> None:
         if self.is_attached:

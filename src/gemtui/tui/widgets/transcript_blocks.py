@@ -134,20 +134,27 @@ class Block:
 
 
 class UserBlock(Block):
-    """A message the person sent, behind a bar in the primary colour."""
+    """A message the person sent, behind a bar in the primary colour (a cancelled one
+    says so after its text, muted)."""
 
     role = "user"
+    CANCELLED = "  ⊘ cancelled"
 
     def __init__(self, text: str) -> None:
         super().__init__()
         self._text = text
+        self.cancelled = False
+        """The prompt was cancelled (the model was told so and will not act on it)."""
 
     @property
     def text(self) -> str:
         return self._text
 
     def render(self, ctx: RenderContext) -> list[Strip]:
-        body = _wrapped(ctx, Text(self._text, style=ctx.style("user")), ctx.width - _INDENT)
+        text = Text(self._text, style=ctx.style("user"))
+        if self.cancelled:
+            text.append(self.CANCELLED, style=ctx.style("muted"))
+        body = _wrapped(ctx, text, ctx.width - _INDENT)
         return _prefixed(Segment("▌ ", ctx.style("user-bar")), body)
 
 
@@ -481,6 +488,18 @@ class BlockList:
             if self.blocks[index] is block:
                 return index
         raise ValueError("block not in the transcript")
+
+    def cancel_last_prompt(self) -> UserBlock | None:
+        """Mark the latest prompt cancelled; it is returned to be drawn again (None when
+        there is none, or it already was)."""
+        for block in reversed(self.blocks):
+            if isinstance(block, UserBlock):
+                if block.cancelled:
+                    return None
+                block.cancelled = True
+                block.invalidate()
+                return block
+        return None
 
     def remove(self, block: Block) -> int:
         index = self.index(block)
