@@ -12,9 +12,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from gemtui.tui.intent import ConsentDialog
 from gemtui.tui.screens.dialogs import DIALOG_CSS
 
 if TYPE_CHECKING:
@@ -23,8 +23,12 @@ if TYPE_CHECKING:
 __all__ = ["TrustScreen"]
 
 
-class TrustScreen(ModalScreen[bool]):
-    """Trust this folder (its settings apply, and that is remembered) or not (ignored)."""
+class TrustScreen(ConsentDialog[bool]):
+    """Trust this folder (its settings apply, and that is remembered) or not (ignored).
+
+    It appears by itself at start-up, maybe while the person already types their first
+    prompt, so it is never in front on purpose: t and n act after Tab or a click, and
+    keys typed before that go to the prompt (``gemtui.tui.intent``)."""
 
     DEFAULT_CSS = (
         DIALOG_CSS.format(name="TrustScreen")
@@ -38,11 +42,13 @@ class TrustScreen(ModalScreen[bool]):
 
     BINDINGS = [
         Binding("t", "answer(True)", "Trust", priority=True),
-        Binding("n,escape", "answer(False)", "Don't trust", priority=True),
+        Binding("n", "answer(False)", "Don't trust", priority=True),
+        Binding("escape", "decline", "Don't trust", priority=True),
     ]
+    ANSWERS = frozenset({"answer"})
 
     def __init__(self, overrides: WorkspaceOverrides) -> None:
-        super().__init__()
+        super().__init__(on_purpose=False)
         self.overrides = overrides
 
     def compose(self) -> ComposeResult:
@@ -57,11 +63,16 @@ class TrustScreen(ModalScreen[bool]):
             )
             with VerticalScroll():
                 yield Static(Content("\n".join(self.overrides.details)), id="trust-changes")
-            yield Static(
-                "t trust this folder (remembered) · n / Esc don't trust (remembered; "
-                "its settings stay ignored)",
-                classes="dialog-keys",
-            )
+            yield self.keys_hint()
+
+    def keys_line(self) -> str:
+        return (
+            "t trust this folder (remembered) · n / Esc don't trust (remembered; "
+            "its settings stay ignored)"
+        )
 
     def action_answer(self, trusted: bool) -> None:
         self.dismiss(trusted)
+
+    def action_decline(self) -> None:
+        self.dismiss(False)
