@@ -67,7 +67,7 @@ async def test_approving_a_replace_by_key_changes_the_file_and_answers_the_model
         diff = queue.query_one(DiffView).diff
         assert "-hello world" in diff
         assert "+hello gemtui" in diff
-        await pilot.press("1")
+        await pilot.press("f8", "1")
         await seen.wait_event(AgentFinished)
         await pilot.pause()
         assert app.focused is app.main.prompt, "focus returns to the prompt"
