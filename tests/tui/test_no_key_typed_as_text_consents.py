@@ -109,9 +109,7 @@ async def test_one_dot_use_then_enter_queues_the_prompt_and_runs_nothing(
     assert not marker.exists()
 
 
-async def test_three_allows_always_only_after_f8(
-    mock_llm: MockLLMServer, workspace: Path
-) -> None:
+async def test_three_allows_always_only_after_f8(mock_llm: MockLLMServer, workspace: Path) -> None:
     """The control for "3 things": on purpose, 3 saves the rule (so the guard is real)."""
     marker = _command_waiting(mock_llm, workspace)
     app = make_app(make_session(mock_llm.url, workspace), workspace)
@@ -125,7 +123,8 @@ async def test_three_allows_always_only_after_f8(
         assert len(app.main.approvals.pending()) == 1
         await pilot.press("f8")
         keys = str(app.main.approvals.query_one("#approval-keys").render())
-        assert "F8" not in keys and "always" in keys
+        assert "F8" not in keys
+        assert "always" in keys
         await pilot.press("3")
         await seen.wait_event(AgentFinished)
         await turns_done(app)

@@ -5,9 +5,9 @@ newline; Up/Down walk the prompt history when the cursor is on the first/last li
 PageUp/PageDown and Ctrl+Home/Ctrl+End (Home/End in an empty prompt) scroll the
 conversation. Ctrl+Z undoes and Ctrl+Shift+Z redoes; a terminal without the kitty
 keyboard protocol sends Ctrl+Shift+Z as plain Ctrl+Z (one byte, 0x1a), so there the main
-screen's Ctrl+Y redoes while there is something to redo. Tab accepts the highlighted completion, Up/Down move through completions;
-Enter accepts it too unless the command name (or its argument) is already whole, then
-it runs.
+screen's Ctrl+Y redoes while there is something to redo. Tab accepts the highlighted
+completion, Up/Down move through completions; Enter accepts it too unless the command
+name (or its argument) is already whole, then it runs.
 """
 
 from __future__ import annotations
