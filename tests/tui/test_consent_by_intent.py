@@ -190,8 +190,7 @@ async def test_digits_decide_only_in_a_queue_focused_on_purpose(
         await seen.wait_approvals(1)
         await pilot.pause()
         keys = str(app.main.approvals.query_one("#approval-keys").render())
-        assert "F8" in keys
-        assert "1 allow" not in keys
+        assert keys.startswith("F8")
         await pilot.press("1")
         assert app.main.prompt.text == "1", "a digit typed is text"
         assert len(app.main.approvals.pending()) == 1

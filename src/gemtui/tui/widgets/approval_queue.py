@@ -135,12 +135,22 @@ OPTIONAL_KEYS = ("j/k", "d", "ctrl+a")
 
 def _keys_help(*, server: bool, letters: bool = True, reach: bool = False) -> list[KeyHint]:
     """The keys line; an MCP call also offers allowing its whole server. Without letters
-    (the queue took the focus by itself) no key that types text acts: F8 says how."""
+    (the queue took the focus by itself) no answer acts yet: the line leads with F8."""
     if not letters:
-        return [
-            ("F8", "F8", "answer here (keys typed now go to the prompt)", "answer"),
-            ("↑/↓", "↑/↓", "scroll", ""),
+        first: list[KeyHint] = [("F8", "F8", "first, then", "then")]
+        digits: list[KeyHint] = [
+            ("1", "1", "allow", "allow"),
+            ("2", "2", "session", "session"),
+            ("3", "3", "always", "always"),
+            ("4", "4", "reject", "reject"),
+            ("5", "5", "feedback", "feedback"),
+            ("6", "6", "modify", "modify"),
         ]
+        if server:
+            digits.append(("7", "7", "server always", "server"))
+        if reach:
+            digits.append(("8", "8", "reach", "reach"))
+        return [*first, *digits, ("ctrl+a", "^a", "all edits", "edits")]
     hints: list[KeyHint] = [
         ("a/1", "a", "allow", "allow"),
         ("s/2", "s", "session", "session"),
