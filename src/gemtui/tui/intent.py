@@ -95,6 +95,9 @@ class ConsentDialog(AnswersOnPurpose, ModalScreen[ResultT]):
         Binding("tab", "answer_here", "Answer here", show=False),
     ]
 
+    ESC_SAYS: ClassVar[str] = "no"
+    """What Esc answers, said on the keys line before the person chose to answer."""
+
     def __init__(self, *, on_purpose: bool = False) -> None:
         super().__init__()
         self.on_purpose = on_purpose
@@ -110,7 +113,10 @@ class ConsentDialog(AnswersOnPurpose, ModalScreen[ResultT]):
     def _keys_text(self) -> str:
         if self.on_purpose:
             return self.keys_line()
-        return "Keys typed now go to the prompt · Tab (or a click) to answer here · Esc no"
+        return (
+            "Keys typed now go to the prompt · Tab (or a click) to answer here · "
+            f"Esc {self.ESC_SAYS}"
+        )
 
     def action_answer_here(self) -> None:
         """Tab: the person chose to answer this question; its keys act from now on."""

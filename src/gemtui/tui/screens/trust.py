@@ -46,6 +46,7 @@ class TrustScreen(ConsentDialog[bool]):
         Binding("escape", "decline", "Don't trust", priority=True),
     ]
     ANSWERS = frozenset({"answer"})
+    ESC_SAYS = "don't trust (remembered)"
 
     def __init__(self, overrides: WorkspaceOverrides) -> None:
         super().__init__(on_purpose=False)
