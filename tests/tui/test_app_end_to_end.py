@@ -173,7 +173,7 @@ async def test_yolo_runs_the_edit_without_asking(mock_llm: MockLLMServer, worksp
     app = make_app(make_session(mock_llm.url, workspace), workspace)
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
-        await pilot.press("ctrl+y", "tab", "y")  # asked, answered on purpose, confirmed
+        await pilot.press("ctrl+y", "f8", "y")  # asked, answered on purpose, confirmed
         assert app.session is not None
         assert app.session.approval_mode == "yolo"
         await pilot.press(*"go", "enter")

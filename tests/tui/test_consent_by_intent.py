@@ -206,7 +206,7 @@ async def test_yolo_is_asked_once_per_session_and_every_change_is_announced(
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("ctrl+y")
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("tab", "n")
+        await pilot.press("f8", "n")
         assert app.session is not None
         assert app.session.approval_mode == "default"
         assert any("stays default" in n for n in _notes(app))

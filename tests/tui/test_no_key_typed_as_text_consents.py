@@ -6,7 +6,7 @@ folder-trust question at start-up — must find the sentence whole in the prompt
 nothing decided: "3 things" must not allow a call always, "1. use" must not run it, "yes"
 must not turn yolo on, "tell me" must not trust the folder. Each is typed at a person's
 pace (keys 120 ms apart: pacing, not synchronisation) and as one burst; each ends with
-the on-purpose path (F8, Tab) proving the same key does answer when meant.
+the on-purpose path (F8) proving the same key does answer when meant.
 """
 
 from __future__ import annotations
@@ -153,11 +153,11 @@ async def test_yes_typed_after_a_mode_shortcut_goes_to_the_prompt(
         assert app.main.prompt.text == "fix it, yes and go "
         assert app.session.approval_mode == "default"
         # On purpose: the question a shortcut opens (Shift+Tab now steps past the mode
-        # just declined, so ask for it as the shortcut does), then Tab, then y.
+        # just declined, so ask for it as the shortcut does), then F8, then y.
         app.request_approval_mode(mode)
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("tab", "y")
+        await pilot.press("f8", "y")
         assert app.session.approval_mode == mode
         assert app.main.status.approval_mode == mode
 
@@ -231,7 +231,7 @@ async def test_a_first_prompt_typed_over_the_trust_question_answers_nothing(
         assert app.main.prompt.text == sentence
         assert TrustStore().is_trusted(workspace) is None, "nothing remembered"
         assert app.session is None, "nothing started before the answer"
-        await pilot.press("tab", "t")  # on purpose: now t trusts
+        await pilot.press("f8", "t")  # on purpose: now t trusts
         starting = [w for w in app.workers if w.group == "engine-start"]
         if starting:
             await app.workers.wait_for_complete(starting)
@@ -241,3 +241,42 @@ async def test_a_first_prompt_typed_over_the_trust_question_answers_nothing(
         assert app.main.prompt.text == sentence, "the first prompt is still there"
     app.close_store()
     assert TrustStore().is_trusted(workspace) is True
+
+
+@pytest.mark.parametrize("pace", PACES)
+async def test_tab_is_typing_so_it_never_arms_an_answer(
+    pace: str, mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """Tab completes ``@paths`` in the prompt: reaching the queue with it, or pressing it
+    over a question, leaves the answer keys unbound."""
+    marker = _command_waiting(mock_llm, workspace)
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await _queue_took_the_focus(app, pilot, seen)
+        await _type(pilot, "@nothing", pace)
+        assert app.focused is app.main.prompt
+        for _ in range(6):  # Tab on until the focus is in the queue again
+            await pilot.press("tab")
+            if isinstance(app.focused, ApprovalQueue):
+                break
+        assert isinstance(app.focused, ApprovalQueue)
+        await _type(pilot, "3 as is", pace)
+        assert app.main.prompt.text == "@nothing3 as is"
+        assert len(app.main.approvals.pending()) == 1
+        assert not marker.exists()
+        await pilot.press("ctrl+y")  # nothing to redo: the yolo question
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("tab")
+        await _type(pilot, "y", pace)
+        assert app.session is not None
+        assert app.session.approval_mode == "default"
+        assert app.main.prompt.text == "@nothing3 as isy"
+        await pilot.press("f8", "x")  # on purpose; a key that answers nothing is still text
+        assert app.main.prompt.text == "@nothing3 as isyx"
+        await pilot.press("n")
+        assert app.screen is app.main
+        assert app.session.approval_mode == "default"
+        app.session.cancel()
+        await turns_done(app)
+    assert not marker.exists()

@@ -92,7 +92,7 @@ async def test_ctrl_y_on_an_empty_prompt_is_the_yolo_key(
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("ctrl+y")
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("tab", "y")
+        await pilot.press("f8", "y")
         assert app.session is not None
         assert app.session.approval_mode == "yolo"
         await pilot.press(*"abc", "ctrl+z", "ctrl+y")  # redo first, the mode untouched

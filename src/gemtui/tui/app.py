@@ -77,7 +77,7 @@ HELP_TEXT = """[b]Keys[/b]
   while the prompt has something to redo)
   Shift+Tab approval mode default → auto_edit → plan · Ctrl+Y yolo on/off (in the
   prompt with nothing to redo, or the conversation; auto_edit and yolo are confirmed
-  once per session: Tab, then y; keys typed before Tab go to the prompt)
+  once per session: F8, then y; keys typed before F8 go to the prompt)
   F2 thoughts · F3 usage · F4 side panes (narrow screens) · F8 approvals
   F6 copy last answer · F7 copy last code block · Ctrl+P command palette
 
@@ -438,7 +438,7 @@ class GemtuiApp(SessionHost):
         unless the person chose a mode with ``--yolo``/``--approval-mode`` at launch: a
         stray key must never be the only consent. The question answers to its letters at
         once only when a whole command asked for it (``on_purpose``); after a shortcut
-        (Ctrl+Y, Shift+Tab) keys typed as text go to the prompt until Tab or a click.
+        (Ctrl+Y, Shift+Tab) keys typed as text go to the prompt until F8 or a click.
         """
         session = self.session
         if session is None or mode == session.approval_mode:

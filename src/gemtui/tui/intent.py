@@ -5,13 +5,14 @@ confirmations, the folder-trust question and the other yes/no dialogs: a key tha
 text answers only once the person put the question in front *on purpose*. Until then it
 is text, and text goes to the prompt, whole and in order; nothing is decided.
 
-What counts as on purpose is a gesture nobody makes while writing a sentence: F8 or a
-click for the approval queue; for a dialog, the whole command that opened it
-(``/approval-mode yolo``, the command palette, Enter on a row of a screen the person
-browses), or Tab or a click inside it. A shortcut (Ctrl+Y, Shift+Tab) or a question that
-appears by itself (folder trust, a call arriving) is never on purpose: "y" typed as the
-start of "yes", "3 things" or "1. use" stay text. The rule counts gestures, not time, so
-the same keys give the same outcome typed slowly or in one burst.
+What counts as on purpose is a gesture nobody makes while writing a sentence: F8 ("answer
+the question in front") or a click, for the approval queue and every dialog alike, or the
+whole command that opened a dialog (``/approval-mode yolo``, the command palette, Enter
+on a row of a screen the person browses). Not Tab: it completes ``@paths`` in the prompt,
+so it is part of typing. A shortcut (Ctrl+Y, Shift+Tab) or a question that appears by
+itself (folder trust, a call arriving) is never on purpose: "y" typed as the start of
+"yes", "3 things" or "1. use" stay text. The rule counts gestures, not time, so the same
+keys give the same outcome typed slowly or in one burst.
 """
 
 from __future__ import annotations
@@ -84,15 +85,16 @@ def type_into_prompt(app: App[object], event: events.Key | events.Paste) -> bool
 
 class ConsentDialog(AnswersOnPurpose, ModalScreen[ResultT]):
     """A modal question whose printable answer keys act only when it is in front on
-    purpose; until then typed keys go to the prompt and Tab (or a click) chooses to
-    answer. Esc always declines: declining never loosens consent.
+    purpose; until then typed keys go to the prompt and F8 (or a click) chooses to
+    answer. Any other key that types text goes to the prompt even then. Esc always
+    declines: declining never loosens consent.
 
     Subclasses bind their answer keys to actions listed in ``ANSWERS``, give Esc an
     action that is not, and say their keys with ``keys_line``.
     """
 
     BINDINGS: ClassVar[list[Binding]] = [  # type: ignore[assignment]
-        Binding("tab", "answer_here", "Answer here", show=False),
+        Binding("f8", "answer_here", "Answer here", show=False),
     ]
 
     ESC_SAYS: ClassVar[str] = "no"
@@ -114,12 +116,12 @@ class ConsentDialog(AnswersOnPurpose, ModalScreen[ResultT]):
         if self.on_purpose:
             return self.keys_line()
         return (
-            "Keys typed now go to the prompt · Tab (or a click) to answer here · "
+            "Keys typed now go to the prompt · F8 (or a click) to answer here · "
             f"Esc {self.ESC_SAYS}"
         )
 
     def action_answer_here(self) -> None:
-        """Tab: the person chose to answer this question; its keys act from now on."""
+        """F8: the person chose to answer this question; its keys act from now on."""
         if not self.on_purpose:
             self.on_purpose = True
             self.query_one("#consent-keys", Static).update(self._keys_text())
@@ -129,8 +131,11 @@ class ConsentDialog(AnswersOnPurpose, ModalScreen[ResultT]):
         self.action_answer_here()
 
     def on_key(self, event: events.Key) -> None:
-        """Before the person chose to answer, a key that types text is text."""
-        if self.on_purpose or not (event.is_printable or event.key == "backspace"):
+        """A key that types text is text, unless it is an answer key the person chose to
+        use (bound only on purpose: ``check_action``)."""
+        if not (event.is_printable or event.key == "backspace"):
+            return
+        if event.key in self.active_bindings:
             return
         event.stop()
         event.prevent_default()

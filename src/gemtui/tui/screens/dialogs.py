@@ -41,7 +41,7 @@ class ConfirmScreen(ConsentDialog[bool]):
     """A yes/no question; y confirms, n or Esc declines.
 
     Its letters act only when it is in front on purpose (``gemtui.tui.intent``): a
-    question opened by a shortcut takes Tab (or a click) first, so "yes" typed as text
+    question opened by a shortcut takes F8 (or a click) first, so "yes" typed as text
     goes to the prompt instead of answering.
     """
 

@@ -27,7 +27,7 @@ class TrustScreen(ConsentDialog[bool]):
     """Trust this folder (its settings apply, and that is remembered) or not (ignored).
 
     It appears by itself at start-up, maybe while the person already types their first
-    prompt, so it is never in front on purpose: t and n act after Tab or a click, and
+    prompt, so it is never in front on purpose: t and n act after F8 or a click, and
     keys typed before that go to the prompt (``gemtui.tui.intent``)."""
 
     DEFAULT_CSS = (

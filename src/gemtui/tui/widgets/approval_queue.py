@@ -1,10 +1,11 @@
 """The approval queue: every tool call awaiting approval, with its full preview.
 
 Keys fire only while the queue (not the prompt) has focus, and only when the person put
-it there on purpose (F8, a click, Tab): a queue that took the focus by itself (a call
-arrived while the prompt was empty and idle) answers no key that types text — digits
-and letters go to the prompt whole, so "3 things" or "1. use" is a sentence, never an
-approval (``gemtui.tui.intent``, the rule every consent question shares). Answers leave as
+it there on purpose (F8 or a click; not Tab, a completion key in the prompt): a queue
+that took the focus by itself (a call arrived while the prompt was empty and idle), or
+was reached with Tab, answers no key that types text — digits and letters go to the
+prompt whole, so "3 things" or "1. use" is a sentence, never an approval
+(``gemtui.tui.intent``, the rule every consent question shares). Answers leave as
 ``ApprovalQueue.Decided`` messages carrying the request's correlation id; the app
 forwards them to the bus. The queue never changes tool-call state itself: a call leaves
 the queue when its next snapshot says it is no longer awaiting approval (or at once when
@@ -258,7 +259,7 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
         """The call in front, so new calls joining behind it do not re-arm the delay."""
         self._warned = False
         self.on_purpose = False
-        """The person brought the focus here (F8, a click, Tab): the answer keys act."""
+        """The person brought the focus here (F8, a click): the answer keys act."""
         self._taking_focus = False
 
     def compose(self) -> ComposeResult:
@@ -322,9 +323,10 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
 
     def focus(self, scroll_visible: bool = True) -> Self:
         """Focus brought here on purpose (F8, a program acting for the person): every key
-        of the queue acts."""
-        if not self._taking_focus:
-            self._set_on_purpose(True)
+        of the queue acts. Focus that arrives otherwise (Tab, which completes ``@paths``
+        in the prompt and so is part of typing) leaves the answer keys unbound."""
+        self._set_on_purpose(not self._taking_focus)
+        self._taking_focus = False
         return super().focus(scroll_visible)
 
     def _set_on_purpose(self, on_purpose: bool) -> None:
@@ -342,8 +344,6 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
         self.query_one("#approval-keys", KeyHints).show(keys, OPTIONAL_KEYS)
 
     def on_focus(self) -> None:
-        self._set_on_purpose(not self._taking_focus)
-        self._taking_focus = False
         self._arm()
 
     def on_blur(self) -> None:
