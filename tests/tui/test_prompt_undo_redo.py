@@ -101,3 +101,16 @@ async def test_ctrl_y_on_an_empty_prompt_is_the_yolo_key(
         await pilot.press("ctrl+y")  # nothing left to redo: yolo off (no question)
         assert app.session.approval_mode == "default"
         assert app.main.prompt.text == "abc"
+
+
+async def test_f1_help_says_how_undo_redo_and_ctrl_y_work(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f1")
+        text = app.help_text()
+        assert "Ctrl+Z undo · Ctrl+Shift+Z redo" in text
+        assert "Ctrl+Y redoes too" in text
+        assert "while the prompt has something to redo" in text
+        assert "F8, then y" in text
