@@ -50,7 +50,7 @@ async def test_shift_tab_cycles_approval_modes_and_ctrl_y_toggles_yolo(workspace
         for _ in range(3):
             await pilot.press("shift+tab")
             if isinstance(app.screen, ConfirmScreen):
-                await pilot.press("y")
+                await pilot.press("f8", "y")
             seen.append(app.main.status.approval_mode)
         assert seen == ["auto_edit", "plan", "default"]
         await pilot.press("shift+tab")
@@ -59,7 +59,7 @@ async def test_shift_tab_cycles_approval_modes_and_ctrl_y_toggles_yolo(workspace
         await pilot.press("shift+tab", "shift+tab")
         await pilot.press("ctrl+y")
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("y")
+        await pilot.press("f8", "y")
         assert app.session is not None
         assert app.session.approval_mode == "yolo"
         assert app.main.status.approval_mode == "yolo"

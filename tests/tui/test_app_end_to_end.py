@@ -67,7 +67,7 @@ async def test_approving_a_replace_by_key_changes_the_file_and_answers_the_model
         diff = queue.query_one(DiffView).diff
         assert "-hello world" in diff
         assert "+hello gemtui" in diff
-        await pilot.press("1")
+        await pilot.press("f8", "1")
         await seen.wait_event(AgentFinished)
         await pilot.pause()
         assert app.focused is app.main.prompt, "focus returns to the prompt"
@@ -173,7 +173,7 @@ async def test_yolo_runs_the_edit_without_asking(mock_llm: MockLLMServer, worksp
     app = make_app(make_session(mock_llm.url, workspace), workspace)
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
-        await pilot.press("ctrl+y", "y")  # turned on, then confirmed
+        await pilot.press("ctrl+y", "f8", "y")  # asked, answered on purpose, confirmed
         assert app.session is not None
         assert app.session.approval_mode == "yolo"
         await pilot.press(*"go", "enter")

@@ -56,7 +56,7 @@ async def test_write_file_approved_by_key_on_each_wire(
         await pilot.press(*"write it", "enter")
         await seen.wait_approvals(1)
         await pilot.pause()
-        await pilot.press("1")
+        await pilot.press("f8", "1")
         done = await seen.wait_event(AgentFinished)
         assert done.text.endswith("Written.")
     assert (workspace / "made.txt").read_text() == "made by the model\n"

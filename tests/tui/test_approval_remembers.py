@@ -30,7 +30,7 @@ async def test_allow_for_session_saves_what_the_preview_shows(
         queue = app.main.approvals
         shown = str(queue.query_one(".preview-remembers", Static).render())
         assert shown == "session / always remember: npm test, echo"
-        await pilot.press("2")  # allow for session (the queue took the focus: digits)
+        await pilot.press("f8", "2")  # allow for session (F8: answer keys act on purpose)
         await seen.wait_event(AgentFinished)
         await pilot.pause()
     saved = [r.summary() for r in session.policy.rules(session=True)]
@@ -58,7 +58,7 @@ async def test_an_interpreter_is_remembered_with_what_it_ran(
         await pilot.pause()
         shown = str(app.main.approvals.query_one(".preview-remembers", Static).render())
         assert shown == "session / always remember: python3 -m pytest"
-        await pilot.press("2")
+        await pilot.press("f8", "2")
         await seen.wait_event(AgentFinished)
     run = session.policy.decide
     shell = session.registry.get("run_shell_command")
@@ -94,7 +94,7 @@ async def test_an_edit_remembers_the_reach_the_person_chose(
             return str(queue.query_one(".preview-remembers", Static).render())
 
         assert remembered().startswith("session / always remember: write_file of src/a.py")
-        await pilot.press("8")
+        await pilot.press("f8", "8")
         await pilot.pause()
         assert remembered().startswith("session / always remember: write_file in src/")
         await pilot.press("2")  # allow for session, the whole folder
@@ -104,6 +104,6 @@ async def test_an_edit_remembers_the_reach_the_person_chose(
         assert queue.current() is not None
         assert queue.current().args["file_path"] == "docs/c.md"
         assert (workspace / "src" / "b.py").read_text() == "x\n"
-        await pilot.press("4")
+        await pilot.press("f8", "4")
         await seen.wait_event(AgentFinished)
     assert not (workspace / "docs" / "c.md").exists()

@@ -56,7 +56,7 @@ async def test_command_asks_approval_for_its_shell_line_and_sends_the_expansion(
         await pilot.press(*"/git:commit the fix", "enter")
         await seen.wait_approvals(1)
         assert mock_llm.requests == []  # nothing goes before the person answers
-        await pilot.press("1")  # allow once
+        await pilot.press("f8", "1")  # allow once
         await seen.wait_event(AgentFinished)
     text = _sent(mock_llm.requests[0])
     assert text.startswith("Commit the fix: STATUS-42")
@@ -72,7 +72,7 @@ async def test_rejected_shell_line_sends_nothing(
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"/mark", "enter")
         await seen.wait_approvals(1)
-        await pilot.press("4")  # reject
+        await pilot.press("f8", "4")  # reject
         await seen.wait_event(AgentFinished)
         await pilot.pause()
     assert mock_llm.requests == []
@@ -110,7 +110,7 @@ async def test_bang_runs_without_a_model_call_and_the_next_request_has_the_outpu
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.press(*"!ls -1", "enter")
         await seen.wait_approvals(1)
-        await pilot.press("1")  # allow once
+        await pilot.press("f8", "1")  # allow once
         found = await seen.wait_for(
             lambda m: (
                 isinstance(m, BusEvent)

@@ -92,7 +92,7 @@ async def test_trusting_shows_the_changes_then_applies_and_remembers(
         assert f"your Gemini API key would be sent to {host}" in shown
         assert 'commandPrefix = "curl"' in shown
         assert app.session is None  # nothing starts before the answer
-        await pilot.press("t")
+        await pilot.press("f8", "t")  # F8: answering on purpose
         await _engine_started(app, pilot)
         assert app.session is not None
         assert app.session.approval_mode == "yolo"
@@ -117,7 +117,7 @@ async def test_declining_ignores_the_folder_settings_and_is_not_asked_again(
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, TrustScreen)
-        await pilot.press("n")
+        await pilot.press("f8", "n")  # F8: answering on purpose
         await _engine_started(app, pilot)
         assert app.session is not None
         assert app.session.approval_mode == "default"

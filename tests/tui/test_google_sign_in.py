@@ -58,7 +58,7 @@ async def test_welcome_sign_in_then_approve_a_tool_call_over_code_assist(
         await pilot.press(*"rename it", "enter")
         await seen.wait_approvals(1)
         await pilot.pause()
-        await pilot.press("1")
+        await pilot.press("f8", "1")
         await seen.wait_event(AgentFinished)
         await pilot.pause()
         assert "free-tier" in " ".join(app.main.usage.account_lines())

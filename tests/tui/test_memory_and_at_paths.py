@@ -102,7 +102,7 @@ async def test_the_models_memory_waits_for_approval_then_shows(
         assert not memories.exists(), "nothing written before the person decides"
         diff = app.main.approvals.query_one(DiffView).diff
         assert "+- The user's name is Ada." in diff
-        await pilot.press("1")
+        await pilot.press("f8", "1")
         await seen.wait_event(AgentFinished)
         await pilot.pause()
         assert memories.read_text() == f"{MEMORY_HEADING}\n\n- The user's name is Ada.\n"

@@ -151,7 +151,7 @@ async def test_the_approval_shows_the_loose_match_that_is_then_written(
         title = app.main.approvals.query_one(".preview-title", Static)
         assert "matched with flexible whitespace" in str(title.render())
         assert (workspace / "greet.py").read_text() == GREET  # nothing written yet
-        await pilot.press("1")
+        await pilot.press("f8", "1")
         await seen.wait_event(AgentFinished)
         await turns_done(app)
     assert (workspace / "greet.py").read_text() == conf.proposed

@@ -66,7 +66,7 @@ async def test_resumed_cards_show_what_the_live_ones_showed(
         await engine_started(app, seen)
         await pilot.press(*"make it friendlier", "enter")
         await seen.wait_approvals(1)
-        await pilot.press("1")
+        await pilot.press("f8", "1")
         await seen.wait_event(AgentFinished)
         await turns_done(app)
         mark = len(seen.seen)

@@ -144,7 +144,7 @@ async def test_a_sandboxed_session_shows_it_on_the_status_line_and_the_approval_
         assert "sandboxed" in str(app.main.approvals.render()) or any(
             "sandboxed" in str(w.render()) for w in app.main.approvals.query(Static)
         )
-        await pilot.press("1")
+        await pilot.press("f8", "1")
         await seen.wait_event(AgentFinished)
 
 

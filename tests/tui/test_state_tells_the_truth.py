@@ -106,7 +106,7 @@ async def test_the_status_says_approval_is_awaited_once_the_previous_call_ran(
         await seen.wait_approvals(1, after=mark)
         await pilot.pause()
         assert app.main.status.activity == "approval"  # "? waiting for your approval"
-        await pilot.press("1")
+        await pilot.press("f8", "1")
         await seen.wait_event(AgentFinished)
         await turns_done(app)
         await pilot.pause()

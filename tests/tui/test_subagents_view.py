@@ -110,7 +110,7 @@ async def test_subagent_write_is_offered_under_the_agents_name(
         waiting = _screen(app)
         assert "now write_file" in waiting
         assert "┊ CHILD-CHATTER" in waiting  # its words on its card while it works
-        await pilot.press("1")  # allow once
+        await pilot.press("f8", "1")  # allow once
         await seen.wait_event(AgentFinished)
         await pilot.pause()
         answers = [b.text for b in app.main.transcript._blocks.blocks if isinstance(b, AnswerBlock)]

@@ -73,16 +73,20 @@ HELP_TEXT = """[b]Keys[/b]
   Esc cancel the turn · Ctrl+C clear the prompt, twice on an empty prompt quits
   PageUp/PageDown scroll the conversation · Ctrl+Home/Ctrl+End (Home/End on an empty
   prompt) its top and end · typing anywhere goes to the prompt
+  Ctrl+Z undo · Ctrl+Shift+Z redo (where the terminal reports it; Ctrl+Y redoes too
+  while the prompt has something to redo)
   Shift+Tab approval mode default → auto_edit → plan · Ctrl+Y yolo on/off (in the
-  prompt or the conversation; auto_edit and yolo are confirmed once per session)
+  prompt with nothing to redo, or the conversation; auto_edit and yolo are confirmed
+  once per session: F8, then y; keys typed before F8 go to the prompt)
   F2 thoughts · F3 usage · F4 side panes (narrow screens) · F8 approvals
   F6 copy last answer · F7 copy last code block · Ctrl+P command palette
 
-[b]Approvals[/b] (when the queue has focus)
-  1 allow once · 2 allow for session · 3 allow always · 4 reject
-  5 reject with feedback · 6 modify · Ctrl+A approve every pending edit of the batch
-  After F8 or a click also: a s A r f m, j/k next/previous, d unified/side by side.
-  A queue that took the focus by itself takes only digits: letters go to the prompt.
+[b]Approvals[/b] (after F8 or a click on the queue)
+  1/a allow once · 2/s allow for session · 3/A allow always · 4/r reject
+  5/f reject with feedback · 6/m modify · Ctrl+A approve every pending edit of the batch
+  j/k next/previous · d unified/side by side
+  A queue that took the focus by itself answers no key that types text: digits and
+  letters go to the prompt, so "3 things" is a sentence. F8 (or a click) to answer.
 
 [b]Commands[/b]
 """
@@ -427,12 +431,14 @@ class GemtuiApp(SessionHost):
             return
         self.request_approval_mode("default" if self.session.approval_mode == "yolo" else "yolo")
 
-    def request_approval_mode(self, mode: str) -> None:
+    def request_approval_mode(self, mode: str, *, on_purpose: bool = False) -> None:
         """Every change of mode the person asks for passes here.
 
         A mode that lets calls run unasked (yolo, auto_edit) is confirmed once per session,
         unless the person chose a mode with ``--yolo``/``--approval-mode`` at launch: a
-        stray key must never be the only consent.
+        stray key must never be the only consent. The question answers to its letters at
+        once only when a whole command asked for it (``on_purpose``); after a shortcut
+        (Ctrl+Y, Shift+Tab) keys typed as text go to the prompt until F8 or a click.
         """
         session = self.session
         if session is None or mode == session.approval_mode:
@@ -454,7 +460,8 @@ class GemtuiApp(SessionHost):
                     self.notify(f"Approval mode stays {session.approval_mode}.")
 
             question, detail = UNASKED_MODES[mode]
-            self.push_screen(ConfirmScreen(question, detail=detail), answered)
+            dialog = ConfirmScreen(question, detail=detail, on_purpose=on_purpose)
+            self.push_screen(dialog, answered)
             return
         self.set_approval_mode(mode)
 

@@ -115,6 +115,7 @@ def open_rewind(app: SessionHost) -> None:
             ConfirmScreen(
                 f"{len(by_hand)} file(s) were changed by hand since; restore them too?",
                 detail="\n".join(by_hand) + "\n\ny restores them (the rewind can be undone)",
+                on_purpose=True,  # asked right after the person chose the point with Enter
             ),
             answered,
         )

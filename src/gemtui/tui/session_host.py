@@ -99,8 +99,9 @@ class SessionHost(MaskingApp[int]):
         """The keys and commands, as /help shows them."""
         raise NotImplementedError
 
-    def request_approval_mode(self, mode: str) -> None:
-        """Change the approval mode as the person asked (confirmed where it loosens)."""
+    def request_approval_mode(self, mode: str, *, on_purpose: bool = False) -> None:
+        """Change the approval mode as the person asked (confirmed where it loosens;
+        ``on_purpose``: a whole command asked, so the question's letters act at once)."""
         raise NotImplementedError
 
     def _send_next(self) -> None:

@@ -120,7 +120,7 @@ def _approval_mode(app: SessionHost, arg: str) -> None:
     if not arg:
         app.notify(f"Approval mode: {app.session.approval_mode} (one of {', '.join(MODES)}).")
     elif arg in MODES:
-        app.request_approval_mode(arg)
+        app.request_approval_mode(arg, on_purpose=True)  # a whole command typed
     else:
         app.notify(f"Unknown approval mode {arg!r}; use {', '.join(MODES)}.", severity="warning")
 

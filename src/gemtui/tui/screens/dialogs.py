@@ -12,6 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from gemtui.tui.intent import ConsentDialog
+
 if TYPE_CHECKING:
     from gemtui.scheduler.policy import PolicyEngine
 
@@ -35,8 +37,13 @@ DIALOG_CSS = """
 """
 
 
-class ConfirmScreen(ModalScreen[bool]):
-    """A yes/no question; y confirms, n or Esc declines."""
+class ConfirmScreen(ConsentDialog[bool]):
+    """A yes/no question; y confirms, n or Esc declines.
+
+    Its letters act only when it is in front on purpose (``gemtui.tui.intent``): a
+    question opened by a shortcut takes F8 (or a click) first, so "yes" typed as text
+    goes to the prompt instead of answering.
+    """
 
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; background: $background 60%; }
@@ -47,10 +54,15 @@ class ConfirmScreen(ModalScreen[bool]):
     ConfirmScreen .dialog-keys { color: $text-muted; }
     """
 
-    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n", "answer(False)", "No"),
+        Binding("escape", "decline", "No"),
+    ]
+    ANSWERS = frozenset({"answer"})
 
-    def __init__(self, question: str, *, detail: str = "") -> None:
-        super().__init__()
+    def __init__(self, question: str, *, detail: str = "", on_purpose: bool = False) -> None:
+        super().__init__(on_purpose=on_purpose)
         self._question = question
         self._detail = detail
 
@@ -59,10 +71,16 @@ class ConfirmScreen(ModalScreen[bool]):
             yield Static(self._question, classes="dialog-title", markup=False)
             if self._detail:
                 yield Static(self._detail, markup=False)
-            yield Static("y yes · n no", classes="dialog-keys")
+            yield self.keys_hint()
+
+    def keys_line(self) -> str:
+        return "y yes · n no"
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+    def action_decline(self) -> None:
+        self.dismiss(False)
 
 
 class ModifyScreen(ModalScreen[str | None]):

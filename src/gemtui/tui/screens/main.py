@@ -73,6 +73,7 @@ class MainScreen(Screen[None]):
         # Priority so the prompt (a TextArea: Ctrl+Y is redo there) does not take them; they
         # act only with the prompt or the transcript focused (check_action), so in the
         # approval queue Shift+Tab moves focus back and no dialog ever changes the mode.
+        # Ctrl+Y in a prompt that has something to redo redoes (action_mode_key).
         Binding("shift+tab", "mode_key('cycle')", "Approval mode", priority=True),
         Binding("ctrl+y", "mode_key('yolo')", "Yolo", priority=True),
     ]
@@ -483,6 +484,12 @@ class MainScreen(Screen[None]):
         return self.transcript in focused.ancestors_with_self
 
     def action_mode_key(self, kind: str) -> None:
+        """Ctrl+Y redoes while the prompt has an undone edit to bring back (as in any
+        editor: text undone is never one key from lost); else it is the yolo key."""
+        prompt = self.prompt
+        if kind == "yolo" and self.focused is prompt and prompt.can_redo:
+            prompt.redo()
+            return
         self.post_message(self.ModeKeyPressed(kind))
 
     def action_toggle_tool_output(self) -> None:

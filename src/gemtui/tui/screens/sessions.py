@@ -414,7 +414,8 @@ class SessionsScreen(Screen[str | None]):
                 self.reload()
                 self.notify(f"Deleted “{info.title or info.id[:8]}”")
 
-        self.app.push_screen(ConfirmScreen(f"Delete “{info.title or info.id[:8]}” for good?"), done)
+        question = f"Delete “{info.title or info.id[:8]}” for good?"
+        self.app.push_screen(ConfirmScreen(question, on_purpose=True), done)  # after Ctrl+D
 
     def action_export(self, kind: str) -> None:
         info = self.selected

@@ -14,9 +14,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from gemtui.tui.intent import ConsentDialog
 from gemtui.tui.screens.dialogs import DIALOG_CSS
 
 if TYPE_CHECKING:
@@ -25,8 +25,12 @@ if TYPE_CHECKING:
 __all__ = ["TrustScreen"]
 
 
-class TrustScreen(ModalScreen[bool]):
-    """Trust this folder (its settings apply, and that is remembered) or not (ignored)."""
+class TrustScreen(ConsentDialog[bool]):
+    """Trust this folder (its settings apply, and that is remembered) or not (ignored).
+
+    It appears by itself at start-up, maybe while the person already types their first
+    prompt, so it is never in front on purpose: t and n act after F8 or a click, and
+    keys typed before that go to the prompt (``gemtui.tui.intent``)."""
 
     DEFAULT_CSS = (
         DIALOG_CSS.format(name="TrustScreen")
@@ -41,11 +45,14 @@ class TrustScreen(ModalScreen[bool]):
 
     BINDINGS = [
         Binding("t", "answer(True)", "Trust", priority=True),
-        Binding("n,escape", "answer(False)", "Don't trust", priority=True),
+        Binding("n", "answer(False)", "Don't trust", priority=True),
+        Binding("escape", "decline", "Don't trust", priority=True),
     ]
+    ANSWERS = frozenset({"answer"})
+    ESC_SAYS = "don't trust (remembered)"
 
     def __init__(self, overrides: WorkspaceOverrides, changes: tuple[str, ...] = ()) -> None:
-        super().__init__()
+        super().__init__(on_purpose=False)
         self.overrides = overrides
         self.changes = changes
         """Files changed since the folder was trusted; empty for a folder never decided."""
@@ -70,14 +77,24 @@ class TrustScreen(ModalScreen[bool]):
             yield Static(why, classes="trust-why")
             with VerticalScroll():
                 yield Static(Content("\n".join(self.overrides.details)), id="trust-changes")
-            keys = (
+            yield self.keys_hint()
+
+    def esc_says(self) -> str:
+        return "not this time (asked again next start)" if self.changes else self.ESC_SAYS
+
+    def keys_line(self) -> str:
+        if self.changes:
+            return (
                 "t trust the new content (remembered) · n / Esc not this time (ignored for "
                 "this session; asked again next start)"
-                if self.changes
-                else "t trust this folder (remembered) · n / Esc don't trust (remembered; "
-                "its settings stay ignored)"
             )
-            yield Static(keys, classes="dialog-keys")
+        return (
+            "t trust this folder (remembered) · n / Esc don't trust (remembered; "
+            "its settings stay ignored)"
+        )
 
     def action_answer(self, trusted: bool) -> None:
         self.dismiss(trusted)
+
+    def action_decline(self) -> None:
+        self.dismiss(False)

@@ -1,10 +1,11 @@
 """The approval queue: every tool call awaiting approval, with its full preview.
 
-Keys fire only while the queue (not the prompt) has focus, and letters only when the
-person put it there on purpose (F8, a click, Tab): a queue that took the focus by itself
-(a call arrived while the prompt was empty and idle) answers the digit keys alone, and
-any other printable key goes to the prompt whole, so a sentence that starts with "a" is
-a sentence, never an approval. Answers leave as
+Keys fire only while the queue (not the prompt) has focus, and only when the person put
+it there on purpose (F8 or a click; not Tab, a completion key in the prompt): a queue
+that took the focus by itself (a call arrived while the prompt was empty and idle), or
+was reached with Tab, answers no key that types text — digits and letters go to the
+prompt whole, so "3 things" or "1. use" is a sentence, never an approval
+(``gemtui.tui.intent``, the rule every consent question shares). Answers leave as
 ``ApprovalQueue.Decided`` messages carrying the request's correlation id; the app
 forwards them to the bus. The queue never changes tool-call state itself: a call leaves
 the queue when its next snapshot says it is no longer awaiting approval (or at once when
@@ -29,6 +30,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from gemtui.bus.values import ApprovalDecision, Decision, ToolCallState
+from gemtui.tui.intent import AnswersOnPurpose
 from gemtui.tui.widgets.code_highlight import highlight
 from gemtui.tui.widgets.diff_view import DiffView
 from gemtui.tui.widgets.key_hints import KeyHint, KeyHints
@@ -134,8 +136,9 @@ OPTIONAL_KEYS = ("j/k", "d", "ctrl+a")
 
 def _keys_help(*, server: bool, letters: bool = True, reach: bool = False) -> list[KeyHint]:
     """The keys line; an MCP call also offers allowing its whole server. Without letters
-    (the queue took the focus by itself) only the digits act, and F8 says how to get more."""
+    (the queue took the focus by itself) no answer acts yet: the line leads with F8."""
     if not letters:
+        first: list[KeyHint] = [("F8", "F8", "first, then", "then")]
         digits: list[KeyHint] = [
             ("1", "1", "allow", "allow"),
             ("2", "2", "session", "session"),
@@ -148,8 +151,7 @@ def _keys_help(*, server: bool, letters: bool = True, reach: bool = False) -> li
             digits.append(("7", "7", "server always", "server"))
         if reach:
             digits.append(("8", "8", "reach", "reach"))
-        digits.append(("ctrl+a", "^a", "all edits", "edits"))
-        return [*digits, ("F8", "F8", "letter keys", "letters")]
+        return [*first, *digits, ("ctrl+a", "^a", "all edits", "edits")]
     hints: list[KeyHint] = [
         ("a/1", "a", "allow", "allow"),
         ("s/2", "s", "session", "session"),
@@ -170,7 +172,7 @@ def _keys_help(*, server: bool, letters: bool = True, reach: bool = False) -> li
     ]
 
 
-class ApprovalQueue(Vertical, can_focus=True):
+class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
     """Calls awaiting approval, one shown at a time with a full preview."""
 
     DEFAULT_CSS = """
@@ -192,8 +194,8 @@ class ApprovalQueue(Vertical, can_focus=True):
         Binding("6", "modify", "Modify"),
         Binding("7", "decide('allow_server')", "Allow this MCP server always"),
         Binding("8", "reach", "What session / always remembers: file, folder, every call"),
-        # Letters act only when the queue was focused on purpose (check_action): otherwise
-        # they are not bound at all here and the app sends them on to the prompt.
+        # Every answer acts only when the queue was focused on purpose (check_action):
+        # otherwise its key is not bound at all here and the app sends it to the prompt.
         Binding("a", "letter('allow_once')", "Allow once", show=False),
         Binding("s", "letter('allow_session')", "Allow for session", show=False),
         Binding("A", "letter('allow_always')", "Allow always", show=False),
@@ -211,6 +213,11 @@ class ApprovalQueue(Vertical, can_focus=True):
         Binding("pageup", "scroll_preview(-10)", show=False),
         Binding("pagedown", "scroll_preview(10)", show=False),
     ]
+
+    ANSWERS: ClassVar[frozenset[str]] = frozenset(
+        {"decide", "letter", "feedback", "modify", "reach", "approve_batch"}
+    )
+    """Every key that answers, or changes what an answer saves, needs intent."""
 
     ARM_DELAY: ClassVar[float] = 0.6
     """Seconds after focus arrives or a new call is shown before decision keys act, so
@@ -251,8 +258,8 @@ class ApprovalQueue(Vertical, can_focus=True):
         self._shown: str | None = None
         """The call in front, so new calls joining behind it do not re-arm the delay."""
         self._warned = False
-        self.deliberate = False
-        """The person brought the focus here (F8, a click, Tab): letter keys decide too."""
+        self.on_purpose = False
+        """The person brought the focus here (F8, a click): the answer keys act."""
         self._taking_focus = False
 
     def compose(self) -> ComposeResult:
@@ -316,14 +323,15 @@ class ApprovalQueue(Vertical, can_focus=True):
 
     def focus(self, scroll_visible: bool = True) -> Self:
         """Focus brought here on purpose (F8, a program acting for the person): every key
-        of the queue acts, letters included."""
-        if not self._taking_focus:
-            self._set_deliberate(True)
+        of the queue acts. Focus that arrives otherwise (Tab, which completes ``@paths``
+        in the prompt and so is part of typing) leaves the answer keys unbound."""
+        self._set_on_purpose(not self._taking_focus)
+        self._taking_focus = False
         return super().focus(scroll_visible)
 
-    def _set_deliberate(self, deliberate: bool) -> None:
-        if deliberate != self.deliberate:
-            self.deliberate = deliberate
+    def _set_on_purpose(self, on_purpose: bool) -> None:
+        if on_purpose != self.on_purpose:
+            self.on_purpose = on_purpose
             current = self.current()
             if current is not None:
                 self._show_keys(current)
@@ -332,25 +340,18 @@ class ApprovalQueue(Vertical, can_focus=True):
     def _show_keys(self, snap: ToolCallSnapshot) -> None:
         is_mcp = snap.confirmation is not None and snap.confirmation.kind == "mcp"
         reach = snap.confirmation is not None and bool(snap.confirmation.scopes)
-        keys = _keys_help(server=is_mcp, letters=self.deliberate, reach=reach)
+        keys = _keys_help(server=is_mcp, letters=self.on_purpose, reach=reach)
         self.query_one("#approval-keys", KeyHints).show(keys, OPTIONAL_KEYS)
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "letter":
-            return self.deliberate
-        return True
-
     def on_focus(self) -> None:
-        self._set_deliberate(not self._taking_focus)
-        self._taking_focus = False
         self._arm()
 
     def on_blur(self) -> None:
         if not self.has_focus_within:  # the feedback box is part of the queue
-            self._set_deliberate(False)
+            self._set_on_purpose(False)
 
     def on_click(self) -> None:
-        self._set_deliberate(True)
+        self._set_on_purpose(True)
 
     def _show(self, *, browsing: bool = False) -> None:
         """Draw the current call; a call newly in front arms the delay again (not one the

@@ -3,9 +3,11 @@
 Keys: Enter sends; Shift+Enter (where the terminal reports it) or Ctrl+J inserts a
 newline; Up/Down walk the prompt history when the cursor is on the first/last line;
 PageUp/PageDown and Ctrl+Home/Ctrl+End (Home/End in an empty prompt) scroll the
-conversation. Tab accepts the highlighted completion, Up/Down move through completions;
-Enter accepts it too unless the command name (or its argument) is already whole, then
-it runs.
+conversation. Ctrl+Z undoes and Ctrl+Shift+Z redoes; a terminal without the kitty
+keyboard protocol sends Ctrl+Shift+Z as plain Ctrl+Z (one byte, 0x1a), so there the main
+screen's Ctrl+Y redoes while there is something to redo. Tab accepts the highlighted
+completion, Up/Down move through completions; Enter accepts it too unless the command
+name (or its argument) is already whole, then it runs.
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ class PromptInput(TextArea):
 
     BINDINGS = [
         Binding("ctrl+j,shift+enter", "newline", "Newline", show=False),
+        Binding("ctrl+shift+z,super+shift+z", "redo", "Redo", show=False),
         Binding("pageup", "scroll_transcript('page_up')", show=False),
         Binding("pagedown", "scroll_transcript('page_down')", show=False),
         Binding("ctrl+home", "scroll_transcript('scroll_home')", show=False),
@@ -149,6 +152,11 @@ class PromptInput(TextArea):
         self._token_start: tuple[int, int] | None = None
         self.typed_at = 0.0
         """When the person last typed here (monotonic; 0 once Enter sent the prompt)."""
+
+    @property
+    def can_redo(self) -> bool:
+        """An undone edit waits to be brought back (Ctrl+Y redoes rather than asks)."""
+        return bool(self.history.redo_stack)
 
     # -- keys ------------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
