@@ -175,7 +175,7 @@ async def test_a_trusted_folder_whose_content_changed_is_asked_about_again(
         title = app.screen.query_one("#trust-title", Static).render()
         assert "new content" in str(title)
         assert app.session is None  # nothing starts before the answer
-        await pilot.press("n")
+        await pilot.press("f8", "n")  # answered on purpose
         await _engine_started(app, pilot)
         assert app.session is not None
         assert app.session.approval_mode == "default"
@@ -192,7 +192,7 @@ async def test_a_trusted_folder_whose_content_changed_is_asked_about_again(
     async with again.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert isinstance(again.screen, TrustScreen)
-        await pilot.press("t")
+        await pilot.press("f8", "t")
         await _engine_started(again, pilot)
         assert again.session is not None
         assert again.session.approval_mode == "yolo"
