@@ -1,0 +1,236 @@
+"""What the sandbox holds read-only at each root, and what it hides under each home.
+
+A writable root must not carry anything that runs code later, outside the sandbox: the
+names in ``RUN_LATER_NAMES`` (a repository's ``.git``, the settings folders) are held
+read-only whether they exist or not. An existing one is bound read-only as a whole (a
+mount point cannot be renamed or removed, so ``mv .git .git2`` fails too); a missing one
+gets an empty placeholder folder that gemtui creates just before the command and removes
+when the last command using it ends, so nothing is left behind (an empty folder is not
+even seen by ``git status``). A ``.git`` *file* (``gitdir:``) and a ``commondir`` are
+followed into any root they point at. A root without a ``.git`` folder also holds
+``HEAD`` (git takes a folder with ``HEAD``, ``objects/`` and ``refs/`` for a bare
+repository). A name that is a symbolic link cannot be a mount point: that root's top level
+is then bound read-only, each existing entry bound writable again, so the link stays and
+nothing new appears beside it.
+
+Covered: each root, and the repository ``git`` finds from it (its own ``.git``, or one in
+a folder above, which is outside every root and so read-only already). Not covered: a
+nested repository's ``.git`` in a sub-folder of a root.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from gemtui.tools.run_later import RUN_LATER_NAMES
+
+__all__ = ["HOME_SECRETS", "Placeholders", "RootGuard", "guard_roots", "home_secrets"]
+
+_BARE_REPOSITORY_MARK = "HEAD"
+"""Held at a root with no ``.git`` folder: a planted ``HEAD`` would make the root itself a
+bare repository whose config (``core.pager``, ``core.fsmonitor``) runs at the next git."""
+
+HOME_SECRETS: tuple[str, ...] = (
+    ".ssh/",
+    ".gnupg/",
+    ".netrc",
+    ".pgpass",
+    ".vault-token",
+    ".git-credentials",
+    ".config/git/credentials",
+    ".config/gh/",
+    ".password-store/",
+    ".local/share/keyrings/",
+    ".local/share/python_keyring/",
+    ".aws/",
+    ".config/gcloud/",
+    ".azure/",
+    ".kube/",
+    ".docker/config.json",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".npmrc",
+    ".pypirc",
+    ".gemini/oauth_creds.json",
+    ".gemini/.env",
+    ".claude/",
+    ".claude.json",
+    ".bash_history",
+    ".zsh_history",
+    ".python_history",
+    ".local/share/fish/fish_history",
+    ".psql_history",
+    ".mysql_history",
+    ".node_repl_history",
+)
+"""Secrets under a home folder, hidden when a sandbox root contains them (a folder ends in
+``/``): keys, tokens, other agents' credentials, cloud and registry logins, shell history.
+The one list: the sandbox and its tests read it."""
+
+
+def _resolved(path: Path) -> Path | None:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop
+        return None
+
+
+def _inside(path: Path, roots: Iterable[Path]) -> bool:
+    return any(path.is_relative_to(root) for root in roots)
+
+
+def home_secrets(home: Path) -> list[Path]:
+    """The secrets present under ``home``, each as the real path (a symlink followed)."""
+    found: list[Path] = []
+    for name in HOME_SECRETS:
+        real = _resolved(home / name.rstrip("/"))
+        if real is not None and real.exists():
+            found.append(real)
+    return found
+
+
+@dataclass
+class RootGuard:
+    """The mounts that keep what runs later read-only at every root."""
+
+    existing: list[Path] = field(default_factory=list)
+    """Bound read-only onto themselves."""
+    missing: list[Path] = field(default_factory=list)
+    """Need an empty placeholder folder, bound read-only."""
+    locked: list[Path] = field(default_factory=list)
+    """Roots whose top level is read-only (a guarded name there is a symlink)."""
+
+
+def _gitdir_of(dotgit: Path) -> Path | None:
+    """Where a ``.git`` file (``gitdir: X``) points."""
+    try:
+        first = dotgit.read_text(encoding="utf-8", errors="replace").splitlines()[:1]
+    except OSError:
+        return None
+    if not first or not first[0].startswith("gitdir:"):
+        return None
+    return dotgit.parent / first[0].removeprefix("gitdir:").strip()
+
+
+def _commondir_of(gitdir: Path) -> Path | None:
+    try:
+        text = (gitdir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    return gitdir / text if text else None
+
+
+def _hold(path: Path, roots: list[Path], guard: RootGuard) -> None:
+    """Keep ``path`` (wherever a link leads) read-only if a root would let it change."""
+    real = _resolved(path)
+    if real is None or not _inside(real, roots):
+        return  # outside every root: read-only (or hidden) already
+    if real.exists():
+        guard.existing.append(real)
+        return
+    while not real.parent.exists():  # the first missing folder on the way holds it all
+        real = real.parent
+    if _inside(real, roots) and real not in roots:
+        guard.missing.append(real)
+
+
+def _follow_git(dotgit: Path, roots: list[Path], guard: RootGuard) -> None:
+    """A ``.git`` file's ``gitdir`` and a repository's ``commondir`` are metadata too."""
+    gitdir = _gitdir_of(dotgit) if dotgit.is_file() else dotgit
+    if gitdir is None:
+        return
+    if gitdir != dotgit:
+        _hold(gitdir, roots, guard)
+    common = _commondir_of(gitdir)
+    if common is not None:
+        _hold(common, roots, guard)
+
+
+def guard_roots(roots: list[Path]) -> RootGuard:
+    """What to hold read-only in ``roots`` (resolved) so nothing planted runs later."""
+    guard = RootGuard()
+    for root in roots:
+        names = list(RUN_LATER_NAMES)
+        dotgit = root / ".git"
+        if not dotgit.is_dir() or dotgit.is_symlink():
+            names.append(_BARE_REPOSITORY_MARK)
+        for name in names:
+            path = root / name
+            if path.is_symlink():
+                if root not in guard.locked:
+                    guard.locked.append(root)
+                _hold(path, roots, guard)
+            elif path.exists():
+                guard.existing.append(path)
+            elif root not in guard.locked:
+                guard.missing.append(path)
+        if dotgit.exists():
+            _follow_git(dotgit, roots, guard)
+    for root in guard.locked:  # its top level cannot change: no placeholder needed there
+        guard.missing = [p for p in guard.missing if p.parent != root]
+    return guard
+
+
+class Placeholders:
+    """Empty folders gemtui made so a missing guarded name can be bound read-only.
+
+    Counted per path: two sandboxed commands at once (one in the background) share one
+    placeholder, and it is removed when the last ends. Only an empty folder is removed,
+    so a file the person (or an unsandboxed tool) wrote into it meanwhile stays.
+    """
+
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+    _held: ClassVar[dict[Path, int]] = {}
+    """Placeholder folders by path, with how many running commands use each."""
+
+    @classmethod
+    def hold(cls, paths: Iterable[Path]) -> list[Path]:
+        """Make each placeholder (or count one more user); the ones now held."""
+        held: list[Path] = []
+        with cls._lock:
+            for path in paths:
+                if path in cls._held:
+                    cls._held[path] += 1
+                else:
+                    try:
+                        path.mkdir()
+                    except OSError:
+                        continue  # made meanwhile, or a folder the command cannot write
+                    cls._held[path] = 1
+                held.append(path)
+        return held
+
+    @classmethod
+    def release(cls, paths: Iterable[Path]) -> None:
+        """One user fewer; the last removes the folder if it is still empty."""
+        with cls._lock:
+            for path in paths:
+                count = cls._held.get(path, 0) - 1
+                if count > 0:
+                    cls._held[path] = count
+                    continue
+                cls._held.pop(path, None)
+                with contextlib.suppress(OSError):
+                    os.rmdir(path)
+
+    @classmethod
+    def release_all(cls) -> None:
+        """At exit: whatever is still held goes (after background commands ended)."""
+        from gemtui.tools.background import terminate_all
+
+        terminate_all()
+        with cls._lock:
+            for path in list(cls._held):
+                del cls._held[path]
+                with contextlib.suppress(OSError):
+                    os.rmdir(path)
+
+
+atexit.register(Placeholders.release_all)
