@@ -16,6 +16,7 @@ import pytest
 from gemtui.testing import MockLLMServer
 
 from .helpers import gemtui_env, run_gemtui, write_fast_config
+from .helpers import shell_output as _shell
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -23,23 +24,6 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture(autouse=True)
 def _bwrap_installed() -> None:
     assert shutil.which("bwrap"), "bwrap is not installed: apt-get install bubblewrap"
-
-
-def _shell(mock: MockLLMServer, home: Path, ws: Path, command: str, *flags: str, **env: str) -> str:
-    """Run one shell command through gemtui; what the command printed (its tool result)."""
-    mock.enqueue(
-        {"function_calls": [{"name": "run_shell_command", "args": {"command": command}}]},
-        {"text": "done"},
-    )
-    proc = run_gemtui(
-        ["-p", "go", "-y", "--output-format", "stream-json", *flags],
-        env={**gemtui_env(home, mock.url), **env},
-        cwd=ws,
-    )
-    assert proc.returncode == 0, proc.stderr
-    lines = [json.loads(line) for line in proc.stdout.splitlines()]
-    [result] = [line for line in lines if line["type"] == "tool_result"]
-    return str(result.get("output") or result.get("error"))
 
 
 _FRESH_IN_THE_BOX = (Path("/tmp"), Path("/var/tmp"), Path("/run"), Path.home())
