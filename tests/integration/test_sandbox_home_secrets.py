@@ -1,0 +1,103 @@
+"""A root that contains the home folder (`--include-directories ~`) shows none of its
+secrets under `-s`, live: each entry of the one list, gemtui's own files, and a
+symlinked `~/.ssh`. Each has its control: the same read without `-s` gets the secret."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gemtui.testing import MockLLMServer
+from gemtui.tools.sandbox_places import HOME_SECRETS
+
+from .helpers import shell_output, write_fast_config
+
+TOKEN = "SECRET-MATERIAL-7f3a"
+
+
+def _plant(home: Path, entry: str) -> Path:
+    """The secret file for ``entry`` (a folder's ends in ``/``: a file inside it)."""
+    path = home / entry.rstrip("/")
+    if entry.endswith("/"):
+        path = path / "secret"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{TOKEN}\n")
+    return path
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "control"])
+@pytest.mark.parametrize("entry", HOME_SECRETS)
+def test_a_home_secret_is_hidden_when_a_root_contains_home(
+    mock_llm_thread: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    entry: str,
+    sandboxed: bool,
+) -> None:
+    write_fast_config(isolated_home)
+    home = tmp_path / "person"
+    secret = _plant(home, entry)
+    (home / "notes.txt").write_text("ordinary\n")
+    flags = ["--include-directories", str(home), *(["-s"] if sandboxed else [])]
+    command = f"cat {secret}; cat {home}/notes.txt"
+    output = shell_output(
+        mock_llm_thread, isolated_home, workspace, command, *flags, HOME=str(home)
+    )
+    assert "ordinary" in output  # the root itself is there
+    assert (TOKEN in output) is not sandboxed, output
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "control"])
+@pytest.mark.parametrize("target_in", ["home", "outside"])
+def test_a_symlinked_ssh_is_followed(
+    mock_llm_thread: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    outside: Path,
+    target_in: str,
+    sandboxed: bool,
+) -> None:
+    """`~/.ssh` a link to a dotfiles folder (in the root) or to a folder the sandbox shows
+    read-only: the keys stay hidden by either path."""
+    write_fast_config(isolated_home)
+    home = tmp_path / "person"
+    home.mkdir()
+    target = (home / "dotfiles" / "ssh") if target_in == "home" else outside / "ssh"
+    target.mkdir(parents=True)
+    (target / "id_ed25519").write_text(f"{TOKEN}\n")
+    (home / ".ssh").symlink_to(target)
+    flags = ["--include-directories", str(home), *(["-s"] if sandboxed else [])]
+    command = f"cat ~/.ssh/id_ed25519 {home}/.ssh/id_ed25519 {target}/id_ed25519; echo end"
+    output = shell_output(
+        mock_llm_thread, isolated_home, workspace, command, *flags, HOME=str(home)
+    )
+    assert "end" in output
+    assert (TOKEN in output) is not sandboxed, output
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "control"])
+def test_gemtui_own_files_are_hidden_in_a_root_that_contains_them(
+    mock_llm_thread: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    sandboxed: bool,
+) -> None:
+    """`--include-directories` a folder holding `GEMTUI_HOME` (config, sessions.db): the
+    session database and the config stay hidden, the root's other files are there."""
+    write_fast_config(isolated_home)
+    (tmp_path / "notes.txt").write_text("ordinary\n")
+    db = isolated_home / "data" / "sessions.db"
+    command = (
+        f"head -c 15 {db}; echo; cat {isolated_home}/config/config.toml;"
+        f" echo; cat {tmp_path}/notes.txt"
+    )
+    shell_output(mock_llm_thread, isolated_home, workspace, "true")  # makes the database
+    flags = ["--include-directories", str(tmp_path), *(["-s"] if sandboxed else [])]
+    output = shell_output(mock_llm_thread, isolated_home, workspace, command, *flags)
+    assert "ordinary" in output
+    assert ("SQLite format 3" in output) is not sandboxed, output
+    assert ("max_attempts" in output) is not sandboxed, output
