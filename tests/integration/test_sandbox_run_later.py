@@ -51,6 +51,18 @@ def _symlinked_repo(root: Path) -> None:
     (root / ".git").symlink_to(".real-git")
 
 
+def _hooks_in_the_tree(made: bool) -> Callable[[Path], None]:
+    """A repository whose ``core.hooksPath`` is a folder of the work tree (as husky sets)."""
+
+    def make(root: Path) -> None:
+        _repo(root)
+        subprocess.run(["git", "config", "core.hooksPath", ".githooks"], cwd=root, check=True)
+        if made:
+            (root / ".githooks").mkdir()
+
+    return make
+
+
 def _separate_gitdir(root: Path) -> None:
     subprocess.run(["git", "init", "-q", "--separate-git-dir", str(root / ".store"), "."], cwd=root)
 
@@ -91,6 +103,14 @@ PLANTS: dict[str, Plant] = {
     ),
     "git-config-fsmonitor": Plant(_repo, FSMONITOR, "git-status"),
     "new-hook": Plant(_repo, HOOK, "git-commit"),
+    "hooks-path-folder-present": Plant(
+        _hooks_in_the_tree(made=True), HOOK.replace(".git/hooks", ".githooks"), "git-commit"
+    ),
+    "hooks-path-folder-missing": Plant(
+        _hooks_in_the_tree(made=False),
+        "mkdir .githooks; " + HOOK.replace(".git/hooks", ".githooks"),
+        "git-commit",
+    ),
     "umount-the-read-only-.git": Plant(
         _repo, "umount -l .git 2>/dev/null; umount -l .git/config; " + FSMONITOR, "git-status"
     ),

@@ -7,15 +7,18 @@ mount point cannot be renamed or removed, so ``mv .git .git2`` fails too); a mis
 gets an empty placeholder folder that gemtui creates just before the command and removes
 when the last command using it ends, so nothing is left behind (an empty folder is not
 even seen by ``git status``). A ``.git`` *file* (``gitdir:``) and a ``commondir`` are
-followed into any root they point at. A root without a ``.git`` folder also holds
-``HEAD`` (git takes a folder with ``HEAD``, ``objects/`` and ``refs/`` for a bare
-repository). A name that is a symbolic link cannot be a mount point: that root's top level
-is then bound read-only, each existing entry bound writable again, so the link stays and
-nothing new appears beside it.
+followed into any root they point at, and the folder ``core.hooksPath`` names is held
+like ``.git/hooks``. A root without a ``.git`` folder also holds ``HEAD`` (git takes a
+folder with ``HEAD``, ``objects/`` and ``refs/`` for a bare repository). A name that is a
+symbolic link cannot be a mount point: that root's top level is then bound read-only,
+each existing entry bound writable again, so the link stays and nothing new appears
+beside it.
 
 Covered: each root, and the repository ``git`` finds from it (its own ``.git``, or one in
 a folder above, which is outside every root and so read-only already). Not covered: a
-nested repository's ``.git`` in a sub-folder of a root.
+nested repository's ``.git`` in a sub-folder of a root, and files a hook manager reads
+from the work tree (``.pre-commit-config.yaml``, ``.husky/pre-commit``): those are the
+project's own code, like its ``Makefile``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import subprocess
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -153,6 +157,24 @@ def _follow_git(dotgit: Path, roots: list[Path], guard: RootGuard) -> None:
         _hold(common, roots, guard)
 
 
+def _hooks_path(root: Path) -> Path | None:
+    """The repository's ``core.hooksPath`` (husky's ``.husky/_``), as git reads it: its
+    hooks run at the next commit, wherever the setting points."""
+    try:
+        found = subprocess.run(
+            ["git", "config", "--type=path", "--get", "core.hooksPath"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    value = found.stdout.strip()
+    return root / value if found.returncode == 0 and value else None
+
+
 def guard_roots(roots: list[Path]) -> RootGuard:
     """What to hold read-only in ``roots`` (resolved) so nothing planted runs later."""
     guard = RootGuard()
@@ -173,6 +195,9 @@ def guard_roots(roots: list[Path]) -> RootGuard:
                 guard.missing.append(path)
         if dotgit.exists():
             _follow_git(dotgit, roots, guard)
+            hooks = _hooks_path(root)
+            if hooks is not None:
+                _hold(hooks, roots, guard)
     for root in guard.locked:  # its top level cannot change: no placeholder needed there
         guard.missing = [p for p in guard.missing if p.parent != root]
     return guard
