@@ -13,10 +13,12 @@ without `-s`: the payload does fire, so the test proves the plant, not a typo.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -281,3 +283,71 @@ def _listing(root: Path) -> list[str]:
         ["git", "status", "--porcelain", "--ignored"], cwd=root, capture_output=True, text=True
     )
     return [*paths, status.stdout]
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "control"])
+def test_a_background_command_keeps_its_placeholder_after_a_foreground_one_ends(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, sandboxed: bool
+) -> None:
+    """Two sandboxed commands share a placeholder: the foreground one ending (its own
+    placeholders released) must not open `.gemini/` to the background one still running.
+    FIFOs order the steps: the foreground command runs once the background one is inside
+    its sandbox, which plants only after the foreground one ended; the last call waits
+    until it has tried."""
+    write_fast_config(isolated_home)
+    for fifo in ("ready", "go", "tried"):
+        os.mkfifo(workspace / fifo)
+    plant = "mkdir -p .gemini; echo '{}' > .gemini/settings.json"
+
+    def shell(command: str, **extra: bool) -> dict[str, Any]:
+        call = {"name": "run_shell_command", "args": {"command": command, **extra}}
+        return {"function_calls": [call]}
+
+    mock_llm_thread.enqueue(
+        shell(f"echo in > ready; read x < go; {plant}; echo done > tried", is_background=True),
+        shell("cat ready"),  # runs and ends while the background command, set up, waits
+        shell("echo go > go; cat tried"),
+        {"text": "done"},
+    )
+    proc = run_gemtui(
+        ["-p", "go", "-y", *(["-s"] if sandboxed else [])],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (workspace / ".gemini" / "settings.json").exists() is not sandboxed
+    if sandboxed:
+        assert not (workspace / ".gemini").exists()  # and gemtui's exit removed it
+
+
+def test_a_placeholder_outlives_its_maker_while_another_command_binds_it(
+    workspace: Path,
+) -> None:
+    """The command that made a placeholder ends while a later one, which bound the same
+    folder, still runs: the folder must stay (removing it would lift the later command's
+    mount and free the name). Through gemtui the route is a stdio MCP server started under
+    -s (it holds its placeholders while it runs) stopped while a background command runs;
+    here the two are `wrap_command` under real bwrap, ordered by FIFOs."""
+    from gemtui.tools.sandbox import SandboxConfig, wrap_command
+
+    config = SandboxConfig(workspace=workspace)
+    for fifo in ("ready1", "go1", "ready2", "go2", "tried"):
+        os.mkfifo(workspace / fifo)
+    first = wrap_command(["bash", "-c", "echo > ready1; read x < go1"], config)
+    maker = subprocess.Popen(first.argv, cwd=workspace)
+    (workspace / "ready1").read_text()
+    plant = "mkdir -p .gemini; echo '{}' > .gemini/settings.json"
+    second = wrap_command(
+        ["bash", "-c", f"echo > ready2; read x < go2; {plant}; echo > tried"], config
+    )
+    later = subprocess.Popen(second.argv, cwd=workspace)
+    (workspace / "ready2").read_text()
+    (workspace / "go1").write_text("go\n")
+    assert maker.wait() == 0
+    first.release()
+    (workspace / "go2").write_text("go\n")
+    (workspace / "tried").read_text()
+    later.wait()
+    second.release()
+    assert not (workspace / ".gemini" / "settings.json").exists()
+    assert not (workspace / ".gemini").exists()

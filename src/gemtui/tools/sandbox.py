@@ -169,7 +169,7 @@ def wrap_command(argv: list[str], config: SandboxConfig, bwrap: str = "bwrap") -
             args += _hide(target)
     guard = guard_roots(roots)
     args += _bind_roots(roots, guard)
-    placeholders = Placeholders.hold(guard.missing)
+    placeholders = Placeholders.hold(guard.missing) + Placeholders.share(guard.existing)
     for path in [*guard.existing, *guard.missing]:  # a placeholder another made counts too
         if path.exists() and not path.is_symlink():
             args += ["--ro-bind", str(path), str(path)]

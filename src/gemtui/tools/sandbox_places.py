@@ -233,6 +233,17 @@ class Placeholders:
         return held
 
     @classmethod
+    def share(cls, paths: Iterable[Path]) -> list[Path]:
+        """Count one more user of each of ``paths`` that is a placeholder of ours: a
+        command binding one another command made must keep it until it ends too (removing
+        it would lift that command's mount, and the name would be free to create)."""
+        with cls._lock:
+            shared = [path for path in paths if path in cls._held]
+            for path in shared:
+                cls._held[path] += 1
+        return shared
+
+    @classmethod
     def release(cls, paths: Iterable[Path]) -> None:
         """One user fewer; the last removes the folder if it is still empty."""
         with cls._lock:
