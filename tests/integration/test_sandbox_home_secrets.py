@@ -101,3 +101,29 @@ def test_gemtui_own_files_are_hidden_in_a_root_that_contains_them(
     assert "ordinary" in output
     assert ("SQLite format 3" in output) is not sandboxed, output
     assert ("max_attempts" in output) is not sandboxed, output
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "control"])
+def test_the_account_home_is_hidden_when_home_points_elsewhere(
+    mock_llm_thread: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    sandboxed: bool,
+) -> None:
+    """`HOME` set to another folder: the account's own home (from the password database,
+    with its real `~/.ssh`) is hidden too, not only `$HOME`."""
+    import os
+    import pwd
+
+    write_fast_config(isolated_home)
+    account_home = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    assert any(account_home.iterdir())
+    home = tmp_path / "person"
+    home.mkdir()
+    command = f"ls -A {account_home} | wc -l | sed 's/^/entries=/'"
+    flags = ["-s"] if sandboxed else []
+    output = shell_output(
+        mock_llm_thread, isolated_home, workspace, command, *flags, HOME=str(home)
+    )
+    assert ("entries=0" in output) is sandboxed, output

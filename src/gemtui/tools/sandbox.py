@@ -15,6 +15,7 @@ TIOCSTI into the terminal), and its environment carries no secret gemtui knows.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -91,9 +92,15 @@ def require_bwrap() -> str:
 
 
 def _homes() -> list[Path]:
+    """``$HOME`` and the account's own home folder: with ``HOME`` pointed elsewhere, the
+    real one (its ``~/.ssh``) would otherwise be readable."""
+    import pwd
+
     homes = {Path.home()}
     if os.environ.get("HOME"):
         homes.add(Path(os.environ["HOME"]))
+    with contextlib.suppress(KeyError):  # a uid without an entry (some containers)
+        homes.add(Path(pwd.getpwuid(os.getuid()).pw_dir))
     return sorted({h.resolve() for h in homes if str(h) not in ("", "/")})
 
 
