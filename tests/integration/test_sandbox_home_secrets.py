@@ -1,15 +1,18 @@
-"""A root that contains the home folder (`--include-directories ~`) shows none of its
-secrets under `-s`, live: each entry of the one list, gemtui's own files, and a
-symlinked `~/.ssh`. Each has its control: the same read without `-s` gets the secret."""
+"""A root that contains the home folder (`--include-directories ~`) under `-s`, live:
+none of its secrets is shown (each entry of the one list, gemtui's own files, a
+symlinked `~/.ssh`), and none of its start-up files can be changed. Each has its
+control: the same command without `-s` reads the secret or plants the payload."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from gemtui.testing import MockLLMServer
-from gemtui.tools.sandbox_places import HOME_SECRETS
+from gemtui.tools.sandbox_places import HOME_RUN_LATER, HOME_SECRETS
 
 from .helpers import shell_output, write_fast_config
 
@@ -113,7 +116,6 @@ def test_the_account_home_is_hidden_when_home_points_elsewhere(
 ) -> None:
     """`HOME` set to another folder: the account's own home (from the password database,
     with its real `~/.ssh`) is hidden too, not only `$HOME`."""
-    import os
     import pwd
 
     write_fast_config(isolated_home)
@@ -127,3 +129,103 @@ def test_the_account_home_is_hidden_when_home_points_elsewhere(
         mock_llm_thread, isolated_home, workspace, command, *flags, HOME=str(home)
     )
     assert ("entries=0" in output) is sandboxed, output
+
+
+def _planted(path: Path, marker: Path) -> bool:
+    """The payload reached the host, in the start-up file or inside the folder."""
+    files = [path] if path.is_file() else list(path.rglob("*")) if path.is_dir() else []
+    return any(f.is_file() and str(marker) in f.read_text() for f in files)
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "control"])
+@pytest.mark.parametrize("state", ["present", "missing"])
+@pytest.mark.parametrize("entry", HOME_RUN_LATER)
+def test_a_home_start_up_file_stays_read_only_when_a_root_contains_home(
+    mock_llm_thread: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    entry: str,
+    state: str,
+    sandboxed: bool,
+) -> None:
+    """`--include-directories ~`: a shell's rc file, git's global config, an autostart
+    entry or an editor's config would run the payload at the next shell, git command,
+    login or editor, outside the sandbox."""
+    write_fast_config(isolated_home)
+    home = tmp_path / "person"
+    home.mkdir()
+    path = home / entry.rstrip("/")
+    if state == "present":
+        if entry.endswith("/"):
+            path.mkdir(parents=True)
+            (path / "keep").write_text("the person's\n")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("# the person's\n")
+    marker = tmp_path / "payload-fired"
+    target = path / "planted" if entry.endswith("/") else path
+    command = f"mkdir -p {target.parent}; echo 'touch {marker}' >> {target}; echo end"
+    flags = ["--include-directories", str(home), *(["-s"] if sandboxed else [])]
+    output = shell_output(
+        mock_llm_thread, isolated_home, workspace, command, *flags, HOME=str(home)
+    )
+    assert "end" in output
+    assert _planted(path, marker) is not sandboxed, output
+    if sandboxed:  # and no placeholder is left
+        assert path.exists() is (state == "present")
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "control"])
+def test_a_global_git_config_planted_in_home_does_not_run(
+    mock_llm_thread: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    sandboxed: bool,
+) -> None:
+    """`git config --global core.fsmonitor` with home a root: the person's next plain
+    `git status`, in any repository, would run it."""
+    write_fast_config(isolated_home)
+    home = tmp_path / "person"
+    home.mkdir()
+    marker = tmp_path / "payload-fired"
+    command = f"git config --global core.fsmonitor 'touch {marker}'"
+    flags = ["--include-directories", str(home), *(["-s"] if sandboxed else [])]
+    shell_output(mock_llm_thread, isolated_home, workspace, command, *flags, HOME=str(home))
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    subprocess.run(
+        ["git", "status"], cwd=workspace, env={**os.environ, "HOME": str(home)}, check=False
+    )
+    assert marker.exists() is not sandboxed
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "control"])
+def test_a_symlinked_dotfile_stays_read_only(
+    mock_llm_thread: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    sandboxed: bool,
+) -> None:
+    """`~/.bashrc` a link into a dotfiles folder: neither written through nor replaced
+    (the link's folder is then read-only at its top level; its entries stay writable)."""
+    write_fast_config(isolated_home)
+    home = tmp_path / "person"
+    (home / "dotfiles").mkdir(parents=True)
+    (home / "dotfiles" / "bashrc").write_text("# the person's\n")
+    (home / ".bashrc").symlink_to("dotfiles/bashrc")
+    marker = tmp_path / "payload-fired"
+    command = (
+        f"echo 'touch {marker}' >> ~/.bashrc; rm ~/.bashrc; echo 'touch {marker}' > ~/.bashrc;"
+        " echo kept > ~/dotfiles/notes; cat ~/dotfiles/notes"
+    )
+    flags = ["--include-directories", str(home), *(["-s"] if sandboxed else [])]
+    output = shell_output(
+        mock_llm_thread, isolated_home, workspace, command, *flags, HOME=str(home)
+    )
+    assert (home / "dotfiles" / "notes").read_text() == "kept\n"  # the rest stays writable
+    planted = str(marker) in (home / ".bashrc").read_text()
+    planted |= str(marker) in (home / "dotfiles" / "bashrc").read_text()
+    assert planted is not sandboxed, output
+    assert (home / ".bashrc").is_symlink() is sandboxed

@@ -117,15 +117,16 @@ def _roots(config: SandboxConfig) -> list[Path]:
 
 
 def _bind_roots(roots: list[Path], guard: RootGuard) -> list[str]:
-    """Each root writable; a locked root's top level read-only, its entries writable."""
+    """Each root writable; a locked folder's top level read-only, its entries writable
+    again but for the guarded ones and links."""
     args: list[str] = []
     for root in roots:
         args += ["--bind", str(root), str(root)]
-        if root not in guard.locked:
-            continue
-        args += ["--remount-ro", str(root)]
-        for entry in sorted(root.iterdir()):
-            if not entry.is_symlink() and entry.name not in RUN_LATER_NAMES:
+    guarded = {*guard.existing, *guard.missing}
+    for folder in guard.locked:
+        args += ["--bind", str(folder), str(folder), "--remount-ro", str(folder)]
+        for entry in sorted(folder.iterdir()):
+            if not entry.is_symlink() and entry not in guarded:
                 args += ["--bind", str(entry), str(entry)]
     return args
 
@@ -174,7 +175,7 @@ def wrap_command(argv: list[str], config: SandboxConfig, bwrap: str = "bwrap") -
             inside.append(target)
         else:
             args += _hide(target)
-    guard = guard_roots(roots)
+    guard = guard_roots(roots, _homes())
     args += _bind_roots(roots, guard)
     placeholders = Placeholders.hold(guard.missing) + Placeholders.share(guard.existing)
     for path in [*guard.existing, *guard.missing]:  # a placeholder another made counts too

@@ -35,7 +35,14 @@ from typing import ClassVar
 
 from gemtui.tools.run_later import RUN_LATER_NAMES
 
-__all__ = ["HOME_SECRETS", "Placeholders", "RootGuard", "guard_roots", "home_secrets"]
+__all__ = [
+    "HOME_RUN_LATER",
+    "HOME_SECRETS",
+    "Placeholders",
+    "RootGuard",
+    "guard_roots",
+    "home_secrets",
+]
 
 _BARE_REPOSITORY_MARK = "HEAD"
 """Held at a root with no ``.git`` folder: a planted ``HEAD`` would make the root itself a
@@ -79,6 +86,32 @@ HOME_SECRETS: tuple[str, ...] = (
 The one list: the sandbox and its tests read it."""
 
 
+HOME_RUN_LATER: tuple[str, ...] = (
+    ".gitconfig",
+    ".config/git/",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".config/fish/",
+    ".config/autostart/",
+    ".config/systemd/",
+    ".config/environment.d/",
+    ".vimrc",
+    ".config/nvim/",
+    ".emacs",
+    ".emacs.d/",
+)
+"""Start-up files under a home folder a root contains (``--include-directories ~``):
+each runs code at the next shell, git command, login or editor, outside the sandbox, so
+it is held read-only like a root's ``RUN_LATER_NAMES`` (a folder ends in ``/``)."""
+
+
 def _resolved(path: Path) -> Path | None:
     try:
         return path.resolve()
@@ -109,7 +142,7 @@ class RootGuard:
     missing: list[Path] = field(default_factory=list)
     """Need an empty placeholder folder, bound read-only."""
     locked: list[Path] = field(default_factory=list)
-    """Roots whose top level is read-only (a guarded name there is a symlink)."""
+    """Folders whose top level is read-only (a guarded name there is a symlink)."""
 
 
 def _gitdir_of(dotgit: Path) -> Path | None:
@@ -175,31 +208,41 @@ def _hooks_path(root: Path) -> Path | None:
     return root / value if found.returncode == 0 and value else None
 
 
-def guard_roots(roots: list[Path]) -> RootGuard:
-    """What to hold read-only in ``roots`` (resolved) so nothing planted runs later."""
+def _guard_folder(folder: Path, names: Iterable[str], roots: list[Path], guard: RootGuard) -> None:
+    for name in names:
+        path = folder / name.rstrip("/")
+        if path.is_symlink():  # the link cannot be a mount point: its folder is locked
+            if path.parent not in guard.locked:
+                guard.locked.append(path.parent)
+            _hold(path, roots, guard)
+        elif path.exists():
+            guard.existing.append(path)
+        else:
+            _hold(path, roots, guard)
+
+
+def guard_roots(roots: list[Path], homes: Iterable[Path] = ()) -> RootGuard:
+    """What to hold read-only in ``roots`` (resolved) so nothing planted runs later; in
+    a home folder a root contains, its start-up files too (``HOME_RUN_LATER``)."""
     guard = RootGuard()
     for root in roots:
         names = list(RUN_LATER_NAMES)
         dotgit = root / ".git"
         if not dotgit.is_dir() or dotgit.is_symlink():
             names.append(_BARE_REPOSITORY_MARK)
-        for name in names:
-            path = root / name
-            if path.is_symlink():
-                if root not in guard.locked:
-                    guard.locked.append(root)
-                _hold(path, roots, guard)
-            elif path.exists():
-                guard.existing.append(path)
-            elif root not in guard.locked:
-                guard.missing.append(path)
+        _guard_folder(root, names, roots, guard)
         if dotgit.exists():
             _follow_git(dotgit, roots, guard)
             hooks = _hooks_path(root)
             if hooks is not None:
                 _hold(hooks, roots, guard)
-    for root in guard.locked:  # its top level cannot change: no placeholder needed there
-        guard.missing = [p for p in guard.missing if p.parent != root]
+    for home in homes:
+        if _inside(home, roots):
+            _guard_folder(home, (*HOME_RUN_LATER, *RUN_LATER_NAMES), roots, guard)
+    guard.locked.sort(key=lambda p: len(p.parts))
+    # a locked folder's top level cannot change: no placeholder is needed there
+    guard.missing = list(dict.fromkeys(p for p in guard.missing if p.parent not in guard.locked))
+    guard.existing = list(dict.fromkeys(guard.existing))
     return guard
 
 
