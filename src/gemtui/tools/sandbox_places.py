@@ -10,9 +10,10 @@ even seen by ``git status``). A ``.git`` *file* (``gitdir:``) and a ``commondir`
 followed into any root they point at, and the folder ``core.hooksPath`` names is held
 like ``.git/hooks``. A root without a ``.git`` folder also holds ``HEAD`` (git takes a
 folder with ``HEAD``, ``objects/`` and ``refs/`` for a bare repository). A name that is a
-symbolic link cannot be a mount point: that root's top level is then bound read-only,
-each existing entry bound writable again, so the link stays and nothing new appears
-beside it.
+symbolic link cannot be a mount point: its folder's top level is then bound read-only,
+each other entry bound writable again, so the link stays and nothing new appears beside
+it. A home folder inside a root holds its start-up files the same way
+(``HOME_RUN_LATER``), and hides its secrets (``HOME_SECRETS``, read by ``sandbox``).
 
 Covered: each root, and the repository ``git`` finds from it (its own ``.git``, or one in
 a folder above, which is outside every root and so read-only already). Not covered: a
