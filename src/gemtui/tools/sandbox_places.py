@@ -191,9 +191,41 @@ def _follow_git(dotgit: Path, roots: list[Path], guard: RootGuard) -> None:
         _hold(common, roots, guard)
 
 
+def _may_set_hooks_path(dotgit: Path) -> bool:
+    """Whether any config git would read could name a hooks path: a quick look before
+    asking git itself (a few ms per command); anything unreadable or an include means yes."""
+    if any(name.startswith("GIT_CONFIG") for name in os.environ):
+        return True
+    gitdir = _gitdir_of(dotgit) if dotgit.is_file() else dotgit
+    if gitdir is None:
+        return False
+    common = _commondir_of(gitdir) or gitdir
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    files = [
+        gitdir / "config",
+        gitdir / "config.worktree",
+        common / "config",
+        Path.home() / ".gitconfig",
+        xdg / "git" / "config",
+        Path("/etc/gitconfig"),
+    ]
+    for file in files:
+        try:
+            text = file.read_text(encoding="utf-8", errors="replace").lower()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True
+        if "hookspath" in text or "include" in text:
+            return True
+    return False
+
+
 def _hooks_path(root: Path) -> Path | None:
     """The repository's ``core.hooksPath`` (husky's ``.husky/_``), as git reads it: its
     hooks run at the next commit, wherever the setting points."""
+    if not _may_set_hooks_path(root / ".git"):
+        return None
     try:
         found = subprocess.run(
             ["git", "config", "--type=path", "--get", "core.hooksPath"],
