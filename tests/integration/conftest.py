@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import shutil
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_asyncio
 
 from gemtui.agent.provider_choice import ResolvedProvider
@@ -18,6 +21,36 @@ from gemtui.providers.retry import RetryingGenerator, RetryPolicy
 from gemtui.testing import MockLLMServer
 
 SessionFactory = Callable[..., Session]
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+_FRESH_IN_THE_BOX = (Path("/tmp"), Path("/var/tmp"), Path("/run"), Path.home())
+"""Folders the sandbox replaces with its own empty ones."""
+
+
+def _seen_in_the_box(path: Path) -> bool:
+    real = path.resolve()
+    return not any(real.is_relative_to(hidden.resolve()) for hidden in _FRESH_IN_THE_BOX)
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A folder outside the workspace that the sandbox still sees (read-only): not under
+    /tmp, /run or the home folder, whose copies in the sandbox are its own and empty. The
+    repository's build/ when the clone is elsewhere, else a folder under /var/lib or /srv."""
+    name = f"sandbox-outside-{uuid.uuid4().hex[:8]}"
+    for base in (REPO / "build", Path("/var/lib/gemtui-tests"), Path("/srv/gemtui-tests")):
+        if not _seen_in_the_box(base):
+            continue
+        try:
+            (base / name).mkdir(parents=True)
+        except OSError:
+            continue
+        yield base / name
+        shutil.rmtree(base / name)
+        return
+    pytest.fail("no writable folder outside /tmp, /run and $HOME for the sandbox tests")
 
 
 @pytest_asyncio.fixture

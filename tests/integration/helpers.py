@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gemtui.testing import MockLLMServer
 
 FAST_NETWORK = """
 [network]
@@ -67,3 +72,22 @@ def popen_gemtui(args: list[str], *, env: dict[str, str], cwd: Path) -> subproce
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
+
+
+def shell_output(
+    mock: MockLLMServer, home: Path, ws: Path, command: str, *flags: str, **env: str
+) -> str:
+    """Run one shell command through `gemtui -p -y`; what the command printed (its result)."""
+    mock.enqueue(
+        {"function_calls": [{"name": "run_shell_command", "args": {"command": command}}]},
+        {"text": "done"},
+    )
+    proc = run_gemtui(
+        ["-p", "go", "-y", "--output-format", "stream-json", *flags],
+        env={**gemtui_env(home, mock.url), **env},
+        cwd=ws,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    [result] = [line for line in lines if line["type"] == "tool_result"]
+    return str(result.get("output") or result.get("error"))

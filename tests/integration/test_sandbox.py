@@ -7,7 +7,6 @@ import json
 import shutil
 import socket
 import threading
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,58 +15,12 @@ import pytest
 from gemtui.testing import MockLLMServer
 
 from .helpers import gemtui_env, run_gemtui, write_fast_config
-
-REPO = Path(__file__).resolve().parents[2]
+from .helpers import shell_output as _shell
 
 
 @pytest.fixture(autouse=True)
 def _bwrap_installed() -> None:
     assert shutil.which("bwrap"), "bwrap is not installed: apt-get install bubblewrap"
-
-
-def _shell(mock: MockLLMServer, home: Path, ws: Path, command: str, *flags: str, **env: str) -> str:
-    """Run one shell command through gemtui; what the command printed (its tool result)."""
-    mock.enqueue(
-        {"function_calls": [{"name": "run_shell_command", "args": {"command": command}}]},
-        {"text": "done"},
-    )
-    proc = run_gemtui(
-        ["-p", "go", "-y", "--output-format", "stream-json", *flags],
-        env={**gemtui_env(home, mock.url), **env},
-        cwd=ws,
-    )
-    assert proc.returncode == 0, proc.stderr
-    lines = [json.loads(line) for line in proc.stdout.splitlines()]
-    [result] = [line for line in lines if line["type"] == "tool_result"]
-    return str(result.get("output") or result.get("error"))
-
-
-_FRESH_IN_THE_BOX = (Path("/tmp"), Path("/var/tmp"), Path("/run"), Path.home())
-"""Folders the sandbox replaces with its own empty ones."""
-
-
-def _seen_in_the_box(path: Path) -> bool:
-    real = path.resolve()
-    return not any(real.is_relative_to(hidden.resolve()) for hidden in _FRESH_IN_THE_BOX)
-
-
-@pytest.fixture
-def outside() -> Iterator[Path]:
-    """A folder outside the workspace that the sandbox still sees (read-only): not under
-    /tmp, /run or the home folder, whose copies in the sandbox are its own and empty. The
-    repository's build/ when the clone is elsewhere, else a folder under /var/lib or /srv."""
-    name = f"sandbox-outside-{uuid.uuid4().hex[:8]}"
-    for base in (REPO / "build", Path("/var/lib/gemtui-tests"), Path("/srv/gemtui-tests")):
-        if not _seen_in_the_box(base):
-            continue
-        try:
-            (base / name).mkdir(parents=True)
-        except OSError:
-            continue
-        yield base / name
-        shutil.rmtree(base / name)
-        return
-    pytest.fail("no writable folder outside /tmp, /run and $HOME for the sandbox tests")
 
 
 def test_write_outside_the_workspace(

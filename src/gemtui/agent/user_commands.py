@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -127,6 +127,8 @@ class TerminalRun:
     """None: gemtui's own environment (no sandbox)."""
     where: str = ""
     """Where it ran, for the notice (empty without a sandbox)."""
+    release: Callable[[], None] = lambda: None
+    """Call once the program ended: the sandbox's placeholders go then."""
 
 
 def terminal_command(session: Session, line: str) -> TerminalRun:
@@ -149,14 +151,15 @@ def terminal_command(session: Session, line: str) -> TerminalRun:
     bwrap, env = require_bwrap(), scrubbed_env()
     relay = shutil.which("script")
     if relay is None:
-        argv = wrap_command(["bash", "-c", line], sandbox, bwrap)
-        return TerminalRun(argv, env, "in the sandbox: workspace only, no /dev/tty")
+        boxed = wrap_command(["bash", "-c", line], sandbox, bwrap)
+        where = "in the sandbox: workspace only, no /dev/tty"
+        return TerminalRun(boxed.argv, env, where, boxed.release)
     shell = env.get("SHELL")
     restore = f"SHELL={shlex.quote(shell)}" if shell else "-u SHELL"
     inner = f"exec env {restore} bash -c {shlex.quote(line)}"
     env["SHELL"] = "/bin/sh"  # what script runs ``inner`` with, whatever the person's is
-    argv = wrap_command([relay, "-qec", inner, "/dev/null"], sandbox, bwrap)
-    return TerminalRun(argv, env, "in the sandbox: workspace only")
+    boxed = wrap_command([relay, "-qec", inner, "/dev/null"], sandbox, bwrap)
+    return TerminalRun(boxed.argv, env, "in the sandbox: workspace only", boxed.release)
 
 
 def add_roots(workspace: Workspace, folders: Iterable[str]) -> list[Path]:

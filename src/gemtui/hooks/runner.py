@@ -34,7 +34,13 @@ from gemtui.errors import FatalConfigError
 from gemtui.hooks.config import HookSet, HookSpec
 from gemtui.redact import redact
 from gemtui.scheduler.tool_hooks import AfterToolVerdict, ToolHookVerdict
-from gemtui.tools.sandbox import SandboxConfig, require_bwrap, scrubbed_env, wrap_command
+from gemtui.tools.sandbox import (
+    SandboxConfig,
+    SandboxedCommand,
+    require_bwrap,
+    scrubbed_env,
+    wrap_command,
+)
 
 __all__ = ["HookAnswer", "HookRunner"]
 
@@ -125,19 +131,28 @@ class HookRunner:
     def _boxed(self, spec: HookSpec) -> bool:
         return self.sandbox is not None and spec.project
 
-    def _launch(self, spec: HookSpec) -> tuple[list[str], dict[str, str]]:
+    def _launch(self, spec: HookSpec) -> tuple[SandboxedCommand, dict[str, str]]:
         """The hook's command line and environment: a project's hook under ``-s`` in the
-        sandbox (raises ``FatalConfigError`` without bwrap)."""
+        sandbox (raises ``FatalConfigError`` without bwrap); release it once it ended."""
         argv, env = ["bash", "-c", spec.command], _hook_env(self.workspace)
         if self.sandbox is None or not spec.project:
-            return argv, env
+            return SandboxedCommand(argv, []), env
         return wrap_command(argv, self.sandbox, require_bwrap()), scrubbed_env(env)
 
     async def _run_one(self, spec: HookSpec, payload: dict[str, Any]) -> HookAnswer:
+        try:
+            launched, env = self._launch(spec)
+        except FatalConfigError as exc:
+            return HookAnswer(spec, "failed", reason=f"could not start: {exc}")
+        with launched:  # the sandbox's placeholders go once the hook has ended
+            return await self._run_launched(spec, launched.argv, env, payload)
+
+    async def _run_launched(
+        self, spec: HookSpec, argv: list[str], env: dict[str, str], payload: dict[str, Any]
+    ) -> HookAnswer:
         data = redact(json.dumps(payload, default=str)).encode()
         started = time.monotonic()
         try:
-            argv, env = self._launch(spec)
             proc = await asyncio.create_subprocess_exec(
                 *argv,
                 stdin=asyncio.subprocess.PIPE,

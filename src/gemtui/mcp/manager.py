@@ -232,7 +232,9 @@ class McpManager:
             if self.sandbox is not None:
                 from gemtui.tools.sandbox import require_bwrap, wrap_command
 
-                argv = wrap_command(argv, self.sandbox, require_bwrap())
+                launched = wrap_command(argv, self.sandbox, require_bwrap())
+                stack.callback(launched.release)  # placeholders go when the server stops
+                argv = launched.argv
             params = StdioServerParameters(
                 command=argv[0],
                 args=argv[1:],

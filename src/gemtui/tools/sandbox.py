@@ -1,15 +1,21 @@
-"""Running a command under bubblewrap: the workspace writable, the rest read-only.
+"""Running a command under bubblewrap: the workspace roots writable, the rest read-only.
 
 The whole file system is bound read-only, then covered where it must not be seen: the
 home folder (and ``$HOME``) by an empty tmpfs, ``/tmp`` and ``/run`` fresh, gemtui's own
 folders (``GEMTUI_HOME``, config, data, cache: the session database, the keyring's
-files) by tmpfs; the workspace is bound back read-write on top. Namespaces are all
-unshared (no network unless asked), the command dies with gemtui and gets a new session
-(no TIOCSTI into the terminal), and its environment carries no secret gemtui knows.
+files) by tmpfs; each root (the workspace, every ``--include-directories`` folder) is
+bound back read-write on top. What a root holds that runs code later stays read-only,
+present or not: the repository's metadata as a whole (a sandboxed command may not change
+it: no ``git commit`` or ``git checkout`` inside, only reads) and the settings folders
+(``sandbox_places``). gemtui's folders and the home secrets (``HOME_SECRETS``) are hidden
+again inside any root that contains them. Namespaces are all unshared (no network unless
+asked), capabilities dropped, the command dies with gemtui and gets a new session (no
+TIOCSTI into the terminal), and its environment carries no secret gemtui knows.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -18,9 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gemtui.errors import FatalConfigError
+from gemtui.tools.run_later import RUN_LATER_NAMES
+from gemtui.tools.sandbox_places import Placeholders, RootGuard, guard_roots, home_secrets
 
 __all__ = [
     "SandboxConfig",
+    "SandboxedCommand",
     "require_bwrap",
     "sandbox_hint",
     "scrubbed_env",
@@ -31,11 +40,6 @@ _SECRET_NAME = re.compile(
     r"(API_KEY|APIKEY|_TOKEN|SECRET|PASSWORD|PASSWD|_KEY|_PAT|CREDENTIALS?|_AUTH)$", re.I
 )
 _ALWAYS_DROPPED = ("SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "GEMTUI_HOME")
-
-
-_GUARDED = (".git/hooks", ".git/config", ".gemtui", ".gemini", ".vscode")
-"""Workspace paths a sandboxed command may not change: each makes something run later
-outside the sandbox (git hooks, a git config's fsmonitor or pager, trusted settings)."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,29 @@ class SandboxConfig:
     """More workspace roots (``--include-directories``), writable like the workspace."""
 
 
+@dataclass
+class SandboxedCommand:
+    """A command line under bubblewrap, and the placeholders it holds until it ends.
+
+    Call ``release`` once the process has exited (a context manager does it), so no
+    empty placeholder folder stays in the workspace.
+    """
+
+    argv: list[str]
+    placeholders: list[Path]
+
+    def release(self) -> None:
+        """The command ended: its placeholders go once no other command uses them."""
+        held, self.placeholders = self.placeholders, []
+        Placeholders.release(held)
+
+    def __enter__(self) -> SandboxedCommand:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
 def require_bwrap() -> str:
     """The ``bwrap`` executable, or exit 52 naming the package to install."""
     found = shutil.which("bwrap")
@@ -65,54 +92,75 @@ def require_bwrap() -> str:
 
 
 def _homes() -> list[Path]:
+    """``$HOME`` and the account's own home folder: with ``HOME`` pointed elsewhere, the
+    real one (its ``~/.ssh``) would otherwise be readable."""
+    import pwd
+
     homes = {Path.home()}
     if os.environ.get("HOME"):
         homes.add(Path(os.environ["HOME"]))
+    with contextlib.suppress(KeyError):  # a uid without an entry (some containers)
+        homes.add(Path(pwd.getpwuid(os.getuid()).pw_dir))
     return sorted({h.resolve() for h in homes if str(h) not in ("", "/")})
 
 
-_HOME_SECRETS = (
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".kube",
-    ".docker",
-    ".netrc",
-    ".git-credentials",
-    ".pypirc",
-    ".npmrc",
-    ".password-store",
-    ".config/gcloud",
-    ".config/gh",
-    ".local/share/keyrings",
-    ".local/share/python_keyring",
-)
-"""Credentials under a home folder that a workspace containing it must not expose."""
+def _hide(path: Path) -> list[str]:
+    if path.is_dir():
+        return ["--tmpfs", str(path)]
+    return ["--ro-bind", "/dev/null", str(path)]
 
 
-def _hide_secrets(home: Path) -> list[str]:
+def _roots(config: SandboxConfig) -> list[Path]:
+    """Every writable root, resolved, a folder before the roots inside it."""
+    roots = {config.workspace.resolve(), *(r.resolve() for r in config.writable)}
+    return sorted(roots, key=lambda r: len(r.parts))
+
+
+def _bind_roots(roots: list[Path], guard: RootGuard) -> list[str]:
+    """Each root writable; a locked folder's top level read-only, its entries writable
+    again but for the guarded ones and links."""
     args: list[str] = []
-    for name in _HOME_SECRETS:
-        path = home / name
-        if path.is_symlink() or not path.exists():
-            continue
-        if path.is_dir():
-            args += ["--tmpfs", str(path)]
-        else:
-            args += ["--ro-bind", "/dev/null", str(path)]
+    for root in roots:
+        args += ["--bind", str(root), str(root)]
+    guarded = {*guard.existing, *guard.missing}
+    for folder in guard.locked:
+        args += ["--bind", str(folder), str(folder), "--remount-ro", str(folder)]
+        for entry in sorted(folder.iterdir()):
+            if not entry.is_symlink() and entry not in guarded:
+                args += ["--bind", str(entry), str(entry)]
     return args
 
 
-def wrap_command(argv: list[str], config: SandboxConfig, bwrap: str = "bwrap") -> list[str]:
-    """``argv`` run inside the sandbox (cwd is kept; it must be in the workspace)."""
-    ws = config.workspace.resolve()
-    args = [bwrap, "--die-with-parent", "--new-session", "--unshare-all"]
+def _hide_secrets(roots: list[Path], fresh: list[Path]) -> list[str]:
+    """Every home secret a command could see: inside a root, or in the read-only rest
+    (a symlinked ``~/.ssh``'s target); one under a fresh tmpfs is not there to hide."""
+    args: list[str] = []
+    for home in _homes():
+        for real in home_secrets(home):
+            inside = any(real.is_relative_to(r) for r in roots)
+            if inside or not any(real.is_relative_to(f) for f in fresh):
+                args += _hide(real)
+    return args
+
+
+def wrap_command(argv: list[str], config: SandboxConfig, bwrap: str = "bwrap") -> SandboxedCommand:
+    """``argv`` run inside the sandbox (cwd is kept; it must be in a root).
+
+    Mounts, in order: the read-only system, fresh ``/tmp`` and homes, gemtui's folders
+    hidden, the roots writable, what runs later read-only (placeholders made now for the
+    missing names), then gemtui's folders and home secrets inside a root hidden again.
+    Capabilities are dropped: as root, bwrap would keep them, and ``umount`` would lift
+    every read-only bind.
+    """
+    roots = _roots(config)
+    args = [bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL"]
     if config.network:
         args.append("--share-net")
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    args += ["--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/var/tmp"]
+    fresh = [Path("/tmp"), Path("/run"), Path("/var/tmp")]
+    args += [a for f in fresh for a in ("--tmpfs", str(f))]
     for home in _homes():
+        fresh.append(home)
         args += ["--tmpfs", str(home)]
         for item in config.read_only_paths:
             path = Path(os.path.expanduser(item))
@@ -121,25 +169,22 @@ def wrap_command(argv: list[str], config: SandboxConfig, bwrap: str = "bwrap") -
     inside: list[Path] = []
     for hidden in config.hidden:
         target = hidden.resolve()
-        if target.is_relative_to(ws) and target != ws:
+        if target in roots or not target.exists():
+            continue
+        if any(target.is_relative_to(r) for r in roots):
             inside.append(target)
-        elif target.is_dir() and not ws.is_relative_to(target):
-            args += ["--tmpfs", str(target)]
-        elif target.exists() and not ws.is_relative_to(target):
-            args += ["--ro-bind", "/dev/null", str(target)]
-    for root in (ws, *(r.resolve() for r in config.writable)):
-        args += ["--bind", str(root), str(root)]
-        for name in _GUARDED:  # what would run later outside the sandbox stays read-only
-            guarded = root / name
-            if guarded.exists() and not guarded.is_symlink():
-                args += ["--ro-bind", str(guarded), str(guarded)]
+        else:
+            args += _hide(target)
+    guard = guard_roots(roots, _homes())
+    args += _bind_roots(roots, guard)
+    placeholders = Placeholders.hold(guard.missing) + Placeholders.share(guard.existing)
+    for path in [*guard.existing, *guard.missing]:  # a placeholder another made counts too
+        if path.exists() and not path.is_symlink():
+            args += ["--ro-bind", str(path), str(path)]
     for target in inside:
-        if target.is_dir():
-            args += ["--tmpfs", str(target)]
-    for home in _homes():  # gemtui run in the home folder itself: its secrets stay hidden
-        if home.is_relative_to(ws):
-            args += _hide_secrets(home)
-    return [*args, "--", *argv]
+        args += _hide(target)
+    args += _hide_secrets(roots, fresh)
+    return SandboxedCommand([*args, "--", *argv], placeholders)
 
 
 def scrubbed_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -159,7 +204,13 @@ def scrubbed_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     return out
 
 
-_DENIED = ("Read-only file system", "Permission denied", "EROFS", "EACCES")
+_DENIED = (
+    "Read-only file system",
+    "Permission denied",
+    "EROFS",
+    "EACCES",
+    "Device or resource busy",
+)
 _NO_NET = (
     "Network is unreachable",
     "Could not resolve host",
@@ -173,8 +224,11 @@ def sandbox_hint(output: str, *, network: bool) -> str | None:
     """One line telling the model and the person that the sandbox may be why it failed."""
     if any(s in output for s in _DENIED):
         return (
-            "[sandbox] This command ran in the bubblewrap sandbox: only the workspace is"
-            " writable, and the home folder and gemtui's files are hidden."
+            "[sandbox] This command ran in the bubblewrap sandbox: only the workspace"
+            " folders are writable, but not the repository's metadata (.git: no commit,"
+            " checkout or new repository inside the sandbox) nor the folders whose"
+            f" contents run later ({', '.join(n for n in RUN_LATER_NAMES if n != '.git')});"
+            " the home folder, its credentials and gemtui's files are hidden."
         )
     if not network and any(s in output for s in _NO_NET):
         return (

@@ -101,6 +101,8 @@ async def _run_on_terminal(app: SessionHost, line: str) -> None:
     except OSError as exc:
         app.notify(f"Could not run {line}: {exc}", severity="error")
         return
+    finally:
+        run.release()
     ran = "ran on the terminal in the sandbox" if boxed else "ran on the terminal"
     session.shell_notes.add(line, f"({ran}; its output is not captured)", code)
     app.notify(f"{line} exited with code {code}" + (f" ({run.where})." if run.where else "."))

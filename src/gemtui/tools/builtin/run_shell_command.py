@@ -33,7 +33,13 @@ from gemtui.tools.base import (
     ToolKind,
     ToolResult,
 )
-from gemtui.tools.sandbox import require_bwrap, sandbox_hint, scrubbed_env, wrap_command
+from gemtui.tools.sandbox import (
+    SandboxedCommand,
+    require_bwrap,
+    sandbox_hint,
+    scrubbed_env,
+    wrap_command,
+)
 from gemtui.tools.sandbox_throwaway import throwaway_note
 from gemtui.tools.saved_output import OutputStore, SpillFile, joined, split_limit
 from gemtui.tools.shell_rules import rule_prefixes
@@ -54,10 +60,11 @@ READ_CHUNK = 8192
 # -- process group handling --------------------------------------------------------------
 
 
-def _launch(argv: list[str], ctx: ToolContext) -> tuple[list[str], dict[str, str] | None]:
-    """The command line and environment: under bubblewrap when the session is sandboxed."""
+def _launch(argv: list[str], ctx: ToolContext) -> tuple[SandboxedCommand, dict[str, str] | None]:
+    """The command line and environment: under bubblewrap when the session is sandboxed
+    (release the command once it ended: its placeholders go then)."""
     if ctx.sandbox is None:
-        return argv, None
+        return SandboxedCommand(argv, []), None
     try:
         bwrap = require_bwrap()
     except FatalConfigError as e:
@@ -204,12 +211,19 @@ class RunShellCommandInvocation(ToolInvocation):
             return self._start_background(cwd, where, ctx)
         if ctx.terminals is not None and ctx.sandbox is None:  # a sandbox never hands out
             return await self._run_in_terminal(ctx.terminals, cwd, where, ctx)
+        launched, env = _launch(["bash", "-c", self.command], ctx)
+        with launched:  # the sandbox's placeholders go once the command has ended
+            return await self._run_piped(launched.argv, env, cwd, where, ctx)
+
+    async def _run_piped(
+        self, argv: list[str], env: dict[str, str] | None, cwd: Path, where: str, ctx: ToolContext
+    ) -> ToolResult:
+        """Run ``argv`` with its output on our pipe until it exits (or times out)."""
         # Our own pipe (not asyncio's PIPE): wait() then means "bash exited" on every
         # Python version, and we decide when to stop reading a pipe that background
         # children may still hold open.
         rfd, wfd = os.pipe()
         try:
-            argv, env = _launch(["bash", "-c", self.command], ctx)
             proc = await asyncio.create_subprocess_exec(
                 *argv,
                 env=env,
@@ -350,9 +364,10 @@ class RunShellCommandInvocation(ToolInvocation):
         remove_stale_logs(outputs.folder.parent)
         rfd, wfd = os.pipe()
         try:
-            argv, env = _launch(["bash", "-c", self.command], ctx)
+            # its placeholders stay until gemtui exits (the background job may outlive us)
+            launched, env = _launch(["bash", "-c", self.command], ctx)
             popen = subprocess.Popen(
-                argv,
+                launched.argv,
                 env=env,
                 cwd=os.fspath(cwd),
                 stdin=subprocess.DEVNULL,
