@@ -190,7 +190,7 @@ def bench_stream_cpu() -> None:
     finally:
         mock.close()
     report(
-        f"client CPU per one-token chunk ({CHUNKS:,} chunks, mock in its own process)",
+        f"stream: client CPU per one-token chunk ({CHUNKS:,} chunks)",
         median(per_chunk),
         "µs",
         "≤ 40 µs",
