@@ -8,7 +8,6 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
-from urllib.request import getproxies
 
 import httpx
 
@@ -19,7 +18,6 @@ from gemtui.errors import (
     TransportError,
     api_error_from_response,
 )
-from gemtui.providers.stream_transport import STREAM, StreamTransport
 
 __all__ = ["DEFAULT_TIMEOUT", "USER_AGENT", "get_json", "make_client", "open_stream", "post_json"]
 
@@ -30,24 +28,16 @@ DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=10.0)
 
 
 def make_client(read_timeout: float | None = None) -> httpx.AsyncClient:
-    """The adapters' client: model streams go over ``StreamTransport`` unless the
-    environment names a proxy, in which case httpx's own transport (which honours it)
-    carries everything, as it always did."""
+    """The adapters' client: httpx's own transport, for model streams and everything else.
+
+    Proxies (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) and extra CA
+    files (``SSL_CERT_FILE``, ``SSL_CERT_DIR``) come from the environment, as httpx reads
+    them; the read timeout is per network read, so a stalled stream fails, not waits.
+    """
     timeout = DEFAULT_TIMEOUT
     if read_timeout is not None:
         timeout = httpx.Timeout(connect=10.0, read=read_timeout, write=30.0, pool=10.0)
-    headers = {"user-agent": USER_AGENT}
-    if _proxied():
-        return httpx.AsyncClient(timeout=timeout, headers=headers)
-    context = httpx.create_ssl_context()
-    context.set_alpn_protocols(["http/1.1"])
-    transport = StreamTransport(httpx.AsyncHTTPTransport(verify=context), context)
-    return httpx.AsyncClient(timeout=timeout, headers=headers, transport=transport)
-
-
-def _proxied() -> bool:
-    """Whether httpx would send some request through a proxy the environment names."""
-    return any(getproxies().get(scheme) for scheme in ("http", "https", "all"))
+    return httpx.AsyncClient(timeout=timeout, headers={"user-agent": USER_AGENT})
 
 
 async def _raise_for_status(response: httpx.Response) -> None:
@@ -87,7 +77,6 @@ async def open_stream(
             url,
             json=body,
             headers={**headers, "accept": "text/event-stream"},
-            extensions={STREAM: True},
         ) as response:
             await _raise_for_status(response)
             yield response

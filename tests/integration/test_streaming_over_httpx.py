@@ -1,15 +1,18 @@
-"""Model streams over ``StreamTransport``, against real servers on 127.0.0.1.
+"""Model streams over httpx's own transport, against real servers on 127.0.0.1.
 
-Each test opens streams through ``open_stream`` (the adapters' entry point) on a
-``make_client`` client, against a server written to misbehave in one way: it closes,
-stalls, breaks the framing, smuggles bytes after a body, presents a certificate it
-should not be trusted with, or stands in for a proxy. The server counts connections,
-so reuse (and its refusal) is seen from the other end of the socket.
+What a person relies on when a model answers over the network, whoever carries the
+bytes: a paid request is never sent twice, a stall ends, a broken answer fails rather
+than passes as a short one, an error answer says what went wrong, certificates are
+checked, and a proxy named in the environment is used. Each test opens streams through
+``open_stream`` (the adapters' entry point) on a ``make_client`` client, against a
+server written to misbehave in one way. The server counts connections, so reuse (and
+its refusal) is seen from the other end of the socket.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -20,9 +23,7 @@ import pytest
 import trustme
 
 from gemtui.errors import ApiError, TransportError
-from gemtui.providers.chunked import ChunkedBody, LengthBody
 from gemtui.providers.http import make_client, open_stream
-from gemtui.providers.stream_transport import MAX_BUFFERED, StreamTransport, _Body, _Wire
 from gemtui.testing.mock_http import RecordedRequest, chunked, head, read_request
 
 Handler = Callable[
@@ -54,6 +55,8 @@ class _Server:
             pass
         finally:
             writer.close()
+            with contextlib.suppress(ConnectionError, ssl.SSLError):
+                await writer.wait_closed()  # the socket is shut: "ended" means closed
             self.ended.put_nowait(number)
 
 
@@ -87,7 +90,6 @@ def _url(server: _Server, scheme: str = "http", host: str = "127.0.0.1") -> str:
 
 async def test_streams_are_read_whole_and_share_one_connection() -> None:
     client = make_client()
-    assert isinstance(client._transport, StreamTransport)
     async with _serving(_sse) as server:
         for _ in range(3):
             assert await _body(client, _url(server)) == b"".join(FRAMES)
@@ -135,27 +137,6 @@ async def test_a_stream_given_up_half_way_closes_its_connection() -> None:
     await client.aclose()
 
 
-async def test_bytes_after_a_body_are_never_read_as_the_next_answer() -> None:
-    forged = head(200, SSE) + chunked(b"data: forged\n\n") + b"0\r\n\r\n"
-
-    async def smuggler(
-        request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
-    ) -> bool:
-        if n == 1:  # an answer with a second one glued on, in the same write
-            writer.write(head(200, SSE) + chunked(b"data: one\n\n") + b"0\r\n\r\n" + forged)
-        else:
-            writer.write(head(200, SSE) + chunked(b"data: two\n\n") + b"0\r\n\r\n")
-        await writer.drain()
-        return True
-
-    client = make_client()
-    async with _serving(smuggler) as server:
-        assert await _body(client, _url(server)) == b"data: one\n\n"
-        assert await _body(client, _url(server)) == b"data: two\n\n"
-        assert server.connections == 2
-    await client.aclose()
-
-
 async def test_a_model_call_the_server_took_and_dropped_is_not_sent_again() -> None:
     """A POST written on a kept connection that then closes unanswered may have been
     acted on (and paid for): it fails, as httpx fails it, and is not sent twice."""
@@ -179,6 +160,9 @@ async def test_a_model_call_the_server_took_and_dropped_is_not_sent_again() -> N
 
 
 async def test_an_idle_connection_the_server_closed_is_not_used() -> None:
+    """The server hangs up a kept connection between two answers: the next model call
+    goes out on a new connection and is answered, not lost on the dead one."""
+
     async def once(
         request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
     ) -> bool:
@@ -186,32 +170,11 @@ async def test_an_idle_connection_the_server_closed_is_not_used() -> None:
         return False  # closed after the answer, without saying so in the head
 
     client = make_client()
-    transport = client._transport
-    assert isinstance(transport, StreamTransport)
     async with _serving(once) as server:
         assert await _body(client, _url(server)) == b"".join(FRAMES)
-        assert await asyncio.wait_for(server.ended.get(), 10) == 1
-        idle = transport._idle[("http", "127.0.0.1", server.port)]
-
-        async def closed_seen() -> None:  # the client's loop has read the server's FIN
-            while not idle[0].eof:  # noqa: ASYNC110 - set by the protocol, no event to await
-                await asyncio.sleep(0)
-
-        await asyncio.wait_for(closed_seen(), 10)
+        assert await asyncio.wait_for(server.ended.get(), 10) == 1  # its socket is closed
         assert await _body(client, _url(server)) == b"".join(FRAMES)
         assert [n for n, _ in server.requests] == [1, 2]
-    await client.aclose()
-
-
-async def test_an_idle_connection_past_its_expiry_is_not_used() -> None:
-    context = httpx.create_ssl_context()
-    transport = StreamTransport(httpx.AsyncHTTPTransport(), context, keepalive_expiry=0.0)
-    client = httpx.AsyncClient(transport=transport)
-    async with _serving(_sse) as server:
-        assert await _body(client, _url(server)) == b"".join(FRAMES)
-        assert await _body(client, _url(server)) == b"".join(FRAMES)
-        assert server.connections == 2
-        assert await asyncio.wait_for(server.ended.get(), 10) == 1  # the expired one closed
     await client.aclose()
 
 
@@ -373,70 +336,28 @@ async def test_with_a_proxy_in_the_environment_streams_go_through_it(
         monkeypatch.delenv("NO_PROXY", raising=False)
         monkeypatch.delenv("no_proxy", raising=False)
         client = make_client()
-        assert not isinstance(client._transport, StreamTransport)
         # The name never resolves here: only the proxy (on 127.0.0.1) is ever asked.
         assert await _body(client, "http://model.invalid/v1/stream") == b"".join(FRAMES)
         assert seen == ["model.invalid"]
         await client.aclose()
 
 
-async def test_a_reader_that_falls_behind_stops_the_socket_being_read() -> None:
-    class Transport(asyncio.Transport):
-        paused = 0
-        resumed = 0
-
-        def pause_reading(self) -> None:
-            self.paused += 1
-
-        def resume_reading(self) -> None:
-            self.resumed += 1
-
-        def is_closing(self) -> bool:
-            return False
-
-        def get_extra_info(self, name: str, default: object = None) -> object:
-            return default
-
-    wire = _Wire()
-    transport = Transport()
-    wire.connection_made(transport)
-    for _ in range(MAX_BUFFERED // 65536 + 2):
-        wire.data_received(b"x" * 65536)
-    assert transport.paused == 1
-    assert len(await wire.read(1.0)) > MAX_BUFFERED
-    assert transport.resumed == 1
-
-
-class _FakeTransport(asyncio.Transport):
-    def is_closing(self) -> bool:
-        return False
-
-    def get_extra_info(self, name: str, default: object = None) -> object:
-        return default
-
-    def close(self) -> None:
-        pass
-
-
-@pytest.mark.parametrize(
-    ("decoder", "sent"),
-    [
-        (None, b"data: 1\n\n"),
-        (LengthBody(9), b"data: 1\n\n"),
-        (ChunkedBody(), b"9\r\ndata: 1\n\n\r\n0\r\n\r\n"),
-    ],
-    ids=["to-the-close", "length", "chunked"],
-)
-async def test_a_body_that_came_with_the_close_is_read_whole(
-    decoder: ChunkedBody | LengthBody | None, sent: bytes
+async def test_a_host_named_in_no_proxy_is_asked_directly(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The rest of the body and the server's close can both arrive before the caller
-    starts reading (the head came alone, the UI drew a frame): the body still counts."""
-    wire = _Wire()
-    wire.connection_made(_FakeTransport())
-    wire.data_received(sent)
-    wire.eof_received()
-    request = httpx.Request("POST", "http://127.0.0.1/")
-    owner = StreamTransport(httpx.AsyncHTTPTransport(), httpx.create_ssl_context())
-    body = _Body(owner, ("http", "127.0.0.1", 80), wire, decoder, b"", False, 1.0, request)
-    assert b"".join([part async for part in body]) == b"data: 1\n\n"
+    """A local model server behind a proxy setting: ``NO_PROXY`` sends it past the proxy
+    (and the proxy, asked for the same address without it, shows the setting works)."""
+    async with _serving(_sse) as proxy, _serving(_sse) as model:
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.port}")
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        monkeypatch.delenv("no_proxy", raising=False)
+        client = make_client()
+        assert await _body(client, _url(model)) == b"".join(FRAMES)
+        assert (len(model.requests), len(proxy.requests)) == (1, 0)
+        await client.aclose()
+
+        monkeypatch.delenv("NO_PROXY")
+        client = make_client()
+        assert await _body(client, _url(model)) == b"".join(FRAMES)
+        assert (len(model.requests), len(proxy.requests)) == (1, 1)
+        await client.aclose()

@@ -1,13 +1,13 @@
-"""Engine stream throughput of two source trees, alternated in one run.
+"""Client CPU per one-token chunk of two source trees, alternated in one run.
 
 Why: this machine's speed drifts by 10-20 % between runs, so a change is judged against
 its base in the same run, each round in fresh processes, alternating. Both trees are
-measured by this checkout's ``bench/run.py`` (50,000 tokens in 5-token chunks through
-``Session.send``, the mock in its own process).
+measured by this checkout's ``bench/run.py`` (``CHUNKS`` one-token chunks through
+``Session.send``, the mock in its own process, so only the client's CPU is counted).
 
-    python bench/throughput_ab.py BASE_SRC NEW_SRC [--rounds 3]
+    python bench/stream_cpu_ab.py BASE_SRC NEW_SRC [--rounds 3]
 
-``BASE_SRC``/``NEW_SRC`` are ``src`` folders (a ``git worktree`` of the base, say).
+``BASE_SRC``/``NEW_SRC`` are ``src`` folders (``git archive BASE src | tar -x``, say).
 """
 
 from __future__ import annotations
@@ -23,21 +23,19 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 
 _CHILD = f"""
-import asyncio, json, sys
+import json, sys
 sys.path.insert(0, {str(BENCH)!r})
 import run
-from gemtui.testing import filler
-mock = run.MockProcess([{{"text": filler(50_000, "tok"), "chunk_tokens": 5}}])
+mock = run.StreamMock()
 try:
-    asyncio.run(run._throughput_once(mock.url, 50_000))  # warm-up: imports, connection
-    print(json.dumps([asyncio.run(run._throughput_once(mock.url, 50_000)) for _ in range(5)]))
+    print(json.dumps(run.cpu_per_chunk_runs(mock.url)))
 finally:
     mock.close()
 """
 
 
 def _round(src: Path) -> float:
-    """The median of 5 runs of one tree, in a fresh process."""
+    """The median of ``RUNS`` runs of one tree, in a fresh process (its mock too)."""
     env = {**os.environ, "PYTHONPATH": str(src)}
     out = subprocess.run(
         [sys.executable, "-c", _CHILD], env=env, capture_output=True, text=True, check=True
@@ -52,14 +50,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     trees = {"base": args.base.resolve(), "new": args.new.resolve()}
-    rates: dict[str, list[float]] = {name: [] for name in trees}
+    cpu: dict[str, list[float]] = {name: [] for name in trees}
     for _ in range(args.rounds):
         for name, src in trees.items():
-            rates[name].append(_round(src))
-    for name, values in rates.items():
-        shown = ", ".join(f"{v:,.0f}" for v in values)
-        print(f"{name:<5} {statistics.median(values):>10,.0f} tok/s  (rounds: {shown})")
-    ratio = statistics.median(rates["new"]) / statistics.median(rates["base"])
+            cpu[name].append(_round(src))
+    for name, values in cpu.items():
+        shown = ", ".join(f"{v:.1f}" for v in values)
+        print(f"{name:<5} {statistics.median(values):>7.1f} µs CPU/chunk  (rounds: {shown})")
+    ratio = statistics.median(cpu["new"]) / statistics.median(cpu["base"])
     print(f"new / base: {ratio:.2f}×")
 
 
