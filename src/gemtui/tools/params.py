@@ -1,0 +1,121 @@
+"""Typed parameters for built-in tools: one pydantic model per tool is both the JSON schema
+the model is shown and the one check its arguments pass.
+
+The schema must stay what Gemini CLI's tools declare and fit every provider's subset
+(Gemini's OpenAPI subset has no ``$ref``; ``anyOf`` with null and ``title`` are noise), so
+:func:`function_schema` writes it without pydantic's artefacts: no titles, nested models
+inlined, an optional field as its plain type, and a default only where a field declares
+one for the model (``json_schema_extra={"default": ...}``). Field and model docstrings are
+for readers; the model sees ``Field(description=...)`` and ``model_config``'s
+``json_schema_extra`` only.
+"""
+
+from __future__ import annotations
+
+import inspect
+from functools import lru_cache
+from typing import Annotated, Any, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
+
+__all__ = ["Integer", "ToolParams", "function_schema", "parse_params"]
+
+
+class ToolParams(BaseModel):
+    """Base of every built-in's parameters: strict JSON types, unknown names ignored (as
+    the hand-written schemas allowed them), immutable once checked."""
+
+    model_config = ConfigDict(strict=True, frozen=True, extra="ignore")
+
+
+def _integral(value: Any) -> Any:
+    """``3.0`` is the integer 3, as JSON schema's ``integer`` has it (some providers send
+    every number as a float); anything else goes on to the strict check unchanged."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+P = TypeVar("P", bound=ToolParams)
+
+Integer = Annotated[int, BeforeValidator(_integral)]
+"""A JSON ``integer``: an int, or a float with nothing after the point."""
+
+
+class _ToolSchema(GenerateJsonSchema):
+    """Pydantic's generator, minus what a function declaration must not carry."""
+
+    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
+        # ``x: T | None = None`` means "optional", which ``required`` already says
+        return self.generate_inner(schema["schema"])
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        # defaults the model should see are declared on purpose in json_schema_extra
+        return self.generate_inner(schema["schema"])
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+        out = super().model_schema(schema)
+        out.pop("title", None)
+        doc = schema["cls"].__doc__
+        if doc and out.get("description") == inspect.cleandoc(doc):
+            del out["description"]  # a docstring is for readers, not the model
+        return out
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    """``node`` with every ``$ref`` replaced by its definition (siblings kept)."""
+    if isinstance(node, list):
+        return [_inline(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _inline(value, defs) for key, value in node.items() if key != "$ref"}
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        target = _inline(defs[ref.rsplit("/", 1)[-1]], defs)
+        out = {**target, **out}
+    return out
+
+
+@lru_cache(maxsize=64)
+def _schema_of(model: type[ToolParams]) -> dict[str, Any]:
+    raw = model.model_json_schema(schema_generator=_ToolSchema)
+    defs = raw.pop("$defs", {})
+    schema: dict[str, Any] = _inline(raw, defs)
+    return schema
+
+
+def function_schema(model: type[ToolParams]) -> dict[str, Any]:
+    """The declaration's ``parametersJsonSchema`` for ``model`` (a fresh copy each call)."""
+    return _inline(_schema_of(model), {})  # type: ignore[no-any-return]
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    return "/".join(str(p) for p in loc)
+
+
+def _message(err: Any) -> str:
+    """One pydantic error in the words the model got from the JSON-schema check."""
+    loc: tuple[int | str, ...] = tuple(err["loc"])
+    if err["type"] == "value_error":  # a tool's own rule: its own sentence
+        return str(err["ctx"]["error"])
+    if err["type"] == "missing":
+        parent = _where(loc[:-1])
+        where = f" at {parent}" if parent else ""
+        return f"Invalid arguments{where}: '{loc[-1]}' is a required property"
+    where = f" at {_where(loc)}" if loc else ""
+    return f"Invalid arguments{where}: {err['input']!r} is invalid: {err['msg']}"
+
+
+def parse_params(model: type[P], args: dict[str, Any]) -> P | str:
+    """``args`` as ``model``, or the first problem as one line for the model: type and
+    shape errors before a tool's own rules, as when the schema was checked first."""
+    try:
+        return model.model_validate(args)
+    except ValidationError as exc:
+        errors = sorted(exc.errors(), key=lambda e: e["type"] == "value_error")
+        return _message(errors[0])
