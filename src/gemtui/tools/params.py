@@ -13,6 +13,7 @@ for readers; the model sees ``Field(description=...)`` and ``model_config``'s
 from __future__ import annotations
 
 import inspect
+import reprlib
 from functools import lru_cache
 from typing import Annotated, Any, TypeVar
 
@@ -20,7 +21,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
-__all__ = ["Integer", "ToolParams", "function_schema", "parse_params"]
+__all__ = ["Integer", "ToolParams", "function_schema", "non_empty", "parse_params"]
 
 
 class ToolParams(BaseModel):
@@ -42,6 +43,13 @@ P = TypeVar("P", bound=ToolParams)
 
 Integer = Annotated[int, BeforeValidator(_integral)]
 """A JSON ``integer``: an int, or a float with nothing after the point."""
+
+
+def non_empty(value: str, name: str) -> str:
+    """``value`` unless it is blank: Gemini CLI's rule for a path, pattern or command."""
+    if not value.strip():
+        raise ValueError(f"The '{name}' parameter must be non-empty.")
+    return value
 
 
 class _ToolSchema(GenerateJsonSchema):
@@ -94,6 +102,11 @@ def function_schema(model: type[ToolParams]) -> dict[str, Any]:
     return _inline(_schema_of(model), {})  # type: ignore[no-any-return]
 
 
+_short = reprlib.Repr()
+_short.maxstring = 80
+_short.maxother = 80
+
+
 def _where(loc: tuple[int | str, ...]) -> str:
     return "/".join(str(p) for p in loc)
 
@@ -108,7 +121,7 @@ def _message(err: Any) -> str:
         where = f" at {parent}" if parent else ""
         return f"Invalid arguments{where}: '{loc[-1]}' is a required property"
     where = f" at {_where(loc)}" if loc else ""
-    return f"Invalid arguments{where}: {err['input']!r} is invalid: {err['msg']}"
+    return f"Invalid arguments{where}: {err['msg']} (got {_short.repr(err['input'])})"
 
 
 def parse_params(model: type[P], args: dict[str, Any]) -> P | str:
