@@ -21,7 +21,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
-__all__ = ["Integer", "ToolParams", "function_schema", "non_empty", "parse_params"]
+__all__ = ["Integer", "ToolParams", "function_schema", "integral", "non_empty", "parse_params"]
 
 
 class ToolParams(BaseModel):
@@ -31,7 +31,7 @@ class ToolParams(BaseModel):
     model_config = ConfigDict(strict=True, frozen=True, extra="ignore")
 
 
-def _integral(value: Any) -> Any:
+def integral(value: Any) -> Any:
     """``3.0`` is the integer 3, as JSON schema's ``integer`` has it (some providers send
     every number as a float); anything else goes on to the strict check unchanged."""
     if isinstance(value, float) and value.is_integer():
@@ -41,8 +41,10 @@ def _integral(value: Any) -> Any:
 
 P = TypeVar("P", bound=ToolParams)
 
-Integer = Annotated[int, BeforeValidator(_integral)]
-"""A JSON ``integer``: an int, or a float with nothing after the point."""
+Integer = Annotated[int, BeforeValidator(integral)]
+"""A JSON ``integer``: an int, or a float with nothing after the point. Constraints go
+before the validator (``Annotated[int, Field(ge=1), BeforeValidator(integral)]``), or
+pydantic cannot declare them."""
 
 
 def non_empty(value: str, name: str) -> str:
