@@ -12,16 +12,17 @@ for readers; the model sees ``Field(description=...)`` and ``model_config``'s
 
 from __future__ import annotations
 
+import copy
 import inspect
 import reprlib
 from functools import lru_cache
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
-from pydantic_core import core_schema
+from pydantic_core import PydanticCustomError, core_schema
 
-__all__ = ["Integer", "ToolParams", "function_schema", "integral", "non_empty", "parse_params"]
+__all__ = ["ToolParams", "function_schema", "integral", "non_empty", "parse_params"]
 
 
 class ToolParams(BaseModel):
@@ -30,21 +31,30 @@ class ToolParams(BaseModel):
 
     model_config = ConfigDict(strict=True, frozen=True, extra="ignore")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nulls(cls, data: Any) -> Any:
+        """An optional field is typed ``T | None`` for Python, but the schema says ``T``:
+        a null sent for it is refused, as the JSON-schema check refused it."""
+        if isinstance(data, dict):
+            for name, field in cls.model_fields.items():
+                key = field.alias or name
+                if key in data and data[key] is None:
+                    raise PydanticCustomError("null_given", "null given", {"key": key})
+        return data
+
 
 def integral(value: Any) -> Any:
     """``3.0`` is the integer 3, as JSON schema's ``integer`` has it (some providers send
-    every number as a float); anything else goes on to the strict check unchanged."""
+    every number as a float); anything else goes on to the strict check unchanged. Use it
+    after any constraint, ``Annotated[int, Field(ge=1), BeforeValidator(integral)]``, or
+    pydantic cannot declare the constraint."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
 
 
 P = TypeVar("P", bound=ToolParams)
-
-Integer = Annotated[int, BeforeValidator(integral)]
-"""A JSON ``integer``: an int, or a float with nothing after the point. Constraints go
-before the validator (``Annotated[int, Field(ge=1), BeforeValidator(integral)]``), or
-pydantic cannot declare them."""
 
 
 def non_empty(value: str, name: str) -> str:
@@ -101,7 +111,7 @@ def _schema_of(model: type[ToolParams]) -> dict[str, Any]:
 
 def function_schema(model: type[ToolParams]) -> dict[str, Any]:
     """The declaration's ``parametersJsonSchema`` for ``model`` (a fresh copy each call)."""
-    return _inline(_schema_of(model), {})  # type: ignore[no-any-return]
+    return copy.deepcopy(_schema_of(model))
 
 
 _short = reprlib.Repr()
@@ -118,6 +128,8 @@ def _message(err: Any) -> str:
     loc: tuple[int | str, ...] = tuple(err["loc"])
     if err["type"] == "value_error":  # a tool's own rule: its own sentence
         return str(err["ctx"]["error"])
+    if err["type"] == "null_given":
+        return f"Invalid arguments at {_where((*loc, err['ctx']['key']))}: None is not allowed"
     if err["type"] == "missing":
         parent = _where(loc[:-1])
         where = f" at {parent}" if parent else ""
