@@ -40,7 +40,8 @@ class ToolParams(BaseModel):
             for name, field in cls.model_fields.items():
                 key = field.alias or name
                 if key in data and data[key] is None:
-                    raise PydanticCustomError("null_given", "null given", {"key": key})
+                    kind = _schema_of(cls)["properties"][key].get("type", "")
+                    raise PydanticCustomError("null_given", "null", {"key": key, "kind": kind})
         return data
 
 
@@ -123,19 +124,49 @@ def _where(loc: tuple[int | str, ...]) -> str:
     return "/".join(str(p) for p in loc)
 
 
-def _message(err: Any) -> str:
-    """One pydantic error in the words the model got from the JSON-schema check."""
-    loc: tuple[int | str, ...] = tuple(err["loc"])
-    if err["type"] == "value_error":  # a tool's own rule: its own sentence
+def _declared(schema: dict[str, Any], loc: tuple[int | str, ...]) -> dict[str, Any]:
+    """The part of ``schema`` that describes the value at ``loc`` ({} if none does)."""
+    node: Any = schema
+    for part in loc:
+        node = node.get("items") if isinstance(part, int) else node.get("properties", {}).get(part)
+        if not isinstance(node, dict):
+            return {}
+    return node  # type: ignore[no-any-return]
+
+
+def _message(err: Any, schema: dict[str, Any]) -> str:
+    """One pydantic error in the words the JSON-schema check used (``Invalid arguments at
+    where: what``), so the model reads what it read before; a tool's own rule keeps its
+    own sentence."""
+    kind: str = err["type"]
+    if kind == "value_error":
         return str(err["ctx"]["error"])
-    if err["type"] == "null_given":
-        return f"Invalid arguments at {_where((*loc, err['ctx']['key']))}: None is not allowed"
-    if err["type"] == "missing":
-        parent = _where(loc[:-1])
-        where = f" at {parent}" if parent else ""
-        return f"Invalid arguments{where}: '{loc[-1]}' is a required property"
-    where = f" at {_where(loc)}" if loc else ""
-    return f"Invalid arguments{where}: {err['msg']} (got {_short.repr(err['input'])})"
+    loc: tuple[int | str, ...] = tuple(err["loc"])
+    if kind == "null_given":  # raised by the model holding the field, named in ctx
+        loc = (*loc, err["ctx"]["key"])
+    name = loc[-1] if loc else ""
+    if kind in ("missing", "extra_forbidden"):  # said of the object that holds the name
+        loc = loc[:-1]
+    at = f" at {_where(loc)}" if loc else ""
+    got = _short.repr(err.get("input"))
+    declared = _declared(schema, loc)
+    if kind == "missing":
+        what = f"{name!r} is a required property"
+    elif kind == "extra_forbidden":
+        what = f"Additional properties are not allowed ({name!r} was unexpected)"
+    elif kind == "null_given":
+        what = f"None is not of type '{err['ctx']['kind']}'"
+    elif kind.endswith("_type") and "type" in declared:
+        what = f"{got} is not of type '{declared['type']}'"
+    elif kind == "literal_error" and "enum" in declared:
+        what = f"{got} is not one of {declared['enum']!r}"
+    elif kind == "greater_than_equal":
+        what = f"{got} is less than the minimum of {err['ctx']['ge']}"
+    elif kind in ("too_short", "string_too_short"):
+        what = f"{got} should be non-empty"
+    else:
+        what = f"{err['msg']} (got {got})"
+    return f"Invalid arguments{at}: {what}"
 
 
 def parse_params(model: type[P], args: dict[str, Any]) -> P | str:
@@ -145,4 +176,4 @@ def parse_params(model: type[P], args: dict[str, Any]) -> P | str:
         return model.model_validate(args)
     except ValidationError as exc:
         errors = sorted(exc.errors(), key=lambda e: e["type"] == "value_error")
-        return _message(errors[0])
+        return _message(errors[0], _schema_of(model))

@@ -153,8 +153,8 @@ def test_every_builtin_is_typed(name: str) -> None:
 
 @pytest.mark.parametrize("name", list(BEFORE))
 def test_the_model_refuses_what_the_schema_refuses(name: str) -> None:
-    """Missing, wrong-typed and null arguments fail both checks, in the same words'
-    kind (``Invalid arguments``), and a right-typed value for every property passes both."""
+    """Missing, wrong-typed and null arguments fail both checks, in the same words, and a
+    right-typed value for every property passes both."""
     schema = BEFORE[name]["parametersJsonSchema"]
     base = VALID[name]
     assert _both(name, base) == (None, None)
@@ -170,7 +170,7 @@ def test_the_model_refuses_what_the_schema_refuses(name: str) -> None:
     for args in cases:
         by_schema, by_model = _both(name, args)
         assert by_schema is not None, args
-        assert str(by_model).startswith("Invalid arguments"), (args, by_model)
+        assert by_model == by_schema, args
 
 
 @pytest.mark.parametrize(
@@ -193,7 +193,7 @@ def test_the_model_refuses_what_the_schema_refuses(name: str) -> None:
 def test_nested_and_constrained_values_are_refused_by_both(name: str, args: dict[str, Any]) -> None:
     by_schema, by_model = _both(name, args)
     assert by_schema is not None
-    assert str(by_model).startswith("Invalid arguments"), by_model
+    assert by_model == by_schema
 
 
 @pytest.mark.parametrize(
