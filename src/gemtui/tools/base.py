@@ -1,6 +1,7 @@
 """What every tool is: a declaration for the model, a kind for policy, invocations to run.
 
-A ``Tool`` validates arguments and builds a ``ToolInvocation``; the scheduler asks the
+A ``Tool`` validates arguments and builds a ``ToolInvocation`` (a ``TypedTool`` does both
+from one typed parameter model, which also writes its declared schema); the scheduler asks the
 invocation for a ``Confirmation`` preview (a diff, a command) before approval, then runs
 it with a ``ToolContext``. Cancellation is task cancellation: an invocation must leave
 nothing behind when its task is cancelled (kill the process group, close files).
@@ -12,11 +13,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
 from gemtui.bus.events import Confirmation
 from gemtui.tools.background import BackgroundJobs
 from gemtui.tools.netguard import FetchLimits
+from gemtui.tools.params import P, function_schema, parse_params
 from gemtui.tools.tool_error import ToolError
 from gemtui.wire import FunctionDeclaration, Part
 
@@ -40,6 +42,8 @@ __all__ = [
     "ToolInvocation",
     "ToolKind",
     "ToolResult",
+    "TypedInvocation",
+    "TypedTool",
 ]
 
 
@@ -176,3 +180,44 @@ class Tool(ABC):
     @abstractmethod
     def build(self, args: dict[str, Any]) -> ToolInvocation:
         """An invocation for already-validated arguments."""
+
+
+class TypedInvocation(ToolInvocation, Generic[P]):
+    """An invocation of a ``TypedTool``: ``params`` are its checked, typed arguments
+    (``args`` stay the model's own dict, for transcripts and the store)."""
+
+    def __init__(self, tool: Tool, args: dict[str, Any], params: P) -> None:
+        super().__init__(tool, args)
+        self.params = params
+
+
+class TypedTool(Tool, Generic[P]):
+    """A tool whose parameters are a ``ToolParams`` model: its declared schema is generated
+    from the model, and every call's arguments are checked against it here, in one place,
+    so the tool reads typed attributes and keeps no hand-written schema or look-ups."""
+
+    params_model: type[P]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        model = cls.__dict__.get("params_model")
+        if model is not None:
+            cls.parameters = function_schema(model)
+
+    def parse(self, args: dict[str, Any]) -> P:
+        """``args`` as typed parameters; ToolError (the model's to read) when invalid."""
+        parsed = parse_params(self.params_model, args)
+        if isinstance(parsed, str):
+            raise ToolError(parsed)
+        return parsed
+
+    def validate(self, args: dict[str, Any]) -> str | None:
+        parsed = parse_params(self.params_model, args)
+        return parsed if isinstance(parsed, str) else None
+
+    def build(self, args: dict[str, Any]) -> ToolInvocation:
+        return self.invoke(self.parse(args), args)
+
+    @abstractmethod
+    def invoke(self, params: P, args: dict[str, Any]) -> ToolInvocation:
+        """An invocation for checked ``params`` (``args``: the same, as the model sent them)."""

@@ -7,20 +7,71 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gemtui.tools.base import Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult
+from pydantic import Field, field_validator
+
+from gemtui.tools.base import (
+    ToolContext,
+    ToolError,
+    ToolInvocation,
+    ToolKind,
+    ToolResult,
+    TypedInvocation,
+    TypedTool,
+)
 from gemtui.tools.offload import CancelToken, run_off_loop
+from gemtui.tools.params import ToolParams
 from gemtui.tools.workspace import Workspace, glob_to_regex
 
 MAX_RESULTS = 1000
+
+
+class GlobParams(ToolParams):
+    """glob's arguments, as Gemini CLI declares them."""
+
+    pattern: str = Field(
+        description="The glob pattern to match against (e.g., '**/*.py', 'docs/*.md')."
+    )
+    dir_path: str | None = Field(
+        default=None,
+        description="Optional: The absolute path to the directory to search within. "
+        "If omitted, searches the root directory.",
+    )
+    case_sensitive: bool | None = Field(
+        default=None,
+        description="Optional: Whether the search should be case-sensitive. Defaults "
+        "to false on macOS/Windows, true on Linux.",
+    )
+    respect_git_ignore: bool | None = Field(
+        default=None,
+        description="Optional: Whether to respect .gitignore patterns when finding "
+        "files. Defaults to true.",
+    )
+    respect_gemini_ignore: bool | None = Field(
+        default=None,
+        description="Optional: Whether to respect .geminiignore patterns when finding "
+        "files. Defaults to true.",
+    )
+
+    @field_validator("pattern")
+    @classmethod
+    def _pattern(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("The 'pattern' parameter cannot be empty.")
+        return value
+
+    @property
+    def ignore_flags(self) -> tuple[bool, bool]:
+        """(respect_git_ignore, respect_gemini_ignore), true where not given."""
+        return self.respect_git_ignore is not False, self.respect_gemini_ignore is not False
 
 
 def _default_case_sensitive() -> bool:
     return sys.platform not in ("darwin", "win32")
 
 
-def _find(args: dict[str, Any], ws: Workspace, base: Path, token: CancelToken) -> list[Path]:
-    pattern: str = args["pattern"].strip()
-    case_sensitive = args.get("case_sensitive")
+def _find(params: GlobParams, ws: Workspace, base: Path, token: CancelToken) -> list[Path]:
+    pattern = params.pattern.strip()
+    case_sensitive = params.case_sensitive
     if case_sensitive is None:
         case_sensitive = _default_case_sensitive()
     if os.path.isabs(pattern):
@@ -34,9 +85,8 @@ def _find(args: dict[str, Any], ws: Workspace, base: Path, token: CancelToken) -
         pattern = pattern[len(prefix) :]
     if ".." in pattern.split("/"):
         raise ToolError(f"Pattern '{pattern}' may not contain '..'; set dir_path instead.")
-    regex = glob_to_regex(pattern, case_sensitive=bool(case_sensitive))
-    git = bool(args.get("respect_git_ignore", True))
-    gemini = bool(args.get("respect_gemini_ignore", True))
+    regex = glob_to_regex(pattern, case_sensitive=case_sensitive)
+    git, gemini = params.ignore_flags
     found: list[tuple[float, Path]] = []
     for path in ws.walk(base, respect_git_ignore=git, respect_gemini_ignore=gemini):
         token.check()
@@ -51,21 +101,18 @@ def _find(args: dict[str, Any], ws: Workspace, base: Path, token: CancelToken) -
     return [p for _, p in found]
 
 
-class GlobInvocation(ToolInvocation):
+class GlobInvocation(TypedInvocation[GlobParams]):
     """One validated glob call."""
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
         ws = ctx.workspace
-        dir_arg = self.args.get("dir_path") or "."
-        base = ws.resolve_visible(
-            dir_arg,
-            respect_git_ignore=bool(self.args.get("respect_git_ignore", True)),
-            respect_gemini_ignore=bool(self.args.get("respect_gemini_ignore", True)),
-        )
+        dir_arg = self.params.dir_path or "."
+        git, gemini = self.params.ignore_flags
+        base = ws.resolve_visible(dir_arg, respect_git_ignore=git, respect_gemini_ignore=gemini)
         if not base.is_dir():
             raise ToolError(f"Search path is not a directory or does not exist: {dir_arg}")
-        paths = await run_off_loop(lambda token: _find(self.args, ws, base, token))
-        pattern = self.args["pattern"]
+        paths = await run_off_loop(lambda token: _find(self.params, ws, base, token))
+        pattern = self.params.pattern
         where = ws.relative(base)
         if not paths:
             text = f'No files found matching pattern "{pattern}" within {where}'
@@ -84,7 +131,7 @@ class GlobInvocation(ToolInvocation):
         )
 
 
-class GlobTool(Tool):
+class GlobTool(TypedTool[GlobParams]):
     """Why: finding files by name is the cheapest way into a large codebase."""
 
     name = "glob"
@@ -96,44 +143,7 @@ class GlobTool(Tool):
         "Ideal for quickly locating files based on their name or path structure, especially "
         "in large codebases."
     )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "pattern": {
-                "description": "The glob pattern to match against (e.g., '**/*.py', 'docs/*.md').",
-                "type": "string",
-            },
-            "dir_path": {
-                "description": "Optional: The absolute path to the directory to search within. "
-                "If omitted, searches the root directory.",
-                "type": "string",
-            },
-            "case_sensitive": {
-                "description": "Optional: Whether the search should be case-sensitive. Defaults "
-                "to false on macOS/Windows, true on Linux.",
-                "type": "boolean",
-            },
-            "respect_git_ignore": {
-                "description": "Optional: Whether to respect .gitignore patterns when finding "
-                "files. Defaults to true.",
-                "type": "boolean",
-            },
-            "respect_gemini_ignore": {
-                "description": "Optional: Whether to respect .geminiignore patterns when finding "
-                "files. Defaults to true.",
-                "type": "boolean",
-            },
-        },
-        "required": ["pattern"],
-    }
+    params_model = GlobParams
 
-    def validate(self, args: dict[str, Any]) -> str | None:
-        err = super().validate(args)
-        if err:
-            return err
-        if not args["pattern"].strip():
-            return "The 'pattern' parameter cannot be empty."
-        return None
-
-    def build(self, args: dict[str, Any]) -> ToolInvocation:
-        return GlobInvocation(self, args)
+    def invoke(self, params: GlobParams, args: dict[str, Any]) -> ToolInvocation:
+        return GlobInvocation(self, args, params)

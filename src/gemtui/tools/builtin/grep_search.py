@@ -16,9 +16,19 @@ import shutil
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from gemtui.tools.base import Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult
+from pydantic import BeforeValidator, Field, field_validator
+
+from gemtui.tools.base import (
+    ToolContext,
+    ToolError,
+    ToolInvocation,
+    ToolKind,
+    ToolResult,
+    TypedInvocation,
+    TypedTool,
+)
 from gemtui.tools.builtin._files import (
     MAX_FILE_BYTES,
     MAX_LINE_CHARS,
@@ -27,6 +37,7 @@ from gemtui.tools.builtin._files import (
     read_regular,
 )
 from gemtui.tools.offload import CancelToken, run_off_loop
+from gemtui.tools.params import ToolParams, integral
 from gemtui.tools.regex import LinearPattern, PatternError, compile_linear
 from gemtui.tools.workspace import Workspace, glob_to_regex
 
@@ -203,12 +214,83 @@ def format_matches(
     return "\n".join(lines)
 
 
-class GrepSearchInvocation(ToolInvocation):
+def _linear(value: str | None, key: str) -> str | None:
+    if value:
+        try:
+            compile_linear(value)
+        except PatternError as exc:
+            raise ValueError(
+                f"Invalid regular expression in '{key}': {value!r}. Error: {exc}"
+            ) from None
+    return value
+
+
+PositiveInteger = Annotated[int, Field(ge=1), BeforeValidator(integral)]
+"""A count of matches: at least 1."""
+
+
+class GrepSearchParams(ToolParams):
+    """grep_search's arguments, as Gemini CLI declares them."""
+
+    pattern: str = Field(
+        description="The regular expression (regex) pattern to search for within file "
+        "contents (e.g., 'function\\s+myFunction', 'import\\s+\\{.*\\}\\s+from\\s+.*')."
+    )
+    dir_path: str | None = Field(
+        default=None,
+        description="Optional: The absolute path to the directory to search within. "
+        "If omitted, searches the workspace root.",
+    )
+    include_pattern: str | None = Field(
+        default=None,
+        description="Optional: A glob pattern to filter which files are searched "
+        "(e.g., '*.js', '*.{ts,tsx}', 'src/**'). If omitted, searches all files "
+        "(respecting potential global ignores).",
+    )
+    exclude_pattern: str | None = Field(
+        default=None,
+        description="Optional: A regular expression pattern to exclude from the "
+        "search results. If a line matches both the pattern and the exclude_pattern, "
+        "it will be omitted.",
+    )
+    names_only: bool | None = Field(
+        default=None,
+        description="Optional: If true, only the file paths of the matches will be "
+        "returned, without the line content or line numbers. This is useful for "
+        "gathering a list of files.",
+    )
+    max_matches_per_file: PositiveInteger | None = Field(
+        default=None,
+        description="Optional: Maximum number of matches to return per file. Use this "
+        "to prevent being overwhelmed by repetitive matches in large files.",
+    )
+    total_max_matches: PositiveInteger | None = Field(
+        default=None,
+        description="Optional: Maximum number of total matches to return. Use this to "
+        "limit the overall size of the response. Defaults to 100 if omitted.",
+    )
+
+    @field_validator("pattern")
+    @classmethod
+    def _pattern(cls, value: str) -> str:
+        if not value:
+            raise ValueError("The 'pattern' parameter cannot be empty.")
+        _linear(value, "pattern")
+        return value
+
+    @field_validator("exclude_pattern")
+    @classmethod
+    def _exclude(cls, value: str | None) -> str | None:
+        return _linear(value, "exclude_pattern")
+
+
+class GrepSearchInvocation(TypedInvocation[GrepSearchParams]):
     """One validated grep_search call."""
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
         ws = ctx.workspace
-        dir_arg = self.args.get("dir_path") or "."
+        params = self.params
+        dir_arg = params.dir_path or "."
         base = ws.resolve_visible(dir_arg)
         try:
             mode = os.stat(base).st_mode
@@ -216,8 +298,8 @@ class GrepSearchInvocation(ToolInvocation):
             raise ToolError(f"Path does not exist: {dir_arg}") from exc
         if not stat.S_ISDIR(mode):
             ensure_regular(mode, dir_arg)  # a FIFO or device would block the search
-        pattern: str = self.args["pattern"]
-        exclude = self.args.get("exclude_pattern")
+        pattern = params.pattern
+        exclude = params.exclude_pattern
         try:
             regex = compile_linear(pattern, ignore_case=True)
             exclude_regex = compile_linear(exclude) if exclude else None
@@ -226,9 +308,9 @@ class GrepSearchInvocation(ToolInvocation):
         query = _Query(
             regex=regex,
             exclude=exclude_regex,
-            include=self.args.get("include_pattern") or None,
-            per_file=self.args.get("max_matches_per_file"),
-            total=int(self.args.get("total_max_matches") or DEFAULT_TOTAL_MAX_MATCHES),
+            include=params.include_pattern or None,
+            per_file=params.max_matches_per_file,
+            total=params.total_max_matches or DEFAULT_TOTAL_MAX_MATCHES,
         )
         result: tuple[list[Match], bool] | None = None
         rg = shutil.which("rg")
@@ -243,7 +325,7 @@ class GrepSearchInvocation(ToolInvocation):
             pattern=pattern,
             where=ws.relative(base),
             include=query.include,
-            names_only=bool(self.args.get("names_only")),
+            names_only=bool(params.names_only),
             limited=limited,
             total=query.total,
         )
@@ -254,7 +336,7 @@ class GrepSearchInvocation(ToolInvocation):
         return ToolResult(llm_content=text, display=display)
 
 
-class GrepSearchTool(Tool):
+class GrepSearchTool(TypedTool[GrepSearchParams]):
     """Why: the model finds where things are defined or used without reading every file."""
 
     name = "grep_search"
@@ -266,66 +348,7 @@ class GrepSearchTool(Tool):
         f"Max {DEFAULT_TOTAL_MAX_MATCHES} matches by default. Files ignored by .gitignore or "
         ".geminiignore, and binary files, are skipped."
     )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "pattern": {
-                "description": "The regular expression (regex) pattern to search for within file "
-                "contents (e.g., 'function\\s+myFunction', 'import\\s+\\{.*\\}\\s+from\\s+.*').",
-                "type": "string",
-            },
-            "dir_path": {
-                "description": "Optional: The absolute path to the directory to search within. "
-                "If omitted, searches the workspace root.",
-                "type": "string",
-            },
-            "include_pattern": {
-                "description": "Optional: A glob pattern to filter which files are searched "
-                "(e.g., '*.js', '*.{ts,tsx}', 'src/**'). If omitted, searches all files "
-                "(respecting potential global ignores).",
-                "type": "string",
-            },
-            "exclude_pattern": {
-                "description": "Optional: A regular expression pattern to exclude from the "
-                "search results. If a line matches both the pattern and the exclude_pattern, "
-                "it will be omitted.",
-                "type": "string",
-            },
-            "names_only": {
-                "description": "Optional: If true, only the file paths of the matches will be "
-                "returned, without the line content or line numbers. This is useful for "
-                "gathering a list of files.",
-                "type": "boolean",
-            },
-            "max_matches_per_file": {
-                "description": "Optional: Maximum number of matches to return per file. Use this "
-                "to prevent being overwhelmed by repetitive matches in large files.",
-                "type": "integer",
-                "minimum": 1,
-            },
-            "total_max_matches": {
-                "description": "Optional: Maximum number of total matches to return. Use this to "
-                "limit the overall size of the response. Defaults to 100 if omitted.",
-                "type": "integer",
-                "minimum": 1,
-            },
-        },
-        "required": ["pattern"],
-    }
+    params_model = GrepSearchParams
 
-    def validate(self, args: dict[str, Any]) -> str | None:
-        err = super().validate(args)
-        if err:
-            return err
-        if not args["pattern"]:
-            return "The 'pattern' parameter cannot be empty."
-        for key in ("pattern", "exclude_pattern"):
-            if args.get(key):
-                try:
-                    compile_linear(args[key])
-                except PatternError as exc:
-                    return f"Invalid regular expression in '{key}': {args[key]!r}. Error: {exc}"
-        return None
-
-    def build(self, args: dict[str, Any]) -> ToolInvocation:
-        return GrepSearchInvocation(self, args)
+    def invoke(self, params: GrepSearchParams, args: dict[str, Any]) -> ToolInvocation:
+        return GrepSearchInvocation(self, args, params)

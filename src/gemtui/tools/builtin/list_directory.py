@@ -5,35 +5,68 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from gemtui.tools.base import Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult
+from pydantic import ConfigDict, Field, field_validator
+
+from gemtui.tools.base import (
+    ToolContext,
+    ToolError,
+    ToolInvocation,
+    ToolKind,
+    ToolResult,
+    TypedInvocation,
+    TypedTool,
+)
 from gemtui.tools.offload import CancelToken, run_off_loop
+from gemtui.tools.params import ToolParams, non_empty
 from gemtui.tools.workspace import glob_to_regex
 
-FILTERING_OPTIONS_SCHEMA: dict[str, Any] = {
-    "description": "Optional: Whether to respect ignore patterns from .gitignore or .geminiignore",
-    "type": "object",
-    "properties": {
-        "respect_git_ignore": {
-            "description": "Optional: Whether to respect .gitignore patterns when listing "
-            "files. Defaults to true.",
-            "type": "boolean",
-        },
-        "respect_gemini_ignore": {
-            "description": "Optional: Whether to respect .geminiignore patterns when listing "
-            "files. Defaults to true.",
-            "type": "boolean",
-        },
-    },
-}
+
+class FileFilteringOptions(ToolParams):
+    """Which ignore files a listing or a gathering respects (both, unless told)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "description": (
+                "Optional: Whether to respect ignore patterns from .gitignore or .geminiignore"
+            )
+        }
+    )
+
+    respect_git_ignore: bool | None = Field(
+        default=None,
+        description="Optional: Whether to respect .gitignore patterns when listing "
+        "files. Defaults to true.",
+    )
+    respect_gemini_ignore: bool | None = Field(
+        default=None,
+        description="Optional: Whether to respect .geminiignore patterns when listing "
+        "files. Defaults to true.",
+    )
+
+    @property
+    def flags(self) -> tuple[bool, bool]:
+        """(respect_git_ignore, respect_gemini_ignore), true where not given."""
+        return self.respect_git_ignore is not False, self.respect_gemini_ignore is not False
 
 
-def filtering_flags(args: dict[str, Any]) -> tuple[bool, bool]:
-    """(respect_git_ignore, respect_gemini_ignore) from ``file_filtering_options``."""
-    opts = args.get("file_filtering_options") or {}
-    return bool(opts.get("respect_git_ignore", True)), bool(opts.get("respect_gemini_ignore", True))
+NO_FILTERING_OPTIONS = FileFilteringOptions()
+"""``file_filtering_options`` not given: respect both ignore files."""
 
 
-class ListDirectoryInvocation(ToolInvocation):
+class ListDirectoryParams(ToolParams):
+    """list_directory's arguments, as Gemini CLI declares them."""
+
+    dir_path: str = Field(description="The path to the directory to list")
+    ignore: list[str] | None = Field(default=None, description="List of glob patterns to ignore")
+    file_filtering_options: FileFilteringOptions | None = None
+
+    @field_validator("dir_path")
+    @classmethod
+    def _dir_path(cls, value: str) -> str:
+        return non_empty(value, "dir_path")
+
+
+class ListDirectoryInvocation(TypedInvocation[ListDirectoryParams]):
     """One validated list_directory call."""
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
@@ -42,14 +75,14 @@ class ListDirectoryInvocation(ToolInvocation):
     def _list(self, ctx: ToolContext, token: CancelToken) -> ToolResult:
         """Off the loop: a directory of a million entries takes a while to sort and check."""
         ws = ctx.workspace
-        arg = self.args["dir_path"]
-        git, gemini = filtering_flags(self.args)
+        arg = self.params.dir_path
+        git, gemini = (self.params.file_filtering_options or NO_FILTERING_OPTIONS).flags
         path = ws.resolve_visible(arg, respect_git_ignore=git, respect_gemini_ignore=gemini)
         if not path.exists():
             raise ToolError(f"Directory not found or inaccessible: {arg}")
         if not path.is_dir():
             raise ToolError(f"Path is not a directory: {arg}")
-        patterns = [glob_to_regex(p) for p in self.args.get("ignore") or []]
+        patterns = [glob_to_regex(p) for p in self.params.ignore or []]
         dirs: list[str] = []
         files: list[str] = []
         ignored = 0
@@ -82,7 +115,7 @@ class ListDirectoryInvocation(ToolInvocation):
         return ToolResult(llm_content=text, display=display)
 
 
-class ListDirectoryTool(Tool):
+class ListDirectoryTool(TypedTool[ListDirectoryParams]):
     """Why: the model explores the tree one level at a time before reading files."""
 
     name = "list_directory"
@@ -92,27 +125,7 @@ class ListDirectoryTool(Tool):
         "Lists the names of files and subdirectories directly within a specified directory "
         "path. Can optionally ignore entries matching provided glob patterns."
     )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "dir_path": {"description": "The path to the directory to list", "type": "string"},
-            "ignore": {
-                "description": "List of glob patterns to ignore",
-                "items": {"type": "string"},
-                "type": "array",
-            },
-            "file_filtering_options": FILTERING_OPTIONS_SCHEMA,
-        },
-        "required": ["dir_path"],
-    }
+    params_model = ListDirectoryParams
 
-    def validate(self, args: dict[str, Any]) -> str | None:
-        err = super().validate(args)
-        if err:
-            return err
-        if not args["dir_path"].strip():
-            return "The 'dir_path' parameter must be non-empty."
-        return None
-
-    def build(self, args: dict[str, Any]) -> ToolInvocation:
-        return ListDirectoryInvocation(self, args)
+    def invoke(self, params: ListDirectoryParams, args: dict[str, Any]) -> ToolInvocation:
+        return ListDirectoryInvocation(self, args, params)

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Self
 
-from gemtui.tools.base import Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult
+from pydantic import Field, ValidationInfo, WithJsonSchema, field_validator, model_validator
+
+from gemtui.tools.base import (
+    ToolContext,
+    ToolError,
+    ToolInvocation,
+    ToolKind,
+    ToolResult,
+    TypedInvocation,
+    TypedTool,
+)
 from gemtui.tools.builtin._files import (
     MAX_LINES,
     check_readable_file,
@@ -17,13 +28,68 @@ from gemtui.tools.builtin._files import (
     truncation_note,
 )
 from gemtui.tools.offload import run_off_loop
+from gemtui.tools.params import ToolParams, non_empty
+
+WholeNumber = Annotated[int, WithJsonSchema({"type": "number"})]
+"""Declared a JSON ``number`` as Gemini CLI does; ``3.0`` is taken as 3, ``2.5`` refused."""
 
 
-class ReadFileInvocation(ToolInvocation):
+class ReadFileParams(ToolParams):
+    """read_file's arguments, as Gemini CLI declares them (plus offset/limit for pages)."""
+
+    file_path: str = Field(description="The path to the file to read.")
+    start_line: WholeNumber | None = Field(
+        default=None, description="Optional: The 1-based line number to start reading from."
+    )
+    end_line: WholeNumber | None = Field(
+        default=None,
+        description="Optional: The 1-based line number to end reading at (inclusive).",
+    )
+    offset: WholeNumber | None = Field(
+        default=None,
+        description=(
+            "Optional: The 0-based character to start reading from, for reading a "
+            "saved tool output (or a file of very long lines) in pieces. Not with "
+            "start_line/end_line."
+        ),
+    )
+    limit: WholeNumber | None = Field(
+        default=None, description="Optional: How many characters to read from offset."
+    )
+
+    @field_validator("file_path")
+    @classmethod
+    def _file_path(cls, value: str) -> str:
+        return non_empty(value, "file_path")
+
+    @field_validator("start_line", "end_line", "offset", "limit", mode="before")
+    @classmethod
+    def _whole(cls, value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return value  # not a number: the type check says so
+        least = 0 if info.field_name == "offset" else 1
+        if not math.isfinite(value) or value != int(value) or value < least:
+            raise ValueError(f"{info.field_name} must be a whole number of at least {least}")
+        return int(value)
+
+    @model_validator(mode="after")
+    def _one_window(self) -> Self:
+        start, end = self.start_line, self.end_line
+        if start is not None and end is not None and start > end:
+            raise ValueError("start_line cannot be greater than end_line")
+        paged = self.offset is not None or self.limit is not None
+        if paged and (start is not None or end is not None):
+            raise ValueError(
+                "Use either offset/limit (characters) or start_line/end_line (lines), not both"
+            )
+        return self
+
+
+class ReadFileInvocation(TypedInvocation[ReadFileParams]):
     """One validated read_file call."""
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
-        arg = self.args["file_path"]
+        arg = self.params.file_path
         saved = ctx.outputs.find(arg) if ctx.outputs is not None else None
         if saved is not None:  # a whole tool output gemtui kept: outside the workspace
             store = ctx.outputs
@@ -57,15 +123,14 @@ class ReadFileInvocation(ToolInvocation):
     def _text_result(
         self, text: str, rel: str, ctx: ToolContext, *, saved: str | None = None
     ) -> ToolResult:
-        if self.args.get("offset") is not None or self.args.get("limit") is not None:
-            return _page(text, rel, saved, self.args, ctx.output_limit)
-        start = _as_int(self.args.get("start_line"))
-        end = _as_int(self.args.get("end_line"))
-        window = text_window(text, start, end)
+        params = self.params
+        if params.offset is not None or params.limit is not None:
+            return _page(text, rel, saved, params, ctx.output_limit)
+        window = text_window(text, params.start_line, params.end_line)
         if not window.truncated:
             display = "" if window.total else "(empty file)"
             return ToolResult(llm_content=window.content, display=display)
-        note = truncation_note(window, self.args["file_path"])
+        note = truncation_note(window, params.file_path)
         content = f"\n{note}\n\n--- FILE CONTENT (truncated) ---\n{window.content}"
         display = f"Read lines {window.first}-{window.last} of {window.total} from {rel}"
         return ToolResult(llm_content=content, display=display)
@@ -81,19 +146,19 @@ def _text_or_absent(path: Path, arg: str) -> bool:
 
 
 def _page(
-    text: str, rel: str, saved: str | None, args: dict[str, Any], output_limit: int
+    text: str, rel: str, saved: str | None, params: ReadFileParams, output_limit: int
 ) -> ToolResult:
     """Characters ``offset`` .. ``offset + limit`` of ``text``: how a saved tool output
     (or a file of very long lines) is read in pieces that each fit the model's share.
     Only a saved output is named as the page's whole (views open it): a workspace file
     would go to the person's pager (its LESSOPEN filters) straight from the repository."""
-    offset = _as_int(args.get("offset")) or 0
+    offset = params.offset or 0
     if text and offset >= len(text):
         raise ToolError(
             f"offset ({offset}) is beyond the end of the file, which has {len(text):,} characters."
         )
     # the status line fits beside the page, so the result is never saved again
-    page = max(1, min(_as_int(args.get("limit")) or output_limit, output_limit - PAGE_STATUS))
+    page = max(1, min(params.limit or output_limit, output_limit - PAGE_STATUS))
     end = min(offset + page, len(text))
     status = f"[Characters {offset:,}-{end:,} of {len(text):,} of {rel}."
     status += f" Next: offset={end}.]" if end < len(text) else " This is the end.]"
@@ -108,11 +173,7 @@ PAGE_STATUS = 200
 """Characters kept for a page's status line within the output limit."""
 
 
-def _as_int(value: Any) -> int | None:
-    return None if value is None else int(value)
-
-
-class ReadFileTool(Tool):
+class ReadFileTool(TypedTool[ReadFileParams]):
     """Why: the model must see exact file contents before it edits anything."""
 
     name = "read_file"
@@ -126,54 +187,7 @@ class ReadFileTool(Tool):
         "SVG, BMP), audio files (MP3, WAV, AIFF, AAC, OGG, FLAC), and PDF files. For text "
         f"files, it can read specific line ranges (at most {MAX_LINES} lines per call)."
     )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "file_path": {"description": "The path to the file to read.", "type": "string"},
-            "start_line": {
-                "description": "Optional: The 1-based line number to start reading from.",
-                "type": "number",
-            },
-            "end_line": {
-                "description": "Optional: The 1-based line number to end reading at (inclusive).",
-                "type": "number",
-            },
-            "offset": {
-                "description": (
-                    "Optional: The 0-based character to start reading from, for reading a "
-                    "saved tool output (or a file of very long lines) in pieces. Not with "
-                    "start_line/end_line."
-                ),
-                "type": "number",
-            },
-            "limit": {
-                "description": "Optional: How many characters to read from offset.",
-                "type": "number",
-            },
-        },
-        "required": ["file_path"],
-    }
+    params_model = ReadFileParams
 
-    def validate(self, args: dict[str, Any]) -> str | None:
-        err = super().validate(args)
-        if err:
-            return err
-        if not args["file_path"].strip():
-            return "The 'file_path' parameter must be non-empty."
-        start, end = args.get("start_line"), args.get("end_line")
-        for key, value in (("start_line", start), ("end_line", end)):
-            if value is not None and (value != int(value) or value < 1):
-                return f"{key} must be a whole number of at least 1"
-        if start is not None and end is not None and start > end:
-            return "start_line cannot be greater than end_line"
-        offset, limit = args.get("offset"), args.get("limit")
-        if (offset is not None or limit is not None) and (start is not None or end is not None):
-            return "Use either offset/limit (characters) or start_line/end_line (lines), not both"
-        if offset is not None and (offset != int(offset) or offset < 0):
-            return "offset must be a whole number of at least 0"
-        if limit is not None and (limit != int(limit) or limit < 1):
-            return "limit must be a whole number of at least 1"
-        return None
-
-    def build(self, args: dict[str, Any]) -> ToolInvocation:
-        return ReadFileInvocation(self, args)
+    def invoke(self, params: ReadFileParams, args: dict[str, Any]) -> ToolInvocation:
+        return ReadFileInvocation(self, args, params)

@@ -10,15 +10,18 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from gemtui.tools.base import (
-    Tool,
     ToolContext,
     ToolError,
     ToolInvocation,
     ToolKind,
     ToolResult,
+    TypedInvocation,
+    TypedTool,
 )
 from gemtui.tools.builtin._files import (
     MAX_FILE_BYTES,
@@ -30,8 +33,9 @@ from gemtui.tools.builtin._files import (
     text_window,
     truncation_note,
 )
-from gemtui.tools.builtin.list_directory import FILTERING_OPTIONS_SCHEMA
+from gemtui.tools.builtin.list_directory import FileFilteringOptions
 from gemtui.tools.offload import CancelToken, run_off_loop
+from gemtui.tools.params import ToolParams
 from gemtui.tools.regex import LinearPattern
 from gemtui.tools.workspace import Workspace, glob_to_regex, has_glob_magic
 from gemtui.wire import Part
@@ -63,6 +67,44 @@ MAX_MEDIA_BYTES = MAX_FILE_BYTES
 """Inline media (images, audio, PDF) returned by one call, before base64."""
 LEFT_OUT_SHOWN = 50
 """How many left-out files the answer names one by one."""
+
+
+Pattern = Annotated[str, Field(min_length=1)]
+"""A glob pattern or a path; never empty."""
+
+
+class ReadManyFilesParams(ToolParams):
+    """read_many_files's arguments, as Gemini CLI declares them."""
+
+    include: list[Pattern] = Field(
+        min_length=1,
+        description='An array of glob patterns or paths. Examples: ["src/**/*.ts"], '
+        '["README.md", "docs/"]',
+    )
+    exclude: list[Pattern] = Field(
+        default=[],
+        description="Optional. Glob patterns for files/directories to exclude. Added "
+        'to default excludes if useDefaultExcludes is true. Example: "**/*.log", "temp/"',
+        json_schema_extra={"default": []},
+    )
+    recursive: bool = Field(
+        default=True,
+        description="Optional. Whether to search recursively (primarily controlled "
+        "by `**` in glob patterns). Defaults to true.",
+        json_schema_extra={"default": True},
+    )
+    use_default_excludes: bool = Field(
+        default=True,
+        alias="useDefaultExcludes",
+        description="Optional. Whether to apply a list of default exclusion patterns "
+        "(e.g., node_modules, .git, binary files). Defaults to true.",
+        json_schema_extra={"default": True},
+    )
+    file_filtering_options: FileFilteringOptions | None = Field(
+        default=None,
+        description="Accepted for compatibility. Files ignored by .gitignore or "
+        ".geminiignore are never read, whatever these options say.",
+    )
 
 
 @dataclass
@@ -143,13 +185,13 @@ def _explicitly_requested(rel: str, includes: list[str]) -> bool:
     return any(suffix in inc.lower() or name in inc.lower() for inc in includes)
 
 
-def _gather(args: dict[str, Any], ws: Workspace, token: CancelToken) -> _Gathered:
-    include: list[str] = list(args["include"])
-    recursive = bool(args.get("recursive", True))
+def _gather(params: ReadManyFilesParams, ws: Workspace, token: CancelToken) -> _Gathered:
+    include = list(params.include)
+    recursive = params.recursive
     # ``file_filtering_options`` is accepted for compatibility but cannot switch the
     # ignore files off here: no tool returns the contents read_file refuses.
-    excludes = list(args.get("exclude") or [])
-    if args.get("useDefaultExcludes", True):
+    excludes = list(params.exclude)
+    if params.use_default_excludes:
         excludes = [*DEFAULT_EXCLUDES, *excludes]
     inc_res = _pattern_regexes(include, ws, recursive)
     exc_res = _exclude_regexes(excludes)
@@ -217,11 +259,11 @@ def left_out_note(left_out: list[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
-class ReadManyFilesInvocation(ToolInvocation):
+class ReadManyFilesInvocation(TypedInvocation[ReadManyFilesParams]):
     """One validated read_many_files call."""
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
-        gathered = await run_off_loop(lambda token: _gather(self.args, ctx.workspace, token))
+        gathered = await run_off_loop(lambda token: _gather(self.params, ctx.workspace, token))
         chunks = [f"--- {rel} ---\n\n{body}\n\n" for rel, body in gathered.text_files]
         count = len(gathered.text_files) + len(gathered.media)
         note = left_out_note(gathered.left_out)
@@ -229,7 +271,7 @@ class ReadManyFilesInvocation(ToolInvocation):
         if count == 0:
             text = (
                 "No files matching the criteria were found or all were skipped."
-                f" (include: {', '.join(self.args['include'])})"
+                f" (include: {', '.join(self.params.include)})"
             )
             if gathered.skipped:
                 text += "\nSkipped:\n" + "\n".join(
@@ -258,7 +300,7 @@ class ReadManyFilesInvocation(ToolInvocation):
         return ToolResult(llm_content=parts, display=display, data=data)
 
 
-class ReadManyFilesTool(Tool):
+class ReadManyFilesTool(TypedTool[ReadManyFilesParams]):
     """Why: one call for a group of files saves the model many round trips."""
 
     name = "read_many_files"
@@ -275,43 +317,7 @@ class ReadManyFilesTool(Tool):
         "(dependency directories, build output, binaries) apply unless 'useDefaultExcludes' "
         "is false."
     )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "include": {
-                "type": "array",
-                "items": {"type": "string", "minLength": 1},
-                "minItems": 1,
-                "description": 'An array of glob patterns or paths. Examples: ["src/**/*.ts"], '
-                '["README.md", "docs/"]',
-            },
-            "exclude": {
-                "type": "array",
-                "items": {"type": "string", "minLength": 1},
-                "description": "Optional. Glob patterns for files/directories to exclude. Added "
-                'to default excludes if useDefaultExcludes is true. Example: "**/*.log", "temp/"',
-                "default": [],
-            },
-            "recursive": {
-                "type": "boolean",
-                "description": "Optional. Whether to search recursively (primarily controlled "
-                "by `**` in glob patterns). Defaults to true.",
-                "default": True,
-            },
-            "useDefaultExcludes": {
-                "type": "boolean",
-                "description": "Optional. Whether to apply a list of default exclusion patterns "
-                "(e.g., node_modules, .git, binary files). Defaults to true.",
-                "default": True,
-            },
-            "file_filtering_options": {
-                **FILTERING_OPTIONS_SCHEMA,
-                "description": "Accepted for compatibility. Files ignored by .gitignore or "
-                ".geminiignore are never read, whatever these options say.",
-            },
-        },
-        "required": ["include"],
-    }
+    params_model = ReadManyFilesParams
 
-    def build(self, args: dict[str, Any]) -> ToolInvocation:
-        return ReadManyFilesInvocation(self, args)
+    def invoke(self, params: ReadManyFilesParams, args: dict[str, Any]) -> ToolInvocation:
+        return ReadManyFilesInvocation(self, args, params)

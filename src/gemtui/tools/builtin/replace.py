@@ -9,7 +9,9 @@ from __future__ import annotations
 from abc import abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import Field, field_validator
 
 from gemtui.tools.base import (
     Confirmation,
@@ -19,6 +21,8 @@ from gemtui.tools.base import (
     ToolInvocation,
     ToolKind,
     ToolResult,
+    TypedInvocation,
+    TypedTool,
 )
 from gemtui.tools.builtin._files import (
     MAX_FILE_BYTES,
@@ -38,6 +42,49 @@ from gemtui.tools.edit_match import (
 )
 from gemtui.tools.offload import run_off_loop
 from gemtui.tools.omissions import find_placeholders, placeholder_error
+from gemtui.tools.params import ToolParams, non_empty
+
+
+class FileEditParams(ToolParams):
+    """What replace and write_file share: the file they change (never blank)."""
+
+    file_path: str
+
+    @field_validator("file_path")
+    @classmethod
+    def _file_path(cls, value: str) -> str:
+        return non_empty(value, "file_path")
+
+
+class ReplaceParams(FileEditParams):
+    """replace's arguments, as Gemini CLI declares them."""
+
+    file_path: str = Field(description="The path to the file to modify.")
+    instruction: str = Field(
+        description="A clear, semantic instruction for the code change: why it is "
+        "needed, where it happens, what changes and the desired outcome."
+    )
+    old_string: str = Field(
+        description="The exact literal text to replace, preferably unescaped. For "
+        "single replacements (default), include at least 3 lines of context BEFORE and "
+        "AFTER the target text, matching whitespace and indentation precisely. If this "
+        "string is not the exact literal text (i.e. you escaped it) or does not match "
+        "exactly, the tool will fail."
+    )
+    new_string: str = Field(
+        description="The exact literal text to replace `old_string` with, preferably "
+        "unescaped. Provide the EXACT text. Ensure the resulting code is correct and "
+        "idiomatic. Do not use omission placeholders like '(rest of methods ...)', "
+        "'...', or 'unchanged code'; provide exact literal code."
+    )
+    allow_multiple: bool | None = Field(
+        default=None,
+        description="If true, the tool will replace all occurrences of `old_string`. "
+        "If false (default), it will only succeed if exactly one occurrence is found.",
+    )
+
+
+E = TypeVar("E", bound=FileEditParams)
 
 
 @dataclass(frozen=True)
@@ -92,13 +139,11 @@ def encode_capped(text: str, shown: str) -> bytes:
     return data
 
 
-class FileEditInvocation(ToolInvocation):
+class FileEditInvocation(TypedInvocation[E]):
     """Shared by replace and write_file: plan, preview, let a person modify, then write."""
 
-    file_arg = "file_path"
-
-    def __init__(self, tool: Tool, args: dict[str, Any]) -> None:
-        super().__init__(tool, args)
+    def __init__(self, tool: Tool, args: dict[str, Any], params: E) -> None:
+        super().__init__(tool, args, params)
         self._modified: str | None = None
         self._before: str | None = None
         """The file's content when the preview was made (what a modification replaced)."""
@@ -136,7 +181,7 @@ class FileEditInvocation(ToolInvocation):
             raise ToolError(placeholder_error(found, self.content_arg))
 
     def _target(self, ctx: ToolContext) -> tuple[Path, str]:
-        arg = self.args[self.file_arg]
+        arg = self.params.file_path
         path = ctx.workspace.resolve_visible(arg)
         return path, ctx.workspace.relative(path)
 
@@ -146,7 +191,7 @@ class FileEditInvocation(ToolInvocation):
         def preview(_: object) -> Confirmation:
             planned = self.plan(ctx)
             proposed = self._modified if self._modified is not None else planned.proposed
-            encode_capped(proposed, self.args[self.file_arg])
+            encode_capped(proposed, self.params.file_path)
             original = planned.original or ""
             self._before = original
             self._approved_match = planned.match
@@ -196,14 +241,14 @@ class FileEditInvocation(ToolInvocation):
                 "and retry."
             )
         proposed = self._modified if self._modified is not None else planned.proposed
-        encode_capped(proposed, self.args[self.file_arg])
+        encode_capped(proposed, self.params.file_path)
         return planned, proposed
 
     def _apply(self, ctx: ToolContext) -> ToolResult:
         """Plan again, write to the disk, and report."""
         planned, proposed = self._prepare(ctx)
         path = planned.path
-        arg = self.args[self.file_arg]
+        arg = self.params.file_path
         _, crlf = read_existing(path, arg, lenient=True)
         text = proposed.replace("\r\n", "\n").replace("\n", "\r\n") if crlf else proposed
         data = encode_capped(text, arg)
@@ -253,11 +298,11 @@ class OldStringNotFound(ToolError):
         self.content = content
 
 
-class ReplaceInvocation(FileEditInvocation):
+class ReplaceInvocation(FileEditInvocation[ReplaceParams]):
     """One validated replace call: the file and its edit."""
 
-    def __init__(self, tool: Tool, args: dict[str, Any]) -> None:
-        super().__init__(tool, args)
+    def __init__(self, tool: Tool, args: dict[str, Any], params: ReplaceParams) -> None:
+        super().__init__(tool, args, params)
         self._fix: EditFix | None = None
         """The edit fixer's old_string and new_string, used instead of the model's."""
         self._fix_tried = False
@@ -285,9 +330,9 @@ class ReplaceInvocation(FileEditInvocation):
             return
         self._fix = await fix_old_string(
             ctx.model_stream,
-            instruction=str(self.args.get("instruction", "")),
-            old=self.args["old_string"],
-            new=self.args["new_string"],
+            instruction=self.params.instruction,
+            old=self.params.old_string,
+            new=self.params.new_string,
             error=error,
             content=content,
         )
@@ -300,10 +345,10 @@ class ReplaceInvocation(FileEditInvocation):
 
     def plan(self, ctx: ToolContext) -> PlannedEdit:
         path, rel = self._target(ctx)
-        arg = self.args["file_path"]
+        arg = self.params.file_path
         fix = self._fix
-        old: str = fix.old_string if fix else self.args["old_string"]
-        new: str = fix.new_string if fix else self.args["new_string"]
+        old = fix.old_string if fix else self.params.old_string
+        new = fix.new_string if fix else self.params.new_string
         original = self._existing(path, arg)
         if original is None:
             if old == "":
@@ -332,9 +377,7 @@ class ReplaceInvocation(FileEditInvocation):
             raise ToolError(placeholder_error(found, "old_string"))
         self._refuse_placeholders(new, (original,))
         try:
-            edit = resolve_edit(
-                original, old, new, allow_multiple=bool(self.args.get("allow_multiple"))
-            )
+            edit = resolve_edit(original, old, new, allow_multiple=bool(self.params.allow_multiple))
         except AmbiguousMatch as exc:
             every = (
                 ""
@@ -375,7 +418,7 @@ class ReplaceInvocation(FileEditInvocation):
         )
 
 
-class ReplaceTool(Tool):
+class ReplaceTool(TypedTool[ReplaceParams]):
     """Why: small exact edits are safer and cheaper than rewriting whole files."""
 
     name = "replace"
@@ -407,46 +450,7 @@ class ReplaceTool(Tool):
         "place it fits and the result says how it matched; if it fits more than one place, "
         "the tool fails and names the line of each."
     )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "file_path": {"description": "The path to the file to modify.", "type": "string"},
-            "instruction": {
-                "description": "A clear, semantic instruction for the code change: why it is "
-                "needed, where it happens, what changes and the desired outcome.",
-                "type": "string",
-            },
-            "old_string": {
-                "description": "The exact literal text to replace, preferably unescaped. For "
-                "single replacements (default), include at least 3 lines of context BEFORE and "
-                "AFTER the target text, matching whitespace and indentation precisely. If this "
-                "string is not the exact literal text (i.e. you escaped it) or does not match "
-                "exactly, the tool will fail.",
-                "type": "string",
-            },
-            "new_string": {
-                "description": "The exact literal text to replace `old_string` with, preferably "
-                "unescaped. Provide the EXACT text. Ensure the resulting code is correct and "
-                "idiomatic. Do not use omission placeholders like '(rest of methods ...)', "
-                "'...', or 'unchanged code'; provide exact literal code.",
-                "type": "string",
-            },
-            "allow_multiple": {
-                "type": "boolean",
-                "description": "If true, the tool will replace all occurrences of `old_string`. "
-                "If false (default), it will only succeed if exactly one occurrence is found.",
-            },
-        },
-        "required": ["file_path", "instruction", "old_string", "new_string"],
-    }
+    params_model = ReplaceParams
 
-    def validate(self, args: dict[str, Any]) -> str | None:
-        err = super().validate(args)
-        if err:
-            return err
-        if not args["file_path"].strip():
-            return "The 'file_path' parameter must be non-empty."
-        return None
-
-    def build(self, args: dict[str, Any]) -> ToolInvocation:
-        return ReplaceInvocation(self, args)
+    def invoke(self, params: ReplaceParams, args: dict[str, Any]) -> ToolInvocation:
+        return ReplaceInvocation(self, args, params)

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import Field, field_validator
+
 from gemtui.config.paths import data_dir
 from gemtui.errors import FatalConfigError
 from gemtui.redact import redact
@@ -26,13 +28,15 @@ from gemtui.tools.background import BackgroundLog, log_name, remove_stale_logs, 
 from gemtui.tools.background import group_members as _group_members
 from gemtui.tools.base import (
     Confirmation,
-    Tool,
     ToolContext,
     ToolError,
     ToolInvocation,
     ToolKind,
     ToolResult,
+    TypedInvocation,
+    TypedTool,
 )
+from gemtui.tools.params import ToolParams
 from gemtui.tools.sandbox import (
     SandboxedCommand,
     require_bwrap,
@@ -167,19 +171,51 @@ def _add_note(result: ToolResult, note: str | None) -> None:
 # -- the tool ----------------------------------------------------------------------------
 
 
-class RunShellCommandInvocation(ToolInvocation):
+class RunShellCommandParams(ToolParams):
+    """run_shell_command's arguments, as Gemini CLI declares them."""
+
+    command: str = Field(description="Exact bash command to execute as `bash -c <command>`")
+    description: str | None = Field(
+        default=None,
+        description="Brief description of the command for the user. Be specific and "
+        "concise. Ideally a single sentence. Can be up to 3 sentences for clarity. No "
+        "line breaks.",
+    )
+    dir_path: str | None = Field(
+        default=None,
+        description="(OPTIONAL) The path of the directory to run the command in. If "
+        "not provided, the project root directory is used. Must be a directory within "
+        "the workspace and must already exist.",
+    )
+    is_background: bool | None = Field(
+        default=None,
+        description="Set to true if this command should be run in the background "
+        "(e.g. for long-running servers or watchers). The command is started and its "
+        "PID returned at once; its output goes to a log file.",
+    )
+
+    @field_validator("command")
+    @classmethod
+    def _command(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("Command cannot be empty.")
+        return value
+
+
+class RunShellCommandInvocation(TypedInvocation[RunShellCommandParams]):
     """One validated shell command: what runs, where, foreground or background."""
 
-    def __init__(self, tool: Tool, args: dict[str, Any]) -> None:
-        super().__init__(tool, args)
-        self.command: str = args["command"]
+    @property
+    def command(self) -> str:
+        """The command that runs: the model's, or a person's edited version."""
+        return self.params.command
 
     def describe(self) -> str:
-        desc = self.args.get("description")
+        desc = self.params.description
         return f"{self.command}" + (f" ({desc})" if desc else "")
 
     def _cwd(self, ctx: ToolContext) -> Path:
-        dir_arg = self.args.get("dir_path") or "."
+        dir_arg = self.params.dir_path or "."
         cwd = ctx.workspace.resolve(dir_arg)
         if not cwd.is_dir():
             raise ToolError(f"Directory does not exist or is not a directory: {dir_arg}")
@@ -201,13 +237,13 @@ class RunShellCommandInvocation(ToolInvocation):
         """A person's edited command replaces the model's."""
         if not proposed.strip():
             raise ToolError("The command cannot be empty.")
-        self.command = proposed
+        self.params = self.params.model_copy(update={"command": proposed})
         self.args = {**self.args, "command": proposed}
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
         cwd = self._cwd(ctx)
         where = ctx.workspace.relative(cwd)
-        if self.args.get("is_background"):
+        if self.params.is_background:
             return self._start_background(cwd, where, ctx)
         if ctx.terminals is not None and ctx.sandbox is None:  # a sandbox never hands out
             return await self._run_in_terminal(ctx.terminals, cwd, where, ctx)
@@ -408,7 +444,7 @@ class RunShellCommandInvocation(ToolInvocation):
         return result
 
 
-class RunShellCommandTool(Tool):
+class RunShellCommandTool(TypedTool[RunShellCommandParams]):
     """Why: builds, tests and git are run, not reimplemented; approval guards each call."""
 
     name = "run_shell_command"
@@ -427,42 +463,7 @@ class RunShellCommandTool(Tool):
         "Background PIDs: Only included if the command was started in the background.\n"
         "Process Group PGID: Process group started for the command."
     )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "command": {
-                "type": "string",
-                "description": "Exact bash command to execute as `bash -c <command>`",
-            },
-            "description": {
-                "type": "string",
-                "description": "Brief description of the command for the user. Be specific and "
-                "concise. Ideally a single sentence. Can be up to 3 sentences for clarity. No "
-                "line breaks.",
-            },
-            "dir_path": {
-                "type": "string",
-                "description": "(OPTIONAL) The path of the directory to run the command in. If "
-                "not provided, the project root directory is used. Must be a directory within "
-                "the workspace and must already exist.",
-            },
-            "is_background": {
-                "type": "boolean",
-                "description": "Set to true if this command should be run in the background "
-                "(e.g. for long-running servers or watchers). The command is started and its "
-                "PID returned at once; its output goes to a log file.",
-            },
-        },
-        "required": ["command"],
-    }
+    params_model = RunShellCommandParams
 
-    def validate(self, args: dict[str, Any]) -> str | None:
-        err = super().validate(args)
-        if err:
-            return err
-        if not args["command"].strip():
-            return "Command cannot be empty."
-        return None
-
-    def build(self, args: dict[str, Any]) -> ToolInvocation:
-        return RunShellCommandInvocation(self, args)
+    def invoke(self, params: RunShellCommandParams, args: dict[str, Any]) -> ToolInvocation:
+        return RunShellCommandInvocation(self, args, params)

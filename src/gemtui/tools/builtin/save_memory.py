@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field, field_validator
+
 from gemtui.tools.base import (
     Confirmation,
     Tool,
@@ -18,10 +20,13 @@ from gemtui.tools.base import (
     ToolInvocation,
     ToolKind,
     ToolResult,
+    TypedInvocation,
+    TypedTool,
 )
 from gemtui.tools.builtin._files import unified_diff
 from gemtui.tools.memory_file import add_memory_text, clean_fact
 from gemtui.tools.offload import run_off_loop
+from gemtui.tools.params import ToolParams
 
 __all__ = ["SaveMemoryTool"]
 
@@ -39,22 +44,37 @@ def _read(path: Path) -> str:
         raise ToolError(f"Cannot read the memory file {path}: {exc}") from exc
 
 
-class SaveMemoryInvocation(ToolInvocation):
+class SaveMemoryParams(ToolParams):
+    """save_memory's arguments, as Gemini CLI declares them."""
+
+    fact: str = Field(
+        description="The fact or preference to remember: one clear, self-contained sentence."
+    )
+
+    @field_validator("fact")
+    @classmethod
+    def _fact(cls, value: str) -> str:
+        if not clean_fact(value):
+            raise ValueError("Parameter 'fact' must be a non-empty string.")
+        return value
+
+
+class SaveMemoryInvocation(TypedInvocation[SaveMemoryParams]):
     """One fact to append; the preview is the diff of the memory file."""
 
-    def __init__(self, tool: Tool, args: dict[str, Any]) -> None:
-        super().__init__(tool, args)
+    def __init__(self, tool: Tool, args: dict[str, Any], params: SaveMemoryParams) -> None:
+        super().__init__(tool, args, params)
         self._modified: str | None = None
 
     def describe(self) -> str:
-        return f"save_memory({clean_fact(self.args['fact'])!r})"
+        return f"save_memory({clean_fact(self.params.fact)!r})"
 
     def _planned(self, ctx: ToolContext) -> tuple[Path, str, str]:
         path = _memory_file(ctx)
         original = _read(path)
         proposed = self._modified
         if proposed is None:
-            proposed = add_memory_text(original, self.args["fact"])
+            proposed = add_memory_text(original, self.params.fact)
         return path, original, proposed
 
     async def confirmation(self, ctx: ToolContext) -> Confirmation | None:
@@ -85,7 +105,7 @@ class SaveMemoryInvocation(ToolInvocation):
             path.write_text(proposed, encoding="utf-8")
         except OSError as exc:
             raise ToolError(f"Cannot write the memory file {path}: {exc.strerror or exc}") from exc
-        fact = clean_fact(self.args["fact"])
+        fact = clean_fact(self.params.fact)
         text = f'Okay, I\'ve remembered that: "{fact}"'
         if self._modified is not None:
             text += " (the user edited the memory file before it was saved)"
@@ -96,7 +116,7 @@ class SaveMemoryInvocation(ToolInvocation):
         )
 
 
-class SaveMemoryTool(Tool):
+class SaveMemoryTool(TypedTool[SaveMemoryParams]):
     """Why: a preference the person states once should not need repeating next session."""
 
     name = "save_memory"
@@ -109,25 +129,7 @@ class SaveMemoryTool(Tool):
         "conversation details that only matter now, or for long text. The fact is one short "
         "sentence."
     )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "fact": {
-                "type": "string",
-                "description": "The fact or preference to remember: one clear, self-contained "
-                "sentence.",
-            }
-        },
-        "required": ["fact"],
-    }
+    params_model = SaveMemoryParams
 
-    def validate(self, args: dict[str, Any]) -> str | None:
-        err = super().validate(args)
-        if err:
-            return err
-        if not clean_fact(args["fact"]):
-            return "Parameter 'fact' must be a non-empty string."
-        return None
-
-    def build(self, args: dict[str, Any]) -> ToolInvocation:
-        return SaveMemoryInvocation(self, args)
+    def invoke(self, params: SaveMemoryParams, args: dict[str, Any]) -> ToolInvocation:
+        return SaveMemoryInvocation(self, args, params)

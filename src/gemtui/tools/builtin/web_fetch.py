@@ -15,18 +15,21 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from pydantic import Field, field_validator
 
 from gemtui.tools.base import (
     Confirmation,
-    Tool,
     ToolContext,
     ToolError,
     ToolInvocation,
     ToolKind,
     ToolResult,
+    TypedInvocation,
+    TypedTool,
 )
 from gemtui.tools.netguard import BlockedAddress, FetchLimits, check_url
 from gemtui.tools.offload import run_off_loop
+from gemtui.tools.params import ToolParams
 
 __all__ = [
     "MAX_URLS",
@@ -195,12 +198,45 @@ def _client(limits: FetchLimits) -> httpx.AsyncClient:
     )
 
 
-class WebFetchInvocation(ToolInvocation):
+class WebFetchParams(ToolParams):
+    """web_fetch's arguments, as Gemini CLI declares them: URLs live inside the prompt."""
+
+    prompt: str = Field(
+        description=(
+            "A comprehensive prompt that includes the URL(s) (up to 20) to fetch and "
+            'specific instructions on how to process their content (e.g., "Summarize '
+            "https://example.com/article and extract key points from "
+            'https://example.com/other"). '
+            "Must contain at least one URL starting with http:// or https://."
+        )
+    )
+
+    @field_validator("prompt")
+    @classmethod
+    def _prompt(cls, prompt: str) -> str:
+        if not prompt.strip():
+            raise ValueError(
+                "The 'prompt' parameter cannot be empty and must contain URL(s) and instructions."
+            )
+        urls = extract_urls(prompt)
+        if not urls:
+            raise ValueError(
+                "The 'prompt' must contain at least one valid URL (starting with http:// or "
+                "https://)."
+            )
+        if len(urls) > MAX_URLS:
+            raise ValueError(
+                f"The 'prompt' names {len(urls)} URLs; at most {MAX_URLS} can be fetched at once."
+            )
+        return prompt
+
+
+class WebFetchInvocation(TypedInvocation[WebFetchParams]):
     """One validated web_fetch call."""
 
     @property
     def urls(self) -> list[str]:
-        return extract_urls(self.args["prompt"])
+        return extract_urls(self.params.prompt)
 
     async def confirmation(self, ctx: ToolContext) -> Confirmation | None:
         return Confirmation(
@@ -241,7 +277,7 @@ class WebFetchInvocation(ToolInvocation):
         if not sections:
             raise ToolError("\n".join(errors))
         body = "\n\n".join([*sections, *errors])
-        prompt = self.args["prompt"]
+        prompt = self.params.prompt
         display = f"Fetched {len(sections)} of {len(self.urls)} URL(s)"
         if errors:
             display += "\n" + "\n".join(errors)
@@ -252,7 +288,7 @@ class WebFetchInvocation(ToolInvocation):
         )
 
 
-class WebFetchTool(Tool):
+class WebFetchTool(TypedTool[WebFetchParams]):
     """Why: documentation and issues the person points at live on the web."""
 
     name = "web_fetch"
@@ -264,40 +300,7 @@ class WebFetchTool(Tool):
         "instructions (e.g., summarize, extract specific data) directly in the 'prompt' "
         "parameter. The pages come back as Markdown with their URLs."
     )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "prompt": {
-                "description": (
-                    "A comprehensive prompt that includes the URL(s) (up to 20) to fetch and "
-                    'specific instructions on how to process their content (e.g., "Summarize '
-                    "https://example.com/article and extract key points from "
-                    'https://example.com/other"). '
-                    "Must contain at least one URL starting with http:// or https://."
-                ),
-                "type": "string",
-            }
-        },
-        "required": ["prompt"],
-    }
+    params_model = WebFetchParams
 
-    def validate(self, args: dict[str, Any]) -> str | None:
-        err = super().validate(args)
-        if err:
-            return err
-        prompt = args["prompt"]
-        if not prompt.strip():
-            return (
-                "The 'prompt' parameter cannot be empty and must contain URL(s) and instructions."
-            )
-        urls = extract_urls(prompt)
-        if not urls:
-            return "The 'prompt' must contain at least one valid URL (starting with http:// or https://)."
-        if len(urls) > MAX_URLS:
-            return (
-                f"The 'prompt' names {len(urls)} URLs; at most {MAX_URLS} can be fetched at once."
-            )
-        return None
-
-    def build(self, args: dict[str, Any]) -> ToolInvocation:
-        return WebFetchInvocation(self, args)
+    def invoke(self, params: WebFetchParams, args: dict[str, Any]) -> ToolInvocation:
+        return WebFetchInvocation(self, args, params)

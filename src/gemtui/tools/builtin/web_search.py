@@ -18,9 +18,20 @@ from bisect import bisect_left
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any
 
+from pydantic import Field, field_validator
+
 from gemtui.errors import ApiError, GemtuiError, TransportError
 from gemtui.providers.base import aclose_stream
-from gemtui.tools.base import Tool, ToolContext, ToolError, ToolInvocation, ToolKind, ToolResult
+from gemtui.tools.base import (
+    ToolContext,
+    ToolError,
+    ToolInvocation,
+    ToolKind,
+    ToolResult,
+    TypedInvocation,
+    TypedTool,
+)
+from gemtui.tools.params import ToolParams
 from gemtui.wire import (
     Content,
     GenerateContentRequest,
@@ -157,11 +168,24 @@ def search_failure(exc: GemtuiError) -> str:
     return f"search failed: {what}. No results; answer without them or try again later."
 
 
-class GoogleWebSearchInvocation(ToolInvocation):
+class GoogleWebSearchParams(ToolParams):
+    """google_web_search's arguments, as Gemini CLI declares them."""
+
+    query: str = Field(description="The search query to find information on the web.")
+
+    @field_validator("query")
+    @classmethod
+    def _query(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("The 'query' parameter cannot be empty.")
+        return value
+
+
+class GoogleWebSearchInvocation(TypedInvocation[GoogleWebSearchParams]):
     """One validated google_web_search call."""
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
-        query: str = self.args["query"].strip()
+        query = self.params.query.strip()
         if ctx.model_stream is None:
             raise ToolError("google_web_search is not available: no model to search with.")
         try:
@@ -193,7 +217,7 @@ class GoogleWebSearchInvocation(ToolInvocation):
         )
 
 
-class GoogleWebSearchTool(Tool):
+class GoogleWebSearchTool(TypedTool[GoogleWebSearchParams]):
     """Why: a coding agent must look up what changed after its training (APIs, errors)."""
 
     name = "google_web_search"
@@ -204,24 +228,7 @@ class GoogleWebSearchTool(Tool):
         "results. This tool is useful for finding information on the internet based on a "
         "query."
     )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "query": {
-                "type": "string",
-                "description": "The search query to find information on the web.",
-            }
-        },
-        "required": ["query"],
-    }
+    params_model = GoogleWebSearchParams
 
-    def validate(self, args: dict[str, Any]) -> str | None:
-        err = super().validate(args)
-        if err:
-            return err
-        if not args["query"].strip():
-            return "The 'query' parameter cannot be empty."
-        return None
-
-    def build(self, args: dict[str, Any]) -> ToolInvocation:
-        return GoogleWebSearchInvocation(self, args)
+    def invoke(self, params: GoogleWebSearchParams, args: dict[str, Any]) -> ToolInvocation:
+        return GoogleWebSearchInvocation(self, args, params)

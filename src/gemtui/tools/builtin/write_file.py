@@ -5,12 +5,35 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gemtui.tools.base import Tool, ToolContext, ToolInvocation, ToolKind
+from pydantic import Field, field_validator
+
+from gemtui.tools.base import ToolContext, ToolInvocation, ToolKind, TypedTool
 from gemtui.tools.builtin._files import MAX_FILE_BYTES
-from gemtui.tools.builtin.replace import FileEditInvocation, PlannedEdit
+from gemtui.tools.builtin.replace import FileEditInvocation, FileEditParams, PlannedEdit
 
 
-class WriteFileInvocation(FileEditInvocation):
+class WriteFileParams(FileEditParams):
+    """write_file's arguments, as Gemini CLI declares them."""
+
+    file_path: str = Field(description="The path to the file to write to.")
+    content: str = Field(
+        description="The content to write to the file. Do not use omission "
+        "placeholders like '(rest of methods ...)', '...', or 'unchanged code'; provide "
+        "complete literal content."
+    )
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, value: str) -> str:
+        if len(value) > MAX_FILE_BYTES:
+            raise ValueError(
+                f"The content is {len(value) / (1024 * 1024):.2f}MB, over the "
+                f"{MAX_FILE_BYTES // (1024 * 1024)}MB limit for write_file."
+            )
+        return value
+
+
+class WriteFileInvocation(FileEditInvocation[WriteFileParams]):
     """One validated write_file call."""
 
     content_arg = "content"
@@ -22,27 +45,27 @@ class WriteFileInvocation(FileEditInvocation):
         of what was there, so it may create ``dist/x`` or ``.env`` (with approval). The
         workspace bounds and the protected-path policy (``.git/``, ``.gemtui/``) still hold.
         """
-        path = ctx.workspace.resolve(self.args[self.file_arg])
+        path = ctx.workspace.resolve(self.params.file_path)
         return path, ctx.workspace.relative(path)
 
     def plan(self, ctx: ToolContext) -> PlannedEdit:
         path, rel = self._target(ctx)
-        arg = self.args["file_path"]
+        arg = self.params.file_path
         original = self._existing(path, arg, lenient=True)
         # A whole-file write with "... rest unchanged" in it would delete what it stands for.
-        self._refuse_placeholders(self.args["content"], (original or "",))
+        self._refuse_placeholders(self.params.content, (original or "",))
         summary = (
             f"Successfully created and wrote to new file: {arg}."
             if original is None
             else f"Successfully overwrote file: {arg}."
         )
-        return PlannedEdit(path, rel, original, self.args["content"], summary)
+        return PlannedEdit(path, rel, original, self.params.content, summary)
 
     def modified_args(self, proposed: str) -> dict[str, Any]:
         return {**self.args, "content": proposed}
 
 
-class WriteFileTool(Tool):
+class WriteFileTool(TypedTool[WriteFileParams]):
     """Why: new files, or rewrites too large for exact-string replacements."""
 
     name = "write_file"
@@ -54,32 +77,7 @@ class WriteFileTool(Tool):
         "The user has the ability to modify `content`. If modified, this will be stated in "
         "the response."
     )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "file_path": {"description": "The path to the file to write to.", "type": "string"},
-            "content": {
-                "description": "The content to write to the file. Do not use omission "
-                "placeholders like '(rest of methods ...)', '...', or 'unchanged code'; provide "
-                "complete literal content.",
-                "type": "string",
-            },
-        },
-        "required": ["file_path", "content"],
-    }
+    params_model = WriteFileParams
 
-    def validate(self, args: dict[str, Any]) -> str | None:
-        err = super().validate(args)
-        if err:
-            return err
-        if not args["file_path"].strip():
-            return "The 'file_path' parameter must be non-empty."
-        if len(args["content"]) > MAX_FILE_BYTES:
-            return (
-                f"The content is {len(args['content']) / (1024 * 1024):.2f}MB, over the "
-                f"{MAX_FILE_BYTES // (1024 * 1024)}MB limit for write_file."
-            )
-        return None
-
-    def build(self, args: dict[str, Any]) -> ToolInvocation:
-        return WriteFileInvocation(self, args)
+    def invoke(self, params: WriteFileParams, args: dict[str, Any]) -> ToolInvocation:
+        return WriteFileInvocation(self, args, params)

@@ -2,20 +2,59 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, Self, get_args
 
-from gemtui.tools.base import Tool, ToolContext, ToolInvocation, ToolKind, ToolResult
+from pydantic import ConfigDict, Field, model_validator
 
-STATUSES = ("pending", "in_progress", "completed", "cancelled", "blocked")
+from gemtui.tools.base import (
+    ToolContext,
+    ToolInvocation,
+    ToolKind,
+    ToolResult,
+    TypedInvocation,
+    TypedTool,
+)
+from gemtui.tools.params import ToolParams
+
+Status = Literal["pending", "in_progress", "completed", "cancelled", "blocked"]
+STATUSES: tuple[str, ...] = get_args(Status)
 
 
-class WriteTodosInvocation(ToolInvocation):
+class Todo(ToolParams):
+    """One item of the plan; nothing but its two fields (the schema says so)."""
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"description": "A single todo item."}
+    )
+
+    description: str = Field(description="The description of the task.")
+    status: Status = Field(description="The current status of the task.")
+
+
+class WriteTodosParams(ToolParams):
+    """write_todos's arguments, as Gemini CLI declares them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    todos: list[Todo] = Field(
+        description="The complete list of todo items. This will replace the existing list."
+    )
+
+    @model_validator(mode="after")
+    def _sound(self) -> Self:
+        for i, todo in enumerate(self.todos, 1):
+            if not todo.description.strip():
+                raise ValueError(f"Invalid parameters: todo {i} has an empty description.")
+        if sum(1 for t in self.todos if t.status == "in_progress") > 1:
+            raise ValueError('Invalid parameters: Only one task can be "in_progress" at a time.')
+        return self
+
+
+class WriteTodosInvocation(TypedInvocation[WriteTodosParams]):
     """One validated write_todos call."""
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
-        todos = [
-            {"description": t["description"], "status": t["status"]} for t in self.args["todos"]
-        ]
+        todos = [{"description": t.description, "status": t.status} for t in self.params.todos]
         if not todos:
             text = "Successfully cleared the todo list."
         else:
@@ -26,7 +65,7 @@ class WriteTodosInvocation(ToolInvocation):
         return ToolResult(llm_content=text, display=text, data={"todos": todos})
 
 
-class WriteTodosTool(Tool):
+class WriteTodosTool(TypedTool[WriteTodosParams]):
     """Why: long tasks stay on track, and the person sees the plan and where it stands."""
 
     name = "write_todos"
@@ -49,47 +88,7 @@ class WriteTodosTool(Tool):
         "- blocked: Subtask is blocked and cannot be completed at this time.\n\n"
         "Update the list as soon as you start, finish or cancel a subtask."
     )
-    parameters = {
-        "type": "object",
-        "properties": {
-            "todos": {
-                "type": "array",
-                "description": "The complete list of todo items. This will replace the existing "
-                "list.",
-                "items": {
-                    "type": "object",
-                    "description": "A single todo item.",
-                    "properties": {
-                        "description": {
-                            "type": "string",
-                            "description": "The description of the task.",
-                        },
-                        "status": {
-                            "type": "string",
-                            "description": "The current status of the task.",
-                            "enum": list(STATUSES),
-                        },
-                    },
-                    "required": ["description", "status"],
-                    "additionalProperties": False,
-                },
-            },
-        },
-        "required": ["todos"],
-        "additionalProperties": False,
-    }
+    params_model = WriteTodosParams
 
-    def validate(self, args: dict[str, Any]) -> str | None:
-        err = super().validate(args)
-        if err:
-            return err
-        todos = args["todos"]
-        for i, todo in enumerate(todos, 1):
-            if not todo["description"].strip():
-                return f"Invalid parameters: todo {i} has an empty description."
-        if sum(1 for t in todos if t["status"] == "in_progress") > 1:
-            return 'Invalid parameters: Only one task can be "in_progress" at a time.'
-        return None
-
-    def build(self, args: dict[str, Any]) -> ToolInvocation:
-        return WriteTodosInvocation(self, args)
+    def invoke(self, params: WriteTodosParams, args: dict[str, Any]) -> ToolInvocation:
+        return WriteTodosInvocation(self, args, params)
