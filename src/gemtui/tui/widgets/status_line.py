@@ -12,6 +12,8 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
+from gemtui.wire.token_estimate import CHARS_PER_TOKEN
+
 __all__ = ["ACTIVITIES", "StatusLine", "git_branch"]
 
 ACTIVITIES = {
@@ -155,7 +157,7 @@ class StatusLine(Widget):
         if self.first_output is None:
             return None
         seconds = self.clock() - self.first_output
-        return self.output_chars / 4 / seconds if seconds >= 0.5 else None
+        return self.output_chars / CHARS_PER_TOKEN / seconds if seconds >= 0.5 else None
 
     def _settle(self, activity: str) -> None:
         self.activity = activity

@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.widgets import ProgressBar, Static
 
 from gemtui.bus.values import Usage
+from gemtui.wire.token_estimate import tokens_for_chars
 
 if TYPE_CHECKING:
     from gemtui.bus.events import AccountStatus
@@ -181,7 +182,9 @@ class UsagePanel(VerticalScroll, can_focus=False):
 
     def _refresh_numbers(self) -> None:
         live = (
-            Content.styled(f"\nstreaming ~{self.streamed_chars // 4:,} tokens", "italic")
+            Content.styled(
+                f"\nstreaming ~{tokens_for_chars(self.streamed_chars):,} tokens", "italic"
+            )
             if self.streamed_chars
             else Content("")
         )
