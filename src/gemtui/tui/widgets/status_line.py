@@ -12,8 +12,6 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
-from gemtui.wire.token_estimate import CHARS_PER_TOKEN
-
 __all__ = ["ACTIVITIES", "StatusLine", "git_branch"]
 
 ACTIVITIES = {
@@ -156,6 +154,9 @@ class StatusLine(Widget):
         token), once it has streamed for half a second."""
         if self.first_output is None:
             return None
+        # here, not at the top: ``gemtui.wire`` brings pydantic, which the first frame avoids
+        from gemtui.wire.token_estimate import CHARS_PER_TOKEN
+
         seconds = self.clock() - self.first_output
         return self.output_chars / CHARS_PER_TOKEN / seconds if seconds >= 0.5 else None
 
