@@ -1,10 +1,10 @@
 """Every size gemtui guesses is guessed by ``wire.token_estimate``, and they agree.
 
-Before: the OpenAI-compatible count (ceil, JSON arguments), the engine's estimate (floor,
-``str`` of the arguments plus 32), the replay provider's (its JSON), a cancelled call's
-output (floor) and ``/memory show`` (ceil) each had a copy of "four characters a token",
-so one conversation had several sizes. Each site is driven through its public entry and
-compared with the one estimate, on inputs where the old copies gave other numbers.
+Before: the OpenAI-compatible count (rounded up, JSON arguments), the engine's estimate
+(``str`` of the arguments plus 32), the replay provider's (its JSON), a cancelled call's
+output and ``/memory show`` (rounded up) each had a copy of "four characters a token", so
+one conversation had several sizes. Each site is driven through its public entry and
+compared with the one estimate, where the old copies differed on inputs that show it.
 """
 
 from __future__ import annotations
@@ -30,14 +30,14 @@ HISTORY = [
         role="user",
         parts=[Part(function_response=FunctionResponse(name="read", response={"o": "xyz"}))],
     ),
-    Content.model("Done, five."),
+    Content.model("OK"),
 ]
 """Calls, results and text: the old copies each counted these differently."""
 
 
-def test_the_rule_counts_a_started_token() -> None:
-    assert [tokens_for_chars(n) for n in (0, 1, 4, 5, 8, 9)] == [0, 1, 1, 2, 2, 3]
-    assert estimate_tokens([Content.user("abcde")]) == 2
+def test_the_rule_is_four_characters_a_token_rounded_down() -> None:
+    assert [tokens_for_chars(n) for n in (0, 3, 4, 7, 8, 9)] == [0, 0, 1, 1, 2, 2]
+    assert estimate_tokens([Content.user("abcdefg")]) == 1
 
 
 async def test_the_openai_compatible_count_is_the_one_estimate(mock_llm: MockLLMServer) -> None:
@@ -93,5 +93,4 @@ async def test_a_call_cut_short_counts_its_output_by_the_one_estimate(
     (cut,) = finished
     assert cut.finish_reason == "CANCELLED"
     chars = len("".join(streamed))
-    assert chars % 4, "an input where rounding down and up differ"
     assert cut.usage.output == tokens_for_chars(chars)

@@ -22,8 +22,8 @@ CHARS_PER_TOKEN = 4
 
 
 def tokens_for_chars(chars: int) -> int:
-    """Tokens for ``chars`` characters; a started token counts, so text is never 0."""
-    return -(-max(chars, 0) // CHARS_PER_TOKEN)
+    """Tokens for ``chars`` characters, rounded down (as the context line always has)."""
+    return max(chars, 0) // CHARS_PER_TOKEN
 
 
 def part_chars(part: Part) -> int:
