@@ -23,7 +23,6 @@ refused: an HTML comment stands in its place and ``notes`` says why.
 
 from __future__ import annotations
 
-import math
 import re
 import stat
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Literal
 
 from gemtui.tools.memory_file import MEMORY_HEADING, add_memory, add_memory_text, saved_memories
+from gemtui.wire.token_estimate import tokens_for_chars
 
 __all__ = [
     "CONTEXT_FILES",
@@ -160,7 +160,7 @@ class ContextFile:
     @property
     def tokens(self) -> int:
         """A rough count (four characters a token), for ``/memory show``."""
-        return math.ceil(len(self.text) / 4)
+        return tokens_for_chars(len(self.text))
 
 
 @dataclass

@@ -33,11 +33,7 @@ from gemtui.agent.run_state import (
 )
 from gemtui.agent.stream_loop import StreamLoopDetector
 from gemtui.agent.subagent_usage import SubagentTally
-from gemtui.agent.token_estimate import (
-    estimate_request_tokens,
-    estimate_tokens,
-    request_overhead_tokens,
-)
+from gemtui.agent.token_estimate import estimate_request_tokens, request_overhead_tokens
 from gemtui.bus import (
     AgentFinished,
     Citation,
@@ -123,10 +119,16 @@ class Executor:
             },
         )
 
+    def prompt_tokens(self) -> int:
+        """The size of the conversation's next request: the last one the provider reported
+        (or a compression measured), else the estimate. The context line shows this figure
+        and the compression threshold is measured against it, so the two never disagree."""
+        return self.last_prompt_tokens or estimate_request_tokens(self.chat)
+
     async def compress(self, *, force: bool = False) -> None:
         """Compress when due (or forced). A failed or useless attempt is not repeated
         until the prompt has grown by a fifth, so it never costs a model call per turn."""
-        prompt_tokens = self.last_prompt_tokens or estimate_tokens(self.chat.history)
+        prompt_tokens = self.prompt_tokens()
         if not self.chat.history or (not force and prompt_tokens < self._next_compression_at):
             return
         try:
@@ -145,6 +147,8 @@ class Executor:
             self._next_compression_at = int(prompt_tokens * 1.2)
         if result is not None and (result.compressed or force):
             overhead = request_overhead_tokens(self.chat)  # the figures are request sizes
+            if result.compressed:  # the next request is the compressed one: measure by it
+                self.last_prompt_tokens = result.tokens_after + overhead
             self.bus.emit(
                 HistoryCompressed,
                 tokens_before=result.tokens_before + overhead,
@@ -416,7 +420,7 @@ class Executor:
 
     def _compression_due(self) -> bool:
         """The cheap check run before every turn (no task, no model call)."""
-        prompt_tokens = self.last_prompt_tokens or estimate_tokens(self.chat.history)
+        prompt_tokens = self.prompt_tokens()
         if prompt_tokens < self._next_compression_at:
             return False
         return over_threshold(

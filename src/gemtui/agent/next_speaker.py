@@ -11,13 +11,15 @@ Flash, elsewhere to the conversation's own model.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from gemtui.bus.events import Usage
 from gemtui.chat.turn import usage_from_metadata
-from gemtui.wire import Content, GenerateContentRequest, GenerationConfig, Part, ThinkingConfig
+from gemtui.providers.json_question import ask_json
+from gemtui.wire import Content, Part, ThinkingConfig
 
 if TYPE_CHECKING:
     from gemtui.providers.base import ContentGenerator
@@ -35,14 +37,14 @@ now...") without having done it, or when it stops mid-thought.
 - "user" otherwise: the answer is complete and waits for the user.
 Answer with JSON only: {"reasoning": "<one short sentence>", "next_speaker": "user"|"model"}."""
 
-_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "reasoning": {"type": "string"},
-        "next_speaker": {"type": "string", "enum": ["user", "model"]},
-    },
-    "required": ["reasoning", "next_speaker"],
-}
+
+class SpeakerAnswer(BaseModel):
+    """The check's JSON; the reasoning is asked for (it steadies the answer) and not read."""
+
+    model_config = ConfigDict(json_schema_extra={"required": ["reasoning", "next_speaker"]})
+
+    reasoning: object = Field(default=None, json_schema_extra={"type": "string"})
+    next_speaker: Literal["user", "model"]
 
 
 @dataclass(frozen=True)
@@ -69,27 +71,11 @@ class NextSpeakerCheck:
         """The verdict on the last model answer in ``history``; never raises for a
         failed call or an answer that is not the JSON asked for (the prompt ends)."""
         model = self.model or current_model
-        request = GenerateContentRequest(
-            contents=[*history, Content(role="user", parts=[Part(text=_QUESTION)])],
-            generation_config=GenerationConfig(
-                response_mime_type="application/json",
-                response_json_schema=_SCHEMA,
-                thinking_config=ThinkingConfig(thinking_budget=0) if self.thinking_off else None,
-            ),
+        result = await ask_json(
+            lambda request: self.generator.generate(request, model=model, prompt_id=prompt_id),
+            [*history, Content(role="user", parts=[Part(text=_QUESTION)])],
+            SpeakerAnswer,
+            thinking=ThinkingConfig(thinking_budget=0) if self.thinking_off else None,
         )
-        try:
-            response = await self.generator.generate(request, model=model, prompt_id=prompt_id)
-        except Exception:  # a convenience: its failure never fails the prompt
-            return SpeakerVerdict(None, Usage(), model)
-        usage = usage_from_metadata(response.usage_metadata)
-        text = "".join(
-            p.text or ""
-            for c in (response.candidates or [])[:1]
-            for p in (c.content.parts if c.content else [])
-            if not p.thought
-        )
-        try:
-            speaker = json.loads(text)["next_speaker"]
-        except (ValueError, KeyError, TypeError):
-            return SpeakerVerdict(None, usage, model)
-        return SpeakerVerdict(speaker if speaker in ("user", "model") else None, usage, model)
+        speaker = result.value.next_speaker if result.value is not None else None
+        return SpeakerVerdict(speaker, usage_from_metadata(result.usage), model)

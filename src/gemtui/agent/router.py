@@ -11,15 +11,17 @@ same 429 and its retries.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Set
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from gemtui.bus.events import Usage
 from gemtui.chat.turn import usage_from_metadata
 from gemtui.errors import ApiError
-from gemtui.wire import Content, GenerateContentRequest, GenerationConfig, Part, ThinkingConfig
+from gemtui.providers.json_question import AnswerProblem, ask_json
+from gemtui.wire import Content, Part, ThinkingConfig
 
 if TYPE_CHECKING:
     from gemtui.providers.base import ContentGenerator
@@ -35,14 +37,21 @@ running a command, explaining an error. Choose "pro" for hard ones: designing or
 refactoring across many files, subtle debugging, long multi-step plans.
 Answer with JSON only: {"reasoning": "<one short sentence>", "model_choice": "flash"|"pro"}."""
 
-_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "reasoning": {"type": "string"},
-        "model_choice": {"type": "string", "enum": ["flash", "pro"]},
-    },
-    "required": ["reasoning", "model_choice"],
-}
+
+def _reason(value: object) -> str:
+    """The classifier's reason as text: a missing or odd reason never loses its choice."""
+    return str(value or "").strip()
+
+
+class RouteAnswer(BaseModel):
+    """The classifier's JSON. The choice is checked by the router, which names a stray one."""
+
+    model_config = ConfigDict(json_schema_extra={"required": ["reasoning", "model_choice"]})
+
+    reasoning: Annotated[str, BeforeValidator(_reason)] = ""
+    model_choice: str = Field(json_schema_extra={"enum": ["flash", "pro"]})
+
+
 _CONTEXT_TURNS = 4
 """Recent history the classifier sees (text only): enough to read a follow-up."""
 
@@ -110,39 +119,28 @@ class ModelRouter:
         self, history: list[Content], prompt: list[Part], prompt_id: str
     ) -> RouteDecision:
         """One JSON-mode call on the classifier model."""
-        request = GenerateContentRequest(
-            contents=_text_only([*history[-_CONTEXT_TURNS:], Content(role="user", parts=prompt)]),
-            system_instruction=Content(role="user", parts=[Part(text=ROUTER_INSTRUCTION)]),
-            generation_config=GenerationConfig(
-                response_mime_type="application/json",
-                response_json_schema=_SCHEMA,
-                thinking_config=ThinkingConfig(thinking_budget=0),
-            ),
-        )
-        try:
-            response = await self.generator.generate(
+        contents = _text_only([*history[-_CONTEXT_TURNS:], Content(role="user", parts=prompt)])
+        result = await ask_json(
+            lambda request: self.generator.generate(
                 request, model=self.classifier, prompt_id=prompt_id
-            )
-        except Exception as exc:  # the router is a convenience: the prompt goes on
+            ),
+            contents,
+            RouteAnswer,
+            system=ROUTER_INSTRUCTION,
+            thinking=ThinkingConfig(thinking_budget=0),
+        )
+        if result.problem is AnswerProblem.FAILED:  # a convenience: the prompt goes on
+            exc = result.error
             spent = self.classifier if isinstance(exc, ApiError) and exc.status == 429 else None
             return RouteDecision(
                 self.pro, f"the router failed ({exc})", Usage(), fell_back=True, spent=spent
             )
-        usage = usage_from_metadata(response.usage_metadata)
-        text = "".join(
-            p.text or ""
-            for c in (response.candidates or [])[:1]
-            for p in (c.content.parts if c.content else [])
-            if not p.thought
-        )
-        try:
-            answer = json.loads(text)
-            choice = answer["model_choice"]
-            reason = str(answer.get("reasoning") or "").strip()
-        except (ValueError, KeyError, TypeError):
+        usage = usage_from_metadata(result.usage)
+        if result.value is None:
             return RouteDecision(
                 self.pro, "the router's answer was not the JSON asked for", usage, fell_back=True
             )
+        choice, reason = result.value.model_choice, result.value.reasoning
         if choice not in ("flash", "pro"):
             return RouteDecision(self.pro, f"the router chose {choice!r}", usage, fell_back=True)
         return RouteDecision(self.flash if choice == "flash" else self.pro, reason, usage)

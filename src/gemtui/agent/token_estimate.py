@@ -1,4 +1,4 @@
-"""Token figures when the provider gives none: about four characters a token.
+"""The size of the next request, estimated with ``wire.token_estimate``'s one rule.
 
 A request is more than its history: the system instruction and the tool declarations
 go with every call (often thousands of tokens). An estimate that leaves them out makes
@@ -10,25 +10,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from gemtui.wire.token_estimate import estimate_tokens, tokens_for_chars
+
 if TYPE_CHECKING:
     from gemtui.chat import Chat
-    from gemtui.wire import Content
 
 __all__ = ["estimate_request_tokens", "estimate_tokens", "request_overhead_tokens"]
-
-
-def estimate_tokens(history: list[Content]) -> int:
-    """The history's size, about four characters a token."""
-    chars = 0
-    for content in history:
-        for part in content.parts:
-            if part.text:
-                chars += len(part.text)
-            elif part.function_call is not None:
-                chars += 32 + len(str(part.function_call.args))
-            elif part.function_response is not None:
-                chars += 32 + len(str(part.function_response.response))
-    return chars // 4
 
 
 def request_overhead_tokens(chat: Chat) -> int:
@@ -36,7 +23,7 @@ def request_overhead_tokens(chat: Chat) -> int:
     chars = len(chat.system_instruction or "")
     if chat.declarations:
         chars += len(json.dumps([d.model_dump(exclude_none=True) for d in chat.declarations]))
-    return chars // 4
+    return tokens_for_chars(chars)
 
 
 def estimate_request_tokens(chat: Chat) -> int:

@@ -12,6 +12,7 @@ from gemtui.chat.chat import Chat, StreamChunk, StreamRetry
 from gemtui.chat.thought_headings import ThoughtHeadings
 from gemtui.errors import GemtuiError, StreamError
 from gemtui.wire import Content, FunctionCall, UsageMetadata
+from gemtui.wire.token_estimate import tokens_for_chars
 
 __all__ = [
     "CitationEvent",
@@ -173,7 +174,7 @@ class Turn:
             return None
         usage = usage_from_metadata(self._meta)
         if not (usage.output or usage.thoughts):
-            output, thoughts = text // 4, thought // 4
+            output, thoughts = tokens_for_chars(text), tokens_for_chars(thought)
             usage = replace(
                 usage,
                 output=output,

@@ -8,7 +8,6 @@ calls are reassembled by index and handed over with the finish reason in the las
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
@@ -31,24 +30,11 @@ from gemtui.providers.part_runs import stream_parts
 from gemtui.providers.sse import parse_json
 from gemtui.providers.think_tags import ThinkSplitter
 from gemtui.wire import Content, GenerateContentRequest, GenerateContentResponse, ModelInfo, Part
+from gemtui.wire.token_estimate import estimate_tokens
 
-__all__ = ["DEFAULT_OPENAI_BASE_URL", "OpenAICompatGenerator", "estimate_tokens"]
+__all__ = ["DEFAULT_OPENAI_BASE_URL", "OpenAICompatGenerator"]
 
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
-
-
-def estimate_tokens(contents: list[Content]) -> int:
-    """About four characters a token: the chat-completions API has no counting endpoint."""
-    chars = 0
-    for content in contents:
-        for part in content.parts:
-            if part.text:
-                chars += len(part.text)
-            if part.function_call is not None:
-                chars += len(json.dumps(part.function_call.args)) + len(part.function_call.name)
-            if part.function_response is not None:
-                chars += len(json.dumps(part.function_response.response))
-    return math.ceil(chars / 4)
 
 
 class OpenAICompatGenerator:
@@ -128,7 +114,7 @@ class OpenAICompatGenerator:
         yield unwrap_answer(final) if self.constrained else final
 
     async def count_tokens(self, contents: list[Content], *, model: str) -> int:
-        """An estimate (characters / 4): OpenAI-compatible servers offer no count endpoint."""
+        """The one estimate (``wire.token_estimate``): these servers offer no count endpoint."""
         return estimate_tokens(contents)
 
     async def embed(self, texts: list[str], *, model: str) -> list[list[float]]:

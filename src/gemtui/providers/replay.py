@@ -25,6 +25,7 @@ from gemtui.wire import (
     ModelInfo,
     Part,
 )
+from gemtui.wire.token_estimate import estimate_tokens
 
 __all__ = ["ReplayGenerator"]
 
@@ -87,7 +88,7 @@ class ReplayGenerator:
     async def count_tokens(self, contents: list[Content], *, model: str) -> int:
         if self._counts:
             return self._counts.popleft()
-        return sum(len(c.model_dump_json(exclude_none=True)) for c in contents) // 4
+        return estimate_tokens(contents)
 
     async def embed(self, texts: list[str], *, model: str) -> list[list[float]]:
         return [[float(len(t))] for t in texts]

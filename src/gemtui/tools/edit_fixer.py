@@ -10,18 +10,15 @@ arguments, and the file path never changes. Off unless ``[tools] edit_fixer = tr
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import Annotated
 
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictStr
+
+from gemtui.providers.json_question import ask_json
 from gemtui.redact import redact
-from gemtui.wire import (
-    Content,
-    GenerateContentRequest,
-    GenerateContentResponse,
-    GenerationConfig,
-    Part,
-)
+from gemtui.wire import Candidate, Content, GenerateContentRequest, GenerateContentResponse
 
 __all__ = ["MAX_FIXER_FILE_CHARS", "EditFix", "fix_old_string"]
 
@@ -30,16 +27,24 @@ MAX_FIXER_FILE_CHARS = 100_000
 FIXER_TIMEOUT = 40.0
 """Seconds the fixer may take before the edit fails as it would have without it."""
 
-_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "explanation": {"type": "string"},
-        "search": {"type": "string"},
-        "replace": {"type": "string"},
-        "noChangesRequired": {"type": "boolean"},
-    },
-    "required": ["explanation", "search", "replace"],
-}
+
+def _text_or_empty(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+class FixerAnswer(BaseModel):
+    """The fixer's JSON. Only a literal ``true`` means "no change needed", and an odd
+    explanation is dropped, not the fix."""
+
+    model_config = ConfigDict(json_schema_extra={"required": ["explanation", "search", "replace"]})
+
+    explanation: Annotated[str, BeforeValidator(_text_or_empty)] = ""
+    search: StrictStr
+    replace: StrictStr
+    no_changes_required: Annotated[bool, BeforeValidator(lambda v: v is True)] = Field(
+        default=False, alias="noChangesRequired"
+    )
+
 
 _PROMPT = """An edit to a file failed: its search text is not in the file.
 Instruction for the edit: {instruction}
@@ -90,33 +95,33 @@ async def fix_old_string(
     prompt = redact(
         _PROMPT.format(instruction=instruction, error=error, old=old, new=new, content=content)
     )
-    request = GenerateContentRequest(
-        contents=[Content(role="user", parts=[Part(text=prompt)])],
-        generation_config=GenerationConfig(
-            response_mime_type="application/json", response_json_schema=_SCHEMA
-        ),
-    )
     try:
-        text = await asyncio.wait_for(_collect(stream(request)), FIXER_TIMEOUT)
-        answer = json.loads(text)
-    except Exception:  # a courtesy: a timeout, bad JSON or a provider error changes nothing
+        result = await asyncio.wait_for(
+            ask_json(
+                lambda request: _collect(stream(request)), [Content.user(prompt)], FixerAnswer
+            ),
+            FIXER_TIMEOUT,
+        )
+    except TimeoutError:  # a courtesy: the edit fails as it would have without it
         return None
-    if not isinstance(answer, dict) or answer.get("noChangesRequired") is True:
+    answer = result.value
+    if answer is None or answer.no_changes_required:
         return None
-    search, replace = answer.get("search"), answer.get("replace")
-    if not isinstance(search, str) or not isinstance(replace, str):
+    if not answer.search or answer.search in (old, answer.replace):
         return None
-    if not search or search in (old, replace):
-        return None
-    explanation = answer.get("explanation")
-    return EditFix(search, replace, explanation if isinstance(explanation, str) else "")
+    return EditFix(answer.search, answer.replace, answer.explanation)
 
 
-async def _collect(chunks: AsyncIterator[GenerateContentResponse]) -> str:
+async def _collect(chunks: AsyncIterator[GenerateContentResponse]) -> GenerateContentResponse:
+    """The streamed answer as one response: every chunk's text that is not a thought."""
     parts: list[str] = []
+    usage = None
     async for chunk in chunks:
+        usage = chunk.usage_metadata or usage
         for candidate in chunk.candidates or []:
             for part in (candidate.content.parts if candidate.content else None) or []:
                 if part.text and not part.thought:
                     parts.append(part.text)
-    return "".join(parts)
+    return GenerateContentResponse(
+        candidates=[Candidate(content=Content.model("".join(parts)))], usage_metadata=usage
+    )

@@ -154,8 +154,11 @@ class StatusLine(Widget):
         token), once it has streamed for half a second."""
         if self.first_output is None:
             return None
+        # here, not at the top: ``gemtui.wire`` brings pydantic, which the first frame avoids
+        from gemtui.wire.token_estimate import CHARS_PER_TOKEN
+
         seconds = self.clock() - self.first_output
-        return self.output_chars / 4 / seconds if seconds >= 0.5 else None
+        return self.output_chars / CHARS_PER_TOKEN / seconds if seconds >= 0.5 else None
 
     def _settle(self, activity: str) -> None:
         self.activity = activity

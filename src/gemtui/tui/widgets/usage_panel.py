@@ -180,11 +180,13 @@ class UsagePanel(VerticalScroll, can_focus=False):
         self._refresh_numbers()
 
     def _refresh_numbers(self) -> None:
-        live = (
-            Content.styled(f"\nstreaming ~{self.streamed_chars // 4:,} tokens", "italic")
-            if self.streamed_chars
-            else Content("")
-        )
+        live = Content("")
+        if self.streamed_chars:
+            # here, not at the top: ``gemtui.wire`` brings pydantic, which the first frame avoids
+            from gemtui.wire.token_estimate import tokens_for_chars
+
+            streamed = tokens_for_chars(self.streamed_chars)
+            live = Content.styled(f"\nstreaming ~{streamed:,} tokens", "italic")
         self.query_one("#usage-numbers", Static).update(
             Content.assemble(_table(self.turn, self.session), live)
         )
