@@ -17,7 +17,7 @@ from gemtui.modes import ApprovalMode
 if TYPE_CHECKING:  # imported when a run starts: --version and --help stay instant
     from gemtui.agent.assembly import RunOptions
 
-__all__ = ["SUBCOMMANDS", "build_parser", "main", "run_options"]
+__all__ = ["CLI_ONLY_FLAGS", "SUBCOMMANDS", "build_parser", "main", "run_options"]
 
 APPROVAL_MODES = tuple(ApprovalMode)
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -142,28 +142,34 @@ def _parse_subcommand(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+CLI_ONLY_FLAGS = frozenset({"help", "version", "acp", "headless_prompt", "yolo"})
+"""Flags that choose the front end or fold into another (``-y`` is an approval mode);
+every other flag's ``dest`` is a ``RunOptions`` field of the same name."""
+
+
 def run_options(
     args: argparse.Namespace, workspace: Path, *, prompt: str | None, interactive: bool = True
 ) -> RunOptions:
     """The run the flags ask for: built once here, handed whole to the front end
-    (``interactive`` False for a headless run, which refuses what it would have to ask)."""
+    (``interactive`` False for a headless run, which refuses what it would have to ask).
+
+    Each flag lands in the field its ``dest`` names, so a new flag is its
+    ``add_argument``, its field and the code that reads it.
+    """
+    from dataclasses import fields
+
     from gemtui.agent.assembly import RunOptions
 
+    given = {f.name: getattr(args, f.name) for f in fields(RunOptions) if f.name in vars(args)}
     return RunOptions(
-        workspace=workspace,
-        prompt=prompt,
-        output_format=args.output_format,
-        provider=args.provider,
-        model=args.model,
-        approval_mode="yolo" if args.yolo else args.approval_mode,
-        max_turns=args.max_turns,
-        text_tools=args.text_tools,
-        fake_responses=args.fake_responses,
-        resume=args.resume,
-        trust_workspace=args.trust_workspace,
-        interactive=interactive,
-        include_directories=tuple(args.include_directories),
-        sandbox=args.sandbox,
+        **{
+            **given,
+            "workspace": workspace,
+            "prompt": prompt,
+            "interactive": interactive,
+            "approval_mode": "yolo" if args.yolo else args.approval_mode,
+            "include_directories": tuple(args.include_directories),
+        }
     )
 
 
