@@ -9,12 +9,13 @@ frame. Before the assembly, the TUI dropped ``--text-tools``, ``--max-turns`` an
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gemtui.agent.assembly import Assembled, build_session
+from gemtui.agent.assembly import Assembled, RunOptions, build_session, trusted_run
 from gemtui.cli import main as cli
 from gemtui.config.paths import user_config_file
 from gemtui.config.settings import load_settings
@@ -65,8 +66,8 @@ def _captured(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> dict[str, Any
         seen["headless"] = opts
         return 0
 
-    def tui(**kwargs: Any) -> int:
-        seen["tui"] = kwargs
+    def tui(options: Any) -> int:
+        seen["tui"] = options
         return 0
 
     monkeypatch.setattr(gemtui.headless, "run_headless", headless)
@@ -76,13 +77,13 @@ def _captured(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> dict[str, Any
     return seen
 
 
-def _tui_app_kwargs(launch: dict[str, Any]) -> dict[str, Any]:
-    """``launch_tui``'s arguments as it hands them to ``build_app`` (trust decided)."""
-    from gemtui.config.trust import workspace_trust
+def _tui_app(settings: Any, options: RunOptions) -> Any:
+    """The app ``launch_tui`` builds for ``options`` (trust decided the same way)."""
+    from gemtui.tui.launch import build_app
 
-    kwargs = dict(launch)
-    kwargs["trust"] = workspace_trust(kwargs["workspace"], flag=kwargs["trust_workspace"])
-    return kwargs
+    app = build_app(settings, options, trust=trusted_run(options).trust)
+    assert not isinstance(app, Exception)
+    return app
 
 
 def _summary(built: Assembled) -> dict[str, Any]:
@@ -104,16 +105,14 @@ def _summary(built: Assembled) -> dict[str, Any]:
 async def test_the_same_flags_build_the_same_session_headless_and_in_the_tui(
     monkeypatch: pytest.MonkeyPatch, workspace: Path
 ) -> None:
-    from gemtui.tui.launch import build_app
-
     sid = _configure(workspace)
     monkeypatch.chdir(workspace)
     seen = _captured(monkeypatch, FLAGS)
 
-    opts = seen["headless"]
-    headless = build_session(load_settings(workspace), opts.run, trusted=False)
-    app = build_app(load_settings(workspace), **_tui_app_kwargs(seen["tui"]))
-    assert not isinstance(app, Exception)
+    # one RunOptions from the command line: the front ends differ only in asking
+    assert replace(seen["headless"], interactive=True) == seen["tui"]
+    headless = build_session(load_settings(workspace), seen["headless"], trusted=False)
+    app = _tui_app(load_settings(workspace), seen["tui"])
     assert app.session_factory is not None
     tui = app.session_factory()  # what the app runs in its engine-start thread
     try:
@@ -147,13 +146,9 @@ def test_settings_fill_in_what_no_flag_gives(
     monkeypatch.chdir(workspace)
     seen = _captured(monkeypatch, ["--provider", "local"])
     settings = load_settings(workspace)
-    for options in (seen["headless"].run, None):
+    for options in (seen["headless"], None):
         if options is None:
-            from gemtui.tui.launch import build_app
-
-            app = build_app(settings, **_tui_app_kwargs(seen["tui"]))
-            assert not isinstance(app, Exception)
-            options = app.run_options
+            options = _tui_app(settings, seen["tui"]).run_options
         built = build_session(settings, options, trusted=False)
         try:
             assert built.session.executor.config.max_turns == 99

@@ -517,8 +517,9 @@ def test_an_unexpected_bug_is_one_line_and_a_logged_traceback(
     """A bug inside the engine must never reach the person as a traceback."""
     import io
 
+    from gemtui.agent.assembly import RunOptions
     from gemtui.agent.session import Session
-    from gemtui.headless import HeadlessOptions, run_headless
+    from gemtui.headless import run_headless
 
     async def broken(self: object, prompt: str) -> object:
         raise ZeroDivisionError("simulated bug")
@@ -527,9 +528,7 @@ def test_an_unexpected_bug_is_one_line_and_a_logged_traceback(
     rec = workspace / "r.jsonl"
     rec.write_text('{"candidates": []}\n')
     out, err = io.StringIO(), io.StringIO()
-    code = run_headless(
-        HeadlessOptions("hi", workspace=workspace, fake_responses=str(rec)), out, err
-    )
+    code = run_headless(RunOptions(workspace, "hi", fake_responses=str(rec)), out, err)
     assert code == 1
     assert "unexpected error: ZeroDivisionError: simulated bug" in err.getvalue()
     assert "Traceback" not in err.getvalue()

@@ -19,7 +19,8 @@ from urllib.parse import quote
 
 import pytest
 
-from gemtui.headless import HeadlessOptions, run_headless
+from gemtui.agent.assembly import RunOptions
+from gemtui.headless import run_headless
 from gemtui.testing import MockLLMServer, filler
 from tests.conftest import MemoryKeyring
 from tests.support.file_keyring import BACKEND, ENV
@@ -112,9 +113,9 @@ def test_a_key_read_from_the_keyring_is_masked_in_the_store_and_the_output(
     )
     out, err = io.StringIO(), io.StringIO()
     code = run_headless(
-        HeadlessOptions(
+        RunOptions(
+            workspace,
             f"my key is {RING_KEY} please keep it",
-            workspace=workspace,
             provider="gemini",
             output_format=fmt,
         ),
@@ -342,9 +343,7 @@ def test_a_logged_traceback_that_quotes_the_key_is_masked(
         {"text": "ok"},
     )
     out, err = io.StringIO(), io.StringIO()
-    code = run_headless(
-        HeadlessOptions("read a.txt", workspace=workspace, output_format="stream-json"), out, err
-    )
+    code = run_headless(RunOptions(workspace, "read a.txt", output_format="stream-json"), out, err)
     assert code == 0, err.getvalue()
     log = (isolated_home / "logs" / "gemtui.log").read_text()
     assert "Traceback" in log
@@ -378,7 +377,7 @@ headers = {{ Authorization = "Bearer {bearer}" }}
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", mock_llm_thread.url)
     mock_llm_thread.enqueue({"text": f"pat={pat} bearer={bearer} debug=1"})
     out, err = io.StringIO(), io.StringIO()
-    code = run_headless(HeadlessOptions("show me", workspace=workspace), out, err)
+    code = run_headless(RunOptions(workspace, "show me"), out, err)
     assert code == 0, err.getvalue()
     assert out.getvalue() == f"pat={MASK} bearer={MASK} debug=1\n"
     streams = {"stdout": out.getvalue(), "stderr": err.getvalue()}

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from gemtui.headless import HeadlessOptions, run_headless
+from gemtui.agent.assembly import RunOptions
+from gemtui.headless import run_headless
 from gemtui.store.recorder import NOT_SAVED
 from gemtui.testing import MockLLMServer
 
@@ -58,7 +59,7 @@ def _run(
 
 def _in_process(prompt: str, workspace: Path, **kw: object) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    code = run_headless(HeadlessOptions(prompt, workspace=workspace, **kw), out, err)  # type: ignore[arg-type]
+    code = run_headless(RunOptions(workspace, prompt, **kw), out, err)  # type: ignore[arg-type]
     return code, out.getvalue(), err.getvalue()
 
 

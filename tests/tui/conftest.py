@@ -38,9 +38,15 @@ def pinned_status(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def make_session(
-    url: str, workspace: Path, *, model: str = "gemini-2.5-flash", approval_mode: str = "default"
+    url: str,
+    workspace: Path,
+    *,
+    model: str = "gemini-2.5-flash",
+    approval_mode: str = "default",
+    sandbox: bool = False,
 ) -> Session:
-    """A real Session talking to the mock LLM server over the Gemini wire format."""
+    """A real Session talking to the mock LLM server over the Gemini wire format
+    (``sandbox``: what ``-s`` asks)."""
     provider = ResolvedProvider(
         "gemini", "gemini", GeminiGenerator(make_client(), "k", url), model, 1_048_576
     )
@@ -48,7 +54,10 @@ def make_session(
         Settings(),
         provider,
         SessionOptions(
-            workspace=workspace, approval_mode=approval_mode, stream_retry_delays=(0.0,)
+            workspace=workspace,
+            approval_mode=approval_mode,
+            stream_retry_delays=(0.0,),
+            sandbox=sandbox,
         ),
     )
 

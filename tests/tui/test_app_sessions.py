@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from gemtui.agent.assembly import RunOptions
 from gemtui.bus.events import AgentFinished
 from gemtui.config.settings import Settings
 from gemtui.store import SessionStore
@@ -38,7 +39,7 @@ async def test_tui_records_then_resume_flag_replays_and_continues(
     try:
         settings = _settings_for(mock_llm.url)
         mock_llm.enqueue({"text": "first answer"})
-        app = build_app(settings, workspace=workspace)
+        app = build_app(settings, RunOptions(workspace=workspace))
         assert isinstance(app, GemtuiApp)
         seen = Messages()
         async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
@@ -53,7 +54,7 @@ async def test_tui_records_then_resume_flag_replays_and_continues(
             saved_id = sessions[0].id
 
         mock_llm.enqueue({"text": "second answer"})
-        app2 = build_app(settings, workspace=workspace, resume="latest")
+        app2 = build_app(settings, RunOptions(workspace=workspace, resume="latest"))
         assert isinstance(app2, GemtuiApp)
         seen2 = Messages()
         async with app2.run_test(size=(120, 40), message_hook=seen2) as pilot:
@@ -79,7 +80,7 @@ async def test_tui_records_then_resume_flag_replays_and_continues(
 
 
 async def test_unknown_resume_id_is_an_input_error(workspace: Path) -> None:
-    app = build_app(Settings(), workspace=workspace, resume="no-such-session")
+    app = build_app(Settings(), RunOptions(workspace=workspace, resume="no-such-session"))
     assert isinstance(app, GemtuiApp)
     stopped = asyncio.Event()
     exit_app = app.exit
@@ -136,7 +137,7 @@ async def test_model_command_switches_provider_live(
     os.environ["GEMINI_API_KEY"] = "k"
     try:
         settings = _settings_for(mock_llm.url)
-        app = build_app(settings, workspace=workspace)
+        app = build_app(settings, RunOptions(workspace=workspace))
         assert isinstance(app, GemtuiApp)
         mock_llm.enqueue({"text": "gemini says hi"}, {"text": "qwen says hi"})
         seen = Messages()
@@ -172,7 +173,7 @@ async def test_new_starts_a_fresh_conversation_and_keeps_the_last_one_saved(
     monkeypatch.setenv("GEMINI_API_KEY", "k")
     settings = _settings_for(mock_llm.url)
     mock_llm.enqueue({"text": "first answer"}, {"text": "fresh answer"})
-    app = build_app(settings, workspace=workspace)
+    app = build_app(settings, RunOptions(workspace=workspace))
     assert isinstance(app, GemtuiApp)
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:

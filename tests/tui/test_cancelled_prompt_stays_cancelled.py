@@ -20,6 +20,7 @@ import pytest
 from textual.geometry import Region
 from textual.pilot import Pilot
 
+from gemtui.agent.assembly import RunOptions
 from gemtui.bus.events import AgentFinished, ContentDelta, TerminateReason, ToolOutput
 from gemtui.store import SessionStore
 from gemtui.testing.mockllm import MockLLMServer
@@ -94,7 +95,7 @@ async def _cancel_then_ask_again(
     """Prompt A, Esc once ``started`` says A is under way, then prompt B, typed at
     ``pace``; A is shown cancelled (``shown_before``, what was on screen, still is).
     Returns the session's id."""
-    app = build_app(_settings_for(mock_llm.url), workspace=workspace, **options)
+    app = build_app(_settings_for(mock_llm.url), RunOptions(workspace=workspace, **options))
     assert isinstance(app, GemtuiApp)
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
@@ -169,9 +170,7 @@ async def test_esc_while_the_answer_streams_keeps_the_prompt_cancelled(
 
     app = build_app(
         _settings_for(mock_llm.url),
-        workspace=workspace,
-        resume=session_id,
-        model="gemini-2.5-flash",
+        RunOptions(workspace=workspace, resume=session_id, model="gemini-2.5-flash"),
     )
     assert isinstance(app, GemtuiApp)
     seen = Messages()

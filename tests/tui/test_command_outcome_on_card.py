@@ -32,11 +32,14 @@ def _card_lines(app: Any) -> list[str]:
     return [transcript.render_line(y).text for y in range(transcript.size.height)]
 
 
-async def _run_command(mock_llm: MockLLMServer, workspace: Path, command: str) -> list[str]:
-    """The transcript after the model ran ``command`` in yolo mode."""
+async def _run_command(
+    mock_llm: MockLLMServer, workspace: Path, command: str, sandbox: bool
+) -> list[str]:
+    """The transcript after the model ran ``command`` in yolo mode (``sandbox``: as -s)."""
     call = {"name": "run_shell_command", "args": {"command": command}}
     mock_llm.enqueue({"function_calls": [call]}, {"text": "over"})
-    app = make_app(make_session(mock_llm.url, workspace, approval_mode="yolo"), workspace)
+    session = make_session(mock_llm.url, workspace, approval_mode="yolo", sandbox=sandbox)
+    app = make_app(session, workspace)
     seen = Messages()
     async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
         await pilot.press(*"go", "enter")
@@ -47,16 +50,14 @@ async def _run_command(mock_llm: MockLLMServer, workspace: Path, command: str) -
 
 
 @pytest.fixture(params=[True, False], ids=["sandboxed", "unsandboxed"])
-def sandboxed(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
-    if request.param:
-        monkeypatch.setenv("GEMTUI_SANDBOX", "1")
+def sandboxed(request: pytest.FixtureRequest) -> bool:
     return bool(request.param)
 
 
 async def test_a_non_zero_exit_is_marked_failed_on_the_card(
     mock_llm: MockLLMServer, workspace: Path, sandboxed: bool
 ) -> None:
-    lines = await _run_command(mock_llm, workspace, "echo trying; exit 3")
+    lines = await _run_command(mock_llm, workspace, "echo trying; exit 3", sandboxed)
     [card] = [line for line in lines if "run_shell_command" in line]
     assert card.lstrip().startswith("✗"), card
     assert "exit 3" in card, card
@@ -67,7 +68,7 @@ async def test_a_zero_exit_is_still_done(
     mock_llm: MockLLMServer, workspace: Path, sandboxed: bool
 ) -> None:
     """The control: the mark follows the exit code, not the command."""
-    lines = await _run_command(mock_llm, workspace, "echo trying; exit 0")
+    lines = await _run_command(mock_llm, workspace, "echo trying; exit 0", sandboxed)
     [card] = [line for line in lines if "run_shell_command" in line]
     assert card.lstrip().startswith("✓"), card
     assert "done" in card, card
@@ -78,7 +79,10 @@ async def test_a_write_to_tmp_is_said_to_be_thrown_away_under_the_sandbox(
 ) -> None:
     scratch = tmp_path / "scratch"
     lines = await _run_command(
-        mock_llm, workspace, f"mkdir -p {scratch} && echo gone > {scratch}/f && cat {scratch}/f"
+        mock_llm,
+        workspace,
+        f"mkdir -p {scratch} && echo gone > {scratch}/f && cat {scratch}/f",
+        sandboxed,
     )
     shown = " ".join(" ".join(lines).split())
     assert "gone" in shown  # it was written and read back inside the command
@@ -108,7 +112,7 @@ async def test_each_hook_line_says_where_it_ran(
     provider = ResolvedProvider(
         "gemini", "gemini", GeminiGenerator(make_client(), "k", mock_llm.url), "m", 1_048_576
     )
-    options = SessionOptions(workspace=workspace, trusted_workspace=True)
+    options = SessionOptions(workspace=workspace, trusted_workspace=True, sandbox=sandboxed)
     app = make_app(Session(Settings(), provider, options), workspace)
     seen = Messages()
 

@@ -18,6 +18,7 @@ import pytest_asyncio
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from gemtui.agent.assembly import RunOptions
 from gemtui.agent.provider_choice import ResolvedProvider
 from gemtui.agent.session import Session, SessionOptions
 from gemtui.bus.events import AgentFinished
@@ -55,7 +56,9 @@ def _app(workspace: Path) -> GemtuiApp:
     """What `gemtui` builds in this folder (launch_tui without running the app)."""
     trust = workspace_trust(workspace)
     app = build_app(
-        load_settings(workspace, trusted=trust.trusted), workspace=workspace, trust=trust
+        load_settings(workspace, trusted=trust.trusted),
+        RunOptions(workspace=workspace),
+        trust=trust,
     )
     assert isinstance(app, GemtuiApp)
     return app
@@ -214,7 +217,7 @@ async def test_a_folder_without_settings_is_never_asked(workspace: Path) -> None
     trust = workspace_trust(workspace)
     assert trust.overrides is None
     assert not trust.undecided
-    app = build_app(Settings(), workspace=workspace, trust=trust, fake_responses=None)
+    app = build_app(Settings(), RunOptions(workspace=workspace, fake_responses=None), trust=trust)
     assert isinstance(app, GemtuiApp)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()

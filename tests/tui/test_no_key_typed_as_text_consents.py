@@ -203,13 +203,16 @@ def hostile_folder(
 
 
 def _trust_app(workspace: Path) -> GemtuiApp:
+    from gemtui.agent.assembly import RunOptions
     from gemtui.config.settings import load_settings
     from gemtui.config.trust import workspace_trust
     from gemtui.tui.launch import build_app
 
     trust = workspace_trust(workspace)
     app = build_app(
-        load_settings(workspace, trusted=trust.trusted), workspace=workspace, trust=trust
+        load_settings(workspace, trusted=trust.trusted),
+        RunOptions(workspace=workspace),
+        trust=trust,
     )
     assert isinstance(app, GemtuiApp)
     return app

@@ -36,7 +36,8 @@ async def test_flags_and_resume_survive_the_welcome_screen(workspace: Path) -> N
     honour -m, --approval-mode and --resume (they were lost, and the history with them)."""
     sid = _saved_session(workspace)
     app = build_app(
-        Settings(), workspace=workspace, model="m-flag", approval_mode="auto_edit", resume=sid
+        Settings(),
+        RunOptions(workspace=workspace, model="m-flag", approval_mode="auto_edit", resume=sid),
     )
     assert isinstance(app, GemtuiApp)
     seen = Messages()

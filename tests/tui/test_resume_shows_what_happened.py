@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from gemtui.agent.assembly import RunOptions
 from gemtui.bus.events import AgentFinished, HistoryCompressed
 from gemtui.config.settings import Settings
 from gemtui.store import SessionStore
@@ -47,7 +48,7 @@ async def _record_a_compressed_session(mock_llm: MockLLMServer, workspace: Path)
         {"text": "The person read notes.txt (alpha beta) and asked twice."},
         {"count_tokens": 100},
     )
-    app = build_app(_settings_for(mock_llm.url), workspace=workspace)
+    app = build_app(_settings_for(mock_llm.url), RunOptions(workspace=workspace))
     assert isinstance(app, GemtuiApp)
     seen = Messages()
     async with app.run_test(size=(160, 40), message_hook=seen) as pilot:
@@ -83,9 +84,7 @@ async def test_a_resumed_compressed_session_shows_its_whole_story(
 
     app = build_app(
         _settings_for(mock_llm.url),
-        workspace=workspace,
-        resume=session_id,
-        model="gemini-2.5-flash",
+        RunOptions(workspace=workspace, resume=session_id, model="gemini-2.5-flash"),
     )
     assert isinstance(app, GemtuiApp)
     seen = Messages()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from gemtui.agent.assembly import RunOptions
 from gemtui.bus.events import AgentFinished
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
@@ -22,7 +23,7 @@ async def test_a_resumed_session_with_an_attached_file_shows_each_turn_once(
     (workspace / "src").mkdir()
     (workspace / "src" / "main.py").write_text("print('MAIN-BODY')\n")
     mock_llm.enqueue({"text": "It prints MAIN-BODY."}, {"text": "Nothing else."})
-    app = build_app(_settings_for(mock_llm.url), workspace=workspace)
+    app = build_app(_settings_for(mock_llm.url), RunOptions(workspace=workspace))
     assert isinstance(app, GemtuiApp)
     seen = Messages()
     async with app.run_test(size=(160, 40), message_hook=seen) as pilot:
@@ -39,7 +40,7 @@ async def test_a_resumed_session_with_an_attached_file_shows_each_turn_once(
         session_id = app.session.id
     app.close_store()
 
-    app = build_app(_settings_for(mock_llm.url), workspace=workspace, resume=session_id)
+    app = build_app(_settings_for(mock_llm.url), RunOptions(workspace=workspace, resume=session_id))
     assert isinstance(app, GemtuiApp)
     seen = Messages()
     async with app.run_test(size=(160, 40), message_hook=seen) as pilot:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from gemtui.agent.assembly import RunOptions
 from gemtui.bus.events import AgentFinished, Refusal, ToolCallState
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
@@ -59,7 +60,7 @@ async def test_resumed_cards_show_what_the_live_ones_showed(
         {"function_calls": [failing]},
         {"text": "It failed."},
     )
-    app = build_app(_settings_for(mock_llm.url), workspace=workspace)
+    app = build_app(_settings_for(mock_llm.url), RunOptions(workspace=workspace))
     assert isinstance(app, GemtuiApp)
     seen = Messages()
     async with app.run_test(size=(160, 40), message_hook=seen) as pilot:
@@ -91,7 +92,7 @@ async def test_resumed_cards_show_what_the_live_ones_showed(
     assert live["write-1"][2] == "rejected"
     assert live["shell-1"][2].startswith("exit 4")
 
-    app = build_app(_settings_for(mock_llm.url), workspace=workspace, resume=session_id)
+    app = build_app(_settings_for(mock_llm.url), RunOptions(workspace=workspace, resume=session_id))
     assert isinstance(app, GemtuiApp)
     seen = Messages()
     async with app.run_test(size=(160, 40), message_hook=seen) as pilot:

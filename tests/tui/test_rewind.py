@@ -126,15 +126,13 @@ async def test_slash_rewind_with_nothing_to_rewind_says_so(
 
 
 async def test_a_sandboxed_session_shows_it_on_the_status_line_and_the_approval_card(
-    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+    mock_llm: MockLLMServer, workspace: Path
 ) -> None:
-
-    monkeypatch.setenv("GEMTUI_SANDBOX", "1")  # what -s sets
     mock_llm.enqueue(
         {"function_calls": [{"name": "run_shell_command", "args": {"command": "ls"}}]},
         {"text": "ok"},
     )
-    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    app = make_app(make_session(mock_llm.url, workspace, sandbox=True), workspace)
     seen = Messages()
     async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
         await pilot.press(*"list", "enter")
@@ -153,6 +151,7 @@ async def test_resume_after_a_conversation_rewind_continues_from_the_cut(
 ) -> None:
     """The rewind is one published history change: the recorder stores it, the old turns
     stay in the store as an earlier epoch, and a resume continues from the cut."""
+    from gemtui.agent.assembly import RunOptions
     from gemtui.config.settings import Settings
     from gemtui.store import SessionStore
     from gemtui.tui.app import GemtuiApp
@@ -170,7 +169,7 @@ async def test_resume_after_a_conversation_rewind_continues_from_the_cut(
     for name, data in ORIGINAL.items():
         (workspace / name).write_bytes(data)
     _enqueue(mock_llm)
-    app = build_app(settings, workspace=workspace)
+    app = build_app(settings, RunOptions(workspace=workspace))
     assert isinstance(app, GemtuiApp)
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
@@ -189,7 +188,7 @@ async def test_resume_after_a_conversation_rewind_continues_from_the_cut(
         assert any(len(e) > 2 for e in epochs)  # the old branch is kept
         assert [c.parts[0].text for c in store.load_history(sid)] == ["hello", "first answer"]
     mock_llm.enqueue({"text": "fresh answer"})
-    app2 = build_app(settings, workspace=workspace, resume="latest")
+    app2 = build_app(settings, RunOptions(workspace=workspace, resume="latest"))
     assert isinstance(app2, GemtuiApp)
     seen2 = Messages()
     async with app2.run_test(size=(120, 40), message_hook=seen2) as pilot:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+from gemtui.agent.assembly import RunOptions
 from gemtui.collector import pause_collector
 from gemtui.config.ui_choice import read_ui_choice
 from gemtui.tui.launch import build_app
@@ -23,7 +24,7 @@ DEMO = Path(__file__).resolve().parents[2] / "src" / "gemtui" / "tui" / "demo.js
 async def test_the_start_up_screen_is_the_main_screen_laid_out(workspace: Path) -> None:
     pause_collector()  # as `gemtui` does before it imports the TUI
     ui = read_ui_choice(workspace, trusted=False)
-    app = build_app(None, ui=ui, workspace=workspace, fake_responses=str(DEMO))
+    app = build_app(None, RunOptions(workspace=workspace, fake_responses=str(DEMO)), ui=ui)
     assert not isinstance(app, Exception)
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.pause()
@@ -56,7 +57,7 @@ async def test_keys_and_commands_typed_before_the_panes_arrive_do_not_crash(
     panes and the approval queue are mounted: F8, /clear and /stats must not fail then."""
     pause_collector()
     ui = read_ui_choice(workspace, trusted=False)
-    app = build_app(None, ui=ui, workspace=workspace, fake_responses=str(DEMO))
+    app = build_app(None, RunOptions(workspace=workspace, fake_responses=str(DEMO)), ui=ui)
     assert not isinstance(app, Exception)
     app.raise_errors = True  # type: ignore[attr-defined]
     async with app.run_test(size=(160, 48)) as pilot:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from gemtui.agent.assembly import RunOptions
 from gemtui.bus.events import AgentFinished, ErrorOccurred
 from gemtui.config.settings import Settings
 from gemtui.store.recorder import NOT_SAVED
@@ -66,7 +67,7 @@ async def test_unopenable_store_shows_a_lasting_notice_and_the_prompt_is_answere
     before = digest(db)
     (db.parent / "sessions.db-wal").mkdir()  # SQLite answers SQLITE_CANTOPEN
     mock_llm.enqueue({"text": "Answered anyway."})
-    app = build_app(_settings_for(mock_llm.url), workspace=workspace)
+    app = build_app(_settings_for(mock_llm.url), RunOptions(workspace=workspace))
     assert isinstance(app, GemtuiApp)
     text, notices = await _converse(app, "hello there")
     assert len(notices) == 1
@@ -92,7 +93,7 @@ async def test_disk_filling_during_the_session_is_announced_once_in_the_transcri
     monkeypatch.setattr(sqlite3, "connect", page_capped(sqlite3.connect, extra_pages=4))
     long_answer = " ".join(f"word{i}" for i in range(6000))
     mock_llm.enqueue({"text": long_answer, "chunks": 20})
-    app = build_app(_settings_for(mock_llm.url), workspace=workspace)
+    app = build_app(_settings_for(mock_llm.url), RunOptions(workspace=workspace))
     assert isinstance(app, GemtuiApp)
     text, notices = await _converse(app, "tell me everything")
     monkeypatch.undo()
@@ -118,7 +119,7 @@ async def test_a_damaged_store_moved_aside_is_said_in_the_transcript(
     db.parent.mkdir(parents=True)
     db.write_bytes(b"not a database at all" * 50)
     mock_llm.enqueue({"text": "Answered."})
-    app = build_app(_settings_for(mock_llm.url), workspace=workspace)
+    app = build_app(_settings_for(mock_llm.url), RunOptions(workspace=workspace))
     assert isinstance(app, GemtuiApp)
     text, notices = await _converse(app, "hi")
     (moved,) = aside(db.parent)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from textual.widgets import Static
 
+from gemtui.agent.assembly import RunOptions
 from gemtui.bus.events import AgentFinished
 from gemtui.store import SessionStore
 from gemtui.testing.mockllm import MockLLMServer
@@ -165,7 +166,7 @@ async def test_resume_shows_the_subagents_calls_under_its_card(
         {"function_calls": [{"name": "complete_task", "args": {"output": {"report": "ok"}}}]},
         {"text": "Done."},
     )
-    app = build_app(_settings_for(mock_llm.url), workspace=workspace)
+    app = build_app(_settings_for(mock_llm.url), RunOptions(workspace=workspace))
     assert isinstance(app, GemtuiApp)
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
@@ -179,7 +180,7 @@ async def test_resume_shows_the_subagents_calls_under_its_card(
     app.close_store()
     assert live == {"p1": (None, "success"), "p1/c1": ("generalist", "success")}
 
-    app = build_app(_settings_for(mock_llm.url), workspace=workspace, resume=session_id)
+    app = build_app(_settings_for(mock_llm.url), RunOptions(workspace=workspace, resume=session_id))
     assert isinstance(app, GemtuiApp)
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
@@ -228,7 +229,9 @@ async def test_a_delegation_run_headless_resumes_with_its_card_expanding_into_th
     with SessionStore() as store:
         (info,) = store.list_sessions()
 
-    app = build_app(_settings_for(mock_llm_thread.url), workspace=workspace, resume=info.id)
+    app = build_app(
+        _settings_for(mock_llm_thread.url), RunOptions(workspace=workspace, resume=info.id)
+    )
     assert isinstance(app, GemtuiApp)
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:

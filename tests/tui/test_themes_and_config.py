@@ -139,20 +139,22 @@ def test_dumps_toml_round_trips_nested_tables() -> None:
 def test_broken_settings_exit_52_before_textual_starts(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from gemtui.agent.assembly import RunOptions
     from gemtui.tui.launch import launch_tui
 
     user_config_file().parent.mkdir(parents=True, exist_ok=True)
     user_config_file().write_text("[general\n")
-    assert launch_tui(workspace=workspace) == 52
+    assert launch_tui(RunOptions(workspace=workspace)) == 52
     assert "malformed TOML" in capsys.readouterr().err
 
 
 async def test_no_provider_opens_the_welcome_screen_instead_of_failing(workspace: Path) -> None:
+    from gemtui.agent.assembly import RunOptions
     from gemtui.tui.app import GemtuiApp
     from gemtui.tui.launch import build_app
     from gemtui.tui.screens.welcome import WelcomeScreen
 
-    app = build_app(load_settings(workspace), workspace=workspace)
+    app = build_app(load_settings(workspace), RunOptions(workspace=workspace))
     assert isinstance(app, GemtuiApp)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
@@ -163,11 +165,12 @@ async def test_no_provider_opens_the_welcome_screen_instead_of_failing(workspace
 
 
 async def test_unknown_provider_stops_the_app_with_52(workspace: Path) -> None:
+    from gemtui.agent.assembly import RunOptions
     from gemtui.config.settings import Settings
     from gemtui.tui.app import GemtuiApp
     from gemtui.tui.launch import build_app
 
-    app = build_app(Settings(), workspace=workspace, provider="nope")
+    app = build_app(Settings(), RunOptions(workspace=workspace, provider="nope"))
     assert isinstance(app, GemtuiApp)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
@@ -179,6 +182,7 @@ async def test_unknown_provider_stops_the_app_with_52(workspace: Path) -> None:
 async def test_a_prompt_typed_while_the_engine_starts_is_kept(workspace: Path) -> None:
     import json
 
+    from gemtui.agent.assembly import RunOptions
     from gemtui.bus.events import AgentFinished
     from gemtui.config.settings import Settings
     from gemtui.tui.app import GemtuiApp
@@ -195,7 +199,7 @@ async def test_a_prompt_typed_while_the_engine_starts_is_kept(workspace: Path) -
         ]
     }
     rec.write_text(json.dumps([chunk]) + "\n")
-    app = build_app(Settings(), workspace=workspace, fake_responses=str(rec))
+    app = build_app(Settings(), RunOptions(workspace=workspace, fake_responses=str(rec)))
     assert isinstance(app, GemtuiApp)
     seen = Messages()
     async with app.run_test(size=(100, 30), message_hook=seen):

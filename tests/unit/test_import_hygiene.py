@@ -94,12 +94,13 @@ def test_the_tuis_first_frame_needs_neither_pydantic_nor_httpx(tmp_path: Path) -
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from gemtui.config.trust import workspace_trust\n"
+        "from gemtui.agent.assembly import RunOptions, trusted_run\n"
         "from gemtui.config.ui_choice import read_ui_choice\n"
         "from gemtui.tui.launch import build_app\n"
         "ws = Path(sys.argv[1])\n"
-        "trust = workspace_trust(ws, flag=False)\n"
-        "app = build_app(None, ui=read_ui_choice(ws, trusted=trust.trusted), workspace=ws)\n"
+        "run = trusted_run(RunOptions(ws))\n"
+        "ui = read_ui_choice(ws, trusted=run.trusted)\n"
+        "app = build_app(None, run.options, ui=ui, trust=run.trust)\n"
         "print(sorted(m for m in ('pydantic', 'httpx') if m in sys.modules))"
     )
     env = {**os.environ, "GEMTUI_HOME": str(tmp_path / "home")}

@@ -43,8 +43,9 @@ from gemtui.acp.conversation import Conversation
 from gemtui.acp.files import ClientFiles
 from gemtui.acp.prompt_blocks import prompt_from_blocks
 from gemtui.acp.replay import replay
-from gemtui.acp.setup import AcpOptions, build
+from gemtui.acp.setup import build
 from gemtui.acp.terminals import ClientTerminals
+from gemtui.agent.assembly import RunOptions
 from gemtui.bus import Event, McpServerChanged
 from gemtui.errors import EXIT_AUTH, FatalError
 from gemtui.modes import ApprovalMode
@@ -77,7 +78,7 @@ def _fatal(exc: FatalError) -> RequestError:
 class GemtuiAgent:
     """One editor connection: any number of sessions, one prompt at a time each."""
 
-    def __init__(self, options: AcpOptions) -> None:
+    def __init__(self, options: RunOptions) -> None:
         self.options = options
         self.client: Client | None = None
         self.caps = ClientCapabilities()

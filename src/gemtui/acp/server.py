@@ -18,7 +18,7 @@ from typing import cast
 from acp import Agent, run_agent
 
 from gemtui.acp.agent import GemtuiAgent
-from gemtui.acp.setup import AcpOptions
+from gemtui.agent.assembly import RunOptions
 
 __all__ = ["run_acp"]
 
@@ -64,7 +64,7 @@ async def _streams(out_fd: int) -> tuple[asyncio.StreamReader, asyncio.StreamWri
     return reader, writer
 
 
-async def _serve(options: AcpOptions, out_fd: int) -> None:
+async def _serve(options: RunOptions, out_fd: int) -> None:
     agent = GemtuiAgent(options)
     reader, writer = await _streams(out_fd)
     loop = asyncio.get_running_loop()
@@ -81,7 +81,7 @@ async def _serve(options: AcpOptions, out_fd: int) -> None:
         await agent.close()
 
 
-def run_acp(options: AcpOptions) -> int:
+def run_acp(options: RunOptions) -> int:
     """Serve until stdin closes; 0 then, 1 after an unexpected error (in the log)."""
     from gemtui.logs import setup_logging
 

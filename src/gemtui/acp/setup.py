@@ -1,8 +1,9 @@
 """Building a gemtui session for an ACP ``session/new`` or ``session/load``.
 
-The same ``build_session`` as headless and the TUI: the folder's trust decides whether
-its own settings apply (the client is told once when they are ignored), and the client's
-MCP servers join the user's own (a name the user already has keeps the user's server).
+The same ``trusted_run`` and ``build_session`` as headless and the TUI: the folder's
+trust decides whether its own settings apply (the client is told once when they are
+ignored), and the client's MCP servers join the user's own (a name the user already has
+keeps the user's server).
 """
 
 from __future__ import annotations
@@ -15,20 +16,11 @@ from acp.schema import HttpMcpServer, McpServerStdio, SseMcpServer
 
 from gemtui.agent.assembly import Assembled, RunOptions
 
-__all__ = ["AcpOptions", "Built", "build"]
+__all__ = ["Built", "build"]
 
-
-@dataclass(frozen=True)
-class AcpOptions:
-    """``gemtui --acp`` flags that shape every session it opens."""
-
-    provider: str | None = None
-    model: str | None = None
-    approval_mode: str | None = None
-    fake_responses: str | None = None
-    text_tools: bool = False
-    trust_workspace: bool = False
-    max_turns: int | None = None
+_HOW_TO_TRUST = (
+    "Start gemtui with --trust-workspace (or trust the folder in the TUI) to apply them."
+)
 
 
 @dataclass
@@ -61,41 +53,27 @@ def _client_servers(servers: list[Any] | None) -> dict[str, Any]:
 
 
 def build(
-    opts: AcpOptions,
+    opts: RunOptions,
     cwd: str,
     *,
     resume: str | None = None,
     mcp_servers: list[Any] | None = None,
 ) -> Built:
-    """The session for ``cwd``; ``FatalError`` when it cannot be built (said to the client)."""
-    from gemtui.agent.assembly import build_session
-    from gemtui.config.settings import load_settings
-    from gemtui.config.trust import workspace_trust
+    """The session for ``cwd`` with the flags of ``gemtui --acp`` (``opts``, whose own
+    workspace is replaced by the client's folder); ``FatalError`` when it cannot be built
+    (said to the client)."""
+    from gemtui.agent.assembly import trusted_run
     from gemtui.errors import FatalInputError
 
     workspace = Path(cwd).expanduser()
     if not workspace.is_absolute() or not workspace.is_dir():
         raise FatalInputError(f"cwd must be an absolute path to a folder: {cwd}")
-    workspace = workspace.resolve()
-    trust = workspace_trust(workspace, flag=opts.trust_workspace)
-    notice = trust.notice(
-        "Start gemtui with --trust-workspace (or trust the folder in the TUI) to apply them."
+    run = trusted_run(
+        replace(opts, workspace=workspace.resolve(), resume=resume, prompt=None, interactive=True)
     )
-    settings = load_settings(workspace, trusted=trust.trusted)
+    notice = run.notice(_HOW_TO_TRUST)  # never asked here: left out, and told once
+    settings = run.settings()
     extra = {k: v for k, v in _client_servers(mcp_servers).items() if k not in settings.mcpServers}
     if extra:
         settings = settings.model_copy(update={"mcpServers": {**settings.mcpServers, **extra}})
-    run = RunOptions(
-        workspace=workspace,
-        provider=opts.provider,
-        model=opts.model,
-        approval_mode=opts.approval_mode,
-        max_turns=opts.max_turns,
-        text_tools=opts.text_tools,
-        fake_responses=opts.fake_responses,
-        resume=resume,
-        trust_workspace=opts.trust_workspace,
-        interactive=True,
-    )
-    assembled = build_session(settings, replace(run), trusted=trust.trusted)
-    return Built(assembled, notice)
+    return Built(run.build(settings), notice)

@@ -1,10 +1,13 @@
-"""The one way a session is built: headless, the TUI, its welcome screen and a resume.
+"""The one way a session is built: headless, the TUI, its welcome screen, ACP and a resume.
 
-``RunOptions`` carries what the person asked for on the command line; ``build_session``
-turns it plus the settings into a provider, a ``Session`` and its store attachment.
-Every entry point calls it, so a flag that works headless works in the TUI too, and a
-later provider (Google sign-in) or tool source (MCP servers) plugs in here and nowhere
-else.
+``RunOptions`` carries what the person asked for on the command line, built once by the
+CLI and handed whole to every front end; ``trusted_run`` decides the folder's trust and
+the settings it lets apply; ``build_session`` turns options plus settings into a
+provider, a ``Session`` and its store attachment. Every entry point takes these steps,
+so a flag that works headless works in the TUI and over ACP too, and a later provider
+(Google sign-in) or tool source (MCP servers) plugs in here and nowhere else. Nothing
+here reads or writes the process environment for a flag: two runs in one process stay
+apart.
 """
 
 from __future__ import annotations
@@ -20,16 +23,32 @@ if TYPE_CHECKING:  # imported when a session is built: RunOptions must stay chea
     from gemtui.agent.session import Session, SessionOptions
     from gemtui.agent.store_attachment import StoreAttachment
     from gemtui.config.settings import Settings
+    from gemtui.config.trust import WorkspaceTrust
     from gemtui.store import NullRecorder, SessionRecorder, SessionStore
 
-__all__ = ["Assembled", "RunOptions", "build_session", "session_options"]
+__all__ = [
+    "Assembled",
+    "RunOptions",
+    "TrustedRun",
+    "build_session",
+    "session_options",
+    "trusted_run",
+]
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    """What the person asked for when starting gemtui (flags), whatever the front end."""
+    """What the person asked for when starting gemtui (flags), whatever the front end.
+
+    The CLI builds one and hands it whole to the front end it starts: a new flag is a
+    field here, set by the parser and read where it is used.
+    """
 
     workspace: Path
+    prompt: str | None = None
+    """The prompt: the one ``-p`` runs (stdin joined), or the one the TUI opens with."""
+    output_format: str = "text"
+    """``--output-format`` of a headless run: text, json or stream-json."""
     provider: str | None = None
     model: str | None = None
     approval_mode: str | None = None
@@ -46,6 +65,8 @@ class RunOptions:
     """False headless: a call that needs approval is refused instead of asked."""
     include_directories: tuple[str, ...] = ()
     """``--include-directories``: more workspace roots (added to the settings' ones)."""
+    sandbox: bool = False
+    """``-s``: shell commands run under bubblewrap even if the settings do not ask."""
 
     def with_choice(self, provider: str | None, fake_responses: str | None = None) -> RunOptions:
         """The same run with the provider the welcome screen chose (every other flag kept)."""
@@ -67,6 +88,7 @@ def session_options(
         stream_retry_delays=tuple(settings.network.stream_retry_delays),
         trusted_workspace=trusted,
         include_directories=(*settings.workspace.include_directories, *options.include_directories),
+        sandbox=options.sandbox,
         **attachment.resumed,
     )
 
@@ -100,6 +122,54 @@ class Assembled:
         self.stop_recording()
         if self.attachment.store is not None:
             self.attachment.store.close()
+
+
+@dataclass(frozen=True)
+class TrustedRun:
+    """A run's options with its folder's trust decided: the step every front end takes
+    between the command line and ``build_session``.
+
+    The trust decision carries the content check (``config.trust``): a trusted folder
+    whose code-running files changed is undecided again. The TUI asks about an undecided
+    folder (``answered``); headless and ACP runs leave its settings out and say so
+    (``notice``); ``--trust-workspace`` accepts it as it is now.
+    """
+
+    options: RunOptions
+    trust: WorkspaceTrust
+
+    @property
+    def trusted(self) -> bool:
+        """Whether the folder's own .gemtui/ settings, policy, hooks and commands apply."""
+        return self.trust.trusted
+
+    def notice(self, how_to_trust: str) -> str | None:
+        """What this run leaves out of the folder and why (None: nothing is left out)."""
+        return self.trust.notice(how_to_trust)
+
+    def answered(self, trusted: bool) -> TrustedRun:
+        """The same run once the person answered the trust question."""
+        return replace(self, trust=replace(self.trust, trusted=trusted, undecided=False))
+
+    def settings(self) -> Settings:
+        """The user's settings, with the folder's own only if trusted (exit 52 if broken)."""
+        from gemtui.config.settings import load_settings
+
+        return load_settings(self.options.workspace, trusted=self.trusted)
+
+    def build(self, settings: Settings | None = None) -> Assembled:
+        """The session for this run (``settings`` None: read now, as trust allows)."""
+        if settings is None:
+            settings = self.settings()
+        return build_session(settings, self.options, trusted=self.trusted)
+
+
+def trusted_run(options: RunOptions) -> TrustedRun:
+    """Decide the trust of ``options.workspace`` (its listed decision, the content it was
+    trusted with, ``--trust-workspace``); a broken trusted-folders file exits 52."""
+    from gemtui.config.trust import workspace_trust
+
+    return TrustedRun(options, workspace_trust(options.workspace, flag=options.trust_workspace))
 
 
 def build_session(

@@ -115,6 +115,8 @@ class SessionOptions:
     """The folder is trusted: its own ``.gemtui/policy.toml`` rules apply."""
     include_directories: tuple[str, ...] = ()
     """More workspace roots (``--include-directories``, ``[workspace]``)."""
+    sandbox: bool = False
+    """``-s``: shell commands run under bubblewrap whatever ``[tools.sandbox]`` says."""
 
 
 class Session:
@@ -164,7 +166,9 @@ class Session:
             outputs=OutputStore.for_session(data_dir(), self.id),
             model_stream=self._model_stream,
             fetch=fetch_limits(settings),
-            sandbox=sandbox_config(settings, self.workspace.root, self.workspace.roots[1:]),
+            sandbox=sandbox_config(
+                settings, self.workspace.root, self.workspace.roots[1:], forced=options.sandbox
+            ),
             edit_fixer=settings.tools.edit_fixer,
             memory_file=config_dir() / "GEMINI.md",
         )

@@ -50,14 +50,14 @@ def workspace_rules(workspace: Path, *, trusted: bool) -> list[PolicyRule]:
 
 
 def sandbox_config(
-    settings: Settings, workspace: Path, extra_roots: list[Path]
+    settings: Settings, workspace: Path, extra_roots: list[Path], *, forced: bool = False
 ) -> SandboxConfig | None:
-    """The bubblewrap sandbox when ``-s`` or ``[tools.sandbox] enabled`` asks (exit 52
-    without bwrap)."""
+    """The bubblewrap sandbox when ``-s`` (``forced``, this session's option, never the
+    process environment) or ``[tools.sandbox] enabled`` asks (exit 52 without bwrap)."""
     import os
 
     box = settings.tools.sandbox
-    if not (box.enabled or os.environ.get("GEMTUI_SANDBOX") == "1"):
+    if not (box.enabled or forced):
         return None
     from gemtui.config.paths import log_dir
     from gemtui.tools.sandbox import SandboxConfig, require_bwrap

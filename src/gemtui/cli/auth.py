@@ -8,20 +8,18 @@ never imports any of it.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
-import time
 from pathlib import Path
 
+from gemtui.cli.parser import Subcommands, add_subcommand
 from gemtui.errors import FatalError
 
-__all__ = ["auth_command"]
+__all__ = ["add_parser"]
 
 
-def _parser() -> argparse.ArgumentParser:
-    from gemtui.cli.parser import ArgParser
-
-    p = ArgParser(prog="gemtui auth", description="Google account sign-in.")
+def add_parser(sub: Subcommands) -> None:
+    """``gemtui auth``'s arguments (nothing heavy is imported until it runs)."""
+    p = add_subcommand(sub, "auth", _run, "Google account sign-in.")
     p.add_argument("action", choices=("login", "logout", "status"))
     p.add_argument(
         "--no-browser", action="store_true", help="do not open a browser; paste the code"
@@ -36,11 +34,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="where no OS keyring exists, keep the tokens in a file readable by you only",
     )
-    return p
 
 
-def auth_command(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+def _run(args: argparse.Namespace) -> int:
+    import asyncio
+
     try:
         if args.action == "status":
             return _status()
@@ -76,6 +74,9 @@ def _logout() -> int:
 
 
 def _status() -> int:
+    import asyncio
+    import time
+
     from gemtui.auth import store
     from gemtui.config.secrets import get_secret
 

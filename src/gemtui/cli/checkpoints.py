@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
 from pathlib import Path
 
-from gemtui.cli.parser import EXIT_ERROR, ArgParser
+from gemtui.cli.parser import EXIT_ERROR, Subcommands, add_subcommand
 
-__all__ = ["checkpoints_command"]
+__all__ = ["add_parser"]
 
 
-def checkpoints_command(argv: list[str]) -> int:
-    p = ArgParser(prog="gemtui checkpoints", description="List this folder's checkpoints.")
+def add_parser(sub: Subcommands) -> None:
+    p = add_subcommand(sub, "checkpoints", _run, "List this folder's checkpoints.")
     p.add_argument("--json", action="store_true", help="print them as a JSON array")
-    args = p.parse_args(argv)
+
+
+def _run(args: argparse.Namespace) -> int:
     from gemtui.agent.checkpointing import book_for
     from gemtui.checkpoints import ShadowError
     from gemtui.config.settings import load_settings

@@ -11,15 +11,14 @@ import os
 import sys
 from pathlib import Path
 
+from gemtui.cli.parser import Subcommands, add_subcommand
 from gemtui.errors import EXIT_INPUT
 
-__all__ = ["extensions_command"]
+__all__ = ["add_parser"]
 
 
-def _parser() -> argparse.ArgumentParser:
-    from gemtui.cli.parser import ArgParser
-
-    p = ArgParser(prog="gemtui extensions", description="Gemini CLI extensions.")
+def add_parser(commands: Subcommands) -> None:
+    p = add_subcommand(commands, "extensions", _run, "Gemini CLI extensions.")
     sub = p.add_subparsers(dest="action", required=True)
     sub.add_parser("install", help="copy a folder or clone a git URL").add_argument("source")
     sub.add_parser("link", help="use a folder in place").add_argument("path")
@@ -31,13 +30,11 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("uninstall", help="remove an extension").add_argument("name")
     sub.add_parser("update", help="fetch it again from its source").add_argument("name")
     sub.add_parser("import", help="copy the extensions Gemini CLI has installed")
-    return p
 
 
-def extensions_command(argv: list[str]) -> int:
+def _run(args: argparse.Namespace) -> int:
     from gemtui.extensions import ExtensionError, ExtensionStore
 
-    args = _parser().parse_args(argv)
     store = ExtensionStore()
     workspace = Path(os.getcwd()).resolve()
     out = sys.stdout

@@ -8,13 +8,16 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from gemtui import __version__
 from gemtui.cli.parser import EXIT_ERROR, EXIT_INPUT, ArgParser
 from gemtui.modes import ApprovalMode
 
-__all__ = ["build_parser", "main"]
+if TYPE_CHECKING:  # imported when a run starts: --version and --help stay instant
+    from gemtui.agent.assembly import RunOptions
+
+__all__ = ["CLI_ONLY_FLAGS", "SUBCOMMANDS", "build_parser", "main", "run_options"]
 
 APPROVAL_MODES = tuple(ApprovalMode)
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -117,54 +120,73 @@ def _read_stdin(*, wait: float | None = None) -> str | None:
     return data if data.strip() else None
 
 
+SUBCOMMANDS = ("auth", "sessions", "checkpoints", "rewind", "mcp", "extensions")
+"""``gemtui NAME …``: each is a module beside this one that adds its own parser."""
+
+
+def _parse_subcommand(argv: list[str]) -> argparse.Namespace:
+    """``argv`` parsed by its subcommand's parser, whose usage and name an error shows.
+
+    The parsers are built only when a subcommand runs; their modules import nothing heavy
+    until their command does.
+    """
+    import importlib
+
+    p = ArgParser(prog="gemtui")
+    sub = p.add_subparsers(dest="subcommand", required=True, parser_class=ArgParser)
+    for name in SUBCOMMANDS:
+        importlib.import_module(f"gemtui.cli.{name}").add_parser(sub)
+    args, extra = p.parse_known_args(argv)
+    if extra:  # said by the subcommand (argparse would name the top parser)
+        sub.choices[args.subcommand].error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
+CLI_ONLY_FLAGS = frozenset({"help", "version", "acp", "headless_prompt", "yolo"})
+"""Flags that choose the front end or fold into another (``-y`` is an approval mode);
+every other flag's ``dest`` is a ``RunOptions`` field of the same name."""
+
+
+def run_options(
+    args: argparse.Namespace, workspace: Path, *, prompt: str | None, interactive: bool = True
+) -> RunOptions:
+    """The run the flags ask for: built once here, handed whole to the front end
+    (``interactive`` False for a headless run, which refuses what it would have to ask).
+
+    Each flag lands in the field its ``dest`` names, so a new flag is its
+    ``add_argument``, its field and the code that reads it.
+    """
+    from dataclasses import fields
+
+    from gemtui.agent.assembly import RunOptions
+
+    given = {f.name: getattr(args, f.name) for f in fields(RunOptions) if f.name in vars(args)}
+    return RunOptions(
+        **{
+            **given,
+            "workspace": workspace,
+            "prompt": prompt,
+            "interactive": interactive,
+            "approval_mode": "yolo" if args.yolo else args.approval_mode,
+            "include_directories": tuple(args.include_directories),
+        }
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "auth":
-        from gemtui.cli.auth import auth_command
-
-        return auth_command(argv[1:])
-    if argv and argv[0] == "sessions":
-        from gemtui.cli.sessions import sessions_command
-
-        return sessions_command(argv[1:])
-    if argv and argv[0] == "checkpoints":
-        from gemtui.cli.checkpoints import checkpoints_command
-
-        return checkpoints_command(argv[1:])
-    if argv and argv[0] == "rewind":
-        from gemtui.cli.rewind import rewind_command
-
-        return rewind_command(argv[1:])
-    if argv and argv[0] == "mcp":
-        from gemtui.cli.mcp import mcp_command
-
-        return mcp_command(argv[1:])
-    if argv and argv[0] == "extensions":
-        from gemtui.cli.extensions import extensions_command
-
-        return extensions_command(argv[1:])
+    if argv and argv[0] in SUBCOMMANDS:  # a prompt may be any word: only the first counts
+        command = _parse_subcommand(argv)
+        return int(command.run(command))
     args = build_parser().parse_args(argv)
-    approval = "yolo" if args.yolo else args.approval_mode
     if args.max_turns is not None and args.max_turns < 1:
         sys.stderr.write("gemtui: --max-turns must be at least 1\n")
         return EXIT_INPUT
-    if args.sandbox:
-        os.environ["GEMTUI_SANDBOX"] = "1"  # read where the session is built
-    if args.acp:
-        from gemtui.acp import AcpOptions, run_acp
-
-        return run_acp(
-            AcpOptions(
-                provider=args.provider,
-                model=args.model,
-                approval_mode=approval,
-                fake_responses=args.fake_responses,
-                text_tools=args.text_tools,
-                trust_workspace=args.trust_workspace,
-                max_turns=args.max_turns,
-            )
-        )
     workspace = Path(os.getcwd()).resolve()
+    if args.acp:
+        from gemtui.acp import run_acp
+
+        return run_acp(run_options(args, workspace, prompt=None))
     prompt = args.headless_prompt
     piped = None if prompt is not None or args.prompt is not None else _read_stdin()
     text: str | None = None
@@ -180,39 +202,12 @@ def main(argv: list[str] | None = None) -> int:
 
     with start_up():  # the collector waits until the engine is built
         if text is not None:
-            from gemtui.headless import HeadlessOptions, run_headless
+            from gemtui.headless import run_headless
 
-            return run_headless(
-                HeadlessOptions(
-                    text,
-                    workspace=workspace,
-                    model=args.model,
-                    provider=args.provider,
-                    output_format=args.output_format,
-                    approval_mode=approval,
-                    max_turns=args.max_turns,
-                    fake_responses=args.fake_responses,
-                    text_tools=args.text_tools,
-                    resume=args.resume,
-                    trust_workspace=args.trust_workspace,
-                    include_directories=tuple(args.include_directories),
-                )
-            )
+            return run_headless(run_options(args, workspace, prompt=text, interactive=False))
         from gemtui.tui.launch import launch_tui
 
-        return launch_tui(
-            workspace=workspace,
-            prompt=args.prompt,
-            model=args.model,
-            provider=args.provider,
-            approval_mode=approval,
-            fake_responses=args.fake_responses,
-            resume=args.resume,
-            trust_workspace=args.trust_workspace,
-            max_turns=args.max_turns,
-            text_tools=args.text_tools,
-            include_directories=tuple(args.include_directories),
-        )
+        return launch_tui(run_options(args, workspace, prompt=args.prompt))
 
 
 def _silence_broken_output() -> None:

@@ -14,9 +14,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from gemtui.cli.parser import Subcommands, add_subcommand
 from gemtui.errors import EXIT_CONFIG, EXIT_INPUT
 
-__all__ = ["mcp_command"]
+__all__ = ["add_parser"]
 
 _KEYS = (
     "command", "args", "env", "cwd", "url", "httpUrl", "headers", "timeout", "trust",
@@ -66,12 +67,12 @@ def _from_gemini(conf: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def mcp_command(argv: list[str]) -> int:
+def _run(args: argparse.Namespace) -> int:
     """Run one ``gemtui mcp`` action; bad input exits 42, an unreadable file 52."""
     from pydantic import ValidationError
 
     try:
-        return _command(argv)
+        return _command(args)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(x) for x in err["loc"])
@@ -79,11 +80,8 @@ def mcp_command(argv: list[str]) -> int:
         return EXIT_INPUT
 
 
-def _command(argv: list[str]) -> int:
-    from gemtui.cli.parser import ArgParser
-    from gemtui.config.paths import user_config_file
-
-    p = ArgParser(prog="gemtui mcp", description="The user's MCP servers.")
+def add_parser(commands: Subcommands) -> None:
+    p = add_subcommand(commands, "mcp", _run, "The user's MCP servers.")
     sub = p.add_subparsers(dest="action", required=True)
     sub.add_parser("list", help="list the configured servers")
     add = sub.add_parser("add", help="add (or replace) a server")
@@ -105,7 +103,11 @@ def _command(argv: list[str]) -> int:
     imp.add_argument(
         "--from", dest="source", type=Path, default=Path.home() / ".gemini/settings.json"
     )
-    args = p.parse_args(argv)
+
+
+def _command(args: argparse.Namespace) -> int:
+    from gemtui.config.paths import user_config_file
+
     if args.action == "add":
         args.command, args.args = (args.argv[0], args.argv[1:]) if args.argv else (None, [])
     path = user_config_file()

@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
 
-from gemtui.cli.parser import EXIT_ERROR, EXIT_INPUT, ArgParser
+from gemtui.cli.parser import EXIT_ERROR, EXIT_INPUT, Subcommands, add_subcommand
 
-__all__ = ["rewind_command"]
+__all__ = ["add_parser"]
 
 
-def rewind_command(argv: list[str]) -> int:
-    p = ArgParser(
-        prog="gemtui rewind",
-        description="Restore this folder's files to a checkpoint (see `gemtui checkpoints`).",
+def add_parser(sub: Subcommands) -> None:
+    p = add_subcommand(
+        sub,
+        "rewind",
+        _run,
+        "Restore this folder's files to a checkpoint (see `gemtui checkpoints`).",
     )
     p.add_argument("id", help="the checkpoint id")
-    args = p.parse_args(argv)
+
+
+def _run(args: argparse.Namespace) -> int:
     from gemtui.agent.checkpointing import book_for
     from gemtui.checkpoints import ShadowError, UnknownCheckpoint, rewind
     from gemtui.config.settings import load_settings

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
 
-from gemtui.cli.parser import EXIT_ERROR, ArgParser
+from gemtui.cli.parser import EXIT_ERROR, Subcommands, add_subcommand
 
-__all__ = ["sessions_command"]
+__all__ = ["add_parser"]
 
 
-def sessions_command(argv: list[str]) -> int:
+def add_parser(sub: Subcommands) -> None:
     """``gemtui sessions [list [--json]]``: the browser, or the list on stdout."""
-    p = ArgParser(prog="gemtui sessions", description="Saved sessions.")
+    p = add_subcommand(sub, "sessions", _run, "Saved sessions.")
     p.add_argument("action", nargs="?", choices=("list",))
     p.add_argument("--json", action="store_true")
-    args = p.parse_args(argv)
+
+
+def _run(args: argparse.Namespace) -> int:
     from gemtui.config.secrets import register_stored_secrets
 
     register_stored_secrets()  # titles an older gemtui saved unmasked are masked on the way out

@@ -1,5 +1,5 @@
 """Headless mode: ``gemtui -p`` and its output formats."""
 
-from gemtui.headless.runner import HeadlessOptions, run_headless
+from gemtui.headless.runner import run_headless
 
-__all__ = ["HeadlessOptions", "run_headless"]
+__all__ = ["run_headless"]

@@ -7,7 +7,7 @@ import contextlib
 import logging
 import signal
 import sys
-from pathlib import Path
+from dataclasses import replace
 from typing import TextIO
 
 from gemtui.agent.assembly import RunOptions
@@ -22,70 +22,23 @@ from gemtui.errors import (
 from gemtui.headless.formatters import make_formatter
 from gemtui.headless.progress import Spinner
 
-__all__ = ["HeadlessOptions", "run_headless"]
+__all__ = ["run_headless"]
 
 
-class HeadlessOptions:
-    """A ``-p`` run: the prompt, the output format and the run's flags."""
-
-    def __init__(
-        self,
-        prompt: str,
-        *,
-        workspace: Path,
-        model: str | None = None,
-        provider: str | None = None,
-        output_format: str = "text",
-        approval_mode: str | None = None,
-        max_turns: int | None = None,
-        fake_responses: str | None = None,
-        text_tools: bool = False,
-        resume: str | None = None,
-        trust_workspace: bool = False,
-        include_directories: tuple[str, ...] = (),
-    ) -> None:
-        self.prompt = prompt
-        self.output_format = output_format
-        self.run = RunOptions(
-            workspace=workspace,
-            provider=provider,
-            model=model,
-            approval_mode=approval_mode,
-            max_turns=max_turns,
-            fake_responses=fake_responses,
-            text_tools=text_tools,
-            resume=resume,
-            trust_workspace=trust_workspace,
-            interactive=False,
-            include_directories=include_directories,
-        )
-
-    @property
-    def workspace(self) -> Path:
-        return self.run.workspace
+_HOW_TO_TRUST = "Run with --trust-workspace to apply them."
 
 
-def _workspace_trusted(opts: HeadlessOptions, err: TextIO) -> bool:
-    """Whether the folder's own settings apply; names on stderr what an untrusted one loses."""
-    from gemtui.config.trust import workspace_trust
-
-    trust = workspace_trust(opts.workspace, flag=opts.run.trust_workspace)
-    notice = trust.notice("Run with --trust-workspace to apply them.")
-    if notice is not None:
-        err.write(f"gemtui: {notice}\n")
-    return trust.trusted
-
-
-async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
-    from gemtui.agent.assembly import build_session
+async def _run(opts: RunOptions, out: TextIO, err: TextIO) -> int:
+    from gemtui.agent.assembly import trusted_run
     from gemtui.collector import resume_collector
-    from gemtui.config.settings import load_settings
 
     formatter = make_formatter(opts.output_format, out, err)
     try:
-        trusted = _workspace_trusted(opts, err)
-        settings = load_settings(opts.workspace, trusted=trusted)
-        built = build_session(settings, opts.run, trusted=trusted)
+        run = trusted_run(opts)
+        notice = run.notice(_HOW_TO_TRUST)  # never asked here: left out, and said
+        if notice is not None:
+            err.write(f"gemtui: {notice}\n")
+        built = run.build()
     except FatalError as exc:
         if opts.output_format != "text":
             formatter.close(exc.message, exc.exit_code)
@@ -108,7 +61,7 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
     spinner.start()
     try:
         await session.wait_mcp()  # scripts see the servers' tools from the first call
-        done = await session.send(opts.prompt)
+        done = await session.send(opts.prompt or "")
     except GemtuiError as exc:  # pragma: no cover - the executor reports errors as events
         spinner.stop()
         err.write(f"gemtui: {exc}\n")
@@ -145,10 +98,11 @@ async def _run(opts: HeadlessOptions, out: TextIO, err: TextIO) -> int:
     return code
 
 
-def run_headless(
-    opts: HeadlessOptions, out: TextIO | None = None, err: TextIO | None = None
-) -> int:
-    """Run and return the exit code; Ctrl-C before the loop starts also gives 130.
+def run_headless(opts: RunOptions, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run ``opts.prompt`` and return the exit code; Ctrl-C before the loop starts gives 130.
+
+    A headless run never asks: a call that needs approval is refused (``interactive``
+    is off whatever ``opts`` says).
 
     An unexpected exception (a bug) becomes one line on stderr and a traceback in the log.
     Both streams mask every known secret (the answer as text; JSON formats mask values).
@@ -161,6 +115,7 @@ def run_headless(
     if opts.output_format == "text":
         stdout = wrap(stdout)
     log_path = setup_logging()
+    opts = replace(opts, interactive=False)
     try:
         return asyncio.run(_run(opts, stdout, stderr))
     except KeyboardInterrupt:

@@ -28,7 +28,7 @@ from gemtui.tui.widgets.status_line import git_branch
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from gemtui.agent.assembly import Assembled
+    from gemtui.agent.assembly import Assembled, TrustedRun
     from gemtui.agent.session import Session
     from gemtui.config.settings import Settings
     from gemtui.config.trust import WorkspaceTrust
@@ -185,6 +185,14 @@ class SessionHost(MaskingApp[int]):
         """Whether this folder's own .gemtui/ settings and policy apply."""
         return self.trust is not None and self.trust.trusted
 
+    @property
+    def trusted_run(self) -> TrustedRun:
+        """This app's flags with the folder's trust as it stands (asked or not)."""
+        from gemtui.agent.assembly import TrustedRun
+        from gemtui.config.trust import WorkspaceTrust
+
+        return TrustedRun(self.run_options, self.trust or WorkspaceTrust(False, None, False))
+
     def _notify_ignored(self) -> None:
         if self.trust is None or self.trust.ignored is None:
             return
@@ -202,9 +210,6 @@ class SessionHost(MaskingApp[int]):
 
     def _trust_answered(self, trusted: bool | None) -> None:
         """Remember the answer, apply the folder's settings if trusted, then start."""
-        from dataclasses import replace
-
-        from gemtui.config.settings import load_settings
         from gemtui.config.trust import TrustStore
         from gemtui.errors import FatalConfigError
 
@@ -212,7 +217,7 @@ class SessionHost(MaskingApp[int]):
             self._build_session_in_background()
             return
         changed = bool(self.trust.changes)  # "not this time": the old trust stays, asked again
-        self.trust = replace(self.trust, trusted=bool(trusted), undecided=False)
+        self.trust = self.trusted_run.answered(bool(trusted)).trust
         try:
             if trusted or not changed:  # a trust covers exactly the content that was shown
                 TrustStore().remember(self.workspace, bool(trusted), dict(self.trust.content))
@@ -220,7 +225,7 @@ class SessionHost(MaskingApp[int]):
             self.notify(f"Could not remember the answer: {exc}", severity="warning")
         if trusted:
             try:
-                self.settings = load_settings(self.workspace, trusted=True)
+                self.settings = self.trusted_run.settings()
             except FatalConfigError as exc:
                 self.exit_message = exc.message
                 self.exit(return_code=exc.exit_code)
@@ -296,12 +301,12 @@ class SessionHost(MaskingApp[int]):
     def build_for_choice(self, provider: str | None, fake_responses: str | None) -> Assembled:
         """The session for the welcome screen's choice, with every flag of this run kept
         (model, approval mode, resume…); raises ``FatalError`` when it cannot be used."""
-        from gemtui.agent.assembly import build_session
-        from gemtui.config.settings import load_settings
+        from dataclasses import replace
 
         options = self.run_options.with_choice(provider, fake_responses)
-        settings = load_settings(self.workspace, trusted=self.workspace_trusted)
-        built = build_session(settings, options, trusted=self.workspace_trusted)
+        run = replace(self.trusted_run, options=options)
+        settings = run.settings()
+        built = run.build(settings)
         self.settings, self.run_options = settings, options
         return built
 

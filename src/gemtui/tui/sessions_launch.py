@@ -38,6 +38,7 @@ def launch_sessions_browser(workspace: Path | None = None) -> int:
         chosen = SessionsApp(store, workspace).run()
     if not chosen:
         return 0
+    from gemtui.agent.assembly import RunOptions
     from gemtui.tui.launch import launch_tui
 
-    return launch_tui(workspace=workspace or Path.cwd(), resume=chosen)
+    return launch_tui(RunOptions(workspace=workspace or Path.cwd(), resume=chosen))

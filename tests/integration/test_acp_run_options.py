@@ -1,0 +1,41 @@
+"""``gemtui --acp`` takes the command line's ``RunOptions`` whole: ``-s`` reaches every
+session it opens through the options, not through the process environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from acp import PROTOCOL_VERSION, text_block
+
+from gemtui.testing import MockLLMServer
+from gemtui.testing.script import tool_step
+
+from .acp_client import EditorClient, acp_agent, editor_caps
+from .helpers import gemtui_env, write_fast_config
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["-s", "without -s"])
+async def test_the_sandbox_flag_reaches_the_editors_sessions(
+    mock_llm_thread: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    sandboxed: bool,
+) -> None:
+    """Under -s a command cannot plant a file outside the folder; without it the same
+    command does (the control: the plant is real)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    command = f"echo here > {workspace}/inside.txt; echo planted > {outside}/planted"
+    mock_llm_thread.enqueue(tool_step("run_shell_command", {"command": command}), {"text": "ok"})
+    write_fast_config(isolated_home)
+    args = ("--approval-mode", "yolo", *(("-s",) if sandboxed else ()))
+    client = EditorClient(permission="reject_once")
+    env = gemtui_env(isolated_home, mock_llm_thread.url)
+    async with acp_agent(client, env=env, cwd=workspace, args=args) as (conn, _):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("run it")])
+    assert (workspace / "inside.txt").read_text() == "here\n"
+    assert (outside / "planted").exists() is not sandboxed
