@@ -33,8 +33,10 @@ run: compile
 demo: compile
 	$(BIN)/gemtui --fake-responses src/gemtui/tui/demo.jsonl
 
+# On every logical core (pytest-xdist); `pytest tests/x.py` alone still runs in one process.
+# --dist loadfile keeps a file's tests in one worker, as they were written to run.
 test: $(STAMP) bwrap
-	$(BIN)/pytest
+	$(BIN)/pytest -n logical --dist loadfile
 
 # Not part of `make test`: a real llama-server with a real 0.5B model (built once by
 # ../shared/real-llm/setup.sh), four headless checks; RUNS=5 repeats them.
