@@ -33,8 +33,13 @@ run: compile
 demo: compile
 	$(BIN)/gemtui --fake-responses src/gemtui/tui/demo.jsonl
 
+# On every logical core (pytest-xdist); `pytest tests/x.py` alone still runs in one process.
+# --dist loadfile keeps a file's tests in one worker, as they were written to run. Snapshot
+# tests (marked by tests/conftest.py) run after, on their own: beside busy workers a
+# picture can be taken before the transcript's frame (seen under -n 2 on a loaded machine).
 test: $(STAMP) bwrap
-	$(BIN)/pytest
+	$(BIN)/pytest -n logical --dist loadfile -m "not snapshot"
+	$(BIN)/pytest -m snapshot
 
 # Not part of `make test`: a real llama-server with a real 0.5B model (built once by
 # ../shared/real-llm/setup.sh), four headless checks; RUNS=5 repeats them.

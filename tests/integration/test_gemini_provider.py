@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import httpx
 import pytest
 
@@ -86,13 +84,10 @@ async def test_429_with_retry_info_uses_the_server_delay(mock_llm: MockLLMServer
     gen = RetryingGenerator(
         _gen(mock_llm), RetryPolicy(max_attempts=3, initial_delay=30, max_delay=30), notices.append
     )
-    started = time.monotonic()
     chunks = [c async for c in gen.stream(REQ, model="m")]
-    elapsed = time.monotonic() - started
     assert _text(chunks) == "after the wait"
     assert len(notices) == 1
-    assert 0.3 <= notices[0].wait <= 0.36
-    assert 0.3 <= elapsed < 5  # not the computed 30 s
+    assert 0.3 <= notices[0].wait <= 0.36  # the server's delay, not the computed 30 s
     await gen.aclose()
 
 
@@ -172,14 +167,11 @@ async def test_no_candidates_is_tolerated(mock_llm: MockLLMServer) -> None:
 
 
 async def test_stall_hits_the_read_timeout(mock_llm: MockLLMServer) -> None:
-    mock_llm.enqueue(
-        {"text": "a b c", "chunks": 3, "fault": "stall", "after_chunks": 1, "seconds": 30}
-    )
+    # held for ever: only the read timeout can end the stream
+    mock_llm.enqueue({"text": "a b c", "chunks": 3, "fault": "hold", "after_chunks": 1})
     gen = _gen(mock_llm, read_timeout=0.3)
-    started = time.monotonic()
     with pytest.raises(TransportError):
         [c async for c in gen.stream(REQ, model="m")]
-    assert time.monotonic() - started < 5
 
 
 async def test_connection_refused_is_a_transport_error() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -189,14 +188,11 @@ def test_stall_hits_read_timeout_and_ends_clearly(
         .replace("read_timeout = 2.0", "read_timeout = 0.3")
         .replace("[0.0, 0.0, 0.0]", "[]")
     )
-    mock_llm_thread.enqueue(
-        {"text": "a b c", "chunks": 3, "fault": "stall", "after_chunks": 1, "seconds": 20}
-    )
-    started = time.monotonic()
+    # held for ever: only the read timeout can end the run
+    mock_llm_thread.enqueue({"text": "a b c", "chunks": 3, "fault": "hold", "after_chunks": 1})
     proc = run_gemtui(
         ["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
     )
-    assert time.monotonic() - started < 15
     assert proc.returncode == 1
     assert "error" in proc.stderr.lower()
     assert "Traceback" not in proc.stderr
@@ -220,28 +216,27 @@ def test_broken_stream_is_retried_and_partial_text_discarded(
     assert "asking again" in proc.stderr
 
 
-def _wait_for_stdout_byte(proc: popen_gemtui, deadline: float) -> bytes:  # type: ignore[valid-type]
+def _wait_for_stdout_byte(proc: popen_gemtui) -> bytes:  # type: ignore[valid-type]
     assert proc.stdout is not None  # type: ignore[attr-defined]
-    first = os.read(proc.stdout.fileno(), 1)  # type: ignore[attr-defined]
-    assert time.monotonic() < deadline
-    return first
+    return os.read(proc.stdout.fileno(), 1)  # type: ignore[attr-defined]
 
 
 def test_ctrl_c_during_stream_exits_130_at_once(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
 ) -> None:
     write_fast_config(isolated_home)
-    mock_llm_thread.enqueue({"text": filler(400), "chunk_tokens": 1, "tokens_per_second": 20})
+    cfg = isolated_home / "config" / "config.toml"  # no read timeout within the hang guard
+    cfg.write_text(cfg.read_text().replace("read_timeout = 2.0", "read_timeout = 600.0"))
+    # the answer is held after its first chunk and never released: only Ctrl-C ends it
+    mock_llm_thread.enqueue({"text": filler(40), "chunks": 4, "fault": "hold", "after_chunks": 1})
     proc = popen_gemtui(
         ["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
     )
-    first = _wait_for_stdout_byte(proc, time.monotonic() + 20)
+    first = _wait_for_stdout_byte(proc)
     assert first
-    sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=10)
+    proc.wait(timeout=60)  # a hang guard, not a stopwatch
     assert proc.returncode == 130
-    assert time.monotonic() - sent < 3
     assert b"Traceback" not in proc.stderr.read()  # type: ignore[union-attr]
 
 

@@ -9,11 +9,7 @@ from pathlib import Path
 
 from gemtui.testing import MockLLMServer
 
-from .helpers import gemtui_env, popen_gemtui, run_gemtui, write_fast_config
-
-EXIT_BOUND = 1.5
-"""Seconds from SIGINT to the exit (1 s, plus slack on a shared machine); the classifier's
-read timeout and retries alone would take 6 s."""
+from .helpers import FAST_NETWORK, gemtui_env, popen_gemtui, run_gemtui, write_fast_config
 
 
 def _paths(srv: MockLLMServer) -> list[str]:
@@ -84,9 +80,15 @@ def test_auto_is_refused_for_a_provider_without_flash_and_pro(
 def test_sigint_while_the_classifier_hangs_exits_130_at_once(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
 ) -> None:
-    write_fast_config(isolated_home)
+    """The verdict is held and the read timeout outlasts the hang guard: only SIGINT can
+    end the run, and it must not wait for the classifier (no retry, no turn)."""
+    cfg = isolated_home / "config"
+    cfg.mkdir(parents=True, exist_ok=True)
+    slow_read = FAST_NETWORK.replace("read_timeout = 2.0", "read_timeout = 600.0")
+    assert slow_read != FAST_NETWORK
+    (cfg / "config.toml").write_text(slow_read, encoding="utf-8")
     verdict = {"text": json.dumps({"reasoning": "late", "model_choice": "flash"})}
-    mock_llm_thread.enqueue({**verdict, "fault": "stall", "seconds": 30}, {"text": "never"})
+    mock_llm_thread.enqueue({**verdict, "fault": "hold"}, {"text": "never"})
     proc = popen_gemtui(
         ["-p", "hi", "-m", "auto", "--output-format", "stream-json"],
         env=gemtui_env(isolated_home, mock_llm_thread.url),
@@ -98,15 +100,12 @@ def test_sigint_while_the_classifier_hangs_exits_130_at_once(
             assert proc.poll() is None, proc.stderr.read() if proc.stderr else b""
             assert time.monotonic() < deadline, "the classifier was never asked"
             time.sleep(0.01)
-        sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
-        code = proc.wait(timeout=10)
-        elapsed = time.monotonic() - sent
+        code = proc.wait(timeout=60)  # a hang guard: nothing but the signal ends the run
     finally:
         if proc.poll() is None:
             proc.kill()
     err = proc.stderr.read().decode() if proc.stderr else ""
-    assert elapsed < EXIT_BOUND, f"exit took {elapsed:.2f}s"
     assert code == 130, err
     assert "Traceback" not in err
     paths = _paths(mock_llm_thread)

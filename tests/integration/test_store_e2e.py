@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import sqlite3
-import time
 from pathlib import Path
 
 from gemtui.testing import MockLLMServer
@@ -110,7 +109,6 @@ def test_kill_9_while_streaming_keeps_the_prompt_and_the_store_resumes(
     assert rows[0]["messages"] == 1
 
     mock_llm_thread.enqueue({"text": "Resumed fine."})
-    started = time.monotonic()
     done = run_gemtui(["-p", "go on", "--resume", rows[0]["id"][:8]], env=env, cwd=workspace)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Resumed fine."
@@ -120,4 +118,3 @@ def test_kill_9_while_streaming_keeps_the_prompt_and_the_store_resumes(
     assert contents == [
         {"role": "user", "parts": [{"text": "tell me a long story"}, {"text": "go on"}]}
     ]
-    assert time.monotonic() - started < 30

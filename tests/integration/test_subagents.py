@@ -8,7 +8,6 @@ system prompt and its tools), so the child's are told apart from the parent's.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -372,15 +371,13 @@ def test_an_agents_timeout_ends_its_turn_and_the_recovery_turn_still_reports(
     )
     mock_llm_thread.enqueue(
         _call("quick", {"task": "t"}, "p1"),
-        {"text": "slow", "fault": "stall", "seconds": 20},
+        {"text": "slow", "fault": "hold"},  # never released: only the agent's timeout ends it
         _done("LATE-REPORT"),
         {"text": "ok"},
     )
     env = _env(isolated_home, mock_llm_thread.url)
-    started = time.monotonic()
     proc = run_gemtui(["-p", "hi"], env=env, cwd=workspace)
     assert proc.returncode == 0, proc.stderr
-    assert time.monotonic() - started < 15
     recovery, parent2 = mock_llm_thread.requests[2:]
     assert "ran out of time" in recovery.json["contents"][-1]["parts"][-1]["text"]
     assert "LATE-REPORT" in json.dumps(_responses(parent2)["p1"])

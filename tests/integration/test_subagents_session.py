@@ -4,7 +4,6 @@ cancel of the parent ends the child, two agents called at once run side by side.
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from gemtui.bus import (
     ToolCallStateChanged,
 )
 from gemtui.config.paths import config_dir
-from gemtui.testing import MockLLMServer, filler
+from gemtui.testing import MockLLMServer, RecordedRequest, filler
 
 from .conftest import SessionFactory, history_is_valid
 
@@ -107,23 +106,23 @@ async def test_cancel_of_the_parent_ends_the_child_at_once(
 ) -> None:
     mock_llm.enqueue(
         _call("generalist", {"task": "talk a lot"}, "p1"),
-        {"text": filler(400, "slow"), "chunk_tokens": 1, "tokens_per_second": 20},
+        # the child's answer is held after its first chunk and never released
+        {"text": filler(40, "slow"), "chunks": 4, "fault": "hold", "after_chunks": 1},
     )
     session = make_session(interactive=True)
-    cancelled_at: list[float] = []
+    cancelled: list[bool] = []
 
     def cancel_on_child_text(event: Event) -> None:
-        if isinstance(event, ContentDelta) and event.parent_id == "p1" and not cancelled_at:
-            cancelled_at.append(time.monotonic())
+        if isinstance(event, ContentDelta) and event.parent_id == "p1" and not cancelled:
+            cancelled.append(True)
             asyncio.get_running_loop().call_soon(session.cancel)
 
     events: list[Event] = []
     session.bus.subscribe(events.append)
     session.bus.subscribe(cancel_on_child_text)
-    done = await asyncio.wait_for(session.send("go"), 10)
-    elapsed = time.monotonic() - cancelled_at[0]
+    done = await asyncio.wait_for(session.send("go"), 30)  # only the cancel can end it
+    assert cancelled, "the child streamed"
     assert done.reason == TerminateReason.ABORTED
-    assert elapsed < 0.2, elapsed  # the issue asks for 200 ms; it takes about 2 ms
     states = [
         e.call.state
         for e in events
@@ -137,7 +136,9 @@ async def test_cancel_of_the_parent_ends_the_child_at_once(
 async def test_two_subagents_called_at_once_run_side_by_side(
     mock_llm: MockLLMServer, make_session: SessionFactory
 ) -> None:
-    slow = {"text": filler(60, "w"), "chunk_tokens": 1, "tokens_per_second": 60}  # ~1 s each
+    # each child's first answer is held until both children have asked: one after the
+    # other, the second would never ask and the run would never end
+    slow = {"text": filler(60, "w"), "fault": "hold"}
     mock_llm.enqueue(
         {
             "function_calls": [
@@ -151,15 +152,16 @@ async def test_two_subagents_called_at_once_run_side_by_side(
         _done("second"),
         {"text": "both done"},
     )
+
+    def release_when_both_asked(_request: RecordedRequest) -> None:
+        if len(mock_llm.requests) == 3:  # the parent's, then both children's first
+            mock_llm.release()
+            mock_llm.release()
+
+    mock_llm.on_request = release_when_both_asked
     session = make_session(interactive=False)
-    started = time.monotonic()
-    done = await session.send("go")
-    took = time.monotonic() - started
+    done = await asyncio.wait_for(session.send("go"), 60)
     assert done.text == "both done"
-    # both children's first requests arrived before either's first answer had streamed
-    first, second = mock_llm.requests[1], mock_llm.requests[2]
-    assert second.received_at - first.received_at < 0.5
-    assert took < 3.0, took  # one after the other would take over 2 s
 
 
 async def test_side_by_side_subagents_change_the_workspace_one_call_at_a_time(

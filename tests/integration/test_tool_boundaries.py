@@ -156,15 +156,13 @@ def test_special_files_and_hostile_patterns_never_hang_a_run(
         _call("list_directory", "ls", dir_path="."),
     ]
     mock_llm_thread.enqueue({"function_calls": calls}, {"text": "done"})
-    started = time.monotonic()
     proc = run_gemtui(
         ["-p", "go", "--yolo", "--output-format", "stream-json"],
         env=gemtui_env(isolated_home, mock_llm_thread.url),
         cwd=workspace,
-        timeout=60,
+        timeout=60,  # a hang guard: a FIFO read or a backtracking pattern never returns
     )
     assert proc.returncode == 0, proc.stderr
-    assert time.monotonic() - started < 20
     results = _responses(mock_llm_thread.requests[1].json)
     for call_id in ("write-fifo", "replace-fifo", "read-link"):
         assert "not a regular file" in results[call_id]["error"], call_id

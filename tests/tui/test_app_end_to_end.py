@@ -147,7 +147,8 @@ async def test_prompts_typed_during_a_turn_are_queued_and_sent_in_order(
     mock_llm: MockLLMServer, workspace: Path
 ) -> None:
     mock_llm.enqueue(
-        {"text": filler(160, "first"), "chunk_tokens": 2, "tokens_per_second": 40},
+        # the first answer is held after its first chunk until "two" is queued
+        {"text": filler(40, "first"), "chunks": 4, "fault": "hold", "after_chunks": 1},
         {"text": "second answer"},
     )
     app = make_app(make_session(mock_llm.url, workspace), workspace)
@@ -157,6 +158,8 @@ async def test_prompts_typed_during_a_turn_are_queued_and_sent_in_order(
         await seen.wait_event(ContentDelta)
         await pilot.press(*"two", "enter")
         assert list(app.queued) == ["two"]
+        assert len(mock_llm.requests) == 1, "two waits for the first turn"
+        mock_llm.release()
         first = await seen.wait_event(AgentFinished)
         index = seen.seen.index(next(m for m in seen.seen if getattr(m, "event", None) is first))
         await seen.wait_event(AgentFinished, after=index + 1)

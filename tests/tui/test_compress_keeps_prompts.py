@@ -22,7 +22,7 @@ async def test_a_prompt_sent_during_compress_waits_and_reaches_the_model(
     mock_llm.enqueue(
         {"text": filler(40, "first"), "usage": {"prompt": 90, "output": 30}},
         {"count_tokens": 5000},
-        {"text": "SUMMARY: the person asked once.", "fault": "stall", "seconds": 1.5},
+        {"text": "SUMMARY: the person asked once.", "fault": "hold"},
         {"count_tokens": 100},
         {"text": "Second answer."},
     )
@@ -40,6 +40,8 @@ async def test_a_prompt_sent_during_compress_waits_and_reaches_the_model(
         await pilot.pause()
         assert list(app.queued) == ["the second question"]
         assert "1 queued" in app.main.status.busy
+        assert app.main.status.activity == "compressing", "the summary is still held"
+        mock_llm.release()
         await seen.wait_event(HistoryCompressed, after=mark)
         await seen.wait_event(AgentFinished, after=mark)
         await turns_done(app)

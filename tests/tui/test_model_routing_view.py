@@ -50,7 +50,7 @@ async def test_esc_while_the_classifier_hangs_ends_the_turn_at_once(
     mock_llm: MockLLMServer, workspace: Path
 ) -> None:
     verdict = {"text": json.dumps({"reasoning": "late", "model_choice": "flash"})}
-    mock_llm.enqueue({**verdict, "fault": "stall", "seconds": 30}, {"text": "never"})
+    mock_llm.enqueue({**verdict, "fault": "hold"}, {"text": "never"})  # the verdict never comes
     session = make_session(mock_llm.url, workspace, model="gemini-2.5-pro")
     app = make_app(session, workspace)
     seen = Messages()
@@ -59,11 +59,8 @@ async def test_esc_while_the_classifier_hangs_ends_the_turn_at_once(
         await group_done(app, "model")
         await pilot.press(*"rename x to y", "enter")
         await _until_requests(mock_llm, 1)
-        pressed = time.monotonic()
         await pilot.press("escape")
-        finished = await seen.wait_event(AgentFinished)
-        elapsed = time.monotonic() - pressed
-        assert elapsed < 0.2, f"the turn ended {elapsed * 1000:.0f} ms after Esc"
+        finished = await seen.wait_event(AgentFinished)  # Esc alone ends it: nothing else will
         assert finished.reason == TerminateReason.ABORTED
         await turns_done(app)
         assert not [m for m in seen.seen if isinstance(getattr(m, "event", None), ModelRouted)]

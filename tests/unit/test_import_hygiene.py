@@ -87,6 +87,20 @@ def test_the_engine_contract_covers_every_package_but_the_views() -> None:
     assert set(engine["source_modules"]) == (top_level - views) | cli_engine
 
 
+def test_the_layers_contract_places_every_package() -> None:
+    """The layers contract (docs/architecture.md's table) binds only the packages it names:
+    a new top-level package must be given its row, or it could import upward unseen."""
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    [layers] = [c for c in pyproject["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
+    placed = {name.strip() for row in layers["layers"] for name in row.split("|")}
+    top_level = {
+        f"gemtui.{p.stem}"
+        for p in Path(gemtui.__file__).parent.iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()
+    }
+    assert placed == top_level
+
+
 def test_the_tuis_first_frame_needs_neither_pydantic_nor_httpx(tmp_path: Path) -> None:
     """What runs before the first frame (trust, ``[ui]``, the app, its themes) must not
     import pydantic or httpx: about 100 ms each before anything is drawn. Settings are

@@ -186,12 +186,10 @@ async def test_stall_trips_the_client_read_timeout(mock_llm: MockLLMServer) -> N
     )
     got: list[str] = []
     timeout = httpx.Timeout(5.0, read=0.3)
-    started = time.monotonic()
     async with httpx.AsyncClient(base_url=mock_llm.url, timeout=timeout) as client:
-        with pytest.raises(httpx.ReadTimeout):
+        with pytest.raises(httpx.ReadTimeout):  # the read timeout, not the 30 s stall, ends it
             await read_frames(client, STREAM, got)
     assert len(got) == 1
-    assert time.monotonic() - started < 5
 
 
 async def test_short_stall_then_the_stream_finishes(mock_llm: MockLLMServer) -> None:
@@ -206,22 +204,31 @@ async def test_short_stall_then_the_stream_finishes(mock_llm: MockLLMServer) -> 
 # -- pacing and framing -----------------------------------------------------------------
 
 
-async def test_tokens_per_second_paces_and_flushes_each_frame(mock_llm: MockLLMServer) -> None:
+async def test_tokens_per_second_paces_the_stream(mock_llm: MockLLMServer) -> None:
+    """A lower bound only: a loaded machine can make the stream slower, never faster."""
     text = " ".join(["tok"] * 20)
     mock_llm.enqueue({"text": text, "chunk_tokens": 2, "tokens_per_second": 50})
-    arrivals: list[float] = []
     started = time.monotonic()
+    async with httpx.AsyncClient(base_url=mock_llm.url) as client:
+        r = await client.post(STREAM, json={})
+    assert len(data_lines(r.content)) == 11
+    assert time.monotonic() - started >= 0.8 * 20 / 50
+
+
+async def test_each_frame_reaches_the_client_as_it_is_written(mock_llm: MockLLMServer) -> None:
+    """The first frame is read while the rest is held back: nothing waits for the body."""
+    mock_llm.enqueue({"text": "a b c", "chunks": 3, "fault": "hold", "after_chunks": 1})
+    lines: list[str] = []
     async with (
         httpx.AsyncClient(base_url=mock_llm.url) as client,
         client.stream("POST", STREAM, json={}) as r,
     ):
         async for line in r.aiter_lines():
             if line.startswith("data: "):
-                arrivals.append(time.monotonic() - started)
-    total = time.monotonic() - started
-    assert len(arrivals) == 11
-    assert total >= 0.8 * 20 / 50
-    assert arrivals[0] < total / 2  # frames reach the client as they are written
+                lines.append(line)
+                if len(lines) == 1:
+                    mock_llm.release()
+    assert len(lines) == 4  # three text frames and the finish
 
 
 async def test_keep_alive_and_chunked_framing_on_the_raw_socket() -> None:

@@ -215,8 +215,10 @@ class McpManager:
                 server.session = None
             server.state.status = ServerStatus.STOPPED
             self._changed(server)
-        except asyncio.CancelledError:
+        except asyncio.CancelledError:  # cut short (a close past its grace): stopped all the same
             server.session = None
+            server.state.status = ServerStatus.STOPPED
+            self._changed(server)
             raise
         except BaseException as exc:  # any failure is the server's state, said in one line
             if isinstance(_root(exc), TimeoutError):

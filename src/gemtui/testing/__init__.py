@@ -11,9 +11,10 @@ the next one. Step keys, all optional:
 - ``finish_reason`` (Gemini names, default ``"STOP"``; ``null`` for none), ``grounding``,
   ``citations``, ``raw_chunks`` (frames sent verbatim), ``tokens_per_second``;
 - ``error`` ``{status, message, retry_delay, quota_reset_delay, reason, quota_id, headers}``;
-- ``fault``: ``reset_before``, ``reset_after``/``cut_mid_frame``/``stall`` (after
-  ``after_chunks`` frames; ``stall`` waits ``seconds``), ``malformed_frame`` (frame ``at``),
-  ``no_candidates``;
+- ``fault``: ``reset_before``, ``reset_after``/``cut_mid_frame``/``stall``/``hold`` (after
+  ``after_chunks`` frames; ``stall`` waits ``seconds``, ``hold`` until the test calls
+  ``MockLLMServer.release()``: "while the answer is still coming" without a clock),
+  ``malformed_frame`` (frame ``at``), ``no_candidates``;
 - ``endless``: a stream that never ends: the step's text frames (after any thought)
   are sent over and over, as fast as the client reads them or at ``tokens_per_second``;
   no finish frame ever comes (streams only; a non-streaming call answers the text once);

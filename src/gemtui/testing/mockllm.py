@@ -46,7 +46,7 @@ __all__ = ["MockLLMServer", "RecordedRequest", "main"]
 _GEMINI = re.compile(r"^/v1[a-z0-9]*/models/([^/:]+):(\w+)$")
 _GEMINI_MODELS = re.compile(r"^/v1(?:beta|alpha)\d*/models/?$")
 _CODE_ASSIST = re.compile(r"^/v1internal:(\w+)$")
-_CUT_FAULTS = frozenset({"reset_after", "cut_mid_frame", "stall"})
+_CUT_FAULTS = frozenset({"reset_after", "cut_mid_frame", "stall", "hold"})
 _EXHAUSTED = "mock script exhausted"
 _FLOOD_BLOCK = 1 << 16
 
@@ -78,6 +78,8 @@ class MockLLMServer:
         self._cursor = 0
         self._counts: deque[int] = deque()
         self._server: asyncio.Server | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._held = asyncio.Semaphore(0)
         self._tasks: set[asyncio.Task[Any]] = set()
         self.account = MockAccount()
         """The signed-in Google account: OAuth routes, Code Assist tier, quota."""
@@ -136,9 +138,17 @@ class MockLLMServer:
     async def start(self) -> None:
         if self._server is not None:
             raise RuntimeError("MockLLMServer already started")
+        self._loop = asyncio.get_running_loop()
         self._server = await asyncio.start_server(
             self._handle, self.host, self._port, limit=1 << 20
         )
+
+    def release(self) -> None:
+        """Let one answer held by a ``hold`` fault go on (from any thread): a test says
+        when "meanwhile" ends, instead of a stall guessing how long it takes."""
+        if self._loop is None:
+            raise RuntimeError("MockLLMServer is not started")
+        self._loop.call_soon_threadsafe(self._held.release)
 
     async def stop(self) -> None:
         server, self._server = self._server, None
@@ -425,6 +435,8 @@ class MockLLMServer:
         half = body[: len(body) // 2]
         if fault == "stall":
             await asyncio.sleep(step.seconds)
+        if fault == "hold":
+            await self._held.acquire()
         if fault == "malformed_frame":
             body = half
         if fault == "reset_after":
@@ -518,6 +530,9 @@ class MockLLMServer:
         await writer.drain()
         if step.fault == "stall":
             await asyncio.sleep(step.seconds)
+            return False
+        if step.fault == "hold":
+            await self._held.acquire()
             return False
         if step.fault == "reset_after":
             abort(writer)

@@ -44,7 +44,13 @@ __all__ = [
 ]
 
 FaultKind = Literal[
-    "reset_before", "reset_after", "cut_mid_frame", "malformed_frame", "no_candidates", "stall"
+    "reset_before",
+    "reset_after",
+    "cut_mid_frame",
+    "malformed_frame",
+    "no_candidates",
+    "stall",
+    "hold",
 ]
 
 

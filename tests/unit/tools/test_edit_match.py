@@ -145,10 +145,10 @@ def test_fuzzy_work_is_bounded_on_a_big_file() -> None:
     line = "    value_{n} = compute_something(alpha, beta, gamma, delta)  # note {n}\n"
     text = "".join(line.format(n=n) for n in range(200_000))  # ~14 MB, every line close
     old = "".join(line.format(n="x") for _ in range(3))
-    started = time.monotonic()
+    started = time.process_time()  # CPU time, so a busy machine does not fail it
     with pytest.raises(NoMatch, match="too large"):
         resolve_edit(text, old, "x\n")
-    assert time.monotonic() - started < 10
+    assert time.process_time() - started < 10
 
 
 def test_many_candidates_list_the_first_lines_and_how_many_more() -> None:

@@ -51,9 +51,10 @@ async def run(ctx: ToolContext, name: str, **args: Any) -> ToolResult:
 
 
 def test_a_backtracking_pattern_runs_in_linear_time() -> None:
-    started = time.monotonic()
+    # CPU time, so a busy machine does not fail it; backtracking would take years
+    started = time.process_time()
     assert compile_linear(CATASTROPHIC).search("a" * 100_000 + "!") is None
-    assert time.monotonic() - started < 1
+    assert time.process_time() - started < 1
 
 
 @pytest.mark.parametrize(
@@ -93,17 +94,17 @@ def test_grep_search_refuses_a_lookaround_before_running() -> None:
 
 async def test_grep_exclude_pattern_is_linear_too(ctx: ToolContext, root: Path) -> None:
     (root / "victim.txt").write_text("a" * 60 + "!\n")
-    started = time.monotonic()
+    started = time.process_time()  # CPU time (the off-loop thread's too), not the clock's
     result = await run(ctx, "grep_search", pattern="!", exclude_pattern=CATASTROPHIC)
     assert "victim.txt" in str(result.llm_content)
-    assert time.monotonic() - started < 2
+    assert time.process_time() - started < 2
 
 
 def test_glob_with_many_stars_over_a_long_name_is_fast() -> None:
     regex = glob_to_regex("*a" * 25 + "*c")
-    started = time.monotonic()
+    started = time.process_time()  # CPU time: a busy machine does not fail it
     assert regex.match("a" * 250) is None
-    assert time.monotonic() - started < 1
+    assert time.process_time() - started < 1
 
 
 def test_odd_glob_classes_compile_for_re2_without_warnings() -> None:
@@ -118,9 +119,9 @@ def test_a_hostile_gitignore_pattern_cannot_hang_a_walk(root: Path) -> None:
     (root / ".gitignore").write_text("*a" * 25 + "*c\n")
     (root / ("a" * 250)).write_text("x")
     ws = Workspace(root)
-    started = time.monotonic()
+    started = time.process_time()  # CPU time: a busy machine does not fail it
     assert [p.name for p in ws.walk()] == [".gitignore", "a" * 250]
-    assert time.monotonic() - started < 1
+    assert time.process_time() - started < 1
 
 
 # -- special files -----------------------------------------------------------------------
@@ -257,12 +258,14 @@ async def test_a_large_edit_leaves_the_event_loop_free(ctx: ToolContext, root: P
 
 async def test_a_cancelled_job_returns_at_once_and_is_told_to_stop() -> None:
     started = threading.Event()
+    go_on = threading.Event()
     tokens: list[CancelToken] = []
     finished = threading.Event()
 
     def job(token: CancelToken) -> None:
         tokens.append(token)
         started.set()
+        go_on.wait()  # still working when the task is cancelled, and until told
         while True:
             try:
                 token.check()
@@ -276,12 +279,12 @@ async def test_a_cancelled_job_returns_at_once_and_is_told_to_stop() -> None:
         await asyncio.sleep(0.001)
     [thread] = [t for t in threading.enumerate() if t.name == "gemtui-file-job"]
     assert thread.daemon, "a daemon thread cannot hold up the interpreter's exit"
-    before = time.monotonic()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await task
-    assert time.monotonic() - before < 0.1
+        await task  # returns while the job is still held: it did not wait for the thread
+    assert not finished.is_set()
     assert tokens[0].cancelled
+    go_on.set()
     assert await asyncio.to_thread(finished.wait, 5)
 
 

@@ -87,9 +87,9 @@ def test_the_error_names_the_lines_and_says_what_to_do() -> None:
 def test_hostile_sizes_stay_linear() -> None:
     many = "".join(f"# rest of code {n}\n" for n in range(200_000))
     known = "x = 1\n" * 1_000_000
-    started = time.monotonic()
+    started = time.process_time()  # CPU time, so a busy machine does not fail it
     found = find_placeholders(many + "# unchanged\n" * 200_000, [known])
     assert found == [f"# rest of code {n}" for n in range(5)]
     assert find_placeholders("# unchanged\n" * 500_000, ["# unchanged\n" + known]) == []
     assert find_placeholders("#" + " rest" * 2_000_000) == []
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
