@@ -11,6 +11,7 @@ from pathlib import Path
 from gemtui.bus.events import AgentFinished, ContentDelta, TerminateReason
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.widgets.transcript_blocks import NoticeBlock
+from gemtui.wire.cancel_note import is_cancel_note
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages, turns_done
 
@@ -48,7 +49,8 @@ async def _flood_then(key: str, mock_llm: MockLLMServer, workspace: Path, text: 
         blocks = app.main.transcript._blocks.blocks
         notices = [b.text for b in blocks if isinstance(b, NoticeBlock) and "Cancelled" in b.text]
         assert notices, "the person is told the turn was cancelled"
-    kept = session.chat.history[-1]
+    *_, kept, note = session.chat.history
+    assert is_cancel_note(note), "the model is told the prompt was cancelled"
     assert kept.role == "model"
     assert (kept.parts[0].text or "").startswith(text)
 
