@@ -163,3 +163,42 @@ def test_an_allowed_echo_cannot_redirect_into_gemini(
     assert not (workspace / ".gemini" / "settings.json").exists()
     assert results["c1"]["status"] == "success"  # the control: the rule does allow echo >
     assert (workspace / "out.txt").read_text() == "ok\n"
+
+
+def test_an_allowed_command_run_in_gemini_cannot_write_there(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """The folder a command runs in counts: ``cp`` allowed, run with ``dir_path: .gemini``,
+    would write ``.gemini/settings.json`` though no word of it names ``.gemini``."""
+    write_fast_config(isolated_home)
+    (isolated_home / "config" / "policy.toml").write_text(
+        '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "cp"\ndecision = "allow"\n',
+        encoding="utf-8",
+    )
+    (workspace / ".gemini").mkdir()
+    (workspace / "evil.json").write_text('{"hooks": {}}', encoding="utf-8")
+    (workspace / "sub").mkdir()
+    calls = [
+        {
+            "name": "run_shell_command",
+            "args": {"command": "cp ../evil.json settings.json", "dir_path": ".gemini"},
+            "id": "c0",
+        },
+        {
+            "name": "run_shell_command",
+            "args": {"command": "cp ../evil.json copy.json", "dir_path": "sub"},
+            "id": "c1",
+        },
+    ]
+    mock_llm_thread.enqueue({"function_calls": calls}, {"text": "done"})
+    proc = run_gemtui(
+        ["-p", "go", "--output-format", "stream-json", "--approval-mode", "auto_edit"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
+    assert proc.returncode == 0, proc.stderr
+    results = _results(proc.stdout)
+    assert results["c0"]["refusal"] == "needs_approval"
+    assert not (workspace / ".gemini" / "settings.json").exists()
+    assert results["c1"]["status"] == "success"  # the control: the rule does allow cp there
+    assert (workspace / "sub" / "copy.json").exists()

@@ -233,8 +233,20 @@ class PolicyEngine:
         self, tool: Tool, args: dict[str, Any], command: str | None
     ) -> str | None:
         if command is not None:
-            return protected_in_command(command, self._root, self._protected)
+            # the folder it runs in counts too: ``cp x settings.json`` in ``.gemini``
+            where = args.get("dir_path")
+            if not isinstance(where, str):
+                return protected_in_command(command, self._root, self._protected)
+            if found := protected_target({"dir_path": where}, self._root, self._protected):
+                return found
+            return protected_in_command(command, self._cwd(where), self._protected)
         return protected_target(args, self._root, self._protected, any_key=tool.server is not None)
+
+    def _cwd(self, where: str) -> Path | None:
+        """The folder a shell command runs in, so its relative words resolve from there."""
+        if self._root is None or "\x00" in where:
+            return self._root
+        return self._root / where
 
     def _best(self, tool: Tool, args: dict[str, Any], mode: str) -> PolicyRule | None:
         return next((r for r in self._sorted if _matches(r, tool, args, mode)), None)
