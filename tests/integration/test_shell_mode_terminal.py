@@ -130,9 +130,18 @@ def test_a_terminal_program_runs_in_the_sandbox_under_s(
         _terminal_program(fd, "python3", in_shell_mode=True)
         assert _read_until(fd, b">>> ", repl), repl[-2000:]
         os.write(fd, b'print("TTY", open("/dev/tty", "rb").isatty())\r')
-        assert _read_until(fd, b"TTY True", repl), repl[-2000:]
-        os.write(fd, b"\x03")
-        assert _read_until(fd, b"KeyboardInterrupt", repl), repl[-2000:]
+        # the next prompt, not just the output: between lines readline gives the terminal
+        # back as it found it, so a Ctrl+C sent before ``>>> `` could be read as text
+        assert _read_until(fd, b"TTY True\r\n>>> ", repl), repl[-2000:]
+        # Ctrl+C interrupts the line, and gemtui lives on (the exit notice below). A Ctrl+C
+        # typed right as the prompt appears is sometimes not seen by the REPL (about one
+        # run in four on a loaded machine; filed): typed again, as a person would.
+        for _ in range(3):
+            os.write(fd, b"\x03")
+            if _read_until(fd, b"KeyboardInterrupt", repl, timeout=10):
+                break
+        else:
+            raise AssertionError(repl[-2000:])
         os.write(fd, b"exit(5)\r")  # each program its own code: toasts stay a while
         assert _read_until(fd, b"exited with code 5", repl), repl[-2000:]
         _terminal_program(fd, "vim -u NONE -N -es -S plant.vim", in_shell_mode=True)
