@@ -15,6 +15,7 @@ from gemtui.checkpoints import Checkpoint, CheckpointBook
 from gemtui.config.paths import data_dir, log_dir
 from gemtui.config.settings import CheckpointSettings
 from gemtui.tools.base import Tool
+from gemtui.tools.sandbox_places import HOME_SECRETS, home_places
 from gemtui.wire import Content
 from gemtui.wire.cancel_note import is_cancel_note
 
@@ -30,7 +31,8 @@ log = logging.getLogger(__name__)
 
 
 def book_for(workspace: Path, settings: CheckpointSettings | None = None) -> CheckpointBook:
-    """The checkpoint book of ``workspace`` under gemtui's data dir."""
+    """The checkpoint book of ``workspace`` under gemtui's data dir: the home secrets
+    (``HOME_SECRETS``) are never copied into it, nor rewound, when a root holds a home."""
     s = settings or CheckpointSettings()
     return CheckpointBook(
         data_dir(),
@@ -38,7 +40,7 @@ def book_for(workspace: Path, settings: CheckpointSettings | None = None) -> Che
         max_file_size=s.max_file_size,
         keep=s.keep,
         keep_days=s.keep_days,
-        own=(log_dir(),),
+        own=(log_dir(), *home_places(HOME_SECRETS)),
     )
 
 

@@ -69,6 +69,7 @@ from gemtui.errors import NothingListeningError
 from gemtui.providers.retry import RetryingGenerator, RetryNotice
 from gemtui.providers.tool_guidance import compact_declarations
 from gemtui.tools.offload import run_off_loop
+from gemtui.tools.sandbox_places import HOME_RUN_LATER, home_places
 from gemtui.wire import (
     Content,
     FunctionDeclaration,
@@ -147,7 +148,7 @@ class Session:
             workspace_rules(options.workspace, trusted=options.trusted_workspace),
             user_policy_file=config_dir() / "policy.toml",
             workspace_root=self.workspace.root,
-            protected_dirs=(config_dir(),),
+            protected_dirs=(config_dir(), *home_places(HOME_RUN_LATER)),
         )
         self.context_files = ContextFiles(
             self.workspace.root,

@@ -99,8 +99,9 @@ class CheckpointBook:
         self.repo = ShadowRepo(shadow_dir(data_dir, workspace), workspace)
         self.workspace = self.repo.workspace
         self.own = [Path(os.path.realpath(p)) for p in (data_dir, *own)]
-        """gemtui's own folders (the checkpoints themselves, sessions, logs): never in a
-        checkpoint, never rewound, even inside a root (``--include-directories ~``)."""
+        """gemtui's own folders (the checkpoints themselves, sessions, logs) and any other
+        path the caller keeps out (a home's secrets): never in a checkpoint, never rewound,
+        even inside a root (``--include-directories ~``)."""
         self.max_file_size = max_file_size
         self.keep = keep
         self.keep_days = keep_days

@@ -217,7 +217,8 @@ class PolicyEngine:
                 PolicyDecision.ASK,
                 verdict.rule,
                 f"{target} is a protected path (what is written there runs code later: git "
-                "config and hooks, gemtui's and other agents' settings, editor tasks): writing "
+                "config and hooks, gemtui's and other agents' settings, editor tasks, a home's "
+                "start-up files): writing "
                 "there always needs approval outside yolo mode.",
             )
         if mode == "plan" and tool.kind not in READ_ONLY_KINDS:

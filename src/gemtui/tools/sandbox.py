@@ -15,7 +15,6 @@ TIOCSTI into the terminal), and its environment carries no secret gemtui knows.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
@@ -25,7 +24,13 @@ from pathlib import Path
 
 from gemtui.errors import FatalConfigError
 from gemtui.tools.run_later import RUN_LATER_NAMES
-from gemtui.tools.sandbox_places import Placeholders, RootGuard, guard_roots, home_secrets
+from gemtui.tools.sandbox_places import (
+    Placeholders,
+    RootGuard,
+    guard_roots,
+    home_secrets,
+    user_homes,
+)
 
 __all__ = [
     "SandboxConfig",
@@ -92,16 +97,8 @@ def require_bwrap() -> str:
 
 
 def _homes() -> list[Path]:
-    """``$HOME`` and the account's own home folder: with ``HOME`` pointed elsewhere, the
-    real one (its ``~/.ssh``) would otherwise be readable."""
-    import pwd
-
-    homes = {Path.home()}
-    if os.environ.get("HOME"):
-        homes.add(Path(os.environ["HOME"]))
-    with contextlib.suppress(KeyError):  # a uid without an entry (some containers)
-        homes.add(Path(pwd.getpwuid(os.getuid()).pw_dir))
-    return sorted({h.resolve() for h in homes if str(h) not in ("", "/")})
+    """The home folders whose secrets are hidden and start-up files held (``user_homes``)."""
+    return user_homes()
 
 
 def _hide(path: Path) -> list[str]:

@@ -42,7 +42,9 @@ __all__ = [
     "Placeholders",
     "RootGuard",
     "guard_roots",
+    "home_places",
     "home_secrets",
+    "user_homes",
 ]
 
 _BARE_REPOSITORY_MARK = "HEAD"
@@ -107,10 +109,37 @@ HOME_RUN_LATER: tuple[str, ...] = (
     ".config/nvim/",
     ".emacs",
     ".emacs.d/",
+    ".local/lib/",
+    ".local/bin/",
+    "bin/",
 )
 """Start-up files under a home folder a root contains (``--include-directories ~``):
 each runs code at the next shell, git command, login or editor, outside the sandbox, so
-it is held read-only like a root's ``RUN_LATER_NAMES`` (a folder ends in ``/``)."""
+it is held read-only like a root's ``RUN_LATER_NAMES`` (a folder ends in ``/``). The user
+site-packages (``.local/lib/pythonX.Y/site-packages``: a ``.pth`` file runs at every
+python start) and the folders on ``PATH`` (``.local/bin``, ``bin``) run later too. Policy
+asks before any write there as well (``home_places``)."""
+
+
+def user_homes() -> list[Path]:
+    """``$HOME`` and the account's own home folder: with ``HOME`` pointed elsewhere, the
+    real one (its ``~/.ssh``) would otherwise be reachable."""
+    import pwd
+
+    homes = {Path.home()}
+    if os.environ.get("HOME"):
+        homes.add(Path(os.environ["HOME"]))
+    with contextlib.suppress(KeyError):  # a uid without an entry (some containers)
+        homes.add(Path(pwd.getpwuid(os.getuid()).pw_dir))
+    return sorted({h.resolve() for h in homes if str(h) not in ("", "/")})
+
+
+def home_places(names: Iterable[str], homes: Iterable[Path] | None = None) -> list[Path]:
+    """Each of ``names`` (``HOME_SECRETS``, ``HOME_RUN_LATER``) under every home folder,
+    present or not: policy and checkpoints keep away from these whenever a root holds one."""
+    return [
+        home / n.rstrip("/") for home in (user_homes() if homes is None else homes) for n in names
+    ]
 
 
 def _resolved(path: Path) -> Path | None:
