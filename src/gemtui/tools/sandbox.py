@@ -118,7 +118,7 @@ def _roots(config: SandboxConfig) -> list[Path]:
 
 def _bind_roots(roots: list[Path], guard: RootGuard) -> list[str]:
     """Each root writable; a locked folder's top level read-only, its entries writable
-    again but for the guarded ones and links."""
+    again but for the guarded ones and links; then each pinned folder onto itself."""
     args: list[str] = []
     for root in roots:
         args += ["--bind", str(root), str(root)]
@@ -128,6 +128,8 @@ def _bind_roots(roots: list[Path], guard: RootGuard) -> list[str]:
         for entry in sorted(folder.iterdir()):
             if not entry.is_symlink() and entry not in guarded:
                 args += ["--bind", str(entry), str(entry)]
+    for folder in guard.pinned:  # after the locks: a lock's rebind would cover a pin
+        args += ["--bind", str(folder), str(folder)]
     return args
 
 
