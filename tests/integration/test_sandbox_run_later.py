@@ -425,3 +425,24 @@ def test_a_home_start_up_file_is_not_freed_by_renaming_its_folder(
         ["git", "status"], cwd=workspace, env={**os.environ, **home_env}, capture_output=True
     )
     assert marker.exists() is not sandboxed, output
+
+
+def test_a_pinned_folder_does_not_unlock_a_home_below_it(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A home two levels into the root with a symlinked ``.bashrc`` (its top level
+    locked): pinning ``users/`` must not cover that lock (a bind from the host would)."""
+    from gemtui.tools.sandbox import SandboxConfig, wrap_command
+
+    home = workspace / "users" / "h"
+    (home / ".config" / "git").mkdir(parents=True)
+    (home / ".bashrc").symlink_to("/etc/hostname")
+    monkeypatch.setenv("HOME", str(home))
+    command = wrap_command(
+        ["bash", "-c", "touch users/h/new; mv users/h/.config users/h/c2; mv users u2"],
+        SandboxConfig(workspace=workspace),
+    )
+    with command:
+        subprocess.run(command.argv, cwd=workspace, capture_output=True, check=False)
+    assert sorted(p.name for p in home.iterdir()) == [".bashrc", ".config"]
+    assert (workspace / "users").is_dir()
