@@ -69,6 +69,23 @@ def _separate_gitdir(root: Path) -> None:
     subprocess.run(["git", "init", "-q", "--separate-git-dir", str(root / ".store"), "."], cwd=root)
 
 
+def _submodule(root: Path) -> None:
+    """A repository with a populated submodule ``lib`` (its ``.git`` a ``gitdir:`` file)."""
+    upstream = root.parent / f"{root.name}-upstream"
+    upstream.mkdir()
+    _repo(upstream)
+    _git(upstream, "commit", "--allow-empty", "-qm", "first")
+    _repo(root)
+    _git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream), "lib")
+    assert (root / "lib" / ".git").is_file()
+
+
+def _gitdir_in_a_sub_folder(root: Path) -> None:
+    """A ``.git`` file pointing into ``meta/gd``, a folder below the root."""
+    (root / "meta").mkdir()
+    subprocess.run(["git", "init", "-q", "--separate-git-dir", "meta/gd", "."], cwd=root)
+
+
 def _hooks_settings(marker: Path) -> str:
     hook = {"type": "command", "command": f"touch {marker}"}
     return json.dumps({"hooks": {"BeforeTool": [{"matcher": ".*", "hooks": [hook]}]}})
@@ -137,6 +154,23 @@ PLANTS: dict[str, Plant] = {
         "git init -q --bare .evil; git --git-dir=.evil config core.bare false;"
         " git --git-dir=.evil config core.fsmonitor 'touch {marker}';"
         " echo ../.evil > .store/commondir",
+        "git-status",
+    ),
+    "a-submodule's-.git": Plant(
+        _submodule,
+        "cd lib && rm .git && git init -q . && git config core.fsmonitor 'touch {marker}; false'",
+        "git-status",
+    ),
+    "a-submodule-folder-renamed-away": Plant(
+        _submodule,
+        "mv lib lib2 && mkdir lib && cd lib && git init -q . &&"
+        " git config core.fsmonitor 'touch {marker}; false'",
+        "git-status",
+    ),
+    "the-gitdir's-folder-renamed-away": Plant(
+        _gitdir_in_a_sub_folder,
+        "mv meta meta2; mkdir meta; cp -r meta2/gd meta/gd;"
+        " git --git-dir=meta/gd config core.fsmonitor 'touch {marker}'",
         "git-status",
     ),
     "replace-a-symlinked-.git": Plant(
@@ -351,3 +385,64 @@ def test_a_placeholder_outlives_its_maker_while_another_command_binds_it(
     second.release()
     assert not (workspace / ".gemini" / "settings.json").exists()
     assert not (workspace / ".gemini").exists()
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "control"])
+def test_a_home_start_up_file_is_not_freed_by_renaming_its_folder(
+    mock_llm_thread: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    sandboxed: bool,
+) -> None:
+    """A home folder given with --include-directories holds ``~/.config/git/`` read-only;
+    renaming ``~/.config`` (which would carry that mount away) must fail too, or a new
+    ``~/.config/git/config`` sets ``core.fsmonitor`` for the next plain ``git status``."""
+    write_fast_config(isolated_home)
+    home = tmp_path / "home"
+    (home / ".config" / "git").mkdir(parents=True)
+    (home / ".config" / "git" / "config").write_text("[user]\n\tname = p\n")
+    _repo(workspace)
+    marker = tmp_path / "payload-fired"
+    command = (
+        f"cd {home}; mv .config .config.old; mkdir -p .config/git;"
+        f" printf '[core]\\n\\tfsmonitor = touch {marker}; false\\n' > .config/git/config"
+    )
+    flags = ["-s"] if sandboxed else []
+    home_env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    output = shell_output(
+        mock_llm_thread,
+        isolated_home,
+        workspace,
+        command,
+        *flags,
+        "--include-directories",
+        str(home),
+        **home_env,
+    )
+    assert not marker.exists()
+    subprocess.run(
+        ["git", "status"], cwd=workspace, env={**os.environ, **home_env}, capture_output=True
+    )
+    assert marker.exists() is not sandboxed, output
+
+
+def test_a_pinned_folder_does_not_unlock_a_home_below_it(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A home two levels into the root with a symlinked ``.bashrc`` (its top level
+    locked): pinning ``users/`` must not cover that lock (a bind from the host would)."""
+    from gemtui.tools.sandbox import SandboxConfig, wrap_command
+
+    home = workspace / "users" / "h"
+    (home / ".config" / "git").mkdir(parents=True)
+    (home / ".bashrc").symlink_to("/etc/hostname")
+    monkeypatch.setenv("HOME", str(home))
+    command = wrap_command(
+        ["bash", "-c", "touch users/h/new; mv users/h/.config users/h/c2; mv users u2"],
+        SandboxConfig(workspace=workspace),
+    )
+    with command:
+        subprocess.run(command.argv, cwd=workspace, capture_output=True, check=False)
+    assert sorted(p.name for p in home.iterdir()) == [".bashrc", ".config"]
+    assert (workspace / "users").is_dir()

@@ -114,13 +114,18 @@ def _roots(config: SandboxConfig) -> list[Path]:
 
 
 def _bind_roots(roots: list[Path], guard: RootGuard) -> list[str]:
-    """Each root writable; a locked folder's top level read-only, its entries writable
-    again but for the guarded ones and links."""
+    """Each root writable; then, a parent first (a bind comes from the host and covers
+    every mount below it), each pinned folder onto itself, and each locked folder's top
+    level read-only, its entries writable again but for the guarded ones and links."""
     args: list[str] = []
     for root in roots:
         args += ["--bind", str(root), str(root)]
     guarded = {*guard.existing, *guard.missing}
-    for folder in guard.locked:
+    steps = sorted({*guard.pinned, *guard.locked}, key=lambda p: (len(p.parts), str(p)))
+    for folder in steps:
+        if folder not in guard.locked:
+            args += ["--bind", str(folder), str(folder)]
+            continue
         args += ["--bind", str(folder), str(folder), "--remount-ro", str(folder)]
         for entry in sorted(folder.iterdir()):
             if not entry.is_symlink() and entry not in guarded:

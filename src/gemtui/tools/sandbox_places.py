@@ -15,11 +15,18 @@ each other entry bound writable again, so the link stays and nothing new appears
 it. A home folder inside a root holds its start-up files the same way
 (``HOME_RUN_LATER``), and hides its secrets (``HOME_SECRETS``, read by ``sandbox``).
 
-Covered: each root, and the repository ``git`` finds from it (its own ``.git``, or one in
-a folder above, which is outside every root and so read-only already). Not covered: a
-nested repository's ``.git`` in a sub-folder of a root, and files a hook manager reads
-from the work tree (``.pre-commit-config.yaml``, ``.husky/pre-commit``): those are the
-project's own code, like its ``Makefile``.
+Every folder between a root and a held path is bound onto itself (``pinned``): renaming
+a folder moves the mounts inside it, so ``mv meta meta2`` would carry a held
+``meta/gd`` away and free its name; a mount point cannot be renamed.
+
+Covered: each root, the repository ``git`` finds from it (its own ``.git``, or one in a
+folder above, which is outside every root and so read-only already), and the ``.git`` of
+each submodule its index records (``git status`` recurses into a populated one). Not
+covered: any other nested repository's ``.git`` in a sub-folder of a root, a submodule's
+own ``core.hooksPath``, files a hook manager reads from the work tree
+(``.pre-commit-config.yaml``, ``.husky/pre-commit``): those are the project's own code,
+like its ``Makefile``; and two gemtui processes in one folder, which do not know each
+other's placeholders.
 """
 
 from __future__ import annotations
@@ -173,6 +180,9 @@ class RootGuard:
     """Need an empty placeholder folder, bound read-only."""
     locked: list[Path] = field(default_factory=list)
     """Folders whose top level is read-only (a guarded name there is a symlink)."""
+    pinned: list[Path] = field(default_factory=list)
+    """Folders between a root and a held path, bound writable onto themselves (a parent
+    first) so that renaming one cannot carry a held path's mount away."""
 
 
 def _gitdir_of(dotgit: Path) -> Path | None:
@@ -270,6 +280,57 @@ def _hooks_path(root: Path) -> Path | None:
     return root / value if found.returncode == 0 and value else None
 
 
+def _git_safely(root: Path, *args: str) -> str:
+    """``git args`` at ``root`` with nothing of the repository's able to run: no hooks,
+    no fsmonitor, no system or global config, no ``GIT_*`` from gemtui's environment."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env |= {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    safe = ["-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null"]
+    try:
+        found = subprocess.run(
+            ["git", *safe, *args],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return found.stdout if found.returncode == 0 else ""
+
+
+def _gitlinks(root: Path) -> list[Path]:
+    """Each submodule path the index records (mode 160000): ``git status`` at the root
+    recurses into a populated one and runs its config (``core.fsmonitor``)."""
+    links: list[Path] = []
+    for entry in _git_safely(root, "ls-files", "--stage", "-z").split("\0"):
+        meta, _, name = entry.partition("\t")
+        if meta.startswith("160000 ") and name:
+            links.append(root / name)
+    return links
+
+
+def _pins(guard: RootGuard, roots: list[Path]) -> list[Path]:
+    """Every existing folder between its deepest root and a held path, a parent first."""
+    held = {*guard.existing, *guard.missing}
+    pins: dict[Path, None] = {}
+    for path in held:
+        inner = [r for r in roots if path.is_relative_to(r) and r != path]
+        if not inner:
+            continue
+        root = max(inner, key=lambda r: len(r.parts))
+        for folder in reversed(path.parents):
+            if not folder.is_relative_to(root) or folder == root or folder in held:
+                continue
+            if folder in guard.locked or folder.is_symlink() or not folder.is_dir():
+                continue  # a locked folder is a mount point already
+            pins[folder] = None
+    return sorted(pins, key=lambda p: (len(p.parts), str(p)))
+
+
 def _guard_folder(folder: Path, names: Iterable[str], roots: list[Path], guard: RootGuard) -> None:
     for name in names:
         path = folder / name.rstrip("/")
@@ -298,6 +359,10 @@ def guard_roots(roots: list[Path], homes: Iterable[Path] = ()) -> RootGuard:
             hooks = _hooks_path(root)
             if hooks is not None:
                 _hold(hooks, roots, guard)
+            for link in _gitlinks(root):
+                _hold(link / ".git", roots, guard)
+                if (link / ".git").is_file():
+                    _follow_git(link / ".git", roots, guard)
     for home in homes:
         if _inside(home, roots):
             _guard_folder(home, (*HOME_RUN_LATER, *RUN_LATER_NAMES), roots, guard)
@@ -305,6 +370,7 @@ def guard_roots(roots: list[Path], homes: Iterable[Path] = ()) -> RootGuard:
     # a locked folder's top level cannot change: no placeholder is needed there
     guard.missing = list(dict.fromkeys(p for p in guard.missing if p.parent not in guard.locked))
     guard.existing = list(dict.fromkeys(guard.existing))
+    guard.pinned = _pins(guard, roots)
     return guard
 
 
