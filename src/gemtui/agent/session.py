@@ -38,6 +38,7 @@ from gemtui.agent.session_parts import (
     generation_config,
     mcp_tools,
     next_speaker_for,
+    one_off_stream,
     retry_reporter,
     router_for,
     sandbox_config,
@@ -64,6 +65,7 @@ from gemtui.bus import (
     HistoryAppended,
     HistoryReplaced,
     ModelChanged,
+    ModelFallback,
     SessionStarted,
 )
 from gemtui.chat.chat import Chat
@@ -225,6 +227,7 @@ class Session:
             ),
         )
         self.bus.subscribe(self._context_just_in_time)
+        self.bus.subscribe(self._follow_fallback)
         self._cancel: asyncio.Event | None = None
         self.bus.on_cancel(self.cancel)
         self.commands = self._load_commands()
@@ -263,16 +266,7 @@ class Session:
         self, request: GenerateContentRequest
     ) -> AsyncIterator[GenerateContentResponse]:
         """A one-off request to the current model, for tools (google_web_search)."""
-        from gemtui.tools.base import ToolError
-
-        generator = self.chat_generator
-        searches = any(t.google_search is not None for t in request.tools or [])
-        if searches and not generator.capabilities.grounding:
-            raise ToolError(
-                f"Web search needs Google Search grounding, which the {generator.name} "
-                "provider does not offer; use a Gemini provider."
-            )
-        return generator.stream(request, model=self.chat.model)
+        return one_off_stream(self.chat_generator, self.chat.model, request)
 
     def _history_changed(self, index: int, content: Content | None, reason: str | None) -> None:
         if content is not None:
@@ -392,15 +386,23 @@ class Session:
         if self._compact_tools is None:  # done for the new model while the person types
             self.prepare()
         if model != before or self.provider is not old:
-            self.bus.emit(
-                ModelChanged,
-                from_model=before,
-                to_model=model,
-                from_provider=old.name,
-                to_provider=self.provider.name,
-                context_window=self.context_window,
-                priced=price_for(model, self.executor.config.prices) is not None,
-            )
+            self._model_changed(before, model, old.name)
+
+    def _model_changed(self, before: str, model: str, provider_before: str) -> None:
+        self.bus.emit(
+            ModelChanged,
+            from_model=before,
+            to_model=model,
+            from_provider=provider_before,
+            to_provider=self.provider.name,
+            context_window=self.context_window,
+            priced=price_for(model, self.executor.config.prices) is not None,
+        )
+
+    def _follow_fallback(self, event: Event) -> None:
+        """A quota fallback moved the conversation to another model: a change like any."""
+        if isinstance(event, ModelFallback) and not event.parent_id:
+            self._model_changed(event.from_model, event.to_model, self.provider.name)
 
     def _plan_mode(self) -> bool:
         return self.approval_mode == "plan"

@@ -10,9 +10,16 @@ from typing import TYPE_CHECKING
 
 from gemtui.config.paths import config_dir, data_dir
 from gemtui.config.settings import Settings
-from gemtui.wire import GenerationConfig, ThinkingConfig
+from gemtui.wire import (
+    GenerateContentRequest,
+    GenerateContentResponse,
+    GenerationConfig,
+    ThinkingConfig,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from gemtui.agent.checkpointing import SessionCheckpoints
     from gemtui.agent.context_files import ContextFiles
     from gemtui.agent.error_text import ErrorContext
@@ -22,6 +29,7 @@ if TYPE_CHECKING:
     from gemtui.bus import Event, EventBus
     from gemtui.mcp.manager import ServerState
     from gemtui.mcp.tools import McpTools
+    from gemtui.providers.base import ContentGenerator
     from gemtui.providers.retry import RetryNotice
     from gemtui.scheduler import PolicyEngine, PolicyRule
     from gemtui.tools.netguard import FetchLimits
@@ -42,6 +50,7 @@ __all__ = [
     "generation_config",
     "mcp_tools",
     "next_speaker_for",
+    "one_off_stream",
     "retry_reporter",
     "router_for",
     "sandbox_config",
@@ -261,3 +270,18 @@ def error_context(
         project=project,
         attempts=getattr(policy, "max_attempts", 1),
     )
+
+
+def one_off_stream(
+    generator: ContentGenerator, model: str, request: GenerateContentRequest
+) -> AsyncIterator[GenerateContentResponse]:
+    """A one-off request to the conversation's model, for tools (google_web_search)."""
+    from gemtui.tools.base import ToolError
+
+    searches = any(t.google_search is not None for t in request.tools or [])
+    if searches and not generator.capabilities.grounding:
+        raise ToolError(
+            f"Web search needs Google Search grounding, which the {generator.name} "
+            "provider does not offer; use a Gemini provider."
+        )
+    return generator.stream(request, model=model)

@@ -332,7 +332,7 @@ class SessionHost(MaskingApp[int]):
         except LookupError:
             screen = MainScreen(
                 workspace=self.workspace,
-                context_window=session.provider.context_window,
+                context_window=session.context_window,
             )
             screen.status_values = status
             screen.slash_commands = self.slash_commands
@@ -342,7 +342,7 @@ class SessionHost(MaskingApp[int]):
             for field, value in status.items():
                 setattr(screen.status, field, value)
             screen.prompt.argument_choices = choices
-            screen.usage.context_window = session.provider.context_window
+            screen.usage.context_window = session.context_window
         screen.call_after_refresh(self._show_price, screen, session)
         self.run_worker(
             pump_events(session.bus, screen), name="bridge", group="bridge", exclusive=True
@@ -519,7 +519,7 @@ class SessionHost(MaskingApp[int]):
         except FatalError as exc:
             self.notify(f"Cannot use the Google account: {exc.message}", severity="error")
             return
-        self._show_provider(model)
+        self.session.account.refresh_soon()  # the status line follows ModelChanged
 
     @staticmethod
     def _show_price(screen: MainScreen, session: Session) -> None:
@@ -527,15 +527,6 @@ class SessionHost(MaskingApp[int]):
 
         known = price_for(session.model, session.provider.settings.prices) is not None
         screen.usage.expect_price(known)
-
-    def _show_provider(self, model: str) -> None:
-        assert self.session is not None
-        status = self.main.status
-        status.model = model
-        status.provider = self.session.provider.name
-        self.main.usage.context_window = self.session.provider.context_window
-        self._show_price(self.main, self.session)
-        self.session.account.refresh_soon()
 
     @work(exclusive=True, group="model", name="switch-model", exit_on_error=False)
     async def switch_model(self, provider_name: str, model: str) -> None:
@@ -554,7 +545,7 @@ class SessionHost(MaskingApp[int]):
                 f"Cannot switch to {provider_name}:{model}: {exc.message}", severity="error"
             )
             return
-        self._show_provider(model)
+        self.session.account.refresh_soon()  # the status line follows ModelChanged
         self.notify(f"The next turn uses {self.session.provider.name}:{model}.")
 
 
