@@ -38,7 +38,8 @@ async def test_a_switch_says_which_model_and_provider_it_left_and_took(
         ("gemini-2.5-pro", "gemini-2.5-flash", "gemini", "gemini", 1_048_576),
         ("gemini-2.5-flash", "qwen3-coder", "gemini", "local", 32_768),
     ]
-    assert changes[0].priced and not changes[1].priced  # nobody priced the local model
+    assert changes[0].priced
+    assert not changes[1].priced  # nobody priced the local model
     assert all(e.session_id == session.id for e in changes)
     assert session.model == "qwen3-coder"
     assert session.context_window == 32_768
