@@ -107,7 +107,8 @@ GROUNDED_TOOL = "google_web_search"
 
 
 class Session:
-    """One conversation: ``await session.send("…")`` runs a prompt through the loop."""
+    """One conversation: ``await session.send("…")`` runs a prompt through the loop. Front
+    ends use its queries, commands and events, never the chat, executor or tool context."""
 
     def __init__(
         self, settings: Settings, provider: ResolvedProvider, options: SessionOptions
