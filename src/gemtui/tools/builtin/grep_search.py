@@ -16,7 +16,6 @@ import shutil
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -38,7 +37,6 @@ from gemtui.tools.builtin._files import (
     ensure_regular,
     read_regular,
 )
-from gemtui.tools.file_access import FileAccess
 from gemtui.tools.offload import CancelToken, run_off_loop
 from gemtui.tools.params import ToolParams, integral
 from gemtui.tools.regex import LinearPattern, PatternError, compile_linear
@@ -73,10 +71,6 @@ def _include_matcher(include: str) -> LinearPattern:
 
 CHECK_EVERY_LINES = 2048
 """How many lines the scan matches between looks at its cancel token."""
-
-
-MAX_HELD_FILES = 1000
-"""Files one search reads through a front end (an editor's buffers); the rest from disk."""
 
 
 def _text_files(
@@ -129,42 +123,6 @@ def _python_search(
         if _match_lines(query, path, text, out, token):
             return out, True
     return out, False
-
-
-async def _held_search(
-    files: FileAccess, query: _Query, ws: Workspace, base: Path
-) -> tuple[list[Match], bool]:
-    """The same scan over each file as the front end holds it (unsaved edits and all):
-    the disk decides which files are searched, the editor what they say."""
-    found = await run_off_loop(lambda token: [p for p, _ in _text_files(query, ws, base, token)])
-    out: list[Match] = []
-    for path in found[:MAX_HELD_FILES]:
-        try:
-            text = await files.read_text(path)
-        except ToolError:
-            text = None  # the editor could not say: the disk's text below
-        if text is None:
-            text = await run_off_loop(partial(_disk_text, path))
-        if text is not None and _match_lines(query, path, text, out, None):
-            return out, True
-    rest = found[MAX_HELD_FILES:]
-
-    def scan(token: CancelToken) -> bool:
-        for path in rest:
-            text = _disk_text(path)
-            if text is not None and _match_lines(query, path, text, out, token):
-                return True
-        return False
-
-    return out, await run_off_loop(scan)
-
-
-def _disk_text(path: Path, _token: CancelToken | None = None) -> str | None:
-    """A searched file's text on disk (None when it went away or changed kind)."""
-    try:
-        return read_regular(path, path.name).decode("utf-8", errors="replace")
-    except (OSError, ToolError):
-        return None
 
 
 async def _rg_search(
@@ -374,7 +332,9 @@ class GrepSearchInvocation(TypedInvocation[GrepSearchParams]):
         result: tuple[list[Match], bool] | None = None
         rg = shutil.which("rg")
         if ctx.files is not None:  # an editor's buffers, not the disk's older text
-            result = await _held_search(ctx.files, query, ws, base)
+            from gemtui.tools.builtin.grep_held import held_search
+
+            result = await held_search(ctx.files, query, ws, base)
         elif rg is not None and stat.S_ISDIR(mode):
             result = await _rg_search(rg, query, pattern, ws, base)
         if result is None:
