@@ -251,17 +251,26 @@ async def test_grep_read_many_files_and_at_path_read_the_editors_buffers(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, caps: str
 ) -> None:
     """The editor holds unsaved text the disk lacks; with ``fs.readTextFile`` every
-    reading tool sees it (the control: without it, only the disk's text)."""
+    reading tool sees it (the control: without it, only the disk's text). The disk still
+    decides what is read: an ignored file's buffer and a link out are never asked for."""
     notes = workspace / "notes.txt"
     notes.write_text("saved line\n", encoding="utf-8")
+    (workspace / ".geminiignore").write_text("secret.env\n", encoding="utf-8")
+    secret = workspace / "secret.env"
+    secret.write_text("TOKEN=on-disk\n", encoding="utf-8")
+    outside = workspace.parent / "elsewhere.txt"
+    outside.write_text("far away\n", encoding="utf-8")
+    (workspace / "link.txt").symlink_to(outside)
     mock_llm_thread.enqueue(
         tool_step("grep_search", {"pattern": "UNSAVED-EDIT"}, id="g1"),
-        tool_step("read_many_files", {"include": ["*.txt"]}, id="m1"),
+        tool_step("read_many_files", {"include": ["*.txt", "*.env"]}, id="m1"),
         {"text": "done"},
         {"text": "attached"},
     )
     client = EditorClient()
     client.buffers[str(notes)] = "saved line\nUNSAVED-EDIT in the buffer\n"
+    client.buffers[str(secret)] = "TOKEN=BUFFER-SECRET UNSAVED-EDIT\n"
+    client.buffers[str(outside)] = "far away UNSAVED-EDIT\n"
     capabilities = editor_caps() if caps == "editor" else ClientCapabilities()
     async with acp_agent(client, env=_env(isolated_home, mock_llm_thread.url), cwd=workspace) as (
         conn,
@@ -270,7 +279,9 @@ async def test_grep_read_many_files_and_at_path_read_the_editors_buffers(
         await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities)
         new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         await conn.prompt(session_id=new.session_id, prompt=[text_block("look")])
-        await conn.prompt(session_id=new.session_id, prompt=[text_block("see @notes.txt")])
+        await conn.prompt(
+            session_id=new.session_id, prompt=[text_block("see @notes.txt @secret.env")]
+        )
     _, grep, many, at_path = (r.json["contents"] for r in mock_llm_thread.requests)
 
     def answer(contents: list[dict[str, Any]]) -> str:
@@ -284,6 +295,11 @@ async def test_grep_read_many_files_and_at_path_read_the_editors_buffers(
     assert seen == ([True] * 3 if caps == "editor" else [False] * 3)
     assert "saved line" in answer(many)
     assert "saved line" in answer(at_path)
+    everything = json.dumps([grep, many, at_path])
+    assert "BUFFER-SECRET" not in everything
+    assert "far away" not in everything
+    assert str(secret) not in client.reads
+    assert str(outside) not in client.reads
 
 
 async def test_load_replays_a_subagents_calls_and_words(
