@@ -38,9 +38,9 @@ AUTH_METHODS = (
         id=VERTEX,
         name="Vertex AI",
         description=(
-            "Set GOOGLE_GENAI_USE_VERTEXAI=true, GOOGLE_CLOUD_PROJECT and "
-            "GOOGLE_CLOUD_LOCATION (Application Default Credentials), or GOOGLE_API_KEY "
-            "alone for express mode"
+            "Set GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and "
+            "GOOGLE_CLOUD_LOCATION (Application Default Credentials), or with "
+            "GOOGLE_API_KEY alone (express mode)"
         ),
     ),
 )
@@ -81,7 +81,7 @@ async def authenticate(method_id: str) -> None:
             raise RequestError(
                 -32000,
                 "Vertex AI needs " + ", ".join(_VERTEX_VARS) + " in gemtui's environment"
-                " (or GOOGLE_GENAI_USE_VERTEXAI with GOOGLE_API_KEY for express mode).",
+                " (or GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_API_KEY for express mode).",
                 {"exitCode": EXIT_AUTH},
             )
         return
@@ -111,7 +111,11 @@ def logout(method_id: str | None) -> None:
         from gemtui.auth import store
 
         store.forget()
-    elif method_id == API_KEY:
+    elif method_id == API_KEY and not _env_key():  # an environment key wins over the saved one
         from gemtui.config.secrets import delete_secret
 
         delete_secret(API_KEY)
+
+
+def _env_key() -> bool:
+    return bool(os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY"))
