@@ -4,6 +4,7 @@ grep, read_many_files and @path."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -341,3 +342,28 @@ async def test_load_replays_a_subagents_calls_and_words(
     assert any("CHILD-WORDS" in w for w in words)
     assert "CHILD-WORDS" not in client.text()  # never the agent's own answer
     assert client.text() == "Parent answer."
+
+
+async def test_close_during_a_prompt_cancels_it(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """The spec's close cancels the session's work first: the running prompt answers
+    ``cancelled`` (its stream was held open until then)."""
+    mock_llm_thread.enqueue(
+        {"text": "Half an answer never sent", "chunks": 2, "fault": "stall", "after_chunks": 1}
+    )
+    client = EditorClient()
+    async with acp_agent(client, env=_env(isolated_home, mock_llm_thread.url), cwd=workspace) as (
+        conn,
+        _,
+    ):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        turn = asyncio.create_task(
+            conn.prompt(session_id=new.session_id, prompt=[text_block("write it")])
+        )
+        while not client.of_kind("agent_message_chunk"):
+            client.update_arrived.clear()
+            await asyncio.wait_for(client.update_arrived.wait(), 20)
+        await conn.close_session(session_id=new.session_id)
+        assert (await asyncio.wait_for(turn, 20)).stop_reason == "cancelled"
