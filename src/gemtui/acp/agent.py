@@ -59,6 +59,7 @@ from gemtui.agent.assembly import RunOptions
 from gemtui.bus import Event, McpServerChanged
 from gemtui.errors import FatalError
 from gemtui.modes import ApprovalMode
+from gemtui.wire import Content
 
 __all__ = ["GemtuiAgent"]
 
@@ -362,7 +363,7 @@ class GemtuiAgent:
         self.sessions.clear()
 
 
-def _subagent_stories(conv: Conversation) -> dict[str, list[Any]]:
+def _subagent_stories(conv: Conversation) -> dict[str, list[Content]]:
     """Each delegation's stored story by the call that started it (none without a store)."""
     store = conv.built.store
     if store is None:
