@@ -367,3 +367,30 @@ async def test_close_during_a_prompt_cancels_it(
             await asyncio.wait_for(client.update_arrived.wait(), 20)
         await conn.close_session(session_id=new.session_id)
         assert (await asyncio.wait_for(turn, 20)).stop_reason == "cancelled"
+
+
+async def test_usage_update_after_each_prompt_with_the_session_cost(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """Already on main before the 1.x work (kept here as the surface's guard): each
+    prompt ends with a ``usage_update`` whose cost adds up over the session."""
+    mock_llm_thread.enqueue({"text": "One."}, {"text": "Two."})
+    client = EditorClient()
+    async with acp_agent(client, env=_env(isolated_home, mock_llm_thread.url), cwd=workspace) as (
+        conn,
+        _,
+    ):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("one")])
+        first = client.of_kind("usage_update")
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("two")])
+        both = client.of_kind("usage_update")
+    assert len(first) == 1
+    assert len(both) == 2
+    assert 0 < both[-1].used <= both[-1].size
+    costs = [u.cost for u in both]
+    assert costs[0] is not None
+    assert costs[1] is not None
+    assert {costs[0].currency, costs[1].currency} == {"USD"}
+    assert costs[1].amount > costs[0].amount > 0
