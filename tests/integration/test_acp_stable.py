@@ -222,6 +222,9 @@ async def test_logout_clears_the_credential_of_the_method_in_use(
     async with acp_agent(EditorClient(), env=env, cwd=workspace) as (conn, _):
         await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
         await logout(conn)  # none chosen: the one sessions would use, the Google sign-in
+        with pytest.raises(RequestError) as raised:  # new sessions need authenticate again
+            await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        assert raised.value.code == -32000
     assert json.loads(keyring_file.read_text(encoding="utf-8")) == {}
 
 

@@ -94,6 +94,8 @@ class GemtuiAgent:
         self._tasks: set[asyncio.Task[None]] = set()
         self.auth_method: str | None = None
         """The method the client authenticated with (``logout`` clears its credential)."""
+        self._unchosen = options
+        """The options before an ``authenticate`` chose a provider (``logout`` restores)."""
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
@@ -132,6 +134,7 @@ class GemtuiAgent:
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
         await auth.authenticate(method_id)
         self.auth_method = method_id
+        self.options = self._unchosen
         if method_id == auth.VERTEX and self.options.provider is None:
             self.options = replace(self.options, provider="vertex")  # the sessions after it
         return AuthenticateResponse()
@@ -142,6 +145,7 @@ class GemtuiAgent:
         method = self.auth_method or await asyncio.to_thread(auth.method_in_use)
         await asyncio.to_thread(auth.logout, method)
         self.auth_method = None
+        self.options = self._unchosen
         return LogoutResponse()
 
     # -- sessions -----------------------------------------------------------------
