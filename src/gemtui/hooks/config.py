@@ -187,7 +187,7 @@ def load_hooks(files: list[Path], project: list[Path] | None = None) -> HookSet:
                 seconds=claude_file,
                 alias=event,
             )
-            _read_groups(path, CLAUDE_EVENTS.get(event, event), groups, found, dialect)
+            _read_groups(path, CLAUDE_EVENTS.get(event) or event, groups, found, dialect)
     return found
 
 
