@@ -66,6 +66,7 @@ from gemtui.chat.history import strip_thought_signatures
 from gemtui.config.paths import config_dir, data_dir
 from gemtui.config.settings import Settings
 from gemtui.errors import NothingListeningError
+from gemtui.hooks.model_hooks import model_hooks
 from gemtui.providers.retry import RetryingGenerator, RetryNotice
 from gemtui.providers.tool_guidance import compact_declarations
 from gemtui.tools.offload import run_off_loop
@@ -238,6 +239,7 @@ class Session:
         self.commands = load_session_commands(self)
         self.shell_notes = ShellNotes()
         self.hooks = build_hooks(self)
+        self.chat.model_hooks = model_hooks(self.hooks)
 
     def _declarations(self) -> list[FunctionDeclaration]:
         from gemtui.scheduler import READ_ONLY_KINDS

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from gemtui.agent.subagent_tool import SubagentTool
 from gemtui.bus import (
     AgentFinished,
     ErrorOccurred,
@@ -44,8 +45,8 @@ def build_hooks(session: Session) -> HookRunner:
     )
     if any(h.event in ("BeforeTool", "AfterTool") for h in found.hooks):
         session.scheduler.hooks = runner
-    if any(h.event in ("AfterAgent", "Notification") for h in found.hooks):
-        session.bus.subscribe(lambda event: _observe(runner, event))
+    if any(h.event in ("AfterAgent", "Notification", "SubagentStop") for h in found.hooks):
+        session.bus.subscribe(lambda event: _observe(runner, event, session))
     return runner
 
 
@@ -59,14 +60,21 @@ def _spawn(runner: HookRunner, event: str, payload: dict[str, object]) -> None:
     task.add_done_callback(_pending.discard)
 
 
-def _observe(runner: HookRunner, event: Event) -> None:
-    """AfterAgent after each prompt; Notification when a call waits for approval."""
+def _observe(runner: HookRunner, event: Event, session: Session) -> None:
+    """AfterAgent after each prompt; Notification when a call waits for approval;
+    SubagentStop (Claude Code's) when a subagent's call ends."""
     if isinstance(event, AgentFinished):
         _spawn(
             runner,
             "AfterAgent",
             {"prompt_response": event.text, "stop_hook_active": False, "reason": event.reason},
         )
+    elif (
+        isinstance(event, ToolCallStateChanged)
+        and event.call.state.terminal
+        and isinstance(session.registry.get(event.call.name), SubagentTool)
+    ):
+        _spawn(runner, "SubagentStop", {"stop_hook_active": False, "agent": event.call.name})
     elif (
         isinstance(event, ToolCallStateChanged)
         and event.call.state == ToolCallState.AWAITING_APPROVAL

@@ -52,6 +52,8 @@ HOOK_EVENTS = (
     "AfterTool",
     "PreCompress",
     "Notification",
+    "BeforeToolSelection",
+    "SubagentStop",
 )
 DEFAULT_TIMEOUT_MS = 60_000
 
