@@ -273,3 +273,47 @@ def test_a_claude_settings_hook_pulled_into_a_trusted_folder_asks_again(
     proc = run_gemtui(["-p", "hi", "--trust-workspace"], env=env, cwd=workspace)
     assert proc.returncode == 0, proc.stderr
     assert marker.exists()  # control: accepted, it runs
+
+
+def test_claude_updated_input_rewrites_and_ask_needs_approval(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    rewrite = {"permissionDecision": "allow", "updatedInput": {"file_path": "b.txt"}}
+    ask = {"permissionDecision": "ask", "permissionDecisionReason": "env files need a human"}
+    settings = isolated_home / "person" / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": matcher,
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": "printf '%s' "
+                                    + repr(json.dumps({"hookSpecificOutput": answer})),
+                                }
+                            ],
+                        }
+                        for matcher, answer in (("Read", rewrite), ("LS", ask))
+                    ]
+                }
+            }
+        )
+    )
+    (workspace / "a.txt").write_text("A-BODY")
+    (workspace / "b.txt").write_text("B-BODY")
+    calls = [
+        {"name": "read_file", "args": {"file_path": "a.txt"}},
+        {"name": "list_directory", "args": {"dir_path": "."}},
+    ]
+    mock_llm_thread.enqueue({"function_calls": calls}, {"text": "ok"})
+    proc = run_gemtui(["-p", "read"], env=_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    read, listing = _answers(mock_llm_thread.requests[1])
+    assert "B-BODY" in read["output"]
+    assert "needs approval" in listing["error"]
+    assert "env files need a human" in proc.stderr
