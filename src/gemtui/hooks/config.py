@@ -181,7 +181,8 @@ def load_hooks(files: list[Path], project: list[Path] | None = None) -> HookSet:
             if event in ("enabled", "disabled", "notifications"):
                 continue  # Gemini CLI's switches, not events
             if event not in HOOK_EVENTS and event not in CLAUDE_EVENTS:
-                found.problems.append(f"{path}: unknown hook event {event!r}")
+                why = "a Claude Code event gemtui has no counterpart for" if claude_file else ""
+                found.problems.append(f"{path}: unknown hook event {event!r} {why}".rstrip())
                 continue
             dialect = _Dialect(
                 project=os.path.abspath(path) in projects,
