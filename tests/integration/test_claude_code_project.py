@@ -317,3 +317,21 @@ def test_claude_updated_input_rewrites_and_ask_needs_approval(
     assert "B-BODY" in read["output"]
     assert "needs approval" in listing["error"]
     assert "env files need a human" in proc.stderr
+
+
+def test_home_as_the_workspace_runs_its_claude_hook_once(
+    mock_llm_thread: MockLLMServer, isolated_home: Path
+) -> None:
+    """~/.claude/settings.json is both the person's and, in a trusted home, the folder's."""
+    write_fast_config(isolated_home)
+    person = isolated_home / "person"
+    log = isolated_home / "ran.log"
+    _claude_hooks(person / ".claude" / "settings.json", "UserPromptSubmit", "", f"echo x >> {log}")
+    mock_llm_thread.enqueue({"text": "ok"})
+    proc = run_gemtui(
+        ["-p", "hi", "--trust-workspace"],
+        env=_env(isolated_home, mock_llm_thread.url),
+        cwd=person,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert log.read_text() == "x\n"

@@ -159,7 +159,11 @@ def load_hooks(files: list[Path], project: list[Path] | None = None) -> HookSet:
     """
     found = HookSet()
     projects = {os.path.abspath(p) for p in project or ()}
+    seen: set[str] = set()
     for path in files:
+        if os.path.abspath(path) in seen:
+            continue  # the workspace is home: its files are read once
+        seen.add(os.path.abspath(path))
         try:
             if path.exists() and not path.is_file():  # a FIFO would block the start forever
                 found.problems.append(f"{path}: not a regular file")
