@@ -31,7 +31,13 @@ def add_parser(commands: Subcommands) -> None:
     )
     sub = p.add_subparsers(dest="action", required=True)
     imp = sub.add_parser(
-        "import", help="show what a Gemini CLI / Claude Code setup holds; copy on yes"
+        "import",
+        help="show what a Gemini CLI / Claude Code setup holds; copy on yes",
+        description="Show what a Gemini CLI or Claude Code setup on this machine and in "
+        "this folder holds and what gemtui does with each part. MCP servers, Gemini CLI's "
+        "extensions and your own GEMINI.md / CLAUDE.md are copied only after a yes (--yes, "
+        "or y on a terminal); without a terminal and without --yes nothing changes. "
+        "Secret values are never printed.",
     )
     imp.add_argument("--yes", "-y", action="store_true", help="copy without asking")
     imp.add_argument("--json", action="store_true", help="machine-readable output")
