@@ -65,7 +65,8 @@ class HttpxRequest(transport.Request):
             with httpx.Client(timeout=timeout or self._timeout) as client:
                 answer = client.request(method, url, content=body, headers=dict(headers or {}))
         except httpx.HTTPError as exc:
-            raise exceptions.TransportError(f"{type(exc).__name__}: {exc}") from exc
+            why = f"{type(exc).__name__}: {exc}"
+            raise exceptions.TransportError(why) from exc  # type: ignore[no-untyped-call]
         return _Response(answer)
 
 

@@ -68,7 +68,10 @@ class GeminiGenerator:
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
     ) -> GenerateContentResponse:
         data = await post_json(
-            self._client, self._url(model, "generateContent"), gemini_body(request), await self._headers()
+            self._client,
+            self._url(model, "generateContent"),
+            gemini_body(request),
+            await self._headers(),
         )
         return GenerateContentResponse.model_validate(data)
 
@@ -76,7 +79,9 @@ class GeminiGenerator:
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
     ) -> AsyncIterator[GenerateContentResponse]:
         url = self._url(model, "streamGenerateContent") + "?alt=sse"
-        async with open_stream(self._client, url, gemini_body(request), await self._headers()) as response:
+        async with open_stream(
+            self._client, url, gemini_body(request), await self._headers()
+        ) as response:
             try:
                 first = True
                 async with aclosing(read_frames_ahead(response)) as batches:
@@ -90,7 +95,9 @@ class GeminiGenerator:
 
     async def count_tokens(self, contents: list[Content], *, model: str) -> int:
         body = {"contents": [c.to_wire() for c in contents]}
-        data = await post_json(self._client, self._url(model, "countTokens"), body, await self._headers())
+        data = await post_json(
+            self._client, self._url(model, "countTokens"), body, await self._headers()
+        )
         return CountTokensResponse.model_validate(data).total_tokens
 
     async def embed(self, texts: list[str], *, model: str) -> list[list[float]]:

@@ -226,9 +226,7 @@ class MockAccount:
             if header.get("alg") != "RS256" or not isinstance(key, rsa.RSAPublicKey):
                 return None
             signature = base64.urlsafe_b64decode(sig + "=" * (-len(sig) % 4))
-            key.verify(
-                signature, f"{head}.{body}".encode(), padding.PKCS1v15(), hashes.SHA256()
-            )
+            key.verify(signature, f"{head}.{body}".encode(), padding.PKCS1v15(), hashes.SHA256())
         except (ValueError, KeyError, TypeError, InvalidSignature):
             return None
         if not isinstance(claims, dict) or float(claims.get("exp", 0)) < time.time():
