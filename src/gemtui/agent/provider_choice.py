@@ -34,6 +34,7 @@ __all__ = [
     "fallback_chain",
     "list_models",
     "resolve_provider",
+    "vertex_ready",
 ]
 
 BUILTIN_PROVIDERS: dict[str, ProviderSettings] = {
@@ -353,6 +354,12 @@ def _usable(name: str) -> bool:
             os.environ.get("GOOGLE_CLOUD_PROJECT") or get_secret("vertex-api-key", "GOOGLE_API_KEY")
         )
     return False
+
+
+def vertex_ready() -> bool:
+    """Vertex AI's variables are set (``GOOGLE_GENAI_USE_VERTEXAI=true`` with a project or an
+    express key): the TUI can switch to it without asking anything."""
+    return _usable("vertex")
 
 
 def _own_server(conf: ProviderSettings) -> bool:
