@@ -161,3 +161,36 @@ def _user_config() -> str:
     from gemtui.config.paths import user_config_file
 
     return user_config_file().read_text(encoding="utf-8")
+
+
+@pytest.mark.usefixtures("google")
+async def test_auth_vertex_moves_the_session_to_vertex_and_model_offers_it(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gemtui.agent.provider_choice import list_models
+    from gemtui.config.settings import Settings
+    from tests.tui.conftest import make_session
+
+    mock_llm.account.vertex_api_key = "vertex-key"
+    mock_llm.enqueue({"text": "Over Vertex."})
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(110, 40), message_hook=seen) as pilot:
+        app.run_slash("/auth vertex")  # its variables unset: says which, changes nothing
+        await pilot.pause()
+        assert app.session is not None
+        assert app.session.provider.name == "gemini"
+        assert not [
+            ("vertex", m) for m in ("gemini-2.5-pro",) if ("vertex", m) in list_models(Settings())
+        ]
+        monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")
+        monkeypatch.setenv("GOOGLE_API_KEY", "vertex-key")
+        assert ("vertex", "gemini-2.5-pro") in list_models(Settings())
+        app.run_slash("/auth vertex")
+        await _switched(seen)
+        await pilot.pause()
+        assert app.session.provider.name == "vertex"
+        await pilot.press(*"hi", "enter")
+        await seen.wait_event(AgentFinished)
+    (call,) = [r for r in mock_llm.requests if "/publishers/google/models/" in r.path]
+    assert call.headers["x-goog-api-key"] == "vertex-key"
