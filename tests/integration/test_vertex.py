@@ -307,3 +307,35 @@ def test_a_token_near_its_expiry_is_refreshed_before_the_next_call(
     assert all(srv.account.authorized(r.headers) for r in calls)
     # location unset: the global location's path
     assert calls[0].path.startswith("/v1/projects/proj-x/locations/global/publishers/google/")
+
+
+def test_a_token_a_server_echoes_back_is_masked(
+    mock_llm_thread: MockLLMServer, home: Path, tmp_path: Path, workspace: Path
+) -> None:
+    """A server error quoting the Authorization header shows ``[redacted]``, not the token."""
+    from gemtui.testing.mockllm import RecordedRequest
+    from gemtui.testing.script import error_step
+
+    srv = mock_llm_thread
+    sa = tmp_path / "sa.json"
+    _private, public = _service_account(sa, f"{srv.url}/token")
+    srv.account.service_accounts[SA_EMAIL] = public
+    echoed: list[str] = []
+
+    def echo(req: RecordedRequest) -> None:
+        if "/publishers/google/models/" in req.path and not echoed:
+            echoed.append(req.headers["authorization"])
+            srv.enqueue(error_step(400, f"bad header: {req.headers['authorization']}"))
+
+    srv.on_request = echo
+    env = _vertex_env(
+        home, tmp_path, srv, GOOGLE_CLOUD_PROJECT="proj-x", GOOGLE_APPLICATION_CREDENTIALS=str(sa)
+    )
+
+    run = run_gemtui(["-p", "hi"], env=env, cwd=workspace)
+
+    assert run.returncode != 0
+    assert "bad header: Bearer [redacted]" in run.stderr  # the server did quote it
+    token = echoed[0].removeprefix("Bearer ")
+    assert token.startswith("ya29.")
+    assert _leaks([token], [run.stdout, run.stderr], home) == []

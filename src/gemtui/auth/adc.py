@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 from google.auth import transport
 
+from gemtui import redact
 from gemtui.errors import FatalAuthenticationError
 
 __all__ = ["CLOUD_PLATFORM", "AdcTokens", "HttpxRequest", "describe_adc"]
@@ -110,6 +111,7 @@ class AdcTokens:
                 "application-default login` again."
             ) from exc
         self.refreshes += 1
+        redact.register(str(self._credentials.token))  # masked should a server echo it
 
 
 def _load() -> Any:
