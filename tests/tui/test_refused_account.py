@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from textual.message import Message
+from textual.widgets import Button
 from textual.worker import Worker, WorkerState
 
 from gemtui.bus.events import AgentFinished, SessionStarted
@@ -192,3 +193,29 @@ async def test_auth_vertex_moves_the_session_to_vertex_and_model_offers_it(
         await seen.wait_event(AgentFinished)
     (call,) = [r for r in mock_llm.requests if "/publishers/google/models/" in r.path]
     assert call.headers["x-goog-api-key"] == "vertex-key"
+
+
+@pytest.mark.usefixtures("google")
+async def test_the_welcome_screens_vertex_choice_says_the_variables_then_uses_them(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_app(None, workspace, welcome_reason="No model provider is configured.")
+    seen = Messages()
+    async with app.run_test(size=(110, 44), message_hook=seen) as pilot:
+        await pilot.pause()
+        await app.screen.workers.wait_for_complete()
+        # no "pressed" animation: the second click must not fall inside the first one's
+        app.screen.query_one("#vertex", Button).active_effect_duration = 0
+        await pilot.click("#vertex")
+        await pilot.pause()
+        assert isinstance(app.screen, WelcomeScreen)  # nothing set: it says what to set
+        said = " ".join(str(app.screen.query_one("#message").render()).split())
+        assert "GOOGLE_GENAI_USE_VERTEXAI=true GOOGLE_CLOUD_PROJECT=" in said
+        monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")
+        monkeypatch.setenv("GOOGLE_API_KEY", "vertex-key")
+        await pilot.click("#vertex")
+        await seen.wait_event(SessionStarted)
+        await pilot.pause()
+        assert app.session is not None
+        assert app.session.provider.name == "vertex"
+    assert 'provider = "vertex"' in _user_config()
