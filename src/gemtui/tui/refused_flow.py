@@ -35,6 +35,6 @@ def use_provider(host: SessionHost, name: str) -> None:
         save_choice("general", "provider", name)
     except (OSError, ValueError) as exc:
         host.notify(f"Could not save the choice: {exc}", severity="warning")
-    current = host.session.chat.model
+    current = host.session.model
     model = current if "gemini" in current and current != "auto" else DEFAULT_MODELS[name]
     host.switch_model(name, model)
