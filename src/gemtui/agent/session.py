@@ -41,6 +41,7 @@ from gemtui.agent.session_parts import (
     start_model,
     workspace_rules,
 )
+from gemtui.agent.skill_tool import SessionSkills
 from gemtui.agent.subagents import Subagents
 from gemtui.agent.user_commands import (
     ShellNotes,
@@ -82,6 +83,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from gemtui.agent.agent_defs import AgentSet
+    from gemtui.agent.skills import SkillSet
     from gemtui.bus import EventBus
     from gemtui.commands import CommandSet
     from gemtui.providers.base import ContentGenerator
@@ -185,6 +187,8 @@ class Session:
             self.mcp.manager.sandbox = context.sandbox
         self.checkpoints = session_checkpoints(settings, self.bus, self.workspace, self.id)
         self.scheduler.guard = self.checkpoints
+        self.skills = SessionSkills(self)
+        self.skills.load()  # activate_skill joins the registry before the agents look
         self.agents = Subagents(self)
         self.agents.load()  # each agent a tool of the registry, before the declarations
         if isinstance(provider.generator, RetryingGenerator):
@@ -323,6 +327,7 @@ class Session:
         )
         announce_problems(self, self.commands)
         self.agents.announce_problems()
+        self.skills.announce_problems()
         fire_session_start(self, "resume" if self.chat.history else "startup")
         self.start_mcp()
         with contextlib.suppress(RuntimeError):  # no loop yet: the first prompt does it
@@ -453,6 +458,7 @@ class Session:
             environment=self._environment,
             compact=bool(self._compact_tools),
             tools=self.registry.names(),
+            skills=self.skills.system_text(),
         )
 
     def _context_just_in_time(self, event: Event) -> None:
@@ -510,6 +516,13 @@ class Session:
         found = self.agents.load()
         self.agents.announce_problems()
         self.chat.declarations = self._declarations()
+        return found
+
+    def reload_skills(self) -> SkillSet:
+        """Read the skill folders again (``/skills reload``); the next request offers them."""
+        found = self.skills.load()
+        self.skills.announce_problems()
+        self.chat.system_instruction = self._system_instruction()
         return found
 
     def reload_commands(self) -> CommandSet:

@@ -29,7 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="A full-screen terminal coding agent. Without -p it opens the TUI.",
         epilog="Subcommands: `gemtui auth login|logout|status`, `gemtui sessions [list [--json]]`,"
         " `gemtui mcp list|add|remove|import`, `gemtui extensions install|link|list|enable|"
-        "disable|uninstall|update|import`, `gemtui checkpoints [--json]`, `gemtui rewind ID`.",
+        "disable|uninstall|update|import`, `gemtui skills list|install|uninstall|enable|disable`,"
+        " `gemtui checkpoints [--json]`, `gemtui rewind ID`.",
     )
     p.add_argument("prompt", nargs="?", help="prompt to send (opens the TUI with it sent)")
     p.add_argument(
@@ -120,7 +121,7 @@ def _read_stdin(*, wait: float | None = None) -> str | None:
     return data if data.strip() else None
 
 
-SUBCOMMANDS = ("auth", "sessions", "checkpoints", "rewind", "mcp", "extensions")
+SUBCOMMANDS = ("auth", "sessions", "checkpoints", "rewind", "mcp", "extensions", "skills")
 """``gemtui NAME …``: each is a module beside this one that adds its own parser."""
 
 

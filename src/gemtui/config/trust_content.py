@@ -10,8 +10,10 @@ A folder trusted before hashes were recorded has none: it counts as changed, ask
 The files are exactly those the loaders read only in a trusted folder: ``.gemtui/config.toml``
 (settings, MCP servers, providers), ``.gemtui/policy.toml``, the hook settings
 ``.gemini/settings.json`` and ``.gemtui/settings.json``, custom commands under
-``.gemini/commands`` and ``.gemtui/commands`` (``*.toml`` at any depth), and agent
-definitions under ``.claude/agents``, ``.gemini/agents`` and ``.gemtui/agents`` (``*.md``).
+``.gemini/commands`` and ``.gemtui/commands`` (``*.toml`` at any depth), agent
+definitions under ``.claude/agents``, ``.gemini/agents`` and ``.gemtui/agents`` (``*.md``),
+and skills under ``.claude/skills``, ``.gemini/skills`` and ``.agents/skills``
+(``*/SKILL.md``).
 A unit test keeps this list in step with the loaders.
 """
 
@@ -49,6 +51,9 @@ WORKSPACE_CODE_DIRS = (
     (".claude/agents", "*.md"),
     (".gemini/agents", "*.md"),
     (".gemtui/agents", "*.md"),
+    (".claude/skills", "*/SKILL.md"),
+    (".gemini/skills", "*/SKILL.md"),
+    (".agents/skills", "*/SKILL.md"),
 )
 """Folders a trusted folder's session reads every matching file of (commands, agents)."""
 

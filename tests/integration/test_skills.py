@@ -1,0 +1,274 @@
+"""Agent Skills through the real `gemtui -p` against the wire-faithful mock server.
+
+Each recorded request shows what that model call carried: the system instruction (where
+only a skill's name and description may appear), the tools (``activate_skill`` with the
+enabled skills' names) and the function responses (the body and the file list, once the
+model activated a skill).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from gemtui.testing import MockLLMServer
+
+from .helpers import gemtui_env, run_gemtui, write_fast_config
+
+
+def skill_md(name: str, description: str, body: str) -> str:
+    return f"---\nname: {name}\ndescription: {description}\n---\n{body}\n"
+
+
+def plant(root: Path, name: str, description: str, body: str) -> Path:
+    """A skill folder ``root/name`` with its SKILL.md and a reference file."""
+    folder = root / name
+    (folder / "references").mkdir(parents=True)
+    (folder / "SKILL.md").write_text(skill_md(name, description, body), encoding="utf-8")
+    (folder / "references" / "guide.md").write_text("GUIDE-TEXT\n", encoding="utf-8")
+    return folder
+
+
+def _env(home: Path, url: str | None = None) -> dict[str, str]:
+    env = gemtui_env(home, url)
+    env["HOME"] = str(home / "person")  # ~/.gemini/skills lives here
+    return env
+
+
+def _person(home: Path) -> Path:
+    return home / "person"
+
+
+def _system(request: Any) -> str:
+    parts = (request.json.get("systemInstruction") or {}).get("parts", [])
+    return "".join(p.get("text", "") for p in parts)
+
+
+def _declaration(request: Any, name: str) -> dict[str, Any] | None:
+    return next(
+        (
+            d
+            for t in request.json.get("tools", [])
+            for d in t.get("functionDeclarations", [])
+            if d["name"] == name
+        ),
+        None,
+    )
+
+
+def _response(request: Any, call_id: str) -> dict[str, Any]:
+    for part in request.json["contents"][-1]["parts"]:
+        fr = part.get("functionResponse")
+        if fr is not None and fr["id"] == call_id:
+            return dict(fr["response"])
+    raise AssertionError(f"no response to {call_id}")
+
+
+def _call(name: str, args: dict[str, Any], call_id: str) -> dict[str, Any]:
+    return {"function_calls": [{"name": name, "args": args, "id": call_id}]}
+
+
+def test_activated_skill_body_and_files_join_the_next_request_and_its_folder_reads(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    folder = plant(
+        _person(isolated_home) / ".gemini" / "skills",
+        "pdf-tools",
+        "Fill and merge PDF forms (PDF-DESCRIPTION).",
+        "SECRET-BODY: run scripts/fill.py",
+    )
+    mock_llm_thread.enqueue(
+        _call("activate_skill", {"name": "pdf-tools"}, "a1"),
+        _call("read_file", {"file_path": str(folder / "references" / "guide.md")}, "r1"),
+        # the folder is readable, never writable
+        _call("write_file", {"file_path": str(folder / "SKILL.md"), "content": "PWNED"}, "w1"),
+        {"text": "done"},
+    )
+    proc = run_gemtui(
+        ["-p", "fill my form", "-y"], env=_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.returncode == 0, proc.stderr
+    first, second, third, fourth = mock_llm_thread.requests
+    system = _system(first)
+    assert "pdf-tools: Fill and merge PDF forms (PDF-DESCRIPTION)." in system
+    assert "SECRET-BODY" not in system  # only name and description before activation
+    declaration = _declaration(first, "activate_skill")
+    assert declaration is not None
+    schema = declaration.get("parametersJsonSchema") or declaration.get("parameters")
+    assert schema["properties"]["name"]["enum"] == ["pdf-tools"]
+    output = json.dumps(_response(second, "a1"))
+    assert "SECRET-BODY: run scripts/fill.py" in output
+    assert "references/guide.md" in output  # the folder's file list
+    assert "GUIDE-TEXT" in json.dumps(_response(third, "r1"))
+    refused = _response(fourth, "w1")
+    assert "error" in refused
+    assert "may read but not change" in refused["error"]
+    assert "PWNED" not in (folder / "SKILL.md").read_text(encoding="utf-8")
+
+
+def test_without_activation_the_skill_folder_is_outside_the_workspace(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """The control: the read above works only because activation opened the folder."""
+    write_fast_config(isolated_home)
+    folder = plant(_person(isolated_home) / ".gemini" / "skills", "pdf-tools", "PDF.", "BODY")
+    mock_llm_thread.enqueue(
+        _call("read_file", {"file_path": str(folder / "references" / "guide.md")}, "r1"),
+        {"text": "done"},
+    )
+    proc = run_gemtui(
+        ["-p", "go", "-y"], env=_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.returncode == 0, proc.stderr
+    refused = _response(mock_llm_thread.requests[1], "r1")
+    assert "outside the workspace" in refused["error"]
+
+
+def test_untrusted_workspace_skills_are_not_offered_and_trusted_ones_are(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    plant(workspace / ".agents" / "skills", "repo-skill", "REPO-DESCRIPTION.", "REPO-BODY")
+    mock_llm_thread.enqueue(_call("activate_skill", {"name": "repo-skill"}, "a1"), {"text": "x"})
+    proc = run_gemtui(
+        ["-p", "go", "-y"], env=_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.returncode == 0, proc.stderr
+    untrusted, answer = mock_llm_thread.requests
+    assert "REPO-DESCRIPTION" not in _system(untrusted)
+    assert _declaration(untrusted, "activate_skill") is None
+    assert "REPO-BODY" not in json.dumps(answer.json)
+    # the control: the same folder, trusted, offers it
+    mock_llm_thread.enqueue({"text": "y"})
+    proc = run_gemtui(
+        ["-p", "go", "-y", "--trust-workspace"],
+        env=_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "repo-skill: REPO-DESCRIPTION." in _system(mock_llm_thread.requests[-1])
+
+
+def test_agents_alias_wins_over_gemini_within_the_workspace_tier(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    plant(workspace / ".gemini" / "skills", "review", "FROM-GEMINI.", "GEMINI-BODY")
+    plant(workspace / ".agents" / "skills", "review", "FROM-AGENTS.", "AGENTS-BODY")
+    plant(_person(isolated_home) / ".agents" / "skills", "review", "FROM-USER.", "USER-BODY")
+    mock_llm_thread.enqueue({"text": "ok"})
+    proc = run_gemtui(
+        ["-p", "go", "--trust-workspace"],
+        env=_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
+    assert proc.returncode == 0, proc.stderr
+    system = _system(mock_llm_thread.requests[0])
+    assert "review: FROM-AGENTS." in system
+    assert "FROM-GEMINI" not in system
+    assert "FROM-USER" not in system
+
+
+def test_malformed_skill_is_named_with_file_and_line_and_the_others_still_load(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    root = _person(isolated_home) / ".gemini" / "skills"
+    plant(root, "good", "GOOD-DESCRIPTION.", "body")
+    (root / "broken").mkdir()
+    (root / "broken" / "SKILL.md").write_text(
+        "---\nname: broken\ndescription: [unclosed\n---\nbody\n", encoding="utf-8"
+    )
+    (root / "nameless").mkdir()
+    (root / "nameless" / "SKILL.md").write_text(
+        "---\ndescription: no name here\n---\nbody\n", encoding="utf-8"
+    )
+    mock_llm_thread.enqueue({"text": "ok"})
+    proc = run_gemtui(["-p", "go"], env=_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{root / 'broken' / 'SKILL.md'}:3:" in proc.stderr
+    assert f"{root / 'nameless' / 'SKILL.md'}:1: a 'name' is required" in proc.stderr
+    assert "good: GOOD-DESCRIPTION." in _system(mock_llm_thread.requests[0])
+
+
+def test_disabled_skill_is_not_offered(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home, '\n[skills]\ndisabled = ["off"]\n')
+    root = _person(isolated_home) / ".gemini" / "skills"
+    plant(root, "off", "OFF-DESCRIPTION.", "body")
+    plant(root, "on", "ON-DESCRIPTION.", "body")
+    mock_llm_thread.enqueue({"text": "ok"})
+    proc = run_gemtui(["-p", "go"], env=_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    first = mock_llm_thread.requests[0]
+    assert "OFF-DESCRIPTION" not in _system(first)
+    assert "ON-DESCRIPTION" in _system(first)
+    declaration = _declaration(first, "activate_skill")
+    assert declaration is not None
+    schema = declaration.get("parametersJsonSchema") or declaration.get("parameters")
+    assert schema["properties"]["name"]["enum"] == ["on"]
+
+
+# -- gemtui skills list | install | uninstall ---------------------------------------------
+
+
+def _skills(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return run_gemtui(["skills", *args], env=_env(home), cwd=cwd)
+
+
+def test_skills_cli_install_list_json_and_uninstall(
+    isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    source = plant(tmp_path / "src", "lint-fix", "Fix lint errors (LINT).", "LINT-BODY")
+    proc = _skills(isolated_home, workspace, "install", str(source))
+    assert proc.returncode == 0, proc.stderr
+    installed = _person(isolated_home) / ".gemini" / "skills" / "lint-fix"
+    assert (installed / "SKILL.md").read_text(encoding="utf-8").endswith("LINT-BODY\n")
+    assert (installed / "references" / "guide.md").is_file()
+    proc = _skills(isolated_home, workspace, "list", "--json")
+    assert proc.returncode == 0, proc.stderr
+    [entry] = json.loads(proc.stdout)
+    assert entry == {
+        "name": "lint-fix",
+        "description": "Fix lint errors (LINT).",
+        "path": str(installed.resolve()),
+        "source": "user",
+        "enabled": True,
+    }
+    again = _skills(isolated_home, workspace, "install", str(source))
+    assert again.returncode == 42
+    assert "already installed" in again.stderr
+    proc = _skills(isolated_home, workspace, "uninstall", "lint-fix")
+    assert proc.returncode == 0, proc.stderr
+    assert not installed.exists()
+    assert json.loads(_skills(isolated_home, workspace, "list", "--json").stdout) == []
+    missing = _skills(isolated_home, workspace, "uninstall", "lint-fix")
+    assert missing.returncode == 42
+    assert "lint-fix" in missing.stderr
+
+
+def test_skills_cli_install_refuses_a_malformed_skill_naming_its_line(
+    isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    source = tmp_path / "bad"
+    source.mkdir()
+    (source / "SKILL.md").write_text("---\nname: bad\n---\nbody\n", encoding="utf-8")
+    proc = _skills(isolated_home, workspace, "install", str(source))
+    assert proc.returncode == 42
+    assert f"{source / 'SKILL.md'}:1: a 'description' is required" in proc.stderr
+    assert not (_person(isolated_home) / ".gemini" / "skills" / "bad").exists()
+
+
+def test_skills_cli_list_leaves_out_an_untrusted_workspace(
+    isolated_home: Path, workspace: Path
+) -> None:
+    plant(workspace / ".gemini" / "skills", "repo-skill", "REPO.", "body")
+    proc = _skills(isolated_home, workspace, "list", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == []
+    proc = _skills(isolated_home, workspace, "list")
+    assert "not trusted" in proc.stdout
