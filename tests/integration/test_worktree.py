@@ -1,0 +1,142 @@
+"""``-w/--worktree`` through the real `gemtui -p`, with real git and the mock server."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from gemtui.testing import MockLLMServer
+
+from .helpers import gemtui_env, run_gemtui, write_fast_config
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def _repo(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    _git(path, "init", "-q", "-b", "main")
+    _git(path, "config", "user.email", "t@example.com")
+    _git(path, "config", "user.name", "T")
+    (path / "README.md").write_text("MAIN-README\n")
+    _git(path, "add", "-A")
+    _git(path, "commit", "-qm", "first")
+    return path
+
+
+def _write(path: str, content: str, call_id: str) -> dict[str, Any]:
+    call = {"name": "write_file", "args": {"file_path": path, "content": content}, "id": call_id}
+    return {"function_calls": [call]}
+
+
+def _line(stderr: str, label: str) -> str:
+    """The command printed after ``label:`` on exit."""
+    match = re.search(rf"^  {label}: (.+)$", stderr, re.MULTILINE)
+    assert match, stderr
+    return match.group(1)
+
+
+def test_write_lands_in_the_worktree_and_the_printed_commands_resume_and_remove_it(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    repo = _repo(workspace)
+    mock_llm_thread.enqueue(_write("made.txt", "MADE\n", "w1"), {"text": "written"})
+    env = gemtui_env(isolated_home, mock_llm_thread.url)
+    proc = run_gemtui(["-p", "make it", "-y", "-w", "feature-x"], env=env, cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    tree = repo / ".gemini" / "worktrees" / "feature-x"
+    assert (tree / "made.txt").read_text() == "MADE\n"
+    assert not (repo / "made.txt").exists()  # the main checkout is untouched
+    assert (tree / "README.md").read_text() == "MAIN-README\n"
+    assert _git(tree, "rev-parse", "--abbrev-ref", "HEAD") == "worktree-feature-x"
+    assert _git(repo, "rev-parse", "--abbrev-ref", "HEAD") == "main"
+    assert f"left in place at {tree.resolve()}" in proc.stderr
+    # the printed resume command reuses the worktree and the conversation
+    mock_llm_thread.enqueue({"text": "again"})
+    resume = _line(proc.stderr, "resume")
+    again = subprocess.run(
+        f"{resume} -p 'and now?'".replace(" gemtui -w", f" {sys.executable} -m gemtui -w", 1),
+        shell=True,
+        env=env,
+        cwd=isolated_home,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert again.returncode == 0, again.stderr
+    assert "reused" in again.stderr
+    assert (tree / "made.txt").read_text() == "MADE\n"
+    history = json.dumps(mock_llm_thread.requests[-1].json["contents"])
+    assert "make it" in history  # the first run's conversation came back
+    # the printed remove command removes the worktree and its branch
+    remove = _line(again.stderr, "remove")
+    subprocess.run(remove, shell=True, cwd=isolated_home, check=True, capture_output=True)
+    assert not tree.exists()
+    assert "worktree-feature-x" not in _git(repo, "branch", "--list")
+
+
+def test_without_a_name_a_random_one_is_made_on_its_own_branch(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    repo = _repo(workspace)
+    mock_llm_thread.enqueue(_write("x.txt", "X\n", "w1"), {"text": "ok"})
+    proc = run_gemtui(
+        ["-p", "go", "-y", "-w"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=repo
+    )
+    assert proc.returncode == 0, proc.stderr
+    [tree] = (repo / ".gemini" / "worktrees").iterdir()
+    assert re.fullmatch(r"\d{4}(-\d\d){5}-[0-9a-f]{4}", tree.name)
+    assert (tree / "x.txt").is_file()
+    assert not (repo / "x.txt").exists()
+    assert _git(tree, "rev-parse", "--abbrev-ref", "HEAD") == f"worktree-{tree.name}"
+
+
+def test_without_worktree_the_same_write_lands_in_the_checkout(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """The control: the write above lands in the worktree only because of -w."""
+    write_fast_config(isolated_home)
+    repo = _repo(workspace)
+    mock_llm_thread.enqueue(_write("made.txt", "MADE\n", "w1"), {"text": "written"})
+    proc = run_gemtui(
+        ["-p", "make it", "-y"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=repo
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "made.txt").read_text() == "MADE\n"
+    assert not (repo / ".gemini").exists()
+
+
+def test_not_a_git_repository_exits_42_saying_why(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    proc = run_gemtui(
+        ["-p", "go", "-w", "x"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.returncode == 42
+    assert "not in a git repository" in proc.stderr
+    assert mock_llm_thread.requests == []
+    assert not (workspace / ".gemini").exists()
+
+
+def test_a_bad_name_exits_42_before_anything_is_made(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    repo = _repo(workspace)
+    proc = run_gemtui(
+        ["-p", "go", "-w", "../escape"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=repo,
+    )
+    assert proc.returncode == 42
+    assert "cannot name a worktree" in proc.stderr
+    assert not (repo / ".gemini").exists()
+    assert _git(repo, "worktree", "list").count("\n") == 0  # only the main checkout
