@@ -35,15 +35,15 @@ def skills_command(session: Session, arg: str) -> tuple[str, bool]:
         return f"Skill {name} {verb}d.", True
     if verb not in ("", "list") or name:
         return SKILLS_USAGE, False
-    found = sorted(skills.found.skills.values(), key=lambda s: s.name)
-    if not found:
+    listed = sorted(skills.found.skills.values(), key=lambda s: s.name)
+    if not listed:
         return (
             "No skills. Put a folder with a SKILL.md in ~/.gemini/skills/ or the project's "
             ".gemini/skills/ (trusted folders), or run gemtui skills install PATH.",
             True,
         )
     lines = ["Skills (the model activates one with activate_skill):"]
-    for s in found:
+    for s in listed:
         state = "disabled" if s.name in skills.disabled else "enabled"
         lines.append(f"{s.name} ({s.source}, {state}): {s.folder}\n  {s.description}")
     lines += [f"not loaded: {p}" for p in skills.found.problems]
