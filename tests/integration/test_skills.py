@@ -272,3 +272,80 @@ def test_skills_cli_list_leaves_out_an_untrusted_workspace(
     assert json.loads(proc.stdout) == []
     proc = _skills(isolated_home, workspace, "list")
     assert "not trusted" in proc.stdout
+
+
+def test_extension_and_claude_code_skills_are_found_and_a_higher_tier_wins(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    from gemtui.extensions import ExtensionStore
+
+    write_fast_config(isolated_home)
+    ext = tmp_path / "ext"
+    ext.mkdir()
+    (ext / "gemini-extension.json").write_text('{"name": "helper", "version": "1.0.0"}')
+    plant(ext / "skills", "ext-skill", "FROM-EXTENSION.", "body")
+    plant(ext / "skills", "shared", "SHARED-FROM-EXTENSION.", "body")
+    ExtensionStore().install(str(ext))
+    plant(_person(isolated_home) / ".claude" / "skills", "claude-user", "CLAUDE-USER.", "b")
+    plant(_person(isolated_home) / ".gemini" / "skills", "shared", "SHARED-FROM-USER.", "b")
+    plant(workspace / ".claude" / "skills", "claude-ws", "CLAUDE-WORKSPACE.", "body")
+    mock_llm_thread.enqueue({"text": "ok"})
+    proc = run_gemtui(
+        ["-p", "go", "--trust-workspace"],
+        env=_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
+    assert proc.returncode == 0, proc.stderr
+    system = _system(mock_llm_thread.requests[0])
+    assert "ext-skill: FROM-EXTENSION." in system
+    assert "claude-user: CLAUDE-USER." in system
+    assert "claude-ws: CLAUDE-WORKSPACE." in system
+    assert "shared: SHARED-FROM-USER." in system  # the user's tier is above extensions'
+    assert "SHARED-FROM-EXTENSION" not in system
+
+
+def test_a_link_in_an_activated_skill_cannot_reach_outside_its_folder(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    write_fast_config(isolated_home)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET\n")
+    folder = plant(_person(isolated_home) / ".gemini" / "skills", "linky", "Links.", "body")
+    (folder / "leak.txt").symlink_to(secret)
+    # the control: a link that stays inside the folder reads, so links as such work
+    (folder / "inside.txt").symlink_to(folder / "references" / "guide.md")
+    mock_llm_thread.enqueue(
+        _call("activate_skill", {"name": "linky"}, "a1"),
+        {
+            "function_calls": [
+                {"name": "read_file", "args": {"file_path": str(folder / "leak.txt")}, "id": "r1"},
+                {
+                    "name": "read_file",
+                    "args": {"file_path": str(folder / "inside.txt")},
+                    "id": "r2",
+                },
+            ]
+        },
+        {"text": "done"},
+    )
+    proc = run_gemtui(
+        ["-p", "go", "-y"], env=_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.returncode == 0, proc.stderr
+    last = mock_llm_thread.requests[-1]
+    assert "TOP-SECRET" not in json.dumps(last.json)
+    assert "error" in _response(last, "r1")
+    assert "GUIDE-TEXT" in json.dumps(_response(last, "r2"))
+
+
+def test_activate_skill_in_headless_default_mode_needs_approval(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """It asks like any tool that is not read-only: headless, nothing can answer, so the
+    body never reaches the model."""
+    write_fast_config(isolated_home)
+    plant(_person(isolated_home) / ".gemini" / "skills", "pdf-tools", "PDF.", "SECRET-BODY")
+    mock_llm_thread.enqueue(_call("activate_skill", {"name": "pdf-tools"}, "a1"), {"text": "x"})
+    proc = run_gemtui(["-p", "go"], env=_env(isolated_home, mock_llm_thread.url), cwd=workspace)
+    assert "activate_skill was not run: it needs approval" in proc.stderr
+    assert "SECRET-BODY" not in json.dumps([r.json for r in mock_llm_thread.requests])
