@@ -349,3 +349,32 @@ def test_activate_skill_in_headless_default_mode_needs_approval(
     proc = run_gemtui(["-p", "go"], env=_env(isolated_home, mock_llm_thread.url), cwd=workspace)
     assert "activate_skill was not run: it needs approval" in proc.stderr
     assert "SECRET-BODY" not in json.dumps([r.json for r in mock_llm_thread.requests])
+
+
+async def test_skills_command_over_acp_lists_and_disables_without_a_model_call(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    from acp import PROTOCOL_VERSION, text_block
+
+    from .acp_client import EditorClient, acp_agent, editor_caps
+
+    write_fast_config(isolated_home)
+    plant(_person(isolated_home) / ".gemini" / "skills", "pdf-tools", "PDF-DESC.", "body")
+    mock_llm_thread.enqueue({"text": "hi"})
+    client = EditorClient()
+    env = _env(isolated_home, mock_llm_thread.url)
+    async with acp_agent(client, env=env, cwd=workspace) as (conn, _):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor_caps())
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("/skills list")])
+        await conn.prompt(
+            session_id=new.session_id, prompt=[text_block("/skills disable pdf-tools")]
+        )
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("hi")])
+    offered = client.of_kind("available_commands_update")
+    assert "skills" in {c.name for c in offered[0].available_commands}
+    said = client.text()
+    assert "pdf-tools (user, enabled)" in said
+    assert "Skill pdf-tools disabled." in said
+    [request] = mock_llm_thread.requests  # the commands made no model call
+    assert "PDF-DESC" not in _system(request)
