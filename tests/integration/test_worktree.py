@@ -140,3 +140,40 @@ def test_a_bad_name_exits_42_before_anything_is_made(
     assert "cannot name a worktree" in proc.stderr
     assert not (repo / ".gemini").exists()
     assert _git(repo, "worktree", "list").count("\n") == 0  # only the main checkout
+
+
+def test_a_committed_link_cannot_send_the_worktree_outside_the_repository(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """A cloned repository commits `.gemini` as a link to a folder of the person's: the
+    checkout must not be written there (a login script folder, say)."""
+    outside = tmp_path / "autostart"
+    outside.mkdir()
+    repo = _repo(workspace)
+    (repo / ".gemini").symlink_to(outside, target_is_directory=True)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "link")
+    proc = run_gemtui(
+        ["-p", "go", "-w", "x"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=repo
+    )
+    assert proc.returncode == 42
+    assert "symbolic link" in proc.stderr
+    assert list(outside.iterdir()) == []
+    assert mock_llm_thread.requests == []
+    # the control: git itself follows the link and writes the checkout outside
+    _git(repo, "worktree", "add", str(repo / ".gemini" / "worktrees" / "x"), "-b", "control")
+    assert (outside / "worktrees" / "x" / "README.md").is_file()
+
+
+def test_a_folder_of_that_name_that_is_not_its_worktree_is_not_reused(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    repo = _repo(workspace)
+    other = _repo(repo / ".gemini" / "worktrees" / "x")  # another repository's checkout
+    proc = run_gemtui(
+        ["-p", "go", "-w", "x"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=repo
+    )
+    assert proc.returncode == 42
+    assert "is not a worktree of" in proc.stderr
+    assert mock_llm_thread.requests == []
+    assert _git(other, "rev-parse", "--abbrev-ref", "HEAD") == "main"

@@ -109,14 +109,26 @@ def open_worktree(cwd: Path, name: str | None) -> Worktree:
     project = _project_root(cwd)
     path = project / ".gemini" / "worktrees" / name
     branch = f"worktree-{name}"
+    if os.path.realpath(path) != os.fspath(path):  # a link (a repository can commit one)
+        raise WorktreeError(
+            f"{path} goes through a symbolic link (to {os.path.realpath(path)}): a worktree "
+            "is made only inside the repository's own .gemini/worktrees folder"
+        )
     if path.exists():
         top = _git(["rev-parse", "--show-toplevel"], path)
-        if top.returncode != 0 or Path(top.stdout.strip()).resolve() != path.resolve():
-            raise WorktreeError(f"{path} exists but is not a git worktree: move it away first")
-        return Worktree(name, path.resolve(), branch, project, created=False)
+        common = _git(["rev-parse", "--git-common-dir"], path)
+        if (
+            top.returncode != 0
+            or Path(top.stdout.strip()).resolve() != path
+            or (path / common.stdout.strip()).resolve() != project / ".git"
+        ):
+            raise WorktreeError(
+                f"{path} exists but is not a worktree of {project}: move it away first"
+            )
+        return Worktree(name, path, branch, project, created=False)
     exists = _git(["rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], project)
     add = [path.as_posix(), branch] if exists.returncode == 0 else [path.as_posix(), "-b", branch]
     proc = _git(["worktree", "add", *add], project)
     if proc.returncode != 0:
         raise WorktreeError(f"git worktree add failed: {_said(proc)}")
-    return Worktree(name, path.resolve(), branch, project, created=True)
+    return Worktree(name, path, branch, project, created=True)
