@@ -45,6 +45,8 @@ _MAX_FILE = 256 * 1024
 """A SKILL.md past this size is refused (it is instructions, not a data file)."""
 _MAX_LISTED = 200
 """Files named in a folder listing; past this many, the rest are counted."""
+_MAX_WALKED = 10_000
+"""Files a listing looks at: a folder past it is said to hold more (never walked whole)."""
 _MAX_DESCRIPTION = 1024
 """The standard's limit on a description; longer ones are cut in the prompt."""
 
@@ -207,5 +209,8 @@ def folder_listing(folder: Path) -> str:
             total += 1
             if len(names) < _MAX_LISTED:
                 names.append(os.path.relpath(os.path.join(top, name), folder))
-    more = f"\n… and {total - len(names)} more" if total > len(names) else ""
+        if total >= _MAX_WALKED:
+            break
+    extra = total - len(names)
+    more = f"\n… and {extra}{'+' if total >= _MAX_WALKED else ''} more" if extra else ""
     return f"{folder}/\n" + "\n".join(f"  {n}" for n in names) + more
