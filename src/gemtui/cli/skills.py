@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gemtui.cli.parser import Subcommands, add_subcommand
-from gemtui.errors import EXIT_INPUT
+from gemtui.errors import EXIT_INPUT, FatalError
 
 if TYPE_CHECKING:
     from gemtui.agent.skills import Skill
@@ -51,6 +51,9 @@ def _run(args: argparse.Namespace) -> int:
     except (SkillError, OSError) as exc:
         sys.stderr.write(f"gemtui: skills {args.action}: {exc}\n")
         return EXIT_INPUT
+    except FatalError as exc:  # a settings or trusted-folders file that cannot be read
+        sys.stderr.write(f"gemtui: skills {args.action}: {exc.message}\n")
+        return exc.exit_code
 
 
 def _disabled() -> list[str]:
@@ -80,7 +83,9 @@ def _list(workspace: Path, *, as_json: bool) -> int:
         out.write(f"{s.name} ({s.source}, {state}) {s.folder}\n  {s.description}\n")
     if not skills:
         out.write("No skills found (gemtui skills install PATH, or ~/.gemini/skills/NAME/).\n")
-    if not trusted:
+    from gemtui.config.trust import WORKSPACE_SKILL_DIRS
+
+    if not trusted and any((workspace / d).is_dir() for d in WORKSPACE_SKILL_DIRS):
         out.write(
             f"This folder is not trusted: its own skills ({workspace}/.gemini/skills, "
             ".agents/skills, .claude/skills) are left out.\n"
