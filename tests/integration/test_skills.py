@@ -378,3 +378,30 @@ async def test_skills_command_over_acp_lists_and_disables_without_a_model_call(
     assert "Skill pdf-tools disabled." in said
     [request] = mock_llm_thread.requests  # the commands made no model call
     assert "PDF-DESC" not in _system(request)
+
+
+def test_a_sandboxed_command_reaches_an_activated_skill_folder_read_only(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """Under ``-s`` the home is hidden; an activated skill's scripts still run from it,
+    and still cannot change it. The control: before activation the folder is not there."""
+    write_fast_config(isolated_home)
+    person = tmp_path / "person"  # a home outside gemtui's own folders (hidden in the box)
+    folder = plant(person / ".gemini" / "skills", "tool", "Tool.", "body")
+    guide = folder / "references" / "guide.md"
+    shell = "run_shell_command"
+    mock_llm_thread.enqueue(
+        _call(shell, {"command": f"cat {guide}"}, "before"),
+        _call("activate_skill", {"name": "tool"}, "a1"),
+        _call(shell, {"command": f"cat {guide}"}, "after"),
+        _call(shell, {"command": f"echo PWNED > {guide}"}, "write"),
+        {"text": "done"},
+    )
+    env = {**_env(isolated_home, mock_llm_thread.url), "HOME": str(person)}
+    proc = run_gemtui(["-p", "go", "-y", "-s"], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    requests = mock_llm_thread.requests
+    assert "GUIDE-TEXT" not in json.dumps(_response(requests[1], "before"))
+    assert "GUIDE-TEXT" in json.dumps(_response(requests[3], "after"))
+    assert "Read-only file system" in json.dumps(_response(requests[4], "write"))
+    assert guide.read_text() == "GUIDE-TEXT\n"
