@@ -177,3 +177,21 @@ def test_a_folder_of_that_name_that_is_not_its_worktree_is_not_reused(
     assert "is not a worktree of" in proc.stderr
     assert mock_llm_thread.requests == []
     assert _git(other, "rev-parse", "--abbrev-ref", "HEAD") == "main"
+
+
+def test_a_worktree_folder_removed_by_hand_is_made_again_on_its_branch(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    repo = _repo(workspace)
+    env = gemtui_env(isolated_home, mock_llm_thread.url)
+    mock_llm_thread.enqueue({"text": "one"}, {"text": "two"})
+    assert run_gemtui(["-p", "go", "-w", "again"], env=env, cwd=repo).returncode == 0
+    tree = repo / ".gemini" / "worktrees" / "again"
+    (tree / "kept.txt").write_text("K\n")
+    _git(tree, "add", "-A")
+    _git(tree, "commit", "-qm", "on the branch")
+    subprocess.run(["rm", "-rf", str(tree)], check=True)
+    proc = run_gemtui(["-p", "go", "-w", "again"], env=env, cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert (tree / "kept.txt").read_text() == "K\n"  # the branch's commit is back

@@ -126,6 +126,7 @@ def open_worktree(cwd: Path, name: str | None) -> Worktree:
                 f"{path} exists but is not a worktree of {project}: move it away first"
             )
         return Worktree(name, path, branch, project, created=False)
+    _git(["worktree", "prune"], project)  # a folder removed by hand leaves its record behind
     exists = _git(["rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], project)
     add = [path.as_posix(), branch] if exists.returncode == 0 else [path.as_posix(), "-b", branch]
     proc = _git(["worktree", "add", *add], project)
