@@ -195,3 +195,46 @@ def test_a_worktree_folder_removed_by_hand_is_made_again_on_its_branch(
     proc = run_gemtui(["-p", "go", "-w", "again"], env=env, cwd=repo)
     assert proc.returncode == 0, proc.stderr
     assert (tree / "kept.txt").read_text() == "K\n"  # the branch's commit is back
+
+
+def _shell(command: str, call_id: str) -> dict[str, Any]:
+    return {
+        "function_calls": [
+            {"name": "run_shell_command", "args": {"command": command}, "id": call_id}
+        ]
+    }
+
+
+def _output(request: Any, call_id: str) -> str:
+    for part in request.json["contents"][-1]["parts"]:
+        fr = part.get("functionResponse")
+        if fr is not None and fr["id"] == call_id:
+            return json.dumps(fr["response"])
+    raise AssertionError(call_id)
+
+
+def test_git_works_in_a_sandboxed_worktree_and_its_hooks_stay_out_of_reach(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """Under ``-s`` the worktree's shared ``.git`` (outside the workspace) is read-only in
+    the box: git reads it, nothing can plant a hook in it. The control: unsandboxed, the
+    same plant lands."""
+    write_fast_config(isolated_home)
+    repo = _repo(workspace)
+    hook = repo / ".git" / "hooks" / "post-checkout"
+    mock_llm_thread.enqueue(
+        _shell("git log --oneline", "log"),
+        _shell(f"echo 'touch /tmp/pwned' > {hook}", "plant"),
+        {"text": "done"},
+    )
+    env = gemtui_env(isolated_home, mock_llm_thread.url)
+    proc = run_gemtui(["-p", "go", "-y", "-s", "-w", "boxed"], env=env, cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    requests = mock_llm_thread.requests
+    assert "first" in _output(requests[1], "log")  # the commit, read through the shared .git
+    assert "Read-only file system" in _output(requests[2], "plant")
+    assert not hook.exists()
+    mock_llm_thread.enqueue(_shell(f"echo 'true' > {hook}", "plant"), {"text": "done"})
+    proc = run_gemtui(["-p", "go", "-y", "-w", "boxed"], env=env, cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert hook.exists()
