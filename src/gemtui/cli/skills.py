@@ -143,7 +143,10 @@ def _uninstall(name: str) -> int:
         except SkillError:
             skill = None
         if folder.name == name or (skill is not None and skill.name == name):
-            shutil.rmtree(folder)
+            if folder.is_symlink():  # a linked skill: the link goes, its folder stays
+                folder.unlink()
+            else:
+                shutil.rmtree(folder)
             sys.stdout.write(f"Uninstalled {name} from {folder}\n")
             return 0
     sys.stderr.write(f"gemtui: skills uninstall: no skill named {name!r} in {root}\n")
