@@ -405,3 +405,19 @@ def test_a_sandboxed_command_reaches_an_activated_skill_folder_read_only(
     assert "GUIDE-TEXT" in json.dumps(_response(requests[3], "after"))
     assert "Read-only file system" in json.dumps(_response(requests[4], "write"))
     assert guide.read_text() == "GUIDE-TEXT\n"
+
+
+def test_skills_cli_uninstall_of_a_linked_skill_keeps_its_folder(
+    isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    source = plant(tmp_path / "mine", "draft", "A skill I am writing.", "DRAFT-BODY")
+    root = _person(isolated_home) / ".gemini" / "skills"
+    root.mkdir(parents=True)
+    (root / "draft").symlink_to(source, target_is_directory=True)
+    assert json.loads(_skills(isolated_home, workspace, "list", "--json").stdout)[0]["name"] == (
+        "draft"
+    )
+    proc = _skills(isolated_home, workspace, "uninstall", "draft")
+    assert proc.returncode == 0, proc.stderr
+    assert not (root / "draft").exists()
+    assert (source / "SKILL.md").read_text(encoding="utf-8").endswith("DRAFT-BODY\n")
