@@ -82,3 +82,26 @@ async def test_activation_card_shows_the_skill_its_purpose_and_folder(
         await pilot.press("f8", "1")  # allow once
         await seen.wait_event(AgentFinished)
     assert "PDF-BODY" in str(mock_llm.requests[1].json["contents"][-1])
+
+
+async def test_reload_finds_a_new_skill_and_names_a_broken_one(
+    mock_llm: MockLLMServer, workspace: Path, person: Path
+) -> None:
+    from gemtui.bus.events import ErrorOccurred
+
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        root = person / ".gemini" / "skills"
+        (root / "later").mkdir()
+        (root / "later" / "SKILL.md").write_text("---\nname: later\ndescription: L.\n---\n")
+        (root / "broken").mkdir()
+        broken = root / "broken" / "SKILL.md"
+        broken.write_text("---\nname: broken\n---\n")
+        await pilot.press(*"/skills reload", "enter")
+        await pilot.pause()
+        assert "Skills reloaded: 2 enabled, 1 not loaded (see the warnings)." in _notes(app)
+        warning = await seen.wait_event(ErrorOccurred)
+        assert warning.message.startswith(f"Skill not loaded: {broken}:1: ")
+        assert warning.hint == "Fix the file, then /skills reload."
+        assert "later: L." in app.session.chat.system_instruction
