@@ -13,6 +13,7 @@ session the process built after it (the second test).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ from typing import Any
 import pytest
 
 from gemtui.agent.assembly import Assembled, RunOptions, build_session, trusted_run
+from gemtui.agent.provider_choice import ResolvedProvider
+from gemtui.agent.session import Session, SessionOptions
 from gemtui.bus import (
     ApprovalDecision,
     Decision,
@@ -30,7 +33,9 @@ from gemtui.bus import (
 )
 from gemtui.cli import main as cli
 from gemtui.config.paths import user_config_file
-from gemtui.config.settings import load_settings
+from gemtui.config.settings import Settings, load_settings
+from gemtui.providers.gemini import GeminiGenerator
+from gemtui.providers.http import make_client
 from gemtui.testing import MockLLMServer
 
 from .helpers import FAST_NETWORK
@@ -160,3 +165,42 @@ def test_a_sandboxed_run_leaves_the_next_session_in_the_process_unsandboxed(
         asyncio.run(run())
     assert _files(ws_b) == {"b.txt"}
     assert _files(outside) == {"b-was-here"}  # the second session was never sandboxed
+
+
+def _session_in(folder: Path, url: str) -> Session:
+    """A session on Gemini's wire at ``url`` whose folder is trusted (its hooks load)."""
+    provider = ResolvedProvider(
+        "alpha", "gemini", GeminiGenerator(make_client(), "k", url), "gemini-2.5-pro", 1_048_576
+    )
+    options = SessionOptions(workspace=folder, interactive=False, trusted_workspace=True)
+    return Session(Settings(), provider, options)
+
+
+async def test_closing_one_session_never_waits_for_another_sessions_hooks(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Observing hooks (AfterAgent) still running were one process-wide set, so closing a
+    session waited for every session's: B's close hung on A's hook until it timed out.
+    A's hook here waits for a FIFO; B closes while it waits, then A's is let go and ends
+    ``ok`` (the control: the hook really ran, and really was waiting)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "person"))  # no hooks of the person's own
+    ws_a, ws_b, _ = _folders(tmp_path)
+    gate, marker = tmp_path / "gate", tmp_path / "a-hook-ended"
+    os.mkfifo(gate)
+    hook = {"type": "command", "command": f"read _ < {gate}; touch {marker}", "timeout": 30_000}
+    settings_file = ws_a / ".gemini" / "settings.json"
+    settings_file.parent.mkdir()
+    settings_file.write_text(json.dumps({"hooks": {"AfterAgent": [{"hooks": [hook]}]}}))
+    async with MockLLMServer() as server:
+        server.enqueue({"text": "a done"})
+        a, b = _session_in(ws_a, server.url), _session_in(ws_b, server.url)
+        try:
+            assert (await a.send("hi")).text == "a done"  # A's AfterAgent hook now waits
+            await b.aclose()
+            assert not [r for r in a.hooks.runs if r.spec.event == "AfterAgent"]
+            assert not marker.exists()
+            await asyncio.to_thread(gate.write_text, "go\n")  # let A's hook go on
+        finally:
+            await a.aclose()  # A's own close does wait for A's hook
+    assert [r.outcome for r in a.hooks.runs if r.spec.event == "AfterAgent"] == ["ok"]
+    assert marker.exists()

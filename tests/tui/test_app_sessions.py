@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from gemtui.agent.assembly import RunOptions
-from gemtui.bus.events import AgentFinished
+from gemtui.bus.events import AgentFinished, ModelChanged
 from gemtui.config.settings import Settings
 from gemtui.store import SessionStore
 from gemtui.testing.mockllm import MockLLMServer
@@ -149,6 +149,8 @@ async def test_model_command_switches_provider_live(
             await group_done(app, "model")
             assert app.session is not None
             assert app.session.provider.name == "local"
+            await seen.wait_event(ModelChanged)  # the status line follows the event
+            await pilot.pause()
             assert app.main.status.model == "qwen3-coder"
             count = len(seen.seen)
             await pilot.press(*"again", "enter")

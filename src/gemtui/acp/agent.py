@@ -154,16 +154,17 @@ class GemtuiAgent:
         conv = Conversation(self.client, built.assembled)
         fs = self.caps.fs
         if fs is not None and (fs.read_text_file or fs.write_text_file):
-            conv.session.tool_context.files = ClientFiles(
-                self.client,
-                conv.id,
-                read=bool(fs.read_text_file),
-                write=bool(fs.write_text_file),
+            conv.session.use_client_io(
+                files=ClientFiles(
+                    self.client,
+                    conv.id,
+                    read=bool(fs.read_text_file),
+                    write=bool(fs.write_text_file),
+                )
             )
         if self.caps.terminal:
-            conv.session.tool_context.terminals = ClientTerminals(
-                self.client, conv.id, conv.show_terminal
-            )
+            terminals = ClientTerminals(self.client, conv.id, conv.show_terminal)
+            conv.session.use_client_io(terminals=terminals)
         conv.on_event = self._on_event
         self.sessions[conv.id] = conv
         built.assembled.record()
@@ -227,7 +228,7 @@ class GemtuiAgent:
             tool = registry.get(name)
             return str(tool.kind) if tool is not None else "other"
 
-        history = list(conv.session.chat.history)
+        history = list(conv.session.history)
         for update in replay(history, conv.session.workspace.root, kind_of):
             await conv.send(update)
         await self._announce_commands(conv)

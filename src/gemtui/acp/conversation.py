@@ -53,9 +53,7 @@ class Conversation:
         self.built = built
         self.session = built.session
         self.id = self.session.id
-        self.mapper = UpdateMapper(
-            self.session.workspace.root, self.session.provider.context_window
-        )
+        self.mapper = UpdateMapper(self.session.workspace.root, self.session.context_window)
         self.approvals = Approvals(client, self.id)
         self._sub: Subscription = self.session.bus.subscription(maxsize=512)
         self._sent_seq = 0

@@ -37,9 +37,12 @@ class ToolRunner(Protocol):
     ) -> ScheduleOutcome: ...
 
 
-@dataclass
+@dataclass(frozen=True)
 class ExecutorConfig:
-    """Limits and knobs of the agent loop (turns, window, compression, fallback, prices)."""
+    """Limits and knobs of the agent loop (turns, window, compression, fallback, prices).
+
+    A frozen value: a model or provider switch builds a new one (``dataclasses.replace``)
+    and hands it to the executor whole, so no half-patched config is ever read."""
 
     max_turns: int = -1
     """Model turns per prompt; -1 is unbounded."""
@@ -51,7 +54,7 @@ class ExecutorConfig:
     context_window: int = 1_048_576
     compression_threshold: float = 0.5
     compression_preserve: float = 0.3
-    fallback: list[str] = field(default_factory=list)
+    fallback: tuple[str, ...] = ()
     """Models to switch to, in order, when the current one keeps answering 429."""
     prices: dict[str, float] = field(default_factory=dict)
     """The provider's ``prices`` from settings, on top of the known ones."""

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 from gemtui.agent.account_watch import AccountWatch
 from gemtui.agent.cancellable import until_cancelled
@@ -16,6 +14,7 @@ from gemtui.agent.context_files import ContextFiles, add_memory
 from gemtui.agent.environment_context import environment_context
 from gemtui.agent.error_text import ErrorContext
 from gemtui.agent.executor import Executor, ExecutorConfig
+from gemtui.agent.prices import price_for
 from gemtui.agent.prompt import build_system_instruction, load_core_override
 from gemtui.agent.prompt_fit import fit_prompt
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
@@ -29,12 +28,18 @@ from gemtui.agent.session_hooks import (
     build_hooks,
     drain_hooks,
     fire_session_start,
+    tool_hooks,
 )
+from gemtui.agent.session_options import SessionOptions
 from gemtui.agent.session_parts import (
+    context_grows,
+    error_context,
     fetch_limits,
     generation_config,
     mcp_tools,
     next_speaker_for,
+    one_off_stream,
+    retry_reporter,
     router_for,
     sandbox_config,
     session_checkpoints,
@@ -45,11 +50,14 @@ from gemtui.agent.skill_tool import SessionSkills
 from gemtui.agent.subagents import Subagents
 from gemtui.agent.user_commands import (
     ShellNotes,
+    TerminalRun,
     add_roots,
     announce_problems,
     expand_custom,
     load_session_commands,
     run_shell_mode,
+    terminal_command,
+    terminal_verdict,
 )
 from gemtui.bus import (
     AgentFinished,
@@ -57,17 +65,15 @@ from gemtui.bus import (
     EventBus,
     HistoryAppended,
     HistoryReplaced,
-    RequestRetrying,
+    ModelChanged,
+    ModelFallback,
     SessionStarted,
-    ToolCallState,
-    ToolCallStateChanged,
 )
 from gemtui.chat.chat import Chat
 from gemtui.chat.history import strip_thought_signatures
 from gemtui.config.paths import config_dir, data_dir
 from gemtui.config.settings import Settings
-from gemtui.errors import NothingListeningError
-from gemtui.providers.retry import RetryingGenerator, RetryNotice
+from gemtui.providers.retry import RetryingGenerator
 from gemtui.providers.tool_guidance import compact_declarations
 from gemtui.tools.offload import run_off_loop
 from gemtui.tools.sandbox_places import HOME_RUN_LATER, home_places
@@ -83,47 +89,27 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from gemtui.agent.agent_defs import AgentSet
-    from gemtui.agent.skills import SkillSet
     from gemtui.bus import EventBus
     from gemtui.commands import CommandSet
     from gemtui.providers.base import ContentGenerator
+    from gemtui.scheduler import RuleBook
+    from gemtui.tools.background import BackgroundJobs
+    from gemtui.tools.file_access import FileAccess
+    from gemtui.tools.sandbox import SandboxConfig
+    from gemtui.tools.terminal_access import TerminalAccess
 
 __all__ = ["Session", "SessionOptions"]
 
-MEMORY_TOOL = "save_memory"
-"""Its success changes the person's GEMINI.md: the next request reads it again."""
 COMPACT_LISTING = 15
 """Top-level entries shown to a small model (its window is precious); others get 50."""
-
-_READING_TOOLS = frozenset({"read_file", "list_directory", "glob", "grep_search"})
-_PATH_ARGS = ("file_path", "dir_path", "path")
-"""Tools whose path argument brings a subfolder's context files in (just in time)."""
 
 GROUNDED_TOOL = "google_web_search"
 """Offered only when the provider's API has Google Search grounding."""
 
 
-@dataclass
-class SessionOptions:
-    """A session's per-run options (from the assembly: flags over settings)."""
-
-    workspace: Path
-    approval_mode: str = "default"
-    interactive: bool = True
-    max_turns: int = -1
-    session_id: str = field(default_factory=lambda: uuid.uuid4().hex)
-    history: list[Content] | None = None
-    stream_retry_delays: tuple[float, ...] = (1.0, 2.0, 4.0)
-    trusted_workspace: bool = False
-    """The folder is trusted: its own ``.gemtui/policy.toml`` rules apply."""
-    include_directories: tuple[str, ...] = ()
-    """More workspace roots (``--include-directories``, ``[workspace]``)."""
-    sandbox: bool = False
-    """``-s``: shell commands run under bubblewrap whatever ``[tools.sandbox]`` says."""
-
-
 class Session:
-    """One conversation: ``await session.send("…")`` runs a prompt through the loop."""
+    """One conversation: ``await session.send("…")`` runs a prompt through the loop. Front
+    ends use its queries, commands and events, never the chat, executor or tool context."""
 
     def __init__(
         self, settings: Settings, provider: ResolvedProvider, options: SessionOptions
@@ -159,8 +145,15 @@ class Session:
             extra_dirs=extension_context_dirs(self.extensions)
             + tuple((root, settings.context.names) for root in self.workspace.roots[1:]),
         ).load()
+        sandbox = sandbox_config(
+            settings, self.workspace.root, self.workspace.roots[1:], forced=options.sandbox
+        )
         self.mcp = mcp_tools(
-            with_extension_servers(settings, self.extensions), self.registry, self.policy, self.bus
+            with_extension_servers(settings, self.extensions),
+            self.registry,
+            self.policy,
+            self.bus,
+            sandbox,
         )
         self.tool_context = context = ToolContext(
             workspace=self.workspace,
@@ -169,12 +162,14 @@ class Session:
             outputs=OutputStore.for_session(data_dir(), self.id),
             model_stream=self._model_stream,
             fetch=fetch_limits(settings),
-            sandbox=sandbox_config(
-                settings, self.workspace.root, self.workspace.roots[1:], forced=options.sandbox
-            ),
+            sandbox=sandbox,
             edit_fixer=settings.tools.edit_fixer,
             memory_file=config_dir() / "GEMINI.md",
         )
+        self.hooks = build_hooks(
+            self.workspace.root, self.bus, sandbox, trusted=options.trusted_workspace
+        )
+        self.checkpoints = session_checkpoints(settings, self.bus, self.workspace, self.id)
         self.scheduler = ToolScheduler(
             self.registry,
             self.bus,
@@ -182,15 +177,13 @@ class Session:
             context,
             approval_mode=lambda: self.approval_mode,
             interactive=options.interactive,
+            guard=self.checkpoints,
+            hooks=tool_hooks(self.hooks),
         )
-        if self.mcp is not None and context.sandbox is not None and settings.tools.sandbox.mcp:
-            self.mcp.manager.sandbox = context.sandbox
-        self.checkpoints = session_checkpoints(settings, self.bus, self.workspace, self.id)
-        self.scheduler.guard = self.checkpoints
-        self.skills = SessionSkills(self)
-        self.skills.load()  # activate_skill joins the registry before the agents look
+        self.skills = SessionSkills(self)  # activate_skill joins before the agents look
         self.agents = Subagents(self)
         self.agents.load()  # each agent a tool of the registry, before the declarations
+        self._on_retry = retry_reporter(self.bus)
         if isinstance(provider.generator, RetryingGenerator):
             provider.generator.on_retry = self._on_retry
         self.account = AccountWatch(self.bus, self.id)
@@ -217,6 +210,7 @@ class Session:
             generation_config=generation_config(provider),
             retry_delays=options.stream_retry_delays,
             max_answer_chars=settings.chat.max_answer_chars,
+            on_history=self._history_changed,
         )
         self.executor = Executor(
             self.chat,
@@ -227,7 +221,7 @@ class Session:
                 context_window=provider.context_window,
                 compression_threshold=settings.chat.compression_threshold,
                 compression_preserve=settings.chat.compression_preserve,
-                fallback=fallback_chain(provider, start_model(provider)),
+                fallback=tuple(fallback_chain(provider, start_model(provider))),
                 router=router_for(provider, provider.model, self._plan_mode),
                 prices=dict(provider.settings.prices),
                 error_context=self._error_context,
@@ -235,13 +229,21 @@ class Session:
                 next_speaker=next_speaker_for(settings, provider),
             ),
         )
-        self.chat.on_history = self._history_changed
         self.bus.subscribe(self._context_just_in_time)
+        self.bus.subscribe(self._follow_fallback)
         self._cancel: asyncio.Event | None = None
         self.bus.on_cancel(self.cancel)
-        self.commands = load_session_commands(self)
+        self.commands = self._load_commands()
         self.shell_notes = ShellNotes()
-        self.hooks = build_hooks(self)
+
+    def _load_commands(self) -> CommandSet:
+        trusted = self.options.trusted_workspace
+        return load_session_commands(self.extensions, self.workspace.root, trusted=trusted)
+
+    async def _expand_custom(self, prompt: str) -> tuple[str, str] | AgentFinished | None:
+        return await expand_custom(
+            self.commands, self.scheduler, self.tool_context, self.bus, prompt, self._cancel
+        )
 
     def _declarations(self) -> list[FunctionDeclaration]:
         from gemtui.scheduler import READ_ONLY_KINDS
@@ -255,18 +257,7 @@ class Session:
         return compact_declarations(decls) if self._compact_tools else decls
 
     def _error_context(self) -> ErrorContext:
-        from gemtui.agent.provider_choice import list_models
-
-        provider = self.provider
-        models = tuple(m for p, m in list_models(self.settings) if p == provider.name)
-        policy = getattr(provider.generator, "policy", None)
-        return ErrorContext(
-            provider=provider.kind,
-            model=self.chat.model,
-            models=models,
-            project=self.account.project,
-            attempts=getattr(policy, "max_attempts", 1),
-        )
+        return error_context(self.settings, self.provider, self.chat.model, self.account.project)
 
     @property
     def chat_generator(self) -> ContentGenerator:
@@ -278,30 +269,7 @@ class Session:
         self, request: GenerateContentRequest
     ) -> AsyncIterator[GenerateContentResponse]:
         """A one-off request to the current model, for tools (google_web_search)."""
-        from gemtui.tools.base import ToolError
-
-        generator = self.chat_generator
-        searches = any(t.google_search is not None for t in request.tools or [])
-        if searches and not generator.capabilities.grounding:
-            raise ToolError(
-                f"Web search needs Google Search grounding, which the {generator.name} "
-                "provider does not offer; use a Gemini provider."
-            )
-        return generator.stream(request, model=self.chat.model)
-
-    def _on_retry(self, notice: RetryNotice) -> None:
-        error = notice.error
-        target = ""
-        if isinstance(error, NothingListeningError):
-            target = f"nothing on {urlsplit(error.url).netloc}"
-        self.bus.emit(
-            RequestRetrying,
-            attempt=notice.attempt,
-            max_attempts=notice.max_attempts,
-            wait=notice.wait,
-            message=str(notice.error),
-            target=target,
-        )
+        return one_off_stream(self.chat_generator, self.chat.model, request)
 
     def _history_changed(self, index: int, content: Content | None, reason: str | None) -> None:
         if content is not None:
@@ -316,6 +284,59 @@ class Session:
         """The model the next request goes to (the chat holds it; fallback changes it)."""
         return self.chat.model
 
+    # What front ends read and do: never the chat, the executor or the tool context
+    # themselves (tests/unit/test_session_surface.py keeps them off those).
+
+    @property
+    def history(self) -> tuple[Content, ...]:
+        """The conversation so far (a copy: ``rewind_history`` changes it)."""
+        return tuple(self.chat.history)
+
+    @property
+    def context_window(self) -> int:
+        """The window the context line and compression measure against. The executor's
+        config holds it (the provider's, once a local server told it)."""
+        return self.executor.config.context_window
+
+    @property
+    def sandbox(self) -> SandboxConfig | None:
+        """The bubblewrap sandbox shell commands run in; None when they are not boxed."""
+        return self.tool_context.sandbox
+
+    @property
+    def background_jobs(self) -> BackgroundJobs:
+        """The background commands this session started (``/tasks``)."""
+        return self.tool_context.background
+
+    def rewind_history(self, cut: int) -> tuple[Content, ...]:
+        """Keep the first ``cut`` contents (``/rewind``); ``HistoryReplaced`` says so."""
+        kept = self.chat.history[:cut]
+        self.chat.replace_history(kept, "rewind")
+        return tuple(kept)
+
+    def use_client_io(
+        self, *, files: FileAccess | None = None, terminals: TerminalAccess | None = None
+    ) -> None:
+        """Let a front end (an editor over ACP) hold the files and run the commands the
+        tools ask for; what is not given stays on disk and in this process."""
+        if files is not None:
+            self.tool_context.files = files
+        if terminals is not None:
+            self.tool_context.terminals = terminals
+
+    def permission_rules(self) -> RuleBook:
+        """The rules in force, to list and remove (``/permissions``)."""
+        return self.policy
+
+    async def terminal_verdict(self, line: str) -> tuple[str, str, str]:
+        """What hooks and policy say of handing ``line`` the terminal (``!vim``)."""
+        hooks = self.scheduler.hooks
+        return await terminal_verdict(self.registry, self.policy, hooks, self.approval_mode, line)
+
+    def terminal_command(self, line: str) -> TerminalRun:
+        """How ``line`` runs with the terminal handed over (in the sandbox under ``-s``)."""
+        return terminal_command(self.tool_context.sandbox, line)
+
     def start(self) -> None:
         """Say the session began; a resumed history is published whole, so a subscriber
         (the recorder) knows the conversation without reading the chat."""
@@ -325,10 +346,9 @@ class Session:
             model=self.chat.model,
             workspace=str(self.workspace.root),
         )
-        announce_problems(self, self.commands)
+        announce_problems(self.bus, self.commands)
         self.agents.announce_problems()
-        self.skills.announce_problems()
-        fire_session_start(self, "resume" if self.chat.history else "startup")
+        fire_session_start(self.hooks, self.bus, "resume" if self.chat.history else "startup")
         self.start_mcp()
         with contextlib.suppress(RuntimeError):  # no loop yet: the first prompt does it
             self.prepare()  # the first prompt's groundwork, while the person types it
@@ -338,32 +358,54 @@ class Session:
             self.bus.emit(HistoryReplaced, contents=tuple(self.chat.history), reason="resume")
 
     async def switch_model(self, model: str, provider: ResolvedProvider | None = None) -> None:
-        """Change model (and maybe provider) between prompts, keeping the conversation."""
-        before = self.chat.model
-        if provider is not None and provider is not self.provider:
-            old = self.provider
+        """Change model (and maybe provider) between prompts, keeping the conversation;
+        the executor gets a new config whole, and ``ModelChanged`` tells the views."""
+        before, old = self.chat.model, self.provider
+        if provider is not None and provider is not old:
             self.provider = provider
             if isinstance(provider.generator, RetryingGenerator):
                 provider.generator.on_retry = self._on_retry
             self.account.bind(provider.generator)
             self.chat.generator = provider.generator
-            self.executor.config.context_window = provider.context_window
-            self.executor.config.prices = dict(provider.settings.prices)
+            self.executor.config = replace(
+                self.executor.config,
+                context_window=provider.context_window,
+                prices=dict(provider.settings.prices),
+                next_speaker=next_speaker_for(self.settings, provider),
+            )
             self.executor.last_prompt_tokens = 0
             self._compact_tools = None  # the new provider's window decides
             self.stop_preparing()
-            self.executor.config.next_speaker = next_speaker_for(self.settings, provider)
             await old.generator.aclose()
         if model != before and not self._prompted:  # the groundwork was for the model before
             self._compact_tools = None
             self.stop_preparing()
-        self.executor.config.router = router_for(self.provider, model, self._plan_mode)
-        if self.executor.config.router is None:
+        router = router_for(self.provider, model, self._plan_mode)
+        if router is None:
             self.chat.set_model(model)
         self.chat.generation_config = generation_config(self.provider)
-        self.executor.config.fallback = fallback_chain(self.provider, self.chat.model)
+        fallback = tuple(fallback_chain(self.provider, self.chat.model))
+        self.executor.config = replace(self.executor.config, router=router, fallback=fallback)
         if self._compact_tools is None:  # done for the new model while the person types
             self.prepare()
+        if model != before or self.provider is not old:
+            self._model_changed(before, model, old.name)
+
+    def _model_changed(self, before: str, model: str, provider_before: str) -> None:
+        self.bus.emit(
+            ModelChanged,
+            from_model=before,
+            to_model=model,
+            from_provider=provider_before,
+            to_provider=self.provider.name,
+            context_window=self.context_window,
+            priced=price_for(model, self.executor.config.prices) is not None,
+        )
+
+    def _follow_fallback(self, event: Event) -> None:
+        """A quota fallback moved the conversation to another model: a change like any."""
+        if isinstance(event, ModelFallback) and not event.parent_id:
+            self._model_changed(event.from_model, event.to_model, self.provider.name)
 
     def _plan_mode(self) -> bool:
         return self.approval_mode == "plan"
@@ -393,7 +435,8 @@ class Session:
         if self._compact_tools is not None:
             return
         compact = await fit_prompt(self.provider, self.chat.model)
-        self.executor.config.context_window = self.provider.context_window
+        window = self.provider.context_window  # a local server's, learned just now
+        self.executor.config = replace(self.executor.config, context_window=window)
         if not self._environment:
             limit = COMPACT_LISTING if compact else 50
             self._environment = await run_off_loop(  # never joined at exit
@@ -419,7 +462,7 @@ class Session:
             self.chat.declarations = self._declarations()
             if self.checkpoints is not None:
                 self.checkpoints.prompt = prompt
-            refused = await before_agent(self, prompt)
+            refused = await before_agent(self.hooks, self.bus, self.shell_notes, prompt)
             if refused is not None:
                 return refused
             if media:
@@ -427,7 +470,7 @@ class Session:
                 return await self.executor.run(
                     parts, cancel=self._cancel, attached=f"{len(media)} attachment(s)"
                 )
-            expanded = await expand_custom(self, prompt) if prompt.startswith("/") else None
+            expanded = await self._expand_custom(prompt) if prompt.startswith("/") else None
             if isinstance(expanded, AgentFinished):
                 return expanded
             if expanded is not None:  # a custom command: its expansion is the prompt
@@ -462,31 +505,9 @@ class Session:
         )
 
     def _context_just_in_time(self, event: Event) -> None:
-        """A read tool went into a subfolder: its context files join the next request; a
-        saved memory is read back for the next request too."""
-        if not (
-            isinstance(event, ToolCallStateChanged) and event.call.state == ToolCallState.SUCCESS
-        ):
-            return
-        if event.call.name == MEMORY_TOOL:
-            found = [f.path for f in self.context_files.files if f.scope == "subfolder"]
-            self.context_files.load()
-            for path in found:  # keep what reading subfolders brought in
-                self.context_files.discover(path)
-            self.chat.system_instruction = self._system_instruction()
-            return
-        if event.call.name not in _READING_TOOLS:
-            return
-        arg = next((event.call.args.get(k) for k in _PATH_ARGS if event.call.args.get(k)), None)
-        if not isinstance(arg, str):
-            return
-        from gemtui.tools.base import ToolError
-
-        try:
-            path = self.workspace.resolve(arg)
-        except (ToolError, OSError):  # a path the tool refused anyway
-            return
-        if self.context_files.discover(path):
+        """A read tool went into a subfolder, or a memory was saved: the next request
+        has the context files it brought."""
+        if context_grows(event, self.context_files, self.workspace):
             self.chat.system_instruction = self._system_instruction()
 
     def refresh_context(self) -> ContextFiles:
@@ -518,17 +539,10 @@ class Session:
         self.chat.declarations = self._declarations()
         return found
 
-    def reload_skills(self) -> SkillSet:
-        """Read the skill folders again (``/skills reload``); the next request offers them."""
-        found = self.skills.load()
-        self.skills.announce_problems()
-        self.chat.system_instruction = self._system_instruction()
-        return found
-
     def reload_commands(self) -> CommandSet:
         """Read the custom command files again (``/commands reload``)."""
-        self.commands = load_session_commands(self)
-        announce_problems(self, self.commands)
+        self.commands = self._load_commands()
+        announce_problems(self.bus, self.commands)
         return self.commands
 
     async def run_shell(self, line: str) -> bool:
@@ -536,7 +550,9 @@ class Session:
         prompt carries its output. True when it ran."""
         self._cancel = asyncio.Event()
         try:
-            return await run_shell_mode(self, line)
+            return await run_shell_mode(
+                self.scheduler, self.bus, self.shell_notes, line, self._cancel
+            )
         finally:
             self._cancel = None
 
@@ -575,7 +591,7 @@ class Session:
 
     async def aclose(self) -> None:
         self.stop_preparing()
-        await drain_hooks()
+        await drain_hooks(self.hooks)
         await self.hooks.advise("SessionEnd", {"reason": "exit"})
         await self.account.aclose()
         self.close_background()

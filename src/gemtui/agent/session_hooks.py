@@ -21,32 +21,37 @@ from gemtui.bus import (
 from gemtui.hooks import HookRunner, hook_files, load_hooks, project_hook_files
 
 if TYPE_CHECKING:
-    from gemtui.agent.session_view import SessionView as Session
+    from pathlib import Path
 
-__all__ = ["before_agent", "build_hooks", "drain_hooks", "fire_session_start"]
+    from gemtui.agent.shell_notes import ShellNotes
+    from gemtui.bus import EventBus
+    from gemtui.tools.sandbox import SandboxConfig
 
-_pending: set[asyncio.Task[None]] = set()
+__all__ = ["before_agent", "build_hooks", "drain_hooks", "fire_session_start", "tool_hooks"]
 
 
-def build_hooks(session: Session) -> HookRunner:
-    """The session's hook runner; BeforeTool hooks join its scheduler."""
-    root = session.workspace.root
-    found = load_hooks(
-        hook_files(root, trusted=session.options.trusted_workspace),
-        project=project_hook_files(root),
-    )
+def build_hooks(
+    root: Path, bus: EventBus, sandbox: SandboxConfig | None, *, trusted: bool
+) -> HookRunner:
+    """The hook runner of a session in ``root``, watching ``bus`` for the observing
+    events; hand it to the scheduler when ``tool_hooks`` says it has BeforeTool hooks."""
+    found = load_hooks(hook_files(root, trusted=trusted), project=project_hook_files(root))
     runner = HookRunner(
         found,
         workspace=root,
-        session_id=session.id,
-        emit=session.bus.emit,
-        sandbox=session.tool_context.sandbox,  # the project's hooks run in it
+        session_id=bus.session_id,
+        emit=bus.emit,
+        sandbox=sandbox,  # the project's hooks run in it
     )
-    if any(h.event in ("BeforeTool", "AfterTool") for h in found.hooks):
-        session.scheduler.hooks = runner
     if any(h.event in ("AfterAgent", "Notification") for h in found.hooks):
-        session.bus.subscribe(lambda event: _observe(runner, event))
+        bus.subscribe(lambda event: _observe(runner, event))
     return runner
+
+
+def tool_hooks(runner: HookRunner) -> HookRunner | None:
+    """The runner when it has hooks around tool calls (the scheduler asks them), else None."""
+    around = any(h.event in ("BeforeTool", "AfterTool") for h in runner.hooks.hooks)
+    return runner if around else None
 
 
 def _spawn(runner: HookRunner, event: str, payload: dict[str, object]) -> None:
@@ -55,8 +60,8 @@ def _spawn(runner: HookRunner, event: str, payload: dict[str, object]) -> None:
     except RuntimeError:
         return
     task = loop.create_task(runner.advise(event, payload))
-    _pending.add(task)
-    task.add_done_callback(_pending.discard)
+    runner.observing.add(task)
+    task.add_done_callback(runner.observing.discard)
 
 
 def _observe(runner: HookRunner, event: Event) -> None:
@@ -83,36 +88,39 @@ def _observe(runner: HookRunner, event: Event) -> None:
         )
 
 
-async def drain_hooks() -> None:
-    """Let observing hooks still running finish (each is bounded by its timeout)."""
-    if _pending:
-        await asyncio.gather(*list(_pending), return_exceptions=True)
+async def drain_hooks(runner: HookRunner) -> None:
+    """Let the session's observing hooks still running finish (each is bounded by its
+    timeout)."""
+    if runner.observing:
+        await asyncio.gather(*list(runner.observing), return_exceptions=True)
 
 
-def announce_hook_problems(session: Session) -> None:
-    for problem in session.hooks.hooks.problems:
-        session.bus.emit(ErrorOccurred, message=f"Hook not loaded: {problem}", kind="warning")
+def announce_hook_problems(hooks: HookRunner, bus: EventBus) -> None:
+    for problem in hooks.hooks.problems:
+        bus.emit(ErrorOccurred, message=f"Hook not loaded: {problem}", kind="warning")
 
 
-def fire_session_start(session: Session, source: str) -> None:
+def fire_session_start(hooks: HookRunner, bus: EventBus, source: str) -> None:
     """SessionStart hooks, in the background (start-up is never blocked)."""
-    announce_hook_problems(session)
-    if not session.hooks.hooks.for_event("SessionStart"):
+    announce_hook_problems(hooks, bus)
+    if not hooks.hooks.for_event("SessionStart"):
         return
-    _spawn(session.hooks, "SessionStart", {"source": source})
+    _spawn(hooks, "SessionStart", {"source": source})
 
 
-async def before_agent(session: Session, prompt: str) -> AgentFinished | None:
-    """BeforeAgent hooks: a deny ends the prompt unsent; extra context joins it."""
-    if not session.hooks.hooks.for_event("BeforeAgent"):
+async def before_agent(
+    hooks: HookRunner, bus: EventBus, notes: ShellNotes, prompt: str
+) -> AgentFinished | None:
+    """BeforeAgent hooks: a deny ends the prompt unsent; extra context joins ``notes``."""
+    if not hooks.hooks.for_event("BeforeAgent"):
         return None
-    blocked, context = await session.hooks.before_agent(prompt)
+    blocked, context = await hooks.before_agent(prompt)
     if blocked is not None:
         message = f"The prompt was not sent: {blocked}"
-        session.bus.emit(ErrorOccurred, message=message, kind="hook")
-        return session.bus.emit(
+        bus.emit(ErrorOccurred, message=message, kind="hook")
+        return bus.emit(
             AgentFinished, reason=TerminateReason.ERROR, text="", error=message, exit_code=1
         )
     if context:
-        session.shell_notes.pending.append(context)
+        notes.pending.append(context)
     return None

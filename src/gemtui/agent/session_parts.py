@@ -10,28 +10,49 @@ from typing import TYPE_CHECKING
 
 from gemtui.config.paths import config_dir, data_dir
 from gemtui.config.settings import Settings
-from gemtui.wire import GenerationConfig, ThinkingConfig
+from gemtui.wire import (
+    GenerateContentRequest,
+    GenerateContentResponse,
+    GenerationConfig,
+    ThinkingConfig,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from gemtui.agent.checkpointing import SessionCheckpoints
+    from gemtui.agent.context_files import ContextFiles
+    from gemtui.agent.error_text import ErrorContext
     from gemtui.agent.next_speaker import NextSpeakerCheck
     from gemtui.agent.provider_choice import ResolvedProvider
     from gemtui.agent.router import ModelRouter
-    from gemtui.bus import EventBus
+    from gemtui.bus import Event, EventBus
     from gemtui.mcp.manager import ServerState
     from gemtui.mcp.tools import McpTools
+    from gemtui.providers.base import ContentGenerator
+    from gemtui.providers.retry import RetryNotice
     from gemtui.scheduler import PolicyEngine, PolicyRule
     from gemtui.tools.netguard import FetchLimits
     from gemtui.tools.registry import ToolRegistry
     from gemtui.tools.sandbox import SandboxConfig
     from gemtui.tools.workspace import Workspace
 
+MEMORY_TOOL = "save_memory"
+"""Its success changes the person's GEMINI.md: the next request reads it again."""
+_READING_TOOLS = frozenset({"read_file", "list_directory", "glob", "grep_search"})
+_PATH_ARGS = ("file_path", "dir_path", "path")
+"""Tools whose path argument brings a subfolder's context files in (just in time)."""
+
 __all__ = [
+    "context_grows",
+    "error_context",
     "fetch_limits",
     "generation_config",
     "linked_git_dirs",
     "mcp_tools",
     "next_speaker_for",
+    "one_off_stream",
+    "retry_reporter",
     "router_for",
     "sandbox_config",
     "session_checkpoints",
@@ -175,9 +196,14 @@ def router_for(
 
 
 def mcp_tools(
-    settings: Settings, registry: ToolRegistry, policy: PolicyEngine, bus: EventBus
+    settings: Settings,
+    registry: ToolRegistry,
+    policy: PolicyEngine,
+    bus: EventBus,
+    sandbox: SandboxConfig | None = None,
 ) -> McpTools | None:
-    """The session's MCP servers (not started yet), publishing each state change."""
+    """The session's MCP servers (not started yet), publishing each state change; stdio
+    servers start in ``sandbox`` when ``[tools.sandbox] mcp`` asks."""
     if not settings.mcpServers:
         return None
     from gemtui.bus.events import McpServerChanged
@@ -193,4 +219,89 @@ def mcp_tools(
             reason=state.reason,
         )
 
-    return McpTools(settings.mcpServers, registry, policy, on_change=changed)
+    boxed = sandbox if settings.tools.sandbox.mcp else None
+    return McpTools(settings.mcpServers, registry, policy, on_change=changed, sandbox=boxed)
+
+
+def retry_reporter(bus: EventBus) -> Callable[[RetryNotice], None]:
+    """Publishes each retry of a request on ``bus`` (the views say what is retried)."""
+    from urllib.parse import urlsplit
+
+    from gemtui.bus import RequestRetrying
+    from gemtui.errors import NothingListeningError
+
+    def report(notice: RetryNotice) -> None:
+        error = notice.error
+        target = ""
+        if isinstance(error, NothingListeningError):
+            target = f"nothing on {urlsplit(error.url).netloc}"
+        bus.emit(
+            RequestRetrying,
+            attempt=notice.attempt,
+            max_attempts=notice.max_attempts,
+            wait=notice.wait,
+            message=str(notice.error),
+            target=target,
+        )
+
+    return report
+
+
+def context_grows(event: Event, files: ContextFiles, workspace: Workspace) -> bool:
+    """Whether ``event`` brought context files in: a read tool went into a subfolder (its
+    files join the next request), or a memory was saved (GEMINI.md is read back)."""
+    from gemtui.bus import ToolCallState, ToolCallStateChanged
+
+    if not (isinstance(event, ToolCallStateChanged) and event.call.state == ToolCallState.SUCCESS):
+        return False
+    if event.call.name == MEMORY_TOOL:
+        found = [f.path for f in files.files if f.scope == "subfolder"]
+        files.load()
+        for path in found:  # keep what reading subfolders brought in
+            files.discover(path)
+        return True
+    if event.call.name not in _READING_TOOLS:
+        return False
+    arg = next((event.call.args.get(k) for k in _PATH_ARGS if event.call.args.get(k)), None)
+    if not isinstance(arg, str):
+        return False
+    from gemtui.tools.base import ToolError
+
+    try:
+        path = workspace.resolve(arg)
+    except (ToolError, OSError):  # a path the tool refused anyway
+        return False
+    return bool(files.discover(path))
+
+
+def error_context(
+    settings: Settings, provider: ResolvedProvider, model: str, project: str
+) -> ErrorContext:
+    """Who was asked for what, so a failed call is explained with its next step."""
+    from gemtui.agent.error_text import ErrorContext
+    from gemtui.agent.provider_choice import list_models
+
+    models = tuple(m for p, m in list_models(settings) if p == provider.name)
+    policy = getattr(provider.generator, "policy", None)
+    return ErrorContext(
+        provider=provider.kind,
+        model=model,
+        models=models,
+        project=project,
+        attempts=getattr(policy, "max_attempts", 1),
+    )
+
+
+def one_off_stream(
+    generator: ContentGenerator, model: str, request: GenerateContentRequest
+) -> AsyncIterator[GenerateContentResponse]:
+    """A one-off request to the conversation's model, for tools (google_web_search)."""
+    from gemtui.tools.base import ToolError
+
+    searches = any(t.google_search is not None for t in request.tools or [])
+    if searches and not generator.capabilities.grounding:
+        raise ToolError(
+            f"Web search needs Google Search grounding, which the {generator.name} "
+            "provider does not offer; use a Gemini provider."
+        )
+    return generator.stream(request, model=model)

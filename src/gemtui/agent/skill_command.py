@@ -2,7 +2,8 @@
 
 The TUI shows the text in a notice, ACP says it as an agent message. A skill switched on
 or off is remembered in the user config (``[skills] disabled``), as Gemini CLI keeps it
-in its settings, and the next request offers the skills as they now are.
+in its settings, and the next request offers the skills as they now are: the system
+instruction is built again, its context files read again as ``/memory refresh`` does.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ def skills_command(session: Session, arg: str) -> tuple[str, bool]:
     name = name.strip()
     skills = session.skills
     if verb == "reload":
-        found = session.reload_skills()
+        found = skills.reload()
+        session.refresh_context()
         broken = f", {len(found.problems)} not loaded (see the warnings)" if found.problems else ""
         return f"Skills reloaded: {len(skills.enabled)} enabled{broken}.", True
     if verb in ("enable", "disable") and name:
@@ -31,7 +33,7 @@ def skills_command(session: Session, arg: str) -> tuple[str, bool]:
             return f"No skill named {name!r} (see /skills list).", False
         skills.set_enabled(name, verb == "enable")
         _remember(sorted(skills.disabled))
-        session.reload_skills()
+        session.refresh_context()
         return f"Skill {name} {verb}d.", True
     if verb not in ("", "list") or name:
         return SKILLS_USAGE, False

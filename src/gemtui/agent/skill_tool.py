@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gemtui.agent.skills import Skill, SkillSet, folder_listing, load_skills
-from gemtui.bus import ErrorOccurred
+from gemtui.bus import ErrorOccurred, Event, SessionStarted
 from gemtui.bus.events import Confirmation
 from gemtui.tools.base import Tool, ToolContext, ToolInvocation, ToolKind, ToolResult
 from gemtui.wire import FunctionDeclaration
@@ -59,6 +59,19 @@ class SessionSkills:
         self.session = session
         self.found = SkillSet()
         self.disabled: set[str] = set(session.settings.skills.disabled)
+        self.load()
+        session.bus.subscribe(self._started)
+
+    def _started(self, event: Event) -> None:
+        """The session began: the front end hears of the SKILL.md files that did not load."""
+        if isinstance(event, SessionStarted) and not event.parent_id:
+            self.announce_problems()
+
+    def reload(self) -> SkillSet:
+        """Read the folders again and say what did not load (``/skills reload``)."""
+        found = self.load()
+        self.announce_problems()
+        return found
 
     @property
     def enabled(self) -> dict[str, Skill]:

@@ -227,8 +227,8 @@ class Subagents:
             approval_mode=lambda: session.approval_mode,
             interactive=session.options.interactive,
             guard=self._change_guard(),
+            hooks=session.scheduler.hooks,
         )
-        scheduler.hooks = session.scheduler.hooks
         base = session.chat.generation_config or GenerationConfig()
         config = base
         if definition.temperature is not None:
@@ -244,8 +244,8 @@ class Subagents:
             generation_config=config if config.model_fields_set else None,
             retry_delays=session.chat.retry_delays,
             max_answer_chars=session.chat.max_answer_chars,
+            on_history=bus.history_changed,  # its story is stored under the parent call
         )
-        chat.on_history = bus.history_changed  # its story is stored under the parent call
         parent = session.executor.config
         return Executor(
             chat,

@@ -23,8 +23,17 @@ from gemtui.commands import CommandError, command_dirs, expand_command, load_com
 from gemtui.commands.session_runner import SchedulerCommandRunner, run_shell_line
 
 if TYPE_CHECKING:
-    from gemtui.agent.session_view import SessionView as Session
+    import asyncio
+
+    from gemtui.bus import EventBus
     from gemtui.commands import CommandSet
+    from gemtui.extensions import Extension
+    from gemtui.scheduler import PolicyEngine
+    from gemtui.scheduler.orchestration import ToolScheduler
+    from gemtui.scheduler.tool_hooks import ToolHooks
+    from gemtui.tools.base import ToolContext
+    from gemtui.tools.registry import ToolRegistry
+    from gemtui.tools.sandbox import SandboxConfig
     from gemtui.tools.workspace import Workspace
 
 __all__ = [
@@ -40,19 +49,18 @@ __all__ = [
 ]
 
 
-def load_session_commands(session: Session) -> CommandSet:
-    """The commands this session offers (the workspace's only in a trusted folder)."""
-    extension_dirs = [(f"extension {e.name}", e.commands_dir) for e in session.extensions]
-    return load_commands(
-        extension_dirs
-        + command_dirs(session.workspace.root, trusted=session.options.trusted_workspace)
-    )
+def load_session_commands(
+    extensions: Iterable[Extension], root: Path, *, trusted: bool
+) -> CommandSet:
+    """The commands a session in ``root`` offers (the workspace's only in a trusted folder)."""
+    extension_dirs = [(f"extension {e.name}", e.commands_dir) for e in extensions]
+    return load_commands(extension_dirs + command_dirs(root, trusted=trusted))
 
 
-def announce_problems(session: Session, found: CommandSet) -> None:
+def announce_problems(bus: EventBus, found: CommandSet) -> None:
     """Each command file that did not load, as a warning naming it (never a crash)."""
     for problem in found.problems:
-        session.bus.emit(
+        bus.emit(
             ErrorOccurred,
             message=f"Custom command not loaded: {problem}",
             kind="warning",
@@ -60,58 +68,71 @@ def announce_problems(session: Session, found: CommandSet) -> None:
         )
 
 
-async def expand_custom(session: Session, prompt: str) -> tuple[str, str] | AgentFinished | None:
+async def expand_custom(
+    commands: CommandSet,
+    scheduler: ToolScheduler,
+    context: ToolContext,
+    bus: EventBus,
+    prompt: str,
+    cancel: asyncio.Event | None,
+) -> tuple[str, str] | AgentFinished | None:
     """``(expanded prompt, what it came from)`` for a custom command line, None for any
     other prompt, or the finished (failed) prompt when expansion was refused."""
     name, _, args = prompt.strip().partition(" ")
-    command = session.commands.find(name)
+    command = commands.find(name)
     if command is None:
         return None
-    runner = SchedulerCommandRunner(
-        command.name, session.scheduler, session.tool_context, session.cancel_event
-    )
+    runner = SchedulerCommandRunner(command.name, scheduler, context, cancel)
     try:
         text = await expand_command(command, args.strip(), runner)
     except CommandError as exc:
         message = f"/{command.name} was not sent: {exc}"
-        session.bus.emit(ErrorOccurred, message=message, kind="command")
-        return session.bus.emit(
+        bus.emit(ErrorOccurred, message=message, kind="command")
+        return bus.emit(
             AgentFinished, reason=TerminateReason.ERROR, text="", error=message, exit_code=1
         )
     return text, f"/{command.name} ({command.path})"
 
 
-async def run_shell_mode(session: Session, line: str) -> bool:
+async def run_shell_mode(
+    scheduler: ToolScheduler,
+    bus: EventBus,
+    notes: ShellNotes,
+    line: str,
+    cancel: asyncio.Event | None,
+) -> bool:
     """``!line``: run it now, no model call; True when it ran (its output is noted)."""
     try:
-        output, code = await run_shell_line(
-            session.scheduler, line, "shell mode (!)", session.cancel_event
-        )
+        output, code = await run_shell_line(scheduler, line, "shell mode (!)", cancel)
     except CommandError as exc:
-        session.bus.emit(ErrorOccurred, message=str(exc), kind="warning")
+        bus.emit(ErrorOccurred, message=str(exc), kind="warning")
         return False
-    session.shell_notes.add(line, output, code)
+    notes.add(line, output, code)
     return True
 
 
-async def terminal_verdict(session: Session, line: str) -> tuple[str, str, str]:
+async def terminal_verdict(
+    registry: ToolRegistry,
+    policy: PolicyEngine,
+    hooks: ToolHooks | None,
+    approval_mode: str,
+    line: str,
+) -> tuple[str, str, str]:
     """What the BeforeTool hooks and the policy say of running ``line`` with the terminal
     handed over: ``("allow" | "ask_user" | "deny", why, the line to run)`` (a hook may
     rewrite it). Nothing runs here."""
-    tool = session.registry.get("run_shell_command")
+    tool = registry.get("run_shell_command")
     if tool is None:
         return "deny", "run_shell_command is excluded in the settings ([tools] exclude).", line
     ask = ""
-    if session.scheduler.hooks is not None:
-        hooked = await session.scheduler.hooks.before_tool(
-            "shell-mode", "run_shell_command", {"command": line}
-        )
+    if hooks is not None:
+        hooked = await hooks.before_tool("shell-mode", "run_shell_command", {"command": line})
         if hooked.blocked:
             return "deny", hooked.reason or "blocked by a BeforeTool hook", line
         new = (hooked.tool_input or {}).get("command")
         line = new if isinstance(new, str) and new.strip() else line
         ask = hooked.reason if hooked.ask else ""
-    verdict = session.policy.decide(tool, {"command": line}, session.approval_mode)
+    verdict = policy.decide(tool, {"command": line}, approval_mode)
     decision = str(verdict.decision)
     if ask and decision == "allow":
         return "ask_user", ask, line
@@ -131,7 +152,7 @@ class TerminalRun:
     """Call once the program ended: the sandbox's placeholders go then."""
 
 
-def terminal_command(session: Session, line: str) -> TerminalRun:
+def terminal_command(sandbox: SandboxConfig | None, line: str) -> TerminalRun:
     """The command line of a ``!`` program that is handed the terminal.
 
     Under ``-s`` it runs in the same bubblewrap sandbox as every other command, with the
@@ -145,7 +166,6 @@ def terminal_command(session: Session, line: str) -> TerminalRun:
     """
     from gemtui.tools.sandbox import require_bwrap, scrubbed_env, wrap_command
 
-    sandbox = session.tool_context.sandbox
     if sandbox is None:
         return TerminalRun(["bash", "-c", line], None)
     bwrap, env = require_bwrap(), scrubbed_env()

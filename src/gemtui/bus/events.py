@@ -40,6 +40,7 @@ __all__ = [
     "HookRan",
     "LoopDetected",
     "McpServerChanged",
+    "ModelChanged",
     "ModelFallback",
     "ModelRouted",
     "ProviderProgress",
@@ -157,6 +158,21 @@ class RequestRetrying(Event):
             f"{self.message} — retrying in {self.wait:.1f}s "
             f"(attempt {self.next_attempt}/{self.max_attempts})"
         )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelChanged(Event):
+    """The next request goes to another model or provider (``/model``, a sign-in, a quota
+    fallback): views show the new one from here, never by reading the session again."""
+
+    from_model: str
+    to_model: str
+    from_provider: str
+    to_provider: str
+    context_window: int
+    """The window the context line measures against from now on."""
+    priced: bool
+    """Whether the new model's price is known (the usage pane shows a cost)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -78,13 +78,14 @@ class Chat:
         generation_config: GenerationConfig | None = None,
         retry_delays: Sequence[float] = (1.0, 2.0, 4.0),
         max_answer_chars: int | None = None,
+        on_history: HistoryListener | None = None,
     ) -> None:
         self.generator = generator
         self.model = model
         self.system_instruction = system_instruction
         self.declarations = list(declarations)
         self._history: list[Content] = list(history or [])
-        self.on_history: HistoryListener | None = None
+        self.on_history = on_history
         """Told of every change to the history (the session publishes it on the bus)."""
         self.generation_config = generation_config
         self.retry_delays = tuple(retry_delays)

@@ -101,6 +101,9 @@ class HookRunner:
         """The session's sandbox (``-s``): the project's hooks run in it."""
         self.runs: deque[HookAnswer] = deque(maxlen=50)
         """The latest runs, newest last (``/hooks``)."""
+        self.observing: set[asyncio.Task[None]] = set()
+        """Observing hooks started in the background and still running: this session's
+        own, so closing it never waits for another session's."""
 
     async def run(
         self,

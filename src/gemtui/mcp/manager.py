@@ -104,11 +104,12 @@ class McpManager:
         self,
         servers: dict[str, McpServerSettings],
         on_change: Callable[[ServerState], None] | None = None,
+        sandbox: SandboxConfig | None = None,
     ) -> None:
         self._confs = dict(servers)
         self._servers: dict[str, _Server] = {}
         self._on_change = on_change
-        self.sandbox: SandboxConfig | None = None
+        self.sandbox = sandbox
         """Start stdio servers under bubblewrap (``[tools.sandbox] mcp``)."""
         self.jobs = BackgroundJobs()
         """The stdio servers' process groups: ``terminate`` ends them without a loop, and

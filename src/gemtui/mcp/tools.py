@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from gemtui.config.settings import McpServerSettings
     from gemtui.scheduler import PolicyEngine
     from gemtui.tools.registry import ToolRegistry
+    from gemtui.tools.sandbox import SandboxConfig
 
 __all__ = ["McpTools", "tool_name"]
 
@@ -37,9 +38,10 @@ class McpTools:
         registry: ToolRegistry,
         policy: PolicyEngine | None = None,
         on_change: Callable[[ServerState], None] | None = None,
+        sandbox: SandboxConfig | None = None,
     ) -> None:
         self.registry = registry
-        self.manager = McpManager(servers, on_change=self._changed)
+        self.manager = McpManager(servers, on_change=self._changed, sandbox=sandbox)
         self._on_change = on_change
         self._names: dict[str, list[str]] = {}
         if policy is not None:

@@ -26,6 +26,7 @@ from gemtui.scheduler.policy import (
     PolicyEngine,
     PolicyRule,
     PolicyVerdict,
+    RuleBook,
     RuleSource,
     normalize_mode,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "PolicyEngine",
     "PolicyRule",
     "PolicyVerdict",
+    "RuleBook",
     "RuleSource",
     "ScheduleResult",
     "StateManager",

@@ -145,7 +145,7 @@ def _unknown_tool_message(name: str, known: Iterable[str]) -> str:
 class ToolScheduler:
     """Runs the model's tool calls through validation, policy, approval and execution."""
 
-    hooks: ToolHooks | None = None
+    hooks: ToolHooks | None
     """``BeforeTool`` hooks, asked for each valid call before policy and approval."""
 
     def __init__(
@@ -158,8 +158,10 @@ class ToolScheduler:
         approval_mode: Callable[[], str] | str = "default",
         interactive: bool = True,
         guard: ChangeGuard | None = None,
+        hooks: ToolHooks | None = None,
     ) -> None:
         self.guard = guard
+        self.hooks = hooks
         self._registry = registry
         self._bus = bus
         self._policy = policy

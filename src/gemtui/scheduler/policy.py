@@ -38,7 +38,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from gemtui.redact import redact
 from gemtui.scheduler.policy_file import (
@@ -73,6 +73,7 @@ __all__ = [
     "PolicyEngine",
     "PolicyRule",
     "PolicyVerdict",
+    "RuleBook",
     "RuleSource",
     "load_policy_file",
     "normalize_mode",
@@ -159,6 +160,14 @@ def _matches(rule: PolicyRule, tool: Tool, args: dict[str, Any], mode: str) -> b
 def _holds_secret(rule: PolicyRule) -> bool:
     text = rule_to_toml(rule)
     return redact(text) != text
+
+
+class RuleBook(Protocol):
+    """The rules in force as a person sees them (``/permissions``): list, remove one."""
+
+    def rules(self) -> list[PolicyRule]: ...
+
+    def remove_rule(self, rule: PolicyRule) -> None: ...
 
 
 class PolicyEngine:

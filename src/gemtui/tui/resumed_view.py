@@ -43,7 +43,7 @@ def show_resumed(screen: MainScreen, session: Session, store: SessionStore | Non
         return _describe(session, name, args)
 
     run: list[Content] = []
-    for item in resume_story(epochs, list(session.chat.history)):
+    for item in resume_story(epochs, list(session.history)):
         if item is not None:
             run.append(item)
             continue
@@ -63,7 +63,7 @@ def _restore_usage(
 
     for row in rows:
         usage = Usage(row["input"], row["output"], row["thoughts"], row["cached"], row["total"])
-        price = price_for(row["model"] or session.chat.model, session.provider.settings.prices)
+        price = price_for(row["model"] or session.model, session.provider.settings.prices)
         parent = row.get("parent_call")
         if parent:
             agent = agents.get(parent, "subagent")

@@ -137,12 +137,12 @@ def _apply(app: SessionHost, session: Session, book: CheckpointBook, choice: Rew
         if result.plan.left:
             said.append(f"left as is (not saved): {', '.join(x.path for x in result.plan.left)}")
     if choice.mode in ("conversation", "both"):
-        history = list(session.chat.history)
+        history = list(session.history)
         cut = history_before_prompt(history, choice.point.prompt)
         if cut is None:
             said.append("the prompt is no longer in the conversation")
         else:
-            session.chat.replace_history(history[:cut], "rewind")
+            session.rewind_history(cut)
             transcript = app.main.transcript
             transcript.clear()
             transcript.replay(history[:cut], lambda name, args: name)

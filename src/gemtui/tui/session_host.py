@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 
 def _sandbox_label(session: Session) -> str:
     """What the status line says of the sandbox (empty when commands are not sandboxed)."""
-    box = session.tool_context.sandbox
+    box = session.sandbox
     return "" if box is None else ("sandbox+net" if box.network else "sandbox")
 
 
@@ -316,7 +316,7 @@ class SessionHost(MaskingApp[int]):
         self.session = session
         status = {
             "provider": session.provider.name,
-            "model": session.chat.model,
+            "model": session.model,
             "approval_mode": session.approval_mode,
             "sandbox": _sandbox_label(session),
             "workspace": short_path(self.workspace),
@@ -332,7 +332,7 @@ class SessionHost(MaskingApp[int]):
         except LookupError:
             screen = MainScreen(
                 workspace=self.workspace,
-                context_window=session.provider.context_window,
+                context_window=session.context_window,
             )
             screen.status_values = status
             screen.slash_commands = self.slash_commands
@@ -342,7 +342,7 @@ class SessionHost(MaskingApp[int]):
             for field, value in status.items():
                 setattr(screen.status, field, value)
             screen.prompt.argument_choices = choices
-            screen.usage.context_window = session.provider.context_window
+            screen.usage.context_window = session.context_window
         screen.call_after_refresh(self._show_price, screen, session)
         self.run_worker(
             pump_events(session.bus, screen), name="bridge", group="bridge", exclusive=True
@@ -355,7 +355,7 @@ class SessionHost(MaskingApp[int]):
 
             self.assembled = Assembled(session, StoreAttachment(self.store))
             self.assembled.record()
-        if session.chat.history:
+        if session.history:
             if screen.is_mounted:  # the screen drawn while the engine started: show it now
                 self._show_resumed(screen, session)
             else:
@@ -373,7 +373,7 @@ class SessionHost(MaskingApp[int]):
         """How to come back to this session after quitting (None when nothing was saved)."""
         session = self.session
         store = self.store
-        if session is None or store is None or not session.chat.history:
+        if session is None or store is None or not session.history:
             return None
         try:
             if store.get(session.id) is None:
@@ -403,7 +403,7 @@ class SessionHost(MaskingApp[int]):
             return
         built = self._replace_session(session_id, "Cannot open that session")
         if built is not None:
-            count = len(built.session.chat.history)
+            count = len(built.session.history)
             self.notify(f"Resumed {built.session.id[:8]} ({count} messages).")
 
     def new_session(self) -> None:
@@ -430,7 +430,7 @@ class SessionHost(MaskingApp[int]):
         options = replace(
             self.run_options,
             resume=resume,
-            model=old.chat.model if resume is None else self.run_options.model,
+            model=old.model if resume is None else self.run_options.model,
             approval_mode=old.approval_mode,
         )
         try:
@@ -511,7 +511,7 @@ class SessionHost(MaskingApp[int]):
         from gemtui.errors import FatalError
 
         assert self.session is not None
-        current = self.session.chat.model
+        current = self.session.model
         model = current if "gemini" in current else DEFAULT_MODELS["code-assist"]
         try:
             resolved = resolve_provider(self.settings, provider="code-assist", model=model)
@@ -519,23 +519,14 @@ class SessionHost(MaskingApp[int]):
         except FatalError as exc:
             self.notify(f"Cannot use the Google account: {exc.message}", severity="error")
             return
-        self._show_provider(model)
+        self.session.account.refresh_soon()  # the status line follows ModelChanged
 
     @staticmethod
     def _show_price(screen: MainScreen, session: Session) -> None:
         from gemtui.agent.prices import price_for
 
-        known = price_for(session.chat.model, session.provider.settings.prices) is not None
+        known = price_for(session.model, session.provider.settings.prices) is not None
         screen.usage.expect_price(known)
-
-    def _show_provider(self, model: str) -> None:
-        assert self.session is not None
-        status = self.main.status
-        status.model = model
-        status.provider = self.session.provider.name
-        self.main.usage.context_window = self.session.provider.context_window
-        self._show_price(self.main, self.session)
-        self.session.account.refresh_soon()
 
     @work(exclusive=True, group="model", name="switch-model", exit_on_error=False)
     async def switch_model(self, provider_name: str, model: str) -> None:
@@ -554,7 +545,7 @@ class SessionHost(MaskingApp[int]):
                 f"Cannot switch to {provider_name}:{model}: {exc.message}", severity="error"
             )
             return
-        self._show_provider(model)
+        self.session.account.refresh_soon()  # the status line follows ModelChanged
         self.notify(f"The next turn uses {self.session.provider.name}:{model}.")
 
 

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from textual.app import SuspendNotSupported
 
-from gemtui.agent.user_commands import terminal_command, terminal_verdict
 from gemtui.commands.interactive import needs_terminal
 from gemtui.errors import FatalConfigError
 
@@ -62,8 +61,8 @@ async def _run_on_terminal(app: SessionHost, line: str) -> None:
 
     session = app.session
     assert session is not None
-    decision, why, line = await terminal_verdict(session, line)
-    boxed = session.tool_context.sandbox is not None
+    decision, why, line = await session.terminal_verdict(line)
+    boxed = session.sandbox is not None
     if decision == "ask_user":
         where = " in the sandbox" if boxed else ""
         title = f"run on the terminal{where} - Ctrl+S runs (gemtui steps aside until it exits)"
@@ -73,7 +72,7 @@ async def _run_on_terminal(app: SessionHost, line: str) -> None:
             return
         if answer.strip() != line:
             line = answer.strip()
-            decision, why, edited = await terminal_verdict(session, line)
+            decision, why, edited = await session.terminal_verdict(line)
             if edited != line:  # a hook changed what the person wrote: show it again
                 app.notify(f"Not run: a hook rewrote it to {edited}", severity="warning")
                 return
@@ -84,7 +83,7 @@ async def _run_on_terminal(app: SessionHost, line: str) -> None:
         app.notify(f"Not run: {line} - {why}", severity="warning", timeout=8)
         return
     try:
-        run = terminal_command(session, line)
+        run = session.terminal_command(line)
     except FatalConfigError as exc:
         app.notify(f"Not run: {line} - {exc}", severity="error", timeout=10)
         return

@@ -53,7 +53,7 @@ def _compress(app: SessionHost, arg: str) -> None:
     if app.compressing:
         app.notify("The history is being compressed already.")
         return
-    if not app.session.chat.history:
+    if not app.session.history:
         app.notify("Nothing to compress yet: the conversation is empty.")
         return
     app.compress()
@@ -70,7 +70,7 @@ def _model(app: SessionHost, arg: str) -> None:
     if not arg:
         listed = ", ".join(f"{p}:{m}" for p, m in choices) or "none configured"
         app.notify(
-            f"Model: {app.session.provider.name}:{app.session.chat.model}. "
+            f"Model: {app.session.provider.name}:{app.session.model}. "
             f"Available: {listed}. /model [PROVIDER:]NAME switches."
         )
         return
@@ -85,7 +85,7 @@ def _model(app: SessionHost, arg: str) -> None:
     current = app.session.provider
     if provider == current.name:  # the one in use is always known, configured or not
         offered = list(current.settings.models) or list(KNOWN_MODELS.get(current.kind, ()))
-        known += [m for m in [app.session.chat.model, *offered] if m not in known]
+        known += [m for m in [app.session.model, *offered] if m not in known]
     if model != "auto" and model not in known and not _names_its_own_models(app, provider):
         app.notify(
             f"{provider} has no model {model!r} that gemtui knows of "
@@ -204,7 +204,7 @@ def _permissions(app: SessionHost, arg: str) -> None:
         return
     from gemtui.tui.screens.dialogs import PermissionsScreen
 
-    app.push_screen(PermissionsScreen(app.session.policy))
+    app.push_screen(PermissionsScreen(app.session.permission_rules()))
 
 
 def _mcp(app: SessionHost, arg: str) -> None:

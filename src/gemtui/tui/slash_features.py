@@ -130,7 +130,7 @@ def tasks(app: SessionHost, arg: str) -> None:
     of one's output; ``/tasks stop PID`` ends its process group."""
     if app.session is None:
         return
-    jobs = app.session.tool_context.background
+    jobs = app.session.background_jobs
     action, _, rest = arg.strip().partition(" ")
     if action in ("show", "stop"):
         task = jobs.tasks.get(int(rest)) if rest.strip().isdigit() else None

@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 from gemtui.tui.intent import ConsentDialog
 
 if TYPE_CHECKING:
-    from gemtui.scheduler.policy import PolicyEngine
+    from gemtui.scheduler.policy import RuleBook
 
 __all__ = ["DIALOG_CSS", "ConfirmScreen", "HelpScreen", "ModifyScreen", "PermissionsScreen"]
 
@@ -137,7 +137,7 @@ class PermissionsScreen(ModalScreen[None]):
         Binding("escape,q", "close", "Close"),
     ]
 
-    def __init__(self, policy: PolicyEngine) -> None:
+    def __init__(self, policy: RuleBook) -> None:
         super().__init__()
         self.policy = policy
         self._rules: list[Any] = []

@@ -267,6 +267,7 @@ class MainScreen(Screen[None]):
                 ev.ErrorOccurred: self._error,
                 ev.RequestRetrying: self._retrying,
                 ev.ModelFallback: self._fallback,
+                ev.ModelChanged: self._model_changed,
                 ev.ProviderProgress: lambda e: setattr(self.status, "busy", e.message),
                 ev.AccountStatus: self._account,
                 ev.McpServerChanged: self._mcp_changed,
@@ -446,8 +447,14 @@ class MainScreen(Screen[None]):
     def _account(self, e: ev.AccountStatus) -> None:
         self.usage.show_account(e)
 
-    def _fallback(self, e: ev.ModelFallback) -> None:
+    def _model_changed(self, e: ev.ModelChanged) -> None:
+        """The status line and the usage pane follow the session's model, from its event."""
         self.status.model = e.to_model
+        self.status.provider = e.to_provider
+        self.usage.context_window = e.context_window
+        self.usage.expect_price(e.priced)
+
+    def _fallback(self, e: ev.ModelFallback) -> None:
         self.transcript.add_notice(f"Switched to {e.to_model}: {e.reason}", "warning")
 
     def _agent_finished(self, e: ev.AgentFinished) -> None:
