@@ -18,8 +18,10 @@
     │   └── NothingListeningError          a loopback port refused the connection: retried
     │                                      only briefly (no server is there to wait for)
     ├── StreamError                        a stream that broke or was invalid after it began
-    └── AnswerTooLongError                 an answer past ``chat.max_answer_chars``: stopped,
-                                           not retried (asking again would flood again)
+    ├── AnswerTooLongError                 an answer past ``chat.max_answer_chars``: stopped,
+    │                                      not retried (asking again would flood again)
+    └── HookBlockedError                   a BeforeModel/AfterModel hook refused the request
+                                           or the answer: the turn ends, not retried
 
 Callers catch ``FatalError`` to turn it into an exit code, ``ApiError`` to show the
 server's message, and ``GemtuiError`` for everything gemtui raises on purpose.
@@ -50,6 +52,7 @@ __all__ = [
     "FatalTurnLimitedError",
     "GemtuiError",
     "GoogleErrorDetails",
+    "HookBlockedError",
     "ModelNotFoundError",
     "NothingListeningError",
     "QuotaExhaustedError",
@@ -257,6 +260,10 @@ class AnswerTooLongError(GemtuiError):
             "what arrived is kept. Raise chat.max_answer_chars if answers this long are expected."
         )
         self.limit = limit
+
+
+class HookBlockedError(GemtuiError):
+    """A model hook (BeforeModel, AfterModel) blocked the call: the turn ends with why."""
 
 
 _TERMINAL_REASONS = {"MODEL_CAPACITY_EXHAUSTED", "QUOTA_EXHAUSTED"}

@@ -22,6 +22,7 @@ from acp.connection import StreamDirection, StreamEvent
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
+    CloseSessionResponse,
     CreateTerminalRequest,
     CreateTerminalResponse,
     DeniedOutcome,
@@ -30,6 +31,7 @@ from acp.schema import (
     KillTerminalRequest,
     ListSessionsResponse,
     LoadSessionResponse,
+    LogoutResponse,
     NewSessionResponse,
     PromptResponse,
     ReadTextFileRequest,
@@ -37,6 +39,7 @@ from acp.schema import (
     ReleaseTerminalRequest,
     RequestPermissionRequest,
     RequestPermissionResponse,
+    ResumeSessionResponse,
     SessionNotification,
     SetSessionModeResponse,
     TerminalOutputRequest,
@@ -65,6 +68,9 @@ RESULT_MODELS = {
     "session/prompt": PromptResponse,
     "session/set_mode": SetSessionModeResponse,
     "session/list": ListSessionsResponse,
+    "session/resume": ResumeSessionResponse,
+    "session/close": CloseSessionResponse,
+    "logout": LogoutResponse,
 }
 
 
@@ -268,6 +274,11 @@ async def acp_agent(
     assert not validator.errors, validator.errors
     assert not stray.records, stray.records
     assert process.returncode == 0  # the client closed stdin: a clean exit
+
+
+async def logout(conn: ClientSideConnection) -> Any:
+    """ACP's ``logout`` (the package's client has no method for it yet: sent as is)."""
+    return await conn._conn.send_request("logout", {})
 
 
 def editor_caps(*, terminal: bool = False) -> ClientCapabilities:

@@ -50,7 +50,11 @@ async def test_initialize_and_streamed_answer_with_thoughts(
         assert caps.prompt_capabilities.image
         assert caps.prompt_capabilities.embedded_context
         assert not caps.prompt_capabilities.audio
-        assert {m.id for m in init.auth_methods or []} == {"gemini-api-key", "oauth-personal"}
+        assert {m.id for m in init.auth_methods or []} == {
+            "gemini-api-key",
+            "oauth-personal",
+            "vertex-ai",
+        }
         new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         assert new.modes is not None
         assert new.modes.current_mode_id == "default"

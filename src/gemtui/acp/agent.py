@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,28 +17,37 @@ from acp import PROTOCOL_VERSION, RequestError
 from acp.helpers import update_available_commands, update_current_mode
 from acp.interfaces import Client
 from acp.schema import (
+    AgentAuthCapabilities,
     AgentCapabilities,
     AuthenticateResponse,
-    AuthMethodAgent,
     AvailableCommand,
     ClientCapabilities,
+    CloseSessionResponse,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    LogoutCapabilities,
+    LogoutResponse,
     McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    ResumeSessionResponse,
+    SessionAdditionalDirectoriesCapabilities,
     SessionCapabilities,
+    SessionCloseCapabilities,
     SessionInfo,
     SessionListCapabilities,
     SessionMode,
     SessionModeState,
+    SessionResumeCapabilities,
     SetSessionModeResponse,
 )
 
 from gemtui import __version__
+from gemtui.acp import auth
+from gemtui.acp.auth import fatal as _fatal
 from gemtui.acp.commands import available_commands, run_command
 from gemtui.acp.conversation import Conversation
 from gemtui.acp.files import ClientFiles
@@ -47,8 +57,9 @@ from gemtui.acp.setup import build
 from gemtui.acp.terminals import ClientTerminals
 from gemtui.agent.assembly import RunOptions
 from gemtui.bus import Event, McpServerChanged
-from gemtui.errors import EXIT_AUTH, FatalError
+from gemtui.errors import FatalError
 from gemtui.modes import ApprovalMode
+from gemtui.wire import Content
 
 __all__ = ["GemtuiAgent"]
 
@@ -68,11 +79,8 @@ MODES = (
 )
 
 
-def _fatal(exc: FatalError) -> RequestError:
-    """A setup failure as the client's error: "authentication required" for a missing or
-    refused key (the client then offers the auth methods), else an internal error."""
-    code = -32000 if exc.exit_code == EXIT_AUTH else -32603
-    return RequestError(code, exc.message, {"exitCode": exc.exit_code})
+PAGE = 50
+"""Sessions in one ``session/list`` answer; ``nextCursor`` brings the next page."""
 
 
 class GemtuiAgent:
@@ -84,6 +92,10 @@ class GemtuiAgent:
         self.caps = ClientCapabilities()
         self.sessions: dict[str, Conversation] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self.auth_method: str | None = None
+        """The method the client authenticated with (``logout`` clears its credential)."""
+        self._unchosen = options
+        """The options before an ``authenticate`` chose a provider (``logout`` restores)."""
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
@@ -108,46 +120,51 @@ class GemtuiAgent:
                     image=True, audio=False, embedded_context=True
                 ),
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
-                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(),
+                    resume=SessionResumeCapabilities(),
+                    close=SessionCloseCapabilities(),
+                    additional_directories=SessionAdditionalDirectoriesCapabilities(),
+                ),
+                auth=AgentAuthCapabilities(logout=LogoutCapabilities()),
             ),
-            auth_methods=[
-                AuthMethodAgent(
-                    id="gemini-api-key",
-                    name="Gemini API key",
-                    description="Set GEMINI_API_KEY, or save a key with the gemtui TUI",
-                ),
-                AuthMethodAgent(
-                    id="oauth-personal",
-                    name="Log in with Google",
-                    description="The same sign-in as `gemtui auth login`",
-                ),
-            ],
+            auth_methods=list(auth.AUTH_METHODS),
         )
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
-        if method_id == "oauth-personal":
-            from gemtui.auth.login import login
+        await auth.authenticate(method_id)
+        self.auth_method = method_id
+        self.options = self._unchosen
+        if method_id == auth.VERTEX and self.options.provider is None:
+            self.options = replace(self.options, provider="vertex")  # the sessions after it
+        return AuthenticateResponse()
 
-            async def no_paste() -> str:
-                return ""  # stdin carries the protocol: never read a pasted code from it
-
-            try:
-                await login(no_browser=False, paste=no_paste, file_store=False)
-            except FatalError as exc:
-                raise _fatal(exc) from exc
-            return AuthenticateResponse()
-        if method_id == "gemini-api-key":
-            return AuthenticateResponse()  # the key is read when a session is built
-        raise RequestError.invalid_params({"methodId": method_id})
+    async def logout(self, **kwargs: Any) -> LogoutResponse:
+        """Forget the credential of the method in use (the chosen one, else the one the
+        sessions would take); the next session asks for authentication again."""
+        method = self.auth_method or await asyncio.to_thread(auth.method_in_use)
+        await asyncio.to_thread(auth.logout, method)
+        self.auth_method = None
+        self.options = self._unchosen
+        return LogoutResponse()
 
     # -- sessions -----------------------------------------------------------------
     async def _open(
-        self, cwd: str, mcp_servers: list[Any] | None, resume: str | None = None
+        self,
+        cwd: str,
+        mcp_servers: list[Any] | None,
+        resume: str | None = None,
+        additional: list[str] | None = None,
     ) -> Conversation:
         assert self.client is not None
         try:
             built = await asyncio.to_thread(
-                build, self.options, cwd, resume=resume, mcp_servers=mcp_servers
+                build,
+                self.options,
+                cwd,
+                resume=resume,
+                mcp_servers=mcp_servers,
+                additional_directories=additional,
             )
         except FatalError as exc:
             raise _fatal(exc) from exc
@@ -203,7 +220,7 @@ class GemtuiAgent:
         mcp_servers: list[Any] | None = None,
         **kwargs: Any,
     ) -> NewSessionResponse:
-        conv = await self._open(cwd, mcp_servers)
+        conv = await self._open(cwd, mcp_servers, additional=additional_directories)
         # after the answer, so the client knows the session the update names
         task = asyncio.get_running_loop().create_task(self._announce_soon(conv))
         self._tasks.add(task)
@@ -218,10 +235,7 @@ class GemtuiAgent:
         additional_directories: list[str] | None = None,
         **kwargs: Any,
     ) -> LoadSessionResponse | None:
-        old = self.sessions.pop(session_id, None)
-        if old is not None:
-            await old.close()
-        conv = await self._open(cwd, mcp_servers, resume=session_id)
+        conv = await self._reopen(cwd, session_id, mcp_servers, additional_directories)
         registry = conv.session.registry
 
         def kind_of(name: str) -> str:
@@ -229,19 +243,55 @@ class GemtuiAgent:
             return str(tool.kind) if tool is not None else "other"
 
         history = list(conv.session.history)
-        for update in replay(history, conv.session.workspace.root, kind_of):
+        children = await asyncio.to_thread(_subagent_stories, conv)
+        for update in replay(history, conv.session.workspace.root, kind_of, children):
             await conv.send(update)
         await self._announce_commands(conv)
         return LoadSessionResponse(modes=self._modes(conv))
+
+    async def resume_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ResumeSessionResponse:
+        """``session/load`` without the replay: the editor still shows the thread."""
+        conv = await self._reopen(cwd, session_id, mcp_servers, additional_directories)
+        await self._announce_commands(conv)
+        return ResumeSessionResponse(modes=self._modes(conv))
+
+    async def _reopen(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None, additional: list[str] | None
+    ) -> Conversation:
+        """The stored session, open again (a copy already open here is closed first)."""
+        old = self.sessions.pop(session_id, None)
+        if old is not None:
+            await old.close()
+        return await self._open(cwd, mcp_servers, resume=session_id, additional=additional)
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        """Stop the session's work and free it (its MCP servers, its store handle); it
+        stays stored, so ``session/load`` or ``session/resume`` bring it back."""
+        conv = self._conv(session_id)
+        del self.sessions[session_id]
+        await conv.close()
+        return CloseSessionResponse()
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
         from gemtui.store import SessionStore
 
+        try:
+            offset = max(0, int(cursor or 0))
+        except ValueError:
+            raise RequestError.invalid_params({"cursor": cursor}) from None
+
         def read() -> list[SessionInfo]:
             with SessionStore(writable=False) as store:
-                rows = store.list_sessions(cwd, limit=100)
+                rows = store.list_sessions(cwd, limit=PAGE + 1, offset=offset)
             return [
                 SessionInfo(
                     session_id=r.id,
@@ -257,7 +307,10 @@ class GemtuiAgent:
         except Exception as exc:
             log.warning("cannot list sessions: %s", exc)
             sessions = []
-        return ListSessionsResponse(sessions=sessions)
+        more = len(sessions) > PAGE
+        return ListSessionsResponse(
+            sessions=sessions[:PAGE], next_cursor=str(offset + PAGE) if more else None
+        )
 
     def _conv(self, session_id: str) -> Conversation:
         conv = self.sessions.get(session_id)
@@ -313,3 +366,15 @@ class GemtuiAgent:
         for conv in list(self.sessions.values()):
             await conv.close()
         self.sessions.clear()
+
+
+def _subagent_stories(conv: Conversation) -> dict[str, list[Content]]:
+    """Each delegation's stored story by the call that started it (none without a store)."""
+    store = conv.built.store
+    if store is None:
+        return {}
+    try:
+        return {k: t.contents for k, t in store.subagent_transcripts(conv.id).items()}
+    except Exception:  # a view of the past must never stop the load
+        log.exception("cannot read the subagents' stories")
+        return {}

@@ -15,7 +15,11 @@ import signal
 import sys
 from typing import cast
 
-from acp import Agent, run_agent
+from acp import Agent
+from acp.agent.connection import AgentSideConnection
+from acp.router import MessageRouter
+from acp.schema import CloseSessionRequest, LogoutRequest, ResumeSessionRequest
+from acp.utils import normalize_result
 
 from gemtui.acp.agent import GemtuiAgent
 from gemtui.agent.assembly import RunOptions
@@ -64,6 +68,25 @@ async def _streams(out_fd: int) -> tuple[asyncio.StreamReader, asyncio.StreamWri
     return reader, writer
 
 
+def _stable_routes(conn: AgentSideConnection, agent: GemtuiAgent) -> None:
+    """``session/resume``, ``session/close`` and ``logout`` as the 1.x spec has them.
+
+    The spec made them stable (April 2026) but the Python package (0.12.x) still routes
+    the first two only behind its "unstable" switch, which would open ``session/fork``
+    too, and does not route ``logout`` at all; so the three are added to its router here,
+    each parsed by the package's own request model.
+    """
+    router = getattr(getattr(conn, "_conn", None), "_handler", None)
+    if not isinstance(router, MessageRouter):  # a newer package: its own routes answer
+        log.warning("ACP package without the expected router: stable routes not added")
+        return
+    router.route_request("session/resume", ResumeSessionRequest, agent, "resume_session")
+    router.route_request(
+        "session/close", CloseSessionRequest, agent, "close_session", adapt_result=normalize_result
+    )
+    router.route_request("logout", LogoutRequest, agent, "logout", adapt_result=normalize_result)
+
+
 async def _serve(options: RunOptions, out_fd: int) -> None:
     agent = GemtuiAgent(options)
     reader, writer = await _streams(out_fd)
@@ -72,12 +95,15 @@ async def _serve(options: RunOptions, out_fd: int) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, lambda: main.cancel() if main else None)
+    # the methods gemtui does not offer (fork, delete…) answer "method not found"
+    conn = AgentSideConnection(cast(Agent, agent), writer, reader, listening=False)
+    _stable_routes(conn, agent)
     try:
-        # the methods gemtui does not offer (fork, resume…) answer "method not found"
-        await run_agent(cast(Agent, agent), writer, reader)
+        await conn.listen()
     except asyncio.CancelledError:
         pass
     finally:
+        await asyncio.shield(conn.close())
         await agent.close()
 
 

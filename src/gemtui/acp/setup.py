@@ -52,24 +52,48 @@ def _client_servers(servers: list[Any] | None) -> dict[str, Any]:
     return out
 
 
+def _roots(folders: list[str]) -> list[str]:
+    """The client's additional roots: each an absolute path to an existing folder, as the
+    spec asks (a comma would split it where ``--include-directories`` takes lists)."""
+    from gemtui.errors import FatalInputError
+
+    for folder in folders:
+        path = Path(folder)
+        if not path.is_absolute() or "," in folder or not path.is_dir():
+            raise FatalInputError(
+                f"additionalDirectories must be absolute paths to folders: {folder}"
+            )
+    return list(folders)
+
+
 def build(
     opts: RunOptions,
     cwd: str,
     *,
     resume: str | None = None,
     mcp_servers: list[Any] | None = None,
+    additional_directories: list[str] | None = None,
 ) -> Built:
     """The session for ``cwd`` with the flags of ``gemtui --acp`` (``opts``, whose own
-    workspace is replaced by the client's folder); ``FatalError`` when it cannot be built
-    (said to the client)."""
+    workspace is replaced by the client's folder); the client's additional directories
+    join ``--include-directories`` as workspace roots. ``FatalError`` when it cannot be
+    built (said to the client)."""
     from gemtui.agent.assembly import trusted_run
     from gemtui.errors import FatalInputError
 
     workspace = Path(cwd).expanduser()
     if not workspace.is_absolute() or not workspace.is_dir():
         raise FatalInputError(f"cwd must be an absolute path to a folder: {cwd}")
+    extra_roots = _roots(additional_directories or [])
     run = trusted_run(
-        replace(opts, workspace=workspace.resolve(), resume=resume, prompt=None, interactive=True)
+        replace(
+            opts,
+            workspace=workspace.resolve(),
+            resume=resume,
+            prompt=None,
+            interactive=True,
+            include_directories=(*opts.include_directories, *extra_roots),
+        )
     )
     notice = run.notice(_HOW_TO_TRUST)  # never asked here: left out, and told once
     settings = run.settings()

@@ -1,10 +1,10 @@
-"""Context files (GEMINI.md, AGENTS.md, settings' ``context.fileName``): the project's
+"""Context files (GEMINI.md, AGENTS.md, CLAUDE.md, settings' ``context.fileName``): the project's
 conventions and the person's own notes, found, expanded and put in the system instruction.
 
 Where they come from, in the order they appear in the system instruction:
 
 1. **user** — the user config dir (``$GEMTUI_HOME/config`` or the platform's), each name
-   in order (GEMINI.md, AGENTS.md, then the settings' names);
+   in order (GEMINI.md, AGENTS.md, CLAUDE.md, then the settings' names);
 2. **project** — from the git root (the nearest folder above the workspace holding
    ``.git``; without one, the filesystem root) down to the workspace, outermost first;
 3. **subfolder** — just in time: when a tool reads inside a subfolder of the workspace,
@@ -44,7 +44,7 @@ __all__ = [
     "git_root",
 ]
 
-CONTEXT_FILES = ("GEMINI.md", "AGENTS.md")
+CONTEXT_FILES = ("GEMINI.md", "AGENTS.md", "CLAUDE.md")
 MAX_IMPORT_DEPTH = 5
 MAX_FILE_BYTES = 1_000_000
 """A context file or import larger than this is cut (a log renamed .md must not fill the

@@ -47,6 +47,7 @@ from gemtui.agent.session_parts import (
     workspace_rules,
 )
 from gemtui.agent.skill_tool import SessionSkills
+from gemtui.agent.subagent_tool import SubagentTool
 from gemtui.agent.subagents import Subagents
 from gemtui.agent.user_commands import (
     ShellNotes,
@@ -73,6 +74,7 @@ from gemtui.chat.chat import Chat
 from gemtui.chat.history import strip_thought_signatures
 from gemtui.config.paths import config_dir, data_dir
 from gemtui.config.settings import Settings
+from gemtui.hooks.model_hooks import model_hooks
 from gemtui.providers.retry import RetryingGenerator
 from gemtui.providers.tool_guidance import compact_declarations
 from gemtui.tools.offload import run_off_loop
@@ -167,7 +169,11 @@ class Session:
             memory_file=config_dir() / "GEMINI.md",
         )
         self.hooks = build_hooks(
-            self.workspace.root, self.bus, sandbox, trusted=options.trusted_workspace
+            self.workspace.root,
+            self.bus,
+            sandbox,
+            trusted=options.trusted_workspace,
+            is_subagent=lambda name: isinstance(self.registry.get(name), SubagentTool),
         )
         self.checkpoints = session_checkpoints(settings, self.bus, self.workspace, self.id)
         self.scheduler = ToolScheduler(
@@ -211,6 +217,7 @@ class Session:
             retry_delays=options.stream_retry_delays,
             max_answer_chars=settings.chat.max_answer_chars,
             on_history=self._history_changed,
+            model_hooks=model_hooks(self.hooks),
         )
         self.executor = Executor(
             self.chat,

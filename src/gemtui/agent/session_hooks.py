@@ -21,6 +21,7 @@ from gemtui.bus import (
 from gemtui.hooks import HookRunner, hook_files, load_hooks, project_hook_files
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from gemtui.agent.shell_notes import ShellNotes
@@ -31,7 +32,12 @@ __all__ = ["before_agent", "build_hooks", "drain_hooks", "fire_session_start", "
 
 
 def build_hooks(
-    root: Path, bus: EventBus, sandbox: SandboxConfig | None, *, trusted: bool
+    root: Path,
+    bus: EventBus,
+    sandbox: SandboxConfig | None,
+    *,
+    trusted: bool,
+    is_subagent: Callable[[str], bool],
 ) -> HookRunner:
     """The hook runner of a session in ``root``, watching ``bus`` for the observing
     events; hand it to the scheduler when ``tool_hooks`` says it has BeforeTool hooks."""
@@ -43,8 +49,8 @@ def build_hooks(
         emit=bus.emit,
         sandbox=sandbox,  # the project's hooks run in it
     )
-    if any(h.event in ("AfterAgent", "Notification") for h in found.hooks):
-        bus.subscribe(lambda event: _observe(runner, event))
+    if any(h.event in ("AfterAgent", "Notification", "SubagentStop") for h in found.hooks):
+        bus.subscribe(lambda event: _observe(runner, event, is_subagent))
     return runner
 
 
@@ -64,14 +70,21 @@ def _spawn(runner: HookRunner, event: str, payload: dict[str, object]) -> None:
     task.add_done_callback(runner.observing.discard)
 
 
-def _observe(runner: HookRunner, event: Event) -> None:
-    """AfterAgent after each prompt; Notification when a call waits for approval."""
+def _observe(runner: HookRunner, event: Event, is_subagent: Callable[[str], bool]) -> None:
+    """AfterAgent after each prompt; Notification when a call waits for approval;
+    SubagentStop (Claude Code's) when a subagent's call ends."""
     if isinstance(event, AgentFinished):
         _spawn(
             runner,
             "AfterAgent",
             {"prompt_response": event.text, "stop_hook_active": False, "reason": event.reason},
         )
+    elif (
+        isinstance(event, ToolCallStateChanged)
+        and event.call.state.terminal
+        and is_subagent(event.call.name)
+    ):
+        _spawn(runner, "SubagentStop", {"stop_hook_active": False, "agent": event.call.name})
     elif (
         isinstance(event, ToolCallStateChanged)
         and event.call.state == ToolCallState.AWAITING_APPROVAL

@@ -6,6 +6,9 @@ MALFORMED_FUNCTION_CALL), is tried again with temperature 1 after 1, 2, 4 s, and
 ``StreamRetry`` tells the views to throw away the partial answer. An answer that passes
 ``max_answer_chars`` is stopped with ``AnswerTooLongError`` (not retried), keeping what
 arrived up to the end of the word that passed the limit, as a cancel does.
+
+``model_hooks`` (the session's BeforeModel, BeforeToolSelection and AfterModel hooks) may
+rewrite each request, answer it themselves, rewrite each chunk, or block the call.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ import asyncio
 import json
 import re
 import uuid
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from gemtui.chat.history import (
     SKIP_THOUGHT_SIGNATURE,
@@ -39,7 +43,7 @@ from gemtui.wire import (
 )
 from gemtui.wire.cancel_note import cancel_note
 
-__all__ = ["Chat", "StreamChunk", "StreamRetry"]
+__all__ = ["Chat", "ModelHooks", "StreamChunk", "StreamRetry"]
 
 _SPACE = re.compile(r"\s")
 
@@ -57,6 +61,22 @@ class StreamRetry:
 
     attempt: int
     reason: str
+
+
+class ModelHooks(Protocol):
+    """Hooks around each model call; either method raises ``HookBlockedError`` to block."""
+
+    async def before_model(
+        self, request: GenerateContentRequest, model: str
+    ) -> tuple[GenerateContentRequest, str, GenerateContentResponse | None]:
+        """The request and model to send, and a response that replaces the call (or None)."""
+        ...
+
+    async def after_model(
+        self, request: GenerateContentRequest, chunk: GenerateContentResponse
+    ) -> GenerateContentResponse:
+        """The chunk as the rest of gemtui sees it."""
+        ...
 
 
 HistoryListener = Callable[[int, "Content | None", "str | None"], None]
@@ -79,6 +99,7 @@ class Chat:
         retry_delays: Sequence[float] = (1.0, 2.0, 4.0),
         max_answer_chars: int | None = None,
         on_history: HistoryListener | None = None,
+        model_hooks: ModelHooks | None = None,
     ) -> None:
         self.generator = generator
         self.model = model
@@ -94,6 +115,8 @@ class Chat:
         self.answer_cut: int | None = None
         """Set by a caller about to close the stream early (a loop seen mid-batch): the
         partial answer kept in history ends after this many characters of text, as shown."""
+        self.model_hooks = model_hooks
+        """The session's model hooks (its own chat only, as in Gemini CLI)."""
 
     @property
     def keeps_thoughts(self) -> bool:
@@ -185,7 +208,7 @@ class Chat:
             completed = failed = False
             size, limit = 0, self.max_answer_chars
             try:
-                stream = self.generator.stream(request, model=self.model, prompt_id=prompt_id)
+                stream = self._open(request, prompt_id)
                 try:
                     async for chunk in stream:
                         reason, grown = _collect(chunk, parts)
@@ -231,6 +254,27 @@ class Chat:
             f"The model's answer was still invalid after {attempts} attempts: {last_error}",
             kind="invalid",
         )
+
+    def _open(
+        self, request: GenerateContentRequest, prompt_id: str
+    ) -> AsyncIterator[GenerateContentResponse]:
+        if self.model_hooks is None:
+            return self.generator.stream(request, model=self.model, prompt_id=prompt_id)
+        return self._hooked(self.model_hooks, request, prompt_id)
+
+    async def _hooked(
+        self, hooks: ModelHooks, request: GenerateContentRequest, prompt_id: str
+    ) -> AsyncGenerator[GenerateContentResponse, None]:
+        request, model, answer = await hooks.before_model(request, self.model)
+        if answer is not None:
+            yield answer
+            return
+        stream = self.generator.stream(request, model=model, prompt_id=prompt_id)
+        try:
+            async for chunk in stream:
+                yield await hooks.after_model(request, chunk)
+        finally:
+            await aclose_stream(stream)
 
 
 def _sign_first_call(parts: list[Part]) -> None:

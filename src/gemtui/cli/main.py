@@ -30,7 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Subcommands: `gemtui auth login|logout|status`, `gemtui sessions [list [--json]]`,"
         " `gemtui mcp list|add|remove|import`, `gemtui extensions install|link|list|enable|"
         "disable|uninstall|update|import`, `gemtui skills list|install|uninstall|enable|disable`,"
-        " `gemtui checkpoints [--json]`, `gemtui rewind ID`.",
+        " `gemtui checkpoints [--json]`, `gemtui rewind ID`,"
+        " `gemtui setup import [--yes] [--json]` (bring a Gemini CLI or Claude Code setup over).",
     )
     p.add_argument("prompt", nargs="?", help="prompt to send (opens the TUI with it sent)")
     p.add_argument(
@@ -130,7 +131,7 @@ def _read_stdin(*, wait: float | None = None) -> str | None:
     return data if data.strip() else None
 
 
-SUBCOMMANDS = ("auth", "sessions", "checkpoints", "rewind", "mcp", "extensions", "skills")
+SUBCOMMANDS = ("auth", "sessions", "checkpoints", "rewind", "mcp", "extensions", "setup", "skills")
 """``gemtui NAME …``: each is a module beside this one that adds its own parser."""
 
 

@@ -23,7 +23,14 @@ from typing import Literal, Protocol
 
 from gemtui.commands.toml_commands import CustomCommand
 
-__all__ = ["ARGS", "CommandError", "CommandRunner", "expand_command", "split_template"]
+__all__ = [
+    "ARGS",
+    "CommandError",
+    "CommandRunner",
+    "expand_command",
+    "expand_plain",
+    "split_template",
+]
 
 ARGS = "{{args}}"
 
@@ -77,8 +84,31 @@ def exit_code_of(tool_output: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+_POSITIONAL = re.compile(r"\$ARGUMENTS|\$([1-9])")
+
+
+def expand_plain(command: CustomCommand, args: str) -> str:
+    """A Claude Code command's prompt: ``$ARGUMENTS`` is everything after the name, ``$1``
+    … ``$9`` its words; nothing else is interpreted. Without either, the arguments follow
+    the body as ``ARGUMENTS: …``, as Claude Code sends them."""
+    words = args.split()
+
+    def sub(match: re.Match[str]) -> str:
+        if match.group(1) is None:
+            return args
+        index = int(match.group(1)) - 1
+        return words[index] if index < len(words) else ""
+
+    text, count = _POSITIONAL.subn(sub, command.prompt)
+    if not count and args.strip():
+        text = f"{text.rstrip()}\n\nARGUMENTS: {args}"
+    return text
+
+
 async def expand_command(command: CustomCommand, args: str, runner: CommandRunner) -> str:
     """The prompt ``/command args`` sends; raises ``CommandError``."""
+    if command.plain:
+        return expand_plain(command, args)
     pieces = split_template(command.prompt)
     out: list[str] = []
     for kind, value in pieces:

@@ -244,7 +244,8 @@ class ContextSettings(_Section):
     """Which context files join the system instruction (``[context]``, Gemini CLI's key)."""
 
     file_name: str | list[str] = Field(default_factory=list, alias="fileName")
-    """More context file names, after GEMINI.md and AGENTS.md (``fileName = "CLAUDE.md"``)."""
+    """More context file names, after GEMINI.md, AGENTS.md and CLAUDE.md
+    (``fileName = "CONVENTIONS.md"``)."""
 
     @field_validator("file_name")
     @classmethod
@@ -256,9 +257,10 @@ class ContextSettings(_Section):
 
     @property
     def names(self) -> tuple[str, ...]:
-        """GEMINI.md, AGENTS.md, then the names added here, each once."""
+        """GEMINI.md, AGENTS.md, CLAUDE.md (a Claude Code project's), then the names added
+        here, each once."""
         extra = [self.file_name] if isinstance(self.file_name, str) else self.file_name
-        return tuple(dict.fromkeys(["GEMINI.md", "AGENTS.md", *extra]))
+        return tuple(dict.fromkeys(["GEMINI.md", "AGENTS.md", "CLAUDE.md", *extra]))
 
 
 class PromptSettings(_Section):

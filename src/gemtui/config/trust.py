@@ -175,7 +175,7 @@ class WorkspaceOverrides:
             n = self.policy_rules
             count = "unreadable" if n is None else f"{n} rule{'s' if n != 1 else ''}"
             parts.append(f".gemtui/policy.toml ({count})")
-        parts += [f for f in self.files if f in WORKSPACE_COMMAND_DIRS]
+        parts += [f for f in self.files if f in WORKSPACE_COMMAND_DIRS + WORKSPACE_AGENT_DIRS]
         parts += [f"{f} (hooks)" for f in self.files if f in WORKSPACE_HOOK_FILES]
         parts += [f"{f} (skills)" for f in self.files if f in WORKSPACE_SKILL_DIRS]
         return ", ".join(parts)
@@ -283,12 +283,22 @@ def _read_raw(path: Path, what: str) -> tuple[dict[str, Any] | None, str | None]
         return None, "unreadable (" + exc.message.removeprefix(f"{path}: ").split(";")[0] + ")"
 
 
-WORKSPACE_COMMAND_DIRS = (".gemini/commands", ".gemtui/commands")
+WORKSPACE_COMMAND_DIRS = (".gemini/commands", ".gemtui/commands", ".claude/commands")
 """A folder's own custom command folders (loaded only when it is trusted)."""
 
 
-WORKSPACE_HOOK_FILES = (".gemini/settings.json", ".gemtui/settings.json")
-"""A folder's own hook settings (Gemini CLI's format; loaded only when it is trusted)."""
+WORKSPACE_AGENT_DIRS = (".claude/agents", ".gemini/agents", ".gemtui/agents")
+"""A folder's own agent definitions (``*.md``; loaded only when it is trusted)."""
+
+
+WORKSPACE_HOOK_FILES = (
+    ".gemini/settings.json",
+    ".gemtui/settings.json",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+)
+"""A folder's own hook settings (Gemini CLI's and Claude Code's format; loaded only when
+it is trusted)."""
 
 WORKSPACE_SKILL_DIRS = (".claude/skills", ".gemini/skills", ".agents/skills")
 """A folder's own Agent Skills (instructions the model follows; loaded only when trusted)."""
@@ -338,10 +348,16 @@ def workspace_overrides(workspace: Path) -> WorkspaceOverrides | None:
         rules = None
         details.append(f".gemtui/policy.toml: {problem}")
     for folder in WORKSPACE_COMMAND_DIRS:  # custom commands may run shell lines: asked too
-        count = _count_files(workspace / folder, "*.toml")
+        pattern = "*.md" if folder.startswith(".claude/") else "*.toml"
+        count = _count_files(workspace / folder, pattern)
         if count:
             files.append(folder)
             details.append(f"{folder}: {count} custom command file(s) (may run shell commands)")
+    for folder in WORKSPACE_AGENT_DIRS:  # agents are prompts with tools: asked too
+        count = _count_files(workspace / folder, "*.md")
+        if count:
+            files.append(folder)
+            details.append(f"{folder}: {count} agent definition(s) (prompts the model can run)")
     for name in WORKSPACE_HOOK_FILES:  # hooks run commands on every event: asked too
         if _has_hooks(workspace / name):
             files.append(name)

@@ -9,11 +9,12 @@ A folder trusted before hashes were recorded has none: it counts as changed, ask
 
 The files are exactly those the loaders read only in a trusted folder: ``.gemtui/config.toml``
 (settings, MCP servers, providers), ``.gemtui/policy.toml``, the hook settings
-``.gemini/settings.json`` and ``.gemtui/settings.json``, custom commands under
-``.gemini/commands`` and ``.gemtui/commands`` (``*.toml`` at any depth), agent
-definitions under ``.claude/agents``, ``.gemini/agents`` and ``.gemtui/agents`` (``*.md``),
-and skills under ``.claude/skills``, ``.gemini/skills`` and ``.agents/skills``
-(``*/SKILL.md``).
+``.gemini/settings.json``, ``.gemtui/settings.json`` and Claude Code's
+``.claude/settings.json`` and ``.claude/settings.local.json``, custom commands under
+``.gemini/commands`` and ``.gemtui/commands`` (``*.toml`` at any depth) and Claude Code's
+``.claude/commands`` (``*.md`` at any depth), agent definitions under ``.claude/agents``,
+``.gemini/agents`` and ``.gemtui/agents`` (``*.md``), and skills under ``.claude/skills``,
+``.gemini/skills`` and ``.agents/skills`` (``*/SKILL.md``).
 A unit test keeps this list in step with the loaders.
 """
 
@@ -42,12 +43,15 @@ WORKSPACE_CODE_FILES = (
     ".gemtui/policy.toml",
     ".gemini/settings.json",
     ".gemtui/settings.json",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
 )
 """Single files a trusted folder's session reads (settings, policy, hooks)."""
 
 WORKSPACE_CODE_DIRS = (
     (".gemini/commands", "**/*.toml"),
     (".gemtui/commands", "**/*.toml"),
+    (".claude/commands", "**/*.md"),
     (".claude/agents", "*.md"),
     (".gemini/agents", "*.md"),
     (".gemtui/agents", "*.md"),

@@ -31,6 +31,7 @@ from typing import Any
 
 from gemtui.bus.events import ErrorOccurred, HookRan
 from gemtui.errors import FatalConfigError
+from gemtui.hooks.claude_dialect import claude_output, claude_payload, claude_text_output
 from gemtui.hooks.config import HookSet, HookSpec
 from gemtui.redact import redact
 from gemtui.scheduler.tool_hooks import AfterToolVerdict, ToolHookVerdict
@@ -78,6 +79,7 @@ def _hook_env(workspace: Path) -> dict[str, str]:
     """The environment without any variable whose value is a secret gemtui masks."""
     env = {k: v for k, v in os.environ.items() if not v or redact(v) == v}
     env["GEMINI_PROJECT_DIR"] = env["GEMTUI_PROJECT_DIR"] = str(workspace)
+    env["CLAUDE_PROJECT_DIR"] = str(workspace)  # what Claude Code's hooks use
     return env
 
 
@@ -143,6 +145,8 @@ class HookRunner:
         return wrap_command(argv, self.sandbox, require_bwrap()), scrubbed_env(env)
 
     async def _run_one(self, spec: HookSpec, payload: dict[str, Any]) -> HookAnswer:
+        if spec.claude:
+            payload = claude_payload(spec, payload)
         try:
             launched, env = self._launch(spec)
         except FatalConfigError as exc:
@@ -192,11 +196,15 @@ class HookRunner:
         try:
             output = json.loads(text) if text else {}
         except ValueError:
+            if spec.claude:  # Claude Code takes plain text (context for some events)
+                return HookAnswer(spec, "ok", claude_text_output(spec, text), duration_ms=took)
             return HookAnswer(spec, "failed", reason="stdout is not JSON", duration_ms=took)
         if not isinstance(output, dict):
             return HookAnswer(
                 spec, "failed", reason="stdout is not a JSON object", duration_ms=took
             )
+        if spec.claude:
+            output = claude_output(spec, output)
         return HookAnswer(spec, "ok", output=output, duration_ms=took)
 
     def _publish(self, answer: HookAnswer, call_id: str | None) -> None:

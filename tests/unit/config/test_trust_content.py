@@ -24,6 +24,7 @@ EVERY_KIND = (
     *WORKSPACE_CODE_FILES,
     ".gemini/commands/deploy.toml",
     ".gemtui/commands/nested/deeper/x.toml",
+    ".claude/commands/frontend/component.md",
     ".claude/agents/reviewer.md",
     ".gemini/agents/a.md",
     ".gemtui/agents/b.md",
@@ -53,7 +54,9 @@ def test_the_hashed_set_is_what_the_loaders_read_only_when_trusted(tmp_path: Pat
         [d for _, d in command_dirs(ws, trusted=False, home=home)],
     )
     assert commands
-    assert all(dirs.get(d) == "**/*.toml" for d in commands)
+    assert all(
+        dirs.get(d) == ("**/*.md" if d.parent.name == ".claude" else "**/*.toml") for d in commands
+    )
     agents = _only_when_trusted(
         [d for _, d, _ in agent_dirs(ws, trusted=True, home=home)],
         [d for _, d, _ in agent_dirs(ws, trusted=False, home=home)],

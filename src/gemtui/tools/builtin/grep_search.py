@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -72,13 +73,12 @@ CHECK_EVERY_LINES = 2048
 """How many lines the scan matches between looks at its cancel token."""
 
 
-def _python_search(
+def _text_files(
     query: _Query, ws: Workspace, base: Path, token: CancelToken
-) -> tuple[list[Match], bool]:
-    """Scan files line by line with RE2; returns (matches, hit_total_limit)."""
+) -> Iterator[tuple[Path, str]]:
+    """The searched files' text on disk, skipping ignored, binary and special files."""
     include = _include_matcher(query.include) if query.include else None
     files = [base] if not base.is_dir() else ws.walk(base)
-    out: list[Match] = []
     for path in files:
         token.check()
         rel = path.relative_to(base).as_posix() if path != base else path.name
@@ -90,21 +90,38 @@ def _python_search(
             continue  # too large, vanished, or not a regular file (a FIFO would block)
         if b"\x00" in data[:SNIFF_BYTES]:
             continue
-        text = data.decode("utf-8", errors="replace")
-        in_file = 0
-        for number, line in enumerate(text.splitlines(), start=1):
-            if number % CHECK_EVERY_LINES == 0:
-                token.check()
-            if not query.regex.search(line):
-                continue
-            if query.exclude is not None and query.exclude.search(line):
-                continue
-            out.append(Match(path, number, line))
-            if len(out) >= query.total:
-                return out, True
-            in_file += 1
-            if query.per_file is not None and in_file >= query.per_file:
-                break
+        yield path, data.decode("utf-8", errors="replace")
+
+
+def _match_lines(
+    query: _Query, path: Path, text: str, out: list[Match], token: CancelToken | None
+) -> bool:
+    """Add ``text``'s matching lines to ``out``; True once the total limit is reached."""
+    in_file = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if token is not None and number % CHECK_EVERY_LINES == 0:
+            token.check()
+        if not query.regex.search(line):
+            continue
+        if query.exclude is not None and query.exclude.search(line):
+            continue
+        out.append(Match(path, number, line))
+        if len(out) >= query.total:
+            return True
+        in_file += 1
+        if query.per_file is not None and in_file >= query.per_file:
+            break
+    return False
+
+
+def _python_search(
+    query: _Query, ws: Workspace, base: Path, token: CancelToken
+) -> tuple[list[Match], bool]:
+    """Scan files line by line with RE2; returns (matches, hit_total_limit)."""
+    out: list[Match] = []
+    for path, text in _text_files(query, ws, base, token):
+        if _match_lines(query, path, text, out, token):
+            return out, True
     return out, False
 
 
@@ -314,7 +331,11 @@ class GrepSearchInvocation(TypedInvocation[GrepSearchParams]):
         )
         result: tuple[list[Match], bool] | None = None
         rg = shutil.which("rg")
-        if rg is not None and stat.S_ISDIR(mode):
+        if ctx.files is not None:  # an editor's buffers, not the disk's older text
+            from gemtui.tools.builtin.grep_held import held_search
+
+            result = await held_search(ctx.files, query, ws, base)
+        elif rg is not None and stat.S_ISDIR(mode):
             result = await _rg_search(rg, query, pattern, ws, base)
         if result is None:
             result = await run_off_loop(lambda token: _python_search(query, ws, base, token))

@@ -34,6 +34,7 @@ from gemtui.tools.builtin._files import (
     truncation_note,
 )
 from gemtui.tools.builtin.list_directory import FileFilteringOptions
+from gemtui.tools.file_access import FileAccess
 from gemtui.tools.offload import CancelToken, run_off_loop
 from gemtui.tools.params import ToolParams
 from gemtui.tools.regex import LinearPattern
@@ -115,6 +116,8 @@ class _Gathered:
     """Files passed over by design (binary, media not asked for): shown to the person."""
     left_out: list[tuple[str, str]] = field(default_factory=list)
     """Files the model asked for but does not get (limits, errors): told to the model."""
+    paths: dict[str, Path] = field(default_factory=dict)
+    """Each text file's checked path, by its name in the answer."""
 
 
 def confine_pattern(raw: str, ws: Workspace) -> str:
@@ -225,16 +228,14 @@ def _gather(params: ReadManyFilesParams, ws: Workspace, token: CancelToken) -> _
             elif kind == "binary":
                 result.skipped.append((rel, "binary file"))
             else:
-                window = text_window(read_text(path, rel))
-                body = window.content
-                if window.truncated:
-                    body = f"{truncation_note(window, rel)}\n\n{body}"
+                body = _body(read_text(path, rel), rel)
                 if len(body) > text_left:
                     result.left_out.append((rel, "output limit of this call reached"))
                     text_left = 0  # keep the files in order: none after the first left out
                     continue
                 text_left -= len(body)
                 result.text_files.append((rel, body))
+                result.paths[rel] = path
         except ToolError as exc:
             result.left_out.append((rel, str(exc)))
         except OSError as exc:
@@ -242,6 +243,36 @@ def _gather(params: ReadManyFilesParams, ws: Workspace, token: CancelToken) -> _
     for rel, _ in matched[MAX_FILES:]:
         result.left_out.append((rel, f"more than {MAX_FILES} files matched"))
     return result
+
+
+def _body(text: str, rel: str) -> str:
+    """A file's text as the answer holds it (long ones windowed, with a note)."""
+    window = text_window(text)
+    if window.truncated:
+        return f"{truncation_note(window, rel)}\n\n{window.content}"
+    return window.content
+
+
+async def _from_front_end(gathered: _Gathered, files: FileAccess) -> None:
+    """Each text file as the front end holds it (an editor's unsaved buffer), in the
+    same windows and within the same total as the disk's text."""
+    text_left = MAX_OUTPUT_CHARS
+    kept: list[tuple[str, str]] = []
+    for rel, body in gathered.text_files:
+        try:
+            held = await files.read_text(gathered.paths[rel])
+        except ToolError as exc:
+            gathered.left_out.append((rel, str(exc)))
+            continue
+        if held is not None:
+            body = _body(held.replace("\r\n", "\n"), rel)
+        if len(body) > text_left:
+            gathered.left_out.append((rel, "output limit of this call reached"))
+            text_left = 0
+            continue
+        text_left -= len(body)
+        kept.append((rel, body))
+    gathered.text_files = kept
 
 
 def left_out_note(left_out: list[tuple[str, str]]) -> str:
@@ -264,6 +295,8 @@ class ReadManyFilesInvocation(TypedInvocation[ReadManyFilesParams]):
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
         gathered = await run_off_loop(lambda token: _gather(self.params, ctx.workspace, token))
+        if ctx.files is not None:  # the paths were checked above, whoever reads them
+            await _from_front_end(gathered, ctx.files)
         chunks = [f"--- {rel} ---\n\n{body}\n\n" for rel, body in gathered.text_files]
         count = len(gathered.text_files) + len(gathered.media)
         note = left_out_note(gathered.left_out)
