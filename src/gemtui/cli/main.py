@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--provider",
         metavar="NAME",
-        help="gemini, code-assist, openai, anthropic, or one from settings",
+        help="gemini, code-assist, vertex, openai, anthropic, or one from settings",
     )
     p.add_argument(
         "--output-format",

@@ -40,7 +40,7 @@ __all__ = [
     "workspace_config_file",
 ]
 
-ProviderKind = Literal["gemini", "code-assist", "openai", "anthropic"]
+ProviderKind = Literal["gemini", "code-assist", "vertex", "openai", "anthropic"]
 
 Seconds = Annotated[float, Field(gt=0)]
 """A timeout: zero or less would make everything time out at once."""

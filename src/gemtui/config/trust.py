@@ -226,6 +226,7 @@ _KEY_OF_KIND = {
     "openai": "OpenAI-compatible API key",
     "anthropic": "Anthropic API key",
     "code-assist": "Google account token",
+    "vertex": "Google Cloud credentials (ADC token or Vertex AI key)",
 }
 
 

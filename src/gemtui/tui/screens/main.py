@@ -85,6 +85,13 @@ class MainScreen(Screen[None]):
             super().__init__()
             self.reason = reason
 
+    class AccountRefused(Message):
+        """Google refused the account for Code Assist: the app offers what works instead."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
     class ModeKeyPressed(Message):
         """Shift+Tab (``cycle``) or Ctrl+Y (``yolo``) pressed where they mean a mode change."""
 
@@ -395,7 +402,9 @@ class MainScreen(Screen[None]):
         if severity == "error":
             self._failed_prompts.add(e.prompt_id)
         self.transcript.add_notice(text, severity)
-        if e.kind == "FatalAuthenticationError" and self.status.provider == "code-assist":
+        if e.kind == "AccountRefusedError":  # signing in again cannot help
+            self.post_message(self.AccountRefused(e.message))
+        elif e.kind == "FatalAuthenticationError" and self.status.provider == "code-assist":
             self.post_message(self.SignInNeeded(e.message))  # the Google grant was refused
 
     def _retrying(self, e: ev.RequestRetrying) -> None:
