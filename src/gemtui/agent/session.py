@@ -46,6 +46,7 @@ from gemtui.agent.session_parts import (
     start_model,
     workspace_rules,
 )
+from gemtui.agent.skill_tool import SessionSkills
 from gemtui.agent.subagent_tool import SubagentTool
 from gemtui.agent.subagents import Subagents
 from gemtui.agent.user_commands import (
@@ -185,6 +186,7 @@ class Session:
             guard=self.checkpoints,
             hooks=tool_hooks(self.hooks),
         )
+        self.skills = SessionSkills(self)  # activate_skill joins before the agents look
         self.agents = Subagents(self)
         self.agents.load()  # each agent a tool of the registry, before the declarations
         self._on_retry = retry_reporter(self.bus)
@@ -506,6 +508,7 @@ class Session:
             environment=self._environment,
             compact=bool(self._compact_tools),
             tools=self.registry.names(),
+            skills=self.skills.system_text(),
         )
 
     def _context_just_in_time(self, event: Event) -> None:

@@ -48,6 +48,7 @@ __all__ = [
     "error_context",
     "fetch_limits",
     "generation_config",
+    "linked_git_dirs",
     "mcp_tools",
     "next_speaker_for",
     "one_off_stream",
@@ -90,10 +91,29 @@ def sandbox_config(
     return SandboxConfig(
         workspace=workspace,
         network=box.network,
-        read_only_paths=tuple(box.read_only_paths),
+        read_only_paths=(*box.read_only_paths, *linked_git_dirs(workspace)),
         hidden=tuple(hidden),
         writable=tuple(extra_roots),
     )
+
+
+def linked_git_dirs(workspace: Path) -> tuple[str, ...]:
+    """The shared git folder of a linked worktree (``-w``: its ``.git`` is a file naming a
+    folder under the main checkout's ``.git``), so git works in the sandbox: read-only,
+    since its hooks and config run code outside the sandbox later."""
+    dot = workspace / ".git"
+    try:
+        text = dot.read_text(encoding="utf-8", errors="replace").strip() if dot.is_file() else ""
+    except OSError:
+        return ()
+    if not text.startswith("gitdir:"):
+        return ()
+    gitdir = (workspace / text.removeprefix("gitdir:").strip()).resolve()
+    try:
+        common = (gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except OSError:
+        common = gitdir
+    return tuple(dict.fromkeys(str(p) for p in (common, gitdir) if p.is_dir()))
 
 
 def session_checkpoints(

@@ -155,6 +155,13 @@ class SubagentSettings(_Section):
     start their own; 0 offers no subagents at all."""
 
 
+class SkillSettings(_Section):
+    """Agent Skills (``[skills]``)."""
+
+    disabled: list[str] = Field(default_factory=list)
+    """Skills found but not offered to the model (``/skills disable NAME``)."""
+
+
 class NetworkSettings(_Section):
     """How model calls survive a bad network or a busy server (``[network]``)."""
 
@@ -332,6 +339,8 @@ class Settings(BaseModel):
     """The next-speaker check."""
     agents: SubagentSettings = Field(default_factory=SubagentSettings)
     """Subagents: how deep delegation may nest."""
+    skills: SkillSettings = Field(default_factory=SkillSettings)
+    """Agent Skills switched off."""
     tools: ToolSettings = Field(default_factory=ToolSettings)
     """Tool timeouts, output limits and exclusions."""
     network: NetworkSettings = Field(default_factory=NetworkSettings)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from gemtui.modes import ApprovalMode
 from gemtui.tui import slash_features as features
+from gemtui.tui.slash_skills import skills
 
 if TYPE_CHECKING:
     from gemtui.tui.session_host import SessionHost
@@ -357,6 +358,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/memory", "Context files: /memory show | refresh | add FACT", _memory),
     SlashCommand("/commands", "Custom commands: list them, /commands reload", features.commands),
     SlashCommand("/agents", "Subagents: /agents [reload | run NAME TASK]", features.agents),
+    SlashCommand(
+        "/skills", "Agent Skills: /skills [list | enable | disable NAME | reload]", skills
+    ),
     SlashCommand("/directory", "Workspace roots: /directory show | add PATH", features.directory),
     SlashCommand("/hooks", "Hooks loaded, their last runs and failures", features.hooks),
     SlashCommand("/extensions", "Enabled extensions and what they bring", features.extensions),
