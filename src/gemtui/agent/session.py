@@ -38,6 +38,7 @@ from gemtui.agent.session_parts import (
     generation_config,
     mcp_tools,
     next_speaker_for,
+    offered_declarations,
     one_off_stream,
     retry_reporter,
     router_for,
@@ -104,9 +105,6 @@ __all__ = ["Session", "SessionOptions"]
 
 COMPACT_LISTING = 15
 """Top-level entries shown to a small model (its window is precious); others get 50."""
-
-GROUNDED_TOOL = "google_web_search"
-"""Offered only when the provider's API has Google Search grounding."""
 
 
 class Session:
@@ -253,14 +251,8 @@ class Session:
         )
 
     def _declarations(self) -> list[FunctionDeclaration]:
-        from gemtui.scheduler import READ_ONLY_KINDS
-
-        denied = set(self.policy.denied_tool_names(self.registry.names(), self.approval_mode))
-        if self.approval_mode == "plan":  # plan mode: the model is offered read-only tools only
-            denied |= {t.name for t in self.registry.tools() if t.kind not in READ_ONLY_KINDS}
-        if not self.chat_generator.capabilities.grounding:
-            denied.add(GROUNDED_TOOL)  # only Gemini APIs can search (googleSearch)
-        decls = self.registry.declarations(exclude=denied)
+        mode, generator = self.approval_mode, self.chat_generator
+        decls = offered_declarations(self.registry, self.policy, mode, generator)
         return compact_declarations(decls) if self._compact_tools else decls
 
     def _error_context(self) -> ErrorContext:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from gemtui.config.paths import config_dir, data_dir
 from gemtui.config.settings import Settings
 from gemtui.wire import (
+    FunctionDeclaration,
     GenerateContentRequest,
     GenerateContentResponse,
     GenerationConfig,
@@ -59,6 +60,28 @@ __all__ = [
     "start_model",
     "workspace_rules",
 ]
+
+
+GROUNDED_TOOL = "google_web_search"
+"""Offered only when the provider's API has Google Search grounding."""
+
+
+def offered_declarations(
+    registry: ToolRegistry,
+    policy: PolicyEngine,
+    approval_mode: str,
+    generator: ContentGenerator,
+) -> list[FunctionDeclaration]:
+    """What the model is offered: no tool a rule refuses outright, read-only ones in plan
+    mode, web search only where the API can ground (the session's and its subagents')."""
+    from gemtui.scheduler import READ_ONLY_KINDS
+
+    denied = set(policy.denied_tool_names(registry.names(), approval_mode))
+    if approval_mode == "plan":
+        denied |= {t.name for t in registry.tools() if t.kind not in READ_ONLY_KINDS}
+    if not generator.capabilities.grounding:
+        denied.add(GROUNDED_TOOL)
+    return registry.declarations(exclude=denied)
 
 
 def workspace_rules(workspace: Path, *, trusted: bool) -> list[PolicyRule]:

@@ -83,8 +83,6 @@ class SubagentHost(Protocol):
     def executor(self) -> Executor: ...
 
 
-GROUNDED_TOOL = "google_web_search"
-
 _TASK_SUFFIX = """
 
 You work in the workspace root {root} (platform: {platform}), on one task given to you by
@@ -293,16 +291,12 @@ class Subagents:
 
     def _declarations(self, registry: ToolRegistry) -> list[FunctionDeclaration]:
         """As the session's: no tool a rule refuses outright, read-only ones in plan mode."""
-        from gemtui.scheduler import READ_ONLY_KINDS
+        from gemtui.agent.session_parts import offered_declarations
 
         session = self.session
-        mode = session.approval_mode
-        denied = set(session.policy.denied_tool_names(registry.names(), mode))
-        if mode == "plan":
-            denied |= {t.name for t in registry.tools() if t.kind not in READ_ONLY_KINDS}
-        if not session.chat_generator.capabilities.grounding:
-            denied.add(GROUNDED_TOOL)
-        return registry.declarations(exclude=denied)
+        return offered_declarations(
+            registry, session.policy, session.approval_mode, session.chat_generator
+        )
 
 
 def _report_text(output: object) -> str:
