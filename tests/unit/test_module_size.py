@@ -20,7 +20,6 @@ OVER_THE_LIMIT: dict[str, str] = {
     "gemtui/tui/app.py": "a session controller the App owns (issue 34)",
     "gemtui/tui/session_host.py": "a session controller the App owns (issue 34)",
     "gemtui/agent/executor.py": "the turn loop apart from recovery and task mode",
-    "gemtui/tui/screens/main.py": "a Textual-free view model of event routing (issue 34)",
     "gemtui/store/store.py": "the SQL per table (sessions, messages, calls, usage)",
     "gemtui/tui/widgets/approval_queue.py": "the previews apart from the keys",
     "gemtui/tui/widgets/transcript_blocks.py": "one module per kind of block",
