@@ -6,8 +6,9 @@ into top-level Markdown blocks (paragraphs, headings, lists, fenced code, ...); 
 block is rendered once into :class:`~textual.strip.Strip` lines and cached by its source,
 so only the last block, the one still growing, is rendered again on an update.
 
-The splitter is deliberately conservative: when in doubt it keeps lines together, because
-a block that is too big only costs a little time while a wrong split changes the output.
+The blocks are markdown-it's own top-level tokens (their ``map`` gives the lines), read
+with the parser Rich renders with, so a split never disagrees with how the block is
+drawn; only the block parser runs, on the live tail, never on the frozen text.
 
 An answer that floods in must not stall the UI either, so the work per render is bounded:
 once more than ``LIVE_CHARS`` (or ``LIVE_LINES``) of text wait behind the finished part,
@@ -21,10 +22,16 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.segment import Segment
 from textual.strip import Strip
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 __all__ = [
     "FREEZE_SECONDS_PER_RENDER",
@@ -44,139 +51,92 @@ FREEZE_SECONDS_PER_RENDER = 0.015
 """Time one render spends on new blocks at most (freezing, then the live tail), so it
 never holds the UI for long; what is left is drawn on the next frames."""
 
-_FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
-_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
-_SETEXT_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
-_THEMATIC_BREAK = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
-_LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 
-_PARAGRAPH = "paragraph"
-_LIST = "list"
-_INDENTED_CODE = "indented_code"
-_FENCE = "fence"
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """One top-level Markdown block: its source and, for a fenced one, its fence."""
+
+    source: str
+    fence: str = ""
+    """The fence's marker (```` ``` ````, ``~~~~``…) when the block is fenced code."""
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
+@cache
+def _parser() -> MarkdownIt:
+    """CommonMark with tables, as Rich's Markdown reads it; block rules only (the inline
+    pass costs time and cannot move a block boundary)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
 
 
-def _fence_opener(line: str) -> tuple[str, int] | None:
-    """The fence character and length if ``line`` opens a fenced code block."""
-    match = _FENCE_OPEN.match(line.lstrip(" ") if _indent(line) > 3 else line)
-    if match is None:
-        return None
-    marker, info = match.group(2), match.group(3)
-    if marker[0] == "`" and "`" in info:
-        return None  # a backtick fence's info string may not contain backticks
-    return marker[0], len(marker)
+def _tokens(text: str) -> list[Token]:
+    """markdown-it's block tokens for ``text``, whose ``map`` counts lines as
+    ``text.split("\n")`` does (a lone CR, a line end to the parser, is kept a space)."""
+    if "\r" in text:
+        text = _LONE_CR.sub(" ", text)
+    return _parser().parse(text)
 
 
-def _closes_fence(line: str, fence: tuple[str, int]) -> bool:
-    stripped = line.strip()
-    char, length = fence
-    return len(stripped) >= length and stripped == char * len(stripped)
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _blocks(text: str) -> list[_Block]:
+    """The top-level blocks of ``text`` as markdown-it sees them, in order.
+
+    Each block runs from its token's first line to the next block's, without the blank
+    lines around it; lines no token covers (a link definition) stay with the block
+    before, so no text is ever dropped. A fence still open runs to the end of the text.
+    """
+    lines = text.split("\n")
+    tops: list[tuple[int, Token | None]] = [
+        (t.map[0], t) for t in _tokens(text) if t.level == 0 and t.nesting >= 0 and t.map
+    ]
+    if not tops or tops[0][0] > 0:
+        tops.insert(0, (0, None))  # text before the first block: kept, never lost
+    blocks: list[_Block] = []
+    for index, (start, token) in enumerate(tops):
+        end = tops[index + 1][0] if index + 1 < len(tops) else len(lines)
+        fence = token.markup if token is not None and token.type == "fence" else ""
+        last = end
+        if not (token is not None and fence and _fence_open(token)):
+            while last > start and not lines[last - 1].strip():
+                last -= 1
+        first = start
+        while first < last and not lines[first].strip():
+            first += 1
+        if first < last:
+            blocks.append(_Block("\n".join(lines[first:last]), fence))
+    return blocks
+
+
+def _fence_open(token: Token) -> bool:
+    """The fence has no closing line yet (its lines: opening, contents, closing)."""
+    assert token.map is not None
+    return token.map[1] - token.map[0] < token.content.count("\n") + 2
 
 
 def split_blocks(text: str) -> list[str]:
-    """Split Markdown source into top-level blocks, in order.
+    """Split Markdown source into top-level blocks, in order, as markdown-it parses it.
 
-    Blank lines separate blocks, except inside a fenced code block (which stays open
-    until its closing fence, or the end of the text), before an indented continuation
-    of a list, and inside an indented code block. ATX headings and thematic breaks are
-    blocks of their own; a setext underline stays with its paragraph; whatever follows a
-    closing fence starts a new block. Blank lines between blocks are dropped.
+    A fenced code block stays one block until its closing fence (or the end of the
+    text), a list keeps its blank lines and nested fences, a setext underline stays with
+    its heading, a table with its rows; whatever follows a closing fence starts a new
+    block. Blank lines between blocks are dropped.
     """
-    blocks: list[str] = []
-    current: list[str] = []
-    kind: str | None = None
-    fence: tuple[str, int] | None = None
-    fence_nested = False  # a fence inside a list item: closing it does not end the block
-    blanks: list[str] = []
-
-    def close() -> None:
-        nonlocal current, kind
-        if current:
-            blocks.append("\n".join(current))
-        current, kind = [], None
-
-    for line in text.split("\n"):
-        if fence is not None:
-            current.append(line)
-            if _closes_fence(line, fence):
-                fence = None
-                if not fence_nested:
-                    close()
-            continue
-        if not line.strip():
-            if current:
-                blanks.append(line)
-            continue
-        indent = _indent(line)
-        if blanks:
-            continues = (kind == _LIST and (indent >= 2 or bool(_LIST_ITEM.match(line)))) or (
-                kind == _INDENTED_CODE and indent >= 4
-            )
-            if continues:
-                current.extend(blanks)
-            else:
-                close()
-            blanks = []
-        opener = _fence_opener(line) if kind != _INDENTED_CODE or indent < 4 else None
-        if opener is not None and (indent <= 3 or kind == _LIST):
-            fence = opener
-            fence_nested = kind == _LIST and indent >= 2
-            if not fence_nested:
-                close()
-                kind = _FENCE
-            current.append(line)
-            continue
-        if kind == _LIST and indent >= 2:
-            current.append(line)
-            continue
-        if _ATX_HEADING.match(line):
-            close()
-            blocks.append(line)
-            continue
-        if kind == _PARAGRAPH and _SETEXT_UNDERLINE.match(line):
-            current.append(line)
-            close()
-            continue
-        if _THEMATIC_BREAK.match(line):
-            close()
-            blocks.append(line)
-            continue
-        if not current:
-            if _LIST_ITEM.match(line):
-                kind = _LIST
-            elif indent >= 4:
-                kind = _INDENTED_CODE
-            else:
-                kind = _PARAGRAPH
-        current.append(line)
-    close()
-    return blocks
+    return [block.source for block in _blocks(text)]
 
 
 def code_blocks(text: str) -> list[str]:
     """The contents of every fenced code block in ``text``, in order (open ones too)."""
     found: list[str] = []
-    fence: tuple[str, int] | None = None
-    indent = 0
-    body: list[str] = []
-    for line in text.split("\n"):
-        if fence is None:
-            opener = _fence_opener(line)
-            if opener is not None:
-                fence, indent, body = opener, _indent(line), []
-            continue
-        if _closes_fence(line, fence):
-            found.append("\n".join(body))
-            fence = None
-            continue
-        strip = min(indent, _indent(line))
-        body.append(line[strip:])
-    if fence is not None:
-        found.append("\n".join(body).rstrip("\n"))
+    for token in _tokens(text):
+        if token.type == "fence" and token.map:
+            body = token.content
+            if _fence_open(token):
+                found.append(body.rstrip("\n"))
+            else:
+                found.append(body.removesuffix("\n"))
     return found
 
 
@@ -218,10 +178,10 @@ def _first_piece(tail: str) -> tuple[str, int, str]:
             break
     if end >= 0:
         window = window[: end + 1]
-    blocks = split_blocks(window)
+    blocks = _blocks(window)
     if not blocks:
         return "", len(window), ""
-    first = blocks[0]
+    first = blocks[0].source
     start = window.find(first)
     big = len(first) > LIVE_CHARS or first.count("\n") >= LIVE_LINES
     if not big:
@@ -239,11 +199,10 @@ def _first_piece(tail: str) -> tuple[str, int, str]:
         space = seg.rfind(" ")
         cut = space if space > 0 else len(seg)
         head, used = first[:cut], start + cut + (1 if space > 0 else 0)
-    opening = first.split("\n", 1)[0]
-    fence = _fence_opener(opening) if _indent(opening) <= 3 else None
-    if fence is None or "\n" not in head:
+    fence = blocks[0].fence
+    if not fence or "\n" not in head:
         return head, used, ""
-    return head + "\n" + fence[0] * fence[1], used, opening
+    return head + "\n" + fence, used, first.split("\n", 1)[0]
 
 
 @dataclass(slots=True)
