@@ -31,7 +31,6 @@ OVER_THE_LIMIT: dict[str, str] = {
     "gemtui/tools/builtin/replace.py": "the match and repair steps apart from the tool",
     "gemtui/tools/sandbox_places.py": "placeholders apart from the lists of places",
     "gemtui/tui/screens/sessions.py": "the preview pane apart from the list",
-    "gemtui/tui/widgets/answer_render.py": "markdown-it block splitting (issue 34)",
     "gemtui/config/settings.py": "one model per settings table",
     "gemtui/providers/convert_openai.py": "requests apart from streamed answers",
     "gemtui/config/trust.py": "the trust file apart from the folder questions",

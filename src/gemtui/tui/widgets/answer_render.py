@@ -6,9 +6,8 @@ into top-level Markdown blocks (paragraphs, headings, lists, fenced code, ...); 
 block is rendered once into :class:`~textual.strip.Strip` lines and cached by its source,
 so only the last block, the one still growing, is rendered again on an update.
 
-The blocks are markdown-it's own top-level tokens (their ``map`` gives the lines), read
-with the parser Rich renders with, so a split never disagrees with how the block is
-drawn; only the block parser runs, on the live tail, never on the frozen text.
+The blocks are markdown-it's own (``tui.view.markdown_blocks``); only the block parser
+runs, from the live tail's last unsettled block, never on the frozen text.
 
 An answer that floods in must not stall the UI either, so the work per render is bounded:
 once more than ``LIVE_CHARS`` (or ``LIVE_LINES``) of text wait behind the finished part,
@@ -19,19 +18,15 @@ call. What is left for later renders shows up as :attr:`AnswerRender.behind`.
 
 from __future__ import annotations
 
-import re
 import time
+from collections import deque
 from dataclasses import dataclass
-from functools import cache
-from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.segment import Segment
 from textual.strip import Strip
 
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
-    from markdown_it.token import Token
+from gemtui.tui.view.markdown_blocks import code_blocks, settled, split_blocks, top_blocks
 
 __all__ = [
     "FREEZE_SECONDS_PER_RENDER",
@@ -50,94 +45,6 @@ and a block bigger than this is cut when it is frozen)."""
 FREEZE_SECONDS_PER_RENDER = 0.015
 """Time one render spends on new blocks at most (freezing, then the live tail), so it
 never holds the UI for long; what is left is drawn on the next frames."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Block:
-    """One top-level Markdown block: its source and, for a fenced one, its fence."""
-
-    source: str
-    fence: str = ""
-    """The fence's marker (```` ``` ````, ``~~~~``…) when the block is fenced code."""
-
-
-@cache
-def _parser() -> MarkdownIt:
-    """CommonMark with tables, as Rich's Markdown reads it; block rules only (the inline
-    pass costs time and cannot move a block boundary)."""
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
-
-
-def _tokens(text: str) -> list[Token]:
-    """markdown-it's block tokens for ``text``, whose ``map`` counts lines as
-    ``text.split("\n")`` does (a lone CR, a line end to the parser, is kept a space)."""
-    if "\r" in text:
-        text = _LONE_CR.sub(" ", text)
-    return _parser().parse(text)
-
-
-_LONE_CR = re.compile(r"\r(?!\n)")
-
-
-def _blocks(text: str) -> list[_Block]:
-    """The top-level blocks of ``text`` as markdown-it sees them, in order.
-
-    Each block runs from its token's first line to the next block's, without the blank
-    lines around it; lines no token covers (a link definition) stay with the block
-    before, so no text is ever dropped. A fence still open runs to the end of the text.
-    """
-    lines = text.split("\n")
-    tops: list[tuple[int, Token | None]] = [
-        (t.map[0], t) for t in _tokens(text) if t.level == 0 and t.nesting >= 0 and t.map
-    ]
-    if not tops or tops[0][0] > 0:
-        tops.insert(0, (0, None))  # text before the first block: kept, never lost
-    blocks: list[_Block] = []
-    for index, (start, token) in enumerate(tops):
-        end = tops[index + 1][0] if index + 1 < len(tops) else len(lines)
-        fence = token.markup if token is not None and token.type == "fence" else ""
-        last = end
-        if not (token is not None and fence and _fence_open(token)):
-            while last > start and not lines[last - 1].strip():
-                last -= 1
-        first = start
-        while first < last and not lines[first].strip():
-            first += 1
-        if first < last:
-            blocks.append(_Block("\n".join(lines[first:last]), fence))
-    return blocks
-
-
-def _fence_open(token: Token) -> bool:
-    """The fence has no closing line yet (its lines: opening, contents, closing)."""
-    assert token.map is not None
-    return token.map[1] - token.map[0] < token.content.count("\n") + 2
-
-
-def split_blocks(text: str) -> list[str]:
-    """Split Markdown source into top-level blocks, in order, as markdown-it parses it.
-
-    A fenced code block stays one block until its closing fence (or the end of the
-    text), a list keeps its blank lines and nested fences, a setext underline stays with
-    its heading, a table with its rows; whatever follows a closing fence starts a new
-    block. Blank lines between blocks are dropped.
-    """
-    return [block.source for block in _blocks(text)]
-
-
-def code_blocks(text: str) -> list[str]:
-    """The contents of every fenced code block in ``text``, in order (open ones too)."""
-    found: list[str] = []
-    for token in _tokens(text):
-        if token.type == "fence" and token.map:
-            body = token.content
-            if _fence_open(token):
-                found.append(body.rstrip("\n"))
-            else:
-                found.append(body.removesuffix("\n"))
-    return found
 
 
 def _is_blank(strip: Strip) -> bool:
@@ -164,11 +71,13 @@ def render_markdown(console: Console, source: str, width: int, code_theme: str) 
     return strips
 
 
-def _first_piece(tail: str) -> tuple[str, int, str]:
+def _first_piece(tail: str) -> tuple[str, int, str, list[tuple[str, int]]]:
     """The first part of ``tail`` that can be rendered once and for all.
 
     Returns its Markdown source, the characters of ``tail`` it uses, and the opening line
-    of a fenced block it cut (to reopen before the rest), else "".
+    of a fenced block it cut (to reopen before the rest), else ""; then the blocks after
+    it that are final too, each with the characters of ``tail`` used up to its end (the
+    window is parsed once for all of them).
     """
     window = tail[: 2 * LIVE_CHARS]
     end = -1
@@ -178,14 +87,17 @@ def _first_piece(tail: str) -> tuple[str, int, str]:
             break
     if end >= 0:
         window = window[: end + 1]
-    blocks = _blocks(window)
+    blocks = top_blocks(window)
     if not blocks:
-        return "", len(window), ""
-    first = blocks[0].source
-    start = window.find(first)
-    big = len(first) > LIVE_CHARS or first.count("\n") >= LIVE_LINES
-    if not big:
-        return first, start + len(first), ""
+        return "", len(window), "", []
+    first, start = blocks[0].source, blocks[0].offset
+    if not _big(first):
+        later: list[tuple[str, int]] = []
+        for block in blocks[1 : settled(blocks, window)]:
+            if _big(block.source):
+                break
+            later.append((block.source, block.offset + len(block.source)))
+        return first, start + len(first), "", later
     seg = first[:LIVE_CHARS]
     cut, pos = -1, 0
     for _ in range(LIVE_LINES):
@@ -201,8 +113,13 @@ def _first_piece(tail: str) -> tuple[str, int, str]:
         head, used = first[:cut], start + cut + (1 if space > 0 else 0)
     fence = blocks[0].fence
     if not fence or "\n" not in head:
-        return head, used, ""
-    return head + "\n" + fence, used, first.split("\n", 1)[0]
+        return head, used, "", []
+    return head + "\n" + fence, used, first.split("\n", 1)[0], []
+
+
+def _big(source: str) -> bool:
+    """Too big to render as one piece: cut when frozen."""
+    return len(source) > LIVE_CHARS or source.count("\n") >= LIVE_LINES
 
 
 @dataclass(slots=True)
@@ -233,6 +150,9 @@ class AnswerRender:
         self._frozen_upto = 0
         self._reopen = ""
         """The opening line of a fenced block that a frozen piece cut in two."""
+        self._stable: tuple[tuple[int, str], str, list[str]] = ((0, ""), "", [])
+        """The live tail's settled blocks: (frozen offset and reopened fence it was
+        parsed with, the tail's text they cover, their sources)."""
         self._behind = False
         self.render_count = 0
         """How many Markdown blocks were rendered so far (tests and benchmarks read it)."""
@@ -317,9 +237,10 @@ class AnswerRender:
             tail = reopen + text[self._frozen_upto :]
             previous = self._blocks
             blocks: list[_RenderedBlock] = []
+            sources = self._split_live(tail)
             deadline = time.perf_counter() + FREEZE_SECONDS_PER_RENDER
             fresh = 0
-            for index, source in enumerate(split_blocks(tail)):
+            for index, source in enumerate(sources):
                 if index < len(previous) and previous[index].source == source:
                     blocks.append(previous[index])
                     continue
@@ -340,17 +261,43 @@ class AnswerRender:
         self._dirty = False
         return lines
 
+    def _split_live(self, tail: str) -> list[str]:
+        """``split_blocks(tail)``, parsing only from the last block that may still change
+        (Textual's ``Markdown.append`` does the same): the blocks already final
+        (``_settled``) are taken from the previous call."""
+        key, prefix, stable = self._stable
+        base = 0
+        if key == (self._frozen_upto, self._reopen) and tail.startswith(prefix):
+            base = len(prefix)
+        else:
+            stable = []
+        fresh = top_blocks(tail[base:])
+        sources = stable + [block.source for block in fresh]
+        final = settled(fresh, tail, base)
+        if final > 0:
+            end = base + fresh[final].offset
+            stable = stable + [block.source for block in fresh[:final]]
+            self._stable = ((self._frozen_upto, self._reopen), tail[:end], stable)
+        return sources
+
     def _freeze(self, console: Console, text: str) -> bool:
         """Freeze leading blocks while too much text is live; True if out of time."""
         start = self._frozen_upto
         deadline = time.perf_counter() + FREEZE_SECONDS_PER_RENDER
+        ahead: deque[tuple[str, int]] = deque()  # final blocks parsed with the last piece
         while _too_live(text, self._frozen_upto):
             if time.perf_counter() > deadline and self._frozen_upto > start:
                 return True  # one piece per render at least: a busy machine still progresses
-            reopen = self._reopen + "\n" if self._reopen else ""
-            tail = reopen + text[self._frozen_upto : self._frozen_upto + 2 * LIVE_CHARS]
-            source, used, self._reopen = _first_piece(tail)
-            used = max(1, used - len(reopen))
+            if ahead:
+                source, ends = ahead.popleft()
+                used = ends - self._frozen_upto
+            else:
+                reopen = self._reopen + "\n" if self._reopen else ""
+                tail = reopen + text[self._frozen_upto : self._frozen_upto + 2 * LIVE_CHARS]
+                source, used, self._reopen, later = _first_piece(tail)
+                base = self._frozen_upto - len(reopen)
+                ahead.extend((piece, base + ends) for piece, ends in later)
+                used = max(1, used - len(reopen))
             if source:
                 cached = next((b.strips for b in self._blocks if b.source == source), None)
                 if cached is None:
