@@ -14,6 +14,7 @@ from gemtui.bus.events import (
     Citation,
     ContentDelta,
     ErrorOccurred,
+    Event,
     HistoryCompressed,
     HookRan,
     McpServerChanged,
@@ -42,10 +43,10 @@ MASK = "[redacted]"
 P1 = "s#1"
 
 
-def feed_all(view: ConversationView, *events: object) -> list[ops.Op]:
+def feed_all(view: ConversationView, *events: Event) -> list[ops.Op]:
     out: list[ops.Op] = []
     for event in events:
-        out += view.feed(event)  # type: ignore[arg-type]
+        out += view.feed(event)
     return out
 
 
@@ -69,8 +70,23 @@ def call(state: ToolCallState, call_id: str = "c1", name: str = "read_file") -> 
     return ToolCallSnapshot(call_id=call_id, name=name, args={}, state=state)
 
 
-def finished(usage: Usage | None = None, **kw: object) -> TurnFinished:
-    return TurnFinished(finish_reason="STOP", usage=usage or Usage(), model="m", **kw)  # type: ignore[arg-type]
+def finished(
+    usage: Usage | None = None,
+    *,
+    cost: float | None = None,
+    parent_id: str = "",
+    prompt_id: str = "",
+    message: str | None = None,
+) -> TurnFinished:
+    return TurnFinished(
+        finish_reason="STOP",
+        usage=usage or Usage(),
+        model="m",
+        cost=cost,
+        parent_id=parent_id,
+        prompt_id=prompt_id,
+        message=message,
+    )
 
 
 # -- masking ---------------------------------------------------------------------------------
