@@ -283,7 +283,7 @@ class MainScreen(Screen[None]):
             ops.McpViewsStale: self._mcp_views_stale,
             ops.SignInNeeded: lambda o: self.post_message(self.SignInNeeded(o.reason)),
             ops.AccountRefused: lambda o: self.post_message(self.AccountRefused(o.reason)),
-            ops.WindowChanged: self._window_changed,
+            ops.WindowChanged: lambda o: self.usage.follow_model(o.context_window, o.priced),
         }
 
     def _streamed(self, op: ops.Streamed) -> None:
@@ -299,11 +299,6 @@ class MainScreen(Screen[None]):
         self.transcript.upsert_tool(call, op.parent_id)
         self.approvals.upsert(call, op.prompt_id)
         self.status.call_changed(call.call_id, call.name, call.state.value)
-
-    def _window_changed(self, op: ops.WindowChanged) -> None:
-        """The usage pane follows the session's model, from its event."""
-        self.usage.context_window = op.context_window
-        self.usage.expect_price(op.priced)
 
     def _status_changed(self, op: ops.StatusChanged) -> None:
         status = self.status

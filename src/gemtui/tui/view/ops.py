@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from gemtui.bus.values import Usage
 
 __all__ = [
+    "AccountRefused",
     "AccountShown",
     "AnswerClosed",
     "AnswerDiscarded",
@@ -44,6 +45,7 @@ __all__ = [
     "TurnCounted",
     "TurnEnded",
     "UserPromptShown",
+    "WindowChanged",
 ]
 
 Severity = Literal["information", "warning", "error"]
