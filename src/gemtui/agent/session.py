@@ -47,9 +47,9 @@ from gemtui.agent.session_parts import (
     start_model,
     workspace_rules,
 )
-from gemtui.agent.skill_tool import SessionSkills
+from gemtui.agent.skill_tool import ACTIVATE_SKILL, SessionSkills
 from gemtui.agent.subagent_tool import SubagentTool
-from gemtui.agent.subagents import Subagents
+from gemtui.agent.subagents import SubagentParent, Subagents
 from gemtui.agent.user_commands import (
     ShellNotes,
     TerminalRun,
@@ -184,8 +184,32 @@ class Session:
             guard=self.checkpoints,
             hooks=tool_hooks(self.hooks),
         )
-        self.skills = SessionSkills(self)  # activate_skill joins before the agents look
-        self.agents = Subagents(self)
+        self.skills = SessionSkills(  # activate_skill joins before the agents look
+            self.workspace.root,
+            self.bus,
+            self.registry,
+            trusted=options.trusted_workspace,
+            extensions=self.extensions,
+            disabled=settings.skills.disabled,
+            excluded=ACTIVATE_SKILL in settings.tools.exclude,
+        )
+        self.agents = Subagents(
+            SubagentParent(
+                bus=self.bus,
+                root=self.workspace.root,
+                trusted=options.trusted_workspace,
+                interactive=options.interactive,
+                max_depth=settings.agents.max_depth,
+                registry=self.registry,
+                policy=self.policy,
+                tool_context=context,
+                hooks=self.scheduler.hooks,
+                checkpoints=self.checkpoints,
+                approval_mode=lambda: self.approval_mode,
+                chat=lambda: self.chat,
+                config=lambda: self.executor.config,
+            )
+        )
         self.agents.load()  # each agent a tool of the registry, before the declarations
         self._on_retry = retry_reporter(self.bus)
         if isinstance(provider.generator, RetryingGenerator):

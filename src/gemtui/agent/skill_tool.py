@@ -10,7 +10,7 @@ there (a skill must not be rewritten by the model it instructs). Disabled skills
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from gemtui.agent.skills import Skill, SkillSet, folder_listing, load_skills
 from gemtui.bus import ErrorOccurred, Event, SessionStarted
@@ -19,48 +19,45 @@ from gemtui.tools.base import Tool, ToolContext, ToolInvocation, ToolKind, ToolR
 from gemtui.wire import FunctionDeclaration
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
     from gemtui.bus import EventBus
-    from gemtui.config.settings import Settings
     from gemtui.extensions import Extension
     from gemtui.tools.registry import ToolRegistry
-    from gemtui.tools.workspace import Workspace
 
-__all__ = ["ACTIVATE_SKILL", "ActivateSkillTool", "SessionSkills", "SkillHost"]
+__all__ = ["ACTIVATE_SKILL", "ActivateSkillTool", "SessionSkills"]
 
 ACTIVATE_SKILL = "activate_skill"
-
-
-class _HostOptions(Protocol):
-    @property
-    def trusted_workspace(self) -> bool: ...
-
-
-class SkillHost(Protocol):
-    """What skills use of their session (typed here, so imports point down)."""
-
-    @property
-    def settings(self) -> Settings: ...
-    @property
-    def bus(self) -> EventBus: ...
-    @property
-    def workspace(self) -> Workspace: ...
-    @property
-    def options(self) -> _HostOptions: ...
-    @property
-    def registry(self) -> ToolRegistry: ...
-    @property
-    def extensions(self) -> list[Extension]: ...
 
 
 class SessionSkills:
     """The skills of one session: found, enabled or not, and the tool that opens them."""
 
-    def __init__(self, session: SkillHost) -> None:
-        self.session = session
+    def __init__(
+        self,
+        root: Path,
+        bus: EventBus,
+        registry: ToolRegistry,
+        *,
+        trusted: bool,
+        extensions: list[Extension],
+        disabled: Iterable[str] = (),
+        excluded: bool = False,
+    ) -> None:
+        """Skills of the folder ``root`` (its own only when ``trusted``) and of
+        ``extensions``; ``activate_skill`` goes into ``registry`` unless ``excluded``
+        (``[tools] exclude``) or no skill is enabled."""
+        self.root = root
+        self.bus = bus
+        self.registry = registry
+        self.trusted = trusted
+        self.extensions = extensions
+        self.excluded = excluded
         self.found = SkillSet()
-        self.disabled: set[str] = set(session.settings.skills.disabled)
+        self.disabled: set[str] = set(disabled)
         self.load()
-        session.bus.subscribe(self._started)
+        bus.subscribe(self._started)
 
     def _started(self, event: Event) -> None:
         """The session began: the front end hears of the SKILL.md files that did not load."""
@@ -79,12 +76,7 @@ class SessionSkills:
 
     def load(self) -> SkillSet:
         """(Re)read the skill folders (``/skills reload``); the tool offers the enabled ones."""
-        session = self.session
-        self.found = load_skills(
-            session.workspace.root,
-            trusted=session.options.trusted_workspace,
-            extensions=session.extensions,
-        )
+        self.found = load_skills(self.root, trusted=self.trusted, extensions=self.extensions)
         self._install()
         return self.found
 
@@ -94,11 +86,9 @@ class SessionSkills:
         self._install()
 
     def _install(self) -> None:
-        registry = self.session.registry
-        registry.unregister(ACTIVATE_SKILL)
-        excluded = ACTIVATE_SKILL in self.session.settings.tools.exclude
-        if self.enabled and not excluded:
-            registry.register(ActivateSkillTool(self))
+        self.registry.unregister(ACTIVATE_SKILL)
+        if self.enabled and not self.excluded:
+            self.registry.register(ActivateSkillTool(self))
 
     def system_text(self) -> str:
         """The enabled skills' names and descriptions, for the system instruction."""
@@ -116,7 +106,7 @@ class SessionSkills:
 
     def announce_problems(self) -> None:
         for problem in self.found.problems:
-            self.session.bus.emit(
+            self.bus.emit(
                 ErrorOccurred,
                 message=f"Skill not loaded: {problem}",
                 kind="warning",

@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import json
 import platform
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from gemtui.agent.agent_defs import AgentDefinition, AgentSet, load_agents
 from gemtui.agent.executor import COMPLETE_TASK, Executor, ExecutorConfig
@@ -32,55 +33,38 @@ from gemtui.tools.registry import ToolRegistry
 from gemtui.wire import FunctionDeclaration, GenerationConfig
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
     from gemtui.agent.checkpointing import SessionCheckpoints
     from gemtui.bus import EventBus
-    from gemtui.config.settings import Settings
-    from gemtui.providers.base import ContentGenerator
     from gemtui.scheduler import PolicyEngine
     from gemtui.scheduler.change_guard import ChangeGuard
-    from gemtui.scheduler.orchestration import ToolScheduler
+    from gemtui.scheduler.tool_hooks import ToolHooks
     from gemtui.tools.base import Tool
-    from gemtui.tools.workspace import Workspace
 
-__all__ = ["SubagentHost", "Subagents"]
-
-
-class _HostOptions(Protocol):
-    @property
-    def trusted_workspace(self) -> bool: ...
-    @property
-    def interactive(self) -> bool: ...
+__all__ = ["SubagentParent", "Subagents"]
 
 
-class SubagentHost(Protocol):
-    """What subagents use of their session (typed here, so imports point down)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SubagentParent:
+    """The session engine a delegated task runs on, handed over whole. What a switch or
+    a mode change replaces (the approval mode, the chat's model, the executor's config)
+    is read through a function, so a task started later runs on what is current."""
 
-    @property
-    def settings(self) -> Settings: ...
-    @property
-    def bus(self) -> EventBus: ...
-    @property
-    def workspace(self) -> Workspace: ...
-    @property
-    def options(self) -> _HostOptions: ...
-    @property
-    def registry(self) -> ToolRegistry: ...
-    @property
-    def policy(self) -> PolicyEngine: ...
-    @property
-    def approval_mode(self) -> str: ...
-    @property
-    def scheduler(self) -> ToolScheduler: ...
-    @property
-    def tool_context(self) -> ToolContext: ...
-    @property
-    def checkpoints(self) -> SessionCheckpoints | None: ...
-    @property
-    def chat(self) -> Chat: ...
-    @property
-    def chat_generator(self) -> ContentGenerator: ...
-    @property
-    def executor(self) -> Executor: ...
+    bus: EventBus
+    root: Path
+    trusted: bool
+    interactive: bool
+    max_depth: int
+    registry: ToolRegistry
+    policy: PolicyEngine
+    tool_context: ToolContext
+    hooks: ToolHooks | None
+    checkpoints: SessionCheckpoints | None
+    approval_mode: Callable[[], str]
+    chat: Callable[[], Chat]
+    config: Callable[[], ExecutorConfig]
 
 
 _TASK_SUFFIX = """
@@ -119,15 +103,15 @@ class _OneChangeAtATime:
 class Subagents:
     """The agents of one session and the runner of their tasks."""
 
-    def __init__(self, session: SubagentHost) -> None:
-        self.session = session
+    def __init__(self, parent: SubagentParent) -> None:
+        self.parent = parent
         self.found = AgentSet()
         self._installed: list[str] = []
         self._guard: _OneChangeAtATime | None = None
 
     @property
     def max_depth(self) -> int:
-        return self.session.settings.agents.max_depth
+        return self.parent.max_depth
 
     @property
     def agents(self) -> dict[str, AgentDefinition]:
@@ -135,16 +119,14 @@ class Subagents:
 
     def load(self) -> AgentSet:
         """(Re)read the definitions and offer each as a tool (``/agents reload``)."""
-        session = self.session
-        registry = session.registry
+        parent = self.parent
+        registry = parent.registry
         for name in self._installed:
             registry.unregister(name)
         self._installed = []
         tool_names = {n for t in registry.tools() for n in (t.name, *t.aliases)}
         reserved = frozenset(tool_names | {COMPLETE_TASK})
-        self.found = load_agents(
-            session.workspace.root, trusted=session.options.trusted_workspace, reserved=reserved
-        )
+        self.found = load_agents(parent.root, trusted=parent.trusted, reserved=reserved)
         if self.max_depth < 1:
             return self.found
         for definition in self.found.agents.values():
@@ -166,7 +148,7 @@ class Subagents:
 
     def announce_problems(self) -> None:
         for problem in self.found.problems:
-            self.session.bus.emit(
+            self.parent.bus.emit(
                 ErrorOccurred,
                 message=f"Agent not loaded: {problem}",
                 kind="warning",
@@ -184,7 +166,7 @@ class Subagents:
                 f"subagents deeper than [agents] max_depth = {self.max_depth}. Do the task "
                 "yourself."
             )
-        bus = ChildBus(tool.bus or self.session.bus, ctx.call_id, definition.name)
+        bus = ChildBus(tool.bus or self.parent.bus, ctx.call_id, definition.name)
         executor = self._executor(definition, bus, depth + 1)
         cancel = asyncio.Event()
         run = asyncio.ensure_future(executor.run(task, cancel=cancel))
@@ -213,38 +195,37 @@ class Subagents:
         )
 
     def _executor(self, definition: AgentDefinition, bus: ChildBus, depth: int) -> Executor:
-        session = self.session
         from gemtui.scheduler import ToolScheduler
+
+        host, parent_chat = self.parent, self.parent.chat()
 
         registry = self._child_registry(definition, depth, bus)
         scheduler = ToolScheduler(
             registry,
             bus,
-            session.policy,
-            session.tool_context,
-            approval_mode=lambda: session.approval_mode,
-            interactive=session.options.interactive,
+            host.policy,
+            host.tool_context,
+            approval_mode=host.approval_mode,
+            interactive=host.interactive,
             guard=self._change_guard(),
-            hooks=session.scheduler.hooks,
+            hooks=host.hooks,
         )
-        base = session.chat.generation_config or GenerationConfig()
+        base = parent_chat.generation_config or GenerationConfig()
         config = base
         if definition.temperature is not None:
             config = base.model_copy(update={"temperature": definition.temperature})
-        prompt = definition.prompt + _TASK_SUFFIX.format(
-            root=session.workspace.root, platform=platform.system()
-        )
+        prompt = definition.prompt + _TASK_SUFFIX.format(root=host.root, platform=platform.system())
         chat = Chat(
-            session.chat_generator,
-            model=definition.model or session.chat.model,
+            parent_chat.generator,
+            model=definition.model or parent_chat.model,
             system_instruction=prompt,
             declarations=self._declarations(registry),
             generation_config=config if config.model_fields_set else None,
-            retry_delays=session.chat.retry_delays,
-            max_answer_chars=session.chat.max_answer_chars,
+            retry_delays=parent_chat.retry_delays,
+            max_answer_chars=parent_chat.max_answer_chars,
             on_history=bus.history_changed,  # its story is stored under the parent call
         )
-        parent = session.executor.config
+        parent = host.config()
         return Executor(
             chat,
             scheduler,
@@ -264,8 +245,8 @@ class Subagents:
 
     def _change_guard(self) -> _OneChangeAtATime:
         """One for the session, around its checkpoints (which may be switched off)."""
-        if self._guard is None or self._guard.inner is not self.session.checkpoints:
-            self._guard = _OneChangeAtATime(self.session.checkpoints)
+        if self._guard is None or self._guard.inner is not self.parent.checkpoints:
+            self._guard = _OneChangeAtATime(self.parent.checkpoints)
         return self._guard
 
     def _child_registry(
@@ -275,7 +256,7 @@ class Subagents:
         depth limit, and only those the definition names (or all, for an open list)."""
         allowed = definition.tools
         registry = ToolRegistry()
-        for tool in self.session.registry.tools():
+        for tool in self.parent.registry.tools():
             if isinstance(tool, SubagentTool):
                 continue
             if allowed is not None and not ({tool.name, *tool.aliases} & set(allowed)):
@@ -293,9 +274,9 @@ class Subagents:
         """As the session's: no tool a rule refuses outright, read-only ones in plan mode."""
         from gemtui.agent.session_parts import offered_declarations
 
-        session = self.session
+        parent = self.parent
         return offered_declarations(
-            registry, session.policy, session.approval_mode, session.chat_generator
+            registry, parent.policy, parent.approval_mode(), parent.chat().generator
         )
 
 
