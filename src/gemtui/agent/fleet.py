@@ -248,8 +248,7 @@ class Fleet:
         """Wait until the agent's prompt ended; its snapshot then."""
         agent = self._agents[agent_id]
         if agent.task is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(agent.task)
+            await asyncio.wait({agent.task})
         elif agent.subagent is not None:
             await agent.subagent.wait()
         return agent.info
