@@ -12,9 +12,7 @@ task and workspace. A decision names the agent *and* the correlation id and reac
 that agent's bus: two agents asking for the same call at the same moment stay two items,
 and "allow for the session" changes only the policy of the session that asked.
 
-Views subscribe with ``Fleet.subscribe``: plain ``FleetEvent`` values, no Textual. The
-fleet never touches the process environment, so its agents stay as apart as two
-separately started gemtui runs.
+Views subscribe with ``Fleet.subscribe``: plain ``FleetEvent`` values, no Textual.
 """
 
 from __future__ import annotations
@@ -85,7 +83,6 @@ class _Agent:
     task: asyncio.Task[AgentFinished | None] | None = None
     finished: AgentFinished | None = None
     unsubscribe: Callable[[], None] | None = None
-    stop_requested: bool = False
     subagent: BackgroundRun | None = None
 
     @property
@@ -104,10 +101,8 @@ class Fleet:
     def __init__(
         self, settings: Settings | None = None, *, max_parallel: int | None = None
     ) -> None:
-        limit = max_parallel
-        if limit is None:
-            limit = settings.agents.max_parallel if settings is not None else 4
-        self.max_parallel = limit
+        default = settings.agents.max_parallel if settings is not None else 4
+        self.max_parallel = default if max_parallel is None else max_parallel
         """How many agents may run at once (``[agents] max_parallel``)."""
         self._agents: dict[str, _Agent] = {}
         self._queue = ApprovalQueue()
@@ -220,7 +215,6 @@ class Fleet:
             raise GemtuiError(f"{agent.info.name} is still working: stop it or wait")
         if agent.info.state is not AgentState.IDLE or agent.task is not None:
             self._check_limit()
-        agent.stop_requested = False
         agent.finished = None
         self._update(agent, task=prompt, state=AgentState.WORKING, ended=None, error=None)
         agent.task = asyncio.get_running_loop().create_task(
@@ -233,7 +227,6 @@ class Fleet:
         agent = self._agents[agent_id]
         if not agent.info.state.running:
             return False
-        agent.stop_requested = True
         if agent.subagent is not None:
             agent.subagent.cancel()
             return True
