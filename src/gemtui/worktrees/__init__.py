@@ -10,14 +10,17 @@ from gemtui.worktrees.bring_back import (
     merge,
     work_diff,
 )
+from gemtui.worktrees.linked import LinkedWorktree, linked_worktrees
 
 __all__ = [
     "BringBackError",
+    "LinkedWorktree",
     "MergeConflictError",
     "UncommittedWorkError",
     "WorkDiff",
     "discard",
     "keep",
+    "linked_worktrees",
     "merge",
     "work_diff",
 ]

@@ -1,0 +1,55 @@
+"""``gemtui agents`` in a project lists the agents working in its git worktrees.
+
+``gemtui -p … -w NAME`` works in ``.gemini/worktrees/NAME`` (any ``git worktree add``
+path behaves the same): its run, held mid-prompt by the mock in another process, is
+listed from the project with its worktree and branch, then as done once let go.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gemtui.testing import MockLLMServer
+from tests.support.git_worktrees import make_repo
+
+from .helpers import FAST_NETWORK, gemtui_env, popen_gemtui
+from .test_agents_cli import _agents, _asked
+
+
+def test_a_run_in_a_worktree_is_listed_from_the_project(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, tmp_path: Path
+) -> None:
+    repo = make_repo(tmp_path)
+    # the hold lasts as long as the other processes take: no read timeout may cut it
+    (isolated_home / "config").mkdir(parents=True, exist_ok=True)
+    config = FAST_NETWORK.replace("read_timeout = 2.0", "read_timeout = 3600.0")
+    (isolated_home / "config" / "config.toml").write_text(config, encoding="utf-8")
+    mock_llm_thread.enqueue({"text": "ANSWER", "fault": "hold"})
+    asked = _asked(mock_llm_thread)
+    env = gemtui_env(isolated_home, mock_llm_thread.url)
+    run = popen_gemtui(["-p", "fix the bug"], env=env, cwd=repo.worktree)
+    try:
+        asked.wait()
+        (row,) = _agents(isolated_home, repo.main)
+        assert row["state"] == "working"
+        assert row["pid"] == run.pid
+        assert row["task"] == "fix the bug"
+        assert row["worktree"] == str(repo.worktree.resolve())
+        assert row["branch"] == repo.branch
+        # control: the row is the worktree's own; a subfolder of the project is not
+        # the project, and lists nothing of its worktrees
+        assert [r["id"] for r in _agents(isolated_home, repo.worktree)] == [row["id"]]
+        sub = repo.main / "sub"
+        sub.mkdir()
+        assert _agents(isolated_home, sub) == []
+        mock_llm_thread.release()
+        out, err = run.communicate()
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == 0, err
+    assert b"ANSWER" in out
+    (row,) = _agents(isolated_home, repo.main)
+    assert row["state"] == "done"
+    assert row["worktree"] == str(repo.worktree.resolve())
