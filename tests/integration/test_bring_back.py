@@ -91,6 +91,20 @@ def test_clean_merge_lands_committed_and_uncommitted_work(tmp_path: Path) -> Non
     assert "?? notes.txt" in git(wt, "status", "--porcelain")
 
 
+def test_merge_brings_what_was_shown_not_what_was_written_since(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    (repo.worktree / "shown.txt").write_text("seen by the person\n", encoding="utf-8")
+    work = work_diff(repo.worktree, repo.base)
+    (repo.worktree / "later.txt").write_text("written after the diff was shown\n", "utf-8")
+
+    merge(work)
+
+    assert (repo.main / "shown.txt").exists()
+    assert not (repo.main / "later.txt").exists()
+    # control: the later file is really part of the worktree's work now
+    assert "later.txt" in work_diff(repo.worktree, repo.base).files
+
+
 def test_merge_conflict_names_the_file_and_leaves_main_untouched(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
     (repo.worktree / "app.py").write_text("def f():\n    return 2\n", encoding="utf-8")

@@ -70,6 +70,8 @@ class BringBackScreen(ModalScreen[BringBackOutcome | None]):
         """The branch or commit the worktree started from."""
         self.work: WorkDiff | None = None
         """The work read from the worktree, once read."""
+        self.busy = False
+        """A merge or discard is under way: no other choice starts beside it."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -116,10 +118,14 @@ class BringBackScreen(ModalScreen[BringBackOutcome | None]):
     def _say(self, text: str) -> None:
         self.query_one("#bring-back-said", Static).update(text)
 
+    def _done_saying(self, text: str) -> None:
+        self.busy = False
+        self._say(text)
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         found = self.work
-        if found is None:
+        if found is None or self.busy:
             return
         choice = event.option.id
         if choice == "keep":
@@ -152,10 +158,10 @@ class BringBackScreen(ModalScreen[BringBackOutcome | None]):
         except MergeConflictError as exc:
             listed = "\n".join(f"  conflict: {name}" for name in exc.files)
             text = f"Not merged: {exc}\n{listed}\nKeep the worktree to resolve it there."
-            self.app.call_from_thread(self._say, text)
+            self.app.call_from_thread(self._done_saying, text)
             return
         except BringBackError as exc:
-            self.app.call_from_thread(self._say, f"Not merged: {exc}")
+            self.app.call_from_thread(self._done_saying, f"Not merged: {exc}")
             return
         said = f"merged into {self.work.project} (now at {head[:12]})"
         self.app.call_from_thread(self.dismiss, BringBackOutcome("merged", said))
@@ -169,7 +175,7 @@ class BringBackScreen(ModalScreen[BringBackOutcome | None]):
             self.app.call_from_thread(self._ask_uncommitted, exc.files)
             return
         except BringBackError as exc:
-            self.app.call_from_thread(self._say, f"Not discarded: {exc}")
+            self.app.call_from_thread(self._done_saying, f"Not discarded: {exc}")
             return
         self.app.call_from_thread(self.dismiss, BringBackOutcome("discarded", said))
 
@@ -186,17 +192,20 @@ class BringBackScreen(ModalScreen[BringBackOutcome | None]):
 
     def _merge_confirmed(self, yes: bool | None) -> None:
         if yes:
+            self.busy = True
             self._merge()
 
     def _discard_confirmed(self, yes: bool | None) -> None:
         if yes:
+            self.busy = True
             self._discard(uncommitted=False)
 
     def _uncommitted_confirmed(self, yes: bool | None) -> None:
         if yes:
             self._discard(uncommitted=True)
         else:
-            self._say("Not discarded: the uncommitted work is kept.")
+            self._done_saying("Not discarded: the uncommitted work is kept.")
 
     def action_back(self) -> None:
-        self.dismiss(None)
+        if not self.busy:  # a merge or discard under way ends by itself, then says so
+            self.dismiss(None)
