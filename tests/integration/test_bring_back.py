@@ -58,6 +58,7 @@ def test_diff_from_where_the_worktree_left_a_base_that_moved_on(tmp_path: Path) 
     (repo.worktree / "mine.txt").write_text("agent\n", encoding="utf-8")
 
     assert work_diff(repo.worktree, repo.base).files == ("mine.txt",)
+    assert work_diff(repo.worktree).files == ("mine.txt",)  # base: the main checkout's HEAD
 
 
 def test_bad_base_and_non_worktree_are_refused(tmp_path: Path) -> None:

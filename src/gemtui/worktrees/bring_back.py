@@ -178,16 +178,16 @@ def _snapshot(worktree: Path, head: str, dirty: bool) -> str:
     return _out(["commit-tree", tree, "-p", head, "-m", message], worktree, env=ident)
 
 
-def work_diff(worktree: Path, base: str) -> WorkDiff:
-    """The worktree's work against ``base`` (a branch or commit): committed, uncommitted
-    and untracked, as one unified diff.
+def work_diff(worktree: Path, base: str | None = None) -> WorkDiff:
+    """The worktree's work against ``base`` (a branch or commit; None: the main
+    checkout's current HEAD): committed, uncommitted and untracked, as one unified diff.
 
     The diff starts where the worktree's history left ``base`` (their merge base), so a
     ``base`` branch that moved on since does not show up as the agent undoing it.
     """
     top, project = _top(worktree)
     head = _commit("HEAD", top)
-    start = _commit(base, top)
+    start = _commit(base, top) if base is not None else _commit("HEAD", project)
     fork = _git(["merge-base", start, head], top)
     fork_point = fork.stdout.strip() if fork.returncode == 0 else start
     uncommitted = _status(top)

@@ -4,6 +4,11 @@ Open it for any git worktree and the branch or commit it started from::
 
     app.push_screen(BringBackScreen(worktree_path, "main"), on_result)
 
+``base`` may be left out: the main checkout's current HEAD is then the base (what
+``gemtui -w`` branched from, unless the checkout moved on). Either way the diff starts
+at the merge base of ``base`` and the worktree, so later commits on ``base`` are not
+shown as the agent undoing them.
+
 It shows the diff (committed, uncommitted and untracked work) with the approval queue's
 ``DiffView`` and offers three choices, each confirmed: merge into the main checkout's
 current branch (a conflict is shown by file and nothing changes), keep, or discard (the
@@ -62,12 +67,12 @@ class BringBackScreen(ModalScreen[BringBackOutcome | None]):
     )
     BINDINGS = [Binding("escape", "back", "Back")]
 
-    def __init__(self, worktree: Path, base: str) -> None:
+    def __init__(self, worktree: Path, base: str | None = None) -> None:
         super().__init__()
         self.worktree = worktree
         """The agent's worktree (any ``git worktree add`` path)."""
         self.base = base
-        """The branch or commit the worktree started from."""
+        """The branch or commit the worktree started from (None: the main checkout's HEAD)."""
         self.work: WorkDiff | None = None
         """The work read from the worktree, once read."""
         self.busy = False
