@@ -187,6 +187,32 @@ def test_control_plain_forced_removal_deletes_uncommitted_work(tmp_path: Path) -
     assert not (repo.worktree / "notes.txt").exists()
 
 
+def test_discard_names_ignored_files_before_deleting_them(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    (repo.worktree / ".gitignore").write_text(".env\n.gemini/\n", encoding="utf-8")
+    git(repo.worktree, "add", ".gitignore")
+    git(repo.worktree, "commit", "-q", "-m", "ignore .env")
+    (repo.worktree / ".env").write_text("TOKEN=only-copy\n", encoding="utf-8")
+    work = work_diff(repo.worktree, repo.base)
+    assert work.uncommitted == ()  # not part of the work that merges
+
+    with pytest.raises(UncommittedWorkError) as caught:
+        discard(work)
+
+    assert caught.value.files == (".env (ignored)",)
+    assert (repo.worktree / ".env").exists()
+
+
+def test_control_plain_removal_deletes_ignored_files_silently(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    (repo.worktree / ".gitignore").write_text(".env\n.gemini/\n", encoding="utf-8")
+    git(repo.worktree, "add", ".gitignore")
+    git(repo.worktree, "commit", "-q", "-m", "ignore .env")
+    (repo.worktree / ".env").write_text("TOKEN=only-copy\n", encoding="utf-8")
+    git(repo.main, "worktree", "remove", str(repo.worktree))  # no --force: git says nothing
+    assert not (repo.worktree / ".env").exists()
+
+
 def test_discard_of_clean_worktree_removes_it_and_its_branch(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
     (repo.worktree / "app.py").write_text("def f():\n    return 2\n", encoding="utf-8")

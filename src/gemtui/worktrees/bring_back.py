@@ -143,8 +143,11 @@ def _commit(ref: str, cwd: Path) -> str:
     return proc.stdout.strip()
 
 
-def _status(worktree: Path) -> tuple[str, ...]:
-    proc = _git(["status", "--porcelain=v1", "-z", "--untracked-files=all"], worktree)
+def _status(worktree: Path, *, ignored: bool = False) -> tuple[str, ...]:
+    """Paths with uncommitted changes or untracked; ``ignored``: git-ignored ones too,
+    each ending in `` (ignored)`` (a whole ignored folder as one ``dir/``)."""
+    flags = ["--ignored"] if ignored else []
+    proc = _git(["status", "--porcelain=v1", "-z", "--untracked-files=all", *flags], worktree)
     if proc.returncode != 0:
         raise BringBackError(f"git status failed in {worktree}: {_said(proc)}")
     out = proc.stdout  # not stripped: each entry starts with its two status letters
@@ -153,7 +156,7 @@ def _status(worktree: Path) -> tuple[str, ...]:
     for entry in entries:
         if not entry:
             continue
-        paths.append(entry[3:])
+        paths.append(entry[3:] + (" (ignored)" if entry.startswith("!!") else ""))
         if entry[0] in "RC":  # a rename names its source next
             next(entries, None)
     return tuple(paths)
@@ -262,13 +265,15 @@ def keep(work: WorkDiff) -> str:
 def discard(work: WorkDiff, *, uncommitted: bool = False) -> str:
     """Remove the worktree and its branch; what was removed.
 
-    Uncommitted or untracked work is deleted only with ``uncommitted=True`` (a second,
-    explicit yes); without it ``UncommittedWorkError`` names the files and nothing goes.
+    Uncommitted, untracked or git-ignored files (an ``.env``, notes: ``git worktree
+    remove`` deletes ignored ones without a word) are deleted only with
+    ``uncommitted=True`` (a second, explicit yes); without it ``UncommittedWorkError``
+    names them and nothing goes.
     """
     top, project = _top(work.worktree)
     if top == project:
         raise BringBackError(f"{top} is the main checkout, not an agent's worktree")
-    dirty = _status(top)
+    dirty = _status(top, ignored=True)
     if dirty and not uncommitted:
         raise UncommittedWorkError(
             f"the worktree has uncommitted work in {', '.join(dirty)}: discarding deletes it",
