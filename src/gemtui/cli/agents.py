@@ -59,10 +59,12 @@ def _run(args: argparse.Namespace) -> int:
     for r in rows:
         task = " ".join(redact(r.task).split())
         task = task if len(task) <= 50 else task[:49] + "…"
-        elapsed = int((r.ended or now) - r.started)
+        gone = r.state == "gone"  # said running, but its process is no more
+        elapsed = int((r.ended or (r.updated if gone else now)) - r.started)
         cost = f"  ${r.cost:.4f}" if r.cost is not None else ""
+        state = "ended unexpectedly" if gone else r.state
         sys.stdout.write(
-            f"{r.id[:12]}  {r.state:<15}  {r.model:<24}  {elapsed:>5}s  {r.tokens:>7} tok"
+            f"{r.id[:12]}  {state:<18}  {r.model:<24}  {elapsed:>5}s  {r.tokens:>7} tok"
             f"{cost}  {r.branch or ''}  “{task}”\n"
         )
     return 0
