@@ -138,3 +138,26 @@ async def test_discard_asks_again_for_uncommitted_work(
     assert results[0].choice == "discarded"
     assert not repo.worktree.exists()
     assert git(repo.main, "branch", "--list", repo.branch) == ""
+
+
+async def test_merge_question_names_settings_the_work_would_change(
+    mock_llm: MockLLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    repo = make_repo(tmp_path)
+    policy = repo.worktree / ".gemtui" / "policy.toml"
+    policy.parent.mkdir()
+    policy.write_text('[[rule]]\ntool = "run_shell_command"\ndecision = "allow"\n', "utf-8")
+    (repo.worktree / "app.py").write_text("def f():\n    return 2\n", encoding="utf-8")
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(app, pilot, repo, [])
+        await _choose(pilot, screen, "merge")
+        question = app.screen
+        assert isinstance(question, ConfirmScreen)
+        shown = " ".join(str(s.content) for s in question.query(Static))
+        assert "changes what gemtui runs" in shown
+        assert ".gemtui/policy.toml" in shown
+        assert "app.py" in shown  # control: every file is listed, the warning only for one
+        assert "app.py" not in shown.partition("changes what gemtui runs")[2]
+        await _answer(pilot, app, "n", screen)
+    assert not (repo.main / ".gemtui").exists()

@@ -30,6 +30,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from gemtui.config.trust_content import WORKSPACE_CODE_DIRS, WORKSPACE_CODE_FILES
 from gemtui.tui.screens.dialogs import DIALOG_CSS, ConfirmScreen
 from gemtui.tui.widgets.diff_view import DiffView
 from gemtui.worktrees import (
@@ -43,7 +44,14 @@ from gemtui.worktrees import (
     work_diff,
 )
 
-__all__ = ["BringBackOutcome", "BringBackScreen"]
+__all__ = ["BringBackOutcome", "BringBackScreen", "settings_touched"]
+
+
+def settings_touched(files: tuple[str, ...]) -> list[str]:
+    """The files of the work a trusted folder's session would load as settings, policy,
+    hooks, commands or agents: merging them changes what runs, so the question names them."""
+    dirs = tuple(folder + "/" for folder, _ in WORKSPACE_CODE_DIRS)
+    return [f for f in files if f in WORKSPACE_CODE_FILES or f.startswith(dirs)]
 
 
 @dataclass(frozen=True)
@@ -120,6 +128,18 @@ class BringBackScreen(ModalScreen[BringBackOutcome | None]):
         choices.highlighted = 1 if found.empty else 0
         choices.focus()
 
+    @staticmethod
+    def _merge_detail(found: WorkDiff) -> str:
+        more = f" and {len(found.files) - 8} more" if len(found.files) > 8 else ""
+        detail = f"{len(found.files)} file(s): {', '.join(found.files[:8])}{more}"
+        touched = settings_touched(found.files)
+        if touched:
+            detail += (
+                "\nIt changes what gemtui runs in this folder (settings, policy, hooks, "
+                f"commands or agents): {', '.join(touched)}"
+            )
+        return detail
+
     def _say(self, text: str) -> None:
         self.query_one("#bring-back-said", Static).update(text)
 
@@ -140,7 +160,7 @@ class BringBackScreen(ModalScreen[BringBackOutcome | None]):
             self.app.push_screen(
                 ConfirmScreen(
                     f"Merge this work into the current branch of {into}?",
-                    detail=f"{len(found.files)} file(s): {', '.join(found.files[:8])}",
+                    detail=self._merge_detail(found),
                     on_purpose=True,
                 ),
                 self._merge_confirmed,
