@@ -26,15 +26,16 @@ def _route(
     parent: list[dict[str, Any]],
     child: list[dict[str, Any]],
     on_parent: Callable[[int], None] = lambda n: None,
+    child_marker: str = "SCOUT-PROMPT",
 ) -> list[str]:
-    """Answer each generation request from the parent's or the child's script; the
-    order requests came in, as ``parent``/``child``."""
+    """Answer each generation request from the parent's or the child's script (the
+    child's system prompt holds ``child_marker``); the order they came in."""
     order: list[str] = []
 
     def on_request(req: RecordedRequest) -> None:
         if "GenerateContent" not in req.path:
             return
-        who = "child" if "SCOUT-PROMPT" in _system(req) else "parent"
+        who = "child" if child_marker in _system(req) else "parent"
         order.append(who)
         script = child if who == "child" else parent
         server.enqueue(script.pop(0))
