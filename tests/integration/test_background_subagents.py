@@ -127,7 +127,7 @@ def test_max_spawns_says_the_limit_when_reached(
     assert order == ["parent", "child", "parent", "parent"]
     refused = _responses(mock_llm_thread.requests[3])["p2"]
     assert refused["error"] == (
-        "scout was not started: this session already started 1 subagents, the limit "
-        "([agents] max_spawns = 1). Do the task yourself."
+        "scout was not started: this session reached its limit of 1 subagents "
+        "([agents] max_spawns). Do the task yourself."
     )
     assert "first report" in json.dumps(_responses(mock_llm_thread.requests[2])["p1"])

@@ -176,8 +176,8 @@ async def test_max_parallel_refuses_one_more_with_a_clear_line(
             with pytest.raises(FleetLimitReached) as refused:
                 fleet.start("second", _options(ws_b, "alpha"))
             assert str(refused.value) == (
-                "1 agents are already working ([agents] max_parallel = 1): stop one or "
-                "wait for one to finish, then start this one again"
+                "Not started: the limit of 1 working agents ([agents] max_parallel) is "
+                "reached. Stop one or wait for one to finish, then start this one again."
             )
             assert [i.id for i in fleet.agents()] == [a]  # nothing half-started
             assert fleet.stop(a)

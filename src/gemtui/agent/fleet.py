@@ -299,9 +299,9 @@ class Fleet:
         )
         if running >= self.max_parallel:
             raise FleetLimitReached(
-                f"{running} agents are already working ([agents] max_parallel = "
-                f"{self.max_parallel}): stop one or wait for one to finish, then start "
-                "this one again"
+                f"Not started: the limit of {self.max_parallel} working agents ([agents] "
+                "max_parallel) is reached. Stop one or wait for one to finish, then start "
+                "this one again."
             )
 
     async def _run(self, agent: _Agent, prompt: str) -> AgentFinished | None:
