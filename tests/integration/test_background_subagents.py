@@ -26,15 +26,16 @@ def _route(
     parent: list[dict[str, Any]],
     child: list[dict[str, Any]],
     on_parent: Callable[[int], None] = lambda n: None,
+    child_marker: str = "SCOUT-PROMPT",
 ) -> list[str]:
-    """Answer each generation request from the parent's or the child's script; the
-    order requests came in, as ``parent``/``child``."""
+    """Answer each generation request from the parent's or the child's script (the
+    child's system prompt holds ``child_marker``); the order they came in."""
     order: list[str] = []
 
     def on_request(req: RecordedRequest) -> None:
         if "GenerateContent" not in req.path:
             return
-        who = "child" if "SCOUT-PROMPT" in _system(req) else "parent"
+        who = "child" if child_marker in _system(req) else "parent"
         order.append(who)
         script = child if who == "child" else parent
         server.enqueue(script.pop(0))
@@ -126,7 +127,7 @@ def test_max_spawns_says_the_limit_when_reached(
     assert order == ["parent", "child", "parent", "parent"]
     refused = _responses(mock_llm_thread.requests[3])["p2"]
     assert refused["error"] == (
-        "scout was not started: this session already started 1 subagents, the limit "
-        "([agents] max_spawns = 1). Do the task yourself."
+        "scout was not started: this session reached its limit of 1 subagents "
+        "([agents] max_spawns). Do the task yourself."
     )
     assert "first report" in json.dumps(_responses(mock_llm_thread.requests[2])["p1"])

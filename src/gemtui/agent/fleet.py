@@ -169,12 +169,9 @@ class Fleet:
         branch: str | None = None,
         settings: Settings | None = None,
     ) -> str:
-        """Build a session for ``options`` and send ``task`` in the background; its id.
-
-        Refused with ``FleetLimitReached`` when ``max_parallel`` agents already run.
-        The folder's trust is decided as for any run (``trusted_run``); ``settings``
-        None reads them as that trust allows. Errors building it are ``FatalError``.
-        """
+        """Build a session for ``options`` (trust decided as for any run) and send ``task``
+        in the background; its id. ``FleetLimitReached`` past ``max_parallel``; a session
+        that cannot be built raises ``FatalError``."""
         from gemtui.agent.assembly import trusted_run
 
         self._check_limit()
@@ -184,9 +181,17 @@ class Fleet:
         self.send(agent_id, task)
         return agent_id
 
-    def adopt(self, built: Assembled, *, name: str | None = None, branch: str | None = None) -> str:
+    def adopt(
+        self,
+        built: Assembled,
+        *,
+        name: str | None = None,
+        branch: str | None = None,
+        start: bool = True,
+    ) -> str:
         """Follow a session built elsewhere (the TUI's own); it becomes the front one if
-        none is. It starts saving (``record``) and is said started (``session.start``)."""
+        none is. ``start``: it starts saving and is said started here (False: the front
+        end already did both)."""
         session = built.session
         agent_id = f"a{next(self._ids)}"
         info = session_info(agent_id, name or agent_id, session, branch)
@@ -194,8 +199,9 @@ class Fleet:
         self._agents[agent_id] = agent
         agent.unsubscribe = session.bus.subscribe(lambda e: self._on_event(agent_id, e))
         session.agents.watch_background(lambda run: self._on_background(agent_id, run))
-        built.record()
-        session.start()
+        if start:
+            built.record()
+            session.start()
         self._emit(AgentStateChanged(info, None))
         if self._front is None:
             self.bring_to_front(agent_id)
@@ -293,9 +299,9 @@ class Fleet:
         )
         if running >= self.max_parallel:
             raise FleetLimitReached(
-                f"{running} agents are already working ([agents] max_parallel = "
-                f"{self.max_parallel}): stop one or wait for one to finish, then start "
-                "this one again"
+                f"Not started: the limit of {self.max_parallel} working agents ([agents] "
+                "max_parallel) is reached. Stop one or wait for one to finish, then start "
+                "this one again."
             )
 
     async def _run(self, agent: _Agent, prompt: str) -> AgentFinished | None:

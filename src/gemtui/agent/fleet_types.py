@@ -133,6 +133,8 @@ class AgentStateChanged:
 
 @dataclass(frozen=True)
 class AgentRemoved:
+    """An agent was removed from the fleet (its session closed)."""
+
     agent_id: str
 
 
@@ -145,6 +147,8 @@ class ApprovalsChanged:
 
 @dataclass(frozen=True)
 class FrontChanged:
+    """Another agent is in front (None: no agent left)."""
+
     agent_id: str | None
 
 

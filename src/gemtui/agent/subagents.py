@@ -207,9 +207,8 @@ class Subagents:
             )
         if self.spawned >= self.max_spawns:
             raise ToolError(
-                f"{definition.name} was not started: this session already started "
-                f"{self.spawned} subagents, the limit ([agents] max_spawns = "
-                f"{self.max_spawns}). Do the task yourself."
+                f"{definition.name} was not started: this session reached its limit of "
+                f"{self.max_spawns} subagents ([agents] max_spawns). Do the task yourself."
             )
         self.spawned += 1
         bus = ChildBus(tool.bus or self.session.bus, ctx.call_id, definition.name)
