@@ -161,3 +161,25 @@ async def test_merge_question_names_settings_the_work_would_change(
         assert "app.py" not in shown.partition("changes what gemtui runs")[2]
         await _answer(pilot, app, "n", screen)
     assert not (repo.main / ".gemtui").exists()
+
+
+async def test_a_folder_that_is_no_worktree_is_said_and_offers_nothing(
+    mock_llm: MockLLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    results: list[BringBackOutcome | None] = []
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(BringBackScreen(plain, "main"), results.append)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, BringBackScreen)
+        await _git_done(screen)
+        await pilot.pause()
+        assert "Cannot read the worktree" in _said(screen)
+        choices = screen.query_one("#bring-back-choices", OptionList)
+        assert all(choices.get_option_at_index(i).disabled for i in range(3))
+        await pilot.press("escape")
+        await pilot.pause()
+    assert results == [None]
