@@ -32,13 +32,16 @@ def test_a_run_in_a_worktree_is_listed_from_the_project(
     mock_llm_thread.enqueue({"text": "ANSWER", "fault": "hold"})
     asked = _asked(mock_llm_thread)
     env = gemtui_env(isolated_home, mock_llm_thread.url)
-    run = popen_gemtui(["-p", "fix the bug"], env=env, cwd=repo.worktree)
+    prompt = "fix the bug\n\n" + "context line\n" * 2000  # a long, many-line prompt
+    run = popen_gemtui(["-p", prompt], env=env, cwd=repo.worktree)
     try:
         asked.wait()
         (row,) = _agents(isolated_home, repo.main)
         assert row["state"] == "working"
         assert row["pid"] == run.pid
-        assert row["task"] == "fix the bug"
+        assert row["task"].startswith("fix the bug context line context line")
+        assert len(row["task"]) == 200  # shortened, on one line
+        assert row["task"].endswith("…")
         assert row["worktree"] == str(repo.worktree.resolve())
         assert row["branch"] == repo.branch
         # control: the row is the worktree's own; a subfolder of the project is not
