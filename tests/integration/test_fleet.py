@@ -18,16 +18,18 @@ from pathlib import Path
 
 import pytest
 
-from gemtui.agent.assembly import RunOptions
+from gemtui.agent.assembly import RunOptions, trusted_run
 from gemtui.agent.fleet import (
+    AgentRemoved,
     AgentState,
     ApprovalsChanged,
     Fleet,
     FleetEvent,
     FleetLimitReached,
+    FrontChanged,
     PendingApproval,
 )
-from gemtui.bus import ApprovalDecision, Decision
+from gemtui.bus import ApprovalDecision, Decision, Event, SessionStarted
 from gemtui.config.settings import Settings
 from gemtui.testing import MockLLMServer
 
@@ -249,5 +251,41 @@ async def test_a_background_subagent_is_listed_and_its_approval_queued_under_its
             assert rows[session_id].task == "delegate"
             assert rows[f"{session_id}/p1"].state == "done"
             assert rows[f"{session_id}/p1"].parent == session_id
+        finally:
+            await fleet.aclose()
+
+
+async def test_a_front_end_adopts_its_own_session_and_sends_it_prompts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The TUI's own session joins the fleet as it is (started once, not twice), takes
+    prompt after prompt, and leaves it when removed."""
+    monkeypatch.setenv("GEMINI_API_KEY", "key-a")
+    ws_a, _ = _folders(tmp_path)
+    async with MockLLMServer() as alpha:
+        _configure(alpha.url, alpha.url)
+        alpha.enqueue({"text": "one"}, {"text": "two"})
+        built = trusted_run(_options(ws_a, "alpha")).build()
+        started: list[Event] = []
+        built.session.bus.subscribe(
+            lambda e: started.append(e) if isinstance(e, SessionStarted) else None
+        )
+        built.record()
+        built.session.start()
+        fleet = Fleet(Settings())
+        events: list[FleetEvent] = []
+        fleet.subscribe(events.append)
+        try:
+            a = fleet.adopt(built, name="front", start=False)
+            assert (fleet.front, fleet.get(a).state) == (a, AgentState.IDLE)
+            await fleet.send(a, "first")
+            assert fleet.get(a).state is AgentState.DONE
+            await fleet.send(a, "second")
+            assert (fleet.get(a).state, fleet.get(a).task) == (AgentState.DONE, "second")
+            assert fleet.get(a).tokens > 0
+            assert len(started) == 1
+            await fleet.remove(a)
+            assert fleet.agents() == []
+            assert events[-2:] == [AgentRemoved(a), FrontChanged(None)]
         finally:
             await fleet.aclose()

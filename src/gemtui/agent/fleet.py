@@ -392,9 +392,7 @@ class Fleet:
         if agent.unsubscribe is not None:
             agent.unsubscribe()
         if agent.built is not None:
-            background = agent.built.session.agents.background
-            background.stop_all()  # its subagents use its provider: they end first
-            await background.wait_all()
+            await agent.built.session.agents.stop_background()
             with contextlib.suppress(Exception):
                 await agent.built.session.aclose()
             agent.built.close()

@@ -250,9 +250,11 @@ class Subagents:
             data={"agent": definition.name, "background": True},
         )
 
-    def stop_background(self) -> None:
-        """Cancel the background subagents still running (the session is closing)."""
+    async def stop_background(self) -> None:
+        """Cancel the background subagents still running and wait for them to end (the
+        session is closing: they use its provider)."""
         self.background.stop_all()
+        await self.background.wait_all()
 
     def _executor(self, definition: AgentDefinition, bus: ChildBus, depth: int) -> Executor:
         session = self.session

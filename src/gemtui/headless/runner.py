@@ -83,6 +83,7 @@ async def _run(opts: RunOptions, out: TextIO, err: TextIO) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
+        await session.agents.stop_background()  # a cancelled prompt leaves them running
         await session.aclose()
         ended(done)
         built.close()
