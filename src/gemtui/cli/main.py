@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         " `gemtui mcp list|add|remove|import`, `gemtui extensions install|link|list|enable|"
         "disable|uninstall|update|import`, `gemtui skills list|install|uninstall|enable|disable`,"
         " `gemtui checkpoints [--json]`, `gemtui rewind ID`,"
+        " `gemtui agents [--json]` (this folder's running and recent agents),"
         " `gemtui setup import [--yes] [--json]` (bring a Gemini CLI or Claude Code setup over).",
     )
     p.add_argument("prompt", nargs="?", help="prompt to send (opens the TUI with it sent)")
@@ -131,7 +132,17 @@ def _read_stdin(*, wait: float | None = None) -> str | None:
     return data if data.strip() else None
 
 
-SUBCOMMANDS = ("auth", "sessions", "checkpoints", "rewind", "mcp", "extensions", "setup", "skills")
+SUBCOMMANDS = (
+    "auth",
+    "sessions",
+    "agents",
+    "checkpoints",
+    "rewind",
+    "mcp",
+    "extensions",
+    "setup",
+    "skills",
+)
 """``gemtui NAME …``: each is a module beside this one that adds its own parser."""
 
 
