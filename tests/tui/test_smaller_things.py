@@ -65,11 +65,13 @@ async def test_quitting_a_saved_session_says_how_to_resume_it(
     )
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
-        assert app.resume_hint is None, "nothing saved yet: nothing to resume"
+        assert app.controller.resume_hint is None, "nothing saved yet: nothing to resume"
         await pilot.press(*"remember this", "enter")
         await seen.wait_event(AgentFinished)
         await turns_done(app)
-        assert app.resume_hint == f"To continue this session: gemtui --resume {session.id}"
+        assert (
+            app.controller.resume_hint == f"To continue this session: gemtui --resume {session.id}"
+        )
     app.close_store()
 
 
