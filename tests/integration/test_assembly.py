@@ -148,7 +148,7 @@ def test_settings_fill_in_what_no_flag_gives(
     settings = load_settings(workspace)
     for options in (seen["headless"], None):
         if options is None:
-            options = _tui_app(settings, seen["tui"]).run_options
+            options = _tui_app(settings, seen["tui"]).controller.run_options
         built = build_session(settings, options, trusted=False)
         try:
             assert built.session.executor.config.max_turns == 99

@@ -97,7 +97,7 @@ async def test_palette_screenshot_says_where_and_theme_is_offered_once(
         texts = [str(n.message) for n in app._notifications]
         assert any(str(saved) in t for t in texts), texts
         (workspace / "locked").mkdir()
-        mp.setattr(app, "workspace", workspace / "locked" / "missing")
+        mp.setattr(app.controller, "workspace", workspace / "locked" / "missing")
         assert app.take_screenshot() is None
         await pilot.pause()
         texts = [str(n.message) for n in app._notifications]
