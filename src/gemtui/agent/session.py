@@ -197,7 +197,10 @@ class Session:
         self._core_override = load_core_override(settings.prompt.system_file, self.workspace.root)
         """The person's own core prompt (``GEMINI_SYSTEM_MD``, ``[prompt] system_file``)."""
         self._environment = ""
-        """Date, system, listing and git status: gathered once, before the first prompt."""
+        """Date, system, listing and git status: gathered once, from the session's start.
+        A prompt at the screen never waits for it: it joins the first request after."""
+        self._fitted = asyncio.Event()
+        """The model's window is known (``_compact_tools`` set): a request can be built."""
         self._preparing: asyncio.Task[None] | None = None
         """The first prompt's groundwork (``prepare``), perhaps started before it."""
         self._prompted = False
@@ -346,11 +349,13 @@ class Session:
             self.executor.config.prices = dict(provider.settings.prices)
             self.executor.last_prompt_tokens = 0
             self._compact_tools = None  # the new provider's window decides
+            self._fitted.clear()
             self.stop_preparing()
             self.executor.config.next_speaker = next_speaker_for(self.settings, provider)
             await old.generator.aclose()
         if model != before and not self._prompted:  # the groundwork was for the model before
             self._compact_tools = None
+            self._fitted.clear()
             self.stop_preparing()
         self.executor.config.router = router_for(self.provider, model, self._plan_mode)
         if self.executor.config.router is None:
@@ -381,22 +386,35 @@ class Session:
             self._preparing = task
         return task
 
-    async def _prepared(self) -> None:
-        await asyncio.shield(self.prepare())
+    async def _ready_to_send(self) -> None:
+        """Wait for what the request needs: the model's window, and the environment too
+        unless a person waits at the screen (``git status`` in a large repository may take
+        seconds: the environment then joins the first request after it is gathered)."""
+        task = self.prepare()
+        if self.options.interactive:
+            fitted = asyncio.ensure_future(self._fitted.wait())
+            try:  # the groundwork goes on either way (for the next request)
+                await asyncio.wait({task, fitted}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                fitted.cancel()
+            if self._fitted.is_set():
+                return
+        await asyncio.shield(task)  # headless waits for all; a failure is raised here
 
     async def _prepare(self) -> None:
-        if self._compact_tools is not None:
-            return
-        compact = await fit_prompt(self.provider, self.chat.model)
-        self.executor.config.context_window = self.provider.context_window
-        if not self._environment:
-            limit = COMPACT_LISTING if compact else 50
+        if self._compact_tools is None:
+            compact = await fit_prompt(self.provider, self.chat.model)
+            self.executor.config.context_window = self.provider.context_window
+            self._compact_tools = compact
+            self.chat.system_instruction = self._system_instruction()
+        self._fitted.set()
+        if not self._environment:  # a groundwork cut short gathers it again
+            limit = COMPACT_LISTING if self._compact_tools else 50
             self._environment = await run_off_loop(  # never joined at exit
                 lambda _: environment_context(self.workspace, max_entries=limit),
                 name="gemtui-environment",
             )
-        self._compact_tools = compact  # last: a groundwork cut short is done again
-        self.chat.system_instruction = self._system_instruction()
+            self.chat.system_instruction = self._system_instruction()
 
     async def send(self, prompt: str, *, media: list[Part] | None = None) -> AgentFinished:
         """Run one prompt to the end. Cancel with ``cancel()`` (or ``bus.cancel()``).
@@ -406,11 +424,11 @@ class Session:
         self._prompted = True
         self._cancel = cancel = asyncio.Event()
         try:
-            if self._compact_tools is None:
+            if self._compact_tools is None or not (self._environment or self.options.interactive):
                 # A cancel while the groundwork waits (a local server slow to give its
                 # window) ends the prompt now; the executor keeps it, unanswered. The
                 # groundwork itself goes on, for the next prompt.
-                await until_cancelled(self._prepared(), cancel)
+                await until_cancelled(self._ready_to_send(), cancel)
             self.chat.declarations = self._declarations()
             if self.checkpoints is not None:
                 self.checkpoints.prompt = prompt

@@ -267,6 +267,8 @@ class SessionHost(MaskingApp[int]):
     async def _session_built(self, result: Assembled | Exception) -> None:
         from gemtui.errors import FatalAuthenticationError, FatalError
 
+        if not isinstance(result, Exception):  # git status runs while the panes mount
+            result.session.prepare()
         with contextlib.suppress(LookupError):  # its panes first: the session fills them
             await self.main.panes_ready()
         resume_collector()  # start-up is over (gemtui.collector)
