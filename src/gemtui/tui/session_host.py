@@ -261,6 +261,10 @@ class SessionHost(MaskingApp[int]):
             # awaited there, so the worker ends only once the session is handed over (mypy
             # cannot solve Textual's ``T | Awaitable[T]`` for a coroutine function)
             self.call_from_thread(self._session_built, result)  # type: ignore[arg-type]
+            if not isinstance(result, Exception) and not self.queued:  # nobody waits yet
+                from gemtui.tui.widgets.markdown_look import warm_markdown
+
+                warm_markdown()  # the first answer's first line, while the person types
 
         self.run_worker(build, thread=True, name="engine-start", group="engine-start")
 
