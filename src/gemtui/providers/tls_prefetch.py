@@ -17,7 +17,7 @@ import ssl
 import threading
 from concurrent.futures import Future
 
-__all__ = ["prefetch_tls", "take_prefetched_tls"]
+__all__ = ["forget_prefetched_tls", "prefetch_tls", "take_prefetched_tls"]
 
 _pending: Future[ssl.SSLContext] | None = None
 _lock = threading.Lock()
@@ -51,3 +51,11 @@ def take_prefetched_tls() -> ssl.SSLContext | bool:
         with contextlib.suppress(Exception):
             return future.result()
     return True
+
+
+def forget_prefetched_tls() -> None:
+    """Drop a read no client took (no provider was built), without waiting for it: it is
+    never handed to a later client, which reads its own with the environment it sees."""
+    global _pending
+    with _lock:
+        _pending = None
