@@ -3,8 +3,7 @@
 Each run starts ``python`` in a subprocess that imports gemtui, builds the app against the
 bundled demo replay (no network), and runs it headless with ``run_test``; once the first
 frame is drawn and the prompt has focus, the child prints how long it took since the
-parent spawned it (wall clock, so interpreter start-up and imports are included), and
-then how long the engine, built after that frame, took to be ready.
+parent spawned it (wall clock, so interpreter start-up and imports are included).
 Median of 5. Run: ``.venv/bin/python bench/tui_startup.py``.
 """
 
@@ -38,10 +37,7 @@ async def main() -> None:
         while not (app.screen.__class__.__name__ == "MainScreen" and app.focused is not None):
             await pilot.pause()
         await pilot.pause()
-        frame = time.time()
-        while app.session is None:  # the engine, built after the frame: ready for Enter
-            await pilot.pause()
-        print(frame - spawned, time.time() - frame, flush=True)
+        print(time.time() - spawned, flush=True)
         app.exit(0)
 
 asyncio.run(main())
@@ -62,23 +58,16 @@ async def _one_run() -> float:
     out, err = await proc.communicate()
     if proc.returncode != 0:
         raise RuntimeError(f"startup benchmark child failed: {err.decode()[-2000:]}")
-    frame, engine = out.decode().strip().splitlines()[-1].split()
-    return float(frame), float(engine)
+    return float(out.decode().strip().splitlines()[-1])
 
 
 async def run_benchmarks() -> dict[str, float]:
-    """``tui_cold_start_s``: median seconds from spawn to an interactive prompt (5 runs);
-    ``tui_engine_after_frame_s``: from that frame to the engine ready for a prompt (the
-    replay provider: no HTTP client), which must stay under the 0.6 s a person takes to
-    type one (issue 34)."""
-    runs = [await _one_run() for _ in range(RUNS)]
-    times = [frame for frame, _ in runs]
-    engine = [after for _, after in runs]
+    """``tui_cold_start_s``: median seconds from spawn to an interactive prompt (5 runs)."""
+    times = [await _one_run() for _ in range(RUNS)]
     return {
         "tui_cold_start_s": statistics.median(times),
         "tui_cold_start_min_s": min(times),
         "tui_cold_start_max_s": max(times),
-        "tui_engine_after_frame_s": statistics.median(engine),
     }
 
 
