@@ -350,8 +350,12 @@ class SessionHost(MaskingApp[int]):
             screen.prompt.argument_choices = choices
             screen.usage.context_window = session.provider.context_window
         screen.call_after_refresh(self._show_price, screen, session)
+        subscription = session.bus.subscription(512)  # now: the session may emit at once
         self.run_worker(
-            pump_events(session.bus, screen), name="bridge", group="bridge", exclusive=True
+            pump_events(session.bus, screen, subscription=subscription),
+            name="bridge",
+            group="bridge",
+            exclusive=True,
         )
         if self.assembled is not None and self.assembled.session is session:
             self.assembled.record()
@@ -366,7 +370,10 @@ class SessionHost(MaskingApp[int]):
                 self._show_resumed(screen, session)
             else:
                 self.call_after_refresh(self._show_resumed, screen, session)
-        self.call_after_refresh(self._after_start)
+        if screen.is_mounted:  # a prompt typed while the engine started goes now
+            self.call_later(self._after_start)
+        else:
+            self.call_after_refresh(self._after_start)
         self.call_after_refresh(self.refresh_custom_commands)
 
     def _show_resumed(self, screen: MainScreen, session: Session) -> None:
