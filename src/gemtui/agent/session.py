@@ -13,9 +13,10 @@ from gemtui.agent import session_parts as parts
 from gemtui.agent.account_watch import AccountWatch
 from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.context_files import ContextFiles, add_memory
-from gemtui.agent.environment_context import COMPACT_LISTING, environment_context
+from gemtui.agent.environment_context import environment_context
 from gemtui.agent.error_text import ErrorContext
 from gemtui.agent.executor import Executor, ExecutorConfig
+from gemtui.agent.groundwork import Groundwork
 from gemtui.agent.prices import price_for
 from gemtui.agent.prompt import build_system_instruction, load_core_override
 from gemtui.agent.prompt_fit import fit_prompt
@@ -46,7 +47,6 @@ from gemtui.config.settings import Settings
 from gemtui.hooks.model_hooks import model_hooks
 from gemtui.providers.retry import RetryingGenerator
 from gemtui.providers.tool_guidance import compact_declarations
-from gemtui.tools.offload import run_off_loop
 from gemtui.tools.sandbox_places import HOME_RUN_LATER, home_places
 from gemtui.wire import Part
 
@@ -181,15 +181,15 @@ class Session:
             provider.generator.on_retry = self._on_retry
         self.account = AccountWatch(self.bus, self.id)
         self.account.bind(provider.generator)
-        self._compact_tools: bool | None = None
-        """Whether tools get the compact description (and the compact core prompt);
-        decided before the first prompt."""
+        self.groundwork = Groundwork(
+            lambda: fit_prompt(self.provider, self.chat.model),
+            lambda limit: environment_context(self.workspace, max_entries=limit),
+            fitted=self._fitted,
+            gathered=self._instruct,
+            interactive=options.interactive,
+        )
         self._core_override = load_core_override(settings.prompt.system_file, self.workspace.root)
         """The person's own core prompt (``GEMINI_SYSTEM_MD``, ``[prompt] system_file``)."""
-        self._environment = ""
-        """Date, system, listing and git status: gathered once, before the first prompt."""
-        self._preparing: asyncio.Task[None] | None = None
-        """The first prompt's groundwork (``prepare``), perhaps started before it."""
         self._prompted = False
         """A prompt was sent: a model chosen later keeps the groundwork (as it always did)."""
         self.chat = Chat(
@@ -239,7 +239,7 @@ class Session:
     def _declarations(self) -> list[FunctionDeclaration]:
         mode, generator = self.approval_mode, self.chat_generator
         decls = parts.offered_declarations(self.registry, self.policy, mode, generator)
-        return compact_declarations(decls) if self._compact_tools else decls
+        return compact_declarations(decls) if self.groundwork.compact else decls
 
     def _error_context(self) -> ErrorContext:
         return parts.error_context(
@@ -365,20 +365,18 @@ class Session:
                 next_speaker=parts.next_speaker_for(self.settings, provider),
             )
             self.executor.last_prompt_tokens = 0
-            self._compact_tools = None  # the new provider's window decides
-            self.stop_preparing()
+            self.groundwork.redo()  # the new provider's window decides
             await old.generator.aclose()
         if model != before and not self._prompted:  # the groundwork was for the model before
-            self._compact_tools = None
-            self.stop_preparing()
+            self.groundwork.redo()
         router = parts.router_for(self.provider, model, self._plan_mode)
         if router is None:
             self.chat.set_model(model)
         self.chat.generation_config = parts.generation_config(self.provider)
         fallback = tuple(fallback_chain(self.provider, self.chat.model))
         self.executor.config = replace(self.executor.config, router=router, fallback=fallback)
-        if self._compact_tools is None:  # done for the new model while the person types
-            self.prepare()
+        if self.groundwork.compact is None:  # done for the new model while the person types
+            self.groundwork.start()
         if model != before or self.provider is not old:
             self._model_changed(before, model, old.name)
 
@@ -406,35 +404,17 @@ class Session:
         self.chat.declarations = self._declarations()
 
     def prepare(self) -> asyncio.Task[None]:
-        """Start the first prompt's groundwork now, so Enter does not wait for it: the
-        model's window (a local server is asked) and the environment (``git status``,
-        the listing). Call on the loop the session runs on; await it to wait for it.
+        """Start the first prompt's groundwork now, so Enter does not wait for it (call on
+        the loop the session runs on; await it to wait for it). Done again only for a new
+        provider, or a model chosen before the first prompt (``switch_model``)."""
+        return self.groundwork.start()
 
-        A groundwork that failed or was cancelled is started again; one that succeeded
-        is done again only for a new provider (or a model chosen before the first
-        prompt: see ``switch_model``)."""
-        task = self._preparing
-        if task is None or (task.done() and (task.cancelled() or task.exception())):
-            task = asyncio.get_running_loop().create_task(self._prepare(), name="gemtui-prepare")
-            self._preparing = task
-        return task
-
-    async def _prepared(self) -> None:
-        await asyncio.shield(self.prepare())
-
-    async def _prepare(self) -> None:
-        if self._compact_tools is not None:
-            return
-        compact = await fit_prompt(self.provider, self.chat.model)
+    def _fitted(self, compact: bool) -> None:
         window = self.provider.context_window  # a local server's, learned just now
         self.executor.config = replace(self.executor.config, context_window=window)
-        if not self._environment:
-            limit = COMPACT_LISTING if compact else 50
-            self._environment = await run_off_loop(  # never joined at exit
-                lambda _: environment_context(self.workspace, max_entries=limit),
-                name="gemtui-environment",
-            )
-        self._compact_tools = compact  # last: a groundwork cut short is done again
+        self._instruct()
+
+    def _instruct(self) -> None:
         self.chat.system_instruction = self._system_instruction()
 
     async def send(self, prompt: str, *, media: list[Part] | None = None) -> AgentFinished:
@@ -445,11 +425,11 @@ class Session:
         self._prompted = True
         self._cancel = cancel = asyncio.Event()
         try:
-            if self._compact_tools is None:
+            if self.groundwork.needed:
                 # A cancel while the groundwork waits (a local server slow to give its
                 # window) ends the prompt now; the executor keeps it, unanswered. The
                 # groundwork itself goes on, for the next prompt.
-                await until_cancelled(self._prepared(), cancel)
+                await until_cancelled(self.groundwork.ready(), cancel)
             self.chat.declarations = self._declarations()
             if self.checkpoints is not None:
                 self.checkpoints.prompt = prompt
@@ -496,8 +476,8 @@ class Session:
             self.workspace.root,
             self.context_files,
             core=self._core_override,
-            environment=self._environment,
-            compact=bool(self._compact_tools),
+            environment=self.groundwork.environment,
+            compact=bool(self.groundwork.compact),
             tools=self.registry.names(),
             skills=self.skills.system_text(),
         )
@@ -581,11 +561,7 @@ class Session:
 
     def stop_preparing(self) -> None:
         """Stop a groundwork still running (the session is being replaced or closed)."""
-        task, self._preparing = self._preparing, None
-        if task is not None and not task.done():
-            task.cancel()
-        elif task is not None and not task.cancelled():
-            task.exception()  # a failure nobody waited for is not reported at exit
+        self.groundwork.stop()
 
     async def aclose(self) -> None:
         self.stop_preparing()

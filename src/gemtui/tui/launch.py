@@ -81,7 +81,13 @@ def build_app(
         """Runs in a thread after the first frame and only reads the app: the result is
         handed to the UI thread. FatalAuthenticationError opens the welcome screen, any
         other FatalError stops the app with its exit code."""
-        return app.controller.trusted_run.build(app.controller.settings)
+        from gemtui.providers.tls_prefetch import forget_prefetched_tls, prefetch_tls
+
+        prefetch_tls()  # the CA bundle is read on another core while the engine loads
+        try:
+            return app.controller.trusted_run.build(app.controller.settings)
+        finally:
+            forget_prefetched_tls()  # taken by the provider's client, or left for none
 
     def load() -> Settings:
         """Validated when first needed: by the engine build, in its thread."""

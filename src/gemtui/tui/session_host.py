@@ -246,12 +246,18 @@ class SessionController:
                 result = exc
             # awaited there, so the worker ends only once the session is handed over
             self.app.call_from_thread(self._session_built, result)
+            if not isinstance(result, Exception) and not self.queued:  # nobody waits yet
+                from gemtui.tui.widgets.markdown_look import warm_markdown
+
+                warm_markdown()  # the first answer's first line, while the person types
 
         self.app.run_worker(build, thread=True, name="engine-start", group="engine-start")
 
     async def _session_built(self, result: Assembled | Exception) -> None:
         from gemtui.errors import FatalAuthenticationError, FatalError
 
+        if not isinstance(result, Exception):  # git status runs while the panes mount
+            result.session.prepare()
         with contextlib.suppress(LookupError):  # its panes first: the session fills them
             await self.app.main.panes_ready()
         resume_collector()  # start-up is over (gemtui.collector)
@@ -329,8 +335,12 @@ class SessionController:
             screen.prompt.argument_choices = choices
             screen.usage.context_window = session.context_window
         screen.call_after_refresh(self._show_price, screen, session)
+        subscription = session.bus.subscription(512)  # now: the session may emit at once
         self.app.run_worker(
-            pump_events(session.bus, screen), name="bridge", group="bridge", exclusive=True
+            pump_events(session.bus, screen, subscription=subscription),
+            name="bridge",
+            group="bridge",
+            exclusive=True,
         )
         if self.assembled is not None and self.assembled.session is session:
             self.assembled.record()
@@ -345,7 +355,10 @@ class SessionController:
                 self._show_resumed(screen, session)
             else:
                 self.app.call_after_refresh(self._show_resumed, screen, session)
-        self.app.call_after_refresh(self._after_start)
+        if screen.is_mounted:  # a prompt typed while the engine started goes now
+            self.app.call_later(self._after_start)
+        else:
+            self.app.call_after_refresh(self._after_start)
         self.app.call_after_refresh(self.app.refresh_custom_commands)
 
     def _show_resumed(self, screen: MainScreen, session: Session) -> None:
