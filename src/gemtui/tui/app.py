@@ -409,6 +409,12 @@ class GemtuiApp(SessionHost):
     def _sign_in_needed(self, event: MainScreen.SignInNeeded) -> None:
         self.sign_in(event.reason)
 
+    @on(MainScreen.AccountRefused)
+    def _account_refused(self, event: MainScreen.AccountRefused) -> None:
+        from gemtui.tui.refused_flow import offer_alternatives
+
+        offer_alternatives(self, event.reason)
+
     @on(MainScreen.ModeKeyPressed)
     def _mode_key(self, event: MainScreen.ModeKeyPressed) -> None:
         if event.kind == "yolo":

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from gemtui.modes import ApprovalMode
 from gemtui.tui import slash_features as features
+from gemtui.tui.slash_skills import skills
 
 if TYPE_CHECKING:
     from gemtui.tui.session_host import SessionHost
@@ -107,9 +108,20 @@ def _names_its_own_models(app: SessionHost, provider: str) -> bool:
 
 
 def _auth(app: SessionHost, arg: str) -> None:
-    """``/auth``: sign in with Google (or again); the session goes on over code-assist."""
+    """``/auth``: sign in with Google (or again); the session goes on over code-assist.
+    ``/auth vertex``: go on over Vertex AI with its variables (or say which to set)."""
     if app.turn_running:
         app.notify("Wait for the turn to finish before signing in.", severity="warning")
+        return
+    if arg.strip().lower() == "vertex":
+        from gemtui.agent.provider_choice import vertex_ready
+        from gemtui.tui.refused_flow import use_provider
+        from gemtui.tui.screens.refused_account import VERTEX_VARIABLES
+
+        if not vertex_ready():
+            app.notify("Vertex AI: " + VERTEX_VARIABLES, severity="warning", timeout=12)
+            return
+        use_provider(app, "vertex")
         return
     app.sign_in()
 
@@ -327,7 +339,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/new", "Start a fresh conversation (the current one stays saved)", _new),
     SlashCommand("/compress", "Compress the conversation history now", _compress),
     SlashCommand("/model", "Show or switch the model (/model NAME)", _model),
-    SlashCommand("/auth", "Sign in with Google and use the account (code-assist)", _auth),
+    SlashCommand(
+        "/auth",
+        "Sign in with Google (code-assist); /auth vertex uses Vertex AI's variables",
+        _auth,
+    ),
     SlashCommand(
         "/approval-mode",
         "Show or set the approval mode (default, auto_edit, plan, yolo)",
@@ -342,6 +358,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/memory", "Context files: /memory show | refresh | add FACT", _memory),
     SlashCommand("/commands", "Custom commands: list them, /commands reload", features.commands),
     SlashCommand("/agents", "Subagents: /agents [reload | run NAME TASK]", features.agents),
+    SlashCommand(
+        "/skills", "Agent Skills: /skills [list | enable | disable NAME | reload]", skills
+    ),
     SlashCommand("/directory", "Workspace roots: /directory show | add PATH", features.directory),
     SlashCommand("/hooks", "Hooks loaded, their last runs and failures", features.hooks),
     SlashCommand("/extensions", "Enabled extensions and what they bring", features.extensions),

@@ -308,7 +308,7 @@ class GrepSearchInvocation(TypedInvocation[GrepSearchParams]):
         ws = ctx.workspace
         params = self.params
         dir_arg = params.dir_path or "."
-        base = ws.resolve_visible(dir_arg)
+        base = ws.resolve_visible(dir_arg, reading=True)
         try:
             mode = os.stat(base).st_mode
         except OSError as exc:
