@@ -18,7 +18,6 @@ from gemtui.testing import MockLLMServer
 from gemtui.testing.mock_http import RecordedRequest
 
 from .helpers import FAST_NETWORK, gemtui_env, popen_gemtui, run_gemtui
-from .test_worktree import _repo
 
 PATIENT = FAST_NETWORK.replace("read_timeout = 2.0", "read_timeout = 3600.0")
 """A held answer is let go by the test, not by a clock: no read timeout cuts it first."""
@@ -107,33 +106,3 @@ def test_no_agents_yet_says_so(isolated_home: Path, workspace: Path) -> None:
     proc = run_gemtui(["agents"], env=gemtui_env(isolated_home), cwd=workspace)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "No agents in this folder yet.\n"
-
-
-def test_a_worktree_run_elsewhere_is_listed_in_its_project_with_its_branch(
-    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
-) -> None:
-    """``gemtui -p … -w NAME`` works in ``.gemini/worktrees/NAME``: ``gemtui agents`` in
-    the project lists it, with the worktree's branch."""
-    write_patient_config(isolated_home)
-    repo = _repo(workspace / "project")
-    mock_llm_thread.enqueue({"text": "ANSWER", "fault": "hold"})
-    asked = _asked(mock_llm_thread)
-    env = gemtui_env(isolated_home, mock_llm_thread.url)
-    run = popen_gemtui(["-p", "fix it", "-w", "fix-1"], env=env, cwd=repo)
-    try:
-        asked.wait()
-        (row,) = _agents(isolated_home, repo)
-        assert (row["state"], row["branch"], row["task"]) == ("working", "worktree-fix-1", "fix it")
-        assert row["workspace"] == str(repo.resolve() / ".gemini" / "worktrees" / "fix-1")
-        mock_llm_thread.release()
-        _out, err = run.communicate()
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.wait()
-    assert run.returncode == 0, err
-    assert [r["state"] for r in _agents(isolated_home, repo)] == ["done"]
-    # a sibling folder whose name only starts like the project's lists nothing of it
-    twin = workspace / "project-twin"
-    twin.mkdir()
-    assert _agents(isolated_home, twin) == []

@@ -26,6 +26,7 @@ ENGINE_MODULES = [
     "mcp.client.stdio",
     "mcp.client.streamable_http",
     "gemtui.cli",
+    "gemtui.worktrees",
 ]
 
 

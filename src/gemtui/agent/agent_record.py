@@ -13,7 +13,6 @@ import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gemtui.agent.fleet_types import AgentInfo, AgentState, AgentStateChanged, final_state
@@ -25,7 +24,7 @@ if TYPE_CHECKING:
     from gemtui.bus import AgentFinished
     from gemtui.store import SessionStore
 
-__all__ = ["AgentLog", "agent_row", "record_run", "worktree_branch"]
+__all__ = ["AgentLog", "agent_row", "record_run"]
 
 log = logging.getLogger(__name__)
 
@@ -53,14 +52,6 @@ def agent_row(info: AgentInfo) -> AgentRow:
         cost=info.cost,
         error=info.error,
     )
-
-
-def worktree_branch(root: Path) -> str | None:
-    """The branch of a ``-w NAME`` worktree (``<project>/.gemini/worktrees/NAME`` is on
-    ``worktree-NAME``), read from its place: no git run on the way to the first request."""
-    if root.parent.name == "worktrees" and root.parent.parent.name == ".gemini":
-        return f"worktree-{root.name}"
-    return None
 
 
 def _save(store: SessionStore | None, row: AgentRow) -> None:
@@ -100,7 +91,6 @@ def record_run(
         session_id=session.id,
         name="headless",
         task=task,
-        branch=worktree_branch(session.workspace.root),
         provider=session.provider.name,
         model=session.model,
     )

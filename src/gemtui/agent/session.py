@@ -13,7 +13,7 @@ from gemtui.agent import session_parts as parts
 from gemtui.agent.account_watch import AccountWatch
 from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.context_files import ContextFiles, add_memory
-from gemtui.agent.environment_context import environment_context
+from gemtui.agent.environment_context import COMPACT_LISTING, environment_context
 from gemtui.agent.error_text import ErrorContext
 from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.prices import price_for
@@ -48,13 +48,7 @@ from gemtui.providers.retry import RetryingGenerator
 from gemtui.providers.tool_guidance import compact_declarations
 from gemtui.tools.offload import run_off_loop
 from gemtui.tools.sandbox_places import HOME_RUN_LATER, home_places
-from gemtui.wire import (
-    Content,
-    FunctionDeclaration,
-    GenerateContentRequest,
-    GenerateContentResponse,
-    Part,
-)
+from gemtui.wire import Part
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -67,11 +61,14 @@ if TYPE_CHECKING:
     from gemtui.tools.file_access import FileAccess
     from gemtui.tools.sandbox import SandboxConfig
     from gemtui.tools.terminal_access import TerminalAccess
+    from gemtui.wire import (
+        Content,
+        FunctionDeclaration,
+        GenerateContentRequest,
+        GenerateContentResponse,
+    )
 
 __all__ = ["Session", "SessionOptions"]
-
-COMPACT_LISTING = 15
-"""Top-level entries shown to a small model (its window is precious); others get 50."""
 
 
 class Session:
@@ -166,7 +163,8 @@ class Session:
                 root=self.workspace.root,
                 trusted=options.trusted_workspace,
                 interactive=options.interactive,
-                limits=settings.agents,
+                max_depth=settings.agents.max_depth,
+                max_spawns=settings.agents.max_spawns,
                 registry=self.registry,
                 policy=self.policy,
                 tool_context=context,

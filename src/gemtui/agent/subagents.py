@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
     from gemtui.agent.checkpointing import SessionCheckpoints
     from gemtui.bus import EventBus
-    from gemtui.config.settings import SubagentSettings
     from gemtui.scheduler import PolicyEngine
     from gemtui.scheduler.change_guard import ChangeGuard
     from gemtui.scheduler.tool_hooks import ToolHooks
@@ -58,8 +57,8 @@ class SubagentParent:
     root: Path
     trusted: bool
     interactive: bool
-    limits: SubagentSettings
-    """``[agents]``: how deep delegation nests, how many subagents a session starts."""
+    max_depth: int
+    max_spawns: int
     registry: ToolRegistry
     policy: PolicyEngine
     tool_context: ToolContext
@@ -68,7 +67,6 @@ class SubagentParent:
     approval_mode: Callable[[], str]
     chat: Callable[[], Chat]
     executor: Callable[[], Executor]
-    """The conversation's loop: its config, and the inbox of background reports."""
 
 
 _TASK_SUFFIX = """
@@ -113,17 +111,18 @@ class Subagents:
         self._installed: list[str] = []
         self._guard: _OneChangeAtATime | None = None
         self.background = BackgroundAgents()
-        """The subagents running in the background, and their reports not yet delivered."""
+        """The subagents running in the background, and their reports not yet delivered
+        (the conversation's executor takes them once one started: its config's ``inbox``)."""
         self.spawned = 0
         """How many subagents this session started (``[agents] max_spawns``)."""
 
     @property
     def max_depth(self) -> int:
-        return self.parent.limits.max_depth
+        return self.parent.max_depth
 
     @property
     def max_spawns(self) -> int:
-        return self.parent.limits.max_spawns
+        return self.parent.max_spawns
 
     def watch_background(self, fn: Callable[[BackgroundRun], None]) -> Callable[[], None]:
         """Call ``fn`` when a background subagent starts and when it ends."""

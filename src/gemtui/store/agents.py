@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gemtui.store.store import StoreCore
 
-__all__ = ["RUNNING_STATES", "WORKTREES", "AgentRow", "recent_agents", "save_agent"]
+__all__ = ["RUNNING_STATES", "AgentRow", "recent_agents", "save_agent"]
 
 RUNNING_STATES = frozenset({"working", "waiting_for_you", "idle"})
 """States of a run whose process is still expected to be alive."""
@@ -84,19 +84,12 @@ def save_agent(store: StoreCore, row: AgentRow) -> None:
         )
 
 
-WORKTREES = "/.gemini/worktrees/"
-"""Where ``-w NAME`` puts a folder's worktrees: their agents are the folder's too."""
-
-
 def recent_agents(store: StoreCore, workspace: str, *, limit: int = 50) -> list[AgentRow]:
-    """The folder's agents (and its worktrees'): every one still running, then the
-    latest others, newest first."""
+    """The folder's agents: every one still running, then the latest others, newest first."""
     names = ", ".join(_COLUMNS)
-    inside = workspace.rstrip("/") + WORKTREES
-    rows = store._query(  # a prefix compared exactly (LIKE would fold case and match _)
-        f"SELECT {names} FROM agents WHERE workspace = ? OR substr(workspace, 1, ?) = ? "
-        "ORDER BY updated DESC LIMIT ?",
-        (workspace, len(inside), inside, max(limit, 1) * 4),
+    rows = store._query(
+        f"SELECT {names} FROM agents WHERE workspace = ? ORDER BY updated DESC LIMIT ?",
+        (workspace, max(limit, 1) * 4),
     )
     found = [AgentRow(*row).checked() for row in rows]
     running = [r for r in found if r.state in RUNNING_STATES]

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gemtui.tui.session_host import SessionHost
+    from gemtui.tui.app_surface import AppSurface
 
 __all__ = ["offer_alternatives", "use_provider"]
 
 
-def offer_alternatives(host: SessionHost, reason: str) -> None:
+def offer_alternatives(host: AppSurface, reason: str) -> None:
     """Show Google's reason and what works instead; switch to the one picked."""
     from gemtui.agent.provider_choice import vertex_ready
     from gemtui.tui.screens.refused_account import RefusedAccountScreen
@@ -23,7 +23,7 @@ def offer_alternatives(host: SessionHost, reason: str) -> None:
     host.push_screen(RefusedAccountScreen(reason, vertex_ready=vertex_ready()), done)
 
 
-def use_provider(host: SessionHost, name: str) -> None:
+def use_provider(host: AppSurface, name: str) -> None:
     """Switch the running session to provider ``name`` (conversation kept) and save it as
     the provider of the next start."""
     from gemtui.agent.provider_choice import DEFAULT_MODELS
@@ -37,4 +37,4 @@ def use_provider(host: SessionHost, name: str) -> None:
         host.notify(f"Could not save the choice: {exc}", severity="warning")
     current = host.session.model
     model = current if "gemini" in current and current != "auto" else DEFAULT_MODELS[name]
-    host.switch_model(name, model)
+    host.controller.switch_model(name, model)

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gemtui.tui.session_host import SessionHost
+    from gemtui.tui.app_surface import AppSurface
 
 __all__ = ["agents", "commands", "directory", "extensions", "hooks", "tasks"]
 
 
-def agents(app: SessionHost, arg: str) -> None:
+def agents(app: AppSurface, arg: str) -> None:
     """``/agents`` lists the subagents the model may delegate to, with where each comes
     from and what it may use; ``/agents reload`` reads the definition files again;
     ``/agents run NAME TASK`` asks the model to delegate TASK to NAME (as ``@NAME TASK``)."""
@@ -45,7 +45,7 @@ def agents(app: SessionHost, arg: str) -> None:
     app.notify("Agents (the model delegates with a tool call):\n" + "\n".join(lines), timeout=20)
 
 
-def commands(app: SessionHost, arg: str) -> None:
+def commands(app: AppSurface, arg: str) -> None:
     """``/commands`` lists the custom commands and where they come from; ``/commands
     reload`` reads the files again (a broken one is named in a warning)."""
     if app.session is None:
@@ -70,7 +70,7 @@ def commands(app: SessionHost, arg: str) -> None:
     app.notify("Custom commands:\n" + "\n".join(lines), timeout=15)
 
 
-def directory(app: SessionHost, arg: str) -> None:
+def directory(app: AppSurface, arg: str) -> None:
     """``/directory show`` lists the workspace roots; ``/directory add PATH[,PATH]`` adds."""
     if app.session is None:
         return
@@ -96,7 +96,7 @@ def directory(app: SessionHost, arg: str) -> None:
         app.notify("Usage: /directory show | add PATH[,PATH]", severity="warning")
 
 
-def hooks(app: SessionHost, arg: str) -> None:
+def hooks(app: AppSurface, arg: str) -> None:
     """``/hooks``: the hooks loaded (event, matcher, file), their last runs and failures."""
     if app.session is None:
         return
@@ -125,7 +125,7 @@ def hooks(app: SessionHost, arg: str) -> None:
     app.notify("\n".join(lines), timeout=20)
 
 
-def tasks(app: SessionHost, arg: str) -> None:
+def tasks(app: AppSurface, arg: str) -> None:
     """``/tasks``: background commands with state and last lines; ``/tasks show PID`` all
     of one's output; ``/tasks stop PID`` ends its process group."""
     if app.session is None:
@@ -157,7 +157,7 @@ def tasks(app: SessionHost, arg: str) -> None:
     app.notify("\n".join(lines) + "\n/tasks show PID | stop PID", timeout=20)
 
 
-def extensions(app: SessionHost, arg: str) -> None:
+def extensions(app: AppSurface, arg: str) -> None:
     """``/extensions``: the enabled extensions and what each brings."""
     if app.session is None:
         return

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gemtui.tui.session_host import SessionHost
+    from gemtui.tui.app_surface import AppSurface
 
 __all__ = ["skills"]
 
 
-def skills(app: SessionHost, arg: str) -> None:
+def skills(app: AppSurface, arg: str) -> None:
     """``/skills [list]`` names each skill, where it comes from and whether it is offered;
     ``/skills enable|disable NAME`` switches one (remembered); ``/skills reload`` reads the
     folders again."""
