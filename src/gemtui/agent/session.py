@@ -565,6 +565,7 @@ class Session:
 
     async def aclose(self) -> None:
         self.stop_preparing()
+        await self.agents.stop_background()  # they use this session's provider
         await session_hooks.drain_hooks(self.hooks)
         await self.hooks.advise("SessionEnd", {"reason": "exit"})
         await self.account.aclose()
