@@ -25,6 +25,7 @@ from gemtui.agent.outcome import exit_code_for, join_turns
 from gemtui.agent.prices import cost_of, price_for
 from gemtui.agent.prompt_checks import model_goes_on, route_prompt
 from gemtui.agent.run_state import (
+    MAX_AGENT_RETRIES,
     ExecutorConfig,
     RunState,
     ScheduleOutcome,
@@ -193,7 +194,10 @@ class Executor:
                     cancel,
                 )
             message = Content(role="user", parts=parts)
+            if self.config.agent_hooks is not None:
+                self.config.agent_hooks.stopped = None  # a new prompt: no hook stopped it yet
             reason, output = await self._loop(message, cancel, state)
+            reason = await self._after_agent(text, reason, cancel, state)
             recoverable = (
                 TerminateReason.TIMEOUT,
                 TerminateReason.MAX_TURNS,
@@ -226,6 +230,26 @@ class Executor:
             cost_by_agent=dict(subagents.cost),
             turns_by_agent=dict(subagents.turns),
         )
+
+    async def _after_agent(
+        self, prompt: str, reason: TerminateReason, cancel: asyncio.Event, state: RunState
+    ) -> TerminateReason:
+        """AfterAgent hooks may reject a finished answer: their reason goes to the model as
+        the next user message, at most ``MAX_AGENT_RETRIES`` times (chat mode)."""
+        hooks, retries = self.config.agent_hooks, 0
+        while hooks is not None and reason == TerminateReason.GOAL and not hooks.stopped:
+            if self.config.output_schema is not None:
+                break
+            again = await hooks.after_agent(prompt, join_turns(state.text), retrying=retries > 0)
+            if again is None or hooks.stopped:
+                break
+            if retries == MAX_AGENT_RETRIES:
+                why = f"AfterAgent rejected the answer {retries + 1} times; it stands as it is."
+                self.bus.emit(ErrorOccurred, message=why, kind="warning")
+                break
+            retries += 1
+            reason, _ = await self._loop(Content.user(again), cancel, state)
+        return reason
 
     async def _recover(
         self, reason: TerminateReason, state: RunState, cancel: asyncio.Event
@@ -303,6 +327,8 @@ class Executor:
         stop: TerminateReason | None = None
         if cancel.is_set():
             stop = self._cancel_reason(state)
+        elif self.config.agent_hooks is not None and self.config.agent_hooks.stopped:
+            stop = TerminateReason.GOAL  # a hook's continue: false ends the prompt as done
         elif limit >= 0 and turns >= limit:
             stop = TerminateReason.MAX_TURNS
         elif not await self._compress_unless_cancelled(cancel):
@@ -433,6 +459,8 @@ class Executor:
         """Best-effort compression before a turn; False when a cancel came meanwhile."""
         if not self._compression_due():
             return not cancel.is_set()
+        if self.config.agent_hooks is not None:
+            await self.config.agent_hooks.advise("PreCompress", {"trigger": "auto"})
         try:
             finished = await until_cancelled(self.compress(), cancel)
         except Exception as exc:  # compression is best effort

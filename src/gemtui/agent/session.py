@@ -256,6 +256,7 @@ class Session:
                 error_context=self._error_context,
                 stream_loop_detection=settings.chat.loop_detection,
                 next_speaker=next_speaker_for(settings, provider),
+                agent_hooks=self.hooks,
             ),
         )
         self.bus.subscribe(self._context_just_in_time)
@@ -371,7 +372,7 @@ class Session:
         )
         announce_problems(self.bus, self.commands)
         self.agents.announce_problems()
-        fire_session_start(self.hooks, self.bus, "resume" if self.chat.history else "startup")
+        fire_session_start(self.hooks, self.bus, self.shell_notes, resumed=bool(self.chat.history))
         self.start_mcp()
         with contextlib.suppress(RuntimeError):  # no loop yet: the first prompt does it
             self.prepare()  # the first prompt's groundwork, while the person types it

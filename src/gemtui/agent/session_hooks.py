@@ -2,13 +2,16 @@
 
 Loaded once per session, the workspace's files only in a trusted folder. ``BeforeTool``
 runs inside the scheduler (before policy and approval); ``BeforeAgent`` here, before a
-prompt is sent; the observing events (SessionStart, SessionEnd) fire and are shown.
+prompt is sent; ``AfterAgent`` in the executor (it may send the agent back); SessionStart
+starts with the session and the first prompt waits for it (its ``additionalContext`` goes
+with that prompt); the observing events (Notification, SubagentStop, SessionEnd) fire and
+are shown.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gemtui.bus import (
     AgentFinished,
@@ -21,7 +24,7 @@ from gemtui.bus import (
 from gemtui.hooks import HookRunner, hook_files, load_hooks, project_hook_files
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Coroutine
     from pathlib import Path
 
     from gemtui.agent.shell_notes import ShellNotes
@@ -49,7 +52,7 @@ def build_hooks(
         emit=bus.emit,
         sandbox=sandbox,  # the project's hooks run in it
     )
-    if any(h.event in ("AfterAgent", "Notification", "SubagentStop") for h in found.hooks):
+    if any(h.event in ("Notification", "SubagentStop") for h in found.hooks):
         bus.subscribe(lambda event: _observe(runner, event, is_subagent))
     return runner
 
@@ -61,25 +64,26 @@ def tool_hooks(runner: HookRunner) -> HookRunner | None:
 
 
 def _spawn(runner: HookRunner, event: str, payload: dict[str, object]) -> None:
+    _start(runner, runner.advise(event, payload))
+
+
+def _start(runner: HookRunner, work: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
+    """``work`` in the background, drained when the session closes (None without a loop)."""
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
-        return
-    task = loop.create_task(runner.advise(event, payload))
+        work.close()
+        return None
+    task = loop.create_task(work)
     runner.observing.add(task)
     task.add_done_callback(runner.observing.discard)
+    return task
 
 
 def _observe(runner: HookRunner, event: Event, is_subagent: Callable[[str], bool]) -> None:
-    """AfterAgent after each prompt; Notification when a call waits for approval;
-    SubagentStop (Claude Code's) when a subagent's call ends."""
-    if isinstance(event, AgentFinished):
-        _spawn(
-            runner,
-            "AfterAgent",
-            {"prompt_response": event.text, "stop_hook_active": False, "reason": event.reason},
-        )
-    elif (
+    """Notification when a call waits for approval; SubagentStop (Claude Code's) when a
+    subagent's call ends."""
+    if (
         isinstance(event, ToolCallStateChanged)
         and event.call.state.terminal
         and is_subagent(event.call.name)
@@ -113,18 +117,32 @@ def announce_hook_problems(hooks: HookRunner, bus: EventBus) -> None:
         bus.emit(ErrorOccurred, message=f"Hook not loaded: {problem}", kind="warning")
 
 
-def fire_session_start(hooks: HookRunner, bus: EventBus, source: str) -> None:
-    """SessionStart hooks, in the background (start-up is never blocked)."""
+def fire_session_start(
+    hooks: HookRunner, bus: EventBus, notes: ShellNotes, *, resumed: bool
+) -> None:
+    """SessionStart hooks, in the background (start-up is never blocked); the context they
+    answer joins ``notes``, which the first prompt carries."""
     announce_hook_problems(hooks, bus)
-    if not hooks.hooks.for_event("SessionStart"):
-        return
-    _spawn(hooks, "SessionStart", {"source": source})
+    if hooks.hooks.for_event("SessionStart"):
+        source = "resume" if resumed else "startup"
+        hooks.session_start = _start(hooks, _session_start(hooks, source, notes))
+
+
+async def _session_start(hooks: HookRunner, source: str, notes: ShellNotes) -> None:
+    for answer in await hooks.run("SessionStart", {"source": source}):
+        extra = answer.specific.get("additionalContext")
+        if isinstance(extra, str) and extra.strip():
+            notes.pending.append(extra.strip())
 
 
 async def before_agent(
     hooks: HookRunner, bus: EventBus, notes: ShellNotes, prompt: str
 ) -> AgentFinished | None:
-    """BeforeAgent hooks: a deny ends the prompt unsent; extra context joins ``notes``."""
+    """BeforeAgent hooks: a deny ends the prompt unsent; extra context joins ``notes``
+    (after SessionStart's, which the first prompt waits for)."""
+    starting, hooks.session_start = hooks.session_start, None
+    if starting is not None:
+        await asyncio.wait({starting})  # bounded by each hook's timeout
     if not hooks.hooks.for_event("BeforeAgent"):
         return None
     blocked, context = await hooks.before_agent(prompt)

@@ -46,6 +46,8 @@ from gemtui.tools.sandbox import (
 __all__ = ["HookAnswer", "HookRunner"]
 
 MAX_OUTPUT = 64 * 1024
+ADVISORY = ("SessionStart", "SessionEnd", "Notification", "PreCompress", "BeforeToolSelection")
+"""Events whose ``continue``/``decision`` the reference says are ignored."""
 
 
 @dataclass
@@ -68,6 +70,17 @@ class HookAnswer:
     @property
     def deny_reason(self) -> str:
         return self.reason if self.outcome == "blocked" else str(self.output.get("reason") or "")
+
+    @property
+    def stops(self) -> bool:
+        """``continue: false``: the whole agent loop ends (not on advisory events)."""
+        ok = self.outcome == "ok" and self.spec.event not in ADVISORY
+        return ok and self.output.get("continue") is False
+
+    @property
+    def stop_reason(self) -> str:
+        why = self.output.get("stopReason") or self.output.get("reason") or ""
+        return str(why) or f"the {self.spec.name} hook stopped the agent"
 
     @property
     def specific(self) -> dict[str, Any]:
@@ -106,6 +119,11 @@ class HookRunner:
         self.observing: set[asyncio.Task[None]] = set()
         """Observing hooks started in the background and still running: this session's
         own, so closing it never waits for another session's."""
+        self.stopped: str | None = None
+        """Why a hook answered ``continue: false`` during this prompt (the loop ends)."""
+        self.session_start: asyncio.Task[None] | None = None
+        """SessionStart's hooks, started with the session: the first prompt waits for
+        them, since their ``additionalContext`` goes with it."""
 
     async def run(
         self,
@@ -210,7 +228,10 @@ class HookRunner:
     def _publish(self, answer: HookAnswer, call_id: str | None) -> None:
         outcome = answer.outcome
         message = answer.reason
-        if outcome == "ok":
+        if answer.stops:
+            self.stopped = self.stopped or answer.stop_reason
+            outcome, message = "stopped", answer.stop_reason
+        elif outcome == "ok":
             if answer.denies:
                 outcome, message = "blocked", answer.deny_reason
             elif answer.output.get("decision") == "ask":
@@ -220,6 +241,8 @@ class HookRunner:
             elif answer.specific.get("additionalContext"):
                 outcome = "context"
             message = message or str(answer.output.get("systemMessage") or "")
+            if outcome == "ok" and not message and answer.output.get("suppressOutput") is True:
+                return  # a run that changed nothing, kept out of the transcript as asked
         self.emit(
             HookRan,
             hook_event=answer.spec.event,
@@ -250,8 +273,9 @@ class HookRunner:
             answer = await self._run_one(spec, {**self._base("BeforeTool"), **payload})
             self.runs.append(answer)
             self._publish(answer, call_id)
-            if answer.denies:
-                return ToolHookVerdict(blocked=True, reason=answer.deny_reason)
+            if answer.denies or answer.stops:
+                why = answer.deny_reason or answer.stop_reason
+                return ToolHookVerdict(blocked=True, reason=why)
             if answer.outcome == "ok" and answer.output.get("decision") == "ask":
                 ask = str(answer.output.get("reason") or f"the {spec.name} hook asks")
             new = answer.specific.get("tool_input")
@@ -295,6 +319,19 @@ class HookRunner:
             if isinstance(extra, str) and extra.strip():
                 context.append(extra)
         return None, "\n\n".join(context)
+
+    async def after_agent(self, prompt: str, response: str, *, retrying: bool) -> str | None:
+        """AfterAgent: a deny (Claude Code's Stop ``block``, exit 2) rejects the answer and
+        its reason goes back to the agent as the next prompt; None when it stands (or a
+        hook's ``continue: false`` ends the prompt here)."""
+        payload = {"prompt": prompt, "prompt_response": response, "stop_hook_active": retrying}
+        again: str | None = None
+        for answer in await self.run("AfterAgent", payload):
+            if answer.stops:
+                return None
+            if answer.denies and again is None:
+                again = answer.deny_reason or f"The {answer.spec.name} hook rejected the answer."
+        return again
 
     async def advise(self, event: str, payload: dict[str, Any]) -> None:
         """An event whose hooks only observe (SessionStart, AfterAgent, PreCompress…)."""
