@@ -15,6 +15,9 @@ finishReason}], usageMetadata}``. What their answers do, as Gemini CLI's referen
   chunk's text (its calls stay); ``decision: deny``, ``continue: false`` or exit 2 drops
   the chunk and ends the turn.
 
+BeforeModel's ``llm_request.messages`` replace the conversation's text in order, as Gemini
+CLI merges them (calls, results and thoughts stay; extra messages are new turns).
+
 A block raises ``HookBlockedError``: the turn ends (exit 1 headless) with the hook's reason.
 """
 
@@ -170,7 +173,11 @@ class SessionModelHooks:
 def _apply(
     request: GenerateContentRequest, model: str, override: dict[str, Any]
 ) -> tuple[GenerateContentRequest, str]:
-    """A BeforeModel ``llm_request``: its ``model`` and ``config`` replace ours."""
+    """A BeforeModel ``llm_request``: its ``model`` and ``config`` replace ours, and its
+    ``messages`` the conversation's text."""
+    messages = override.get("messages")
+    if isinstance(messages, list):
+        request = _merge_messages(request, messages)
     new_model = override.get("model")
     if isinstance(new_model, str) and new_model.strip():
         model = new_model.strip()
@@ -183,6 +190,34 @@ def _apply(
                 update={"generation_config": GenerationConfig.model_validate(merged)}
             )
     return request, model
+
+
+def _merge_messages(request: GenerateContentRequest, messages: list[Any]) -> GenerateContentRequest:
+    """Gemini CLI's merge: the hook's messages replace, in order, the text of each content
+    that had text (its calls, results and thoughts stay); messages beyond them are new
+    turns. A text the hook left as it was keeps its part (and any thought signature)."""
+    todo = [m for m in messages if isinstance(m, dict) and isinstance(m.get("content"), str)]
+    system = request.system_instruction
+    if system is not None and todo and todo[0].get("role") == "system":
+        system = _with_text(system, str(todo.pop(0)["content"]), system.role)
+    contents: list[Content] = []
+    for content in request.contents:
+        if todo and _text(content):
+            message = todo.pop(0)
+            role = "model" if message.get("role") == "model" else "user"
+            content = _with_text(content, str(message["content"]), role)
+        contents.append(content)
+    for message in todo:
+        role = "model" if message.get("role") == "model" else "user"
+        contents.append(Content(role=role, parts=[Part(text=str(message["content"]))]))
+    return request.model_copy(update={"system_instruction": system, "contents": contents})
+
+
+def _with_text(content: Content, text: str, role: str | None) -> Content:
+    if text == _text(content) and role == content.role:
+        return content
+    kept = [p for p in content.parts if not p.text or p.thought]
+    return Content(role=role, parts=[Part(text=text), *kept])
 
 
 def _select_tools(
