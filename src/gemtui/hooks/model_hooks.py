@@ -24,7 +24,7 @@ A block raises ``HookBlockedError``: the turn ends (exit 1 headless) with the ho
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -204,16 +204,18 @@ def _merge_messages(request: GenerateContentRequest, messages: list[Any]) -> Gen
     for content in request.contents:
         if todo and _text(content):
             message = todo.pop(0)
-            role = "model" if message.get("role") == "model" else "user"
-            content = _with_text(content, str(message["content"]), role)
+            content = _with_text(content, str(message["content"]), _role(message))
         contents.append(content)
     for message in todo:
-        role = "model" if message.get("role") == "model" else "user"
-        contents.append(Content(role=role, parts=[Part(text=str(message["content"]))]))
+        contents.append(Content(role=_role(message), parts=[Part(text=str(message["content"]))]))
     return request.model_copy(update={"system_instruction": system, "contents": contents})
 
 
-def _with_text(content: Content, text: str, role: str | None) -> Content:
+def _role(message: dict[str, Any]) -> Literal["user", "model"]:
+    return "model" if message.get("role") == "model" else "user"
+
+
+def _with_text(content: Content, text: str, role: Literal["user", "model"] | None) -> Content:
     if text == _text(content) and role == content.role:
         return content
     kept = [p for p in content.parts if not p.text or p.thought]
