@@ -237,3 +237,29 @@ def test_before_model_messages_replace_the_conversation_text(
     assert _last_user_text(request) == "HELLO FROM THE HOOK"
     system = request.json["systemInstruction"]["parts"][0]["text"]
     assert system == mock_llm_thread.requests[0].json["systemInstruction"]["parts"][0]["text"]
+
+
+def test_pre_compress_fires_with_trigger_auto_when_history_is_compressed(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "pre.log"
+    _hooks(isolated_home, {"PreCompress": f"cat >> {log}; echo >> {log}; echo '{{}}'"})
+    (workspace / "notes.txt").write_text("a line of notes to keep\n" * 400)
+    call = {"function_calls": [{"name": "read_file", "args": {"file_path": "notes.txt"}}]}
+    # control: below the threshold nothing is compressed and the hook never runs
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue(call, {"text": "listed"})
+    proc = _run(isolated_home, mock_llm_thread, workspace, "--yolo")
+    assert proc.returncode == 0, proc.stderr
+    assert not log.exists()
+
+    write_fast_config(isolated_home, "\n[chat]\ncompression_threshold = 0.001\n")
+    summary = {"text": "<state_snapshot>the folder was listed</state_snapshot>"}
+    # compressed before the third call: the first result is in the history by then
+    mock_llm_thread.enqueue(call, call, summary, {"text": "listed"})
+    proc = _run(isolated_home, mock_llm_thread, workspace, "--yolo")
+    assert proc.returncode == 0, proc.stderr
+    assert "history compressed" in proc.stderr
+    [event] = _lines(log)
+    assert event["hook_event_name"] == "PreCompress"
+    assert event["trigger"] == "auto"

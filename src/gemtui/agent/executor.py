@@ -132,6 +132,8 @@ class Executor:
         prompt_tokens = self.prompt_tokens()
         if not self.chat.history or (not force and prompt_tokens < self._next_compression_at):
             return
+        if not force and self.config.agent_hooks is not None:  # /compress says "manual"
+            await self.config.agent_hooks.advise("PreCompress", {"trigger": "auto"})
         try:
             result = await compress_history(
                 self.chat,
@@ -459,8 +461,6 @@ class Executor:
         """Best-effort compression before a turn; False when a cancel came meanwhile."""
         if not self._compression_due():
             return not cancel.is_set()
-        if self.config.agent_hooks is not None:
-            await self.config.agent_hooks.advise("PreCompress", {"trigger": "auto"})
         try:
             finished = await until_cancelled(self.compress(), cancel)
         except Exception as exc:  # compression is best effort
