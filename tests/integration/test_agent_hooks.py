@@ -141,7 +141,10 @@ def test_continue_false_ends_the_agent_loop(
     assert (workspace / "made").exists()
     (workspace / "made").unlink()
 
-    stop = """printf '{"continue":false,"stopReason":"maintenance window"}'"""
+    stop = json.dumps(
+        {"continue": False, "stopReason": "maintenance window", "systemMessage": "back at 6"}
+    )
+    stop = f"printf '%s' '{stop}'"
     _hooks(isolated_home, {event: stop})
     mock_llm_thread.enqueue(call, {"text": "NEVER-ASKED"})
     proc = _run(isolated_home, mock_llm_thread, workspace, "--yolo")
@@ -149,7 +152,7 @@ def test_continue_false_ends_the_agent_loop(
     assert len(mock_llm_thread.requests) == 3  # no model call after the hook said stop
     assert (workspace / "made").exists() is ran
     assert f"hook {event}" in proc.stderr
-    assert "stopped: maintenance window" in proc.stderr
+    assert "stopped: maintenance window (back at 6)" in proc.stderr
     assert "NEVER-ASKED" not in proc.stdout
 
 

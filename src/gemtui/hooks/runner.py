@@ -240,9 +240,11 @@ class HookRunner:
                 outcome = "rewrote"
             elif answer.specific.get("additionalContext"):
                 outcome = "context"
-            message = message or str(answer.output.get("systemMessage") or "")
-            if outcome == "ok" and not message and answer.output.get("suppressOutput") is True:
-                return  # a run that changed nothing, kept out of the transcript as asked
+        shown = str(answer.output.get("systemMessage") or "")  # for the person, always
+        if outcome == "ok" and not message and not shown and answer.output.get("suppressOutput"):
+            return  # a run that changed nothing, kept out of the transcript as asked
+        if shown and shown not in message:
+            message = f"{message} ({shown})" if message else shown
         self.emit(
             HookRan,
             hook_event=answer.spec.event,
