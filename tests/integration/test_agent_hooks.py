@@ -266,3 +266,30 @@ def test_pre_compress_fires_with_trigger_auto_when_history_is_compressed(
     [event] = _lines(log)
     assert event["hook_event_name"] == "PreCompress"
     assert event["trigger"] == "auto"
+
+
+def test_model_hooks_continue_false_ends_the_loop_as_done(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    call = {"function_calls": [{"name": "run_shell_command", "args": {"command": "touch made"}}]}
+    # control: an AfterModel hook that lets the answer be, and its call runs
+    _hooks(isolated_home, {"AfterModel": "echo '{}'"})
+    mock_llm_thread.enqueue(call, {"text": "ok"})
+    proc = _run(isolated_home, mock_llm_thread, workspace, "--yolo")
+    assert proc.returncode == 0, proc.stderr
+    assert (workspace / "made").exists()
+    (workspace / "made").unlink()
+
+    stop = """printf '{"continue":false,"stopReason":"enough for today"}'"""
+    for event, requests in (("AfterModel", 3), ("BeforeModel", 3)):
+        _hooks(isolated_home, {event: stop})
+        if event == "AfterModel":
+            mock_llm_thread.enqueue(call)
+        proc = _run(isolated_home, mock_llm_thread, workspace, "--yolo", "--output-format", "json")
+        assert proc.returncode == 0, proc.stderr  # stopped, not failed
+        assert json.loads(proc.stdout)["error"] is None
+        assert len(mock_llm_thread.requests) == requests
+        assert not (workspace / "made").exists()  # the stopped answer's call never ran
+        assert f"hook {event}" in proc.stderr
+        assert "stopped: enough for today" in proc.stderr

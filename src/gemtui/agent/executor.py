@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gemtui.agent.after_agent import check_answer
 from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.error_text import explain
 from gemtui.agent.loop_detector import LoopDetector
@@ -25,7 +26,6 @@ from gemtui.agent.outcome import exit_code_for, join_turns
 from gemtui.agent.prices import cost_of, price_for
 from gemtui.agent.prompt_checks import model_goes_on, route_prompt
 from gemtui.agent.run_state import (
-    MAX_AGENT_RETRIES,
     ExecutorConfig,
     RunState,
     ScheduleOutcome,
@@ -67,7 +67,7 @@ from gemtui.chat.turn import (
     TurnEvent,
     UserCancelledEvent,
 )
-from gemtui.errors import ApiError
+from gemtui.errors import ApiError, HookStoppedError
 from gemtui.scheduler.execution import error_parts, result_parts
 from gemtui.tools.base import ToolResult
 from gemtui.wire import (
@@ -196,10 +196,19 @@ class Executor:
                     cancel,
                 )
             message = Content(role="user", parts=parts)
-            if self.config.agent_hooks is not None:
-                self.config.agent_hooks.stopped = None  # a new prompt: no hook stopped it yet
+            hooks = self.config.agent_hooks
+            if hooks is not None:
+                hooks.stopped = None  # a new prompt: no hook stopped it yet
             reason, output = await self._loop(message, cancel, state)
-            reason = await self._after_agent(text, reason, cancel, state)
+            if hooks is not None and self.config.output_schema is None:  # chat mode
+                reason = await check_answer(
+                    hooks,
+                    self.bus,
+                    text,
+                    reason,
+                    lambda: join_turns(state.text),
+                    lambda again: self._loop(again, cancel, state),
+                )
             recoverable = (
                 TerminateReason.TIMEOUT,
                 TerminateReason.MAX_TURNS,
@@ -232,26 +241,6 @@ class Executor:
             cost_by_agent=dict(subagents.cost),
             turns_by_agent=dict(subagents.turns),
         )
-
-    async def _after_agent(
-        self, prompt: str, reason: TerminateReason, cancel: asyncio.Event, state: RunState
-    ) -> TerminateReason:
-        """AfterAgent hooks may reject a finished answer: their reason goes to the model as
-        the next user message, at most ``MAX_AGENT_RETRIES`` times (chat mode)."""
-        hooks, retries = self.config.agent_hooks, 0
-        while hooks is not None and reason == TerminateReason.GOAL and not hooks.stopped:
-            if self.config.output_schema is not None:
-                break
-            again = await hooks.after_agent(prompt, join_turns(state.text), retrying=retries > 0)
-            if again is None or hooks.stopped:
-                break
-            if retries == MAX_AGENT_RETRIES:
-                why = f"AfterAgent rejected the answer {retries + 1} times; it stands as it is."
-                self.bus.emit(ErrorOccurred, message=why, kind="warning")
-                break
-            retries += 1
-            reason, _ = await self._loop(Content.user(again), cancel, state)
-        return reason
 
     async def _recover(
         self, reason: TerminateReason, state: RunState, cancel: asyncio.Event
@@ -545,6 +534,9 @@ class Executor:
                 )
             elif isinstance(ev, UserCancelledEvent):
                 out.reason = self._cancel_reason(state)
+                return
+            elif isinstance(ev, ErrorEvent) and isinstance(ev.error, HookStoppedError):
+                out.reason = TerminateReason.GOAL  # a hook's continue: false ends it, done
                 return
             elif isinstance(ev, (ErrorEvent, InvalidStreamEvent)):
                 err = ev.error if isinstance(ev, ErrorEvent) else RuntimeError(ev.reason)

@@ -7,13 +7,16 @@ finishReason}], usageMetadata}``. What their answers do, as Gemini CLI's referen
 
 - **BeforeModel**: ``hookSpecificOutput.llm_request`` overrides the ``model`` and ``config``
   (temperature…); ``hookSpecificOutput.llm_response`` answers in place of the model (no
-  call is made); ``decision: deny``, ``continue: false`` or exit 2 blocks the turn.
+  call is made); ``decision: deny`` or exit 2 blocks the turn.
 - **BeforeToolSelection**: ``hookSpecificOutput.toolConfig.mode`` ``NONE`` takes every tool
   away (and wins), ``ANY`` forces a call; ``allowedFunctionNames`` of every hook are joined
   and only those tools are offered.
 - **AfterModel**: run on every chunk; ``hookSpecificOutput.llm_response`` replaces the
-  chunk's text (its calls stay); ``decision: deny``, ``continue: false`` or exit 2 drops
-  the chunk and ends the turn.
+  chunk's text (its calls stay); ``decision: deny`` or exit 2 drops the chunk and ends the
+  turn.
+
+``continue: false`` (BeforeModel, AfterModel) ends the agent loop as done: exit 0, the
+answer so far kept, no call of this turn run.
 
 BeforeModel's ``llm_request.messages`` replace the conversation's text in order, as Gemini
 CLI merges them (calls, results and thoughts stay; extra messages are new turns).
@@ -28,7 +31,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from gemtui.errors import HookBlockedError
+from gemtui.errors import HookBlockedError, HookStoppedError
 from gemtui.hooks.runner import HookAnswer, HookRunner
 from gemtui.wire import (
     Content,
@@ -92,8 +95,10 @@ def _text(content: Content) -> str:
 
 def _blocked(event: str, answers: list[HookAnswer]) -> None:
     for answer in answers:
-        if answer.denies or (answer.outcome == "ok" and answer.output.get("continue") is False):
-            why = answer.deny_reason or str(answer.output.get("stopReason") or "")
+        if answer.stops and not answer.denies:  # the loop ends, as done (exit 0)
+            raise HookStoppedError(f"The {event} hook {answer.spec.name}: {answer.stop_reason}")
+        if answer.denies:
+            why = answer.deny_reason
             raise HookBlockedError(
                 f"The {event} hook {answer.spec.name} blocked the model call"
                 + (f": {why}" if why else ".")
