@@ -293,3 +293,29 @@ def test_model_hooks_continue_false_ends_the_loop_as_done(
         assert not (workspace / "made").exists()  # the stopped answer's call never ran
         assert f"hook {event}" in proc.stderr
         assert "stopped: enough for today" in proc.stderr
+
+
+def test_before_agent_continue_false_keeps_the_prompt_a_deny_forgets_it(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    env = _env(isolated_home, mock_llm_thread.url)
+    for decision, prompt, code in (
+        ({"decision": "deny", "reason": "not now"}, "FORGOTTEN-IDEA", 1),  # the control
+        ({"continue": False, "stopReason": "not now"}, "KEPT-IDEA", 0),
+    ):
+        _hooks(isolated_home, {"BeforeAgent": f"printf '%s' '{json.dumps(decision)}'"})
+        proc = run_gemtui(["-p", prompt], env=env, cwd=workspace)
+        assert proc.returncode == code, proc.stderr
+        assert "not now" in proc.stderr
+        assert mock_llm_thread.requests == []  # neither reached the model
+        _hooks(isolated_home, {})
+        if code == 1:  # denied: nothing of it was kept, there is no session to resume
+            proc = run_gemtui(["--resume", "latest", "-p", "next"], env=env, cwd=workspace)
+            assert proc.returncode == 42, proc.stderr
+            continue
+        mock_llm_thread.enqueue({"text": "ok"})
+        proc = run_gemtui(["--resume", "latest", "-p", "next"], env=env, cwd=workspace)
+        assert proc.returncode == 0, proc.stderr
+        [request] = mock_llm_thread.requests
+        assert prompt in json.dumps(request.json["contents"])

@@ -486,7 +486,7 @@ class Session:
             self.chat.declarations = self._declarations()
             if self.checkpoints is not None:
                 self.checkpoints.prompt = prompt
-            refused = await before_agent(self.hooks, self.bus, self.shell_notes, prompt)
+            refused = await before_agent(self.hooks, self.bus, self.shell_notes, prompt, self.chat)
             if refused is not None:
                 return refused
             if media:

@@ -20,8 +20,10 @@ from gemtui.bus import (
     TerminateReason,
     ToolCallState,
     ToolCallStateChanged,
+    UserMessage,
 )
 from gemtui.hooks import HookRunner, hook_files, load_hooks, project_hook_files
+from gemtui.wire import Content
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Coroutine
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
 
     from gemtui.agent.shell_notes import ShellNotes
     from gemtui.bus import EventBus
+    from gemtui.chat.chat import Chat
     from gemtui.tools.sandbox import SandboxConfig
 
 __all__ = ["before_agent", "build_hooks", "drain_hooks", "fire_session_start", "tool_hooks"]
@@ -136,16 +139,22 @@ async def _session_start(hooks: HookRunner, source: str, notes: ShellNotes) -> N
 
 
 async def before_agent(
-    hooks: HookRunner, bus: EventBus, notes: ShellNotes, prompt: str
+    hooks: HookRunner, bus: EventBus, notes: ShellNotes, prompt: str, chat: Chat
 ) -> AgentFinished | None:
-    """BeforeAgent hooks: a deny ends the prompt unsent; extra context joins ``notes``
+    """BeforeAgent hooks: a deny ends the prompt unsent (and forgotten); ``continue:
+    false`` ends it unsent but kept in ``chat``'s history; extra context joins ``notes``
     (after SessionStart's, which the first prompt waits for)."""
     starting, hooks.session_start = hooks.session_start, None
     if starting is not None:
         await asyncio.wait({starting})  # bounded by each hook's timeout
     if not hooks.hooks.for_event("BeforeAgent"):
         return None
+    hooks.stopped = None
     blocked, context = await hooks.before_agent(prompt)
+    if blocked is not None and hooks.stopped:  # continue: false keeps the prompt, as done
+        bus.emit(UserMessage, text=prompt)  # shown and saved like any prompt
+        chat.add_tool_responses(Content.user(prompt))  # a plain append to the history
+        return bus.emit(AgentFinished, reason=TerminateReason.GOAL, text="")
     if blocked is not None:
         message = f"The prompt was not sent: {blocked}"
         bus.emit(ErrorOccurred, message=message, kind="hook")

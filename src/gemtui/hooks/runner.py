@@ -311,12 +311,14 @@ class HookRunner:
         return AfterToolVerdict(replace=replace, append=append)
 
     async def before_agent(self, prompt: str) -> tuple[str | None, str]:
-        """BeforeAgent: ``(why it is blocked or None, extra context for this prompt)``."""
+        """BeforeAgent: ``(why it is blocked or None, extra context for this prompt)``; a
+        ``continue: false`` (not a deny) leaves ``stopped`` set: the prompt is kept."""
         context: list[str] = []
         for answer in await self.run("BeforeAgent", {"prompt": prompt}):
-            if answer.denies or answer.output.get("continue") is False:
-                why = answer.deny_reason or str(answer.output.get("stopReason") or "")
-                return why or f"blocked by the {answer.spec.name} hook", ""
+            if answer.denies:
+                return answer.deny_reason or f"blocked by the {answer.spec.name} hook", ""
+            if answer.stops:
+                return answer.stop_reason, ""
             extra = answer.specific.get("additionalContext")
             if isinstance(extra, str) and extra.strip():
                 context.append(extra)
