@@ -319,3 +319,35 @@ def test_before_agent_continue_false_keeps_the_prompt_a_deny_forgets_it(
         assert proc.returncode == 0, proc.stderr
         [request] = mock_llm_thread.requests
         assert prompt in json.dumps(request.json["contents"])
+
+
+def test_tool_hooks_get_mcp_context_for_an_mcp_servers_tool(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    server = Path(sys.executable).parent / "mcp-server-time"
+    write_fast_config(
+        isolated_home,
+        f"\n[mcpServers.time]\ncommand = {json.dumps(str(server))}\n"
+        'args = ["--local-timezone", "UTC"]\ntrust = true\n',
+    )
+    log = tmp_path / "tools.log"
+    record = f"cat >> {log}; echo >> {log}; echo '{{}}'"
+    _hooks(isolated_home, {"BeforeTool": record, "AfterTool": record})
+    calls = [
+        {"name": "get_current_time", "args": {"timezone": "UTC"}},
+        {"name": "list_directory", "args": {"dir_path": "."}},  # the control: a built-in
+    ]
+    mock_llm_thread.enqueue({"function_calls": calls}, {"text": "ok"})
+    proc = _run(isolated_home, mock_llm_thread, workspace, "--yolo")
+    assert proc.returncode == 0, proc.stderr
+    runs = {(r["hook_event_name"], r["tool_name"]): r for r in _lines(log)}
+    assert set(runs) == {
+        (e, t) for e in ("BeforeTool", "AfterTool") for t in ("get_current_time", "list_directory")
+    }
+    for event in ("BeforeTool", "AfterTool"):
+        context = runs[(event, "get_current_time")]["mcp_context"]
+        assert context["server_name"] == "time"
+        assert context["tool_name"] == "get_current_time"
+        assert context["command"] == str(server)
+        assert context["args"] == ["--local-timezone", "UTC"]
+        assert "mcp_context" not in runs[(event, "list_directory")]

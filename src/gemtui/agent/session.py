@@ -48,7 +48,6 @@ from gemtui.agent.session_parts import (
     workspace_rules,
 )
 from gemtui.agent.skill_tool import ACTIVATE_SKILL, SessionSkills
-from gemtui.agent.subagent_tool import SubagentTool
 from gemtui.agent.subagents import SubagentParent, Subagents
 from gemtui.agent.user_commands import (
     ShellNotes,
@@ -171,7 +170,7 @@ class Session:
             self.bus,
             sandbox,
             trusted=options.trusted_workspace,
-            is_subagent=lambda name: isinstance(self.registry.get(name), SubagentTool),
+            registry=self.registry,
         )
         self.checkpoints = session_checkpoints(settings, self.bus, self.workspace, self.id)
         self.scheduler = ToolScheduler(

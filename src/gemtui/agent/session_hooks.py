@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from gemtui.agent.subagent_tool import SubagentTool
 from gemtui.bus import (
     AgentFinished,
     ErrorOccurred,
@@ -23,6 +24,7 @@ from gemtui.bus import (
     UserMessage,
 )
 from gemtui.hooks import HookRunner, hook_files, load_hooks, project_hook_files
+from gemtui.mcp.tool import McpTool
 from gemtui.wire import Content
 
 if TYPE_CHECKING:
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
     from gemtui.agent.shell_notes import ShellNotes
     from gemtui.bus import EventBus
     from gemtui.chat.chat import Chat
+    from gemtui.tools.base import Tool
+    from gemtui.tools.registry import ToolRegistry
     from gemtui.tools.sandbox import SandboxConfig
 
 __all__ = ["before_agent", "build_hooks", "drain_hooks", "fire_session_start", "tool_hooks"]
@@ -43,10 +47,11 @@ def build_hooks(
     sandbox: SandboxConfig | None,
     *,
     trusted: bool,
-    is_subagent: Callable[[str], bool],
+    registry: ToolRegistry,
 ) -> HookRunner:
     """The hook runner of a session in ``root``, watching ``bus`` for the observing
-    events; hand it to the scheduler when ``tool_hooks`` says it has BeforeTool hooks."""
+    events; hand it to the scheduler when ``tool_hooks`` says it has BeforeTool hooks.
+    ``registry`` tells a subagent (SubagentStop) and an MCP tool (``mcp_context``)."""
     found = load_hooks(hook_files(root, trusted=trusted), project=project_hook_files(root))
     runner = HookRunner(
         found,
@@ -55,9 +60,29 @@ def build_hooks(
         emit=bus.emit,
         sandbox=sandbox,  # the project's hooks run in it
     )
+    runner.mcp_context = lambda name: mcp_context(registry.get(name))
+
+    def is_subagent(name: str) -> bool:
+        return isinstance(registry.get(name), SubagentTool)
+
     if any(h.event in ("Notification", "SubagentStop") for h in found.hooks):
         bus.subscribe(lambda event: _observe(runner, event, is_subagent))
     return runner
+
+
+def mcp_context(tool: Tool | None) -> dict[str, Any] | None:
+    """Gemini CLI's ``mcp_context`` for an MCP server's tool: the server, the tool's own
+    name and how the server is reached; None for any other tool."""
+    if not isinstance(tool, McpTool):
+        return None
+    server = tool.server or ""
+    context: dict[str, Any] = {"server_name": server, "tool_name": tool.remote_name}
+    conf = tool.manager.settings_of(server)
+    if conf is not None and conf.command:
+        context.update(command=conf.command, args=list(conf.args), cwd=conf.cwd)
+    elif conf is not None and conf.url:
+        context["url"] = conf.url
+    return context
 
 
 def tool_hooks(runner: HookRunner) -> HookRunner | None:

@@ -121,6 +121,8 @@ class HookRunner:
         own, so closing it never waits for another session's."""
         self.stopped: str | None = None
         """Why a hook answered ``continue: false`` during this prompt (the loop ends)."""
+        self.mcp_context: Callable[[str], dict[str, Any] | None] = lambda _name: None
+        """Gemini CLI's ``mcp_context`` of a tool (None for a tool no MCP server gives)."""
         self.session_start: asyncio.Task[None] | None = None
         """SessionStart's hooks, started with the session: the first prompt waits for
         them, since their ``additionalContext`` goes with it."""
@@ -271,7 +273,7 @@ class HookRunner:
         rewritten: dict[str, Any] = {}
         ask: str | None = None
         for spec in self.hooks.for_event("BeforeTool", name):
-            payload = {"tool_name": name, "tool_input": {**args, **rewritten}}
+            payload = {"tool_name": name, "tool_input": {**args, **rewritten}, **self._mcp(name)}
             answer = await self._run_one(spec, {**self._base("BeforeTool"), **payload})
             self.runs.append(answer)
             self._publish(answer, call_id)
@@ -295,6 +297,7 @@ class HookRunner:
         response = {"llmContent": output, "returnDisplay": output, "error": error}
         for spec in self.hooks.for_event("AfterTool", name):
             payload = {"tool_name": name, "tool_input": args, "tool_response": response}
+            payload.update(self._mcp(name))
             answer = await self._run_one(spec, {**self._base("AfterTool"), **payload})
             self.runs.append(answer)
             self._publish(answer, call_id)
@@ -309,6 +312,10 @@ class HookRunner:
                 extra.append(more)
         append = "\n\n".join(extra)
         return AfterToolVerdict(replace=replace, append=append)
+
+    def _mcp(self, name: str) -> dict[str, Any]:
+        context = self.mcp_context(name)
+        return {"mcp_context": context} if context is not None else {}
 
     async def before_agent(self, prompt: str) -> tuple[str | None, str]:
         """BeforeAgent: ``(why it is blocked or None, extra context for this prompt)``; a
