@@ -60,7 +60,7 @@ def build_hooks(
         emit=bus.emit,
         sandbox=sandbox,  # the project's hooks run in it
     )
-    runner.mcp_context = lambda name: mcp_context(registry.get(name))
+    runner.mcp_context = lambda name: _mcp_context(registry.get(name))
 
     def is_subagent(name: str) -> bool:
         return isinstance(registry.get(name), SubagentTool)
@@ -70,7 +70,7 @@ def build_hooks(
     return runner
 
 
-def mcp_context(tool: Tool | None) -> dict[str, Any] | None:
+def _mcp_context(tool: Tool | None) -> dict[str, Any] | None:
     """Gemini CLI's ``mcp_context`` for an MCP server's tool: the server, the tool's own
     name and how the server is reached; None for any other tool."""
     if not isinstance(tool, McpTool):
