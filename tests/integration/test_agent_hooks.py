@@ -351,3 +351,23 @@ def test_tool_hooks_get_mcp_context_for_an_mcp_servers_tool(
         assert context["command"] == str(server)
         assert context["args"] == ["--local-timezone", "UTC"]
         assert "mcp_context" not in runs[(event, "list_directory")]
+
+
+def test_after_agent_clear_context_makes_the_model_forget_before_the_retry(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    write_fast_config(isolated_home)
+    refuse = {"decision": "deny", "reason": "Start over.", "hookSpecificOutput": {}}
+    hook = (
+        'input=$(cat); case "$input" in '
+        """*'"stop_hook_active": false'*) printf '%s' '{answer}';; *) echo '{{}}';; esac"""
+    )
+    for clear in (False, True):  # the control first: without clearContext the model remembers
+        refuse["hookSpecificOutput"] = {"clearContext": clear}
+        _hooks(isolated_home, {"AfterAgent": hook.format(answer=json.dumps(refuse))})
+        mock_llm_thread.enqueue({"text": "SECRET-DRAFT"}, {"text": "fresh"})
+        proc = _run(isolated_home, mock_llm_thread, workspace)
+        assert proc.returncode == 0, proc.stderr
+        retry = mock_llm_thread.requests[-1].json["contents"]
+        assert retry[-1]["parts"] == [{"text": "Start over."}]
+        assert ("SECRET-DRAFT" in json.dumps(retry)) is not clear

@@ -25,12 +25,16 @@ async def check_answer(
     reason: TerminateReason,
     answer: Callable[[], str],
     again: Callable[[Content], Awaitable[tuple[TerminateReason, Any]]],
+    clear: Callable[[], None],
 ) -> TerminateReason:
     """Ask AfterAgent of each finished answer (``answer()``, the prompt's text so far); on a
-    rejection run ``again`` with its reason, at most ``MAX_AGENT_RETRIES`` times."""
+    rejection run ``again`` with its reason, at most ``MAX_AGENT_RETRIES`` times. A hook's
+    ``clearContext`` empties the model's history (``clear``), with a stop or a retry."""
     retries = 0
     while reason == TerminateReason.GOAL and not hooks.stopped:
         feedback = await hooks.after_agent(prompt, answer(), retrying=retries > 0)
+        if hooks.clear_context:
+            clear()
         if feedback is None or hooks.stopped:
             break
         if retries == MAX_AGENT_RETRIES:

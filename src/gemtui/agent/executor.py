@@ -208,6 +208,7 @@ class Executor:
                     reason,
                     lambda: join_turns(state.text),
                     lambda again: self._loop(again, cancel, state),
+                    lambda: self.chat.replace_history([], "clear"),  # the views keep theirs
                 )
             recoverable = (
                 TerminateReason.TIMEOUT,

@@ -55,6 +55,8 @@ class AgentHooks(Protocol):
 
     stopped: str | None
     """Why a hook answered ``continue: false`` during this prompt: the loop ends."""
+    clear_context: bool
+    """The last AfterAgent asked for ``clearContext``: the model forgets the conversation."""
 
     async def after_agent(self, prompt: str, response: str, *, retrying: bool) -> str | None:
         """The message to send the agent back with, or None when the answer stands."""

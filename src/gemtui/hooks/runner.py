@@ -121,6 +121,8 @@ class HookRunner:
         own, so closing it never waits for another session's."""
         self.stopped: str | None = None
         """Why a hook answered ``continue: false`` during this prompt (the loop ends)."""
+        self.clear_context = False
+        """The last AfterAgent answered ``hookSpecificOutput.clearContext: true``."""
         self.mcp_context: Callable[[str], dict[str, Any] | None] = lambda _name: None
         """Gemini CLI's ``mcp_context`` of a tool (None for a tool no MCP server gives)."""
         self.session_start: asyncio.Task[None] | None = None
@@ -337,7 +339,9 @@ class HookRunner:
         hook's ``continue: false`` ends the prompt here)."""
         payload = {"prompt": prompt, "prompt_response": response, "stop_hook_active": retrying}
         again: str | None = None
-        for answer in await self.run("AfterAgent", payload):
+        answers = await self.run("AfterAgent", payload)
+        self.clear_context = any(a.specific.get("clearContext") is True for a in answers)
+        for answer in answers:
             if answer.stops:
                 return None
             if answer.denies and again is None:
