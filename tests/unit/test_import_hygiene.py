@@ -149,7 +149,7 @@ def test_the_view_models_do_not_import_textual_or_rich() -> None:
     assert out.stdout.strip() == ""
 
 
-_OPTIONAL = ("gemtui.agent.next_speaker", "gemtui.providers.code_assist")
+_OPTIONAL = ("gemtui.agent.next_speaker", "gemtui.providers.code_assist", "gemtui.tools.edit_fixer")
 
 
 def _loaded_by_a_session_build(home: Path, workspace: Path, config: str) -> list[str]:
@@ -181,7 +181,7 @@ _LOCAL = '[providers.local]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"
 @pytest.mark.parametrize(
     ("extra", "loaded"),
     [
-        ("", []),  # the default: neither is part of the build before the first request
+        ("", []),  # the default: none is part of the build before the first request
         ("[agent]\nnext_speaker_check = true\n", ["gemtui.agent.next_speaker"]),  # control
     ],
 )
@@ -189,6 +189,7 @@ def test_the_engine_build_loads_only_what_the_session_uses(
     tmp_path: Path, extra: str, loaded: list[str]
 ) -> None:
     """The TUI builds the engine after the first frame, while the person types: the
-    next-speaker check (off by default) and the Code Assist provider (another provider
-    here) are modules the first request does not need, so the build does not load them."""
+    next-speaker check (off by default), the Code Assist provider (another provider here)
+    and the edit fixer (for an edit that missed) are not needed by the first request, so
+    the build does not load them; the control turns the check on and it loads."""
     assert _loaded_by_a_session_build(tmp_path / "home", tmp_path, _LOCAL + extra) == loaded
