@@ -67,7 +67,7 @@ from gemtui.chat.turn import (
     UserCancelledEvent,
 )
 from gemtui.errors import ApiError, HookStoppedError
-from gemtui.scheduler.execution import error_parts, result_parts
+from gemtui.scheduler.execution import calls_refused, result_parts
 from gemtui.tools.base import ToolResult
 from gemtui.wire import (
     Content,
@@ -422,17 +422,17 @@ class Executor:
             scheduled = await self.tools.run(others, cancel=cancel)
             response_parts.extend(scheduled.parts)
             if scheduled.cancelled:
-                response_parts.extend(_errors(complete, "Cancelled."))
+                response_parts.extend(calls_refused(complete, "Cancelled."))
                 message = Content(role="user", parts=response_parts)
                 self.chat.add_tool_responses(message)
                 return self._cancel_reason(state), None, message
         if complete and self.config.output_schema is not None:
             call = complete[0]
-            response_parts.extend(_errors(complete[1:], "complete_task was already called."))
+            response_parts.extend(calls_refused(complete[1:], "complete_task was already called."))
             try:
                 output = self.config.output_schema.model_validate(call.args.get("output"))
             except ValidationError as exc:
-                response_parts.extend(_errors([call], f"Output failed validation: {exc}"))
+                response_parts.extend(calls_refused([call], f"Output failed validation: {exc}"))
             else:
                 response_parts.extend(
                     result_parts(call.id or call.name, call.name, ToolResult("Task completed."))
@@ -441,7 +441,7 @@ class Executor:
                 self.chat.add_tool_responses(message)
                 return TerminateReason.GOAL, output, message
         elif complete:
-            response_parts.extend(_errors(complete, "complete_task is only for task mode."))
+            response_parts.extend(calls_refused(complete, "complete_task is only for task mode."))
         return None, None, Content(role="user", parts=response_parts)
 
     def _compression_due(self) -> bool:
@@ -584,7 +584,7 @@ class Executor:
             self.chat.add_tool_responses(message)
 
     def _answer_unrun(self, calls: list[FunctionCall], why: str) -> None:
-        self.chat.add_tool_responses(_errors(calls, why))
+        self.chat.add_tool_responses(calls_refused(calls, why))
 
     @staticmethod
     def _cancel_reason(state: RunState) -> TerminateReason:
@@ -594,8 +594,3 @@ class Executor:
         if ev.usage.input:
             self.last_prompt_tokens = ev.usage.input
         state.add(self.chat.model, ev.usage)
-
-
-def _errors(calls: list[FunctionCall], why: str) -> list[Part]:
-    """Each call answered with ``why`` as its error, the way the scheduler answers."""
-    return [p for c in calls for p in error_parts(c.id or c.name, c.name, why)]

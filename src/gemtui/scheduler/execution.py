@@ -15,12 +15,13 @@ from gemtui.bus.events import TodosUpdated, ToolOutput
 from gemtui.scheduler.output_fit import fit_error, fit_result, too_long
 from gemtui.tools.base import ToolContext, ToolError, ToolInvocation, ToolResult
 from gemtui.tools.offload import run_off_loop
-from gemtui.wire import FunctionResponse, Part
+from gemtui.wire import FunctionCall, FunctionResponse, Part
 
 __all__ = [
     "CANCELLED_MESSAGE",
     "ExecutionOutcome",
     "PartialOutput",
+    "calls_refused",
     "cancelled_with_output",
     "error_parts",
     "execute_invocation",
@@ -131,6 +132,11 @@ def _response(call_id: str, name: str, response: dict[str, str]) -> Part:
 def error_parts(call_id: str, name: str, message: str) -> list[Part]:
     """A refused, rejected, failed or cancelled call, as the model reads it."""
     return [_response(call_id, name, {"error": message})]
+
+
+def calls_refused(calls: list[FunctionCall], why: str) -> list[Part]:
+    """Each call answered with ``why`` as its error (a call without an id by its name)."""
+    return [p for c in calls for p in error_parts(c.id or c.name, c.name, why)]
 
 
 def result_parts(call_id: str, name: str, result: ToolResult) -> list[Part]:
