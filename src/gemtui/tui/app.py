@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from gemtui.config.settings import Settings
     from gemtui.config.trust import WorkspaceTrust
     from gemtui.store import SessionStore
+    from gemtui.tui.agent_rows import AgentFleet
+    from gemtui.tui.fleet_desk import AgentsNews, FleetDesk
     from gemtui.tui.widgets.approval_queue import ApprovalQueue
 
 __all__ = ["APPROVAL_CYCLE", "GemtuiApp"]
@@ -78,7 +80,7 @@ HELP_TEXT = """[b]Keys[/b]
   Shift+Tab approval mode default → auto_edit → plan · Ctrl+Y yolo on/off (in the
   prompt with nothing to redo, or the conversation; auto_edit and yolo are confirmed
   once per session: F8, then y; keys typed before F8 go to the prompt)
-  F2 thoughts · F3 usage · F4 side panes (narrow screens) · F8 approvals
+  F2 thoughts · F3 usage · F4 side panes (narrow screens) · F5 agents · F8 approvals
   F6 copy last answer · F7 copy last code block · Ctrl+P command palette
 
 [b]Approvals[/b] (after F8 or a click on the queue)
@@ -116,6 +118,7 @@ class GemtuiApp(SessionHost):
         Binding("f2", "toggle_pane('-hide-thoughts')", "Thoughts"),
         Binding("f3", "toggle_pane('-hide-usage')", "Usage"),
         Binding("f4", "toggle_pane('-show-side')", "Side panes", show=False),
+        Binding("f5", "slash('/agents')", "Agents", show=False),
         # Priority: the prompt (a TextArea) binds F6/F7 to selecting and would take them.
         Binding("f6", "copy('/copy')", "Copy answer", show=False, priority=True),
         Binding("f7", "copy('/copy code')", "Copy code", show=False, priority=True),
@@ -328,10 +331,25 @@ class GemtuiApp(SessionHost):
 
     # -- approvals -------------------------------------------------------------------------------
     def on_approval_queue_decided(self, event: ApprovalQueue.Decided) -> None:
-        if self.session is None or not self.session.bus.decide(
-            event.correlation_id, event.decision
-        ):
+        if event.agent_id and self.desk is not None:  # exactly the agent that asked
+            decided = self.desk.decide(event.agent_id, event.correlation_id, event.decision)
+        else:
+            decided = self.session is not None and self.session.bus.decide(
+                event.correlation_id, event.decision
+            )
+        if not decided:
             self.notify("That call is no longer waiting for approval.", severity="warning")
+
+    def on_agents_news(self, event: AgentsNews) -> None:
+        if self.desk is not None:
+            self.desk.apply(event.news)
+
+    def attach_fleet(self, fleet: AgentFleet) -> FleetDesk:
+        """Agents side by side from now on: the view, the counts, the one queue."""
+        from gemtui.tui.fleet_desk import FleetDesk
+
+        self.desk = FleetDesk(self, fleet, FleetDesk.switches_of(self.settings))
+        return self.desk
 
     def on_approval_queue_modify_requested(self, event: ApprovalQueue.ModifyRequested) -> None:
         from gemtui.tui.screens.dialogs import ModifyScreen
@@ -343,7 +361,7 @@ class GemtuiApp(SessionHost):
 
         def done(text: str | None) -> None:
             if text is not None:
-                self.main.approvals.modified(event.snapshot.call_id, text)
+                self.main.approvals.modified(event.snapshot.call_id, text, event.agent_id)
 
         self.push_screen(ModifyScreen(event.text, title=conf.title, language=language), done)
 

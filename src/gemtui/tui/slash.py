@@ -341,7 +341,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/mcp", "MCP servers' state (/mcp restart|disable|enable NAME)", _mcp),
     SlashCommand("/memory", "Context files: /memory show | refresh | add FACT", _memory),
     SlashCommand("/commands", "Custom commands: list them, /commands reload", features.commands),
-    SlashCommand("/agents", "Subagents: /agents [reload | run NAME TASK]", features.agents),
+    SlashCommand(
+        "/agents",
+        "The agent view (agents side by side); subagents: /agents list | reload | run NAME TASK",
+        features.agents,
+    ),
     SlashCommand("/directory", "Workspace roots: /directory show | add PATH", features.directory),
     SlashCommand("/hooks", "Hooks loaded, their last runs and failures", features.hooks),
     SlashCommand("/extensions", "Enabled extensions and what they bring", features.extensions),

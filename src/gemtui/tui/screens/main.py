@@ -374,7 +374,7 @@ class MainScreen(Screen[None]):
         if call.state == ToolCallState.AWAITING_APPROVAL:
             self.transcript.scroll_to_latest()  # what is being approved is in view
         self.transcript.upsert_tool(call, e.parent_id)
-        self.approvals.upsert(call, e.prompt_id)
+        self.approvals.upsert(call, e.prompt_id, agent=self.approvals.front_agent)
         self.status.call_changed(call.call_id, call.name, call.state.value)
 
     def _compressed(self, e: ev.HistoryCompressed) -> None:

@@ -1,0 +1,195 @@
+"""The app's side of a fleet of agents: news in, the status line, the one approval
+queue, attention, and which agent is in front.
+
+The fleet (``agent_rows.AgentFleet``) calls back on the event loop; each piece of news
+is re-posted to the app as ``AgentsNews`` so it is handled in order with everything else
+on the screen. Calls of every agent go into the one approval queue keyed by agent, and a
+decision goes back to ``fleet.decide`` with the agent that asked: never to whichever
+session happens to be in front.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+from gemtui.tui.agent_rows import (
+    FINISHED,
+    AgentFleet,
+    AgentRequest,
+    AgentRow,
+    CallChanged,
+    FleetNews,
+    LimitReached,
+    attention_between,
+    status_summary,
+)
+from gemtui.tui.attention import AttentionSwitches, attention_bytes
+
+if TYPE_CHECKING:
+    from gemtui.agent.session import Session
+    from gemtui.bus.values import Decision
+    from gemtui.config.settings import Settings
+    from gemtui.tui.session_host import SessionHost
+
+__all__ = ["AgentsNews", "FleetDesk"]
+
+
+class AgentsNews(Message, bubble=False):
+    """A fleet's news, re-posted to the app."""
+
+    def __init__(self, news: FleetNews) -> None:
+        super().__init__()
+        self.news = news
+
+
+class FleetDesk:
+    """What the app knows of its fleet; the agent view reads it."""
+
+    def __init__(
+        self,
+        app: SessionHost,
+        fleet: AgentFleet,
+        switches: AttentionSwitches,
+        write: Callable[[str], None] | None = None,
+    ) -> None:
+        self.app = app
+        self.fleet = fleet
+        self.switches = switches
+        self._write = write
+        self.rows: list[AgentRow] = list(fleet.rows())
+        self.lines: list[str] = []
+        """Attention lines, newest last (the view shows them under the table)."""
+        self.draft = AgentRequest("")
+        """The new-agent form as last left (cancelling never loses what was typed)."""
+        self._unsubscribe = fleet.subscribe(self._post)
+        self.app.main.approvals.front_agent = fleet.front_id
+        self.show_counts()
+
+    @staticmethod
+    def switches_of(settings: Settings) -> AttentionSwitches:
+        """``[general]``'s attention switches (Gemini CLI's names where it has them)."""
+        general = settings.general
+        return AttentionSwitches(
+            general.attention_lines, general.terminal_bell, general.enable_notifications
+        )
+
+    def _post(self, news: FleetNews) -> None:
+        self.app.post_message(AgentsNews(news))
+
+    def close(self) -> None:
+        self._unsubscribe()
+
+    def row(self, agent_id: str) -> AgentRow | None:
+        return next((row for row in self.rows if row.id == agent_id), None)
+
+    # -- news --------------------------------------------------------------------------
+    def apply(self, news: FleetNews) -> None:
+        """One piece of news: a call into the queue, or new rows (and their attention)."""
+        if isinstance(news, CallChanged):
+            row = self.row(news.agent_id)
+            label = row.label if row is not None else f"agent {news.agent_id}"
+            self.app.main.approvals.upsert(
+                news.snapshot, news.prompt_id, agent=news.agent_id, label=label
+            )
+            return
+        before, self.rows = self.rows, list(self.fleet.rows())
+        for attention in attention_between(before, self.rows, self.fleet.front_id):
+            if self.switches.line:
+                self.lines.append(f"{attention.title}: {attention.body}")
+                self.app.notify(f"{attention.title}: {attention.body} (F5: agents)")
+            self.write(attention_bytes(attention.title, attention.body, self.switches))
+        self.show_counts()
+        self._refresh_view()
+
+    def write(self, data: str) -> None:
+        """Raw bytes to the terminal (the bell, OSC notifications)."""
+        if not data:
+            return
+        if self._write is not None:
+            self._write(data)
+            return
+        driver = self.app._driver
+        if driver is not None:
+            driver.write(data)
+
+    def show_counts(self) -> None:
+        """The status line's ``agents N working · M wait for you``."""
+        self.app.main.status.agents = status_summary(self.rows, self.fleet.front_id)
+
+    def _refresh_view(self) -> None:
+        from gemtui.tui.screens.agents import AgentsScreen
+
+        for screen in self.app.screen_stack:
+            if isinstance(screen, AgentsScreen):
+                screen.show_rows()
+
+    # -- what the view asks ------------------------------------------------------------
+    def decide(self, agent_id: str, correlation_id: str, decision: Decision) -> bool:
+        return self.fleet.decide(agent_id, correlation_id, decision)
+
+    def start(self, request: AgentRequest) -> str | None:
+        """Start an agent; a limit reached is said in the view and as a toast."""
+        try:
+            return self.fleet.start(request)
+        except LimitReached as exc:
+            self.lines.append(str(exc))
+            self.app.notify(str(exc), severity="warning")
+            self._refresh_view()
+            return None
+
+    def stop(self, agent_id: str) -> None:
+        row = self.row(agent_id)
+        if row is None or row.state in FINISHED:
+            self.app.notify("That agent has already finished.")
+            return
+        self.fleet.stop(agent_id)
+
+    def remove(self, agent_id: str) -> None:
+        row = self.row(agent_id)
+        if row is None:
+            return
+        if row.state not in FINISHED:
+            self.app.notify("Only a finished agent can be removed: stop it first (s).")
+            return
+        if agent_id == self.fleet.front_id:
+            self.app.notify("The agent in front stays listed: bring another one to the front.")
+            return
+        self.fleet.remove(agent_id)
+        self.apply_rows()
+
+    def apply_rows(self) -> None:
+        from gemtui.tui.agent_rows import RowsChanged
+
+        self.apply(RowsChanged())
+
+    def bring_to_front(self, agent_id: str) -> None:
+        """The main screen shows ``agent_id``'s session from now on."""
+        if agent_id == self.fleet.front_id or self.row(agent_id) is None:
+            return
+        self.fleet.bring_to_front(agent_id)
+        self._show_front(self.fleet.session_of(agent_id))
+        self.app.main.approvals.front_agent = agent_id
+        self.apply_rows()
+
+    def _show_front(self, session: Session) -> None:
+        from gemtui.tui.bridge import pump_events
+        from gemtui.tui.resumed_view import show_resumed
+
+        app, main = self.app, self.app.main
+        main.transcript.clear()
+        main.thoughts.clear()
+        main.usage.reset()
+        app.session = session
+        status = main.status
+        status.turn_ended()
+        status.provider, status.model = session.provider.name, session.model
+        status.approval_mode = session.approval_mode
+        main.usage.context_window = session.context_window
+        app.run_worker(
+            pump_events(session.bus, main), name="bridge", group="bridge", exclusive=True
+        )
+        if session.history:
+            show_resumed(main, session, app.store)
