@@ -267,6 +267,7 @@ class Executor:
         limit = self.config.max_turns if max_turns is None else max_turns
         local_turns = continues = 0
         while True:
+            message = self._with_reports(message)
             stop = await self._before_turn(message, cancel, state, local_turns, limit)
             if stop is not None:
                 return stop, None
@@ -284,6 +285,12 @@ class Executor:
                 continues += 1
                 message = Content.user(CONTINUE)
                 continue
+            if stop == TerminateReason.GOAL and self.config.inbox is not None:
+                if await self.config.inbox.next_report(cancel):  # a background report
+                    message = Content(role="user", parts=[])
+                    continue
+                if cancel.is_set():
+                    return self._cancel_reason(state), None
             if stop is not None:
                 return stop, None
             ended, output, message = await self._answer_calls(outcome.calls, cancel, state)
@@ -539,6 +546,13 @@ class Executor:
         state.error = None
         self.bus.emit(ModelFallback, from_model=previous, to_model=nxt, reason=err.message)
         return True
+
+    def _with_reports(self, message: Content) -> Content:
+        """The next request's message with the background reports that arrived."""
+        reports = self.config.inbox.take() if self.config.inbox is not None else []
+        if not reports:
+            return message
+        return Content(role=message.role, parts=[*message.parts, *map(Part.from_text, reports)])
 
     def _park(self, message: Content) -> None:
         """Keep tool results that no turn will send, so no call is left unanswered."""

@@ -16,7 +16,17 @@ from gemtui.agent.router import ModelRouter
 from gemtui.bus import TerminateReason, TurnFinished, Usage
 from gemtui.wire import FunctionCall, Part
 
-__all__ = ["ExecutorConfig", "RunState", "ScheduleOutcome", "ToolRunner", "TurnOutcome"]
+__all__ = ["ExecutorConfig", "Inbox", "RunState", "ScheduleOutcome", "ToolRunner", "TurnOutcome"]
+
+
+class Inbox(Protocol):
+    """Reports of background subagents, for the conversation that started them."""
+
+    def take(self) -> list[str]: ...
+
+    def outstanding(self) -> bool: ...
+
+    async def next_report(self, cancel: asyncio.Event) -> bool: ...
 
 
 class ScheduleOutcome(Protocol):
@@ -68,6 +78,9 @@ class ExecutorConfig:
     """After a text-only answer, ask whether the model meant to go on (chat mode only)."""
     max_continues: int = 3
     """"Please continue." sent at most this often per prompt (the check can be wrong)."""
+    inbox: Inbox | None = None
+    """Background subagents' reports: each joins the next request; the prompt does not
+    end while one it started still runs."""
 
 
 @dataclass

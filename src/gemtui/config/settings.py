@@ -160,6 +160,10 @@ class SubagentSettings(_Section):
     max_depth: int = Field(default=1, ge=0, le=5)
     """How deep delegation may nest: 1 lets the conversation start subagents that cannot
     start their own; 0 offers no subagents at all."""
+    max_parallel: int = Field(default=4, ge=1, le=64)
+    """How many agents may work at once in one app; starting one more is refused, said."""
+    max_spawns: int = Field(default=200, ge=0)
+    """How many subagents one session may start in all (foreground and background)."""
 
 
 class NetworkSettings(_Section):

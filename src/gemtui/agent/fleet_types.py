@@ -1,0 +1,147 @@
+"""The fleet's values: an agent's state and snapshot, a queued approval, the events.
+
+Plain frozen values (no Textual, no session): what the agent view renders and what the
+fleet publishes to its subscribers. ``gemtui.agent.fleet`` re-exports every name.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from gemtui.bus import ToolCallSnapshot
+from gemtui.errors import GemtuiError
+
+__all__ = [
+    "AgentInfo",
+    "AgentRemoved",
+    "AgentState",
+    "AgentStateChanged",
+    "ApprovalsChanged",
+    "FleetCounts",
+    "FleetEvent",
+    "FleetLimitReached",
+    "FrontChanged",
+    "PendingApproval",
+]
+
+
+class AgentState(StrEnum):
+    """Where an agent is, as the agent view shows it."""
+
+    IDLE = "idle"
+    """No prompt running and none run yet (the front session before its first prompt)."""
+    WORKING = "working"
+    WAITING_FOR_YOU = "waiting_for_you"
+    """A call of this agent (or of a subagent it started) awaits approval."""
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    @property
+    def running(self) -> bool:
+        """Working or waiting: it counts against ``[agents] max_parallel``."""
+        return self in (AgentState.WORKING, AgentState.WAITING_FOR_YOU)
+
+    @property
+    def finished(self) -> bool:
+        """Done, failed or cancelled: it may be removed."""
+        return self in (AgentState.DONE, AgentState.FAILED, AgentState.CANCELLED)
+
+
+@dataclass(frozen=True)
+class AgentInfo:
+    """A snapshot of one agent: what a row of the agent view shows."""
+
+    id: str
+    """The fleet's id for the agent (``a1``, ``a2``…; a background subagent: its
+    parent's id, ``/`` and the delegating call's id)."""
+    name: str
+    task: str
+    state: AgentState
+    provider: str
+    model: str
+    workspace: Path
+    session_id: str
+    started: float
+    """Wall-clock time (``time.time()``) it was started."""
+    ended: float | None = None
+    branch: str | None = None
+    """The worktree's branch, when it runs in one."""
+    tokens: int = 0
+    cost: float | None = None
+    waiting: int = 0
+    """How many of its calls await approval."""
+    parent: str | None = None
+    """For a background subagent: the id of the agent that started it."""
+    error: str | None = None
+    """Why it failed (or what stopped it), in one line."""
+    approval_mode: str = "default"
+
+    def elapsed(self, now: float | None = None) -> float:
+        """Seconds it ran (until now while running)."""
+        end = self.ended if self.ended is not None else (time.time() if now is None else now)
+        return max(0.0, end - self.started)
+
+
+@dataclass(frozen=True)
+class PendingApproval:
+    """One confirmation waiting in the fleet's queue, labelled with who asks."""
+
+    agent_id: str
+    """The fleet agent whose session asked (a subagent's request: its session's agent)."""
+    agent_name: str
+    """The agent's name, or the subagent's when one asked (``call.confirmation.agent``)."""
+    task: str
+    workspace: Path
+    correlation_id: str
+    call: ToolCallSnapshot
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What identifies it: a correlation id alone is unique only within one session."""
+        return (self.agent_id, self.correlation_id)
+
+
+@dataclass(frozen=True)
+class FleetCounts:
+    """What the status line shows: how many work and how many wait for you."""
+
+    working: int
+    waiting: int
+    total: int
+
+
+@dataclass(frozen=True)
+class AgentStateChanged:
+    """An agent's snapshot changed (state, tokens, cost, model or waiting count)."""
+
+    agent: AgentInfo
+    previous: AgentState | None
+    """Its state before (None: the agent is new)."""
+
+
+@dataclass(frozen=True)
+class AgentRemoved:
+    agent_id: str
+
+
+@dataclass(frozen=True)
+class ApprovalsChanged:
+    """The queue changed; ``pending`` is all of it, oldest first."""
+
+    pending: tuple[PendingApproval, ...]
+
+
+@dataclass(frozen=True)
+class FrontChanged:
+    agent_id: str | None
+
+
+FleetEvent = AgentStateChanged | AgentRemoved | ApprovalsChanged | FrontChanged
+
+
+class FleetLimitReached(GemtuiError):
+    """Starting one more agent would pass ``[agents] max_parallel``: refused, not queued."""
