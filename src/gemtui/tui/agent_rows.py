@@ -35,8 +35,8 @@ __all__ = [
     "status_summary",
 ]
 
-AgentState = Literal["working", "waiting", "done", "failed", "cancelled"]
-"""``waiting`` means waiting for *you* (a call awaits approval)."""
+AgentState = Literal["idle", "working", "waiting", "done", "failed", "cancelled"]
+"""``waiting`` means waiting for *you* (a call awaits approval); ``idle``: no prompt yet."""
 
 FINISHED: frozenset[str] = frozenset({"done", "failed", "cancelled"})
 """States an agent never leaves: only these may be removed from the view."""

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["AGENT_KEYS", "STATE_WORDS", "AgentsScreen", "NewAgentScreen"]
 
 STATE_WORDS: dict[str, tuple[str, str]] = {
+    "idle": ("○ idle", "$text-muted"),
     "working": ("● working", "$text-primary"),
     "waiting": ("? waiting for you", "bold $text-warning"),
     "done": ("✓ done", "$text-success"),
