@@ -12,7 +12,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -182,7 +181,11 @@ class NewAgentScreen(ModalScreen[AgentRequest | None]):
     NewAgentScreen .dialog-keys { color: $text-muted; }
     """
 
-    BINDINGS: ClassVar = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar = [
+        # Priority: the checkbox would take Enter as "toggle" (Space toggles it).
+        Binding("enter", "start", "Start", priority=True),
+        Binding("escape", "cancel", "Cancel"),
+    ]
 
     def __init__(self, desk: FleetDesk) -> None:
         super().__init__()
@@ -193,15 +196,18 @@ class NewAgentScreen(ModalScreen[AgentRequest | None]):
         draft = self.desk.draft
         with Vertical(classes="dialog"):
             yield Static("New agent", classes="dialog-title")
-            yield Input(draft.task, placeholder="What should it do?", id="agent-task")
+            yield Input(  # a draft kept from last time is continued, not selected away
+                draft.task, placeholder="What should it do?", select_on_focus=False, id="agent-task"
+            )
             yield Input(
                 draft.model, placeholder="Model (empty: the same as in front)", id="agent-model"
             )
             yield Checkbox("In a new worktree", draft.new_worktree, id="agent-worktree")
-            yield Static("Enter start · Tab next field · Esc cancel", classes="dialog-keys")
+            yield Static(
+                "Enter start · Tab next field · Space tick · Esc cancel", classes="dialog-keys"
+            )
 
-    @on(Input.Submitted)
-    def _start(self) -> None:
+    def action_start(self) -> None:
         task = self.query_one("#agent-task", Input).value.strip()
         if not task:
             self.notify("Say what the agent should do first.", severity="warning")

@@ -1,0 +1,297 @@
+"""Agents side by side in the TUI: the agent view, its counts, the front agent, the one
+approval queue across agents, and attention when a background agent needs you.
+
+Every agent is a real session on its own mock model server (``agent_fleet``); approvals
+run real shell commands, so "the decision reached only that agent" is a file that exists
+in one workspace and not in the other.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from gemtui.bus.events import AgentFinished
+from gemtui.config.settings import Settings
+from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.agent_rows import AgentRequest, RowsChanged
+from gemtui.tui.fleet_desk import AgentsNews
+from gemtui.tui.screens.agents import AgentsScreen, NewAgentScreen
+from gemtui.tui.screens.main import MainScreen
+from tests.tui.agent_fleet import STARTED, SessionsFleet
+from tests.tui.conftest import make_app, make_session
+from tests.tui.helpers import Messages
+
+
+def _shell(command: str, call_id: str = "c1") -> dict[str, Any]:
+    """A model step asking for one shell command (the same id in every agent: ids collide)."""
+    return {
+        "function_calls": [
+            {"name": "run_shell_command", "args": {"command": command}, "id": call_id}
+        ]
+    }
+
+
+def _said(app: Any) -> str:
+    """Every prompt and answer the transcript shows."""
+    return "\n".join(text for _, text in app.main.transcript.messages())
+
+
+def _title(app: Any) -> str:
+    return str(app.main.approvals.query_one("#approval-title", Static).content)
+
+
+@pytest.fixture
+def pinned_view_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The view counts elapsed time from ``STARTED``: one minute and five seconds later."""
+    monkeypatch.setattr(AgentsScreen, "__init__", _pinned_init(AgentsScreen.__init__))
+
+
+def _pinned_init(init: Any) -> Any:
+    def pinned(self: AgentsScreen, desk: Any, **kw: Any) -> None:
+        init(self, desk, now=lambda: STARTED + 65, **kw)
+
+    return pinned
+
+
+async def _rows_settle(seen: Messages, fleet: SessionsFleet, want: dict[str, str]) -> None:
+    """Until the app has applied news in which each agent has the wanted state."""
+
+    def done(message: Any) -> bool:
+        if not isinstance(message, AgentsNews) or not isinstance(message.news, RowsChanged):
+            return False
+        states = {row.id: row.state for row in fleet.rows()}
+        return all(states.get(k) == v for k, v in want.items())
+
+    await seen.wait_for(done)
+
+
+async def test_the_view_lists_every_agent_with_its_state_and_the_status_line_counts(
+    workspace: Path, pinned_view_clock: None
+) -> None:
+    async with MockLLMServer() as front, MockLLMServer() as asks, MockLLMServer() as answers:
+        asks.enqueue(_shell("touch asked"), {"text": "ok"})
+        answers.enqueue({"text": "All tests pass."})
+        (workspace / "b").mkdir()
+        (workspace / "c").mkdir()
+        app = make_app(make_session(front.url, workspace), workspace)
+        seen = Messages()
+        async with app.run_test(size=(140, 36), message_hook=seen) as pilot:
+            await pilot.pause()
+            assert app.main.status.agents == ""  # one agent in front: nothing to count
+            await pilot.press("f5")
+            assert isinstance(app.screen, MainScreen)  # no fleet: no view, a line says why
+            fleet = SessionsFleet()
+            assert app.session is not None
+            fleet.adopt(app.session, "the front one")
+            b = fleet.adopt(make_session(asks.url, workspace / "b"), "write the tests", where="~/b")
+            c = fleet.adopt(
+                make_session(answers.url, workspace / "c"), "run the suite", where="~/c"
+            )
+            app.attach_fleet(fleet)
+            fleet.run(b, "write the tests")
+            fleet.run(c, "run the suite")
+            await _rows_settle(seen, fleet, {b: "waiting", c: "done"})
+            await pilot.pause()
+            assert app.main.status.agents == "agents 0 working · 1 waits for you"
+            await pilot.press("f5")
+            screen = app.screen
+            assert isinstance(screen, AgentsScreen)
+            header = str(screen.query_one("#agents-header", Static).content)
+            assert header == "Agents: 3 · 0 working · 1 waiting for you"
+            table = screen.query_one("#agents-table", DataTable)
+            cells = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+            assert [r[1] for r in cells] == ["○ idle", "? waiting for you", "✓ done"]
+            assert cells[2][0].strip() == "run the suite"
+            assert cells[2][3] == "1m05s"
+            assert cells[2][6] == "~/c"
+            await pilot.press("escape")
+            assert isinstance(app.screen, MainScreen)
+            app.run_slash("/agents")  # the slash command (and the palette's entry) opens it too
+            await pilot.pause()
+            assert isinstance(app.screen, AgentsScreen)
+            await pilot.press("escape")
+            fleet.stop(b)
+            await fleet.settled()
+
+
+async def test_a_background_agents_call_is_decided_from_the_queue_and_reaches_only_it(
+    workspace: Path,
+) -> None:
+    """Two background agents ask for the same command with the same call id at once: both
+    are in the queue, labelled; allowing one runs it in that agent's workspace only."""
+    async with MockLLMServer() as front, MockLLMServer() as one, MockLLMServer() as two:
+        one.enqueue(_shell("touch ran"), {"text": "one done"})
+        two.enqueue(_shell("touch ran"), {"text": "two done"})
+        ws_one, ws_two = workspace / "one", workspace / "two"
+        ws_one.mkdir()
+        ws_two.mkdir()
+        app = make_app(make_session(front.url, workspace), workspace)
+        seen = Messages()
+        async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
+            fleet = SessionsFleet()
+            assert app.session is not None
+            fleet.adopt(app.session, "front")
+            a_one = fleet.adopt(make_session(one.url, ws_one), "agent one", where="~/one")
+            a_two = fleet.adopt(make_session(two.url, ws_two), "agent two", where="~/two")
+            app.attach_fleet(fleet)
+            fleet.run(a_one, "go")
+            fleet.run(a_two, "go")
+            await seen.wait_approvals(2)
+            await _rows_settle(seen, fleet, {a_one: "waiting", a_two: "waiting"})
+            queue = app.main.approvals
+            assert len(queue.pending()) == 2  # same call id, two agents: two entries
+            labels = {"agent 'agent one' in ~/one", "agent 'agent two' in ~/two"}
+            first = next(label for label in labels if label in _title(app))
+            await pilot.press("f8", "a")
+            await _rows_settle(seen, fleet, {a_one if "one" in first else a_two: "done"})
+            decided = a_one if "one" in first else a_two
+            other = a_two if decided == a_one else a_one
+            assert fleet.decided[0][0] == decided
+            assert (fleet.session_of(decided).workspace.root / "ran").exists()
+            assert not (fleet.session_of(other).workspace.root / "ran").exists()
+            assert [r.state for r in fleet.rows() if r.id == other] == ["waiting"]
+            assert len(queue.pending()) == 1
+            assert (labels - {first}).pop() in _title(app)
+            # the control: the same command, allowed for the other agent, does run
+            await pilot.press("a")
+            await _rows_settle(seen, fleet, {other: "done"})
+            assert (fleet.session_of(other).workspace.root / "ran").exists()
+            assert [d[0] for d in fleet.decided] == [decided, other]
+
+
+async def test_bringing_an_agent_to_the_front_and_back(workspace: Path) -> None:
+    async with MockLLMServer() as front, MockLLMServer() as back:
+        back.enqueue({"text": "The bug is in parse()."})
+        front.enqueue({"text": "Front answer."})
+        (workspace / "b").mkdir()
+        app = make_app(make_session(front.url, workspace), workspace)
+        seen = Messages()
+        async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
+            fleet = SessionsFleet()
+            assert app.session is not None
+            first = app.session
+            a1 = fleet.adopt(first, "front")
+            b = fleet.adopt(
+                make_session(back.url, workspace / "b", model="gemini-2.5-pro"), "find the bug"
+            )
+            app.attach_fleet(fleet)
+            fleet.run(b, "find the bug")
+            await _rows_settle(seen, fleet, {b: "done"})
+            await pilot.press("f5", "down", "enter")
+            assert isinstance(app.screen, MainScreen)
+            assert app.session is fleet.session_of(b)
+            assert fleet.front_id == b
+            assert app.main.status.model == "gemini-2.5-pro"
+            await pilot.pause()
+            shown = _said(app)
+            assert "find the bug" in shown
+            assert "The bug is in parse()." in shown
+            await pilot.press("f5", "up", "enter")
+            assert app.session is first
+            assert fleet.front_id == a1
+            assert app.main.status.model == "gemini-2.5-flash"
+            await pilot.press(*"hi", "enter")  # the prompt now reaches the front agent's session
+            await seen.wait_event(AgentFinished)
+            assert "Front answer." in _said(app)
+
+
+def _capture(app: Any) -> list[str]:
+    """What the app writes to the terminal besides its frames."""
+    written: list[str] = []
+    assert app.desk is not None
+    app.desk._write = written.append
+    return written
+
+
+@pytest.mark.parametrize("on", [True, False])
+async def test_attention_when_a_background_agent_needs_you_or_finishes(
+    workspace: Path, on: bool
+) -> None:
+    """A line in the view, the bell, OSC 9 and OSC 777 — each off when switched off. The
+    task text goes into the sequences with its control characters taken out."""
+    settings = Settings.model_validate(
+        {"general": {"enableNotifications": on, "terminalBell": on, "attention_lines": on}}
+    )
+    async with MockLLMServer() as front, MockLLMServer() as back:
+        back.enqueue(_shell("true"), {"text": "done"})
+        (workspace / "b").mkdir()
+        app = make_app(make_session(front.url, workspace), workspace)
+        app.settings = settings
+        seen = Messages()
+        async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
+            fleet = SessionsFleet()
+            assert app.session is not None
+            fleet.adopt(app.session, "front")
+            task = "fix it\x1b]52;c;ZXZpbA==\a now"
+            b = fleet.adopt(make_session(back.url, workspace / "b"), task)
+            app.attach_fleet(fleet)
+            written = _capture(app)
+            fleet.run(b, "fix it")
+            await _rows_settle(seen, fleet, {b: "waiting"})
+            await pilot.press("f8", "a")
+            await _rows_settle(seen, fleet, {b: "done"})
+            await pilot.pause()
+            assert app.desk is not None
+            if not on:
+                assert written == []
+                assert app.desk.lines == []
+                return
+            body = "fix it ]52,c,ZXZpbA==  now"
+            assert written == [
+                "\a\x1b]9;gemtui: agent waits for you: fix it ]52;c;ZXZpbA==  now\a"
+                f"\x1b]777;notify;gemtui: agent waits for you;{body}\a",
+                "\a\x1b]9;gemtui: agent is done: fix it ]52;c;ZXZpbA==  now\a"
+                f"\x1b]777;notify;gemtui: agent is done;{body}\a",
+            ]
+            assert [line.split(":")[1].strip() for line in app.desk.lines] == [
+                "agent waits for you",
+                "agent is done",
+            ]
+            await pilot.press("f5")
+            lines = str(app.screen.query_one("#agents-lines", Static).content)
+            assert "gemtui: agent is done: fix it" in lines
+
+
+async def test_start_stop_remove_and_the_limit_line(workspace: Path) -> None:
+    async with MockLLMServer() as front, MockLLMServer() as other:
+        other.enqueue(_shell("sleep 0"), {"text": "done"})
+        app = make_app(make_session(front.url, workspace), workspace)
+        seen = Messages()
+
+        def factory(request: AgentRequest) -> Any:
+            made.append(request)
+            (workspace / "n").mkdir(exist_ok=True)
+            return make_session(other.url, workspace / "n")
+
+        made: list[AgentRequest] = []
+        async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
+            fleet = SessionsFleet(factory, max_parallel=1)
+            assert app.session is not None
+            fleet.adopt(app.session, "front")
+            app.attach_fleet(fleet)
+            await pilot.press("f5", "n")
+            assert isinstance(app.screen, NewAgentScreen)
+            await pilot.press(*"draft", "escape")  # cancelled: what was typed is kept
+            await pilot.press("n")
+            await pilot.press(*" tests", "tab", *"m-x", "tab", "space", "enter")
+            assert made == [AgentRequest("draft tests", "m-x", True)]
+            assert isinstance(app.screen, AgentsScreen)
+            await _rows_settle(seen, fleet, {"a2": "waiting"})
+            await pilot.press("n", *"third", "enter")  # one already works: max_parallel 1
+            await pilot.pause()
+            lines = str(app.screen.query_one("#agents-lines", Static).content)
+            assert "max_parallel = 1" in lines
+            assert len(made) == 1
+            await pilot.press("down", "x")  # a working agent is not removed
+            assert [r.id for r in fleet.rows()] == ["a1", "a2"]
+            await pilot.press("s")
+            await _rows_settle(seen, fleet, {"a2": "cancelled"})
+            await pilot.press("x")
+            await pilot.pause()
+            assert [r.id for r in fleet.rows()] == ["a1"]
+            table = app.screen.query_one("#agents-table", DataTable)
+            assert table.row_count == 1
