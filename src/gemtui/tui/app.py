@@ -178,6 +178,8 @@ class GemtuiApp(SessionHost):
         """(session id, mode) pairs the person confirmed: yolo and auto_edit ask once each."""
         self._declined_mode: str | None = None
         """The mode the person just declined: Shift+Tab steps past it to the next one."""
+        self.desk: FleetDesk | None = None
+        """The fleet of agents side by side, when there is one (the agent view reads it)."""
         self._load_themes()
 
     # -- themes ----------------------------------------------------------------------------------

@@ -62,6 +62,8 @@ class FleetDesk:
         self.rows: list[AgentRow] = list(fleet.rows())
         self.lines: list[str] = []
         """Attention lines, newest last (the view shows them under the table)."""
+        self.views: list[Callable[[], None]] = []
+        """Open agent views' redraws (each adds itself while mounted)."""
         self.draft = AgentRequest("")
         """The new-agent form as last left (cancelling never loses what was typed)."""
         self._unsubscribe = fleet.subscribe(self._post)
@@ -120,11 +122,8 @@ class FleetDesk:
         self.app.main.status.agents = status_summary(self.rows, self.fleet.front_id)
 
     def _refresh_view(self) -> None:
-        from gemtui.tui.screens.agents import AgentsScreen
-
-        for screen in self.app.screen_stack:
-            if isinstance(screen, AgentsScreen):
-                screen.show_rows()
+        for redraw in list(self.views):
+            redraw()
 
     # -- what the view asks ------------------------------------------------------------
     def decide(self, agent_id: str, correlation_id: str, decision: Decision) -> bool:

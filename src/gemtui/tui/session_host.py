@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from gemtui.config.settings import Settings
     from gemtui.config.trust import WorkspaceTrust
     from gemtui.store import SessionStore
-    from gemtui.tui.fleet_desk import FleetDesk
     from gemtui.tui.themes import ThemeFailure
 
 __all__ = ["SessionHost", "short_path"]
@@ -79,8 +78,6 @@ class SessionHost(MaskingApp[int]):
     """/compress is running: prompts queue until it ends."""
     slash_commands: dict[str, str]
     """Every slash command with its help (the app's table), for the prompt's completion."""
-    desk: FleetDesk | None = None
-    """The fleet of agents side by side, when there is one (the agent view reads it)."""
 
     def submit(self, text: str) -> None:
         """Send a prompt (the app's prompt handling)."""

@@ -15,7 +15,9 @@ def agents(app: SessionHost, arg: str) -> None:
     """``/agents`` lists the subagents the model may delegate to, with where each comes
     from and what it may use; ``/agents reload`` reads the definition files again;
     ``/agents run NAME TASK`` asks the model to delegate TASK to NAME (as ``@NAME TASK``)."""
-    if not arg.strip() and app.desk is not None:  # agents side by side: the agent view
+    if (
+        not arg.strip() and getattr(app, "desk", None) is not None
+    ):  # agents side by side: the agent view
         open_agent_view(app)
         return
     if app.session is None:
@@ -53,11 +55,12 @@ def open_agent_view(app: SessionHost) -> None:
     """The agent view (``/agents``, F5, the palette) over the main screen, once."""
     from gemtui.tui.screens.agents import AgentsScreen
 
-    if app.desk is None:
+    desk = getattr(app, "desk", None)  # the app's (``GemtuiApp.desk``)
+    if desk is None:
         app.notify("Only one agent runs here: the agent view lists agents side by side.")
         return
     if not isinstance(app.screen, AgentsScreen):
-        app.push_screen(AgentsScreen(app.desk))
+        app.push_screen(AgentsScreen(desk))
 
 
 def commands(app: SessionHost, arg: str) -> None:

@@ -108,8 +108,13 @@ class AgentsScreen(Screen[None]):
         for label in _COLUMNS:
             table.add_column(label, key=label)
         self.show_rows()
+        self.desk.views.append(self.show_rows)
         table.focus()
         self.set_interval(1.0, self.show_rows, name="agents-clock")
+
+    def on_unmount(self) -> None:
+        if self.show_rows in self.desk.views:
+            self.desk.views.remove(self.show_rows)
 
     def show_rows(self) -> None:
         """Redraw from the desk's rows, keeping the cursor on the same agent."""
