@@ -120,7 +120,7 @@ def test_user_agent_is_offered_runs_its_own_turns_and_its_report_reaches_the_par
     # the agent is a tool of the parent, with its description and one task argument
     decl = _declaration(parent, "scout")
     assert "SCOUT-DESCRIPTION" in decl["description"]
-    assert set(decl["parametersJsonSchema"]["properties"]) == {"task"}
+    assert set(decl["parametersJsonSchema"]["properties"]) == {"task", "background"}
     assert "SCOUT-PROMPT" not in _system(parent)
     # the child: its own prompt, its task, only its tools (and complete_task)
     assert "SCOUT-PROMPT" in _system(child1)

@@ -12,9 +12,7 @@ task and workspace. A decision names the agent *and* the correlation id and reac
 that agent's bus: two agents asking for the same call at the same moment stay two items,
 and "allow for the session" changes only the policy of the session that asked.
 
-Views subscribe with ``Fleet.subscribe``: plain ``FleetEvent`` values, no Textual. The
-fleet never touches the process environment, so its agents stay as apart as two
-separately started gemtui runs.
+Views subscribe with ``Fleet.subscribe``: plain ``FleetEvent`` values, no Textual.
 """
 
 from __future__ import annotations
@@ -28,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from gemtui.agent.fleet_queue import ApprovalQueue
 from gemtui.agent.fleet_types import (
     AgentInfo,
     AgentRemoved,
@@ -39,14 +38,13 @@ from gemtui.agent.fleet_types import (
     FleetLimitReached,
     FrontChanged,
     PendingApproval,
+    final_state,
+    subagent_info,
 )
 from gemtui.bus import (
     AgentFinished,
     Decision,
     Event,
-    TerminateReason,
-    ToolCallSnapshot,
-    ToolCallState,
     ToolCallStateChanged,
     TurnFinished,
 )
@@ -55,7 +53,7 @@ from gemtui.errors import GemtuiError
 if TYPE_CHECKING:
     from gemtui.agent.assembly import Assembled, RunOptions
     from gemtui.agent.session import Session
-    from gemtui.agent.subagents import BackgroundRun
+    from gemtui.agent.subagent_background import BackgroundRun
     from gemtui.config.settings import Settings
 
 __all__ = [
@@ -85,18 +83,11 @@ class _Agent:
     task: asyncio.Task[AgentFinished | None] | None = None
     finished: AgentFinished | None = None
     unsubscribe: Callable[[], None] | None = None
-    stop_requested: bool = False
     subagent: BackgroundRun | None = None
 
     @property
     def session(self) -> Session | None:
         return self.built.session if self.built is not None else None
-
-
-_FINAL = {
-    TerminateReason.GOAL: AgentState.DONE,
-    TerminateReason.ABORTED: AgentState.CANCELLED,
-}
 
 
 class Fleet:
@@ -110,13 +101,11 @@ class Fleet:
     def __init__(
         self, settings: Settings | None = None, *, max_parallel: int | None = None
     ) -> None:
-        limit = max_parallel
-        if limit is None:
-            limit = settings.agents.max_parallel if settings is not None else 4
-        self.max_parallel = limit
+        default = settings.agents.max_parallel if settings is not None else 4
+        self.max_parallel = default if max_parallel is None else max_parallel
         """How many agents may run at once (``[agents] max_parallel``)."""
         self._agents: dict[str, _Agent] = {}
-        self._approvals: dict[tuple[str, str], PendingApproval] = {}
+        self._queue = ApprovalQueue()
         self._listeners: list[Callable[[FleetEvent], None]] = []
         self._ids = itertools.count(1)
         self._front: str | None = None
@@ -226,7 +215,6 @@ class Fleet:
             raise GemtuiError(f"{agent.info.name} is still working: stop it or wait")
         if agent.info.state is not AgentState.IDLE or agent.task is not None:
             self._check_limit()
-        agent.stop_requested = False
         agent.finished = None
         self._update(agent, task=prompt, state=AgentState.WORKING, ended=None, error=None)
         agent.task = asyncio.get_running_loop().create_task(
@@ -239,7 +227,6 @@ class Fleet:
         agent = self._agents[agent_id]
         if not agent.info.state.running:
             return False
-        agent.stop_requested = True
         if agent.subagent is not None:
             agent.subagent.cancel()
             return True
@@ -254,8 +241,7 @@ class Fleet:
         """Wait until the agent's prompt ended; its snapshot then."""
         agent = self._agents[agent_id]
         if agent.task is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(agent.task)
+            await asyncio.wait({agent.task})
         elif agent.subagent is not None:
             await agent.subagent.wait()
         return agent.info
@@ -266,8 +252,8 @@ class Fleet:
         if agent.info.state.running:
             raise GemtuiError(f"{agent.info.name} is still working: stop it first")
         del self._agents[agent_id]
-        for key in [k for k in self._approvals if k[0] == agent_id]:
-            del self._approvals[key]
+        if self._queue.drop(agent_id):
+            self._emit(ApprovalsChanged(self._queue.items()))
         await self._close(agent)
         self._emit(AgentRemoved(agent_id))
         if self._front == agent_id:
@@ -289,13 +275,13 @@ class Fleet:
     # -- the approval queue ------------------------------------------------------------
     def approvals(self) -> list[PendingApproval]:
         """Every pending confirmation of every agent, oldest first."""
-        return list(self._approvals.values())
+        return list(self._queue.items())
 
     def decide(self, agent_id: str, correlation_id: str, decision: Decision) -> bool:
         """Answer one queued confirmation: it reaches only the bus of ``agent_id``'s
         session. False when that agent has no such request pending (a stale or
         misrouted answer is dropped, never tried on another agent)."""
-        item = self._approvals.get((agent_id, correlation_id))
+        item = self._queue.get(agent_id, correlation_id)
         agent = self._agents.get(agent_id)
         if item is None or agent is None:
             return False
@@ -330,11 +316,7 @@ class Fleet:
             log.exception("agent %s failed", agent.info.id)
             error = f"{type(exc).__name__}: {exc}"
         else:
-            state = _FINAL.get(done.reason, AgentState.FAILED)
-            if done.exit_code and state is AgentState.DONE:
-                state = AgentState.FAILED
-            if state is not AgentState.DONE:
-                error = done.error or str(done.reason)
+            state, error = final_state(done)
         finally:
             agent.finished = done
             self._update(agent, state=state, ended=time.time(), error=error, waiting=0)
@@ -349,108 +331,46 @@ class Fleet:
             if event.cost is not None:
                 cost = (cost or 0.0) + event.cost
             self._update(agent, tokens=agent.info.tokens + event.usage.total, cost=cost)
-            child = self._child_of(agent_id, event.parent_id)
-            if child is not None:
+            child = self._agents.get(f"{agent_id}/{event.parent_id.partition('/')[0]}")
+            if event.parent_id and child is not None:
                 self._update(child, tokens=child.info.tokens + event.usage.total)
-        elif isinstance(event, ToolCallStateChanged):
-            self._on_call(agent, event.call)
+        elif isinstance(event, ToolCallStateChanged) and self._queue.follow(agent.info, event.call):
+            self._refresh_waiting(agent_id)
+            self._emit(ApprovalsChanged(self._queue.items()))
         if agent.session is not None and agent.info.model != agent.session.model:
             self._update(agent, model=agent.session.model)
 
-    def _on_call(self, agent: _Agent, call: ToolCallSnapshot) -> None:
-        agent_id = agent.info.id
-        asking = call.state is ToolCallState.AWAITING_APPROVAL and call.correlation_id
-        known = [
-            k
-            for k, p in self._approvals.items()
-            if k[0] == agent_id and p.call.call_id == call.call_id
-        ]
-        if not asking and not known:
-            return
-        for key in known:
-            del self._approvals[key]
-        if asking:
-            assert call.correlation_id is not None
-            confirmation = call.confirmation
-            item = PendingApproval(
-                agent_id=agent_id,
-                agent_name=(confirmation.agent if confirmation and confirmation.agent else None)
-                or agent.info.name,
-                task=agent.info.task,
-                workspace=agent.info.workspace,
-                correlation_id=call.correlation_id,
-                call=call,
-            )
-            self._approvals[item.key] = item
-        self._refresh_waiting(agent)
-        self._emit(ApprovalsChanged(tuple(self._approvals.values())))
-
-    def _refresh_waiting(self, agent: _Agent) -> None:
-        agent_id = agent.info.id
-        waiting = sum(1 for k in self._approvals if k[0] == agent_id)
-        state = agent.info.state
-        if state.running:
-            state = AgentState.WAITING_FOR_YOU if waiting else AgentState.WORKING
-        self._update(agent, waiting=waiting, state=state)
-        for child in self._children(agent_id):
-            prefix = f"{child.info.id.partition('/')[2]}/"
-            asks = sum(
-                1
-                for k, p in self._approvals.items()
-                if k[0] == agent_id and p.call.call_id.startswith(prefix)
-            )
-            if child.info.state.running:
-                new = AgentState.WAITING_FOR_YOU if asks else AgentState.WORKING
-                self._update(child, waiting=asks, state=new)
-
-    def _children(self, agent_id: str) -> list[_Agent]:
-        return [a for a in self._agents.values() if a.info.parent == agent_id]
-
-    def _child_of(self, agent_id: str, parent_call: str) -> _Agent | None:
-        if not parent_call:
-            return None
-        return self._agents.get(f"{agent_id}/{parent_call.partition('/')[0]}")
+    def _refresh_waiting(self, agent_id: str) -> None:
+        """Waiting for you while one of its calls (or its subagents') awaits approval."""
+        for agent in self._agents.values():
+            info = agent.info
+            if info.id == agent_id:
+                waiting = self._queue.count(agent_id)
+            elif info.parent == agent_id:
+                waiting = self._queue.count(agent_id, f"{info.id.partition('/')[2]}/")
+            else:
+                continue
+            state = info.state
+            if state.running:
+                state = AgentState.WAITING_FOR_YOU if waiting else AgentState.WORKING
+            self._update(agent, waiting=waiting, state=state)
 
     def _on_background(self, parent_id: str, run: BackgroundRun) -> None:
         """A background subagent of ``parent_id`` started or ended: listed meanwhile."""
         parent = self._agents.get(parent_id)
         if parent is None:
             return
-        agent_id = f"{parent_id}/{run.call_id}"
-        agent = self._agents.get(agent_id)
+        agent = self._agents.get(f"{parent_id}/{run.call_id}")
         if agent is None:
-            info = AgentInfo(
-                id=agent_id,
-                name=run.agent,
-                task=run.task,
-                state=AgentState.WORKING,
-                provider=parent.info.provider,
-                model=run.model or parent.info.model,
-                workspace=parent.info.workspace,
-                session_id=parent.info.session_id,
-                started=time.time(),
-                branch=parent.info.branch,
-                parent=parent_id,
-                approval_mode=parent.info.approval_mode,
-            )
-            agent = _Agent(info, None, subagent=run)
-            self._agents[agent_id] = agent
-            self._emit(AgentStateChanged(info, None))
-        done = run.finished
-        if done is None:
-            return
-        state = _FINAL.get(done.reason, AgentState.FAILED)
-        if done.reason is TerminateReason.GOAL and done.output is None:
-            state = AgentState.FAILED
-        self._update(
-            agent,
-            state=state,
-            ended=time.time(),
-            cost=done.cost,
-            tokens=max(agent.info.tokens, done.usage.total),
-            error=None if state is AgentState.DONE else (done.error or str(done.reason)),
-            waiting=0,
-        )
+            agent = _Agent(subagent_info(parent.info, run), None, subagent=run)
+            self._agents[agent.info.id] = agent
+            self._emit(AgentStateChanged(agent.info, None))
+        if run.finished is not None:
+            state, error = final_state(run.finished, needs_output=True)
+            tokens = max(agent.info.tokens, run.finished.usage.total)
+            ended = time.time()
+            self._update(agent, state=state, ended=ended, tokens=tokens, error=error, waiting=0)
+            self._update(agent, cost=run.finished.cost)
 
     def _update(self, agent: _Agent, **changes: object) -> None:
         before = agent.info
@@ -471,6 +391,9 @@ class Fleet:
         if agent.unsubscribe is not None:
             agent.unsubscribe()
         if agent.built is not None:
+            background = agent.built.session.agents.background
+            background.stop_all()  # its subagents use its provider: they end first
+            await background.wait_all()
             with contextlib.suppress(Exception):
                 await agent.built.session.aclose()
             agent.built.close()

@@ -10,9 +10,13 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gemtui.bus import ToolCallSnapshot
+from gemtui.bus import AgentFinished, TerminateReason, ToolCallSnapshot
 from gemtui.errors import GemtuiError
+
+if TYPE_CHECKING:
+    from gemtui.agent.subagent_background import BackgroundRun
 
 __all__ = [
     "AgentInfo",
@@ -25,6 +29,8 @@ __all__ = [
     "FleetLimitReached",
     "FrontChanged",
     "PendingApproval",
+    "final_state",
+    "subagent_info",
 ]
 
 
@@ -145,3 +151,40 @@ FleetEvent = AgentStateChanged | AgentRemoved | ApprovalsChanged | FrontChanged
 
 class FleetLimitReached(GemtuiError):
     """Starting one more agent would pass ``[agents] max_parallel``: refused, not queued."""
+
+
+_FINAL = {
+    TerminateReason.GOAL: AgentState.DONE,
+    TerminateReason.ABORTED: AgentState.CANCELLED,
+}
+
+
+def final_state(
+    done: AgentFinished, *, needs_output: bool = False
+) -> tuple[AgentState, str | None]:
+    """An ended prompt's state and, unless done, why (``needs_output``: a subagent that
+    stopped without its report failed)."""
+    state = _FINAL.get(done.reason, AgentState.FAILED)
+    if state is AgentState.DONE and (done.exit_code or (needs_output and done.output is None)):
+        state = AgentState.FAILED
+    if state is AgentState.DONE:
+        return state, None
+    return state, done.error or str(done.reason)
+
+
+def subagent_info(parent: AgentInfo, run: BackgroundRun) -> AgentInfo:
+    """The row of a background subagent, listed under the agent that started it."""
+    return AgentInfo(
+        id=f"{parent.id}/{run.call_id}",
+        name=run.agent,
+        task=run.task,
+        state=AgentState.WORKING,
+        provider=parent.provider,
+        model=run.model or parent.model,
+        workspace=parent.workspace,
+        session_id=parent.session_id,
+        started=time.time(),
+        branch=parent.branch,
+        parent=parent.id,
+        approval_mode=parent.approval_mode,
+    )

@@ -1,5 +1,7 @@
 """Each subagent offered to the model as a tool: ``<name>(task)`` runs it, its report returns.
 
+With ``background: true`` the
+call returns at once and the report comes later, as a message (``subagent_background``).
 The delegation itself changes nothing (its kind is THINK, so policy lets it start and the
 scheduler runs several at once); every call the subagent makes passes the same policy and
 approval as the conversation's own. Its report (task mode's ``complete_task`` output) is
@@ -51,7 +53,9 @@ class InvestigationReport(BaseModel):
 class SubagentRunner(Protocol):
     """What runs a delegated task (the session's ``Subagents``)."""
 
-    async def run_task(self, tool: SubagentTool, task: str, ctx: ToolContext) -> ToolResult: ...
+    async def run_task(
+        self, tool: SubagentTool, task: str, ctx: ToolContext, *, background: bool = False
+    ) -> ToolResult: ...
 
 
 class SubagentTool(Tool):
@@ -67,7 +71,14 @@ class SubagentTool(Tool):
                     "The whole task, self-contained: the agent sees nothing of this "
                     "conversation but what you write here."
                 ),
-            }
+            },
+            "background": {
+                "type": "boolean",
+                "description": (
+                    "true: start the agent in the background and go on with your own work "
+                    "at once; its report arrives as a message when it is done."
+                ),
+            },
         },
         "required": ["task"],
     }
@@ -104,7 +115,10 @@ class _Delegation(ToolInvocation):
         return f"{self.tool.name}: {task[:80]}{'…' if len(task) > 80 else ''}"
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
-        return await self.tool.runner.run_task(self.tool, str(self.args["task"]), ctx)
+        background = self.args.get("background") is True
+        return await self.tool.runner.run_task(
+            self.tool, str(self.args["task"]), ctx, background=background
+        )
 
 
 def subagent_tool(

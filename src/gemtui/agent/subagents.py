@@ -14,17 +14,20 @@ from __future__ import annotations
 import asyncio
 import json
 import platform
+from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gemtui.agent.agent_defs import AgentDefinition, AgentSet, load_agents
 from gemtui.agent.executor import COMPLETE_TASK, Executor, ExecutorConfig
+from gemtui.agent.subagent_background import BackgroundAgents, BackgroundRun
 from gemtui.agent.subagent_tool import (
     InvestigationReport,
     SubagentTool,
     TaskReport,
     subagent_tool,
 )
-from gemtui.bus import ErrorOccurred, TerminateReason
+from gemtui.bus import AgentFinished, ErrorOccurred, TerminateReason
 from gemtui.bus.child import ChildBus
 from gemtui.chat.chat import Chat
 from gemtui.tools.base import ToolContext, ToolError, ToolResult
@@ -126,10 +129,22 @@ class Subagents:
         self.found = AgentSet()
         self._installed: list[str] = []
         self._guard: _OneChangeAtATime | None = None
+        self.background = BackgroundAgents()
+        """The subagents running in the background, and their reports not yet delivered."""
+        self.spawned = 0
+        """How many subagents this session started (``[agents] max_spawns``)."""
 
     @property
     def max_depth(self) -> int:
         return self.session.settings.agents.max_depth
+
+    @property
+    def max_spawns(self) -> int:
+        return self.session.settings.agents.max_spawns
+
+    def watch_background(self, fn: Callable[[BackgroundRun], None]) -> Callable[[], None]:
+        """Call ``fn`` when a background subagent starts and when it ends."""
+        return self.background.watch(fn)
 
     @property
     def agents(self) -> dict[str, AgentDefinition]:
@@ -177,8 +192,12 @@ class Subagents:
 
     # -- running ---------------------------------------------------------------------
 
-    async def run_task(self, tool: SubagentTool, task: str, ctx: ToolContext) -> ToolResult:
-        """Run ``task`` with the tool's agent as a child of the call ``ctx.call_id``."""
+    async def run_task(
+        self, tool: SubagentTool, task: str, ctx: ToolContext, *, background: bool = False
+    ) -> ToolResult:
+        """Run ``task`` with the tool's agent as a child of the call ``ctx.call_id``
+        (``background``: started, answered at once, reported later; the conversation's
+        own calls only, a subagent's run in the foreground)."""
         definition, depth = tool.definition, tool.depth
         if depth >= self.max_depth:
             raise ToolError(
@@ -186,8 +205,17 @@ class Subagents:
                 f"subagents deeper than [agents] max_depth = {self.max_depth}. Do the task "
                 "yourself."
             )
+        if self.spawned >= self.max_spawns:
+            raise ToolError(
+                f"{definition.name} was not started: this session already started "
+                f"{self.spawned} subagents, the limit ([agents] max_spawns = "
+                f"{self.max_spawns}). Do the task yourself."
+            )
+        self.spawned += 1
         bus = ChildBus(tool.bus or self.session.bus, ctx.call_id, definition.name)
         executor = self._executor(definition, bus, depth + 1)
+        if background and depth == 0:
+            return self._start_background(definition, executor, task, ctx.call_id)
         cancel = asyncio.Event()
         run = asyncio.ensure_future(executor.run(task, cancel=cancel))
         try:
@@ -196,23 +224,36 @@ class Subagents:
             cancel.set()  # the parent was cancelled: the child ends its turn and calls now
             await asyncio.wait({run})
             raise
-        data = {
-            "agent": definition.name,
-            "turns": done.turns,
-            "reason": str(done.reason),
-            "tokens": done.usage.total,
-            "cost": done.cost,
-        }
-        if done.reason == TerminateReason.GOAL and done.output is not None:
-            text = _report_text(done.output)
-            return ToolResult(llm_content=text, display=text, data=data)
-        why = done.error or str(done.reason)
-        said = done.text.strip()
-        tail = f" What it said last: {said[-2000:]}" if said else ""
-        return ToolResult(
-            error=f"The {definition.name} agent stopped without a report ({why}).{tail}",
-            data=data,
+        return _result(definition, done)
+
+    def _start_background(
+        self, definition: AgentDefinition, executor: Executor, task: str, call_id: str
+    ) -> ToolResult:
+        """Start the child on its own; the conversation's loop gets its report later."""
+        owner = self.session.executor
+        if owner.config.inbox is not self.background:  # the conversation waits for reports
+            owner.config = replace(owner.config, inbox=self.background)
+        self.background.start(
+            call_id,
+            definition.name,
+            task,
+            definition.model,
+            lambda cancel: executor.run(task, cancel=cancel),
+            lambda done: _report_of(_result(definition, done)),
         )
+        text = (
+            f"Started the {definition.name} agent in the background. Go on with your own "
+            "work; its report will arrive as a message when it is done."
+        )
+        return ToolResult(
+            llm_content=text,
+            display=f"{definition.name} started in the background",
+            data={"agent": definition.name, "background": True},
+        )
+
+    def stop_background(self) -> None:
+        """Cancel the background subagents still running (the session is closing)."""
+        self.background.stop_all()
 
     def _executor(self, definition: AgentDefinition, bus: ChildBus, depth: int) -> Executor:
         session = self.session
@@ -312,3 +353,31 @@ def _report_text(output: object) -> str:
     if isinstance(output, InvestigationReport):
         return json.dumps(output.model_dump(), ensure_ascii=False, indent=2)
     return str(output)
+
+
+def _result(definition: AgentDefinition, done: AgentFinished) -> ToolResult:
+    """The delegation's result: the report, or why the agent stopped without one."""
+    data = {
+        "agent": definition.name,
+        "turns": done.turns,
+        "reason": str(done.reason),
+        "tokens": done.usage.total,
+        "cost": done.cost,
+    }
+    if done.reason == TerminateReason.GOAL and done.output is not None:
+        text = _report_text(done.output)
+        return ToolResult(llm_content=text, display=text, data=data)
+    why = done.error or str(done.reason)
+    said = done.text.strip()
+    tail = f" What it said last: {said[-2000:]}" if said else ""
+    return ToolResult(
+        error=f"The {definition.name} agent stopped without a report ({why}).{tail}",
+        data=data,
+    )
+
+
+def _report_of(result: ToolResult) -> str:
+    """What the conversation is told when a background agent ends."""
+    if result.error:
+        return result.error
+    return str(result.llm_content)

@@ -1,0 +1,192 @@
+"""Agents side by side: a ``Fleet`` of full sessions and its one approval queue.
+
+Each agent is a session built the one way (``RunOptions``), on its own mock server, its
+own workspace. Their calls wait in one queue; a decision names the agent and reaches
+only that agent's session. The attack: two agents ask for the *same* tool with the *same*
+arguments and the *same* call id at the same moment; deciding one must run that one only
+(real bash writes its file in that agent's workspace alone) while the other still waits.
+The control in the same test: the other's own decision does run its command, so the
+command really would have written had the decision leaked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from gemtui.agent.assembly import RunOptions
+from gemtui.agent.fleet import (
+    AgentState,
+    ApprovalsChanged,
+    Fleet,
+    FleetEvent,
+    FleetLimitReached,
+    PendingApproval,
+)
+from gemtui.bus import ApprovalDecision, Decision
+from gemtui.config.settings import Settings
+from gemtui.testing import MockLLMServer
+
+from .test_two_sessions_apart import _configure, _shell
+
+SAME = "echo ran > ran.txt"
+"""The one command both agents ask for (relative: it lands in the asking agent's folder)."""
+
+
+async def until(fleet: Fleet, holds: Callable[[], bool]) -> None:
+    """Wait (on fleet events, never on a clock) until ``holds()`` is true."""
+    if holds():
+        return
+    hit = asyncio.Event()
+
+    def check(_event: FleetEvent) -> None:
+        if holds():
+            hit.set()
+
+    off = fleet.subscribe(check)
+    try:
+        await hit.wait()
+    finally:
+        off()
+
+
+def _folders(tmp_path: Path) -> tuple[Path, Path]:
+    ws_a, ws_b = tmp_path / "ws-a", tmp_path / "ws-b"
+    ws_a.mkdir()
+    ws_b.mkdir()
+    return ws_a, ws_b
+
+
+def _options(ws: Path, provider: str, **kw: object) -> RunOptions:
+    model = {"beta": "m-beta"}.get(provider)
+    return RunOptions(ws, provider=provider, model=model, **kw)  # type: ignore[arg-type]
+
+
+def _item(fleet: Fleet, agent_id: str) -> PendingApproval:
+    (item,) = [p for p in fleet.approvals() if p.agent_id == agent_id]
+    return item
+
+
+async def test_a_decision_reaches_only_the_agent_that_asked(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "key-a")
+    ws_a, ws_b = _folders(tmp_path)
+    async with MockLLMServer() as alpha, MockLLMServer() as beta:
+        _configure(alpha.url, beta.url)
+        alpha.enqueue(_shell(SAME, "c1"), {"text": "a done"})
+        beta.enqueue(_shell(SAME, "c1"), {"text": "b done"})
+        fleet = Fleet(Settings())
+        seen: list[tuple[PendingApproval, ...]] = []
+        fleet.subscribe(
+            lambda e: seen.append(e.pending) if isinstance(e, ApprovalsChanged) else None
+        )
+        try:
+            a = fleet.start("write in a", _options(ws_a, "alpha"), name="fixer")
+            b = fleet.start("write in b", _options(ws_b, "beta"), name="tester")
+            await until(fleet, lambda: len(fleet.approvals()) == 2)
+            item_a, item_b = _item(fleet, a), _item(fleet, b)
+            # the same call, labelled apart: agent, task and workspace
+            assert item_a.call.call_id == item_b.call.call_id == "c1"
+            assert item_a.call.args == item_b.call.args == {"command": SAME}
+            assert (item_a.agent_name, item_a.task, item_a.workspace) == (
+                "fixer",
+                "write in a",
+                ws_a.resolve(),
+            )
+            assert (item_b.agent_name, item_b.workspace) == ("tester", ws_b.resolve())
+            assert {fleet.get(a).state, fleet.get(b).state} == {AgentState.WAITING_FOR_YOU}
+            assert fleet.counts().waiting == 2
+            # an answer naming one agent with the other's request is dropped, not rerouted
+            assert not fleet.decide(a, item_b.correlation_id, Decision(ApprovalDecision.ALLOW_ONCE))
+            assert not fleet.decide(b, item_a.correlation_id, Decision(ApprovalDecision.ALLOW_ONCE))
+            assert fleet.decide(a, item_a.correlation_id, Decision(ApprovalDecision.ALLOW_ONCE))
+            info_a = await fleet.wait(a)
+            assert info_a.state is AgentState.DONE
+            assert (ws_a / "ran.txt").read_text() == "ran\n"
+            assert not (ws_b / "ran.txt").exists()  # the other one still waits...
+            assert fleet.get(b).state is AgentState.WAITING_FOR_YOU
+            assert [p.key for p in fleet.approvals()] == [item_b.key]
+            # ...and its own decision (the control) does run the very same command
+            assert fleet.decide(b, item_b.correlation_id, Decision(ApprovalDecision.ALLOW_ONCE))
+            assert (await fleet.wait(b)).state is AgentState.DONE
+            assert (ws_b / "ran.txt").read_text() == "ran\n"
+            assert fleet.approvals() == []
+            assert seen[-1] == ()
+        finally:
+            await fleet.aclose()
+
+
+async def test_allow_for_the_session_is_that_agents_session_only(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "key-a")
+    ws_a, ws_b = _folders(tmp_path)
+    async with MockLLMServer() as alpha, MockLLMServer() as beta:
+        _configure(alpha.url, beta.url)
+        for server, name in ((alpha, "a"), (beta, "b")):
+            server.enqueue(
+                _shell("touch one.txt", "c1"),
+                _shell("touch two.txt", "c2"),
+                {"text": f"{name} done"},
+            )
+        fleet = Fleet(Settings())
+        try:
+            a = fleet.start("twice in a", _options(ws_a, "alpha"))
+            b = fleet.start("twice in b", _options(ws_b, "beta"))
+            await until(fleet, lambda: len(fleet.approvals()) == 2)
+            first_a, first_b = _item(fleet, a), _item(fleet, b)
+            fleet.decide(a, first_a.correlation_id, Decision(ApprovalDecision.ALLOW_SESSION))
+            fleet.decide(b, first_b.correlation_id, Decision(ApprovalDecision.ALLOW_ONCE))
+            assert (await fleet.wait(a)).state is AgentState.DONE  # its second call: not asked
+            assert (ws_a / "two.txt").exists()
+            await until(fleet, lambda: [p.agent_id for p in fleet.approvals()] == [b])
+            second_b = _item(fleet, b)  # B allowed once only: asked again
+            assert second_b.call.call_id == "c2"
+            assert not (ws_b / "two.txt").exists()
+            fleet.decide(b, second_b.correlation_id, Decision(ApprovalDecision.REJECT))
+            assert (await fleet.wait(b)).state is AgentState.DONE
+            assert not (ws_b / "two.txt").exists()
+            assert (ws_b / "one.txt").exists()
+        finally:
+            await fleet.aclose()
+
+
+async def test_max_parallel_refuses_one_more_with_a_clear_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "key-a")
+    ws_a, ws_b = _folders(tmp_path)
+    assert Settings().agents.max_parallel == 4
+    async with MockLLMServer() as alpha:
+        _configure(alpha.url, alpha.url)
+        alpha.enqueue(_shell(SAME, "c1"))
+        fleet = Fleet(max_parallel=1)
+        events: list[FleetEvent] = []
+        fleet.subscribe(events.append)
+        try:
+            a = fleet.start("first", _options(ws_a, "alpha"), name="first")
+            await until(fleet, lambda: fleet.get(a).state is AgentState.WAITING_FOR_YOU)
+            with pytest.raises(FleetLimitReached) as refused:
+                fleet.start("second", _options(ws_b, "alpha"))
+            assert str(refused.value) == (
+                "1 agents are already working ([agents] max_parallel = 1): stop one or "
+                "wait for one to finish, then start this one again"
+            )
+            assert [i.id for i in fleet.agents()] == [a]  # nothing half-started
+            assert fleet.stop(a)
+            assert (await fleet.wait(a)).state is AgentState.CANCELLED
+            assert not (ws_a / "ran.txt").exists()
+            assert fleet.approvals() == []
+            alpha.enqueue(_shell(SAME, "c1"), {"text": "b done"})
+            b = fleet.start("second", _options(ws_b, "alpha", approval_mode="yolo"))
+            assert (await fleet.wait(b)).state is AgentState.DONE
+            assert (ws_b / "ran.txt").exists()
+            await fleet.remove(a)
+            assert [i.id for i in fleet.agents()] == [b]
+            assert fleet.front == b
+        finally:
+            await fleet.aclose()
