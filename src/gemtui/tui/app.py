@@ -346,6 +346,11 @@ class GemtuiApp(SessionHost):
         if self.desk is not None:
             self.desk.apply(event.news)
 
+    def start_front_session(self) -> None:
+        from gemtui.tui.fleet_desk import start_in_fleet
+
+        self.desk = start_in_fleet(self, self.desk) or self.desk
+
     def attach_fleet(self, fleet: AgentFleet) -> FleetDesk:
         """Agents side by side from now on: the view, the counts, the one queue."""
         from gemtui.tui.fleet_desk import FleetDesk

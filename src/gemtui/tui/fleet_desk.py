@@ -192,3 +192,26 @@ class FleetDesk:
         )
         if session.history:
             show_resumed(main, session, app.store)
+
+
+def start_in_fleet(app: SessionHost, desk: FleetDesk | None) -> FleetDesk | None:
+    """Start the app's session as an agent of the engine's fleet (made with the first
+    one): the fleet says it started and records it. A session handed in without a store
+    (tests, the bench) starts alone, as before; the new desk, if one was made."""
+    from gemtui.agent.fleet import Fleet
+    from gemtui.tui.fleet_adapter import EngineFleet
+
+    built, session = app.assembled, app.session
+    assert session is not None
+    if built is None or built.session is not session:
+        session.start()
+        return None
+    if desk is not None and isinstance(desk.fleet, EngineFleet):
+        agent_id = desk.fleet.fleet.adopt(built)  # /new, a resumed session: one more agent
+        desk.fleet.bring_to_front(agent_id)  # already on screen: only the fleet is told
+        app.main.approvals.front_agent = agent_id
+        desk.apply_rows()
+        return desk
+    fleet = EngineFleet(Fleet(app.settings), app.run_options)
+    fleet.fleet.adopt(built)
+    return FleetDesk(app, fleet, FleetDesk.switches_of(app.settings))

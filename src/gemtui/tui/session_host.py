@@ -455,9 +455,14 @@ class SessionHost(MaskingApp[int]):
         self._adopt(built)
         return built
 
-    def _after_start(self) -> None:
+    def start_front_session(self) -> None:
+        """Say the session began (the app follows it in a fleet of agents first)."""
         assert self.session is not None
         self.session.start()
+
+    def _after_start(self) -> None:
+        assert self.session is not None
+        self.start_front_session()
         if self.initial_prompt:
             prompt, self.initial_prompt = self.initial_prompt, None
             self.submit(prompt)
