@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Static
 from gemtui.bus.events import AgentFinished
 from gemtui.config.settings import Settings
 from gemtui.testing.mockllm import MockLLMServer
-from gemtui.tui.agent_rows import AgentRequest, RowsChanged
+from gemtui.tui.agent_rows import AgentFleet, AgentRequest, RowsChanged
 from gemtui.tui.fleet_desk import AgentsNews
 from gemtui.tui.screens.agents import AgentsScreen, NewAgentScreen
 from gemtui.tui.screens.main import MainScreen
@@ -57,7 +57,7 @@ def _pinned_init(init: Any) -> Any:
     return pinned
 
 
-async def _rows_settle(seen: Messages, fleet: SessionsFleet, want: dict[str, str]) -> None:
+async def _rows_settle(seen: Messages, fleet: AgentFleet, want: dict[str, str]) -> None:
     """Until the app has applied news in which each agent has the wanted state."""
 
     def done(message: Any) -> bool:
@@ -295,3 +295,43 @@ async def test_start_stop_remove_and_the_limit_line(workspace: Path) -> None:
             assert [r.id for r in fleet.rows()] == ["a1"]
             table = app.screen.query_one("#agents-table", DataTable)
             assert table.row_count == 1
+
+
+async def test_the_engines_fleet_behind_the_view_new_agent_approval_and_bell(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The product path: the app's session is the engine fleet's first agent; a second one
+    started from the view asks, is answered from the queue, finishes, and the bell rings."""
+    from gemtui.agent.assembly import RunOptions
+    from gemtui.store import SessionStore
+    from gemtui.tui.fleet_adapter import EngineFleet
+    from tests.integration.test_two_sessions_apart import _configure
+
+    monkeypatch.setenv("GEMINI_API_KEY", "key-a")
+    async with MockLLMServer() as front, MockLLMServer() as alpha:
+        _configure(alpha.url, "http://127.0.0.1:9")
+        alpha.enqueue(_shell("echo ran > ran.txt"), {"text": "written"})
+        options = RunOptions(workspace, provider="alpha")
+        app = make_app(
+            make_session(front.url, workspace), workspace, store=SessionStore(), run_options=options
+        )
+        seen = Messages()
+        async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
+            await pilot.pause()
+            desk = app.desk
+            assert desk is not None
+            assert isinstance(desk.fleet, EngineFleet)
+            assert [row.state for row in desk.rows] == ["idle"]
+            written = _capture(app)
+            await pilot.press("f5", "n", *"write ran", "enter")
+            await seen.wait_approvals(1)
+            await _rows_settle(seen, desk.fleet, {"a2": "waiting"})
+            assert app.main.status.agents == "agents 0 working · 1 waits for you"
+            await pilot.press("escape")
+            assert "agent 'write ran' in " in _title(app)
+            assert not (workspace / "ran.txt").exists()
+            await pilot.press("f8", "a")
+            await _rows_settle(seen, desk.fleet, {"a2": "done"})
+            assert (workspace / "ran.txt").read_text() == "ran\n"
+            assert written == ["\a", "\a"]  # bell on, desktop notifications off by default
+            assert app.main.status.agents == "agents 0 working"
