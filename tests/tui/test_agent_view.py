@@ -41,20 +41,16 @@ def _said(app: Any) -> str:
 
 
 def _title(app: Any) -> str:
-    return str(app.main.approvals.query_one("#approval-title", Static).content)
+    """The queue's title and, for a background agent's call, its label line."""
+    queue = app.main.approvals
+    label = [str(w.content) for w in queue.query(".preview-agent").results(Static)]
+    return " ".join([str(queue.query_one("#approval-title", Static).content), *label])
 
 
 @pytest.fixture
 def pinned_view_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     """The view counts elapsed time from ``STARTED``: one minute and five seconds later."""
-    monkeypatch.setattr(AgentsScreen, "__init__", _pinned_init(AgentsScreen.__init__))
-
-
-def _pinned_init(init: Any) -> Any:
-    def pinned(self: AgentsScreen, desk: Any, **kw: Any) -> None:
-        init(self, desk, now=lambda: STARTED + 65, **kw)
-
-    return pinned
+    monkeypatch.setattr(AgentsScreen, "clock", staticmethod(lambda: STARTED + 65))
 
 
 async def _rows_settle(seen: Messages, fleet: AgentFleet, want: dict[str, str]) -> None:

@@ -45,7 +45,17 @@ AGENT_KEYS: list[KeyHint] = [
     ("Esc", "Esc", "back", "back"),
 ]
 
-_COLUMNS = ("Agent", "State", "Model", "Elapsed", "Tokens", "Cost", "Worktree / branch")
+_COLUMNS: dict[str, int | None] = {
+    "Agent": 30,
+    "State": 17,
+    "Model": None,
+    "Elapsed": None,
+    "Tokens": None,
+    "Cost": None,
+    "Worktree / branch": None,
+}
+"""Each column and its width (None: as wide as its widest cell). Styled cells are not
+measured by the table, so the two styled columns get theirs."""
 LINES_SHOWN = 6
 """Attention lines listed under the table (the newest)."""
 
@@ -54,7 +64,7 @@ def _cells(row: AgentRow, now: float, front: bool) -> list[Content | str]:
     words, style = STATE_WORDS[row.state]
     where = row.workspace + (f" ⎇ {row.branch}" if row.branch else "")
     return [
-        Content.styled(("▶ " if front else "  ") + row.task[:48], "bold" if front else ""),
+        Content.styled(("▶ " if front else "  ") + row.task[:28], "bold" if front else ""),
         Content.styled(words, style),
         f"{row.provider}:{row.model}",
         elapsed_text(row, now),
@@ -83,19 +93,19 @@ class AgentsScreen(Screen[None]):
         Binding("escape", "back", "Back"),
     ]
 
+    clock: Callable[[], float] = staticmethod(time.time)
+    """The clock elapsed times are counted on (tests pin it)."""
+
     def __init__(
         self,
         desk: FleetDesk,
         *,
-        now: Callable[[], float] = time.time,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.desk = desk
-        self.now = now
-        """The clock elapsed times are counted on (tests pin it)."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="agents-header")
@@ -105,8 +115,8 @@ class AgentsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#agents-table", DataTable)
-        for label in _COLUMNS:
-            table.add_column(label, key=label)
+        for label, width in _COLUMNS.items():
+            table.add_column(label, key=label, width=width)
         self.show_rows()
         self.desk.views.append(self.show_rows)
         table.focus()
@@ -123,7 +133,7 @@ class AgentsScreen(Screen[None]):
         rows = self.desk.rows
         front = self.desk.fleet.front_id
         table.clear()
-        now = self.now()
+        now = self.clock()
         for row in rows:
             table.add_row(*_cells(row, now, row.id == front), key=row.id)
         ids = [row.id for row in rows]

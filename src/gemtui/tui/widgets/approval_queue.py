@@ -391,8 +391,8 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
         agent = snap.confirmation.agent if snap.confirmation is not None else None
         asker = f" for agent {agent}" if agent else ""  # a subagent's call says whose it is
         pending = items[self._index]
-        if pending.agent != self.front_agent and pending.label:  # a background agent's
-            asker += f" — {pending.label}"
+        labelled = pending.agent != self.front_agent and bool(pending.label)
+        asker += " — a background agent's" if labelled else ""
         title.update(
             Content.assemble(
                 (f"Approve {snap.name}{asker}", "bold $tool-pending"),
@@ -400,6 +400,9 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
             )
         )
         widgets = preview_widgets(snap, items[self._index].reach)
+        if labelled:  # whose call it is and where it runs, before what it does
+            label = Content.styled(pending.label, "bold $text-warning")
+            widgets.insert(0, Static(label, classes="preview-agent"))
         for widget in widgets:
             if isinstance(widget, DiffView):
                 widget.side_by_side = self._side_by_side
