@@ -331,3 +331,43 @@ async def test_the_engines_fleet_behind_the_view_new_agent_approval_and_bell(
             assert (workspace / "ran.txt").read_text() == "ran\n"
             assert written == ["\a", "\a"]  # bell on, desktop notifications off by default
             assert app.main.status.agents == "agents 0 working"
+
+
+async def test_a_prompt_typed_to_a_front_agent_still_working_waits_for_it(
+    workspace: Path,
+) -> None:
+    """An agent started in the background and brought to the front is still in its own
+    prompt: what the person types queues, never runs beside it, and goes once it ends."""
+    async with MockLLMServer() as front, MockLLMServer() as back:
+        back.enqueue(_shell("true"), {"text": "first done"}, {"text": "second answer"})
+        (workspace / "b").mkdir()
+        app = make_app(make_session(front.url, workspace), workspace)
+        seen = Messages()
+        async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
+            fleet = SessionsFleet()
+            assert app.session is not None
+            fleet.adopt(app.session, "front")
+            b = fleet.adopt(make_session(back.url, workspace / "b"), "background")
+            app.attach_fleet(fleet)
+            fleet.run(b, "first")
+            await _rows_settle(seen, fleet, {b: "waiting"})
+            await pilot.press("f5", "down", "enter")
+            assert app.session is fleet.session_of(b)
+            await pilot.press(*"second", "enter")
+            assert list(app.queued) == ["second"]
+            assert len(back.requests) == 1  # only the first prompt's call so far
+            mark = len(seen.seen)
+            await pilot.press("f8", "a")
+
+            def both_finished(_: Any) -> bool:
+                ends = [
+                    m
+                    for m in seen.seen[mark:]
+                    if isinstance(getattr(m, "event", None), AgentFinished)
+                ]
+                return len(ends) == 2
+
+            await seen.wait_for(both_finished, after=mark)
+            await pilot.pause()
+            assert list(app.queued) == []
+            assert "second answer" in _said(app)

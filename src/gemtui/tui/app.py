@@ -286,7 +286,7 @@ class GemtuiApp(SessionHost):
             if self.session_factory is not None:  # still starting: keep it for later
                 self.queued.append(text)
             return
-        if self.turn_running or self.compressing:
+        if self.turn_running or self.compressing or (self.desk and self.desk.front_busy):
             self.queued.append(text)
             self._show_queue()
             return
@@ -327,7 +327,8 @@ class GemtuiApp(SessionHost):
                 self.call_later(self._send_next)
 
     def _send_next(self) -> None:
-        if self.queued and not self.turn_running and not self.compressing:
+        busy = self.turn_running or self.compressing or (self.desk and self.desk.front_busy)
+        if self.queued and not busy:
             self._start_turn(self.queued.popleft())
             self._show_queue()
 

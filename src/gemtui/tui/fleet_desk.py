@@ -105,6 +105,15 @@ class FleetDesk:
             self.write(attention_bytes(attention.title, attention.body, self.switches))
         self.show_counts()
         self._refresh_view()
+        if self.app.queued and not self.front_busy:  # typed while the fleet ran it
+            self.app.call_later(self.app._send_next)
+
+    @property
+    def front_busy(self) -> bool:
+        """The front agent's prompt runs in the fleet (it was started from the view):
+        a prompt typed meanwhile waits for it rather than running beside it."""
+        row = self.row(self.fleet.front_id)
+        return row is not None and row.state in ("working", "waiting")
 
     def write(self, data: str) -> None:
         """Raw bytes to the terminal (the bell, OSC notifications)."""
