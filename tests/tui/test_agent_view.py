@@ -371,3 +371,24 @@ async def test_a_prompt_typed_to_a_front_agent_still_working_waits_for_it(
             await pilot.pause()
             assert list(app.queued) == []
             assert "second answer" in _said(app)
+
+
+async def test_the_command_palette_opens_the_agent_view(workspace: Path) -> None:
+    from textual.command import CommandList, CommandPalette
+
+    async with MockLLMServer() as front:
+        app = make_app(make_session(front.url, workspace), workspace)
+        async with app.run_test(size=(140, 40)) as pilot:
+            fleet = SessionsFleet()
+            assert app.session is not None
+            fleet.adopt(app.session, "front")
+            app.attach_fleet(fleet)
+            await pilot.press("ctrl+p")
+            assert isinstance(app.screen, CommandPalette)
+            await pilot.press(*"gemtui: agents")
+            hits = app.screen.query_one(CommandList)
+            while not any("agents" in str(o.prompt) for o in hits.options):
+                await pilot.pause()  # the palette searches in a worker: a frame at a time
+            await pilot.press("down", "enter")
+            await pilot.pause()
+            assert isinstance(app.screen, AgentsScreen)
