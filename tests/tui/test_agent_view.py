@@ -23,7 +23,7 @@ from gemtui.tui.screens.agents import AgentsScreen, NewAgentScreen
 from gemtui.tui.screens.main import MainScreen
 from tests.tui.agent_fleet import STARTED, SessionsFleet
 from tests.tui.conftest import make_app, make_session
-from tests.tui.helpers import Messages
+from tests.tui.helpers import Messages, turns_done
 
 
 def _shell(command: str, call_id: str = "c1") -> dict[str, Any]:
@@ -330,6 +330,19 @@ async def test_the_engines_fleet_behind_the_view_new_agent_approval_and_bell(
             await _rows_settle(seen, desk.fleet, {"a2": "done"})
             assert (workspace / "ran.txt").read_text() == "ran\n"
             assert written == ["\a", "\a"]  # bell on, desktop notifications off by default
+            assert app.main.status.agents == "agents 0 working"
+            # the front agent's own prompt (run by the app, not the fleet) shows as its state
+            front.enqueue(_shell("true"), {"text": "front done"})
+            mark = len(seen.seen)
+            await pilot.press(*"check", "enter")
+            await seen.wait_approvals(1, after=mark)
+            await pilot.press("f5")
+            assert isinstance(app.screen, AgentsScreen)
+            assert [r.state for r in desk.shown_rows()] == ["waiting", "done"]
+            await pilot.press("escape", "f8", "a")
+            await seen.wait_event(AgentFinished)
+            await turns_done(app)
+            assert [r.state for r in desk.shown_rows()] == ["idle", "done"]
             assert app.main.status.agents == "agents 0 working"
 
 

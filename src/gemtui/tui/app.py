@@ -323,6 +323,8 @@ class GemtuiApp(SessionHost):
             )
         finally:
             self.turn_running = False
+            if self.desk is not None:  # the front agent's own prompt ended: recount
+                self.desk.show_counts()
             if self.queued:
                 self.call_later(self._send_next)
 

@@ -11,6 +11,7 @@ session happens to be in front.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -128,7 +129,23 @@ class FleetDesk:
 
     def show_counts(self) -> None:
         """The status line's ``agents N working · M wait for you``."""
-        self.app.main.status.agents = status_summary(self.rows, self.fleet.front_id)
+        self.app.main.status.agents = status_summary(self.shown_rows(), self.fleet.front_id)
+
+    def shown_rows(self) -> list[AgentRow]:
+        """The rows as the view shows them: the front agent's own prompts run in the app
+        (not in the fleet), so while one runs it is working, or waiting for you while
+        one of its calls is in the queue."""
+        front = self.fleet.front_id
+        asking = front in self.app.main.approvals.asking()
+        out = []
+        for row in self.rows:
+            if row.id == front and row.state not in ("working", "waiting"):
+                if asking:
+                    row = replace(row, state="waiting")
+                elif self.app.turn_running:
+                    row = replace(row, state="working")
+            out.append(row)
+        return out
 
     def _refresh_view(self) -> None:
         for redraw in list(self.views):

@@ -130,7 +130,7 @@ class AgentsScreen(Screen[None]):
         """Redraw from the desk's rows, keeping the cursor on the same agent."""
         table = self.query_one("#agents-table", DataTable)
         chosen = self.chosen()
-        rows = self.desk.rows
+        rows = self.desk.shown_rows()
         front = self.desk.fleet.front_id
         table.clear()
         now = self.clock()

@@ -312,6 +312,10 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
     def pending(self) -> list[ToolCallSnapshot]:
         return [p.snapshot for p in self._pending.values()]
 
+    def asking(self) -> set[str]:
+        """The agents with a call waiting here."""
+        return {p.agent for p in self._pending.values()}
+
     def current(self) -> ToolCallSnapshot | None:
         items = list(self._pending.values())
         return items[self._index].snapshot if items else None
