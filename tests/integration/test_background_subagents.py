@@ -10,6 +10,8 @@ answers the parent's and the child's from two scripts.
 from __future__ import annotations
 
 import json
+import signal
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ from typing import Any
 from gemtui.testing import MockLLMServer
 from gemtui.testing.mock_http import RecordedRequest
 
-from .helpers import run_gemtui, write_fast_config
+from .helpers import popen_gemtui, run_gemtui, write_fast_config
 from .test_subagents import SCOUT, _call, _done, _env, _responses, _system, _user_agent
 
 
@@ -26,15 +28,16 @@ def _route(
     parent: list[dict[str, Any]],
     child: list[dict[str, Any]],
     on_parent: Callable[[int], None] = lambda n: None,
+    child_marker: str = "SCOUT-PROMPT",
 ) -> list[str]:
-    """Answer each generation request from the parent's or the child's script; the
-    order requests came in, as ``parent``/``child``."""
+    """Answer each generation request from the parent's or the child's script (the
+    child's system prompt holds ``child_marker``); the order they came in."""
     order: list[str] = []
 
     def on_request(req: RecordedRequest) -> None:
         if "GenerateContent" not in req.path:
             return
-        who = "child" if "SCOUT-PROMPT" in _system(req) else "parent"
+        who = "child" if child_marker in _system(req) else "parent"
         order.append(who)
         script = child if who == "child" else parent
         server.enqueue(script.pop(0))
@@ -126,7 +129,44 @@ def test_max_spawns_says_the_limit_when_reached(
     assert order == ["parent", "child", "parent", "parent"]
     refused = _responses(mock_llm_thread.requests[3])["p2"]
     assert refused["error"] == (
-        "scout was not started: this session already started 1 subagents, the limit "
-        "([agents] max_spawns = 1). Do the task yourself."
+        "scout was not started: this session reached its limit of 1 subagents "
+        "([agents] max_spawns). Do the task yourself."
     )
     assert "first report" in json.dumps(_responses(mock_llm_thread.requests[2])["p1"])
+
+
+def test_ctrl_c_while_a_background_agent_works_ends_both_cleanly(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """The prompt waits for its background agent; Ctrl-C ends the wait and the agent
+    (its held request is dropped), the run exits 130, and its row says cancelled."""
+    write_fast_config(isolated_home)
+    _user_agent(isolated_home, "scout", SCOUT)
+    parent = [
+        _call("scout", {"task": "Find the notes.", "background": True}, "p1"),
+        {"text": "Scout is looking."},
+    ]
+    child = [{**_done("never delivered"), "fault": "hold"}]
+    waiting = threading.Event()
+    _route(mock_llm_thread, parent, child, lambda n: waiting.set() if n == 2 else None)
+    run = popen_gemtui(
+        ["-p", "find the notes", "--approval-mode", "yolo"],
+        env=_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
+    try:
+        waiting.wait()
+        run.send_signal(signal.SIGINT)
+        _out, err = run.communicate()
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+        mock_llm_thread.release()
+    assert run.returncode == 130, err
+    assert b"Traceback" not in err
+    assert b"Task was destroyed" not in err
+    assert b"cancelled" in err
+    listed = run_gemtui(["agents", "--json"], env=_env(isolated_home, ""), cwd=workspace)
+    (row,) = json.loads(listed.stdout)
+    assert row["state"] == "cancelled"

@@ -12,24 +12,29 @@ command really would have written had the decision leaked.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from gemtui.agent.assembly import RunOptions
+from gemtui.agent.assembly import RunOptions, trusted_run
 from gemtui.agent.fleet import (
+    AgentRemoved,
     AgentState,
     ApprovalsChanged,
     Fleet,
     FleetEvent,
     FleetLimitReached,
+    FrontChanged,
     PendingApproval,
 )
-from gemtui.bus import ApprovalDecision, Decision
+from gemtui.bus import ApprovalDecision, Decision, Event, SessionStarted
 from gemtui.config.settings import Settings
 from gemtui.testing import MockLLMServer
 
+from .test_background_subagents import _route
+from .test_subagents import _call, _done
 from .test_two_sessions_apart import _configure, _shell
 
 SAME = "echo ran > ran.txt"
@@ -173,8 +178,8 @@ async def test_max_parallel_refuses_one_more_with_a_clear_line(
             with pytest.raises(FleetLimitReached) as refused:
                 fleet.start("second", _options(ws_b, "alpha"))
             assert str(refused.value) == (
-                "1 agents are already working ([agents] max_parallel = 1): stop one or "
-                "wait for one to finish, then start this one again"
+                "Not started: the limit of 1 working agents ([agents] max_parallel) is "
+                "reached. Stop one or wait for one to finish, then start this one again."
             )
             assert [i.id for i in fleet.agents()] == [a]  # nothing half-started
             assert fleet.stop(a)
@@ -188,5 +193,99 @@ async def test_max_parallel_refuses_one_more_with_a_clear_line(
             await fleet.remove(a)
             assert [i.id for i in fleet.agents()] == [b]
             assert fleet.front == b
+        finally:
+            await fleet.aclose()
+
+
+WORKER = """---
+name: worker
+description: Runs commands for you.
+tools: [run_shell_command]
+---
+You are WORKER-PROMPT.
+"""
+
+
+async def test_a_background_subagent_is_listed_and_its_approval_queued_under_its_agent(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The subagent shows in the fleet while it works; its call waits in the one queue
+    labelled with its name, and the decision reaches it through its agent's session."""
+    monkeypatch.setenv("GEMINI_API_KEY", "key-a")
+    monkeypatch.setenv("HOME", str(tmp_path / "person"))
+    agents_dir = tmp_path / "person" / ".gemini" / "agents"
+    agents_dir.mkdir(parents=True)
+    (agents_dir / "worker.md").write_text(WORKER, encoding="utf-8")
+    ws_a, _ = _folders(tmp_path)
+    async with MockLLMServer() as alpha:
+        _configure(alpha.url, alpha.url)
+        parent = [
+            _call("worker", {"task": "touch it", "background": True}, "p1"),
+            {"text": "worker started"},
+            {"text": "worker reported"},
+        ]
+        child = [_shell("touch child.txt", "c1"), _done("CHILD-REPORT")]
+        order = _route(alpha, parent, child, child_marker="WORKER-PROMPT")
+        fleet = Fleet(Settings())
+        try:
+            a = fleet.start("delegate", _options(ws_a, "alpha"))
+            sub = f"{a}/p1"
+            await until(fleet, lambda: len(fleet.approvals()) == 1)
+            (item,) = fleet.approvals()
+            assert (item.agent_id, item.agent_name, item.call.call_id) == (a, "worker", "p1/c1")
+            assert fleet.get(sub).parent == a
+            assert fleet.get(sub).state is AgentState.WAITING_FOR_YOU
+            assert not (ws_a / "child.txt").exists()
+            assert fleet.decide(a, item.correlation_id, Decision(ApprovalDecision.ALLOW_ONCE))
+            assert (await fleet.wait(a)).state is AgentState.DONE
+            assert fleet.get(sub).state is AgentState.DONE
+            assert (ws_a / "child.txt").exists()
+            assert order.count("parent") == 3
+            assert "CHILD-REPORT" in json.dumps(alpha.requests[-1].json["contents"][-1])
+            # both are saved for `gemtui agents` in another terminal
+            store = fleet.store(a)
+            assert store is not None
+            session_id = fleet.get(a).session_id
+            rows = {r.id: r for r in store.agents(str(ws_a.resolve()))}
+            assert rows[session_id].state == "done"
+            assert rows[session_id].task == "delegate"
+            assert rows[f"{session_id}/p1"].state == "done"
+            assert rows[f"{session_id}/p1"].parent == session_id
+        finally:
+            await fleet.aclose()
+
+
+async def test_a_front_end_adopts_its_own_session_and_sends_it_prompts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The TUI's own session joins the fleet as it is (started once, not twice), takes
+    prompt after prompt, and leaves it when removed."""
+    monkeypatch.setenv("GEMINI_API_KEY", "key-a")
+    ws_a, _ = _folders(tmp_path)
+    async with MockLLMServer() as alpha:
+        _configure(alpha.url, alpha.url)
+        alpha.enqueue({"text": "one"}, {"text": "two"})
+        built = trusted_run(_options(ws_a, "alpha")).build()
+        started: list[Event] = []
+        built.session.bus.subscribe(
+            lambda e: started.append(e) if isinstance(e, SessionStarted) else None
+        )
+        built.record()
+        built.session.start()
+        fleet = Fleet(Settings())
+        events: list[FleetEvent] = []
+        fleet.subscribe(events.append)
+        try:
+            a = fleet.adopt(built, name="front", start=False)
+            assert (fleet.front, fleet.get(a).state) == (a, AgentState.IDLE)
+            await fleet.send(a, "first")
+            assert fleet.get(a).state is AgentState.DONE
+            await fleet.send(a, "second")
+            assert (fleet.get(a).state, fleet.get(a).task) == (AgentState.DONE, "second")
+            assert fleet.get(a).tokens > 0
+            assert len(started) == 1
+            await fleet.remove(a)
+            assert fleet.agents() == []
+            assert events[-2:] == [AgentRemoved(a), FrontChanged(None)]
         finally:
             await fleet.aclose()

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from gemtui.agent.agent_record import AgentLog
 from gemtui.agent.fleet_queue import ApprovalQueue
 from gemtui.agent.fleet_types import (
     AgentInfo,
@@ -39,6 +40,7 @@ from gemtui.agent.fleet_types import (
     FrontChanged,
     PendingApproval,
     final_state,
+    session_info,
     subagent_info,
 )
 from gemtui.bus import (
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
     from gemtui.agent.session import Session
     from gemtui.agent.subagent_background import BackgroundRun
     from gemtui.config.settings import Settings
+    from gemtui.store import SessionStore
 
 __all__ = [
     "AgentInfo",
@@ -81,7 +84,6 @@ class _Agent:
     built: Assembled | None
     """The session and its store (None: a background subagent, run by its parent)."""
     task: asyncio.Task[AgentFinished | None] | None = None
-    finished: AgentFinished | None = None
     unsubscribe: Callable[[], None] | None = None
     subagent: BackgroundRun | None = None
 
@@ -109,6 +111,7 @@ class Fleet:
         self._listeners: list[Callable[[FleetEvent], None]] = []
         self._ids = itertools.count(1)
         self._front: str | None = None
+        self.subscribe(AgentLog(self.store))  # rows for `gemtui agents` elsewhere
 
     # -- views -------------------------------------------------------------------------
     def subscribe(self, fn: Callable[[FleetEvent], None]) -> Callable[[], None]:
@@ -130,6 +133,11 @@ class Fleet:
         if session is None:
             raise KeyError(agent_id)
         return session
+
+    def store(self, agent_id: str) -> SessionStore | None:
+        """The store the agent's rows go to (a background subagent's: its parent's)."""
+        agent = self._agents.get(agent_id.partition("/")[0])
+        return agent.built.store if agent is not None and agent.built is not None else None
 
     def counts(self) -> FleetCounts:
         infos = self.agents()
@@ -161,12 +169,9 @@ class Fleet:
         branch: str | None = None,
         settings: Settings | None = None,
     ) -> str:
-        """Build a session for ``options`` and send ``task`` in the background; its id.
-
-        Refused with ``FleetLimitReached`` when ``max_parallel`` agents already run.
-        The folder's trust is decided as for any run (``trusted_run``); ``settings``
-        None reads them as that trust allows. Errors building it are ``FatalError``.
-        """
+        """Build a session for ``options`` (trust decided as for any run) and send ``task``
+        in the background; its id. ``FleetLimitReached`` past ``max_parallel``; a session
+        that cannot be built raises ``FatalError``."""
         from gemtui.agent.assembly import trusted_run
 
         self._check_limit()
@@ -176,30 +181,27 @@ class Fleet:
         self.send(agent_id, task)
         return agent_id
 
-    def adopt(self, built: Assembled, *, name: str | None = None, branch: str | None = None) -> str:
+    def adopt(
+        self,
+        built: Assembled,
+        *,
+        name: str | None = None,
+        branch: str | None = None,
+        start: bool = True,
+    ) -> str:
         """Follow a session built elsewhere (the TUI's own); it becomes the front one if
-        none is. It starts saving (``record``) and is said started (``session.start``)."""
+        none is. ``start``: it starts saving and is said started here (False: the front
+        end already did both)."""
         session = built.session
         agent_id = f"a{next(self._ids)}"
-        info = AgentInfo(
-            id=agent_id,
-            name=name or agent_id,
-            task="",
-            state=AgentState.IDLE,
-            provider=session.provider.name,
-            model=session.model,
-            workspace=session.workspace.root,
-            session_id=session.id,
-            started=time.time(),
-            branch=branch,
-            approval_mode=session.approval_mode,
-        )
+        info = session_info(agent_id, name or agent_id, session, branch)
         agent = _Agent(info, built)
         self._agents[agent_id] = agent
         agent.unsubscribe = session.bus.subscribe(lambda e: self._on_event(agent_id, e))
         session.agents.watch_background(lambda run: self._on_background(agent_id, run))
-        built.record()
-        session.start()
+        if start:
+            built.record()
+            session.start()
         self._emit(AgentStateChanged(info, None))
         if self._front is None:
             self.bring_to_front(agent_id)
@@ -215,7 +217,6 @@ class Fleet:
             raise GemtuiError(f"{agent.info.name} is still working: stop it or wait")
         if agent.info.state is not AgentState.IDLE or agent.task is not None:
             self._check_limit()
-        agent.finished = None
         self._update(agent, task=prompt, state=AgentState.WORKING, ended=None, error=None)
         agent.task = asyncio.get_running_loop().create_task(
             self._run(agent, prompt), name=f"gemtui-agent-{agent_id}"
@@ -251,7 +252,11 @@ class Fleet:
         agent = self._agents[agent_id]
         if agent.info.state.running:
             raise GemtuiError(f"{agent.info.name} is still working: stop it first")
-        del self._agents[agent_id]
+        for gone in [
+            agent_id,
+            *(a.info.id for a in self._agents.values() if a.info.parent == agent_id),
+        ]:
+            del self._agents[gone]
         if self._queue.drop(agent_id):
             self._emit(ApprovalsChanged(self._queue.items()))
         await self._close(agent)
@@ -281,12 +286,9 @@ class Fleet:
         """Answer one queued confirmation: it reaches only the bus of ``agent_id``'s
         session. False when that agent has no such request pending (a stale or
         misrouted answer is dropped, never tried on another agent)."""
-        item = self._queue.get(agent_id, correlation_id)
         agent = self._agents.get(agent_id)
-        if item is None or agent is None:
-            return False
-        session = agent.session
-        if session is None:
+        session = agent.session if agent is not None else None
+        if session is None or self._queue.get(agent_id, correlation_id) is None:
             return False
         return session.bus.decide(correlation_id, decision)
 
@@ -297,9 +299,9 @@ class Fleet:
         )
         if running >= self.max_parallel:
             raise FleetLimitReached(
-                f"{running} agents are already working ([agents] max_parallel = "
-                f"{self.max_parallel}): stop one or wait for one to finish, then start "
-                "this one again"
+                f"Not started: the limit of {self.max_parallel} working agents ([agents] "
+                "max_parallel) is reached. Stop one or wait for one to finish, then start "
+                "this one again."
             )
 
     async def _run(self, agent: _Agent, prompt: str) -> AgentFinished | None:
@@ -318,7 +320,6 @@ class Fleet:
         else:
             state, error = final_state(done)
         finally:
-            agent.finished = done
             self._update(agent, state=state, ended=time.time(), error=error, waiting=0)
         return done
 
@@ -391,9 +392,7 @@ class Fleet:
         if agent.unsubscribe is not None:
             agent.unsubscribe()
         if agent.built is not None:
-            background = agent.built.session.agents.background
-            background.stop_all()  # its subagents use its provider: they end first
-            await background.wait_all()
+            await agent.built.session.agents.stop_background()
             with contextlib.suppress(Exception):
                 await agent.built.session.aclose()
             agent.built.close()

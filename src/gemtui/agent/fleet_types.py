@@ -16,6 +16,7 @@ from gemtui.bus import AgentFinished, TerminateReason, ToolCallSnapshot
 from gemtui.errors import GemtuiError
 
 if TYPE_CHECKING:
+    from gemtui.agent.session import Session
     from gemtui.agent.subagent_background import BackgroundRun
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "FrontChanged",
     "PendingApproval",
     "final_state",
+    "session_info",
     "subagent_info",
 ]
 
@@ -131,6 +133,8 @@ class AgentStateChanged:
 
 @dataclass(frozen=True)
 class AgentRemoved:
+    """An agent was removed from the fleet (its session closed)."""
+
     agent_id: str
 
 
@@ -143,6 +147,8 @@ class ApprovalsChanged:
 
 @dataclass(frozen=True)
 class FrontChanged:
+    """Another agent is in front (None: no agent left)."""
+
     agent_id: str | None
 
 
@@ -187,4 +193,21 @@ def subagent_info(parent: AgentInfo, run: BackgroundRun) -> AgentInfo:
         branch=parent.branch,
         parent=parent.id,
         approval_mode=parent.approval_mode,
+    )
+
+
+def session_info(agent_id: str, name: str, session: Session, branch: str | None) -> AgentInfo:
+    """The row of an agent that is a whole session, before its first prompt."""
+    return AgentInfo(
+        id=agent_id,
+        name=name,
+        task="",
+        state=AgentState.IDLE,
+        provider=session.provider.name,
+        model=session.model,
+        workspace=session.workspace.root,
+        session_id=session.id,
+        started=time.time(),
+        branch=branch,
+        approval_mode=session.approval_mode,
     )

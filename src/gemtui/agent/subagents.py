@@ -207,9 +207,8 @@ class Subagents:
             )
         if self.spawned >= self.max_spawns:
             raise ToolError(
-                f"{definition.name} was not started: this session already started "
-                f"{self.spawned} subagents, the limit ([agents] max_spawns = "
-                f"{self.max_spawns}). Do the task yourself."
+                f"{definition.name} was not started: this session reached its limit of "
+                f"{self.max_spawns} subagents ([agents] max_spawns). Do the task yourself."
             )
         self.spawned += 1
         bus = ChildBus(tool.bus or self.session.bus, ctx.call_id, definition.name)
@@ -251,9 +250,11 @@ class Subagents:
             data={"agent": definition.name, "background": True},
         )
 
-    def stop_background(self) -> None:
-        """Cancel the background subagents still running (the session is closing)."""
+    async def stop_background(self) -> None:
+        """Cancel the background subagents still running and wait for them to end (the
+        session is closing: they use its provider)."""
         self.background.stop_all()
+        await self.background.wait_all()
 
     def _executor(self, definition: AgentDefinition, bus: ChildBus, depth: int) -> Executor:
         session = self.session

@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Subcommands: `gemtui auth login|logout|status`, `gemtui sessions [list [--json]]`,"
         " `gemtui mcp list|add|remove|import`, `gemtui extensions install|link|list|enable|"
         "disable|uninstall|update|import`, `gemtui checkpoints [--json]`, `gemtui rewind ID`,"
+        " `gemtui agents [--json]` (this folder's running and recent agents),"
         " `gemtui setup import [--yes] [--json]` (bring a Gemini CLI or Claude Code setup over).",
     )
     p.add_argument("prompt", nargs="?", help="prompt to send (opens the TUI with it sent)")
@@ -121,7 +122,16 @@ def _read_stdin(*, wait: float | None = None) -> str | None:
     return data if data.strip() else None
 
 
-SUBCOMMANDS = ("auth", "sessions", "checkpoints", "rewind", "mcp", "extensions", "setup")
+SUBCOMMANDS = (
+    "auth",
+    "sessions",
+    "agents",
+    "checkpoints",
+    "rewind",
+    "mcp",
+    "extensions",
+    "setup",
+)
 """``gemtui NAME …``: each is a module beside this one that adds its own parser."""
 
 

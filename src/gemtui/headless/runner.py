@@ -51,6 +51,10 @@ async def _run(opts: RunOptions, out: TextIO, err: TextIO) -> int:
     formatter.on_broken_pipe = session.cancel  # like SIGPIPE: no reader, no reason to go on
     session.bus.subscribe(formatter)
     built.record()
+    from gemtui.agent.agent_record import record_run
+
+    ended = record_run(built.store, session, opts.prompt or "")  # `gemtui agents` lists it
+    done = None
     loop = asyncio.get_running_loop()
     try:
         loop.add_signal_handler(signal.SIGINT, session.cancel)
@@ -71,7 +75,9 @@ async def _run(opts: RunOptions, out: TextIO, err: TextIO) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
+        await session.agents.stop_background()  # a cancelled prompt leaves them running
         await session.aclose()
+        ended(done)
         built.close()
     if formatter.pipe_broken:
         raise BrokenPipeError  # run_headless ends quietly

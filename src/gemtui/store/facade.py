@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gemtui.store.agents import AgentRow, recent_agents, save_agent
 from gemtui.store.export import to_json, to_markdown
 from gemtui.store.recorder import SessionRecorder
 from gemtui.store.records import SessionMatch
@@ -41,6 +42,14 @@ class SessionStore(StoreCore):
         """What each subagent of the session said and did, by the parent call that
         started it (shown in its delegation card on resume)."""
         return subagent_transcripts(self, session_id)
+
+    def save_agent(self, row: AgentRow) -> None:
+        """Write an agent run's row (``gemtui agents`` in another terminal reads it)."""
+        save_agent(self, row)
+
+    def agents(self, workspace: str, *, limit: int = 50) -> list[AgentRow]:
+        """The folder's running agents, then its recent ones, newest first."""
+        return recent_agents(self, workspace, limit=limit)
 
     def export_markdown(self, session_id: str) -> str:
         return to_markdown(self, session_id)

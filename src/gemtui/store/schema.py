@@ -129,7 +129,34 @@ END;
 ALTER TABLE usage ADD COLUMN parent_call TEXT;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
+# v5: agents side by side (issue 36): one row per agent run (a headless ``-p`` run, each
+# agent of the TUI's fleet, a background subagent) with its state, so ``gemtui agents``
+# in another terminal lists what runs in this folder. Its own table: an agent row
+# outlives nothing (no foreign key), since a run whose session was deleted still ran.
+_V5 = """
+CREATE TABLE agents (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL DEFAULT '',
+    parent TEXT,
+    name TEXT NOT NULL DEFAULT '',
+    task TEXT NOT NULL DEFAULT '',
+    state TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    workspace TEXT NOT NULL,
+    branch TEXT,
+    provider TEXT NOT NULL DEFAULT '',
+    model TEXT NOT NULL DEFAULT '',
+    started REAL NOT NULL,
+    ended REAL,
+    tokens INTEGER NOT NULL DEFAULT 0,
+    cost REAL,
+    error TEXT,
+    updated REAL NOT NULL
+);
+CREATE INDEX agents_workspace ON agents(workspace, updated);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5)
 """Step ``i`` brings a store from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
