@@ -22,8 +22,8 @@ from gemtui.tui.agent_rows import (
     AgentRow,
     CallChanged,
     FleetNews,
-    LimitReached,
     RowsChanged,
+    StartRefused,
 )
 
 STARTED = 1_000_000.0
@@ -122,7 +122,7 @@ class SessionsFleet:
         running = sum(a.row.state in ("working", "waiting") for a in self.agents.values())
         if running >= self.max_parallel:
             self.limit = f"{running} agents are already working ([agents] max_parallel = 1)"
-            raise LimitReached(self.limit)
+            raise StartRefused(self.limit)
         assert self.factory is not None
         agent_id = self.adopt(self.factory(request), request.task)
         self.run(agent_id, request.task)

@@ -307,7 +307,8 @@ async def test_the_engines_fleet_behind_the_view_new_agent_approval_and_bell(
     async with MockLLMServer() as front, MockLLMServer() as alpha:
         _configure(alpha.url, "http://127.0.0.1:9")
         alpha.enqueue(_shell("echo ran > ran.txt"), {"text": "written"})
-        options = RunOptions(workspace, provider="alpha")
+        # started with --resume: a new agent still starts a conversation of its own
+        options = RunOptions(workspace, provider="alpha", resume="latest")
         app = make_app(
             make_session(front.url, workspace), workspace, store=SessionStore(), run_options=options
         )
@@ -323,6 +324,9 @@ async def test_the_engines_fleet_behind_the_view_new_agent_approval_and_bell(
             await seen.wait_approvals(1)
             await _rows_settle(seen, desk.fleet, {"a2": "waiting"})
             assert app.main.status.agents == "agents 0 working · 1 waits for you"
+            started = desk.fleet.session_of("a2")
+            assert started.id != app.session.id
+            assert started.history[0].parts[0].text == "write ran"
             await pilot.press("escape")
             assert "agent 'write ran' in " in _title(app)
             assert not (workspace / "ran.txt").exists()
@@ -344,6 +348,11 @@ async def test_the_engines_fleet_behind_the_view_new_agent_approval_and_bell(
             await turns_done(app)
             assert [r.state for r in desk.shown_rows()] == ["idle", "done"]
             assert app.main.status.agents == "agents 0 working"
+            # a start the fleet cannot honour is said in the view; nothing else starts
+            await pilot.press("f5", "n", *"elsewhere", "tab", "tab", "space", "enter")
+            lines = str(app.screen.query_one("#agents-lines", Static).content)
+            assert "A new worktree cannot be made here" in lines
+            assert [r.id for r in desk.shown_rows()] == ["a1", "a2"]
 
 
 async def test_a_prompt_typed_to_a_front_agent_still_working_waits_for_it(

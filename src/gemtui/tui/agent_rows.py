@@ -28,8 +28,8 @@ __all__ = [
     "Attention",
     "CallChanged",
     "FleetNews",
-    "LimitReached",
     "RowsChanged",
+    "StartRefused",
     "attention_between",
     "elapsed_text",
     "status_summary",
@@ -82,9 +82,10 @@ class AgentRequest:
     """Work in a fresh git worktree (the ``-w`` machinery) rather than in the folder."""
 
 
-class LimitReached(Exception):
-    """The fleet would not start one more (``[agents] max_parallel``); its message says
-    so in one line the view shows as is."""
+class StartRefused(Exception):
+    """The fleet would not start one more (``[agents] max_parallel`` reached, or its
+    session could not be built: an unknown model, no key); its message says so in one
+    line the view shows as is."""
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,7 @@ class AgentFleet(Protocol):
         ...
 
     def start(self, request: AgentRequest) -> str:
-        """Start an agent on ``request``; its id. Raises ``LimitReached``."""
+        """Start an agent on ``request``; its id. Raises ``StartRefused``."""
         ...
 
     def stop(self, agent_id: str) -> None:

@@ -23,13 +23,14 @@ from gemtui.agent.fleet import (
     FleetLimitReached,
 )
 from gemtui.bus.values import ToolCallState
+from gemtui.errors import GemtuiError
 from gemtui.tui.agent_rows import (
     AgentRequest,
     AgentRow,
     CallChanged,
     FleetNews,
-    LimitReached,
     RowsChanged,
+    StartRefused,
 )
 from gemtui.tui.agent_rows import AgentState as RowState
 
@@ -117,10 +118,11 @@ class EngineFleet:
         self.fleet.bring_to_front(agent_id)
 
     def start(self, request: AgentRequest) -> str:
-        options, branch = self.options, None
+        # a new conversation: never the session this app resumed, nor its opening prompt
+        options, branch = replace(self.options, resume=None, prompt=None), None
         if request.new_worktree:
             if self.open_worktree is None:
-                raise LimitReached("A new worktree cannot be made here: start it without one.")
+                raise StartRefused("A new worktree cannot be made here: start it without one.")
             path, branch = self.open_worktree(options.workspace, request.task)
             options = replace(options, workspace=path)
         if request.model:
@@ -129,7 +131,10 @@ class EngineFleet:
             return self.fleet.start(request.task, options, branch=branch)
         except FleetLimitReached as exc:
             self._limit = str(exc)
-            raise LimitReached(str(exc)) from exc
+            raise StartRefused(str(exc)) from exc
+        except GemtuiError as exc:  # it could not be built: said in the view, nothing runs
+            said = getattr(exc, "message", None) or str(exc)
+            raise StartRefused(f"The agent was not started: {said}") from exc
 
     def stop(self, agent_id: str) -> None:
         self.fleet.stop(agent_id)

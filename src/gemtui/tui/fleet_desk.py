@@ -23,7 +23,7 @@ from gemtui.tui.agent_rows import (
     AgentRow,
     CallChanged,
     FleetNews,
-    LimitReached,
+    StartRefused,
     attention_between,
     status_summary,
 )
@@ -159,7 +159,7 @@ class FleetDesk:
         """Start an agent; a limit reached is said in the view and as a toast."""
         try:
             return self.fleet.start(request)
-        except LimitReached as exc:
+        except StartRefused as exc:
             self.lines.append(str(exc))
             self.app.notify(str(exc), severity="warning")
             self._refresh_view()
