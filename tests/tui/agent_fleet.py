@@ -143,6 +143,12 @@ class SessionsFleet:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
 
+    async def close_background(self) -> None:
+        for agent_id, agent in self.agents.items():
+            if agent_id != self.front and agent.task is not None:
+                agent.session.cancel()
+        await self.settled()
+
     async def settled(self) -> None:
         """Wait for every background prompt."""
         tasks = [a.task for a in self.agents.values() if a.task is not None]

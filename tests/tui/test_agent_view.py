@@ -353,6 +353,9 @@ async def test_the_engines_fleet_behind_the_view_new_agent_approval_and_bell(
             lines = str(app.screen.query_one("#agents-lines", Static).content)
             assert "A new worktree cannot be made here" in lines
             assert [r.id for r in desk.shown_rows()] == ["a1", "a2"]
+            engine = desk.fleet.fleet
+        # quitting closes the background agents (the front one is the launcher's to close)
+        assert [info.id for info in engine.agents()] == ["a1"]
 
 
 async def test_a_prompt_typed_to_a_front_agent_still_working_waits_for_it(

@@ -698,6 +698,9 @@ class _StillFleet:
     def subscribe(self, listener: Any) -> Any:
         return lambda: None
 
+    async def close_background(self) -> None:
+        """Frozen: nothing to close."""
+
 
 def _background_call() -> Any:
     from gemtui.tui.agent_rows import CallChanged

@@ -151,6 +151,11 @@ class AgentFleet(Protocol):
         unsubscribe function."""
         ...
 
+    async def close_background(self) -> None:
+        """The app ends: stop every agent but the front one and close their sessions (the
+        front one is closed by the app, as a single session always was)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Attention:

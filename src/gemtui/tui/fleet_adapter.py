@@ -9,6 +9,7 @@ form's checkbox says it cannot be honoured rather than silently working in the f
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from gemtui.bus.values import Decision
 
 __all__ = ["EngineFleet", "WorktreeOpener"]
+
+log = logging.getLogger(__name__)
 
 WorktreeOpener = Callable[[Path, str], tuple[Path, str]]
 """(project, task) → (worktree path, branch): makes the worktree a new agent works in."""
@@ -146,6 +149,18 @@ class EngineFleet:
 
     def decide(self, agent_id: str, correlation_id: str, decision: Decision) -> bool:
         return self.fleet.decide(agent_id, correlation_id, decision)
+
+    async def close_background(self) -> None:
+        front = self.front_id
+        for info in self.fleet.agents():
+            if info.id == front or info.parent is not None:
+                continue  # a background subagent ends with its parent
+            try:
+                self.fleet.stop(info.id)
+                await self.fleet.wait(info.id)
+                await self.fleet.remove(info.id)
+            except Exception:  # one agent's trouble must not keep the app from quitting
+                log.exception("agent %s did not close", info.id)
 
     def subscribe(self, listener: Callable[[FleetNews], None]) -> Callable[[], None]:
         asked: dict[tuple[str, str], ToolCallSnapshot] = {}

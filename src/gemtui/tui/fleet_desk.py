@@ -82,8 +82,10 @@ class FleetDesk:
     def _post(self, news: FleetNews) -> None:
         self.app.post_message(AgentsNews(news))
 
-    def close(self) -> None:
+    async def aclose(self) -> None:
+        """The app ends: no more news; the background agents stop and close."""
         self._unsubscribe()
+        await self.fleet.close_background()
 
     def row(self, agent_id: str) -> AgentRow | None:
         return next((row for row in self.rows if row.id == agent_id), None)

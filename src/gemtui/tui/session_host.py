@@ -460,6 +460,13 @@ class SessionHost(MaskingApp[int]):
         assert self.session is not None
         self.session.start()
 
+    async def on_unmount(self) -> None:
+        """The app ends: background agents stop and their sessions close while the event
+        loop still runs (the front one is closed by the launcher, as before)."""
+        desk = getattr(self, "desk", None)  # ``GemtuiApp.desk``
+        if desk is not None:
+            await desk.aclose()
+
     def _after_start(self) -> None:
         assert self.session is not None
         self.start_front_session()
