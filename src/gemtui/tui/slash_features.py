@@ -12,13 +12,13 @@ __all__ = ["agents", "commands", "directory", "extensions", "hooks", "tasks"]
 
 
 def agents(app: SessionHost, arg: str) -> None:
-    """``/agents`` lists the subagents the model may delegate to, with where each comes
-    from and what it may use; ``/agents reload`` reads the definition files again;
-    ``/agents run NAME TASK`` asks the model to delegate TASK to NAME (as ``@NAME TASK``)."""
-    if (
-        not arg.strip() and getattr(app, "desk", None) is not None
-    ):  # agents side by side: the agent view
-        open_agent_view(app)
+    """``/agents`` opens the agent view (agents side by side) when the app runs a fleet;
+    ``/agents list`` (or ``/agents`` without one) lists the subagents the model may
+    delegate to, with where each comes from and what it may use; ``/agents reload``
+    reads the definition files again; ``/agents run NAME TASK`` asks the model to
+    delegate TASK to NAME (as ``@NAME TASK``)."""
+    if not arg.strip() and getattr(app, "desk", None) is not None:
+        open_agent_view(app)  # agents side by side: the agent view
         return
     if app.session is None:
         return
