@@ -110,6 +110,10 @@ async def test_the_view_lists_every_agent_with_its_state_and_the_status_line_cou
             await pilot.pause()
             assert isinstance(app.screen, AgentsScreen)
             await pilot.press("escape")
+            app.run_slash("/agents list")  # the subagent definitions, as before
+            await pilot.pause()
+            assert isinstance(app.screen, MainScreen)
+            assert any("Agents (the model delegates" in n.message for n in app._notifications)
             fleet.stop(b)
             await fleet.settled()
 
