@@ -25,13 +25,14 @@ import asyncio, os, sys, tempfile, time
 spawned = float(sys.argv[1])
 os.environ.setdefault("GEMTUI_HOME", tempfile.mkdtemp())
 from pathlib import Path
+from gemtui.agent.assembly import RunOptions
 from gemtui.config.ui_choice import read_ui_choice
 from gemtui.tui.launch import build_app
 
 async def main() -> None:
     workspace = Path(tempfile.mkdtemp())  # as launch_tui: [ui] now, the rest validated later
     ui = read_ui_choice(workspace, trusted=False)
-    app = build_app(None, ui=ui, workspace=workspace, fake_responses=sys.argv[2])
+    app = build_app(None, RunOptions(workspace=workspace, fake_responses=sys.argv[2]), ui=ui)
     async with app.run_test(size=(120, 40)) as pilot:
         while not (app.screen.__class__.__name__ == "MainScreen" and app.focused is not None):
             await pilot.pause()

@@ -5,6 +5,7 @@
     GemtuiError
     ├── FatalError(exit_code)              ends a headless run with its exit code
     │   ├── FatalAuthenticationError       41  no key, bad key, OAuth failed
+    │   │   └── AccountRefusedError        41  Google refused the account for Code Assist
     │   ├── FatalInputError                42  bad flag, empty prompt, bad argument
     │   ├── FatalConfigError               52  unreadable or invalid settings
     │   ├── FatalTurnLimitedError          53  --max-turns reached
@@ -42,6 +43,7 @@ __all__ = [
     "EXIT_INPUT",
     "EXIT_OK",
     "EXIT_TURN_LIMIT",
+    "AccountRefusedError",
     "AnswerTooLongError",
     "ApiError",
     "FatalAuthenticationError",
@@ -92,6 +94,17 @@ class FatalAuthenticationError(FatalError):
     """No usable key or sign-in: exit 41, with what to set."""
 
     exit_code = EXIT_AUTH
+
+
+class AccountRefusedError(FatalAuthenticationError):
+    """Google refused the signed-in account for Code Assist (``ineligibleTiers``, e.g.
+    ``UNSUPPORTED_CLIENT``): signing in again cannot help, another way to Gemini can.
+    A class of its own so the TUI offers those ways instead of the sign-in dialog."""
+
+    def __init__(self, message: str, *, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason
+        """Google's own words (``reasonMessage``)."""
 
 
 class FatalInputError(FatalError):

@@ -17,7 +17,16 @@ from typing import Any
 from gemtui.testing import MockLLMServer
 from gemtui.testing.mock_http import RecordedRequest
 
-from .helpers import gemtui_env, popen_gemtui, run_gemtui, write_fast_config
+from .helpers import FAST_NETWORK, gemtui_env, popen_gemtui, run_gemtui
+
+PATIENT = FAST_NETWORK.replace("read_timeout = 2.0", "read_timeout = 3600.0")
+"""A held answer is let go by the test, not by a clock: no read timeout cuts it first."""
+
+
+def write_patient_config(home: Path, extra: str = "") -> None:
+    config = home / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(PATIENT + extra, encoding="utf-8")
 
 
 def _asked(server: MockLLMServer) -> threading.Event:
@@ -42,7 +51,7 @@ def _agents(home: Path, cwd: Path, *flags: str) -> list[dict[str, Any]]:
 def test_a_headless_run_elsewhere_is_listed_working_then_done(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
 ) -> None:
-    write_fast_config(isolated_home)
+    write_patient_config(isolated_home)
     mock_llm_thread.enqueue({"text": "ANSWER", "fault": "hold"})
     asked = _asked(mock_llm_thread)
     env = gemtui_env(isolated_home, mock_llm_thread.url)
@@ -78,7 +87,7 @@ def test_a_headless_run_elsewhere_is_listed_working_then_done(
 def test_a_run_killed_mid_prompt_is_listed_as_gone(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
 ) -> None:
-    write_fast_config(isolated_home)
+    write_patient_config(isolated_home)
     mock_llm_thread.enqueue({"text": "never seen", "fault": "hold"})
     asked = _asked(mock_llm_thread)
     env = gemtui_env(isolated_home, mock_llm_thread.url)

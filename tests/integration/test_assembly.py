@@ -113,8 +113,8 @@ async def test_the_same_flags_build_the_same_session_headless_and_in_the_tui(
     assert replace(seen["headless"], interactive=True) == seen["tui"]
     headless = build_session(load_settings(workspace), seen["headless"], trusted=False)
     app = _tui_app(load_settings(workspace), seen["tui"])
-    assert app.session_factory is not None
-    tui = app.session_factory()  # what the app runs in its engine-start thread
+    assert app.controller.session_factory is not None
+    tui = app.controller.session_factory()  # what the app runs in its engine-start thread
     try:
         expected = {
             "provider": "local",
@@ -148,7 +148,7 @@ def test_settings_fill_in_what_no_flag_gives(
     settings = load_settings(workspace)
     for options in (seen["headless"], None):
         if options is None:
-            options = _tui_app(settings, seen["tui"]).run_options
+            options = _tui_app(settings, seen["tui"]).controller.run_options
         built = build_session(settings, options, trusted=False)
         try:
             assert built.session.executor.config.max_turns == 99

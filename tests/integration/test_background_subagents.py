@@ -19,7 +19,8 @@ from typing import Any
 from gemtui.testing import MockLLMServer
 from gemtui.testing.mock_http import RecordedRequest
 
-from .helpers import popen_gemtui, run_gemtui, write_fast_config
+from .helpers import popen_gemtui, run_gemtui
+from .test_agents_cli import write_patient_config
 from .test_subagents import SCOUT, _call, _done, _env, _responses, _system, _user_agent
 
 
@@ -55,7 +56,7 @@ def _texts(request: RecordedRequest) -> str:
 def test_a_background_subagent_reports_as_a_message_after_the_parent_went_on(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
 ) -> None:
-    write_fast_config(isolated_home)
+    write_patient_config(isolated_home)
     _user_agent(isolated_home, "scout", SCOUT)
     parent = [
         _call("scout", {"task": "Find the notes.", "background": True}, "p1"),
@@ -93,7 +94,7 @@ def test_a_foreground_call_still_waits_for_the_report(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
 ) -> None:
     """The control: without ``background`` the call's result *is* the report."""
-    write_fast_config(isolated_home)
+    write_patient_config(isolated_home)
     _user_agent(isolated_home, "scout", SCOUT)
     parent = [_call("scout", {"task": "Find the notes."}, "p1"), {"text": "ok"}]
     child = [_done("Found REPORT-XYZ.")]
@@ -111,7 +112,7 @@ def test_a_foreground_call_still_waits_for_the_report(
 def test_max_spawns_says_the_limit_when_reached(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
 ) -> None:
-    write_fast_config(isolated_home, "[agents]\nmax_spawns = 1\n")
+    write_patient_config(isolated_home, "[agents]\nmax_spawns = 1\n")
     _user_agent(isolated_home, "scout", SCOUT)
     parent = [
         _call("scout", {"task": "first"}, "p1"),
@@ -140,7 +141,7 @@ def test_ctrl_c_while_a_background_agent_works_ends_both_cleanly(
 ) -> None:
     """The prompt waits for its background agent; Ctrl-C ends the wait and the agent
     (its held request is dropped), the run exits 130, and its row says cancelled."""
-    write_fast_config(isolated_home)
+    write_patient_config(isolated_home)
     _user_agent(isolated_home, "scout", SCOUT)
     parent = [
         _call("scout", {"task": "Find the notes.", "background": True}, "p1"),

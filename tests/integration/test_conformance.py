@@ -39,6 +39,7 @@ from gemtui.providers.http import make_client
 from gemtui.providers.openai_compat import OpenAICompatGenerator
 from gemtui.providers.retry import RetryingGenerator, RetryPolicy
 from gemtui.providers.text_tools import TextToolsGenerator
+from gemtui.providers.vertex import VertexGenerator
 from gemtui.testing import MockLLMServer, RecordedRequest
 from gemtui.wire.cancel_note import CANCELLED_NOTE, is_cancel_note
 
@@ -46,6 +47,7 @@ FAST = RetryPolicy(max_attempts=3, initial_delay=0.01, max_delay=0.02)
 ADAPTERS = [
     "gemini",
     "code_assist",
+    "vertex",
     "openai_compat",
     "anthropic",
     "text_tools",
@@ -54,7 +56,8 @@ ADAPTERS = [
 ]
 """``text_tools`` wraps the OpenAI-compatible adapter; the other two text-tools harnesses
 run the same wrapper over the Gemini and Anthropic wires; ``code_assist`` speaks Gemini's
-body inside the Code Assist envelope."""
+body inside the Code Assist envelope; ``vertex`` speaks Gemini's body on Vertex AI's
+project path with a Bearer token."""
 GENERATION_PATHS = (":streamGenerateContent", ":generateContent", "/chat/completions", "/messages")
 GEMINI_ONLY = {
     "contents",
@@ -86,7 +89,8 @@ class Harness:
     def wire(self) -> str:
         """The API spoken on the wire: gemini, anthropic or openai."""
         base = self.adapter.removeprefix("text_tools_")
-        wires = {"gemini": "gemini", "code_assist": "gemini", "anthropic": "anthropic"}
+        wires = {"gemini": "gemini", "code_assist": "gemini", "vertex": "gemini"}
+        wires["anthropic"] = "anthropic"
         return wires.get(base, "openai")
 
     @property
@@ -95,7 +99,8 @@ class Harness:
 
     @property
     def kind(self) -> str:
-        return "code-assist" if self.adapter == "code_assist" else self.wire
+        kinds = {"code_assist": "code-assist", "vertex": "vertex"}
+        return kinds.get(self.adapter, self.wire)
 
     @property
     def model(self) -> str:
@@ -111,6 +116,11 @@ class Harness:
         if self.adapter == "code_assist":
             self.srv.account.require_token = True  # every request must carry a live token
             inner = CodeAssistGenerator(client, TokenSource(self.srv.account.grant()), endpoint=url)
+        elif self.adapter == "vertex":  # the mock refuses a project path without a live token
+            tokens = TokenSource(self.srv.account.grant())
+            inner = VertexGenerator(
+                client, tokens=tokens, project="p1", location="europe-west4", base_url=url
+            )
         elif self.wire == "gemini":
             inner = GeminiGenerator(client, "gem-key", url)
         elif self.wire == "anthropic":
@@ -258,6 +268,9 @@ def assert_valid_requests(h: Harness) -> None:
         if h.adapter == "code_assist":
             _assert_code_assist(h, req, body)
             continue
+        if h.adapter == "vertex":
+            _assert_vertex(h, req, body)
+            continue
         if h.wire == "gemini":
             assert req.headers["x-goog-api-key"] == "gem-key"
             _assert_gemini(body)
@@ -322,6 +335,15 @@ def _assert_code_assist(h: Harness, req: RecordedRequest, body: dict[str, Any]) 
     assert body["user_prompt_id"]
     assert body["request"]["session_id"]
     _assert_gemini(body["request"])
+
+
+def _assert_vertex(h: Harness, req: RecordedRequest, body: dict[str, Any]) -> None:
+    """The Gemini body itself on the project's publisher path; a live Bearer token, no key."""
+    scope = "/v1/projects/p1/locations/europe-west4/publishers/google/models/"
+    assert req.path.startswith(scope + h.model + ":")
+    assert h.srv.account.authorized(req.headers)
+    assert "x-goog-api-key" not in req.headers
+    _assert_gemini(body)
 
 
 def _assert_anthropic(req: RecordedRequest, body: dict[str, Any]) -> None:

@@ -289,3 +289,39 @@ async def test_a_front_end_adopts_its_own_session_and_sends_it_prompts(
             assert events[-2:] == [AgentRemoved(a), FrontChanged(None)]
         finally:
             await fleet.aclose()
+
+
+async def test_stopping_a_background_subagent_tells_its_agent(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Stop on a listed subagent ends it (its held answer is never used); its agent hears
+    why in the report message and finishes its own prompt."""
+    monkeypatch.setenv("GEMINI_API_KEY", "key-a")
+    monkeypatch.setenv("HOME", str(tmp_path / "person"))
+    agents_dir = tmp_path / "person" / ".gemini" / "agents"
+    agents_dir.mkdir(parents=True)
+    (agents_dir / "worker.md").write_text(WORKER, encoding="utf-8")
+    ws_a, _ = _folders(tmp_path)
+    async with MockLLMServer() as alpha:
+        _configure(alpha.url, alpha.url)
+        parent = [
+            _call("worker", {"task": "wait", "background": True}, "p1"),
+            {"text": "worker started"},
+            {"text": "worker was stopped"},
+        ]
+        child = [{**_done("never"), "fault": "hold"}]
+        _route(alpha, parent, child, child_marker="WORKER-PROMPT")
+        fleet = Fleet(Settings())
+        try:
+            a = fleet.start("delegate", _options(ws_a, "alpha"))
+            sub = f"{a}/p1"
+            await until(fleet, lambda: sub in {i.id for i in fleet.agents()})
+            assert fleet.get(sub).state is AgentState.WORKING
+            assert fleet.stop(sub)
+            assert (await fleet.wait(sub)).state is AgentState.CANCELLED
+            assert (await fleet.wait(a)).state is AgentState.DONE
+            last = json.dumps(alpha.requests[-1].json["contents"][-1])
+            assert "stopped without a report" in last
+        finally:
+            alpha.release()
+            await fleet.aclose()

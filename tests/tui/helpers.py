@@ -90,7 +90,7 @@ async def engine_started(app: Any, seen: Messages) -> None:
     """
     from textual.worker import Worker
 
-    if app.session is not None or app.session_factory is None:
+    if app.session is not None or app.controller.session_factory is None:
         return
     found = await seen.wait_for(
         lambda m: isinstance(m, Worker.StateChanged) and m.worker.group == "engine-start"

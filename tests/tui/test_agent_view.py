@@ -220,7 +220,7 @@ async def test_attention_when_a_background_agent_needs_you_or_finishes(
         back.enqueue(_shell("true"), {"text": "done"})
         (workspace / "b").mkdir()
         app = make_app(make_session(front.url, workspace), workspace)
-        app.settings = settings
+        app.controller.settings = settings
         seen = Messages()
         async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
             fleet = SessionsFleet()

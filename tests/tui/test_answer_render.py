@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pytest
 from rich.console import Console
 from textual.strip import Strip
@@ -85,6 +87,91 @@ class TestSplitBlocks:
         assert split_blocks("\n\n") == []
 
 
+class TestSplitAsMarkdownReadsIt:
+    """Blocks are markdown-it's own: where a hand-written scanner cut a block that the
+    whole answer renders as one, the piece after the cut was drawn as something else."""
+
+    def test_an_over_indented_fence_line_does_not_close_it(self) -> None:
+        text = "```\ncode\n    ```\nmore code"  # four spaces: still code (CommonMark)
+        assert split_blocks(text) == [text]
+
+    def test_a_tab_indented_continuation_stays_in_its_list_item(self) -> None:
+        text = "- item\n\n\tmore of the item"  # alone, the tab made it a code block
+        assert split_blocks(text) == [text]
+
+    def test_a_pre_block_keeps_its_blank_lines(self) -> None:
+        assert split_blocks("<pre>\na\n\nb\n</pre>\nafter") == ["<pre>\na\n\nb\n</pre>", "after"]
+
+    def test_a_table_is_a_block_of_its_own_up_to_a_blank_line(self) -> None:
+        text = "intro\n| a | b |\n|---|---|\n| 1 | 2 |\nrow\n\nafter"
+        assert split_blocks(text) == ["intro", "| a | b |\n|---|---|\n| 1 | 2 |\nrow", "after"]
+
+    def test_a_link_definition_is_kept_with_its_neighbour(self) -> None:
+        """markdown-it gives a definition no token: its lines are never dropped."""
+        assert split_blocks("[x]: https://e.org\n\npara [x]") == ["[x]: https://e.org", "para [x]"]
+        assert split_blocks("para\n\n[x]: https://e.org") == ["para\n\n[x]: https://e.org"]
+
+    def test_a_lone_carriage_return_keeps_the_lines_in_step(self) -> None:
+        assert split_blocks("one\rstill one\n\ntwo") == ["one\rstill one", "two"]
+
+
+STREAMED = {
+    "fence": "Intro line.\n\n```python\ndef f():\n\n    return 1\n```\nAfter the fence.\n",
+    "list": "- one\n- two\n\n  still two\n\n1. first\n2. second\n\nDone.\n",
+    "table": "Numbers:\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nBelow the table.\n",
+    "headings": "# Title\n\nText.\n\nSub\n---\nMore text.\n## Last\nEnd.\n",
+    "tab": "- item\n\n\tmore of the item\n\n```\ncode\n    ```\nstill code\n",
+    "tricky": "para\n#x not a heading\n- now a list\n> quote\n    lazy\n\n~~~\nopen",
+}
+
+
+def _inked(lines: Iterable[str]) -> list[str]:
+    return [line for line in lines if line.strip()]
+
+
+class TestSplitMidStream:
+    """An answer arrives a character at a time: each prefix splits as markdown-it reads
+    it, blocks before the growing one are final, and rendering only the changed blocks
+    draws what a render of the whole text draws."""
+
+    @pytest.mark.parametrize("name", ["fence", "list", "table", "headings"])
+    def test_blocks_before_the_growing_one_are_final(self, name: str) -> None:
+        text = STREAMED[name]
+        final = split_blocks(text)
+        for end in range(1, len(text) + 1):
+            done = split_blocks(text[:end])[:-1]
+            assert done == final[: len(done)], text[:end]
+
+    @pytest.mark.parametrize("name", sorted(STREAMED))
+    def test_drawing_block_by_block_draws_what_the_whole_text_draws(
+        self, name: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """At every character, the lines drawn (the blank lines between blocks aside)
+        are those of Rich drawing the whole text at once, and of a fresh render."""
+        monkeypatch.setattr(answer_render, "FREEZE_SECONDS_PER_RENDER", 10.0)  # all at once
+        console = _console()
+        text = STREAMED[name]
+        stream = AnswerRender()
+        for end in range(1, len(text) + 1):
+            stream.append(text[end - 1])
+            got = [line.text.rstrip() for line in stream.render(console, 50)]
+            whole = render_markdown(console, text[:end], 50, stream.code_theme)
+            assert _inked(got) == _inked(line.text.rstrip() for line in whole), text[:end]
+            fresh = AnswerRender()
+            fresh.append(text[:end])
+            assert got == [line.text.rstrip() for line in fresh.render(console, 50)]
+
+    def test_an_empty_heading_that_grows_into_text_joins_the_paragraph(self) -> None:
+        """``#`` alone is a heading; ``#x`` is not: the block before it is not final
+        until the line after it is whole."""
+        stream = AnswerRender()
+        console = _console()
+        stream.append("para\n#")
+        stream.render(console, 40)
+        stream.append("x")
+        assert [line.text.strip() for line in stream.render(console, 40)] == ["para #x"]
+
+
 class TestCodeBlocks:
     def test_fenced_contents_in_order(self) -> None:
         text = "a\n```py\nx = 1\n```\nb\n~~~\ny\n~~~\n"
@@ -95,6 +182,12 @@ class TestCodeBlocks:
 
     def test_nested_fence_is_dedented(self) -> None:
         assert code_blocks("- a\n  ```\n  x\n  ```\n") == ["x"]
+
+    def test_a_fence_in_a_quote_counts(self) -> None:
+        assert code_blocks("> ```py\n> x = 1\n> ```\n") == ["x = 1"]
+
+    def test_an_over_indented_close_is_code(self) -> None:
+        assert code_blocks("```\na\n    ```\nb\n```") == ["a\n    ```\nb"]
 
 
 class TestAnswerRender:

@@ -203,7 +203,7 @@ async def test_an_unexpected_error_becomes_a_notification(workspace: Path) -> No
 
     app = GemtuiApp(settings=Settings(), session=_session(workspace), workspace=workspace)
     async with app.run_test() as pilot:
-        app.main._routes[UserMessage] = _boom
+        app.main.transcript.add_user = _boom  # type: ignore[method-assign]
         app.post_message(BusEvent(UserMessage(text="x")))
         app.run_slash("/clear")
         await pilot.pause()

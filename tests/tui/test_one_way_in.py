@@ -77,7 +77,7 @@ async def test_resuming_keeps_the_main_screen_and_its_prompt_history(
         await turns_done(app)
         screen = app.main
         depth = len(app.screen_stack)
-        app.resume_session(sid)
+        app.controller.resume_session(sid)
         await pilot.pause()
         assert app.main is screen, "the main screen was popped and drawn anew"
         assert len(app.screen_stack) == depth
@@ -111,7 +111,7 @@ async def test_sessions_while_the_engine_starts_says_so_and_the_thread_writes_no
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         while not built:  # the store is open in the thread, not yet handed over
             await pilot.pause(0.01)
-        assert app.store is None
+        assert app.controller.store is None
         app.run_slash("/sessions")
         await pilot.pause()
         notes = [n.message for n in app._notifications]
@@ -119,7 +119,7 @@ async def test_sessions_while_the_engine_starts_says_so_and_the_thread_writes_no
         assert not any("could not be opened" in n for n in notes), notes
         release.set()
         await engine_started(app, seen)
-        assert app.store is built[0].store
+        assert app.controller.store is built[0].store
         assert app.session is built[0].session
     app.close_store()
 

@@ -65,11 +65,13 @@ async def test_quitting_a_saved_session_says_how_to_resume_it(
     )
     seen = Messages()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
-        assert app.resume_hint is None, "nothing saved yet: nothing to resume"
+        assert app.controller.resume_hint is None, "nothing saved yet: nothing to resume"
         await pilot.press(*"remember this", "enter")
         await seen.wait_event(AgentFinished)
         await turns_done(app)
-        assert app.resume_hint == f"To continue this session: gemtui --resume {session.id}"
+        assert (
+            app.controller.resume_hint == f"To continue this session: gemtui --resume {session.id}"
+        )
     app.close_store()
 
 
@@ -95,7 +97,7 @@ async def test_palette_screenshot_says_where_and_theme_is_offered_once(
         texts = [str(n.message) for n in app._notifications]
         assert any(str(saved) in t for t in texts), texts
         (workspace / "locked").mkdir()
-        mp.setattr(app, "workspace", workspace / "locked" / "missing")
+        mp.setattr(app.controller, "workspace", workspace / "locked" / "missing")
         assert app.take_screenshot() is None
         await pilot.pause()
         texts = [str(n.message) for n in app._notifications]

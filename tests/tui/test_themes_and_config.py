@@ -160,8 +160,8 @@ async def test_no_provider_opens_the_welcome_screen_instead_of_failing(workspace
         await pilot.pause()
         assert app.session is None
         assert isinstance(app.screen, WelcomeScreen)
-        assert app.welcome_reason
-        assert "No model provider" in app.welcome_reason
+        assert app.controller.welcome_reason
+        assert "No model provider" in app.controller.welcome_reason
 
 
 async def test_unknown_provider_stops_the_app_with_52(workspace: Path) -> None:

@@ -109,7 +109,8 @@ class TestWelcomeSnapshots:
         list under "Found (Tab to the list, Enter picks one):" with its first row
         "127.0.0.1:11434  qwen2.5-coder:7b" highlighted. None found: the note "No local
         server answered on ports 11434, 8080, 8000 or 1234." and straight under it the URL
-        field — no empty box. Every choice fits without scrolling."""
+        field — no empty box. Under the buttons (Google, Vertex AI, demo) the note on who
+        Google sign-in is for. Every choice fits without scrolling."""
         from gemtui.tui.screens import welcome
 
         servers = [welcome.LocalServer(11434, ("qwen2.5-coder:7b", "llama3.2:3b"))]

@@ -26,6 +26,7 @@ ENGINE_MODULES = [
     "mcp.client.stdio",
     "mcp.client.streamable_http",
     "gemtui.cli",
+    "gemtui.worktrees",
 ]
 
 
@@ -126,3 +127,21 @@ def test_the_tuis_first_frame_needs_neither_pydantic_nor_httpx(tmp_path: Path) -
         env=env,
     )
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_the_view_models_do_not_import_textual_or_rich() -> None:
+    """The rules of what the TUI shows run without a terminal: importing the view models,
+    feeding them an event and splitting an answer into blocks load neither Textual nor
+    Rich."""
+    code = (
+        "import sys\n"
+        "from gemtui.bus.events import ContentDelta\n"
+        "from gemtui.tui.view import ConversationView\n"
+        "from gemtui.tui.view.markdown_blocks import split_blocks\n"
+        "ConversationView().feed(ContentDelta(text='hi'))\n"
+        "assert split_blocks('# a\\n\\n- b') == ['# a', '- b']\n"
+        "bad = sorted(k for k in sys.modules if k.split('.')[0] in ('textual', 'rich'))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

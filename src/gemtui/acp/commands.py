@@ -1,6 +1,6 @@
 """The slash commands that make sense in an editor, offered as ``available_commands``.
 
-``/compress``, ``/memory``, ``/stats`` and ``/model`` run here and answer as an agent
+``/compress``, ``/memory``, ``/skills``, ``/stats`` and ``/model`` run here and answer as an agent
 message; an MCP server's prompts are ``/server:prompt`` (filled in and sent as the
 prompt); custom ``.toml`` commands are offered too and expand in the session as they do
 in the TUI and headless.
@@ -28,6 +28,10 @@ BUILTIN = {
     ),
     "stats": ("Tokens and cost of this session", None),
     "model": ("Show or switch the model", "NAME"),
+    "skills": (
+        "List, enable, disable or reload Agent Skills",
+        "list | enable NAME | disable NAME | reload",
+    ),
 }
 
 
@@ -102,6 +106,10 @@ async def run_command(conv: Conversation, text: str) -> str | bool:
             await conv.say(f"Saved to {path}.")
         else:
             await conv.say(session.context_files.summary())
+    elif name == "skills":
+        from gemtui.agent.skill_command import skills_command
+
+        await conv.say(skills_command(session, rest)[0])
     elif name == "model":
         if rest:
             await session.switch_model(rest)

@@ -23,6 +23,8 @@ from gemtui.tools.workspace import Workspace
 
 __all__ = ["GIT_TIMEOUT", "environment_context", "git_summary", "top_level_listing"]
 
+COMPACT_LISTING = 15
+"""Top-level entries shown to a small model (its window is precious); others get 50."""
 GIT_TIMEOUT = 2.0
 """Seconds each git command may take before the status is left out."""
 MAX_NAME = 80

@@ -35,6 +35,8 @@ _KEY_HELP = {
     "anthropic": "Check ANTHROPIC_API_KEY (or the key stored from the welcome screen).",
     "openai": "Check OPENAI_API_KEY and the server's URL (OPENAI_BASE_URL or base_url).",
     "code-assist": "Sign in again: run `gemtui auth login`, or /auth in the TUI.",
+    "vertex": "Check GOOGLE_APPLICATION_CREDENTIALS (or GOOGLE_API_KEY in express mode) and "
+    "that the Vertex AI API is enabled for GOOGLE_CLOUD_PROJECT.",
 }
 
 

@@ -183,12 +183,15 @@ def build_system_instruction(
     environment: str = "",
     compact: bool = False,
     tools: Iterable[str] | None = None,
+    skills: str = "",
 ) -> str:
-    """The core prompt (``core`` replaces ours), the environment, then ``context`` (by
-    default the workspace's files, loaded now)."""
+    """The core prompt (``core`` replaces ours), the environment, the skills' names and
+    descriptions, then ``context`` (by default the workspace's files, loaded now)."""
     parts = [core if core is not None else core_prompt(workspace, compact=compact, tools=tools)]
     if environment:
         parts.append(environment)
+    if skills:
+        parts.append(skills)
     files = context if context is not None else ContextFiles(workspace).load()
     text = files.system_text()
     if text:

@@ -34,11 +34,13 @@ __all__ = [
     "fallback_chain",
     "list_models",
     "resolve_provider",
+    "vertex_ready",
 ]
 
 BUILTIN_PROVIDERS: dict[str, ProviderSettings] = {
     "gemini": ProviderSettings(kind="gemini"),
     "code-assist": ProviderSettings(kind="code-assist"),
+    "vertex": ProviderSettings(kind="vertex"),
     "openai": ProviderSettings(kind="openai"),
     "anthropic": ProviderSettings(kind="anthropic"),
 }
@@ -46,6 +48,7 @@ BUILTIN_PROVIDERS: dict[str, ProviderSettings] = {
 DEFAULT_MODELS = {
     "gemini": "gemini-2.5-pro",
     "code-assist": "gemini-2.5-pro",
+    "vertex": "gemini-2.5-pro",
     "openai": "gpt-4o-mini",
     "anthropic": "claude-sonnet-4-5",
     "replay": "replay",
@@ -54,6 +57,7 @@ DEFAULT_MODELS = {
 KNOWN_MODELS: dict[str, tuple[str, ...]] = {
     "gemini": ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite"),
     "code-assist": ("gemini-2.5-pro", "gemini-2.5-flash"),
+    "vertex": ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite"),
     "openai": ("gpt-4o-mini", "gpt-4o", "gpt-4.1"),
     "anthropic": ("claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"),
 }
@@ -64,6 +68,8 @@ NO_PROVIDER_HELP = (
     "  export GEMINI_API_KEY=...        (Gemini API key, https://aistudio.google.com/apikey)\n"
     "  export OPENAI_BASE_URL=http://127.0.0.1:11434/v1   (a local OpenAI-compatible server)\n"
     "  export ANTHROPIC_API_KEY=...\n"
+    "  export GOOGLE_GENAI_USE_VERTEXAI=true GOOGLE_CLOUD_PROJECT=... GOOGLE_CLOUD_LOCATION=...\n"
+    "                                   (Vertex AI with Application Default Credentials)\n"
     "or sign in with Google (`gemtui auth login`), or store a key in the keyring from the "
     "TUI's welcome screen (run `gemtui`)."
 )
@@ -83,7 +89,7 @@ class ResolvedProvider:
     settings: ProviderSettings = field(default_factory=lambda: ProviderSettings(kind="gemini"))
 
 
-GEMINI_KINDS = ("gemini", "code-assist")
+GEMINI_KINDS = ("gemini", "code-assist", "vertex")
 """Providers that serve Gemini models (built-in fallback chains apply to them)."""
 
 
@@ -109,6 +115,8 @@ def context_window_for(model: str, configured: int | None = None) -> int:
 
 
 def _auto_name() -> str | None:
+    if _vertex_chosen():
+        return "vertex"
     if os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY"):
         return "gemini"
     if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"):
@@ -182,6 +190,8 @@ def resolve_provider(
         inner = GeminiGenerator(client(), key, base)
     elif conf.kind == "code-assist":
         inner = _code_assist(conf, client)
+    elif conf.kind == "vertex":
+        inner = _vertex(name, conf, client)
     elif conf.kind == "openai":
         inner = _openai(name, conf, client)
     elif conf.kind == "anthropic":
@@ -253,6 +263,42 @@ def _code_assist(
     return CodeAssistGenerator(http, source, endpoint=conf.base_url, email=tokens.email)
 
 
+def _vertex_chosen() -> bool:
+    """Gemini CLI's switch: ``GOOGLE_GENAI_USE_VERTEXAI=true`` (or 1)."""
+    return os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").strip().lower() in ("true", "1")
+
+
+VERTEX_HELP = (
+    "Vertex AI needs a project or a key. Either\n"
+    "  export GOOGLE_CLOUD_PROJECT=your-project GOOGLE_CLOUD_LOCATION=us-central1\n"
+    "with Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS naming a "
+    "service-account JSON, or `gcloud auth application-default login`), or express mode:\n"
+    "  export GOOGLE_API_KEY=...   (a Vertex AI API key, no project)"
+)
+
+
+def _vertex(
+    name: str, conf: ProviderSettings, client: Callable[[], httpx.AsyncClient]
+) -> ContentGenerator:
+    """Gemini on Vertex AI: the project with ADC when one is set, else express mode."""
+    from gemtui.providers.vertex import VertexGenerator
+
+    base = conf.base_url or os.environ.get("GOOGLE_VERTEX_BASE_URL")
+    project = os.environ.get("GOOGLE_CLOUD_PROJECT", "").strip()
+    if project:
+        from gemtui.auth.adc import AdcTokens
+
+        location = os.environ.get("GOOGLE_CLOUD_LOCATION", "").strip() or "global"
+        tokens = AdcTokens()
+        return VertexGenerator(
+            client(), tokens=tokens, project=project, location=location, base_url=base
+        )
+    key = get_secret(f"{name}-api-key", "GOOGLE_API_KEY")
+    if not key:
+        raise FatalAuthenticationError(VERTEX_HELP)
+    return VertexGenerator(client(), api_key=key, base_url=base)
+
+
 def _anthropic(
     name: str, conf: ProviderSettings, client: Callable[[], httpx.AsyncClient]
 ) -> ContentGenerator:
@@ -303,7 +349,17 @@ def _usable(name: str) -> bool:
         return bool(get_secret("anthropic-api-key", "ANTHROPIC_API_KEY"))
     if name == "code-assist":
         return _signed_in()
+    if name == "vertex":
+        return _vertex_chosen() and bool(
+            os.environ.get("GOOGLE_CLOUD_PROJECT") or get_secret("vertex-api-key", "GOOGLE_API_KEY")
+        )
     return False
+
+
+def vertex_ready() -> bool:
+    """Vertex AI's variables are set (``GOOGLE_GENAI_USE_VERTEXAI=true`` with a project or an
+    express key): the TUI can switch to it without asking anything."""
+    return _usable("vertex")
 
 
 def _own_server(conf: ProviderSettings) -> bool:

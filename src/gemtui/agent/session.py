@@ -8,12 +8,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gemtui.agent import session_hooks, user_commands
+from gemtui.agent import session_parts as parts
 from gemtui.agent.account_watch import AccountWatch
 from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.context_files import ContextFiles, add_memory
 from gemtui.agent.environment_context import environment_context
 from gemtui.agent.error_text import ErrorContext
 from gemtui.agent.executor import Executor, ExecutorConfig
+from gemtui.agent.groundwork import Groundwork
 from gemtui.agent.prices import price_for
 from gemtui.agent.prompt import build_system_instruction, load_core_override
 from gemtui.agent.prompt_fit import fit_prompt
@@ -23,42 +26,10 @@ from gemtui.agent.session_extensions import (
     load_extensions,
     with_extension_servers,
 )
-from gemtui.agent.session_hooks import (
-    before_agent,
-    build_hooks,
-    drain_hooks,
-    fire_session_start,
-    tool_hooks,
-)
 from gemtui.agent.session_options import SessionOptions
-from gemtui.agent.session_parts import (
-    context_grows,
-    error_context,
-    fetch_limits,
-    generation_config,
-    mcp_tools,
-    next_speaker_for,
-    one_off_stream,
-    retry_reporter,
-    router_for,
-    sandbox_config,
-    session_checkpoints,
-    start_model,
-    workspace_rules,
-)
+from gemtui.agent.skill_tool import ACTIVATE_SKILL, SessionSkills
 from gemtui.agent.subagent_tool import SubagentTool
-from gemtui.agent.subagents import Subagents
-from gemtui.agent.user_commands import (
-    ShellNotes,
-    TerminalRun,
-    add_roots,
-    announce_problems,
-    expand_custom,
-    load_session_commands,
-    run_shell_mode,
-    terminal_command,
-    terminal_verdict,
-)
+from gemtui.agent.subagents import SubagentParent, Subagents
 from gemtui.bus import (
     AgentFinished,
     Event,
@@ -76,21 +47,13 @@ from gemtui.config.settings import Settings
 from gemtui.hooks.model_hooks import model_hooks
 from gemtui.providers.retry import RetryingGenerator
 from gemtui.providers.tool_guidance import compact_declarations
-from gemtui.tools.offload import run_off_loop
 from gemtui.tools.sandbox_places import HOME_RUN_LATER, home_places
-from gemtui.wire import (
-    Content,
-    FunctionDeclaration,
-    GenerateContentRequest,
-    GenerateContentResponse,
-    Part,
-)
+from gemtui.wire import Part
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from gemtui.agent.agent_defs import AgentSet
-    from gemtui.bus import EventBus
     from gemtui.commands import CommandSet
     from gemtui.providers.base import ContentGenerator
     from gemtui.scheduler import RuleBook
@@ -98,14 +61,14 @@ if TYPE_CHECKING:
     from gemtui.tools.file_access import FileAccess
     from gemtui.tools.sandbox import SandboxConfig
     from gemtui.tools.terminal_access import TerminalAccess
+    from gemtui.wire import (
+        Content,
+        FunctionDeclaration,
+        GenerateContentRequest,
+        GenerateContentResponse,
+    )
 
 __all__ = ["Session", "SessionOptions"]
-
-COMPACT_LISTING = 15
-"""Top-level entries shown to a small model (its window is precious); others get 50."""
-
-GROUNDED_TOOL = "google_web_search"
-"""Offered only when the provider's API has Google Search grounding."""
 
 
 class Session:
@@ -128,13 +91,13 @@ class Session:
         self.bus = EventBus(self.id)
         self.approval_mode = options.approval_mode
         self.workspace = Workspace(options.workspace)
-        add_roots(self.workspace, options.include_directories)
+        user_commands.add_roots(self.workspace, options.include_directories)
         self.registry = default_registry()
         for name in settings.tools.exclude:
             self.registry.unregister(name)
         self.extensions = load_extensions(self.workspace.root, self.registry)
         self.policy = PolicyEngine(
-            workspace_rules(options.workspace, trusted=options.trusted_workspace),
+            parts.workspace_rules(options.workspace, trusted=options.trusted_workspace),
             user_policy_file=config_dir() / "policy.toml",
             workspace_root=self.workspace.root,
             protected_dirs=(config_dir(), *home_places(HOME_RUN_LATER)),
@@ -146,10 +109,10 @@ class Session:
             extra_dirs=extension_context_dirs(self.extensions)
             + tuple((root, settings.context.names) for root in self.workspace.roots[1:]),
         ).load()
-        sandbox = sandbox_config(
+        sandbox = parts.sandbox_config(
             settings, self.workspace.root, self.workspace.roots[1:], forced=options.sandbox
         )
-        self.mcp = mcp_tools(
+        self.mcp = parts.mcp_tools(
             with_extension_servers(settings, self.extensions),
             self.registry,
             self.policy,
@@ -162,19 +125,19 @@ class Session:
             output_limit=settings.tools.output_limit,
             outputs=OutputStore.for_session(data_dir(), self.id),
             model_stream=self._model_stream,
-            fetch=fetch_limits(settings),
+            fetch=parts.fetch_limits(settings),
             sandbox=sandbox,
             edit_fixer=settings.tools.edit_fixer,
             memory_file=config_dir() / "GEMINI.md",
         )
-        self.hooks = build_hooks(
+        self.hooks = session_hooks.build_hooks(
             self.workspace.root,
             self.bus,
             sandbox,
             trusted=options.trusted_workspace,
             is_subagent=lambda name: isinstance(self.registry.get(name), SubagentTool),
         )
-        self.checkpoints = session_checkpoints(settings, self.bus, self.workspace, self.id)
+        self.checkpoints = parts.session_checkpoints(settings, self.bus, self.workspace, self.id)
         self.scheduler = ToolScheduler(
             self.registry,
             self.bus,
@@ -183,35 +146,61 @@ class Session:
             approval_mode=lambda: self.approval_mode,
             interactive=options.interactive,
             guard=self.checkpoints,
-            hooks=tool_hooks(self.hooks),
+            hooks=session_hooks.tool_hooks(self.hooks),
         )
-        self.agents = Subagents(self)
+        self.skills = SessionSkills(  # activate_skill joins before the agents look
+            self.workspace.root,
+            self.bus,
+            self.registry,
+            trusted=options.trusted_workspace,
+            extensions=self.extensions,
+            disabled=settings.skills.disabled,
+            excluded=ACTIVATE_SKILL in settings.tools.exclude,
+        )
+        self.agents = Subagents(
+            SubagentParent(
+                bus=self.bus,
+                root=self.workspace.root,
+                trusted=options.trusted_workspace,
+                interactive=options.interactive,
+                max_depth=settings.agents.max_depth,
+                max_spawns=settings.agents.max_spawns,
+                registry=self.registry,
+                policy=self.policy,
+                tool_context=context,
+                hooks=self.scheduler.hooks,
+                checkpoints=self.checkpoints,
+                approval_mode=lambda: self.approval_mode,
+                chat=lambda: self.chat,
+                executor=lambda: self.executor,
+            )
+        )
         self.agents.load()  # each agent a tool of the registry, before the declarations
-        self._on_retry = retry_reporter(self.bus)
+        self._on_retry = parts.retry_reporter(self.bus)
         if isinstance(provider.generator, RetryingGenerator):
             provider.generator.on_retry = self._on_retry
         self.account = AccountWatch(self.bus, self.id)
         self.account.bind(provider.generator)
-        self._compact_tools: bool | None = None
-        """Whether tools get the compact description (and the compact core prompt);
-        decided before the first prompt."""
+        self.groundwork = Groundwork(
+            lambda: fit_prompt(self.provider, self.chat.model),
+            lambda limit: environment_context(self.workspace, max_entries=limit),
+            fitted=self._fitted,
+            gathered=self._instruct,
+            interactive=options.interactive,
+        )
         self._core_override = load_core_override(settings.prompt.system_file, self.workspace.root)
         """The person's own core prompt (``GEMINI_SYSTEM_MD``, ``[prompt] system_file``)."""
-        self._environment = ""
-        """Date, system, listing and git status: gathered once, before the first prompt."""
-        self._preparing: asyncio.Task[None] | None = None
-        """The first prompt's groundwork (``prepare``), perhaps started before it."""
         self._prompted = False
         """A prompt was sent: a model chosen later keeps the groundwork (as it always did)."""
         self.chat = Chat(
             provider.generator,
-            model=start_model(provider),
+            model=parts.start_model(provider),
             system_instruction=self._system_instruction(),
             declarations=self._declarations(),
             # signatures belong to the model that made them; a resumed history may come
             # from another one (the active loop gets the "skip" value when needed)
             history=strip_thought_signatures(options.history) if options.history else None,
-            generation_config=generation_config(provider),
+            generation_config=parts.generation_config(provider),
             retry_delays=options.stream_retry_delays,
             max_answer_chars=settings.chat.max_answer_chars,
             on_history=self._history_changed,
@@ -226,12 +215,12 @@ class Session:
                 context_window=provider.context_window,
                 compression_threshold=settings.chat.compression_threshold,
                 compression_preserve=settings.chat.compression_preserve,
-                fallback=tuple(fallback_chain(provider, start_model(provider))),
-                router=router_for(provider, provider.model, self._plan_mode),
+                fallback=tuple(fallback_chain(provider, parts.start_model(provider))),
+                router=parts.router_for(provider, provider.model, self._plan_mode),
                 prices=dict(provider.settings.prices),
                 error_context=self._error_context,
                 stream_loop_detection=settings.chat.loop_detection,
-                next_speaker=next_speaker_for(settings, provider),
+                next_speaker=parts.next_speaker_for(settings, provider),
             ),
         )
         self.bus.subscribe(self._context_just_in_time)
@@ -239,30 +228,23 @@ class Session:
         self._cancel: asyncio.Event | None = None
         self.bus.on_cancel(self.cancel)
         self.commands = self._load_commands()
-        self.shell_notes = ShellNotes()
+        self.shell_notes = user_commands.ShellNotes()
 
     def _load_commands(self) -> CommandSet:
         trusted = self.options.trusted_workspace
-        return load_session_commands(self.extensions, self.workspace.root, trusted=trusted)
-
-    async def _expand_custom(self, prompt: str) -> tuple[str, str] | AgentFinished | None:
-        return await expand_custom(
-            self.commands, self.scheduler, self.tool_context, self.bus, prompt, self._cancel
+        return user_commands.load_session_commands(
+            self.extensions, self.workspace.root, trusted=trusted
         )
 
     def _declarations(self) -> list[FunctionDeclaration]:
-        from gemtui.scheduler import READ_ONLY_KINDS
-
-        denied = set(self.policy.denied_tool_names(self.registry.names(), self.approval_mode))
-        if self.approval_mode == "plan":  # plan mode: the model is offered read-only tools only
-            denied |= {t.name for t in self.registry.tools() if t.kind not in READ_ONLY_KINDS}
-        if not self.chat_generator.capabilities.grounding:
-            denied.add(GROUNDED_TOOL)  # only Gemini APIs can search (googleSearch)
-        decls = self.registry.declarations(exclude=denied)
-        return compact_declarations(decls) if self._compact_tools else decls
+        mode, generator = self.approval_mode, self.chat_generator
+        decls = parts.offered_declarations(self.registry, self.policy, mode, generator)
+        return compact_declarations(decls) if self.groundwork.compact else decls
 
     def _error_context(self) -> ErrorContext:
-        return error_context(self.settings, self.provider, self.chat.model, self.account.project)
+        return parts.error_context(
+            self.settings, self.provider, self.chat.model, self.account.project
+        )
 
     @property
     def chat_generator(self) -> ContentGenerator:
@@ -274,7 +256,7 @@ class Session:
         self, request: GenerateContentRequest
     ) -> AsyncIterator[GenerateContentResponse]:
         """A one-off request to the current model, for tools (google_web_search)."""
-        return one_off_stream(self.chat_generator, self.chat.model, request)
+        return parts.one_off_stream(self.chat_generator, self.chat.model, request)
 
     def _history_changed(self, index: int, content: Content | None, reason: str | None) -> None:
         if content is not None:
@@ -336,11 +318,13 @@ class Session:
     async def terminal_verdict(self, line: str) -> tuple[str, str, str]:
         """What hooks and policy say of handing ``line`` the terminal (``!vim``)."""
         hooks = self.scheduler.hooks
-        return await terminal_verdict(self.registry, self.policy, hooks, self.approval_mode, line)
+        return await user_commands.terminal_verdict(
+            self.registry, self.policy, hooks, self.approval_mode, line
+        )
 
-    def terminal_command(self, line: str) -> TerminalRun:
+    def terminal_command(self, line: str) -> user_commands.TerminalRun:
         """How ``line`` runs with the terminal handed over (in the sandbox under ``-s``)."""
-        return terminal_command(self.tool_context.sandbox, line)
+        return user_commands.terminal_command(self.tool_context.sandbox, line)
 
     def start(self) -> None:
         """Say the session began; a resumed history is published whole, so a subscriber
@@ -351,9 +335,11 @@ class Session:
             model=self.chat.model,
             workspace=str(self.workspace.root),
         )
-        announce_problems(self.bus, self.commands)
+        user_commands.announce_problems(self.bus, self.commands)
         self.agents.announce_problems()
-        fire_session_start(self.hooks, self.bus, "resume" if self.chat.history else "startup")
+        session_hooks.fire_session_start(
+            self.hooks, self.bus, "resume" if self.chat.history else "startup"
+        )
         self.start_mcp()
         with contextlib.suppress(RuntimeError):  # no loop yet: the first prompt does it
             self.prepare()  # the first prompt's groundwork, while the person types it
@@ -376,23 +362,21 @@ class Session:
                 self.executor.config,
                 context_window=provider.context_window,
                 prices=dict(provider.settings.prices),
-                next_speaker=next_speaker_for(self.settings, provider),
+                next_speaker=parts.next_speaker_for(self.settings, provider),
             )
             self.executor.last_prompt_tokens = 0
-            self._compact_tools = None  # the new provider's window decides
-            self.stop_preparing()
+            self.groundwork.redo()  # the new provider's window decides
             await old.generator.aclose()
         if model != before and not self._prompted:  # the groundwork was for the model before
-            self._compact_tools = None
-            self.stop_preparing()
-        router = router_for(self.provider, model, self._plan_mode)
+            self.groundwork.redo()
+        router = parts.router_for(self.provider, model, self._plan_mode)
         if router is None:
             self.chat.set_model(model)
-        self.chat.generation_config = generation_config(self.provider)
+        self.chat.generation_config = parts.generation_config(self.provider)
         fallback = tuple(fallback_chain(self.provider, self.chat.model))
         self.executor.config = replace(self.executor.config, router=router, fallback=fallback)
-        if self._compact_tools is None:  # done for the new model while the person types
-            self.prepare()
+        if self.groundwork.compact is None:  # done for the new model while the person types
+            self.groundwork.start()
         if model != before or self.provider is not old:
             self._model_changed(before, model, old.name)
 
@@ -420,35 +404,17 @@ class Session:
         self.chat.declarations = self._declarations()
 
     def prepare(self) -> asyncio.Task[None]:
-        """Start the first prompt's groundwork now, so Enter does not wait for it: the
-        model's window (a local server is asked) and the environment (``git status``,
-        the listing). Call on the loop the session runs on; await it to wait for it.
+        """Start the first prompt's groundwork now, so Enter does not wait for it (call on
+        the loop the session runs on; await it to wait for it). Done again only for a new
+        provider, or a model chosen before the first prompt (``switch_model``)."""
+        return self.groundwork.start()
 
-        A groundwork that failed or was cancelled is started again; one that succeeded
-        is done again only for a new provider (or a model chosen before the first
-        prompt: see ``switch_model``)."""
-        task = self._preparing
-        if task is None or (task.done() and (task.cancelled() or task.exception())):
-            task = asyncio.get_running_loop().create_task(self._prepare(), name="gemtui-prepare")
-            self._preparing = task
-        return task
-
-    async def _prepared(self) -> None:
-        await asyncio.shield(self.prepare())
-
-    async def _prepare(self) -> None:
-        if self._compact_tools is not None:
-            return
-        compact = await fit_prompt(self.provider, self.chat.model)
+    def _fitted(self, compact: bool) -> None:
         window = self.provider.context_window  # a local server's, learned just now
         self.executor.config = replace(self.executor.config, context_window=window)
-        if not self._environment:
-            limit = COMPACT_LISTING if compact else 50
-            self._environment = await run_off_loop(  # never joined at exit
-                lambda _: environment_context(self.workspace, max_entries=limit),
-                name="gemtui-environment",
-            )
-        self._compact_tools = compact  # last: a groundwork cut short is done again
+        self._instruct()
+
+    def _instruct(self) -> None:
         self.chat.system_instruction = self._system_instruction()
 
     async def send(self, prompt: str, *, media: list[Part] | None = None) -> AgentFinished:
@@ -459,15 +425,17 @@ class Session:
         self._prompted = True
         self._cancel = cancel = asyncio.Event()
         try:
-            if self._compact_tools is None:
+            if self.groundwork.needed:
                 # A cancel while the groundwork waits (a local server slow to give its
                 # window) ends the prompt now; the executor keeps it, unanswered. The
                 # groundwork itself goes on, for the next prompt.
-                await until_cancelled(self._prepared(), cancel)
+                await until_cancelled(self.groundwork.ready(), cancel)
             self.chat.declarations = self._declarations()
             if self.checkpoints is not None:
                 self.checkpoints.prompt = prompt
-            refused = await before_agent(self.hooks, self.bus, self.shell_notes, prompt)
+            refused = await session_hooks.before_agent(
+                self.hooks, self.bus, self.shell_notes, prompt
+            )
             if refused is not None:
                 return refused
             if media:
@@ -475,10 +443,15 @@ class Session:
                 return await self.executor.run(
                     parts, cancel=self._cancel, attached=f"{len(media)} attachment(s)"
                 )
-            expanded = await self._expand_custom(prompt) if prompt.startswith("/") else None
+            expanded = None
+            if prompt.startswith("/"):  # a custom command's expansion is the prompt
+                context, cancel = self.tool_context, self._cancel
+                expanded = await user_commands.expand_custom(
+                    self.commands, self.scheduler, context, self.bus, prompt, cancel
+                )
             if isinstance(expanded, AgentFinished):
                 return expanded
-            if expanded is not None:  # a custom command: its expansion is the prompt
+            if expanded is not None:
                 return await self.executor.run(
                     self.shell_notes.attach(expanded[0]), cancel=self._cancel, attached=expanded[1]
                 )
@@ -503,15 +476,16 @@ class Session:
             self.workspace.root,
             self.context_files,
             core=self._core_override,
-            environment=self._environment,
-            compact=bool(self._compact_tools),
+            environment=self.groundwork.environment,
+            compact=bool(self.groundwork.compact),
             tools=self.registry.names(),
+            skills=self.skills.system_text(),
         )
 
     def _context_just_in_time(self, event: Event) -> None:
         """A read tool went into a subfolder, or a memory was saved: the next request
         has the context files it brought."""
-        if context_grows(event, self.context_files, self.workspace):
+        if parts.context_grows(event, self.context_files, self.workspace):
             self.chat.system_instruction = self._system_instruction()
 
     def refresh_context(self) -> ContextFiles:
@@ -546,7 +520,7 @@ class Session:
     def reload_commands(self) -> CommandSet:
         """Read the custom command files again (``/commands reload``)."""
         self.commands = self._load_commands()
-        announce_problems(self.bus, self.commands)
+        user_commands.announce_problems(self.bus, self.commands)
         return self.commands
 
     async def run_shell(self, line: str) -> bool:
@@ -554,7 +528,7 @@ class Session:
         prompt carries its output. True when it ran."""
         self._cancel = asyncio.Event()
         try:
-            return await run_shell_mode(
+            return await user_commands.run_shell_mode(
                 self.scheduler, self.bus, self.shell_notes, line, self._cancel
             )
         finally:
@@ -587,15 +561,12 @@ class Session:
 
     def stop_preparing(self) -> None:
         """Stop a groundwork still running (the session is being replaced or closed)."""
-        task, self._preparing = self._preparing, None
-        if task is not None and not task.done():
-            task.cancel()
-        elif task is not None and not task.cancelled():
-            task.exception()  # a failure nobody waited for is not reported at exit
+        self.groundwork.stop()
 
     async def aclose(self) -> None:
         self.stop_preparing()
-        await drain_hooks(self.hooks)
+        await self.agents.stop_background()  # they use this session's provider
+        await session_hooks.drain_hooks(self.hooks)
         await self.hooks.advise("SessionEnd", {"reason": "exit"})
         await self.account.aclose()
         self.close_background()

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from gemtui.config.paths import config_dir, data_dir
 from gemtui.config.settings import Settings
 from gemtui.wire import (
+    FunctionDeclaration,
     GenerateContentRequest,
     GenerateContentResponse,
     GenerationConfig,
@@ -48,6 +49,7 @@ __all__ = [
     "error_context",
     "fetch_limits",
     "generation_config",
+    "linked_git_dirs",
     "mcp_tools",
     "next_speaker_for",
     "one_off_stream",
@@ -58,6 +60,28 @@ __all__ = [
     "start_model",
     "workspace_rules",
 ]
+
+
+GROUNDED_TOOL = "google_web_search"
+"""Offered only when the provider's API has Google Search grounding."""
+
+
+def offered_declarations(
+    registry: ToolRegistry,
+    policy: PolicyEngine,
+    approval_mode: str,
+    generator: ContentGenerator,
+) -> list[FunctionDeclaration]:
+    """What the model is offered: no tool a rule refuses outright, read-only ones in plan
+    mode, web search only where the API can ground (the session's and its subagents')."""
+    from gemtui.scheduler import READ_ONLY_KINDS
+
+    denied = set(policy.denied_tool_names(registry.names(), approval_mode))
+    if approval_mode == "plan":
+        denied |= {t.name for t in registry.tools() if t.kind not in READ_ONLY_KINDS}
+    if not generator.capabilities.grounding:
+        denied.add(GROUNDED_TOOL)
+    return registry.declarations(exclude=denied)
 
 
 def workspace_rules(workspace: Path, *, trusted: bool) -> list[PolicyRule]:
@@ -90,10 +114,29 @@ def sandbox_config(
     return SandboxConfig(
         workspace=workspace,
         network=box.network,
-        read_only_paths=tuple(box.read_only_paths),
+        read_only_paths=(*box.read_only_paths, *linked_git_dirs(workspace)),
         hidden=tuple(hidden),
         writable=tuple(extra_roots),
     )
+
+
+def linked_git_dirs(workspace: Path) -> tuple[str, ...]:
+    """The shared git folder of a linked worktree (``-w``: its ``.git`` is a file naming a
+    folder under the main checkout's ``.git``), so git works in the sandbox: read-only,
+    since its hooks and config run code outside the sandbox later."""
+    dot = workspace / ".git"
+    try:
+        text = dot.read_text(encoding="utf-8", errors="replace").strip() if dot.is_file() else ""
+    except OSError:
+        return ()
+    if not text.startswith("gitdir:"):
+        return ()
+    gitdir = (workspace / text.removeprefix("gitdir:").strip()).resolve()
+    try:
+        common = (gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except OSError:
+        common = gitdir
+    return tuple(dict.fromkeys(str(p) for p in (common, gitdir) if p.is_dir()))
 
 
 def session_checkpoints(

@@ -14,9 +14,8 @@ from __future__ import annotations
 import asyncio
 import json
 import platform
-from collections.abc import Callable
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from gemtui.agent.agent_defs import AgentDefinition, AgentSet, load_agents
 from gemtui.agent.executor import COMPLETE_TASK, Executor, ExecutorConfig
@@ -35,58 +34,40 @@ from gemtui.tools.registry import ToolRegistry
 from gemtui.wire import FunctionDeclaration, GenerationConfig
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
     from gemtui.agent.checkpointing import SessionCheckpoints
     from gemtui.bus import EventBus
-    from gemtui.config.settings import Settings
-    from gemtui.providers.base import ContentGenerator
     from gemtui.scheduler import PolicyEngine
     from gemtui.scheduler.change_guard import ChangeGuard
-    from gemtui.scheduler.orchestration import ToolScheduler
+    from gemtui.scheduler.tool_hooks import ToolHooks
     from gemtui.tools.base import Tool
-    from gemtui.tools.workspace import Workspace
 
-__all__ = ["SubagentHost", "Subagents"]
-
-
-class _HostOptions(Protocol):
-    @property
-    def trusted_workspace(self) -> bool: ...
-    @property
-    def interactive(self) -> bool: ...
+__all__ = ["SubagentParent", "Subagents"]
 
 
-class SubagentHost(Protocol):
-    """What subagents use of their session (typed here, so imports point down)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SubagentParent:
+    """The session engine a delegated task runs on, handed over whole. What a switch or
+    a mode change replaces (the approval mode, the chat's model, the executor's config)
+    is read through a function, so a task started later runs on what is current."""
 
-    @property
-    def settings(self) -> Settings: ...
-    @property
-    def bus(self) -> EventBus: ...
-    @property
-    def workspace(self) -> Workspace: ...
-    @property
-    def options(self) -> _HostOptions: ...
-    @property
-    def registry(self) -> ToolRegistry: ...
-    @property
-    def policy(self) -> PolicyEngine: ...
-    @property
-    def approval_mode(self) -> str: ...
-    @property
-    def scheduler(self) -> ToolScheduler: ...
-    @property
-    def tool_context(self) -> ToolContext: ...
-    @property
-    def checkpoints(self) -> SessionCheckpoints | None: ...
-    @property
-    def chat(self) -> Chat: ...
-    @property
-    def chat_generator(self) -> ContentGenerator: ...
-    @property
-    def executor(self) -> Executor: ...
+    bus: EventBus
+    root: Path
+    trusted: bool
+    interactive: bool
+    max_depth: int
+    max_spawns: int
+    registry: ToolRegistry
+    policy: PolicyEngine
+    tool_context: ToolContext
+    hooks: ToolHooks | None
+    checkpoints: SessionCheckpoints | None
+    approval_mode: Callable[[], str]
+    chat: Callable[[], Chat]
+    executor: Callable[[], Executor]
 
-
-GROUNDED_TOOL = "google_web_search"
 
 _TASK_SUFFIX = """
 
@@ -124,23 +105,24 @@ class _OneChangeAtATime:
 class Subagents:
     """The agents of one session and the runner of their tasks."""
 
-    def __init__(self, session: SubagentHost) -> None:
-        self.session = session
+    def __init__(self, parent: SubagentParent) -> None:
+        self.parent = parent
         self.found = AgentSet()
         self._installed: list[str] = []
         self._guard: _OneChangeAtATime | None = None
         self.background = BackgroundAgents()
-        """The subagents running in the background, and their reports not yet delivered."""
+        """The subagents running in the background, and their reports not yet delivered
+        (the conversation's executor takes them once one started: its config's ``inbox``)."""
         self.spawned = 0
         """How many subagents this session started (``[agents] max_spawns``)."""
 
     @property
     def max_depth(self) -> int:
-        return self.session.settings.agents.max_depth
+        return self.parent.max_depth
 
     @property
     def max_spawns(self) -> int:
-        return self.session.settings.agents.max_spawns
+        return self.parent.max_spawns
 
     def watch_background(self, fn: Callable[[BackgroundRun], None]) -> Callable[[], None]:
         """Call ``fn`` when a background subagent starts and when it ends."""
@@ -152,16 +134,14 @@ class Subagents:
 
     def load(self) -> AgentSet:
         """(Re)read the definitions and offer each as a tool (``/agents reload``)."""
-        session = self.session
-        registry = session.registry
+        parent = self.parent
+        registry = parent.registry
         for name in self._installed:
             registry.unregister(name)
         self._installed = []
         tool_names = {n for t in registry.tools() for n in (t.name, *t.aliases)}
         reserved = frozenset(tool_names | {COMPLETE_TASK})
-        self.found = load_agents(
-            session.workspace.root, trusted=session.options.trusted_workspace, reserved=reserved
-        )
+        self.found = load_agents(parent.root, trusted=parent.trusted, reserved=reserved)
         if self.max_depth < 1:
             return self.found
         for definition in self.found.agents.values():
@@ -183,7 +163,7 @@ class Subagents:
 
     def announce_problems(self) -> None:
         for problem in self.found.problems:
-            self.session.bus.emit(
+            self.parent.bus.emit(
                 ErrorOccurred,
                 message=f"Agent not loaded: {problem}",
                 kind="warning",
@@ -211,7 +191,7 @@ class Subagents:
                 f"{self.max_spawns} subagents ([agents] max_spawns). Do the task yourself."
             )
         self.spawned += 1
-        bus = ChildBus(tool.bus or self.session.bus, ctx.call_id, definition.name)
+        bus = ChildBus(tool.bus or self.parent.bus, ctx.call_id, definition.name)
         executor = self._executor(definition, bus, depth + 1)
         if background and depth == 0:
             return self._start_background(definition, executor, task, ctx.call_id)
@@ -229,7 +209,7 @@ class Subagents:
         self, definition: AgentDefinition, executor: Executor, task: str, call_id: str
     ) -> ToolResult:
         """Start the child on its own; the conversation's loop gets its report later."""
-        owner = self.session.executor
+        owner = self.parent.executor()
         if owner.config.inbox is not self.background:  # the conversation waits for reports
             owner.config = replace(owner.config, inbox=self.background)
         self.background.start(
@@ -257,38 +237,37 @@ class Subagents:
         await self.background.wait_all()
 
     def _executor(self, definition: AgentDefinition, bus: ChildBus, depth: int) -> Executor:
-        session = self.session
         from gemtui.scheduler import ToolScheduler
+
+        host, parent_chat = self.parent, self.parent.chat()
 
         registry = self._child_registry(definition, depth, bus)
         scheduler = ToolScheduler(
             registry,
             bus,
-            session.policy,
-            session.tool_context,
-            approval_mode=lambda: session.approval_mode,
-            interactive=session.options.interactive,
+            host.policy,
+            host.tool_context,
+            approval_mode=host.approval_mode,
+            interactive=host.interactive,
             guard=self._change_guard(),
-            hooks=session.scheduler.hooks,
+            hooks=host.hooks,
         )
-        base = session.chat.generation_config or GenerationConfig()
+        base = parent_chat.generation_config or GenerationConfig()
         config = base
         if definition.temperature is not None:
             config = base.model_copy(update={"temperature": definition.temperature})
-        prompt = definition.prompt + _TASK_SUFFIX.format(
-            root=session.workspace.root, platform=platform.system()
-        )
+        prompt = definition.prompt + _TASK_SUFFIX.format(root=host.root, platform=platform.system())
         chat = Chat(
-            session.chat_generator,
-            model=definition.model or session.chat.model,
+            parent_chat.generator,
+            model=definition.model or parent_chat.model,
             system_instruction=prompt,
             declarations=self._declarations(registry),
             generation_config=config if config.model_fields_set else None,
-            retry_delays=session.chat.retry_delays,
-            max_answer_chars=session.chat.max_answer_chars,
+            retry_delays=parent_chat.retry_delays,
+            max_answer_chars=parent_chat.max_answer_chars,
             on_history=bus.history_changed,  # its story is stored under the parent call
         )
-        parent = session.executor.config
+        parent = host.executor().config
         return Executor(
             chat,
             scheduler,
@@ -308,8 +287,8 @@ class Subagents:
 
     def _change_guard(self) -> _OneChangeAtATime:
         """One for the session, around its checkpoints (which may be switched off)."""
-        if self._guard is None or self._guard.inner is not self.session.checkpoints:
-            self._guard = _OneChangeAtATime(self.session.checkpoints)
+        if self._guard is None or self._guard.inner is not self.parent.checkpoints:
+            self._guard = _OneChangeAtATime(self.parent.checkpoints)
         return self._guard
 
     def _child_registry(
@@ -319,7 +298,7 @@ class Subagents:
         depth limit, and only those the definition names (or all, for an open list)."""
         allowed = definition.tools
         registry = ToolRegistry()
-        for tool in self.session.registry.tools():
+        for tool in self.parent.registry.tools():
             if isinstance(tool, SubagentTool):
                 continue
             if allowed is not None and not ({tool.name, *tool.aliases} & set(allowed)):
@@ -335,16 +314,12 @@ class Subagents:
 
     def _declarations(self, registry: ToolRegistry) -> list[FunctionDeclaration]:
         """As the session's: no tool a rule refuses outright, read-only ones in plan mode."""
-        from gemtui.scheduler import READ_ONLY_KINDS
+        from gemtui.agent.session_parts import offered_declarations
 
-        session = self.session
-        mode = session.approval_mode
-        denied = set(session.policy.denied_tool_names(registry.names(), mode))
-        if mode == "plan":
-            denied |= {t.name for t in registry.tools() if t.kind not in READ_ONLY_KINDS}
-        if not session.chat_generator.capabilities.grounding:
-            denied.add(GROUNDED_TOOL)
-        return registry.declarations(exclude=denied)
+        parent = self.parent
+        return offered_declarations(
+            registry, parent.policy, parent.approval_mode(), parent.chat().generator
+        )
 
 
 def _report_text(output: object) -> str:

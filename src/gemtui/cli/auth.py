@@ -1,4 +1,4 @@
-"""``gemtui auth login|status|logout``: the Google account from the shell.
+"""``gemtui auth login|status|logout``: the Google account (and Vertex AI's credential).
 
 Why a module of its own: ``status`` asks the Code Assist backend for the project, tier
 and quota, which needs the provider the assembly builds; the bare ``gemtui`` start-up
@@ -82,6 +82,7 @@ def _status() -> int:
 
     key = get_secret("gemini-api-key", "GEMINI_API_KEY", "GOOGLE_API_KEY")
     print("Gemini API key: " + ("set" if key else "not set"))
+    print("Vertex AI: " + _vertex_line())
     tokens = store.load()
     if tokens is None:
         print("Google account: not signed in (run `gemtui auth login`)")
@@ -92,6 +93,26 @@ def _status() -> int:
     for line in asyncio.run(_account_lines()):
         print(line)
     return 0
+
+
+def _vertex_line() -> str:
+    """Which credential Vertex AI would use, from the variables and files alone: no token
+    is fetched and nothing secret is printed."""
+    import os
+
+    from gemtui.config.secrets import get_secret
+
+    chosen = os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").strip().lower() in ("true", "1")
+    state = "selected (GOOGLE_GENAI_USE_VERTEXAI=true)" if chosen else "not selected"
+    project = os.environ.get("GOOGLE_CLOUD_PROJECT", "").strip()
+    if project:
+        from gemtui.auth.adc import describe_adc
+
+        location = os.environ.get("GOOGLE_CLOUD_LOCATION", "").strip() or "global"
+        return f"{state}; project {project} in {location}, credentials: {describe_adc()}"
+    if get_secret("vertex-api-key", "GOOGLE_API_KEY"):
+        return f"{state}; express mode with the API key in GOOGLE_API_KEY"
+    return f"{state}; no GOOGLE_CLOUD_PROJECT and no GOOGLE_API_KEY"
 
 
 async def _account_lines() -> list[str]:

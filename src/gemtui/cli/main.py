@@ -29,7 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="A full-screen terminal coding agent. Without -p it opens the TUI.",
         epilog="Subcommands: `gemtui auth login|logout|status`, `gemtui sessions [list [--json]]`,"
         " `gemtui mcp list|add|remove|import`, `gemtui extensions install|link|list|enable|"
-        "disable|uninstall|update|import`, `gemtui checkpoints [--json]`, `gemtui rewind ID`,"
+        "disable|uninstall|update|import`, `gemtui skills list|install|uninstall|enable|disable`,"
+        " `gemtui checkpoints [--json]`, `gemtui rewind ID`,"
         " `gemtui agents [--json]` (this folder's running and recent agents),"
         " `gemtui setup import [--yes] [--json]` (bring a Gemini CLI or Claude Code setup over).",
     )
@@ -45,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--provider",
         metavar="NAME",
-        help="gemini, code-assist, openai, anthropic, or one from settings",
+        help="gemini, code-assist, vertex, openai, anthropic, or one from settings",
     )
     p.add_argument(
         "--output-format",
@@ -90,6 +91,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="run shell commands under bubblewrap: only the workspace writable, no network",
     )
     p.add_argument(
+        "-w",
+        "--worktree",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="work in the git worktree .gemini/worktrees/NAME (made if new; a random NAME "
+        "when none is given), left in place on exit",
+    )
+    p.add_argument(
         "--acp",
         "--experimental-acp",
         dest="acp",
@@ -131,6 +141,7 @@ SUBCOMMANDS = (
     "mcp",
     "extensions",
     "setup",
+    "skills",
 )
 """``gemtui NAME …``: each is a module beside this one that adds its own parser."""
 
@@ -153,8 +164,9 @@ def _parse_subcommand(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-CLI_ONLY_FLAGS = frozenset({"help", "version", "acp", "headless_prompt", "yolo"})
-"""Flags that choose the front end or fold into another (``-y`` is an approval mode);
+CLI_ONLY_FLAGS = frozenset({"help", "version", "acp", "headless_prompt", "yolo", "worktree"})
+"""Flags that choose the front end or fold into another (``-y`` is an approval mode,
+``-w`` the workspace);
 every other flag's ``dest`` is a ``RunOptions`` field of the same name."""
 
 
@@ -194,6 +206,24 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("gemtui: --max-turns must be at least 1\n")
         return EXIT_INPUT
     workspace = Path(os.getcwd()).resolve()
+    if args.worktree is None:
+        return _main(args, workspace)
+    from gemtui.cli.worktree import WorktreeError, open_worktree
+
+    try:
+        worktree = open_worktree(workspace, args.worktree)
+    except WorktreeError as exc:
+        sys.stderr.write(f"gemtui: --worktree: {exc}\n")
+        return EXIT_INPUT
+    sys.stderr.write(worktree.greeting())
+    try:
+        return _main(args, worktree.path)
+    finally:  # after the TUI has left the screen, or the headless answer
+        sys.stderr.write(worktree.farewell())
+
+
+def _main(args: argparse.Namespace, workspace: Path) -> int:
+    """The run the flags ask for, in ``workspace`` (the folder, or its ``-w`` worktree)."""
     if args.acp:
         from gemtui.acp import run_acp
 

@@ -40,7 +40,7 @@ __all__ = [
     "workspace_config_file",
 ]
 
-ProviderKind = Literal["gemini", "code-assist", "openai", "anthropic"]
+ProviderKind = Literal["gemini", "code-assist", "vertex", "openai", "anthropic"]
 
 Seconds = Annotated[float, Field(gt=0)]
 """A timeout: zero or less would make everything time out at once."""
@@ -164,6 +164,13 @@ class SubagentSettings(_Section):
     """How many agents may work at once in one app; starting one more is refused, said."""
     max_spawns: int = Field(default=200, ge=0)
     """How many subagents one session may start in all (foreground and background)."""
+
+
+class SkillSettings(_Section):
+    """Agent Skills (``[skills]``)."""
+
+    disabled: list[str] = Field(default_factory=list)
+    """Skills found but not offered to the model (``/skills disable NAME``)."""
 
 
 class NetworkSettings(_Section):
@@ -343,6 +350,8 @@ class Settings(BaseModel):
     """The next-speaker check."""
     agents: SubagentSettings = Field(default_factory=SubagentSettings)
     """Subagents: how deep delegation may nest."""
+    skills: SkillSettings = Field(default_factory=SkillSettings)
+    """Agent Skills switched off."""
     tools: ToolSettings = Field(default_factory=ToolSettings)
     """Tool timeouts, output limits and exclusions."""
     network: NetworkSettings = Field(default_factory=NetworkSettings)

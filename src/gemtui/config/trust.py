@@ -177,6 +177,7 @@ class WorkspaceOverrides:
             parts.append(f".gemtui/policy.toml ({count})")
         parts += [f for f in self.files if f in WORKSPACE_COMMAND_DIRS + WORKSPACE_AGENT_DIRS]
         parts += [f"{f} (hooks)" for f in self.files if f in WORKSPACE_HOOK_FILES]
+        parts += [f"{f} (skills)" for f in self.files if f in WORKSPACE_SKILL_DIRS]
         return ", ".join(parts)
 
     def ignored_notice(self, how_to_trust: str) -> str:
@@ -225,6 +226,7 @@ _KEY_OF_KIND = {
     "openai": "OpenAI-compatible API key",
     "anthropic": "Anthropic API key",
     "code-assist": "Google account token",
+    "vertex": "Google Cloud credentials (ADC token or Vertex AI key)",
 }
 
 
@@ -299,6 +301,9 @@ WORKSPACE_HOOK_FILES = (
 """A folder's own hook settings (Gemini CLI's and Claude Code's format; loaded only when
 it is trusted)."""
 
+WORKSPACE_SKILL_DIRS = (".claude/skills", ".gemini/skills", ".agents/skills")
+"""A folder's own Agent Skills (instructions the model follows; loaded only when trusted)."""
+
 
 def _has_hooks(path: Path) -> bool:
     try:
@@ -358,6 +363,11 @@ def workspace_overrides(workspace: Path) -> WorkspaceOverrides | None:
         if _has_hooks(workspace / name):
             files.append(name)
             details.append(f"{name}: hooks (commands run on the agent's events)")
+    for folder in WORKSPACE_SKILL_DIRS:  # a skill's body is instructions the model follows
+        count = _count_files(workspace / folder, "*/SKILL.md")
+        if count:
+            files.append(folder)
+            details.append(f"{folder}: {count} skill(s) (instructions the model may follow)")
     if not files:
         return None
     return WorkspaceOverrides(workspace, tuple(keys), rules, tuple(details), tuple(files))

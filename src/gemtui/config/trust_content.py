@@ -12,8 +12,9 @@ The files are exactly those the loaders read only in a trusted folder: ``.gemtui
 ``.gemini/settings.json``, ``.gemtui/settings.json`` and Claude Code's
 ``.claude/settings.json`` and ``.claude/settings.local.json``, custom commands under
 ``.gemini/commands`` and ``.gemtui/commands`` (``*.toml`` at any depth) and Claude Code's
-``.claude/commands`` (``*.md`` at any depth), and agent
-definitions under ``.claude/agents``, ``.gemini/agents`` and ``.gemtui/agents`` (``*.md``).
+``.claude/commands`` (``*.md`` at any depth), agent definitions under ``.claude/agents``,
+``.gemini/agents`` and ``.gemtui/agents`` (``*.md``), and skills under ``.claude/skills``,
+``.gemini/skills`` and ``.agents/skills`` (``*/SKILL.md``).
 A unit test keeps this list in step with the loaders.
 """
 
@@ -54,6 +55,9 @@ WORKSPACE_CODE_DIRS = (
     (".claude/agents", "*.md"),
     (".gemini/agents", "*.md"),
     (".gemtui/agents", "*.md"),
+    (".claude/skills", "*/SKILL.md"),
+    (".gemini/skills", "*/SKILL.md"),
+    (".agents/skills", "*/SKILL.md"),
 )
 """Folders a trusted folder's session reads every matching file of (commands, agents)."""
 

@@ -22,10 +22,18 @@ from gemtui.errors import (
 from gemtui.headless.formatters import make_formatter
 from gemtui.headless.progress import Spinner
 
-__all__ = ["run_headless"]
+__all__ = ["run_headless", "task_line"]
 
 
 _HOW_TO_TRUST = "Run with --trust-workspace to apply them."
+_TASK_CHARS = 200
+"""How much of the prompt names the run in ``gemtui agents`` (a piped diff is not a name)."""
+
+
+def task_line(prompt: str) -> str:
+    """The prompt on one line and shortened: the run's task as the agent list shows it."""
+    line = " ".join(prompt.split())
+    return line if len(line) <= _TASK_CHARS else line[: _TASK_CHARS - 1] + "…"
 
 
 async def _run(opts: RunOptions, out: TextIO, err: TextIO) -> int:
@@ -53,7 +61,7 @@ async def _run(opts: RunOptions, out: TextIO, err: TextIO) -> int:
     built.record()
     from gemtui.agent.agent_record import record_run
 
-    ended = record_run(built.store, session, opts.prompt or "")  # `gemtui agents` lists it
+    ended = record_run(built.store, session, task_line(opts.prompt or ""))  # `gemtui agents`
     done = None
     loop = asyncio.get_running_loop()
     try:

@@ -18,7 +18,13 @@ from typing import Any, Protocol
 
 import httpx
 
-from gemtui.errors import ApiError, FatalAuthenticationError, StreamError, TransportError
+from gemtui.errors import (
+    AccountRefusedError,
+    ApiError,
+    FatalAuthenticationError,
+    StreamError,
+    TransportError,
+)
 from gemtui.providers.base import Capabilities
 from gemtui.providers.gemini import gemini_body
 from gemtui.providers.http import get_json, open_stream, post_json
@@ -232,7 +238,9 @@ class CodeAssistGenerator:
         tier = _default_tier(loaded)
         tier_id = str(tier.get("id") or "legacy-tier")
         if tier.get("userDefinedCloudaicompanionProject") and not wanted:
-            raise _project_required(tier_id)
+            # refused for individuals, the tier left needs a project: say why, not "set one"
+            refusal = _refusal(loaded)
+            raise refusal if refusal is not None else _project_required(tier_id)
         self._progress("Setting up your Gemini Code Assist project…")
         onboard: dict[str, Any] = {"tierId": tier_id, "metadata": dict(CLIENT_METADATA)}
         if tier_id != "free-tier" and wanted:
@@ -324,18 +332,41 @@ def _default_tier(loaded: dict[str, Any]) -> dict[str, Any]:
     for tier in tiers:
         if tier.get("isDefault"):
             return tier
-    ineligible = loaded.get("ineligibleTiers") or []
-    if not tiers and ineligible:
-        reasons = "; ".join(
-            str(t.get("reasonMessage") or t.get("reasonCode") or "")
-            for t in ineligible
-            if isinstance(t, dict)
-        )
-        raise FatalAuthenticationError(
-            f"This Google account cannot use Gemini Code Assist: {reasons or 'not eligible'}. "
-            "Use a Gemini API key instead (export GEMINI_API_KEY=...)."
-        )
+    refusal = _refusal(loaded)
+    if not tiers and refusal is not None:
+        raise refusal
     return {"id": "legacy-tier", "userDefinedCloudaicompanionProject": True}
+
+
+WHAT_WORKS_INSTEAD = (
+    "What works instead:\n"
+    "  - a Gemini API key: export GEMINI_API_KEY=...  (https://aistudio.google.com/apikey)\n"
+    "  - Vertex AI: export GOOGLE_GENAI_USE_VERTEXAI=true GOOGLE_CLOUD_PROJECT=your-project "
+    "GOOGLE_CLOUD_LOCATION=us-central1  (Application Default Credentials), or "
+    "GOOGLE_API_KEY alone for express mode\n"
+    "  - Gemini Code Assist Standard or Enterprise (Workspace and Cloud accounts): export "
+    "GOOGLE_CLOUD_PROJECT=your-project-id and run gemtui again\n"
+    "  - another provider: --provider openai or anthropic, or a local server (see `gemtui "
+    "--help`)"
+)
+
+
+def _refusal(loaded: dict[str, Any]) -> AccountRefusedError | None:
+    """Google's refusal from ``ineligibleTiers`` (reason and code kept), or None."""
+    ineligible = [t for t in loaded.get("ineligibleTiers") or [] if isinstance(t, dict)]
+    if not ineligible:
+        return None
+    said = []
+    for tier in ineligible:
+        message = str(tier.get("reasonMessage") or "").strip() or "not eligible"
+        code = str(tier.get("reasonCode") or "").strip()
+        name = str(tier.get("tierName") or tier.get("tierId") or "").strip()
+        said.append((f"{name}: " if name else "") + message + (f" ({code})" if code else ""))
+    reason = "\n".join(said)
+    return AccountRefusedError(
+        f"Google refused this account for Gemini Code Assist:\n{reason}\n{WHAT_WORKS_INSTEAD}",
+        reason=reason,
+    )
 
 
 def _bucket(raw: dict[str, Any]) -> QuotaBucket:

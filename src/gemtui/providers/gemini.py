@@ -60,15 +60,18 @@ class GeminiGenerator:
         model_id = model.removeprefix("models/")
         return f"{self._base}/v1beta/models/{model_id}:{method}"
 
-    @property
-    def _headers(self) -> dict[str, str]:
+    async def _headers(self) -> dict[str, str]:
+        """Per request: a subclass may fetch a fresh token here (Vertex AI)."""
         return {"x-goog-api-key": self._api_key}
 
     async def generate(
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
     ) -> GenerateContentResponse:
         data = await post_json(
-            self._client, self._url(model, "generateContent"), gemini_body(request), self._headers
+            self._client,
+            self._url(model, "generateContent"),
+            gemini_body(request),
+            await self._headers(),
         )
         return GenerateContentResponse.model_validate(data)
 
@@ -76,7 +79,9 @@ class GeminiGenerator:
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
     ) -> AsyncIterator[GenerateContentResponse]:
         url = self._url(model, "streamGenerateContent") + "?alt=sse"
-        async with open_stream(self._client, url, gemini_body(request), self._headers) as response:
+        async with open_stream(
+            self._client, url, gemini_body(request), await self._headers()
+        ) as response:
             try:
                 first = True
                 async with aclosing(read_frames_ahead(response)) as batches:
@@ -90,7 +95,9 @@ class GeminiGenerator:
 
     async def count_tokens(self, contents: list[Content], *, model: str) -> int:
         body = {"contents": [c.to_wire() for c in contents]}
-        data = await post_json(self._client, self._url(model, "countTokens"), body, self._headers)
+        data = await post_json(
+            self._client, self._url(model, "countTokens"), body, await self._headers()
+        )
         return CountTokensResponse.model_validate(data).total_tokens
 
     async def embed(self, texts: list[str], *, model: str) -> list[list[float]]:
@@ -101,12 +108,12 @@ class GeminiGenerator:
             ]
         }
         data = await post_json(
-            self._client, self._url(model, "batchEmbedContents"), body, self._headers
+            self._client, self._url(model, "batchEmbedContents"), body, await self._headers()
         )
         return [e.get("values", []) for e in data.get("embeddings", [])]
 
     async def list_models(self) -> list[ModelInfo]:
-        data = await get_json(self._client, f"{self._base}/v1beta/models", self._headers)
+        data = await get_json(self._client, f"{self._base}/v1beta/models", await self._headers())
         return [ModelInfo.model_validate(m) for m in data.get("models", [])]
 
     async def aclose(self) -> None:

@@ -18,6 +18,7 @@ from gemtui.errors import (
     TransportError,
     api_error_from_response,
 )
+from gemtui.providers.tls_prefetch import take_prefetched_tls
 
 __all__ = ["DEFAULT_TIMEOUT", "USER_AGENT", "get_json", "make_client", "open_stream", "post_json"]
 
@@ -37,7 +38,8 @@ def make_client(read_timeout: float | None = None) -> httpx.AsyncClient:
     timeout = DEFAULT_TIMEOUT
     if read_timeout is not None:
         timeout = httpx.Timeout(connect=10.0, read=read_timeout, write=30.0, pool=10.0)
-    return httpx.AsyncClient(timeout=timeout, headers={"user-agent": USER_AGENT})
+    verify = take_prefetched_tls()  # httpx's own context, perhaps read ahead (tls_prefetch)
+    return httpx.AsyncClient(timeout=timeout, headers={"user-agent": USER_AGENT}, verify=verify)
 
 
 async def _raise_for_status(response: httpx.Response) -> None:

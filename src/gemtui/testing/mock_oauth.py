@@ -22,6 +22,13 @@ if TYPE_CHECKING:
 MOCK_EMAIL = "mock-user@example.com"
 MOCK_PROJECT = "mock-project"
 CLIENT_ID_FOR_TESTS = "mock-client"
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+UNSUPPORTED_CLIENT_MESSAGE = (
+    "This client is no longer supported for Gemini Code Assist for individuals. To keep "
+    "using Gemini, use a Gemini API key, Vertex AI, or Gemini Code Assist Standard or "
+    "Enterprise."
+)
+"""``loadCodeAssist``'s ``reasonMessage`` for a third-party client since 2026-06-18."""
 
 
 def _b64url(data: bytes) -> str:
@@ -74,6 +81,14 @@ class MockAccount:
     (the next request finds its token dead mid-session and must refresh)."""
     quota: list[dict[str, Any]] | None = None
     quota_status: int = 200
+    refused: bool = False
+    """True: Code Assist for individuals refuses this client (``UNSUPPORTED_CLIENT``)."""
+    service_accounts: dict[str, bytes] = field(default_factory=dict)
+    """Service-account email → PEM public key: a JWT-bearer grant must be signed by it."""
+    assertions: list[dict[str, Any]] = field(default_factory=list)
+    """The claims of every JWT-bearer assertion accepted (tests check iss, aud, scope)."""
+    vertex_api_key: str = ""
+    """Vertex AI express mode: the key ``x-goog-api-key`` must carry (empty: any)."""
     _grants: dict[str, _Grant] = field(default_factory=dict)
     _access: dict[str, float] = field(default_factory=dict)
     _refresh: set[str] = field(default_factory=set)
@@ -160,6 +175,15 @@ class MockAccount:
             if form.get("redirect_uri") != grant.redirect_uri:
                 return 400, {"error": "redirect_uri_mismatch"}
             return 200, self._issue(grant.client_id, with_refresh=self.issue_refresh_token)
+        if kind == JWT_BEARER:
+            claims = self._verified_assertion(form.get("assertion", ""))
+            if claims is None:
+                return 400, {"error": "invalid_grant", "error_description": "Invalid JWT"}
+            with self._lock:
+                self.assertions.append(claims)
+            answer = self._issue(str(claims.get("iss", "")), with_refresh=False)
+            answer.pop("id_token", None)
+            return 200, answer
         if kind == "refresh_token":
             with self._lock:
                 ok = form.get("refresh_token", "") in self._refresh
@@ -187,6 +211,35 @@ class MockAccount:
                 answer["refresh_token"] = refresh
         return answer
 
+    def _verified_assertion(self, assertion: str) -> dict[str, Any] | None:
+        """The claims of an RS256 JWT signed by a registered service account, else None."""
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import padding, rsa
+
+        try:
+            head, body, sig = assertion.split(".")
+            claims = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+            header = json.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)))
+            pem = self.service_accounts[str(claims["iss"])]
+            key = serialization.load_pem_public_key(pem)
+            if header.get("alg") != "RS256" or not isinstance(key, rsa.RSAPublicKey):
+                return None
+            signature = base64.urlsafe_b64decode(sig + "=" * (-len(sig) % 4))
+            key.verify(signature, f"{head}.{body}".encode(), padding.PKCS1v15(), hashes.SHA256())
+        except (ValueError, KeyError, TypeError, InvalidSignature):
+            return None
+        if not isinstance(claims, dict) or float(claims.get("exp", 0)) < time.time():
+            return None
+        return claims
+
+    def vertex_allowed(self, headers: dict[str, str], *, project_path: bool) -> bool:
+        """Vertex AI: a live Bearer token on a project path, a key in express mode."""
+        if project_path:
+            return self.authorized(headers)
+        key = headers.get("x-goog-api-key", "")
+        return bool(key) and (not self.vertex_api_key or key == self.vertex_api_key)
+
     def userinfo(self, headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
         if not self.authorized(headers):
             return 401, {"error": "invalid_token"}
@@ -203,6 +256,16 @@ class MockAccount:
                 "userDefinedCloudaicompanionProject": True,
             },
         ]
+        if self.refused:  # the shape Google answers a third-party client with
+            free, standard = tiers
+            standard = standard | {"isDefault": True}
+            refusal = {
+                "reasonCode": "UNSUPPORTED_CLIENT",
+                "reasonMessage": UNSUPPORTED_CLIENT_MESSAGE,
+                "tierId": free["id"],
+                "tierName": free["name"],
+            }
+            return {"allowedTiers": [standard], "ineligibleTiers": [refusal]}
         if self.onboarding and not self._onboarded:
             return {"allowedTiers": tiers}
         current = next((t for t in tiers if t["id"] == self.tier), tiers[0])

@@ -1,6 +1,6 @@
 """A wire-faithful mock LLM server on plain asyncio, for tests, benchmarks and users.
 
-One HTTP/1.1 server speaks the Gemini API, Code Assist, OpenAI chat completions and
+One HTTP/1.1 server speaks the Gemini API, Vertex AI, Code Assist, OpenAI chat completions and
 Anthropic Messages, answering every generation request from one shared queue of scripted
 steps. Streams go out with chunked framing and one drain per SSE frame, so a client sees
 each frame as it is written; faults (resets, cut or malformed frames, stalls, HTTP errors)
@@ -46,6 +46,9 @@ __all__ = ["MockLLMServer", "RecordedRequest", "main"]
 _GEMINI = re.compile(r"^/v1[a-z0-9]*/models/([^/:]+):(\w+)$")
 _GEMINI_MODELS = re.compile(r"^/v1(?:beta|alpha)\d*/models/?$")
 _CODE_ASSIST = re.compile(r"^/v1internal:(\w+)$")
+_VERTEX = re.compile(
+    r"^/v1[a-z0-9]*/(projects/[^/]+/locations/[^/]+/)?publishers/google/models/([^/:]+):(\w+)$"
+)
 _CUT_FAULTS = frozenset({"reset_after", "cut_mid_frame", "stall", "hold"})
 _EXHAUSTED = "mock script exhausted"
 _FLOOD_BLOCK = 1 << 16
@@ -289,6 +292,12 @@ class MockLLMServer:
         body = req.json if isinstance(req.json, dict) else {}
         if method == "POST" and (m := _GEMINI.match(path)):
             return await self._gemini(req, writer, body, m.group(1), m.group(2), False)
+        if method == "POST" and (m := _VERTEX.match(path)):  # the Gemini wire, Vertex's auth
+            if not self.account.vertex_allowed(req.headers, project_path=bool(m.group(1))):
+                spec = ErrorSpec(status=401, message="Request had invalid authentication.")
+                await self._send_json(writer, 401, wire_gemini.error_body(spec))
+                return True
+            return await self._gemini(req, writer, body, m.group(2), m.group(3), False)
         if (answer := self._oauth(req)) is not None:
             status, headers, obj = answer
             await self._send_json(writer, status, obj, headers)

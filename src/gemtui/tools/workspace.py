@@ -52,6 +52,9 @@ class Workspace:
         self._spec_cache: dict[str, tuple[tuple[int, int], _DirSpecs]] = {}
         self.others: list[Workspace] = []
         """More roots (``--include-directories``), each with its own ignore files."""
+        self.readable: list[Workspace] = []
+        """Read-only roots (an activated skill's folder): the read tools reach them when
+        they ask ``reading=True``; every other path check refuses them."""
         for extra in extra_roots:
             self.add_root(extra)
 
@@ -71,6 +74,15 @@ class Workspace:
             self.others.append(other)
         return other.root
 
+    def add_readable_root(self, root: Path | str) -> Path:
+        """Let the read tools (only) reach ``root``; returns its real path."""
+        other = Workspace(root)
+        if not other.root.is_dir():
+            raise ToolError(f"{root} is not a directory")
+        if other.root not in [*self.roots, *(r.root for r in self.readable)]:
+            self.readable.append(other)
+        return other.root
+
     def _in_root(self, path: Path | str) -> bool:
         p = os.fspath(path)
         root = os.fspath(self.root)
@@ -81,22 +93,27 @@ class Workspace:
         p = os.path.normpath(os.fspath(path))
         if not os.path.isabs(p) or self._in_root(p):
             return None
-        return next((o for o in self.others if o._in_root(p)), None)
+        return next((o for o in (*self.others, *self.readable) if o._in_root(p)), None)
 
     def _where(self) -> str:
         if not self.others:
             return f"root {self.root}"
         return "roots " + ", ".join(str(r) for r in self.roots)
 
-    def contains(self, path: Path | str) -> bool:
-        """Whether an already-real absolute path is a root or below one."""
-        return self._in_root(path) or self._owner(path) is not None
+    def contains(self, path: Path | str, *, reading: bool = False) -> bool:
+        """Whether an already-real absolute path is a root or below one (a read-only
+        root counts only when ``reading``)."""
+        if self._in_root(path):
+            return True
+        owner = self._owner(path)
+        return owner is not None and (reading or owner not in self.readable)
 
-    def resolve(self, path: str) -> Path:
+    def resolve(self, path: str, *, reading: bool = False) -> Path:
         """The real absolute path for a tool argument, refused unless it stays inside.
 
         Relative paths are taken from the root. Symlinks are followed (realpath) before
-        the check, so a link pointing outside is refused like ``..`` or ``/etc``.
+        the check, so a link pointing outside is refused like ``..`` or ``/etc``. Only a
+        tool that reads passes ``reading``: read-only roots are refused to the others.
         """
         if not isinstance(path, str):
             raise ToolError(f"Path must be a string, got {type(path).__name__}")
@@ -106,7 +123,7 @@ class Workspace:
         if raw.startswith("~"):
             expanded = os.path.expanduser(raw)
             real = os.path.realpath(expanded) if expanded != raw else ""
-            if real and self.contains(real):
+            if real and self.contains(real, reading=reading):
                 return Path(real)
             raise ToolError(
                 f"Path '{path}' starts with '~' (the home directory), which is outside the "
@@ -119,8 +136,12 @@ class Workspace:
             real = os.path.realpath(joined)
         except (OSError, ValueError) as exc:
             raise ToolError(f"Cannot resolve path '{path}': {exc}") from exc
-        if self.contains(real):
+        if self.contains(real, reading=reading):
             return Path(real)
+        if self.contains(lexical, reading=True) and not self.contains(lexical, reading=reading):
+            raise ToolError(
+                f"Path '{path}' is in a skill's folder, which tools may read but not change."
+            )
         if not self.contains(lexical):
             raise ToolError(
                 f"Path '{path}' resolves to {lexical}, which is outside the workspace "
@@ -138,17 +159,18 @@ class Workspace:
         *,
         respect_git_ignore: bool = True,
         respect_gemini_ignore: bool = True,
+        reading: bool = False,
     ) -> Path:
         """``resolve``, then refuse a path that the ignore files hide (see ``visible``).
 
         Every tool that reads, searches, lists or edits a path it was given goes through
         here, so they all refuse the same paths ``read_file`` refuses.
         """
-        real = self.resolve(path)
+        real = self.resolve(path, reading=reading)
         raw = path.strip()
         given = os.path.normpath(raw if os.path.isabs(raw) else os.path.join(self.root, raw or "."))
         if not self.visible(
-            given if self.contains(given) else real,
+            given if self.contains(given, reading=reading) else real,
             respect_git_ignore=respect_git_ignore,
             respect_gemini_ignore=respect_gemini_ignore,
         ):
@@ -176,7 +198,7 @@ class Workspace:
                 respect_gemini_ignore=respect_gemini_ignore,
             )
         real = os.path.realpath(p)
-        if not self.contains(real):
+        if not self.contains(real, reading=True):
             return False
         flags = {
             "respect_git_ignore": respect_git_ignore,

@@ -1,15 +1,16 @@
-"""The Textual app: holds the Session, runs prompts in a worker, answers approvals.
+"""The Textual app: owns the session's controller, runs prompts in a worker, answers
+approvals.
 
-The app owns the engine side of the TUI: it starts the bridge worker (the only bus
-subscriber), runs each prompt in the exclusive ``turn`` worker, queues prompts typed
-while a turn runs, and forwards the approval queue's decisions to ``bus.decide``.
-An unexpected exception becomes a notification; the session is kept.
+The controller (``session_host.SessionController``, ``app.controller``) starts the
+engine, the bridge worker (the only bus subscriber) and the session; the app runs each
+prompt in the exclusive ``turn`` worker, queues prompts typed while a turn runs, and
+forwards the approval queue's decisions to ``bus.decide``. An unexpected exception
+becomes a notification; the session is kept.
 """
 
 from __future__ import annotations
 
 import logging
-from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -22,9 +23,11 @@ from textual.events import Resize
 from gemtui.agent.assembly import RunOptions
 from gemtui.config.ui_choice import UiChoice
 from gemtui.modes import ApprovalMode
+from gemtui.tui.app_surface import AppSurface
 from gemtui.tui.commands import SLASH_COMMANDS, parse_slash
 from gemtui.tui.screens.main import MainScreen
-from gemtui.tui.session_host import SessionHost
+from gemtui.tui.session_host import SessionController
+from gemtui.tui.widgets.code_highlight import language_of
 from gemtui.tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
@@ -37,6 +40,7 @@ if TYPE_CHECKING:
     from gemtui.store import SessionStore
     from gemtui.tui.agent_rows import AgentFleet
     from gemtui.tui.fleet_desk import AgentsNews, FleetDesk
+    from gemtui.tui.themes import ThemeFailure
     from gemtui.tui.widgets.approval_queue import ApprovalQueue
 
 __all__ = ["APPROVAL_CYCLE", "GemtuiApp"]
@@ -101,8 +105,8 @@ def _palette_provider() -> type:
     return GemtuiCommands
 
 
-class GemtuiApp(SessionHost):
-    """gemtui's full-screen app."""
+class GemtuiApp(AppSurface):
+    """gemtui's full-screen app; the session's life is its controller's."""
 
     TITLE = "gemtui"
     CSS_PATH = "screens/main.tcss"
@@ -142,37 +146,27 @@ class GemtuiApp(SessionHost):
         ui: UiChoice | None = None,
     ) -> None:
         super().__init__()
-        self.session_factory = session_factory
-        """Builds the session after the first frame is drawn, so start-up shows at once."""
-        self.run_options = run_options or RunOptions(workspace=workspace)
-        """The flags this app was started with; every session it builds uses them."""
         self.exit_message: str | None = None
         """Why the app stopped before it could start (printed by launch)."""
-        self.store = store
-        """Where sessions are saved; None when it could not be opened (or is not open yet)."""
-        self.assembled: Assembled | None = None
-        """The running session with its store attachment and recorder."""
-        self._settings = settings
-        self._settings_loader = settings_loader
-        """Validates the settings files when first needed (after the first frame)."""
         self.ui = ui or (UiChoice.of(settings.ui) if settings is not None else UiChoice())
         """What the first frame needs of ``[ui]``, read without validating the rest."""
-        self.session = session
-        """The conversation; None until the welcome screen chose a provider."""
-        self.workspace = workspace
-        self.initial_prompt = prompt
-        self.welcome_reason = welcome_reason
+        self.controller = SessionController(
+            self,
+            settings=settings,
+            session=session,
+            workspace=workspace,
+            prompt=prompt,
+            welcome_reason=welcome_reason,
+            store=store,
+            session_factory=session_factory,
+            trust=trust,
+            run_options=run_options,
+            settings_loader=settings_loader,
+        )
         self.raise_errors = raise_errors
         """Tests set this so a bug fails the test instead of becoming a notification."""
-        self.queued: deque[str] = deque()
-        """Prompts typed while a turn runs, sent in order."""
-        self.turn_running = False
         self.crash_message: str | None = None
         """Set when the app had to stop on an unexpected error (launch prints it)."""
-        self.startup_notice: str | None = None
-        """Shown once the app is up (e.g. a flag that is not supported yet)."""
-        self.trust = trust
-        """The folder's trust decision; asked on screen before the engine starts if open."""
         self._quit_armed = False
         self._modes_confirmed: set[tuple[str, str]] = set()
         """(session id, mode) pairs the person confirmed: yolo and auto_edit ask once each."""
@@ -182,6 +176,18 @@ class GemtuiApp(SessionHost):
         """The fleet of agents side by side, when there is one (the agent view reads it)."""
         self._load_themes()
 
+    # -- the front session -----------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self.controller.app_mounted()
+
+    def get_default_screen(self) -> Screen[Any]:
+        """The main screen itself while the engine starts (see the controller's)."""
+        return self.controller.default_screen() or super().get_default_screen()
+
+    def on_ready(self) -> None:
+        """The first frame is on the terminal: only now build the engine."""
+        self.controller.first_frame_drawn()
+
     # -- themes ----------------------------------------------------------------------------------
     def _load_themes(self) -> None:
         from gemtui.tui.themes import DEFAULT_THEME, default_theme, load_themes
@@ -189,7 +195,7 @@ class GemtuiApp(SessionHost):
         loaded, failed = load_themes()
         for theme in loaded:
             self.register_theme(theme)
-        self.theme_failures = failed
+        self.theme_failures: list[ThemeFailure] = failed
         wanted = self.ui.theme
         fallback = default_theme()
         self.theme = wanted if wanted in self.available_themes else fallback
@@ -232,7 +238,7 @@ class GemtuiApp(SessionHost):
     def take_screenshot(self) -> Path | None:
         """Save the screen as SVG and say where, or why it could not be saved."""
         downloads = Path.home() / "Downloads"
-        folder = downloads if downloads.is_dir() else self.workspace
+        folder = downloads if downloads.is_dir() else self.controller.workspace
         try:
             saved = Path(self.save_screenshot(path=str(folder)))
         except OSError as exc:
@@ -283,10 +289,10 @@ class GemtuiApp(SessionHost):
     def send_prompt(self, text: str) -> None:
         """Send ``text`` to the session as typed (a ``!`` line runs in the shell)."""
         if self.session is None:
-            if self.session_factory is not None:  # still starting: keep it for later
+            if self.controller.session_factory is not None:  # still starting: keep it for later
                 self.queued.append(text)
             return
-        if self.turn_running or self.compressing or (self.desk and self.desk.front_busy):
+        if self.turn_running or self.controller.compressing or self._front_busy:
             self.queued.append(text)
             self._show_queue()
             return
@@ -326,10 +332,11 @@ class GemtuiApp(SessionHost):
             if self.desk is not None:  # the front agent's own prompt ended: recount
                 self.desk.show_counts()
             if self.queued:
-                self.call_later(self._send_next)
+                self.call_later(self.send_next)
 
-    def _send_next(self) -> None:
-        busy = self.turn_running or self.compressing or (self.desk and self.desk.front_busy)
+    def send_next(self) -> None:
+        """Send the next queued prompt when nothing runs."""
+        busy = self.turn_running or self.controller.compressing or self._front_busy
         if self.queued and not busy:
             self._start_turn(self.queued.popleft())
             self._show_queue()
@@ -358,8 +365,17 @@ class GemtuiApp(SessionHost):
         """Agents side by side from now on: the view, the counts, the one queue."""
         from gemtui.tui.fleet_desk import FleetDesk
 
-        self.desk = FleetDesk(self, fleet, FleetDesk.switches_of(self.settings))
+        self.desk = FleetDesk(self, fleet, FleetDesk.switches_of(self.controller.settings))
         return self.desk
+
+    async def on_unmount(self) -> None:
+        """The app ends: background agents stop and close while the loop still runs."""
+        if self.desk is not None:
+            await self.desk.aclose()
+
+    @property
+    def _front_busy(self) -> bool:
+        return self.desk is not None and self.desk.front_busy
 
     def on_approval_queue_modify_requested(self, event: ApprovalQueue.ModifyRequested) -> None:
         from gemtui.tui.screens.dialogs import ModifyScreen
@@ -367,7 +383,7 @@ class GemtuiApp(SessionHost):
         conf = event.snapshot.confirmation
         if conf is None:
             return
-        language = "bash" if conf.kind == "exec" else _language_of(conf.file_path)
+        language = "bash" if conf.kind == "exec" else language_of(conf.file_path)
 
         def done(text: str | None) -> None:
             if text is not None:
@@ -435,7 +451,13 @@ class GemtuiApp(SessionHost):
 
     @on(MainScreen.SignInNeeded)
     def _sign_in_needed(self, event: MainScreen.SignInNeeded) -> None:
-        self.sign_in(event.reason)
+        self.controller.sign_in(event.reason)
+
+    @on(MainScreen.AccountRefused)
+    def _account_refused(self, event: MainScreen.AccountRefused) -> None:
+        from gemtui.tui.refused_flow import offer_alternatives
+
+        offer_alternatives(self, event.reason)
 
     @on(MainScreen.ModeKeyPressed)
     def _mode_key(self, event: MainScreen.ModeKeyPressed) -> None:
@@ -475,7 +497,7 @@ class GemtuiApp(SessionHost):
         if (
             mode in UNASKED_MODES
             and asked not in self._modes_confirmed
-            and self.run_options.approval_mode is None
+            and self.controller.run_options.approval_mode is None
         ):
             from gemtui.tui.screens.dialogs import ConfirmScreen
 
@@ -574,24 +596,3 @@ class GemtuiApp(SessionHost):
         log.exception("fatal error in the TUI", exc_info=error)
         self.crash_message = f"{type(error).__name__}: {error}"
         self.exit(return_code=1)
-
-
-def _language_of(path: str | None) -> str | None:
-    if not path:
-        return None
-    return {
-        ".py": "python",
-        ".md": "markdown",
-        ".json": "json",
-        ".toml": "toml",
-        ".yaml": "yaml",
-        ".yml": "yaml",
-        ".js": "javascript",
-        ".ts": "javascript",
-        ".rs": "rust",
-        ".go": "go",
-        ".html": "html",
-        ".css": "css",
-        ".sh": "bash",
-        ".sql": "sql",
-    }.get(Path(path).suffix)

@@ -17,7 +17,7 @@ from textual.message import Message
 if TYPE_CHECKING:
     from textual.message_pump import MessagePump
 
-    from gemtui.bus import EventBus
+    from gemtui.bus import EventBus, Subscription
     from gemtui.bus.events import Event
 
 __all__ = ["BusEvent", "pump_events"]
@@ -38,11 +38,21 @@ class BusEvent(Message, bubble=False):
             self.handled.set()
 
 
-async def pump_events(bus: EventBus, target: MessagePump, maxsize: int = 512) -> None:
-    """Forward every bus event to ``target`` until cancelled (run it in a worker)."""
+async def pump_events(
+    bus: EventBus,
+    target: MessagePump,
+    maxsize: int = 512,
+    *,
+    subscription: Subscription | None = None,
+) -> None:
+    """Forward every bus event to ``target`` until cancelled (run it in a worker).
+
+    ``subscription``: one the caller opened before the worker ran (so the events of a
+    session started at once are not missed); closed here like one opened here."""
     from gemtui.bus.bus import merge_deltas  # with the engine, after the first frame
 
-    subscription = bus.subscription(maxsize)
+    if subscription is None:
+        subscription = bus.subscription(maxsize)
     try:
         async for first in subscription:
             batch = merge_deltas([first, *subscription.drain()])

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from gemtui.agent.session import Session
     from gemtui.bus.values import Decision
     from gemtui.config.settings import Settings
-    from gemtui.tui.session_host import SessionHost
+    from gemtui.tui.app_surface import AppSurface
 
 __all__ = ["AgentsNews", "FleetDesk"]
 
@@ -51,7 +51,7 @@ class FleetDesk:
 
     def __init__(
         self,
-        app: SessionHost,
+        app: AppSurface,
         fleet: AgentFleet,
         switches: AttentionSwitches,
         write: Callable[[str], None] | None = None,
@@ -109,7 +109,7 @@ class FleetDesk:
         self.show_counts()
         self._refresh_view()
         if self.app.queued and not self.front_busy:  # typed while the fleet ran it
-            self.app.call_later(self.app._send_next)
+            self.app.call_later(self.app.send_next)
 
     @property
     def front_busy(self) -> bool:
@@ -209,7 +209,7 @@ class FleetDesk:
         main.transcript.clear()
         main.thoughts.clear()
         main.usage.reset()
-        app.session = session
+        app.controller.session = session
         status = main.status
         status.turn_ended()
         status.provider, status.model = session.provider.name, session.model
@@ -219,17 +219,17 @@ class FleetDesk:
             pump_events(session.bus, main), name="bridge", group="bridge", exclusive=True
         )
         if session.history:
-            show_resumed(main, session, app.store)
+            show_resumed(main, session, app.controller.store)
 
 
-def start_in_fleet(app: SessionHost, desk: FleetDesk | None) -> FleetDesk | None:
+def start_in_fleet(app: AppSurface, desk: FleetDesk | None) -> FleetDesk | None:
     """Start the app's session as an agent of the engine's fleet (made with the first
     one): the fleet says it started and records it. A session handed in without a store
     (tests, the bench) starts alone, as before; the new desk, if one was made."""
     from gemtui.agent.fleet import Fleet
     from gemtui.tui.fleet_adapter import EngineFleet
 
-    built, session = app.assembled, app.session
+    built, session = app.controller.assembled, app.session
     assert session is not None
     if built is None or built.session is not session:
         session.start()
@@ -240,6 +240,7 @@ def start_in_fleet(app: SessionHost, desk: FleetDesk | None) -> FleetDesk | None
         app.main.approvals.front_agent = agent_id
         desk.apply_rows()
         return desk
-    fleet = EngineFleet(Fleet(app.settings), app.run_options)
+    settings = app.controller.settings
+    fleet = EngineFleet(Fleet(settings), app.controller.run_options)
     fleet.fleet.adopt(built)
-    return FleetDesk(app, fleet, FleetDesk.switches_of(app.settings))
+    return FleetDesk(app, fleet, FleetDesk.switches_of(settings))

@@ -43,7 +43,7 @@ def launch_tui(options: RunOptions) -> int:
     finally:
         if app.session is not None:
             app.session.close_background()
-        hint = app.resume_hint  # while the store is open: only a saved session has one
+        hint = app.controller.resume_hint  # while the store is open: only a saved session has one
         app.close_store()
     if app.exit_message:
         sys.stderr.write(f"gemtui: {app.exit_message}\n")
@@ -81,11 +81,17 @@ def build_app(
         """Runs in a thread after the first frame and only reads the app: the result is
         handed to the UI thread. FatalAuthenticationError opens the welcome screen, any
         other FatalError stops the app with its exit code."""
-        return app.trusted_run.build(app.settings)
+        from gemtui.providers.tls_prefetch import forget_prefetched_tls, prefetch_tls
+
+        prefetch_tls()  # the CA bundle is read on another core while the engine loads
+        try:
+            return app.controller.trusted_run.build(app.controller.settings)
+        finally:
+            forget_prefetched_tls()  # taken by the provider's client, or left for none
 
     def load() -> Settings:
         """Validated when first needed: by the engine build, in its thread."""
-        return app.trusted_run.settings()
+        return app.controller.trusted_run.settings()
 
     app = GemtuiApp(
         settings=settings,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 if TYPE_CHECKING:
-    from gemtui.tui.session_host import SessionHost
+    from gemtui.tui.app_surface import AppSurface
 
 __all__ = ["GemtuiCommands"]
 
@@ -17,7 +17,7 @@ class GemtuiCommands(Provider):
     """The same actions as the slash commands, in Textual's command palette."""
 
     @property
-    def _gemtui(self) -> SessionHost:
+    def _gemtui(self) -> AppSurface:
         return self.app  # type: ignore[return-value]
 
     def _entries(self) -> list[tuple[str, str, str]]:

@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from gemtui.agent.checkpointing import PromptPoint
     from gemtui.agent.session import Session
     from gemtui.checkpoints import CheckpointBook, RewindPlan
+    from gemtui.tui.app_surface import AppSurface
     from gemtui.tui.screens.rewind import RewindChoice
-    from gemtui.tui.session_host import SessionHost
 
 __all__ = ["open_rewind", "plan_diff"]
 
@@ -71,7 +71,7 @@ def plan_diff(book: CheckpointBook, plan: RewindPlan, limit: int = _DIFF_LIMIT) 
     return "".join(chunks)
 
 
-def open_rewind(app: SessionHost) -> None:
+def open_rewind(app: AppSurface) -> None:
     """Open the rewind screen for the running session."""
     session = app.session
     if session is None:
@@ -123,7 +123,7 @@ def open_rewind(app: SessionHost) -> None:
     app.push_screen(RewindScreen(points, preview), chosen)
 
 
-def _apply(app: SessionHost, session: Session, book: CheckpointBook, choice: RewindChoice) -> None:
+def _apply(app: AppSurface, session: Session, book: CheckpointBook, choice: RewindChoice) -> None:
     from gemtui.agent.checkpointing import history_before_prompt
     from gemtui.checkpoints import rewind
 

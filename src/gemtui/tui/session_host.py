@@ -1,9 +1,10 @@
 """The session side of the app: start the engine after the first frame, ask about trust,
 open the welcome screen, adopt a built session, resume, switch model, compress.
 
-Every session comes from the assembly (``agent/assembly.py``); this host only decides
-when, and shows the result. ``GemtuiApp`` adds the keys, prompts, approvals and
-commands on top.
+Every session comes from the assembly (``agent/assembly.py``); this controller only
+decides when, and shows the result. The App owns one controller per session (the front
+one is ``app.controller``) and adds the keys, prompts, approvals and commands; the
+controller reaches the App only through ``ControllerHost``.
 """
 
 from __future__ import annotations
@@ -15,13 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
-
 from gemtui.agent.assembly import RunOptions
 from gemtui.collector import resume_collector
 from gemtui.config.ui_choice import UiChoice
 from gemtui.modes import ApprovalMode
-from gemtui.tui.masking_app import MaskingApp
 from gemtui.tui.screens.main import MainScreen
 from gemtui.tui.widgets.status_line import git_branch
 
@@ -33,9 +31,9 @@ if TYPE_CHECKING:
     from gemtui.config.settings import Settings
     from gemtui.config.trust import WorkspaceTrust
     from gemtui.store import SessionStore
-    from gemtui.tui.themes import ThemeFailure
+    from gemtui.tui.controller_host import ControllerHost
 
-__all__ = ["SessionHost", "short_path"]
+__all__ = ["SessionController", "short_path"]
 
 log = logging.getLogger(__name__)
 
@@ -46,70 +44,53 @@ def _sandbox_label(session: Session) -> str:
     return "" if box is None else ("sandbox+net" if box.network else "sandbox")
 
 
-class SessionHost(MaskingApp[int]):
-    """An app that holds one session at a time, built by the assembly."""
+class SessionController:
+    """One session's life in the app, built by the assembly: owned by the App, never
+    its base class, so several can live in one app."""
 
-    _settings: Settings | None
-    _settings_loader: Callable[[], Settings] | None
-    ui: UiChoice
-    session: Session | None
-    session_factory: Callable[[], Assembled] | None
-    """Builds the session after the first frame is drawn, so start-up shows at once."""
-    run_options: RunOptions
-    """The flags this app was started with; every session it builds uses them."""
-    store: SessionStore | None
-    """Where sessions are saved; None when it could not be opened (or is not open yet)."""
-    assembled: Assembled | None
-    """The running session with its store attachment and recorder."""
-    workspace: Path
-    trust: WorkspaceTrust | None
-    """The folder's trust decision; asked on screen before the engine starts if open."""
-    initial_prompt: str | None
-    welcome_reason: str | None
-    exit_message: str | None
-    """Why the app stopped before it could start (printed by launch)."""
-    startup_notice: str | None
-    """Shown once the app is up (e.g. a flag that is not supported yet)."""
-    theme_failures: list[ThemeFailure]
-    queued: deque[str]
-    """Prompts typed while a turn runs (or the engine starts), sent in order."""
-    turn_running: bool
     compressing: bool = False
     """/compress is running: prompts queue until it ends."""
-    slash_commands: dict[str, str]
-    """Every slash command with its help (the app's table), for the prompt's completion."""
 
-    def submit(self, text: str) -> None:
-        """Send a prompt (the app's prompt handling)."""
-        raise NotImplementedError
-
-    def run_slash(self, line: str) -> None:
-        """Run one slash command line (the app's command handling)."""
-        raise NotImplementedError
-
-    def send_prompt(self, text: str) -> None:
-        """Send ``text`` as typed, never as a built-in command (the app's prompt handling)."""
-        raise NotImplementedError
-
-    def refresh_custom_commands(self) -> None:
-        """Tell the prompt's completer the custom commands and workspace roots."""
-        raise NotImplementedError
-
-    def help_text(self) -> str:
-        """The keys and commands, as /help shows them."""
-        raise NotImplementedError
-
-    def request_approval_mode(self, mode: str, *, on_purpose: bool = False) -> None:
-        """Change the approval mode as the person asked (confirmed where it loosens;
-        ``on_purpose``: a whole command asked, so the question's letters act at once)."""
-        raise NotImplementedError
-
-    def _send_next(self) -> None:
-        raise NotImplementedError
-
-    @property
-    def main(self) -> MainScreen:
-        raise NotImplementedError
+    def __init__(
+        self,
+        app: ControllerHost,
+        *,
+        settings: Settings | None,
+        session: Session | None,
+        workspace: Path,
+        prompt: str | None = None,
+        welcome_reason: str | None = None,
+        store: SessionStore | None = None,
+        session_factory: Callable[[], Assembled] | None = None,
+        trust: WorkspaceTrust | None = None,
+        run_options: RunOptions | None = None,
+        settings_loader: Callable[[], Settings] | None = None,
+    ) -> None:
+        self.app = app
+        """The app showing this session (Textual's calls go through it)."""
+        self.session_factory = session_factory
+        """Builds the session after the first frame is drawn, so start-up shows at once."""
+        self.run_options = run_options or RunOptions(workspace=workspace)
+        """The flags this app was started with; every session it builds uses them."""
+        self.store = store
+        """Where sessions are saved; None when it could not be opened (or is not open yet)."""
+        self.assembled: Assembled | None = None
+        """The running session with its store attachment and recorder."""
+        self._settings = settings
+        self._settings_loader = settings_loader
+        """Validates the settings files when first needed (after the first frame)."""
+        self.session = session
+        """The conversation; None until the welcome screen chose a provider."""
+        self.workspace = workspace
+        self.initial_prompt = prompt
+        self.welcome_reason = welcome_reason
+        self.queued: deque[str] = deque()
+        """Prompts typed while a turn runs (or the engine starts), sent in order."""
+        self.turn_running = False
+        self.startup_notice: str | None = None
+        """Shown once the app is up (e.g. a flag that is not supported yet)."""
+        self.trust = trust
+        """The folder's trust decision; asked on screen before the engine starts if open."""
 
     @property
     def settings(self) -> Settings:
@@ -127,19 +108,23 @@ class SessionHost(MaskingApp[int]):
     @settings.setter
     def settings(self, value: Settings) -> None:
         self._settings = value
-        self.ui = UiChoice.of(value.ui)
+        self.app.ui = UiChoice.of(value.ui)
 
     # -- start -----------------------------------------------------------------------------------
     def _apply_view_settings(self) -> None:
-        self.set_class(not self.ui.show_thoughts, "-hide-thoughts")
-        self.set_class(not self.ui.show_usage, "-hide-usage")
+        self.app.set_class(not self.app.ui.show_thoughts, "-hide-thoughts")
+        self.app.set_class(not self.app.ui.show_usage, "-hide-usage")
 
-    def on_mount(self) -> None:
+    def app_mounted(self) -> None:
+        """The app is mounted: show the notices, then start the engine, ask about trust
+        or open the welcome screen."""
         self._apply_view_settings()
         if self.startup_notice:
-            self.notify(self.startup_notice, severity="warning", timeout=8)
-        for failure in self.theme_failures:
-            self.notify(f"Theme {failure.path.name} skipped: {failure.message}", severity="warning")
+            self.app.notify(self.startup_notice, severity="warning", timeout=8)
+        for failure in self.app.theme_failures:
+            self.app.notify(
+                f"Theme {failure.path.name} skipped: {failure.message}", severity="warning"
+            )
         if self.session is not None:
             self._start_session(self.session)
         elif self.session_factory is not None:  # the default screen is the main one
@@ -147,7 +132,7 @@ class SessionHost(MaskingApp[int]):
                 from gemtui.tui.screens.trust import TrustScreen
 
                 screen = TrustScreen(self.trust.overrides, changes=self.trust.changes)
-                self.push_screen(screen, self._trust_answered)
+                self.app.push_screen(screen, self._trust_answered)
             else:
                 self._notify_ignored()
                 self._build_when_ready = True
@@ -156,13 +141,14 @@ class SessionHost(MaskingApp[int]):
 
     _build_when_ready = False
 
-    def get_default_screen(self) -> Screen[Any]:
+    def default_screen(self) -> Screen[Any] | None:
         """The main screen itself while the engine starts: one screen is composed and
-        styled for the first frame, not a blank one first and the main one on top."""
+        styled for the first frame, not a blank one first and the main one on top (None:
+        Textual's own default)."""
         if self.session is not None or self.session_factory is None:
-            return super().get_default_screen()
+            return None
         screen = MainScreen(workspace=self.workspace, panes_after_first_frame=True)
-        screen.slash_commands = self.slash_commands
+        screen.slash_commands = self.app.slash_commands
         screen.status_values = {
             "provider": "starting…",
             "workspace": short_path(self.workspace),
@@ -170,7 +156,7 @@ class SessionHost(MaskingApp[int]):
         }
         return screen
 
-    def on_ready(self) -> None:
+    def first_frame_drawn(self) -> None:
         """The first frame is on the terminal: only now build the engine. Its imports hold
         the interpreter for a few hundred milliseconds; started earlier (after the first
         layout), they delayed the very frame they were meant to follow."""
@@ -206,7 +192,7 @@ class SessionHost(MaskingApp[int]):
         )
         notice = self.trust.notice(how)
         if notice is not None:
-            self.notify(notice, severity="warning", timeout=12)
+            self.app.notify(notice, severity="warning", timeout=12)
 
     def _trust_answered(self, trusted: bool | None) -> None:
         """Remember the answer, apply the folder's settings if trusted, then start."""
@@ -222,17 +208,17 @@ class SessionHost(MaskingApp[int]):
             if trusted or not changed:  # a trust covers exactly the content that was shown
                 TrustStore().remember(self.workspace, bool(trusted), dict(self.trust.content))
         except (OSError, FatalConfigError) as exc:
-            self.notify(f"Could not remember the answer: {exc}", severity="warning")
+            self.app.notify(f"Could not remember the answer: {exc}", severity="warning")
         if trusted:
             try:
                 self.settings = self.trusted_run.settings()
             except FatalConfigError as exc:
-                self.exit_message = exc.message
-                self.exit(return_code=exc.exit_code)
+                self.app.exit_message = exc.message
+                self.app.exit(return_code=exc.exit_code)
                 return
             self._apply_view_settings()
-            if self.ui.theme in self.available_themes:
-                self.theme = self.ui.theme
+            if self.app.ui.theme in self.app.available_themes:
+                self.app.theme = self.app.ui.theme
         else:
             self._notify_ignored()
         self._build_session_in_background()
@@ -241,7 +227,7 @@ class SessionHost(MaskingApp[int]):
         from gemtui.tui.screens.welcome import WelcomeScreen
 
         welcome = WelcomeScreen(reason=reason, build=self.build_for_choice)
-        self.push_screen(welcome, self._welcome_done)
+        self.app.push_screen(welcome, self._welcome_done)
 
     def _build_session_in_background(self) -> None:
         """Import and build the engine in a thread once the prompt is on screen.
@@ -258,26 +244,31 @@ class SessionHost(MaskingApp[int]):
                 result: Assembled | Exception = factory()
             except Exception as exc:  # handed to the UI thread, which decides
                 result = exc
-            # awaited there, so the worker ends only once the session is handed over (mypy
-            # cannot solve Textual's ``T | Awaitable[T]`` for a coroutine function)
-            self.call_from_thread(self._session_built, result)  # type: ignore[arg-type]
+            # awaited there, so the worker ends only once the session is handed over
+            self.app.call_from_thread(self._session_built, result)
+            if not isinstance(result, Exception) and not self.queued:  # nobody waits yet
+                from gemtui.tui.widgets.markdown_look import warm_markdown
 
-        self.run_worker(build, thread=True, name="engine-start", group="engine-start")
+                warm_markdown()  # the first answer's first line, while the person types
+
+        self.app.run_worker(build, thread=True, name="engine-start", group="engine-start")
 
     async def _session_built(self, result: Assembled | Exception) -> None:
         from gemtui.errors import FatalAuthenticationError, FatalError
 
+        if not isinstance(result, Exception):  # git status runs while the panes mount
+            result.session.prepare()
         with contextlib.suppress(LookupError):  # its panes first: the session fills them
-            await self.main.panes_ready()
+            await self.app.main.panes_ready()
         resume_collector()  # start-up is over (gemtui.collector)
         self.session_factory = None
         if self.startup_notice:  # set while the engine started (e.g. the store is broken)
-            self.notify(self.startup_notice, severity="warning", timeout=8)
+            self.app.notify(self.startup_notice, severity="warning", timeout=8)
             self.startup_notice = None
         if isinstance(result, Exception) and not isinstance(result, FatalError):
             log.error("the engine could not start", exc_info=result)
-            self.exit_message = f"the engine could not start: {type(result).__name__}: {result}"
-            self.exit(return_code=1)
+            self.app.exit_message = f"the engine could not start: {type(result).__name__}: {result}"
+            self.app.exit(return_code=1)
             return
         try:
             if isinstance(result, Exception):
@@ -287,8 +278,8 @@ class SessionHost(MaskingApp[int]):
             self.welcome_reason = exc.message
             self._show_welcome(exc.message)
         except FatalError as exc:
-            self.exit_message = exc.message
-            self.exit(return_code=exc.exit_code)
+            self.app.exit_message = exc.message
+            self.app.exit(return_code=exc.exit_code)
         else:
             self._adopt(built)
 
@@ -323,29 +314,33 @@ class SessionHost(MaskingApp[int]):
             "branch": git_branch(self.workspace),
         }
         choices = {
-            "/theme": sorted(self.available_themes),
+            "/theme": sorted(self.app.available_themes),
             "/approval-mode": [str(m) for m in ApprovalMode],
             "/copy": ["code"],
         }
         try:
-            screen = self.main  # the screen drawn while the engine started
+            screen = self.app.main  # the screen drawn while the engine started
         except LookupError:
             screen = MainScreen(
                 workspace=self.workspace,
                 context_window=session.context_window,
             )
             screen.status_values = status
-            screen.slash_commands = self.slash_commands
+            screen.slash_commands = self.app.slash_commands
             screen.argument_choices = choices
-            self.push_screen(screen)
+            self.app.push_screen(screen)
         else:
             for field, value in status.items():
                 setattr(screen.status, field, value)
             screen.prompt.argument_choices = choices
             screen.usage.context_window = session.context_window
         screen.call_after_refresh(self._show_price, screen, session)
-        self.run_worker(
-            pump_events(session.bus, screen), name="bridge", group="bridge", exclusive=True
+        subscription = session.bus.subscription(512)  # now: the session may emit at once
+        self.app.run_worker(
+            pump_events(session.bus, screen, subscription=subscription),
+            name="bridge",
+            group="bridge",
+            exclusive=True,
         )
         if self.assembled is not None and self.assembled.session is session:
             self.assembled.record()
@@ -359,9 +354,12 @@ class SessionHost(MaskingApp[int]):
             if screen.is_mounted:  # the screen drawn while the engine started: show it now
                 self._show_resumed(screen, session)
             else:
-                self.call_after_refresh(self._show_resumed, screen, session)
-        self.call_after_refresh(self._after_start)
-        self.call_after_refresh(self.refresh_custom_commands)
+                self.app.call_after_refresh(self._show_resumed, screen, session)
+        if screen.is_mounted:  # a prompt typed while the engine started goes now
+            self.app.call_later(self._after_start)
+        else:
+            self.app.call_after_refresh(self._after_start)
+        self.app.call_after_refresh(self.app.refresh_custom_commands)
 
     def _show_resumed(self, screen: MainScreen, session: Session) -> None:
         from gemtui.tui.resumed_view import show_resumed
@@ -399,12 +397,12 @@ class SessionHost(MaskingApp[int]):
         if self.store is None or self.session is None:
             return
         if self.turn_running:
-            self.notify("Wait for the turn to finish before opening another session.")
+            self.app.notify("Wait for the turn to finish before opening another session.")
             return
         built = self._replace_session(session_id, "Cannot open that session")
         if built is not None:
             count = len(built.session.history)
-            self.notify(f"Resumed {built.session.id[:8]} ({count} messages).")
+            self.app.notify(f"Resumed {built.session.id[:8]} ({count} messages).")
 
     def new_session(self) -> None:
         """``/new``: a fresh conversation with the same provider, model and mode; the
@@ -412,10 +410,10 @@ class SessionHost(MaskingApp[int]):
         if self.session is None:
             return
         if self.turn_running:
-            self.notify("Wait for the turn to finish (or Esc) before starting anew.")
+            self.app.notify("Wait for the turn to finish (or Esc) before starting anew.")
             return
         if self._replace_session(None, "Cannot start a new conversation") is not None:
-            self.notify("A new conversation; the last one is saved (/sessions).")
+            self.app.notify("A new conversation; the last one is saved (/sessions).")
 
     def _replace_session(self, resume: str | None, failure: str) -> Assembled | None:
         """The running session replaced by a saved one (``resume``) or a fresh one, same
@@ -443,63 +441,60 @@ class SessionHost(MaskingApp[int]):
                 attachment=attachment,
             )
         except Exception as exc:
-            self.notify(f"{failure}: {exc}", severity="error")
+            self.app.notify(f"{failure}: {exc}", severity="error")
             return None
         if self.assembled is not None:
             self.assembled.stop_recording()  # the store stays open for the next one
         old.close_background()  # its background commands belong to it, not to the next one
         old.stop_preparing()  # its groundwork too: the provider is shared with the next one
-        self.main.transcript.clear()
-        self.main.thoughts.clear()
-        self.main.usage.reset()  # a resumed session's own usage comes back with it
+        self.app.main.transcript.clear()
+        self.app.main.thoughts.clear()
+        self.app.main.usage.reset()  # a resumed session's own usage comes back with it
         self._adopt(built)
         return built
 
-    def start_front_session(self) -> None:
-        """Say the session began (the app follows it in a fleet of agents first)."""
-        assert self.session is not None
-        self.session.start()
-
-    async def on_unmount(self) -> None:
-        """The app ends: background agents stop and their sessions close while the event
-        loop still runs (the front one is closed by the launcher, as before)."""
-        desk = getattr(self, "desk", None)  # ``GemtuiApp.desk``
-        if desk is not None:
-            await desk.aclose()
-
     def _after_start(self) -> None:
         assert self.session is not None
-        self.start_front_session()
+        start = getattr(self.app, "start_front_session", None)  # the App's fleet, if any
+        if start is None:
+            self.session.start()
+        else:
+            start()
         if self.initial_prompt:
             prompt, self.initial_prompt = self.initial_prompt, None
-            self.submit(prompt)
+            self.app.submit(prompt)
         if self.queued and not self.turn_running:
-            self._send_next()  # prompts typed while the engine was starting
+            self.app.send_next()  # prompts typed while the engine was starting
 
     def _welcome_done(self, built: Assembled | None) -> None:
         if built is None:
-            self.exit(0)
+            self.app.exit(0)
         else:
             self._adopt(built)
 
-    @work(exclusive=True, group="compress", name="compress", exit_on_error=False)
-    async def compress(self) -> None:
+    def compress(self) -> None:
+        """/compress, in the app's exclusive ``compress`` worker."""
+        self.app.run_worker(
+            self._compress(), exclusive=True, group="compress", name="compress", exit_on_error=False
+        )
+
+    async def _compress(self) -> None:
         """/compress: prompts typed meanwhile wait in the queue (sent on the summary,
         never lost under it), and the status line says what runs."""
         assert self.session is not None
         self.compressing = True
-        status = self.main.status
+        status = self.app.main.status
         status.compression_started()
         try:
             await self.session.compress()
         except Exception as exc:
             log.exception("compression failed")
-            self.notify(f"Compression failed: {exc}", severity="error")
+            self.app.notify(f"Compression failed: {exc}", severity="error")
         finally:
             self.compressing = False
             status.turn_ended()
             if self.queued:
-                self.call_later(self._send_next)
+                self.app.call_later(self.app.send_next)
         # done: the transcript's "History compressed: N → M tokens." says so, once
 
     def sign_in(self, reason: str = "") -> None:
@@ -509,14 +504,23 @@ class SessionHost(MaskingApp[int]):
         def done(email: str | None) -> None:
             if email is None:
                 return
-            self.notify(f"Signed in as {email or 'your Google account'}.")
+            self.app.notify(f"Signed in as {email or 'your Google account'}.")
             if self.session is not None:
                 self.use_google_account()
 
-        self.push_screen(SignInScreen(reason), done)
+        self.app.push_screen(SignInScreen(reason), done)
 
-    @work(exclusive=True, group="model", name="google-account", exit_on_error=False)
-    async def use_google_account(self) -> None:
+    def use_google_account(self) -> None:
+        """Go on over code-assist, in the app's exclusive ``model`` worker."""
+        self.app.run_worker(
+            self._use_google_account(),
+            exclusive=True,
+            group="model",
+            name="google-account",
+            exit_on_error=False,
+        )
+
+    async def _use_google_account(self) -> None:
         """Switch to code-assist with the fresh tokens (a new provider even if it is one
         already: the old one holds the refused ones), keeping the conversation."""
         from gemtui.agent.provider_choice import DEFAULT_MODELS, resolve_provider
@@ -529,7 +533,7 @@ class SessionHost(MaskingApp[int]):
             resolved = resolve_provider(self.settings, provider="code-assist", model=model)
             await self.session.switch_model(model, resolved)
         except FatalError as exc:
-            self.notify(f"Cannot use the Google account: {exc.message}", severity="error")
+            self.app.notify(f"Cannot use the Google account: {exc.message}", severity="error")
             return
         self.session.account.refresh_soon()  # the status line follows ModelChanged
 
@@ -540,8 +544,17 @@ class SessionHost(MaskingApp[int]):
         known = price_for(session.model, session.provider.settings.prices) is not None
         screen.usage.expect_price(known)
 
-    @work(exclusive=True, group="model", name="switch-model", exit_on_error=False)
-    async def switch_model(self, provider_name: str, model: str) -> None:
+    def switch_model(self, provider_name: str, model: str) -> None:
+        """Switch model, in the app's exclusive ``model`` worker."""
+        self.app.run_worker(
+            self._switch_model(provider_name, model),
+            exclusive=True,
+            group="model",
+            name="switch-model",
+            exit_on_error=False,
+        )
+
+    async def _switch_model(self, provider_name: str, model: str) -> None:
         """Switch model (and provider when it differs), keeping the conversation."""
         from gemtui.agent.provider_choice import resolve_provider
         from gemtui.errors import FatalError
@@ -553,12 +566,12 @@ class SessionHost(MaskingApp[int]):
                 resolved = resolve_provider(self.settings, provider=provider_name, model=model)
             await self.session.switch_model(model, resolved)
         except FatalError as exc:
-            self.notify(
+            self.app.notify(
                 f"Cannot switch to {provider_name}:{model}: {exc.message}", severity="error"
             )
             return
         self.session.account.refresh_soon()  # the status line follows ModelChanged
-        self.notify(f"The next turn uses {self.session.provider.name}:{model}.")
+        self.app.notify(f"The next turn uses {self.session.provider.name}:{model}.")
 
 
 def short_path(path: Path) -> str:

@@ -23,12 +23,12 @@ from gemtui.commands.interactive import needs_terminal
 from gemtui.errors import FatalConfigError
 
 if TYPE_CHECKING:
-    from gemtui.tui.session_host import SessionHost
+    from gemtui.tui.app_surface import AppSurface
 
 __all__ = ["run_shell_line"]
 
 
-async def run_shell_line(app: SessionHost, line: str) -> None:
+async def run_shell_line(app: AppSurface, line: str) -> None:
     """Run one ``!`` line (the ``!`` already taken off)."""
     assert app.session is not None
     if needs_terminal(line):
@@ -56,7 +56,7 @@ def _keyboard_interrupts_are_the_programs() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-async def _run_on_terminal(app: SessionHost, line: str) -> None:
+async def _run_on_terminal(app: AppSurface, line: str) -> None:
     from gemtui.tui.screens.dialogs import ModifyScreen
 
     session = app.session

@@ -1,6 +1,6 @@
 """What each slash command does; ``GemtuiApp.run_slash`` dispatches here.
 
-Handlers take the app as a ``SessionHost`` (the layer below ``GemtuiApp``), so this
+Handlers take the app as an ``AppSurface`` (declared below ``GemtuiApp``), so this
 module never imports the app that imports it.
 
 Commands whose backing feature is missing say so in a notification: never a fake success.
@@ -14,22 +14,23 @@ from typing import TYPE_CHECKING
 
 from gemtui.modes import ApprovalMode
 from gemtui.tui import slash_features as features
+from gemtui.tui.slash_skills import skills
 
 if TYPE_CHECKING:
-    from gemtui.tui.session_host import SessionHost
+    from gemtui.tui.app_surface import AppSurface
 
 __all__ = ["BY_NAME", "COMMANDS", "SlashCommand"]
 
 MODES = tuple(ApprovalMode)
 
 
-def _help(app: SessionHost, arg: str) -> None:
+def _help(app: AppSurface, arg: str) -> None:
     from gemtui.tui.screens.dialogs import HelpScreen
 
     app.push_screen(HelpScreen(app.help_text()))
 
 
-def _clear(app: SessionHost, arg: str) -> None:
+def _clear(app: AppSurface, arg: str) -> None:
     app.main.transcript.clear()
     if app.main.panes_mounted:  # else no thought has come yet
         app.main.thoughts.clear()
@@ -39,33 +40,33 @@ def _clear(app: SessionHost, arg: str) -> None:
     )
 
 
-def _new(app: SessionHost, arg: str) -> None:
-    app.new_session()
+def _new(app: AppSurface, arg: str) -> None:
+    app.controller.new_session()
 
 
-def _compress(app: SessionHost, arg: str) -> None:
+def _compress(app: AppSurface, arg: str) -> None:
     if app.session is None:
         return
     if app.turn_running:
         app.notify("Wait for the turn to finish (or Esc) before compressing.", severity="warning")
         return
-    if app.compressing:
+    if app.controller.compressing:
         app.notify("The history is being compressed already.")
         return
     if not app.session.history:
         app.notify("Nothing to compress yet: the conversation is empty.")
         return
-    app.compress()
+    app.controller.compress()
 
 
-def _model(app: SessionHost, arg: str) -> None:
+def _model(app: AppSurface, arg: str) -> None:
     """``/model`` lists the models of every configured provider; ``/model [PROVIDER:]NAME``
     switches live, keeping the conversation."""
     from gemtui.agent.provider_choice import KNOWN_MODELS, list_models
 
     if app.session is None:
         return
-    choices = list_models(app.settings)
+    choices = list_models(app.controller.settings)
     if not arg:
         listed = ", ".join(f"{p}:{m}" for p, m in choices) or "none configured"
         app.notify(
@@ -94,27 +95,38 @@ def _model(app: SessionHost, arg: str) -> None:
             timeout=10,
         )
         return
-    app.switch_model(provider, model)
+    app.controller.switch_model(provider, model)
 
 
-def _names_its_own_models(app: SessionHost, provider: str) -> bool:
+def _names_its_own_models(app: AppSurface, provider: str) -> bool:
     """An OpenAI-compatible server without a configured list (Ollama, vLLM…) serves
     models gemtui cannot know of: any name goes, and its first answer tells."""
-    conf = app.settings.providers.get(provider)
+    conf = app.controller.settings.providers.get(provider)
     if conf is None and app.session is not None and app.session.provider.name == provider:
         conf = app.session.provider.settings
     return conf is not None and conf.kind == "openai" and not conf.models
 
 
-def _auth(app: SessionHost, arg: str) -> None:
-    """``/auth``: sign in with Google (or again); the session goes on over code-assist."""
+def _auth(app: AppSurface, arg: str) -> None:
+    """``/auth``: sign in with Google (or again); the session goes on over code-assist.
+    ``/auth vertex``: go on over Vertex AI with its variables (or say which to set)."""
     if app.turn_running:
         app.notify("Wait for the turn to finish before signing in.", severity="warning")
         return
-    app.sign_in()
+    if arg.strip().lower() == "vertex":
+        from gemtui.agent.provider_choice import vertex_ready
+        from gemtui.tui.refused_flow import use_provider
+        from gemtui.tui.screens.refused_account import VERTEX_VARIABLES
+
+        if not vertex_ready():
+            app.notify("Vertex AI: " + VERTEX_VARIABLES, severity="warning", timeout=12)
+            return
+        use_provider(app, "vertex")
+        return
+    app.controller.sign_in()
 
 
-def _approval_mode(app: SessionHost, arg: str) -> None:
+def _approval_mode(app: AppSurface, arg: str) -> None:
     if app.session is None:
         return
     if not arg:
@@ -125,12 +137,14 @@ def _approval_mode(app: SessionHost, arg: str) -> None:
         app.notify(f"Unknown approval mode {arg!r}; use {', '.join(MODES)}.", severity="warning")
 
 
-def _sessions(app: SessionHost, arg: str) -> None:
-    if app.store is None:
-        if app.session_factory is not None:
+def _sessions(app: AppSurface, arg: str) -> None:
+    if app.controller.store is None:
+        if app.controller.session_factory is not None:
             app.notify("The session store is still opening; try again in a moment.")
             return
-        unavailable = app.assembled.attachment.unavailable if app.assembled else None
+        unavailable = (
+            app.controller.assembled.attachment.unavailable if app.controller.assembled else None
+        )
         why = f" ({unavailable})" if unavailable else "; see the log"
         app.notify(f"The session store could not be opened{why}.", severity="warning")
         return
@@ -138,15 +152,18 @@ def _sessions(app: SessionHost, arg: str) -> None:
 
     def chosen(session_id: str | None) -> None:
         if session_id:
-            app.resume_session(session_id)
+            app.controller.resume_session(session_id)
 
     current = app.session.id if app.session is not None else None
     app.push_screen(
-        SessionsScreen(app.store, workspace=app.workspace, protected_id=current), chosen
+        SessionsScreen(
+            app.controller.store, workspace=app.controller.workspace, protected_id=current
+        ),
+        chosen,
     )
 
 
-def _theme(app: SessionHost, arg: str) -> None:
+def _theme(app: AppSurface, arg: str) -> None:
     from gemtui.config.user_config import save_choice
 
     names = sorted(app.available_themes)
@@ -165,7 +182,7 @@ def _theme(app: SessionHost, arg: str) -> None:
     app.notify(f"Theme {arg} (saved).")
 
 
-def _stats(app: SessionHost, arg: str) -> None:
+def _stats(app: AppSurface, arg: str) -> None:
     if not app.main.panes_mounted:  # typed while gemtui starts: no turn has run
         app.notify("No model turns yet.")
         return
@@ -180,7 +197,7 @@ def _stats(app: SessionHost, arg: str) -> None:
     )
 
 
-def _copy(app: SessionHost, arg: str) -> None:
+def _copy(app: AppSurface, arg: str) -> None:
     transcript = app.main.transcript
     if arg.startswith("code"):
         text = transcript.last_code_block()
@@ -198,7 +215,7 @@ def _copy(app: SessionHost, arg: str) -> None:
     app.notify(f"Copied the last {what} ({len(text):,} characters).")
 
 
-def _permissions(app: SessionHost, arg: str) -> None:
+def _permissions(app: AppSurface, arg: str) -> None:
     if app.session is None:
         return
     from gemtui.tui.screens.dialogs import PermissionsScreen
@@ -206,7 +223,7 @@ def _permissions(app: SessionHost, arg: str) -> None:
     app.push_screen(PermissionsScreen(app.session.permission_rules()))
 
 
-def _mcp(app: SessionHost, arg: str) -> None:
+def _mcp(app: AppSurface, arg: str) -> None:
     """``/mcp`` opens the servers' view; ``/mcp restart|disable|enable NAME`` acts on one."""
     tools = app.session.mcp if app.session is not None else None
     if tools is None:
@@ -242,7 +259,7 @@ def _mcp(app: SessionHost, arg: str) -> None:
     app.run_worker(act(), group="mcp")
 
 
-def _memory(app: SessionHost, arg: str) -> None:
+def _memory(app: AppSurface, arg: str) -> None:
     """``/memory show|refresh|add FACT``: the context files loaded, read them again, or
     append the fact the person typed to the user's GEMINI.md."""
     if app.session is None:
@@ -267,17 +284,17 @@ def _memory(app: SessionHost, arg: str) -> None:
         app.notify("Usage: /memory show | refresh | add FACT", severity="warning")
 
 
-def _rewind(app: SessionHost, arg: str) -> None:
+def _rewind(app: AppSurface, arg: str) -> None:
     from gemtui.tui.rewind_flow import open_rewind
 
     open_rewind(app)
 
 
-def _quit(app: SessionHost, arg: str) -> None:
+def _quit(app: AppSurface, arg: str) -> None:
     app.exit(0)
 
 
-def mcp_prompt(app: SessionHost, name: str, arg: str) -> bool:
+def mcp_prompt(app: AppSurface, name: str, arg: str) -> bool:
     """``/server:prompt [value …| name=value …]``: the MCP server's prompt, filled in and
     sent as the person's prompt. False when no ready server has that prompt."""
     from gemtui.mcp.prompt_args import find_prompt, missing_arguments, prompt_values
@@ -318,7 +335,7 @@ class SlashCommand:
 
     name: str
     help: str
-    handler: Callable[[SessionHost, str], None]
+    handler: Callable[[AppSurface, str], None]
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
@@ -327,7 +344,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/new", "Start a fresh conversation (the current one stays saved)", _new),
     SlashCommand("/compress", "Compress the conversation history now", _compress),
     SlashCommand("/model", "Show or switch the model (/model NAME)", _model),
-    SlashCommand("/auth", "Sign in with Google and use the account (code-assist)", _auth),
+    SlashCommand(
+        "/auth",
+        "Sign in with Google (code-assist); /auth vertex uses Vertex AI's variables",
+        _auth,
+    ),
     SlashCommand(
         "/approval-mode",
         "Show or set the approval mode (default, auto_edit, plan, yolo)",
@@ -345,6 +366,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "/agents",
         "The agent view (agents side by side); subagents: /agents list | reload | run NAME TASK",
         features.agents,
+    ),
+    SlashCommand(
+        "/skills", "Agent Skills: /skills [list | enable | disable NAME | reload]", skills
     ),
     SlashCommand("/directory", "Workspace roots: /directory show | add PATH", features.directory),
     SlashCommand("/hooks", "Hooks loaded, their last runs and failures", features.hooks),

@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gemtui.tui.session_host import SessionHost
+    from gemtui.tui.app_surface import AppSurface
 
 __all__ = ["custom_command", "custom_help", "refresh_custom_commands"]
 
 
-def custom_help(app: SessionHost) -> dict[str, str]:
+def custom_help(app: AppSurface) -> dict[str, str]:
     """``/name`` → help of the session's custom commands (built-in names win)."""
     from gemtui.tui.commands import SLASH_COMMANDS
 
@@ -23,7 +23,7 @@ def custom_help(app: SessionHost) -> dict[str, str]:
     return {k: v for k, v in app.session.commands.help().items() if k not in SLASH_COMMANDS}
 
 
-def refresh_custom_commands(app: SessionHost) -> None:
+def refresh_custom_commands(app: AppSurface) -> None:
     """Give the prompt's completer the current custom commands and workspace roots."""
     try:
         prompt = app.main.prompt
@@ -34,7 +34,7 @@ def refresh_custom_commands(app: SessionHost) -> None:
         prompt.extra_roots = tuple(app.session.workspace.roots[1:])
 
 
-def custom_command(app: SessionHost, line: str) -> bool:
+def custom_command(app: AppSurface, line: str) -> bool:
     """Send a custom command's line as the prompt (the session expands it); False when
     no custom command has that name."""
     if app.session is None:

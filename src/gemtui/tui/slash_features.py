@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gemtui.tui.session_host import SessionHost
+    from gemtui.tui.app_surface import AppSurface
 
 __all__ = ["agents", "commands", "directory", "extensions", "hooks", "tasks"]
 
 
-def agents(app: SessionHost, arg: str) -> None:
+def agents(app: AppSurface, arg: str) -> None:
     """``/agents`` opens the agent view (agents side by side) when the app runs a fleet;
     ``/agents list`` (or ``/agents`` without one) lists the subagents the model may
     delegate to, with where each comes from and what it may use; ``/agents reload``
@@ -51,7 +51,7 @@ def agents(app: SessionHost, arg: str) -> None:
     app.notify("Agents (the model delegates with a tool call):\n" + "\n".join(lines), timeout=20)
 
 
-def open_agent_view(app: SessionHost) -> None:
+def open_agent_view(app: AppSurface) -> None:
     """The agent view (``/agents``, F5, the palette) over the main screen, once."""
     from gemtui.tui.screens.agents import AgentsScreen
 
@@ -63,7 +63,7 @@ def open_agent_view(app: SessionHost) -> None:
         app.push_screen(AgentsScreen(desk))
 
 
-def commands(app: SessionHost, arg: str) -> None:
+def commands(app: AppSurface, arg: str) -> None:
     """``/commands`` lists the custom commands and where they come from; ``/commands
     reload`` reads the files again (a broken one is named in a warning)."""
     if app.session is None:
@@ -88,7 +88,7 @@ def commands(app: SessionHost, arg: str) -> None:
     app.notify("Custom commands:\n" + "\n".join(lines), timeout=15)
 
 
-def directory(app: SessionHost, arg: str) -> None:
+def directory(app: AppSurface, arg: str) -> None:
     """``/directory show`` lists the workspace roots; ``/directory add PATH[,PATH]`` adds."""
     if app.session is None:
         return
@@ -114,7 +114,7 @@ def directory(app: SessionHost, arg: str) -> None:
         app.notify("Usage: /directory show | add PATH[,PATH]", severity="warning")
 
 
-def hooks(app: SessionHost, arg: str) -> None:
+def hooks(app: AppSurface, arg: str) -> None:
     """``/hooks``: the hooks loaded (event, matcher, file), their last runs and failures."""
     if app.session is None:
         return
@@ -143,7 +143,7 @@ def hooks(app: SessionHost, arg: str) -> None:
     app.notify("\n".join(lines), timeout=20)
 
 
-def tasks(app: SessionHost, arg: str) -> None:
+def tasks(app: AppSurface, arg: str) -> None:
     """``/tasks``: background commands with state and last lines; ``/tasks show PID`` all
     of one's output; ``/tasks stop PID`` ends its process group."""
     if app.session is None:
@@ -175,7 +175,7 @@ def tasks(app: SessionHost, arg: str) -> None:
     app.notify("\n".join(lines) + "\n/tasks show PID | stop PID", timeout=20)
 
 
-def extensions(app: SessionHost, arg: str) -> None:
+def extensions(app: AppSurface, arg: str) -> None:
     """``/extensions``: the enabled extensions and what each brings."""
     if app.session is None:
         return

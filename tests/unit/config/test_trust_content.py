@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from gemtui.agent.agent_defs import agent_dirs
+from gemtui.agent.skills import skill_dirs
 from gemtui.commands.toml_commands import command_dirs
 from gemtui.config.paths import workspace_config_file
 from gemtui.config.trust import TrustStore, workspace_policy_file, workspace_trust
@@ -27,6 +28,9 @@ EVERY_KIND = (
     ".claude/agents/reviewer.md",
     ".gemini/agents/a.md",
     ".gemtui/agents/b.md",
+    ".claude/skills/s1/SKILL.md",
+    ".gemini/skills/s2/SKILL.md",
+    ".agents/skills/s3/SKILL.md",
 )
 
 
@@ -59,6 +63,12 @@ def test_the_hashed_set_is_what_the_loaders_read_only_when_trusted(tmp_path: Pat
     )
     assert agents
     assert all(dirs.get(d) == "*.md" for d in agents)
+    skills = _only_when_trusted(
+        [d for _, d in skill_dirs(ws, trusted=True, home=home)],
+        [d for _, d in skill_dirs(ws, trusted=False, home=home)],
+    )
+    assert skills
+    assert all(dirs.get(d) == "*/SKILL.md" for d in skills)
 
 
 def _trusted_folder(tmp_path: Path) -> tuple[Path, TrustStore]:

@@ -108,7 +108,9 @@ class GlobInvocation(TypedInvocation[GlobParams]):
         ws = ctx.workspace
         dir_arg = self.params.dir_path or "."
         git, gemini = self.params.ignore_flags
-        base = ws.resolve_visible(dir_arg, respect_git_ignore=git, respect_gemini_ignore=gemini)
+        base = ws.resolve_visible(
+            dir_arg, respect_git_ignore=git, respect_gemini_ignore=gemini, reading=True
+        )
         if not base.is_dir():
             raise ToolError(f"Search path is not a directory or does not exist: {dir_arg}")
         paths = await run_off_loop(lambda token: _find(self.params, ws, base, token))

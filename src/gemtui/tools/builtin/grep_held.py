@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gemtui.tools.base import ToolError
 from gemtui.tools.builtin._files import read_regular
-from gemtui.tools.builtin.grep_search import Match, _match_lines, _Query, _text_files
+from gemtui.tools.builtin.grep_match import Match, _match_lines, _Query, _text_files
 from gemtui.tools.file_access import FileAccess
 from gemtui.tools.offload import CancelToken, run_off_loop
 from gemtui.tools.workspace import Workspace

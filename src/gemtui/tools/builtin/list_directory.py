@@ -77,7 +77,9 @@ class ListDirectoryInvocation(TypedInvocation[ListDirectoryParams]):
         ws = ctx.workspace
         arg = self.params.dir_path
         git, gemini = (self.params.file_filtering_options or NO_FILTERING_OPTIONS).flags
-        path = ws.resolve_visible(arg, respect_git_ignore=git, respect_gemini_ignore=gemini)
+        path = ws.resolve_visible(
+            arg, respect_git_ignore=git, respect_gemini_ignore=gemini, reading=True
+        )
         if not path.exists():
             raise ToolError(f"Directory not found or inaccessible: {arg}")
         if not path.is_dir():

@@ -100,7 +100,7 @@ class ReadFileInvocation(TypedInvocation[ReadFileParams]):
                 raise ToolError(f"{exc}; it was not read.") from None
             return self._text_result(text, str(saved), ctx, saved=str(saved))
         ws = ctx.workspace
-        path = ws.resolve_visible(arg)  # bounds and ignore files first, whoever reads
+        path = ws.resolve_visible(arg, reading=True)  # bounds and ignore files first, whoever reads
         rel = ws.relative(path)
         if ctx.files is not None and await run_off_loop(lambda _: _text_or_absent(path, arg)):
             held = await ctx.files.read_text(path)

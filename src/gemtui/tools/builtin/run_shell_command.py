@@ -16,6 +16,7 @@ import os
 import signal
 import subprocess
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -73,7 +74,11 @@ def _launch(argv: list[str], ctx: ToolContext) -> tuple[SandboxedCommand, dict[s
         bwrap = require_bwrap()
     except FatalConfigError as e:
         raise ToolError(str(e)) from e
-    return wrap_command(argv, ctx.sandbox, bwrap), scrubbed_env()
+    config = ctx.sandbox
+    if ctx.workspace.readable:  # an activated skill's folder: its scripts run, read-only
+        shown = tuple(str(r.root) for r in ctx.workspace.readable)
+        config = replace(config, read_only_paths=(*config.read_only_paths, *shown))
+    return wrap_command(argv, config, bwrap), scrubbed_env()
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -1,16 +1,15 @@
 """The main screen: transcript, thought stream, approvals, usage, prompt and status line.
 
-Engine events arrive as ``BusEvent`` messages (posted by ``tui.bridge``) and are routed
-here to the panes; the panes themselves never see the bus. Prompts, answers and thoughts
-are shown with known secrets masked (streamed text through a ``StreamRedactor``), as the
-store will keep them and a resumed session will show them.
+Engine events arrive as ``BusEvent`` messages (posted by ``tui.bridge``); the view model
+(``tui.view.ConversationView``) holds the rules of what they show — masking, thought
+flushing, subagent routing, usage counting — and this screen only draws the operations it
+returns on the panes, which never see the bus.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -25,15 +24,13 @@ from textual.widget import AwaitMount, Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from gemtui.bus.values import TerminateReason, ToolCallState
-from gemtui.redact import StreamRedactor, redact
 from gemtui.tui.bridge import BusEvent
 from gemtui.tui.pager import open_in_pager
+from gemtui.tui.view import ConversationView, ops
 from gemtui.tui.widgets.prompt_input import PromptInput
 from gemtui.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
-    from gemtui.bus import events as ev
     from gemtui.tui.widgets.approval_queue import ApprovalQueue
     from gemtui.tui.widgets.thought_stream import ThoughtStream
     from gemtui.tui.widgets.todo_panel import TodoPanel
@@ -41,14 +38,6 @@ if TYPE_CHECKING:
     from gemtui.tui.widgets.usage_panel import UsagePanel
 
 __all__ = ["MIN_HEIGHT", "MIN_WIDTH", "MainScreen"]
-
-
-@cache
-def _delta_classes() -> tuple[type[ev.ContentDelta], type[ev.ThoughtDelta]]:
-    """The text events, imported with the first event rather than before the first frame."""
-    from gemtui.bus.events import ContentDelta, ThoughtDelta
-
-    return ContentDelta, ThoughtDelta
 
 
 MIN_WIDTH, MIN_HEIGHT = 60, 15
@@ -85,6 +74,13 @@ class MainScreen(Screen[None]):
             super().__init__()
             self.reason = reason
 
+    class AccountRefused(Message):
+        """Google refused the account for Code Assist: the app offers what works instead."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
     class ModeKeyPressed(Message):
         """Shift+Tab (``cycle``) or Ctrl+Y (``yolo``) pressed where they mean a mode change."""
 
@@ -110,26 +106,15 @@ class MainScreen(Screen[None]):
         """The side panes are mounted after the first frame (the app's start-up screen:
         no engine, so no event for them, until after that frame; issue 26)."""
         self.status_values: dict[str, Any] = {}
-        self._mcp_states: dict[str, str] = {}
-        """Each MCP server's latest status, for the status line's summary."""
         """Initial status line fields, applied on mount."""
         self.slash_commands: dict[str, str] = {}
         """Every slash command with its help, for the prompt's completion."""
         self.argument_choices: dict[str, list[str]] = {}
         """Slash-command argument completions for the prompt."""
-        self._thought_subject: str | None = None
-        self._thought_marked = False
-        """This model call's thinking already has its marker in the transcript."""
-        self._answer_mask = StreamRedactor()
-        self._thought_mask = StreamRedactor()
-        self._last_thought: ev.ThoughtDelta | None = None
-        """The thought whose masked tail is held back, for its subject and prompt."""
-        self._failed_prompts: set[str] = set()
-        """Prompts whose failure is already in the transcript (said once, not twice)."""
-        self._retry: tuple[float, str] | None = None
-        """When a retry wait ends and the attempt it leads to, while counting down."""
-        self._routes: dict[type[ev.Event], Callable[[Any], None]] = {}
-        """Each event class's handler, filled when the first event comes (``_route``)."""
+        self.view = ConversationView(provider=lambda: self.status.provider, clock=lambda: _clock())
+        """The rules of what the events show; this screen only draws what it says."""
+        self._appliers: dict[type[ops.Op], Callable[[Any], object]] = {}
+        """Each view operation's widget call, filled when the first event comes."""
 
     def compose(self) -> ComposeResult:
         from gemtui.tui.widgets.transcript import Transcript
@@ -244,56 +229,13 @@ class MainScreen(Screen[None]):
         return self.query_one("#thoughts", ThoughtStream)
 
     # -- engine events ---------------------------------------------------------------------------
-    def _route(self, event: ev.Event) -> Callable[[Any], None] | None:
-        """The handler of ``event``'s class. The table (and the event classes) is built
-        with the first event, not at start: the first frame needs neither (issue 26)."""
-        if not self._routes:
-            from gemtui.bus import events as ev
-
-            self._routes = {
-                ev.SessionStarted: self._session_started,
-                ev.UserMessage: self._user_message,
-                ev.TurnStarted: self._turn_started,
-                ev.ContentDelta: self._content,
-                ev.ThoughtDelta: self._thought,
-                ev.StreamRetried: self._stream_retried,
-                ev.TurnFinished: self._turn_finished,
-                ev.ToolCallStateChanged: self._tool_call,
-                ev.ToolOutput: lambda e: self.transcript.append_tool_output(e.call_id, e.text),
-                ev.TodosUpdated: lambda e: self.todos.show_todos(
-                    [t.get("status", "") for t in e.todos], e.lines()
-                ),
-                ev.HistoryCompressed: self._compressed,
-                ev.ErrorOccurred: self._error,
-                ev.RequestRetrying: self._retrying,
-                ev.ModelFallback: self._fallback,
-                ev.ModelChanged: self._model_changed,
-                ev.ProviderProgress: lambda e: setattr(self.status, "busy", e.message),
-                ev.AccountStatus: self._account,
-                ev.McpServerChanged: self._mcp_changed,
-                ev.HookRan: lambda e: self.transcript.add_notice(
-                    redact(e.summary()), "information" if e.outcome == "ok" else "warning"
-                ),
-                ev.ModelRouted: self._routed,
-                ev.LoopDetected: lambda e: self.transcript.add_notice(e.message, "warning"),
-                ev.Citation: lambda e: self.transcript.add_notice(e.text),
-                ev.AgentFinished: self._agent_finished,
-            }
-        return self._routes.get(type(event))
-
     def on_bus_event(self, message: BusEvent) -> None:
-        """Route one engine event to the panes; a view bug becomes a notification (the
-        session is kept), and the bridge is told it may send the next batch."""
+        """Feed one engine event to the view model and draw what it changes; a view bug
+        becomes a notification (the session is kept), and the bridge is told it may send
+        the next batch."""
         try:
-            event = message.event
-            route = self._route(event)
-            content, thought = _delta_classes()
-            if event.parent_id and isinstance(event, content | thought):
-                route = None  # a subagent's text: on its card, never as the answer
-                if isinstance(event, content):
-                    self.transcript.subagent_text(event.parent_id, event.text)
-            if route is not None:
-                route(message.event)
+            for op in self.view.feed(message.event):
+                self._apply(op)
         except Exception as exc:
             report = getattr(self.app, "report_error", None)
             if report is None:
@@ -302,181 +244,83 @@ class MainScreen(Screen[None]):
         finally:
             message.done()
 
-    def _session_started(self, e: ev.SessionStarted) -> None:
-        self.status.provider = e.provider
-        self.status.model = e.model
+    def _apply(self, op: ops.Op) -> None:
+        """Draw one view operation on the widget it belongs to."""
+        if not self._appliers:
+            self._appliers = self._applier_table()
+        self._appliers[type(op)](op)
 
-    def _turn_started(self, e: ev.TurnStarted) -> None:
-        self._thought_marked = False
-        self.status.model = e.model
-        self.status.model_call_started()
+    def _applier_table(self) -> dict[type[ops.Op], Callable[[Any], object]]:
+        """Each view operation's widget call (built with the first event: the first
+        frame needs none of them, issue 26)."""
+        return {
+            ops.AnswerOpened: lambda o: (
+                None if self.transcript.answer_open else self.transcript.begin_answer()
+            ),
+            ops.AnswerText: lambda o: self.transcript.append_answer(o.text),
+            ops.Streamed: self._streamed,
+            ops.ThoughtText: lambda o: self.thoughts.add_thought(o.text, o.subject, o.prompt_id),
+            ops.ThoughtMarker: lambda o: self.transcript.add_thought_marker(o.subject),
+            ops.AnswerClosed: lambda o: self.transcript.end_answer(),
+            ops.AnswerDiscarded: lambda o: self.transcript.discard_answer(),
+            ops.SubagentText: lambda o: self.transcript.subagent_text(o.parent_id, o.text),
+            ops.SubagentTurn: self._subagent_turn,
+            ops.ToolCallShown: self._tool_call,
+            ops.ToolOutputShown: lambda o: self.transcript.append_tool_output(o.call_id, o.text),
+            ops.Notice: lambda o: self.transcript.add_notice(o.text, o.severity),
+            ops.ScrolledToLatest: lambda o: self.transcript.scroll_to_latest(),
+            ops.UserPromptShown: lambda o: self.transcript.add_user(o.text),
+            ops.PromptCancelled: lambda o: self.transcript.mark_cancelled(),
+            ops.TodosShown: lambda o: self.todos.show_todos(list(o.statuses), list(o.lines)),
+            ops.TurnCounted: lambda o: self.usage.record_turn(o.usage, o.cost),
+            ops.CompressionCounted: lambda o: self.usage.record_compression(o.before, o.after),
+            ops.AccountShown: lambda o: self.usage.show_account(o.status),
+            ops.StreamEnded: lambda o: self.usage.end_stream(),
+            ops.StatusChanged: self._status_changed,
+            ops.ModelCallStarted: lambda o: self.status.model_call_started(),
+            ops.TurnEnded: lambda o: self.status.turn_ended(),
+            ops.RetryWaitStarted: lambda o: self._count_down(),
+            ops.McpViewsStale: self._mcp_views_stale,
+            ops.SignInNeeded: lambda o: self.post_message(self.SignInNeeded(o.reason)),
+            ops.AccountRefused: lambda o: self.post_message(self.AccountRefused(o.reason)),
+            ops.WindowChanged: lambda o: self.usage.follow_model(o.context_window, o.priced),
+        }
 
-    def _open_answer(self) -> None:
-        if not self.transcript.answer_open:
-            self.transcript.begin_answer()
+    def _streamed(self, op: ops.Streamed) -> None:
+        self.usage.record_streamed(op.text)
+        self.status.streamed(len(op.text), thought=op.thought)
 
-    def _close_answer(self) -> None:
-        self._flush_thought()
-        rest = self._answer_mask.finish()
-        if rest:
-            self.transcript.append_answer(rest)
-        self.transcript.end_answer()
+    def _subagent_turn(self, op: ops.SubagentTurn) -> None:
+        agent = self.transcript.subagent_turn(op.parent_id, op.tokens, op.cost)
+        self.usage.record_subagent_turn(agent, op.usage, op.cost)
 
-    def _content(self, e: ev.ContentDelta) -> None:
-        self._flush_thought()
-        self._open_answer()
-        shown = self._answer_mask.feed(e.text)
-        if shown:
-            self.transcript.append_answer(shown)
-        self.usage.record_streamed(e.text)
-        self.status.streamed(len(e.text))
-
-    def _flush_thought(self) -> None:
-        rest, last = self._thought_mask.finish(), self._last_thought
-        if rest and last is not None:
-            self.thoughts.add_thought(rest, last.subject, last.prompt_id)
-
-    def _thought(self, e: ev.ThoughtDelta) -> None:
-        last = self._last_thought
-        if last is not None and (last.subject, last.prompt_id) != (e.subject, e.prompt_id):
-            self._flush_thought()
-        self._last_thought = e
-        shown = self._thought_mask.feed(e.text)
-        if shown:
-            self.thoughts.add_thought(shown, e.subject, e.prompt_id)
-        if not self._thought_marked or (e.subject and e.subject != self._thought_subject):
-            self._thought_marked = True  # a call that thinks shows it, subject or not
-            self._thought_subject = e.subject
-            self.transcript.add_thought_marker(e.subject)
-        self.usage.record_streamed(e.text)
-        self.status.streamed(len(e.text), thought=True)
-
-    def _stream_retried(self, e: ev.StreamRetried) -> None:
-        self._answer_mask = StreamRedactor()  # the partial answer is discarded, tail and all
-        self.transcript.discard_answer()
-        self.transcript.add_notice(f"The stream broke ({e.reason}); retrying.", "warning")
-
-    def _turn_finished(self, e: ev.TurnFinished) -> None:
-        if e.parent_id:  # a subagent's model call: its card and its usage line
-            u = e.usage
-            tokens = u.total or u.input + u.output + u.thoughts
-            agent = self.transcript.subagent_turn(e.parent_id, tokens, e.cost)
-            self.usage.record_subagent_turn(agent, e.usage, e.cost)
-            return
-        self._close_answer()
-        self.usage.record_turn(e.usage, e.cost)
-        if e.message:
-            self.transcript.add_notice(e.message, "warning")
-
-    def _tool_call(self, e: ev.ToolCallStateChanged) -> None:
-        self._close_answer()
-        call = e.call
-        if call.state == ToolCallState.AWAITING_APPROVAL:
-            self.transcript.scroll_to_latest()  # what is being approved is in view
-        self.transcript.upsert_tool(call, e.parent_id)
-        self.approvals.upsert(call, e.prompt_id, agent=self.approvals.front_agent)
+    def _tool_call(self, op: ops.ToolCallShown) -> None:
+        call = op.call
+        self.transcript.upsert_tool(call, op.parent_id)
+        self.approvals.upsert(call, op.prompt_id, agent=self.approvals.front_agent)
         self.status.call_changed(call.call_id, call.name, call.state.value)
 
-    def _compressed(self, e: ev.HistoryCompressed) -> None:
-        self.usage.record_compression(e.tokens_before, e.tokens_after)
-        self.transcript.add_notice(
-            f"History compressed: {e.tokens_before:,} → {e.tokens_after:,} tokens."
-        )
-
-    def _user_message(self, e: ev.UserMessage) -> None:
-        self.transcript.scroll_to_latest()
-        self.transcript.add_user(redact(e.text))
-        if e.attached:  # what @paths attached, right under the prompt
-            self.transcript.add_notice(redact(e.attached))
-
-    def _error(self, e: ev.ErrorOccurred) -> None:
-        text = e.message + (f"\n{e.hint}" if e.hint else "")
-        severity = "warning" if e.kind == "warning" else "error"
-        if severity == "error":
-            self._failed_prompts.add(e.prompt_id)
-        self.transcript.add_notice(text, severity)
-        if e.kind == "FatalAuthenticationError" and self.status.provider == "code-assist":
-            self.post_message(self.SignInNeeded(e.message))  # the Google grant was refused
-
-    def _retrying(self, e: ev.RequestRetrying) -> None:
-        """Count the wait down on the status line until the next attempt starts."""
-        attempt = f"(attempt {e.next_attempt}/{e.max_attempts})"
-        self._retry = (_clock() + e.wait, f"{attempt} · {e.target}" if e.target else attempt)
-        self._count_down()
-        self.set_timer(0.25, self._count_down, name="retry-countdown")
+    def _status_changed(self, op: ops.StatusChanged) -> None:
+        status = self.status
+        for field in ("provider", "model", "busy", "mcp", "mcp_trouble"):
+            value = getattr(op, field)
+            if value is not None:
+                setattr(status, field, value)
 
     def _count_down(self) -> None:
-        if self._retry is None:
-            return
-        shown = self.status.busy
-        if shown and not shown.startswith("retrying"):
-            self._retry = None  # something else happened since: the wait is over
-            return
-        ends, attempt = self._retry
-        left = ends - _clock()
-        if left > 0.5:
-            self.status.busy = f"retrying in {left:.0f}s {attempt}"
-            self.set_timer(min(0.25, left - 0.5), self._count_down, name="retry-countdown")
-        else:
-            self.status.busy = f"retrying now {attempt}"
-            self._retry = None
+        """One tick of the retry countdown (the view model says what and when next)."""
+        busy, next_tick = self.view.count_down(self.status.busy)
+        if busy is not None:
+            self.status.busy = busy
+        if next_tick is not None:
+            self.set_timer(next_tick, self._count_down, name="retry-countdown")
 
-    def _routed(self, e: ev.ModelRouted) -> None:
-        """``auto`` picked this prompt's model: say which and why; its call's tokens count."""
-        self.status.model = e.model
-        self.transcript.add_notice(e.summary(), "warning" if e.fell_back else "information")
-        if e.usage.total or e.usage.input:
-            self.usage.record_turn(e.usage, None)
-
-    def _mcp_changed(self, e: ev.McpServerChanged) -> None:
-        """The status line counts ready servers; an open /mcp view redraws."""
+    def _mcp_views_stale(self, _op: ops.McpViewsStale) -> None:
         from gemtui.tui.screens.mcp import McpScreen
 
-        self._mcp_states[e.server] = e.status
-        states = list(self._mcp_states.values())
-        failed = states.count("failed")
-        text = f"MCP {states.count('ready')}/{len(states)}"
-        text += " …" if "starting" in states else ""
-        text += f" ✗{failed}" if failed else ""
-        self.status.mcp = text
-        self.status.mcp_trouble = failed > 0
         for screen in self.app.screen_stack:
             if isinstance(screen, McpScreen):
                 screen.refresh_states()
-
-    def _account(self, e: ev.AccountStatus) -> None:
-        self.usage.show_account(e)
-
-    def _model_changed(self, e: ev.ModelChanged) -> None:
-        """The status line and the usage pane follow the session's model, from its event."""
-        self.status.model = e.to_model
-        self.status.provider = e.to_provider
-        self.usage.context_window = e.context_window
-        self.usage.expect_price(e.priced)
-
-    def _fallback(self, e: ev.ModelFallback) -> None:
-        self.transcript.add_notice(f"Switched to {e.to_model}: {e.reason}", "warning")
-
-    def _agent_finished(self, e: ev.AgentFinished) -> None:
-        self._close_answer()
-        self._thought_subject = None
-        self._retry = None
-        self.status.busy = ""
-        self.usage.end_stream()  # a cancelled answer is no longer streaming
-        said = e.prompt_id in self._failed_prompts
-        self._failed_prompts.discard(e.prompt_id)
-        self.status.turn_ended()
-        if e.reason == TerminateReason.ABORTED:
-            self.transcript.mark_cancelled()
-            self.transcript.add_notice(
-                "Cancelled. Nothing already received is lost; the model is told the request"
-                " was cancelled and will not act on it unless you ask again.",
-                "warning",
-            )
-        elif e.reason == TerminateReason.MAX_TURNS:
-            self.transcript.add_notice("Stopped at the turn limit.", "warning")
-        elif e.reason != TerminateReason.GOAL and e.error and not said:
-            self.transcript.add_notice(e.error, "error")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "mode_key":

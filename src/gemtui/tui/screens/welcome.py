@@ -1,8 +1,9 @@
 """The first-run screen: choose how to reach a model when none is configured.
 
 Choices: paste an API key (kept in the keyring, never in a file), a local OpenAI-compatible
-server found on the usual loopback ports, Google sign-in (the account's Code Assist), or
-the demo conversation. The choice is saved in the user ``config.toml``. The screen
+server found on the usual loopback ports, Google sign-in (the account's Code Assist: since
+2026-06-18 only Standard/Enterprise serves other clients than Google's), Vertex AI (its
+variables), or the demo conversation. The choice is saved in the user ``config.toml``. The screen
 dismisses with a ready session (or None when the person quits).
 """
 
@@ -34,6 +35,11 @@ LOCAL_PORTS = (11434, 8080, 8000, 1234)
 """Ollama, llama.cpp, vLLM, LM Studio."""
 
 DEMO_SCRIPT = Path(__file__).resolve().parent.parent / "demo.jsonl"
+
+GOOGLE_NOTE = (
+    "Google sign-in is for Gemini Code Assist Standard or Enterprise (Workspace and Cloud "
+    "accounts, with GOOGLE_CLOUD_PROJECT): Google no longer serves individual accounts here."
+)
 
 KEY_PROVIDERS = [
     ("Gemini API key", "gemini"),
@@ -158,7 +164,9 @@ class WelcomeScreen(Screen["Assembled | None"]):
             )
             with Horizontal(classes="choices"):
                 yield Button("3. Sign in with Google", id="google", compact=True)
-                yield Button("4. Try the demo", id="demo", variant="success", compact=True)
+                yield Button("4. Vertex AI", id="vertex", compact=True)
+                yield Button("5. Try the demo", id="demo", variant="success", compact=True)
+            yield Static(GOOGLE_NOTE, id="google-note", classes="note")
 
     def on_mount(self) -> None:
         # the key field first: a key pasted straight away lands where it is wanted
@@ -198,6 +206,17 @@ class WelcomeScreen(Screen["Assembled | None"]):
             self._finish(provider="code-assist")
 
         self.app.push_screen(SignInScreen(), done)
+
+    @on(Button.Pressed, "#vertex")
+    def _vertex(self) -> None:
+        from gemtui.agent.provider_choice import vertex_ready
+        from gemtui.tui.screens.refused_account import VERTEX_VARIABLES
+
+        if not vertex_ready():
+            self._say("Vertex AI: " + VERTEX_VARIABLES)
+            return
+        self._save_provider("vertex")
+        self._finish(provider="vertex")
 
     @on(Button.Pressed, "#demo")
     def _demo(self) -> None:

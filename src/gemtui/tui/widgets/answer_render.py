@@ -6,8 +6,8 @@ into top-level Markdown blocks (paragraphs, headings, lists, fenced code, ...); 
 block is rendered once into :class:`~textual.strip.Strip` lines and cached by its source,
 so only the last block, the one still growing, is rendered again on an update.
 
-The splitter is deliberately conservative: when in doubt it keeps lines together, because
-a block that is too big only costs a little time while a wrong split changes the output.
+The blocks are markdown-it's own (``tui.view.markdown_blocks``); only the block parser
+runs, from the live tail's last unsettled block, never on the frozen text.
 
 An answer that floods in must not stall the UI either, so the work per render is bounded:
 once more than ``LIVE_CHARS`` (or ``LIVE_LINES``) of text wait behind the finished part,
@@ -18,13 +18,15 @@ call. What is left for later renders shows up as :attr:`AnswerRender.behind`.
 
 from __future__ import annotations
 
-import re
 import time
+from collections import deque
 from dataclasses import dataclass
 
 from rich.console import Console
 from rich.segment import Segment
 from textual.strip import Strip
+
+from gemtui.tui.view.markdown_blocks import code_blocks, settled, split_blocks, top_blocks
 
 __all__ = [
     "FREEZE_SECONDS_PER_RENDER",
@@ -43,141 +45,6 @@ and a block bigger than this is cut when it is frozen)."""
 FREEZE_SECONDS_PER_RENDER = 0.015
 """Time one render spends on new blocks at most (freezing, then the live tail), so it
 never holds the UI for long; what is left is drawn on the next frames."""
-
-_FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
-_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
-_SETEXT_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
-_THEMATIC_BREAK = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
-_LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
-
-_PARAGRAPH = "paragraph"
-_LIST = "list"
-_INDENTED_CODE = "indented_code"
-_FENCE = "fence"
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
-
-
-def _fence_opener(line: str) -> tuple[str, int] | None:
-    """The fence character and length if ``line`` opens a fenced code block."""
-    match = _FENCE_OPEN.match(line.lstrip(" ") if _indent(line) > 3 else line)
-    if match is None:
-        return None
-    marker, info = match.group(2), match.group(3)
-    if marker[0] == "`" and "`" in info:
-        return None  # a backtick fence's info string may not contain backticks
-    return marker[0], len(marker)
-
-
-def _closes_fence(line: str, fence: tuple[str, int]) -> bool:
-    stripped = line.strip()
-    char, length = fence
-    return len(stripped) >= length and stripped == char * len(stripped)
-
-
-def split_blocks(text: str) -> list[str]:
-    """Split Markdown source into top-level blocks, in order.
-
-    Blank lines separate blocks, except inside a fenced code block (which stays open
-    until its closing fence, or the end of the text), before an indented continuation
-    of a list, and inside an indented code block. ATX headings and thematic breaks are
-    blocks of their own; a setext underline stays with its paragraph; whatever follows a
-    closing fence starts a new block. Blank lines between blocks are dropped.
-    """
-    blocks: list[str] = []
-    current: list[str] = []
-    kind: str | None = None
-    fence: tuple[str, int] | None = None
-    fence_nested = False  # a fence inside a list item: closing it does not end the block
-    blanks: list[str] = []
-
-    def close() -> None:
-        nonlocal current, kind
-        if current:
-            blocks.append("\n".join(current))
-        current, kind = [], None
-
-    for line in text.split("\n"):
-        if fence is not None:
-            current.append(line)
-            if _closes_fence(line, fence):
-                fence = None
-                if not fence_nested:
-                    close()
-            continue
-        if not line.strip():
-            if current:
-                blanks.append(line)
-            continue
-        indent = _indent(line)
-        if blanks:
-            continues = (kind == _LIST and (indent >= 2 or bool(_LIST_ITEM.match(line)))) or (
-                kind == _INDENTED_CODE and indent >= 4
-            )
-            if continues:
-                current.extend(blanks)
-            else:
-                close()
-            blanks = []
-        opener = _fence_opener(line) if kind != _INDENTED_CODE or indent < 4 else None
-        if opener is not None and (indent <= 3 or kind == _LIST):
-            fence = opener
-            fence_nested = kind == _LIST and indent >= 2
-            if not fence_nested:
-                close()
-                kind = _FENCE
-            current.append(line)
-            continue
-        if kind == _LIST and indent >= 2:
-            current.append(line)
-            continue
-        if _ATX_HEADING.match(line):
-            close()
-            blocks.append(line)
-            continue
-        if kind == _PARAGRAPH and _SETEXT_UNDERLINE.match(line):
-            current.append(line)
-            close()
-            continue
-        if _THEMATIC_BREAK.match(line):
-            close()
-            blocks.append(line)
-            continue
-        if not current:
-            if _LIST_ITEM.match(line):
-                kind = _LIST
-            elif indent >= 4:
-                kind = _INDENTED_CODE
-            else:
-                kind = _PARAGRAPH
-        current.append(line)
-    close()
-    return blocks
-
-
-def code_blocks(text: str) -> list[str]:
-    """The contents of every fenced code block in ``text``, in order (open ones too)."""
-    found: list[str] = []
-    fence: tuple[str, int] | None = None
-    indent = 0
-    body: list[str] = []
-    for line in text.split("\n"):
-        if fence is None:
-            opener = _fence_opener(line)
-            if opener is not None:
-                fence, indent, body = opener, _indent(line), []
-            continue
-        if _closes_fence(line, fence):
-            found.append("\n".join(body))
-            fence = None
-            continue
-        strip = min(indent, _indent(line))
-        body.append(line[strip:])
-    if fence is not None:
-        found.append("\n".join(body).rstrip("\n"))
-    return found
 
 
 def _is_blank(strip: Strip) -> bool:
@@ -204,11 +71,13 @@ def render_markdown(console: Console, source: str, width: int, code_theme: str) 
     return strips
 
 
-def _first_piece(tail: str) -> tuple[str, int, str]:
+def _first_piece(tail: str) -> tuple[str, int, str, list[tuple[str, int]]]:
     """The first part of ``tail`` that can be rendered once and for all.
 
     Returns its Markdown source, the characters of ``tail`` it uses, and the opening line
-    of a fenced block it cut (to reopen before the rest), else "".
+    of a fenced block it cut (to reopen before the rest), else ""; then the blocks after
+    it that are final too, each with the characters of ``tail`` used up to its end (the
+    window is parsed once for all of them).
     """
     window = tail[: 2 * LIVE_CHARS]
     end = -1
@@ -218,14 +87,17 @@ def _first_piece(tail: str) -> tuple[str, int, str]:
             break
     if end >= 0:
         window = window[: end + 1]
-    blocks = split_blocks(window)
+    blocks = top_blocks(window)
     if not blocks:
-        return "", len(window), ""
-    first = blocks[0]
-    start = window.find(first)
-    big = len(first) > LIVE_CHARS or first.count("\n") >= LIVE_LINES
-    if not big:
-        return first, start + len(first), ""
+        return "", len(window), "", []
+    first, start = blocks[0].source, blocks[0].offset
+    if not _big(first):
+        later: list[tuple[str, int]] = []
+        for block in blocks[1 : settled(blocks, window)]:
+            if _big(block.source):
+                break
+            later.append((block.source, block.offset + len(block.source)))
+        return first, start + len(first), "", later
     seg = first[:LIVE_CHARS]
     cut, pos = -1, 0
     for _ in range(LIVE_LINES):
@@ -239,11 +111,15 @@ def _first_piece(tail: str) -> tuple[str, int, str]:
         space = seg.rfind(" ")
         cut = space if space > 0 else len(seg)
         head, used = first[:cut], start + cut + (1 if space > 0 else 0)
-    opening = first.split("\n", 1)[0]
-    fence = _fence_opener(opening) if _indent(opening) <= 3 else None
-    if fence is None or "\n" not in head:
-        return head, used, ""
-    return head + "\n" + fence[0] * fence[1], used, opening
+    fence = blocks[0].fence
+    if not fence or "\n" not in head:
+        return head, used, "", []
+    return head + "\n" + fence, used, first.split("\n", 1)[0], []
+
+
+def _big(source: str) -> bool:
+    """Too big to render as one piece: cut when frozen."""
+    return len(source) > LIVE_CHARS or source.count("\n") >= LIVE_LINES
 
 
 @dataclass(slots=True)
@@ -274,6 +150,9 @@ class AnswerRender:
         self._frozen_upto = 0
         self._reopen = ""
         """The opening line of a fenced block that a frozen piece cut in two."""
+        self._stable: tuple[tuple[int, str], str, list[str]] = ((0, ""), "", [])
+        """The live tail's settled blocks: (frozen offset and reopened fence it was
+        parsed with, the tail's text they cover, their sources)."""
         self._behind = False
         self.render_count = 0
         """How many Markdown blocks were rendered so far (tests and benchmarks read it)."""
@@ -358,9 +237,10 @@ class AnswerRender:
             tail = reopen + text[self._frozen_upto :]
             previous = self._blocks
             blocks: list[_RenderedBlock] = []
+            sources = self._split_live(tail)
             deadline = time.perf_counter() + FREEZE_SECONDS_PER_RENDER
             fresh = 0
-            for index, source in enumerate(split_blocks(tail)):
+            for index, source in enumerate(sources):
                 if index < len(previous) and previous[index].source == source:
                     blocks.append(previous[index])
                     continue
@@ -381,17 +261,43 @@ class AnswerRender:
         self._dirty = False
         return lines
 
+    def _split_live(self, tail: str) -> list[str]:
+        """``split_blocks(tail)``, parsing only from the last block that may still change
+        (Textual's ``Markdown.append`` does the same): the blocks already final
+        (``_settled``) are taken from the previous call."""
+        key, prefix, stable = self._stable
+        base = 0
+        if key == (self._frozen_upto, self._reopen) and tail.startswith(prefix):
+            base = len(prefix)
+        else:
+            stable = []
+        fresh = top_blocks(tail[base:])
+        sources = stable + [block.source for block in fresh]
+        final = settled(fresh, tail, base)
+        if final > 0:
+            end = base + fresh[final].offset
+            stable = stable + [block.source for block in fresh[:final]]
+            self._stable = ((self._frozen_upto, self._reopen), tail[:end], stable)
+        return sources
+
     def _freeze(self, console: Console, text: str) -> bool:
         """Freeze leading blocks while too much text is live; True if out of time."""
         start = self._frozen_upto
         deadline = time.perf_counter() + FREEZE_SECONDS_PER_RENDER
+        ahead: deque[tuple[str, int]] = deque()  # final blocks parsed with the last piece
         while _too_live(text, self._frozen_upto):
             if time.perf_counter() > deadline and self._frozen_upto > start:
                 return True  # one piece per render at least: a busy machine still progresses
-            reopen = self._reopen + "\n" if self._reopen else ""
-            tail = reopen + text[self._frozen_upto : self._frozen_upto + 2 * LIVE_CHARS]
-            source, used, self._reopen = _first_piece(tail)
-            used = max(1, used - len(reopen))
+            if ahead:
+                source, ends = ahead.popleft()
+                used = ends - self._frozen_upto
+            else:
+                reopen = self._reopen + "\n" if self._reopen else ""
+                tail = reopen + text[self._frozen_upto : self._frozen_upto + 2 * LIVE_CHARS]
+                source, used, self._reopen, later = _first_piece(tail)
+                base = self._frozen_upto - len(reopen)
+                ahead.extend((piece, base + ends) for piece, ends in later)
+                used = max(1, used - len(reopen))
             if source:
                 cached = next((b.strips for b in self._blocks if b.source == source), None)
                 if cached is None:

@@ -131,6 +131,8 @@ def _preview(snapshot: ToolCallSnapshot) -> list[Widget]:
     if conf.kind == "mcp":
         server = Static(Content.assemble(("server ", "$text-muted"), (conf.server or "?", "bold")))
         return [head, server, args]
+    if conf.kind == "info" and conf.proposed:  # e.g. a skill: what it is, the folder it opens
+        return [head, Static(Content(conf.proposed))]
     return [head, args]
 
 

@@ -155,6 +155,11 @@ class UsagePanel(VerticalScroll, can_focus=False):
         self.priced = self.priced or priced
         self._refresh_numbers()
 
+    def follow_model(self, context_window: int, priced: bool) -> None:
+        """Another model answers from now on: measure against its window."""
+        self.context_window = context_window
+        self.expect_price(priced)
+
     def record_streamed(self, text: str) -> None:
         """Text arrived for the turn in flight: a live, rough output estimate."""
         self.streamed_chars += len(text)

@@ -1,0 +1,100 @@
+"""The first prompt's groundwork: the model's window and the environment, gathered early.
+
+A session starts it while the person types, so Enter does not wait: the model's window
+(a local server is asked; it decides the compact tool descriptions) and the environment
+(date, system, the listing, ``git status``). A request needs the window; at the screen it
+never waits for the environment, which joins the first request after it is gathered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from gemtui.agent.environment_context import COMPACT_LISTING
+from gemtui.tools.offload import run_off_loop
+
+__all__ = ["Groundwork"]
+
+
+class Groundwork:
+    """The groundwork of one session, and what it found so far."""
+
+    def __init__(
+        self,
+        fit: Callable[[], Awaitable[bool]],
+        gather: Callable[[int], str],
+        *,
+        fitted: Callable[[bool], None],
+        gathered: Callable[[], None],
+        interactive: bool,
+    ) -> None:
+        """``fit`` asks whether the model needs the compact prompt (and learns its window);
+        ``gather`` reads the environment listing at most that many entries; ``fitted`` and
+        ``gathered`` tell the session, which rebuilds its system instruction."""
+        self._fit = fit
+        self._gather = gather
+        self._on_fitted = fitted
+        self._on_gathered = gathered
+        self._interactive = interactive
+        self.compact: bool | None = None
+        """Whether tools get the compact description (and the compact core prompt);
+        None until the model's window is known."""
+        self.environment = ""
+        """Date, system, listing and git status: gathered once, from the session's start."""
+        self._fitted = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def needed(self) -> bool:
+        """A request would wait: the window is unknown, or (headless) the environment."""
+        return self.compact is None or not (self.environment or self._interactive)
+
+    def start(self) -> asyncio.Task[None]:
+        """Start it now (on the loop the session runs on); await the task to wait for it.
+        One that failed or was cancelled starts again; one that succeeded is kept."""
+        task = self._task
+        if task is None or (task.done() and (task.cancelled() or task.exception())):
+            task = asyncio.get_running_loop().create_task(self._run(), name="gemtui-prepare")
+            self._task = task
+        return task
+
+    def redo(self) -> None:
+        """The window found belongs to another model or provider: find it again."""
+        self.compact = None
+        self._fitted.clear()
+        self.stop()
+
+    async def ready(self) -> None:
+        """Wait for what a request needs: the window, and the environment too unless a
+        person waits at the screen (``git status`` in a large repository may take seconds)."""
+        task = self.start()
+        if self._interactive:
+            fitted = asyncio.ensure_future(self._fitted.wait())
+            try:  # the groundwork goes on either way (for the next request)
+                await asyncio.wait({task, fitted}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                fitted.cancel()
+            if self._fitted.is_set():
+                return
+        await asyncio.shield(task)  # headless waits for all; a failure is raised here
+
+    async def _run(self) -> None:
+        if self.compact is None:
+            self.compact = await self._fit()
+            self._on_fitted(self.compact)
+        self._fitted.set()
+        if not self.environment:  # a groundwork cut short gathers it again
+            limit = COMPACT_LISTING if self.compact else 50
+            self.environment = await run_off_loop(  # never joined at exit
+                lambda _: self._gather(limit), name="gemtui-environment"
+            )
+            self._on_gathered()
+
+    def stop(self) -> None:
+        """Stop it if still running (the session is being replaced or closed)."""
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+        elif task is not None and not task.cancelled():
+            task.exception()  # a failure nobody waited for is not reported at exit
