@@ -421,3 +421,55 @@ async def test_the_command_palette_opens_the_agent_view(workspace: Path) -> None
             await pilot.press("down", "enter")
             await pilot.pause()
             assert isinstance(app.screen, AgentsScreen)
+
+
+async def test_a_new_agent_in_a_new_worktree_works_there(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "In a new worktree" makes one with ``-w``'s machinery (real git): the agent's
+    command runs in it, the project's own folder is untouched, and the row shows the
+    worktree and its branch."""
+    import subprocess
+
+    from gemtui.agent.assembly import RunOptions
+    from gemtui.cli.worktree import open_worktree
+    from gemtui.store import SessionStore
+    from tests.integration.test_two_sessions_apart import _configure
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=workspace, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    (workspace / "README").write_text("hi\n")
+    git("add", "README")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "first")
+
+    def new_worktree(project: Path, task: str) -> tuple[Path, str]:
+        made = open_worktree(project, None)
+        return made.path, made.branch
+
+    monkeypatch.setenv("GEMINI_API_KEY", "key-a")
+    async with MockLLMServer() as front, MockLLMServer() as alpha:
+        _configure(alpha.url, "http://127.0.0.1:9")
+        alpha.enqueue(_shell("echo ran > ran.txt"), {"text": "written"})
+        options = RunOptions(workspace, provider="alpha")
+        app = make_app(
+            make_session(front.url, workspace), workspace, store=SessionStore(), run_options=options
+        )
+        app.open_worktree = new_worktree
+        seen = Messages()
+        async with app.run_test(size=(160, 40), message_hook=seen) as pilot:
+            await pilot.pause()
+            desk = app.desk
+            assert desk is not None
+            await pilot.press("f5", "n", *"write ran", "tab", "tab", "space", "enter")
+            await _rows_settle(seen, desk.fleet, {"a2": "waiting"})
+            (row,) = [r for r in desk.shown_rows() if r.id == "a2"]
+            assert row.branch is not None
+            assert row.branch.startswith("worktree-")
+            place = desk.fleet.session_of("a2").workspace.root
+            assert place.parent == (workspace / ".gemini" / "worktrees").resolve()
+            await pilot.press("escape", "f8", "a")
+            await _rows_settle(seen, desk.fleet, {"a2": "done"})
+            assert (place / "ran.txt").read_text() == "ran\n"
+            assert not (workspace / "ran.txt").exists()

@@ -126,7 +126,10 @@ class EngineFleet:
         if request.new_worktree:
             if self.open_worktree is None:
                 raise StartRefused("A new worktree cannot be made here: start it without one.")
-            path, branch = self.open_worktree(options.workspace, request.task)
+            try:
+                path, branch = self.open_worktree(options.workspace, request.task)
+            except Exception as exc:  # not a git checkout, git refused: said, nothing runs
+                raise StartRefused(f"No worktree for the agent: {exc}") from exc
             options = replace(options, workspace=path)
         if request.model:
             options = replace(options, model=request.model)

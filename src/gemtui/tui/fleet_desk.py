@@ -241,6 +241,7 @@ def start_in_fleet(app: AppSurface, desk: FleetDesk | None) -> FleetDesk | None:
         desk.apply_rows()
         return desk
     settings = app.controller.settings
-    fleet = EngineFleet(Fleet(settings), app.controller.run_options)
+    options = app.controller.run_options
+    fleet = EngineFleet(Fleet(settings), options, open_worktree=app.open_worktree)
     fleet.fleet.adopt(built)
     return FleetDesk(app, fleet, FleetDesk.switches_of(settings))
