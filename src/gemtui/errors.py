@@ -22,7 +22,8 @@
     ├── AnswerTooLongError                 an answer past ``chat.max_answer_chars``: stopped,
     │                                      not retried (asking again would flood again)
     └── HookBlockedError                   a BeforeModel/AfterModel hook refused the request
-                                           or the answer: the turn ends, not retried
+        │                                  or the answer: the turn ends, not retried
+        └── HookStoppedError               its ``continue: false``: the prompt ends as done
 
 Callers catch ``FatalError`` to turn it into an exit code, ``ApiError`` to show the
 server's message, and ``GemtuiError`` for everything gemtui raises on purpose.
@@ -55,6 +56,7 @@ __all__ = [
     "GemtuiError",
     "GoogleErrorDetails",
     "HookBlockedError",
+    "HookStoppedError",
     "ModelNotFoundError",
     "NothingListeningError",
     "QuotaExhaustedError",
@@ -277,6 +279,10 @@ class AnswerTooLongError(GemtuiError):
 
 class HookBlockedError(GemtuiError):
     """A model hook (BeforeModel, AfterModel) blocked the call: the turn ends with why."""
+
+
+class HookStoppedError(HookBlockedError):
+    """A model hook answered ``continue: false``: the agent loop ends there, not failed."""
 
 
 _TERMINAL_REASONS = {"MODEL_CAPACITY_EXHAUSTED", "QUOTA_EXHAUSTED"}

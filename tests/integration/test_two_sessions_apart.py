@@ -179,7 +179,7 @@ def _session_in(folder: Path, url: str) -> Session:
 async def test_closing_one_session_never_waits_for_another_sessions_hooks(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Observing hooks (AfterAgent) still running were one process-wide set, so closing a
+    """Observing hooks (SubagentStop) still running were one process-wide set, so closing a
     session waited for every session's: B's close hung on A's hook until it timed out.
     A's hook here waits for a FIFO; B closes while it waits, then A's is let go and ends
     ``ok`` (the control: the hook really ran, and really was waiting)."""
@@ -190,17 +190,22 @@ async def test_closing_one_session_never_waits_for_another_sessions_hooks(
     hook = {"type": "command", "command": f"read _ < {gate}; touch {marker}", "timeout": 30_000}
     settings_file = ws_a / ".gemini" / "settings.json"
     settings_file.parent.mkdir()
-    settings_file.write_text(json.dumps({"hooks": {"AfterAgent": [{"hooks": [hook]}]}}))
+    settings_file.write_text(json.dumps({"hooks": {"SubagentStop": [{"hooks": [hook]}]}}))
     async with MockLLMServer() as server:
-        server.enqueue({"text": "a done"})
+        server.enqueue(
+            {"function_calls": [{"name": "generalist", "args": {"task": "say hi"}}]},
+            {"function_calls": [{"name": "complete_task", "args": {"output": {"report": "hi"}}}]},
+            {"text": "a done"},
+        )
         a, b = _session_in(ws_a, server.url), _session_in(ws_b, server.url)
+        a.set_approval_mode("yolo")
         try:
-            assert (await a.send("hi")).text == "a done"  # A's AfterAgent hook now waits
+            assert (await a.send("hi")).text == "a done"  # A's SubagentStop hook now waits
             await b.aclose()
-            assert not [r for r in a.hooks.runs if r.spec.event == "AfterAgent"]
+            assert not [r for r in a.hooks.runs if r.spec.event == "SubagentStop"]
             assert not marker.exists()
             await asyncio.to_thread(gate.write_text, "go\n")  # let A's hook go on
         finally:
             await a.aclose()  # A's own close does wait for A's hook
-    assert [r.outcome for r in a.hooks.runs if r.spec.event == "AfterAgent"] == ["ok"]
+    assert [r.outcome for r in a.hooks.runs if r.spec.event == "SubagentStop"] == ["ok"]
     assert marker.exists()

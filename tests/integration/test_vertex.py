@@ -339,3 +339,31 @@ def test_a_token_a_server_echoes_back_is_masked(
     token = echoed[0].removeprefix("Bearer ")
     assert token.startswith("ya29.")
     assert _leaks([token], [run.stdout, run.stderr], home) == []
+
+
+@pytest.mark.parametrize(
+    ("project", "location"), [("proj-x", "evil.example/x#"), ("proj-x/../../other", "us-central1")]
+)
+def test_a_location_or_project_that_would_move_the_token_elsewhere_is_refused(
+    mock_llm_thread: MockLLMServer,
+    home: Path,
+    tmp_path: Path,
+    workspace: Path,
+    project: str,
+    location: str,
+) -> None:
+    """Both go into the address the Bearer token is sent to: anything but an id is refused
+    before a token is asked for."""
+    srv = mock_llm_thread
+    sa = tmp_path / "sa.json"
+    _private, public = _service_account(sa, f"{srv.url}/token")
+    srv.account.service_accounts[SA_EMAIL] = public
+    env = _vertex_env(home, tmp_path, srv, GOOGLE_APPLICATION_CREDENTIALS=str(sa))
+    env |= {"GOOGLE_CLOUD_PROJECT": project, "GOOGLE_CLOUD_LOCATION": location}
+    env.pop("GOOGLE_VERTEX_BASE_URL")  # the location decides the host
+
+    run = run_gemtui(["-p", "hi"], env=env, cwd=workspace)
+
+    assert run.returncode == 41, run.stderr
+    assert "lower-case letters, digits and dashes" in run.stderr
+    assert not [r for r in srv.requests if r.path == "/token"]

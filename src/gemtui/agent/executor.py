@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gemtui.agent.after_agent import check_answer
 from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.error_text import explain
 from gemtui.agent.loop_detector import LoopDetector
@@ -66,7 +67,7 @@ from gemtui.chat.turn import (
     TurnEvent,
     UserCancelledEvent,
 )
-from gemtui.errors import ApiError
+from gemtui.errors import ApiError, HookStoppedError
 from gemtui.scheduler.execution import error_parts, result_parts
 from gemtui.tools.base import ToolResult
 from gemtui.wire import (
@@ -131,6 +132,8 @@ class Executor:
         prompt_tokens = self.prompt_tokens()
         if not self.chat.history or (not force and prompt_tokens < self._next_compression_at):
             return
+        if not force and self.config.agent_hooks is not None:  # /compress says "manual"
+            await self.config.agent_hooks.advise("PreCompress", {"trigger": "auto"})
         try:
             result = await compress_history(
                 self.chat,
@@ -193,7 +196,20 @@ class Executor:
                     cancel,
                 )
             message = Content(role="user", parts=parts)
+            hooks = self.config.agent_hooks
+            if hooks is not None:
+                hooks.stopped = None  # a new prompt: no hook stopped it yet
             reason, output = await self._loop(message, cancel, state)
+            if hooks is not None and self.config.output_schema is None:  # chat mode
+                reason = await check_answer(
+                    hooks,
+                    self.bus,
+                    text,
+                    reason,
+                    lambda: join_turns(state.text),
+                    lambda again: self._loop(again, cancel, state),
+                    lambda: self.chat.replace_history([], "clear"),  # the views keep theirs
+                )
             recoverable = (
                 TerminateReason.TIMEOUT,
                 TerminateReason.MAX_TURNS,
@@ -310,6 +326,8 @@ class Executor:
         stop: TerminateReason | None = None
         if cancel.is_set():
             stop = self._cancel_reason(state)
+        elif self.config.agent_hooks is not None and self.config.agent_hooks.stopped:
+            stop = TerminateReason.GOAL  # a hook's continue: false ends the prompt as done
         elif limit >= 0 and turns >= limit:
             stop = TerminateReason.MAX_TURNS
         elif not await self._compress_unless_cancelled(cancel):
@@ -524,6 +542,9 @@ class Executor:
                 )
             elif isinstance(ev, UserCancelledEvent):
                 out.reason = self._cancel_reason(state)
+                return
+            elif isinstance(ev, ErrorEvent) and isinstance(ev.error, HookStoppedError):
+                out.reason = TerminateReason.GOAL  # a hook's continue: false ends it, done
                 return
             elif isinstance(ev, (ErrorEvent, InvalidStreamEvent)):
                 err = ev.error if isinstance(ev, ErrorEvent) else RuntimeError(ev.reason)

@@ -6,6 +6,7 @@ and environment are the assembly's, so a provider only speaks its wire format.""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -289,6 +290,12 @@ def _vertex(
         from gemtui.auth.adc import AdcTokens
 
         location = os.environ.get("GOOGLE_CLOUD_LOCATION", "").strip() or "global"
+        if not re.fullmatch(r"[a-z0-9-]+", location) or not re.fullmatch(r"[a-z0-9.:-]+", project):
+            # both go into the address the Bearer token is sent to
+            raise FatalAuthenticationError(
+                f"GOOGLE_CLOUD_PROJECT={project!r} / GOOGLE_CLOUD_LOCATION={location!r}: a "
+                "project id and a region are lower-case letters, digits and dashes."
+            )
         tokens = AdcTokens()
         return VertexGenerator(
             client(), tokens=tokens, project=project, location=location, base_url=base

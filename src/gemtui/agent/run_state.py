@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
@@ -16,7 +16,20 @@ from gemtui.agent.router import ModelRouter
 from gemtui.bus import TerminateReason, TurnFinished, Usage
 from gemtui.wire import FunctionCall, Part
 
-__all__ = ["ExecutorConfig", "Inbox", "RunState", "ScheduleOutcome", "ToolRunner", "TurnOutcome"]
+__all__ = [
+    "MAX_AGENT_RETRIES",
+    "AgentHooks",
+    "ExecutorConfig",
+    "Inbox",
+    "RunState",
+    "ScheduleOutcome",
+    "ToolRunner",
+    "TurnOutcome",
+]
+
+MAX_AGENT_RETRIES = 5
+"""AfterAgent may send the agent back this often per prompt: a hook that always refuses
+would otherwise loop forever (``stop_hook_active`` tells it it is a retry)."""
 
 
 class Inbox(Protocol):
@@ -45,6 +58,22 @@ class ToolRunner(Protocol):
     async def run(
         self, calls: list[FunctionCall], *, cancel: asyncio.Event | None = None
     ) -> ScheduleOutcome: ...
+
+
+class AgentHooks(Protocol):
+    """What the loop asks of the session's hooks around a whole prompt (Gemini CLI's
+    AfterAgent and PreCompress, and any hook's ``continue: false``)."""
+
+    stopped: str | None
+    """Why a hook answered ``continue: false`` during this prompt: the loop ends."""
+    clear_context: bool
+    """The last AfterAgent asked for ``clearContext``: the model forgets the conversation."""
+
+    async def after_agent(self, prompt: str, response: str, *, retrying: bool) -> str | None:
+        """The message to send the agent back with, or None when the answer stands."""
+        ...
+
+    async def advise(self, event: str, payload: dict[str, Any]) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -81,6 +110,8 @@ class ExecutorConfig:
     inbox: Inbox | None = None
     """Background subagents' reports: each joins the next request; the prompt does not
     end while one it started still runs."""
+    agent_hooks: AgentHooks | None = None
+    """The conversation's hooks (a subagent's loop has none of its own)."""
 
 
 @dataclass

@@ -28,7 +28,6 @@ from gemtui.agent.session_extensions import (
 )
 from gemtui.agent.session_options import SessionOptions
 from gemtui.agent.skill_tool import ACTIVATE_SKILL, SessionSkills
-from gemtui.agent.subagent_tool import SubagentTool
 from gemtui.agent.subagents import SubagentParent, Subagents
 from gemtui.bus import (
     AgentFinished,
@@ -135,7 +134,7 @@ class Session:
             self.bus,
             sandbox,
             trusted=options.trusted_workspace,
-            is_subagent=lambda name: isinstance(self.registry.get(name), SubagentTool),
+            registry=self.registry,
         )
         self.checkpoints = parts.session_checkpoints(settings, self.bus, self.workspace, self.id)
         self.scheduler = ToolScheduler(
@@ -221,6 +220,7 @@ class Session:
                 error_context=self._error_context,
                 stream_loop_detection=settings.chat.loop_detection,
                 next_speaker=parts.next_speaker_for(settings, provider),
+                agent_hooks=self.hooks,
             ),
         )
         self.bus.subscribe(self._context_just_in_time)
@@ -338,7 +338,7 @@ class Session:
         user_commands.announce_problems(self.bus, self.commands)
         self.agents.announce_problems()
         session_hooks.fire_session_start(
-            self.hooks, self.bus, "resume" if self.chat.history else "startup"
+            self.hooks, self.bus, self.shell_notes, resumed=bool(self.chat.history)
         )
         self.start_mcp()
         with contextlib.suppress(RuntimeError):  # no loop yet: the first prompt does it
@@ -434,7 +434,7 @@ class Session:
             if self.checkpoints is not None:
                 self.checkpoints.prompt = prompt
             refused = await session_hooks.before_agent(
-                self.hooks, self.bus, self.shell_notes, prompt
+                self.hooks, self.bus, self.shell_notes, prompt, self.chat
             )
             if refused is not None:
                 return refused

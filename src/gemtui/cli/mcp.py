@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -37,9 +39,15 @@ def _write(path: Path, data: dict[str, Any]) -> None:
     text = dumps_toml(data) + "\n"
     tomllib.loads(text)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".toml.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    # a fresh temporary file (O_EXCL): never one a folder planted, link or not
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".toml.tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)  # a link at ``path`` is replaced, not followed
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _pairs(items: list[str], what: str) -> dict[str, str]:

@@ -66,7 +66,7 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     print("\nTo copy:")
     for copy in plan.copies:
-        print(f"  {copy.kind}: {', '.join(copy.names)} → {copy.target}")
+        print(_plain(f"  {copy.kind}: {', '.join(copy.names)} → {copy.target}"))
     if not args.yes:
         if not sys.stdin.isatty():
             print("\nNothing changed (not a terminal): run `gemtui setup import --yes` to copy.")
@@ -80,20 +80,20 @@ def _run(args: argparse.Namespace) -> int:
             return 0
     results = _apply(plan.copies)
     for what, status in results:
-        print(f"  {status}: {what}")
+        print(_plain(f"  {status}: {what}"))
     return EXIT_CONFIG if any(s == "failed" for _, s in results) else 0
 
 
 def _show(plan: Plan, workspace: Path) -> None:
     if not plan.findings:
-        print(f"No Gemini CLI or Claude Code setup found (home, and {workspace}).")
+        print(_plain(f"No Gemini CLI or Claude Code setup found (home, and {workspace})."))
         return
     for origin in dict.fromkeys(f.origin for f in plan.findings):
-        print(f"{origin}:")
+        print(_plain(f"{origin}:"))
         for f in (f for f in plan.findings if f.origin == origin):
             count = f" ({f.count})" if f.count > 1 else ""
             note = f" — {f.note}" if f.note else ""
-            print(f"  {f.kind}{count} [{f.scope}] {f.path}: {f.use}{note}")
+            print(_plain(f"  {f.kind}{count} [{f.scope}] {f.path}: {f.use}{note}"))
 
 
 def _apply(copies: list[Copy]) -> list[tuple[str, str]]:
@@ -114,6 +114,7 @@ def _apply_one(copy: Copy) -> list[tuple[str, str]]:
 
     target = Path(copy.target)
     if copy.kind == "mcp":
+        _refuse_links(target)
         data = _read(target)
         servers = data.setdefault("mcpServers", {})
         added = [n for n in copy.servers if n not in servers]
@@ -134,3 +135,23 @@ def _apply_one(copy: Copy) -> list[tuple[str, str]]:
 
     imported, skipped = ExtensionStore().import_gemini_cli(Path(copy.source).parent.parent)
     return [(f"extension {n}", "done") for n in imported] + [(s, "skipped") for s in skipped]
+
+
+def _refuse_links(target: Path) -> None:
+    """A folder's ``.gemtui/config.toml`` is written only inside the folder: a committed
+    link (``.gemtui -> ~/.config/gemtui``) would carry its servers into every folder."""
+    from gemtui.config.paths import user_config_file
+
+    if target == user_config_file():
+        return
+    folder = target.parent.parent
+    if target.parent.is_symlink() or target.is_symlink():
+        raise ValueError(f"{target} goes through a link; not written")
+    if target.parent.exists() and target.parent.resolve() != folder.resolve() / ".gemtui":
+        raise ValueError(f"{target} leads outside {folder}; not written")
+
+
+def _plain(text: str) -> str:
+    """Names and paths come from files a repository holds: a terminal escape in them must
+    not redraw what the person is asked about, so control characters are shown escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

@@ -199,7 +199,7 @@ def _mcp(plan: Plan, ws: Path, home: Path) -> None:
         ("Gemini CLI", "workspace", str(ws / ".gemini" / "settings.json"),
          _json(ws / ".gemini" / "settings.json").get("mcpServers"), False),
         ("Claude Code", "user", str(home / ".claude.json"), claude.get("mcpServers"), True),
-        ("Claude Code", "user", f"{home / '.claude.json'} (this folder's entry)",
+        ("Claude Code", "workspace", f"{home / '.claude.json'} (this folder's entry)",
          project.get("mcpServers") if isinstance(project, dict) else None, True),
         ("Claude Code", "workspace", str(ws / ".mcp.json"),
          _json(ws / ".mcp.json").get("mcpServers"), True),
@@ -213,6 +213,8 @@ def _mcp(plan: Plan, ws: Path, home: Path) -> None:
             if not isinstance(conf, dict):
                 continue
             converted = mcp_from_claude(conf) if is_claude else dict(conf)
+            if converted is not None and scope == "workspace":
+                converted.pop("trust", None)  # a folder does not vouch for its own servers
             if converted is not None:
                 usable[str(name)] = converted
         note = f"servers {', '.join(sorted(servers))} → {target}"

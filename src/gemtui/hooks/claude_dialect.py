@@ -6,9 +6,9 @@ Claude Code's hooks get the same JSON on stdin as Gemini CLI's, but under its ow
 (``allow``/``deny``/``ask``) with ``permissionDecisionReason`` and ``updatedInput`` for a
 tool about to run, the older ``decision: "approve"|"block"``, a ``PostToolUse`` block that
 tells the model why without hiding the result, and plain text on stdout that becomes
-context for ``UserPromptSubmit`` (and ``SessionStart``, whose context gemtui does not use
-yet). ``claude_payload`` and ``claude_output`` translate both ways so the runner only knows
-Gemini CLI's protocol.
+context for ``UserPromptSubmit`` and ``SessionStart``. A ``Stop`` block is AfterAgent's
+deny: the agent goes on with the reason. ``claude_payload`` and ``claude_output`` translate
+both ways so the runner only knows Gemini CLI's protocol.
 """
 
 from __future__ import annotations

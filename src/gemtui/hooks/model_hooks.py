@@ -7,13 +7,19 @@ finishReason}], usageMetadata}``. What their answers do, as Gemini CLI's referen
 
 - **BeforeModel**: ``hookSpecificOutput.llm_request`` overrides the ``model`` and ``config``
   (temperature…); ``hookSpecificOutput.llm_response`` answers in place of the model (no
-  call is made); ``decision: deny``, ``continue: false`` or exit 2 blocks the turn.
+  call is made); ``decision: deny`` or exit 2 blocks the turn.
 - **BeforeToolSelection**: ``hookSpecificOutput.toolConfig.mode`` ``NONE`` takes every tool
   away (and wins), ``ANY`` forces a call; ``allowedFunctionNames`` of every hook are joined
   and only those tools are offered.
 - **AfterModel**: run on every chunk; ``hookSpecificOutput.llm_response`` replaces the
-  chunk's text (its calls stay); ``decision: deny``, ``continue: false`` or exit 2 drops
-  the chunk and ends the turn.
+  chunk's text (its calls stay); ``decision: deny`` or exit 2 drops the chunk and ends the
+  turn.
+
+``continue: false`` (BeforeModel, AfterModel) ends the agent loop as done: exit 0, the
+answer so far kept, no call of this turn run.
+
+BeforeModel's ``llm_request.messages`` replace the conversation's text in order, as Gemini
+CLI merges them (calls, results and thoughts stay; extra messages are new turns).
 
 A block raises ``HookBlockedError``: the turn ends (exit 1 headless) with the hook's reason.
 """
@@ -21,11 +27,11 @@ A block raises ``HookBlockedError``: the turn ends (exit 1 headless) with the ho
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from gemtui.errors import HookBlockedError
+from gemtui.errors import HookBlockedError, HookStoppedError
 from gemtui.hooks.runner import HookAnswer, HookRunner
 from gemtui.wire import (
     Content,
@@ -89,8 +95,10 @@ def _text(content: Content) -> str:
 
 def _blocked(event: str, answers: list[HookAnswer]) -> None:
     for answer in answers:
-        if answer.denies or (answer.outcome == "ok" and answer.output.get("continue") is False):
-            why = answer.deny_reason or str(answer.output.get("stopReason") or "")
+        if answer.stops and not answer.denies:  # the loop ends, as done (exit 0)
+            raise HookStoppedError(f"The {event} hook {answer.spec.name}: {answer.stop_reason}")
+        if answer.denies:
+            why = answer.deny_reason
             raise HookBlockedError(
                 f"The {event} hook {answer.spec.name} blocked the model call"
                 + (f": {why}" if why else ".")
@@ -170,7 +178,11 @@ class SessionModelHooks:
 def _apply(
     request: GenerateContentRequest, model: str, override: dict[str, Any]
 ) -> tuple[GenerateContentRequest, str]:
-    """A BeforeModel ``llm_request``: its ``model`` and ``config`` replace ours."""
+    """A BeforeModel ``llm_request``: its ``model`` and ``config`` replace ours, and its
+    ``messages`` the conversation's text."""
+    messages = override.get("messages")
+    if isinstance(messages, list):
+        request = _merge_messages(request, messages)
     new_model = override.get("model")
     if isinstance(new_model, str) and new_model.strip():
         model = new_model.strip()
@@ -183,6 +195,36 @@ def _apply(
                 update={"generation_config": GenerationConfig.model_validate(merged)}
             )
     return request, model
+
+
+def _merge_messages(request: GenerateContentRequest, messages: list[Any]) -> GenerateContentRequest:
+    """Gemini CLI's merge: the hook's messages replace, in order, the text of each content
+    that had text (its calls, results and thoughts stay); messages beyond them are new
+    turns. A text the hook left as it was keeps its part (and any thought signature)."""
+    todo = [m for m in messages if isinstance(m, dict) and isinstance(m.get("content"), str)]
+    system = request.system_instruction
+    if system is not None and todo and todo[0].get("role") == "system":
+        system = _with_text(system, str(todo.pop(0)["content"]), system.role)
+    contents: list[Content] = []
+    for content in request.contents:
+        if todo and _text(content):
+            message = todo.pop(0)
+            content = _with_text(content, str(message["content"]), _role(message))
+        contents.append(content)
+    for message in todo:
+        contents.append(Content(role=_role(message), parts=[Part(text=str(message["content"]))]))
+    return request.model_copy(update={"system_instruction": system, "contents": contents})
+
+
+def _role(message: dict[str, Any]) -> Literal["user", "model"]:
+    return "model" if message.get("role") == "model" else "user"
+
+
+def _with_text(content: Content, text: str, role: Literal["user", "model"] | None) -> Content:
+    if text == _text(content) and role == content.role:
+        return content
+    kept = [p for p in content.parts if not p.text or p.thought]
+    return Content(role=role, parts=[Part(text=text), *kept])
 
 
 def _select_tools(

@@ -46,6 +46,8 @@ from gemtui.tools.sandbox import (
 __all__ = ["HookAnswer", "HookRunner"]
 
 MAX_OUTPUT = 64 * 1024
+ADVISORY = ("SessionStart", "SessionEnd", "Notification", "PreCompress", "BeforeToolSelection")
+"""Events whose ``continue``/``decision`` the reference says are ignored."""
 
 
 @dataclass
@@ -68,6 +70,17 @@ class HookAnswer:
     @property
     def deny_reason(self) -> str:
         return self.reason if self.outcome == "blocked" else str(self.output.get("reason") or "")
+
+    @property
+    def stops(self) -> bool:
+        """``continue: false``: the whole agent loop ends (not on advisory events)."""
+        ok = self.outcome == "ok" and self.spec.event not in ADVISORY
+        return ok and self.output.get("continue") is False
+
+    @property
+    def stop_reason(self) -> str:
+        why = self.output.get("stopReason") or self.output.get("reason") or ""
+        return str(why) or f"the {self.spec.name} hook stopped the agent"
 
     @property
     def specific(self) -> dict[str, Any]:
@@ -106,6 +119,15 @@ class HookRunner:
         self.observing: set[asyncio.Task[None]] = set()
         """Observing hooks started in the background and still running: this session's
         own, so closing it never waits for another session's."""
+        self.stopped: str | None = None
+        """Why a hook answered ``continue: false`` during this prompt (the loop ends)."""
+        self.clear_context = False
+        """The last AfterAgent answered ``hookSpecificOutput.clearContext: true``."""
+        self.mcp_context: Callable[[str], dict[str, Any] | None] = lambda _name: None
+        """Gemini CLI's ``mcp_context`` of a tool (None for a tool no MCP server gives)."""
+        self.session_start: asyncio.Task[None] | None = None
+        """SessionStart's hooks, started with the session: the first prompt waits for
+        them, since their ``additionalContext`` goes with it."""
 
     async def run(
         self,
@@ -210,7 +232,10 @@ class HookRunner:
     def _publish(self, answer: HookAnswer, call_id: str | None) -> None:
         outcome = answer.outcome
         message = answer.reason
-        if outcome == "ok":
+        if answer.stops:
+            self.stopped = self.stopped or answer.stop_reason
+            outcome, message = "stopped", answer.stop_reason
+        elif outcome == "ok":
             if answer.denies:
                 outcome, message = "blocked", answer.deny_reason
             elif answer.output.get("decision") == "ask":
@@ -219,7 +244,11 @@ class HookRunner:
                 outcome = "rewrote"
             elif answer.specific.get("additionalContext"):
                 outcome = "context"
-            message = message or str(answer.output.get("systemMessage") or "")
+        shown = str(answer.output.get("systemMessage") or "")  # for the person, always
+        if outcome == "ok" and not message and not shown and answer.output.get("suppressOutput"):
+            return  # a run that changed nothing, kept out of the transcript as asked
+        if shown and shown not in message:
+            message = f"{message} ({shown})" if message else shown
         self.emit(
             HookRan,
             hook_event=answer.spec.event,
@@ -246,12 +275,13 @@ class HookRunner:
         rewritten: dict[str, Any] = {}
         ask: str | None = None
         for spec in self.hooks.for_event("BeforeTool", name):
-            payload = {"tool_name": name, "tool_input": {**args, **rewritten}}
+            payload = {"tool_name": name, "tool_input": {**args, **rewritten}, **self._mcp(name)}
             answer = await self._run_one(spec, {**self._base("BeforeTool"), **payload})
             self.runs.append(answer)
             self._publish(answer, call_id)
-            if answer.denies:
-                return ToolHookVerdict(blocked=True, reason=answer.deny_reason)
+            if answer.denies or answer.stops:
+                why = answer.deny_reason or answer.stop_reason
+                return ToolHookVerdict(blocked=True, reason=why)
             if answer.outcome == "ok" and answer.output.get("decision") == "ask":
                 ask = str(answer.output.get("reason") or f"the {spec.name} hook asks")
             new = answer.specific.get("tool_input")
@@ -269,6 +299,7 @@ class HookRunner:
         response = {"llmContent": output, "returnDisplay": output, "error": error}
         for spec in self.hooks.for_event("AfterTool", name):
             payload = {"tool_name": name, "tool_input": args, "tool_response": response}
+            payload.update(self._mcp(name))
             answer = await self._run_one(spec, {**self._base("AfterTool"), **payload})
             self.runs.append(answer)
             self._publish(answer, call_id)
@@ -284,17 +315,38 @@ class HookRunner:
         append = "\n\n".join(extra)
         return AfterToolVerdict(replace=replace, append=append)
 
+    def _mcp(self, name: str) -> dict[str, Any]:
+        context = self.mcp_context(name)
+        return {"mcp_context": context} if context is not None else {}
+
     async def before_agent(self, prompt: str) -> tuple[str | None, str]:
-        """BeforeAgent: ``(why it is blocked or None, extra context for this prompt)``."""
+        """BeforeAgent: ``(why it is blocked or None, extra context for this prompt)``; a
+        ``continue: false`` (not a deny) leaves ``stopped`` set: the prompt is kept."""
         context: list[str] = []
         for answer in await self.run("BeforeAgent", {"prompt": prompt}):
-            if answer.denies or answer.output.get("continue") is False:
-                why = answer.deny_reason or str(answer.output.get("stopReason") or "")
-                return why or f"blocked by the {answer.spec.name} hook", ""
+            if answer.denies:
+                return answer.deny_reason or f"blocked by the {answer.spec.name} hook", ""
+            if answer.stops:
+                return answer.stop_reason, ""
             extra = answer.specific.get("additionalContext")
             if isinstance(extra, str) and extra.strip():
                 context.append(extra)
         return None, "\n\n".join(context)
+
+    async def after_agent(self, prompt: str, response: str, *, retrying: bool) -> str | None:
+        """AfterAgent: a deny (Claude Code's Stop ``block``, exit 2) rejects the answer and
+        its reason goes back to the agent as the next prompt; None when it stands (or a
+        hook's ``continue: false`` ends the prompt here)."""
+        payload = {"prompt": prompt, "prompt_response": response, "stop_hook_active": retrying}
+        again: str | None = None
+        answers = await self.run("AfterAgent", payload)
+        self.clear_context = any(a.specific.get("clearContext") is True for a in answers)
+        for answer in answers:
+            if answer.stops:
+                return None
+            if answer.denies and again is None:
+                again = answer.deny_reason or f"The {answer.spec.name} hook rejected the answer."
+        return again
 
     async def advise(self, event: str, payload: dict[str, Any]) -> None:
         """An event whose hooks only observe (SessionStart, AfterAgent, PreCompress…)."""

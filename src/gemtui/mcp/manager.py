@@ -174,6 +174,10 @@ class McpManager:
 
     # -- state ---------------------------------------------------------------------------
 
+    def settings_of(self, name: str) -> McpServerSettings | None:
+        """How server ``name`` is reached (a hook's ``mcp_context`` names it)."""
+        return self._confs.get(name)
+
     def states(self) -> list[ServerState]:
         return [s.state for s in self._servers.values()]
 
