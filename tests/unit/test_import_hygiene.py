@@ -8,6 +8,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 import gemtui
 
 ENGINE_MODULES = [
@@ -145,3 +147,49 @@ def test_the_view_models_do_not_import_textual_or_rich() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+_OPTIONAL = ("gemtui.agent.next_speaker", "gemtui.providers.code_assist", "gemtui.tools.edit_fixer")
+
+
+def _loaded_by_a_session_build(home: Path, workspace: Path, config: str) -> list[str]:
+    """Which of ``_OPTIONAL`` a fresh process has loaded once it built a session."""
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.toml").write_text(config)
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from gemtui.agent.assembly import RunOptions, trusted_run\n"
+        "built = trusted_run(RunOptions(Path(sys.argv[1]), provider='local')).build()\n"
+        f"print(' '.join(m for m in {_OPTIONAL!r} if m in sys.modules))\n"
+        "built.close()\n"
+    )
+    env = {**os.environ, "GEMTUI_HOME": str(home)}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(workspace)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    return out.stdout.split()
+
+
+_LOCAL = '[providers.local]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\n'
+
+
+@pytest.mark.parametrize(
+    ("extra", "loaded"),
+    [
+        ("", []),  # the default: none is part of the build before the first request
+        ("[agent]\nnext_speaker_check = true\n", ["gemtui.agent.next_speaker"]),  # control
+    ],
+)
+def test_the_engine_build_loads_only_what_the_session_uses(
+    tmp_path: Path, extra: str, loaded: list[str]
+) -> None:
+    """The TUI builds the engine after the first frame, while the person types: the
+    next-speaker check (off by default), the Code Assist provider (another provider here)
+    and the edit fixer (for an edit that missed) are not needed by the first request, so
+    the build does not load them; the control turns the check on and it loads."""
+    assert _loaded_by_a_session_build(tmp_path / "home", tmp_path, _LOCAL + extra) == loaded

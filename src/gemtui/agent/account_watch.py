@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import time
+from typing import TYPE_CHECKING
 
 from gemtui.bus import AccountStatus, EventBus, ProviderProgress, QuotaShare
-from gemtui.providers.code_assist import CodeAssistGenerator, account_of
+
+if TYPE_CHECKING:
+    from gemtui.providers.code_assist import CodeAssistGenerator
 
 __all__ = ["QUOTA_INTERVAL", "AccountWatch"]
 
@@ -33,7 +37,7 @@ class AccountWatch:
 
     def bind(self, generator: object) -> None:
         """Follow ``generator`` (the session's current one; no-op unless it is Code Assist)."""
-        provider = account_of(generator)
+        provider = _code_assist_of(generator)
         self._provider = provider
         self._last = float("-inf")
         if provider is not None:
@@ -94,3 +98,13 @@ class AccountWatch:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
+
+
+def _code_assist_of(generator: object) -> CodeAssistGenerator | None:
+    """The Code Assist provider inside ``generator``, without loading that provider's
+    module for the others (it is part of every session's build, before the first request)."""
+    if "gemtui.providers.code_assist" not in sys.modules:
+        return None  # no Code Assist generator exists before its module is imported
+    from gemtui.providers.code_assist import account_of
+
+    return account_of(generator)

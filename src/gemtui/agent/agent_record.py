@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gemtui.agent.fleet_types import AgentInfo, AgentState, AgentStateChanged, final_state
+from gemtui.redact import redact
 from gemtui.store.agents import AgentRow
 
 if TYPE_CHECKING:
@@ -57,6 +58,9 @@ def agent_row(info: AgentInfo) -> AgentRow:
 def _save(store: SessionStore | None, row: AgentRow) -> None:
     if store is None:
         return
+    # a task or an error may quote a key (a server echoing its header): masked, as the
+    # transcript is, before it reaches the disk
+    row = replace(row, task=redact(row.task), error=redact(row.error) if row.error else row.error)
     try:
         store.save_agent(row)
     except (sqlite3.Error, OSError) as exc:  # the run goes on unlisted

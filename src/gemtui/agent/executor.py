@@ -21,7 +21,6 @@ from gemtui.agent.after_agent import check_answer
 from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.error_text import explain
 from gemtui.agent.loop_detector import LoopDetector
-from gemtui.agent.next_speaker import CONTINUE
 from gemtui.agent.outcome import exit_code_for, join_turns
 from gemtui.agent.prices import cost_of, price_for
 from gemtui.agent.prompt_checks import model_goes_on, route_prompt
@@ -298,6 +297,8 @@ class Executor:
             stop = self._after_turn(outcome, state, detector)
             more = stop == TerminateReason.GOAL and continues < self.config.max_continues
             if more and await model_goes_on(self.config, self.chat, outcome, cancel, state):
+                from gemtui.agent.next_speaker import CONTINUE  # only when its check is on
+
                 continues += 1
                 message = Content.user(CONTINUE)
                 continue

@@ -6,7 +6,6 @@ and environment are the assembly's, so a provider only speaks its wire format.""
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -282,7 +281,7 @@ def _vertex(
     name: str, conf: ProviderSettings, client: Callable[[], httpx.AsyncClient]
 ) -> ContentGenerator:
     """Gemini on Vertex AI: the project with ADC when one is set, else express mode."""
-    from gemtui.providers.vertex import VertexGenerator
+    from gemtui.providers.vertex import VertexGenerator, vertex_ids_problem
 
     base = conf.base_url or os.environ.get("GOOGLE_VERTEX_BASE_URL")
     project = os.environ.get("GOOGLE_CLOUD_PROJECT", "").strip()
@@ -290,12 +289,8 @@ def _vertex(
         from gemtui.auth.adc import AdcTokens
 
         location = os.environ.get("GOOGLE_CLOUD_LOCATION", "").strip() or "global"
-        if not re.fullmatch(r"[a-z0-9-]+", location) or not re.fullmatch(r"[a-z0-9.:-]+", project):
-            # both go into the address the Bearer token is sent to
-            raise FatalAuthenticationError(
-                f"GOOGLE_CLOUD_PROJECT={project!r} / GOOGLE_CLOUD_LOCATION={location!r}: a "
-                "project id and a region are lower-case letters, digits and dashes."
-            )
+        if problem := vertex_ids_problem(project, location):
+            raise FatalAuthenticationError(problem)
         tokens = AdcTokens()
         return VertexGenerator(
             client(), tokens=tokens, project=project, location=location, base_url=base

@@ -6,15 +6,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
 
 from gemtui.agent.error_text import ErrorContext
-from gemtui.agent.next_speaker import NextSpeakerCheck
 from gemtui.agent.router import ModelRouter
 from gemtui.bus import TerminateReason, TurnFinished, Usage
 from gemtui.wire import FunctionCall, Part
+
+if TYPE_CHECKING:  # loaded only when [agent] next_speaker_check is on
+    from gemtui.agent.next_speaker import NextSpeakerCheck
 
 __all__ = [
     "MAX_AGENT_RETRIES",

@@ -190,11 +190,11 @@ def start_model(provider: ResolvedProvider) -> str:
 def next_speaker_for(settings: Settings, provider: ResolvedProvider) -> NextSpeakerCheck | None:
     """The next-speaker check when asked for: on Flash for Gemini providers (as Gemini
     CLI does), on the conversation's own model elsewhere."""
+    if not settings.agent.next_speaker_check:
+        return None  # its module is not even loaded (it is off by default)
     from gemtui.agent.next_speaker import NextSpeakerCheck
     from gemtui.agent.provider_choice import GEMINI_KINDS
 
-    if not settings.agent.next_speaker_check:
-        return None
     if provider.kind in GEMINI_KINDS:
         return NextSpeakerCheck(provider.generator, "gemini-2.5-flash", thinking_off=True)
     return NextSpeakerCheck(provider.generator)

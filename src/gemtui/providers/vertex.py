@@ -16,6 +16,7 @@ Why a subclass and not an adapter of its own: Vertex's ``streamGenerateContent``
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from gemtui.errors import ApiError
@@ -28,10 +29,21 @@ if TYPE_CHECKING:
 
     from gemtui.providers.code_assist import AccessTokens
 
-__all__ = ["VERTEX_MODELS", "VertexGenerator", "vertex_host"]
+__all__ = ["VERTEX_MODELS", "VertexGenerator", "vertex_host", "vertex_ids_problem"]
 
 VERTEX_MODELS = ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite")
 """Offered when asked for a listing (Vertex lists publisher models per region only)."""
+
+
+def vertex_ids_problem(project: str, location: str) -> str:
+    """Why ``project`` or ``location`` cannot be used ("" when both can): both go into the
+    address the Bearer token is sent to, so anything but an id is refused."""
+    if re.fullmatch(r"[a-z0-9-]+", location) and re.fullmatch(r"[a-z0-9.:-]+", project):
+        return ""
+    return (
+        f"GOOGLE_CLOUD_PROJECT={project!r} / GOOGLE_CLOUD_LOCATION={location!r}: a project "
+        "id and a region are lower-case letters, digits and dashes."
+    )
 
 
 def vertex_host(location: str) -> str:

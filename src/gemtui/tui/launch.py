@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import TYPE_CHECKING
 
@@ -39,6 +40,9 @@ def launch_tui(options: RunOptions, *, open_worktree: WorktreeOpener | None = No
         sys.stderr.write(f"gemtui: {app.message}\n")
         return app.exit_code
     hint: str | None = None
+    # what is loaded by now (Textual, the app) lives as long as the process: frozen, the
+    # collections run while the engine loads in its thread stop rescanning it
+    gc.freeze()
     try:
         app.run()
     finally:

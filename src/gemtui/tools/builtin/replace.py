@@ -9,7 +9,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import Field, field_validator
 
@@ -32,7 +32,6 @@ from gemtui.tools.builtin._files import (
     unified_diff,
     write_regular,
 )
-from gemtui.tools.edit_fixer import EditFix, fix_old_string
 from gemtui.tools.edit_match import (
     AmbiguousMatch,
     EditMatchError,
@@ -43,6 +42,9 @@ from gemtui.tools.edit_match import (
 from gemtui.tools.offload import run_off_loop
 from gemtui.tools.omissions import find_placeholders, placeholder_error
 from gemtui.tools.params import ToolParams, non_empty
+
+if TYPE_CHECKING:  # the fixer loads when an edit first misses, not with every session
+    from gemtui.tools.edit_fixer import EditFix
 
 
 class FileEditParams(ToolParams):
@@ -328,6 +330,8 @@ class ReplaceInvocation(FileEditInvocation[ReplaceParams]):
             error, content = str(exc), exc.content
         except ToolError:
             return
+        from gemtui.tools.edit_fixer import fix_old_string
+
         self._fix = await fix_old_string(
             ctx.model_stream,
             instruction=self.params.instruction,
