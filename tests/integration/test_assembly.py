@@ -66,7 +66,7 @@ def _captured(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> dict[str, Any
         seen["headless"] = opts
         return 0
 
-    def tui(options: Any) -> int:
+    def tui(options: Any, **_: Any) -> int:  # the worktree opener the launcher hands in
         seen["tui"] = options
         return 0
 

@@ -644,3 +644,124 @@ class TestSubagents:
             await _settle(pilot)
 
         assert snap_compare(_app(tmp_path), terminal_size=(120, 30), run_before=run_before)
+
+
+class _StillFleet:
+    """A fleet frozen at one moment: how the agent view looks, not what it does."""
+
+    front_id = "a1"
+    limit_note = (
+        "4 agents are already working ([agents] max_parallel = 4): stop one or wait for one"
+        " to finish, then start this one again"
+    )
+
+    def __init__(self) -> None:
+        from gemtui.tui.agent_rows import AgentRow
+
+        t = 1_000_000.0
+        self._rows = [
+            AgentRow("a1", "Make greet() friendlier", "working", "gemini", "gemini-2.5-pro", t,
+                     31_204, 0.21, "~/project", "main"),
+            AgentRow("a2", "Write tests for the parser", "waiting", "openai", "qwen3-coder", t + 40,
+                     12_880, None, "~/project/.gemini/worktrees/tests", "worktree-tests"),
+            AgentRow("a3", "Why is CI slow?", "working", "gemini", "gemini-2.5-flash", t + 95,
+                     8_410, 0.01, "~/project"),
+            AgentRow("a4", "Bump httpx", "done", "anthropic", "claude-haiku-4-5", t + 5,
+                     4_022, 0.02, "~/project/.gemini/worktrees/bump", "worktree-bump", t + 170),
+            AgentRow("a5", "Port the CLI to click", "failed", "openai", "qwen3-coder", t + 12,
+                     22_301, None, "~/project/.gemini/worktrees/click", "worktree-click", t + 300),
+            AgentRow("a6", "Rename utils", "cancelled", "gemini", "gemini-2.5-flash", t + 30,
+                     1_250, 0.0, "~/project", ended=t + 61),
+        ]  # fmt: skip
+
+    def rows(self) -> list[Any]:
+        return self._rows
+
+    def session_of(self, agent_id: str) -> Session:
+        raise KeyError(agent_id)
+
+    def bring_to_front(self, agent_id: str) -> None:
+        """Frozen: nothing moves."""
+
+    def start(self, request: Any) -> str:
+        raise KeyError(request)
+
+    def stop(self, agent_id: str) -> None:
+        """Frozen: nothing stops."""
+
+    def remove(self, agent_id: str) -> None:
+        """Frozen: nothing goes."""
+
+    def decide(self, agent_id: str, correlation_id: str, decision: Any) -> bool:
+        return False
+
+    def subscribe(self, listener: Any) -> Any:
+        return lambda: None
+
+    async def close_background(self) -> None:
+        """Frozen: nothing to close."""
+
+
+def _background_call() -> Any:
+    from gemtui.tui.agent_rows import CallChanged
+
+    call = ev.ToolCallSnapshot(
+        call_id="c1",
+        name="run_shell_command",
+        args={"command": "pytest -q tests/test_parser.py"},
+        state=ev.ToolCallState.AWAITING_APPROVAL,
+        kind="execute",
+        correlation_id="corr-1",
+        confirmation=Confirmation(
+            kind="exec",
+            title="Run pytest -q tests/test_parser.py",
+            command="pytest -q tests/test_parser.py",
+            cwd="~/project/.gemini/worktrees/tests",
+        ),
+    )
+    return CallChanged("a2", call, "b#1")
+
+
+class TestAgentView:
+    """Agents side by side (F5, /agents)."""
+
+    @pytest.fixture(autouse=True)
+    def _pinned_clock(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from gemtui.tui.screens.agents import AgentsScreen
+
+        monkeypatch.setattr(AgentsScreen, "clock", staticmethod(lambda: 1_000_000.0 + 200))
+
+    def test_agent_view(self, snap_compare: Any, tmp_path: Path) -> None:
+        """Six agents, the front one marked ▶ and bold: its task, "● working", gemini:
+        gemini-2.5-pro, 3m20s, 31,204 tokens, $0.21, "~/project ⎇ main". The others:
+        "? waiting for you" in bold warning colour (qwen3-coder, cost "—", its worktree
+        and branch), working, "✓ done" (2m45s, ended), "✗ failed", "■ cancelled" (31s).
+        The header counts "Agents: 6 · 2 working · 1 waiting for you"; under the table
+        an attention line and the max_parallel line; the keys at the bottom."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            app: GemtuiApp = pilot.app  # type: ignore[assignment]
+            desk = app.attach_fleet(_StillFleet())  # type: ignore[arg-type]
+            desk.lines.append("gemtui: agent waits for you: Write tests for the parser")
+            await pilot.press("f5")
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(160, 24), run_before=run_before)
+
+    def test_labelled_approval_of_a_background_agent(
+        self, snap_compare: Any, tmp_path: Path
+    ) -> None:
+        """The main screen of the front agent; the approval queue shows the background
+        agent's command: "Approve run_shell_command — a background agent's (1 of 1)", then
+        in bold warning colour "agent 'Write tests for the parser' in
+        ~/project/.gemini/worktrees/tests ⎇ worktree-tests", the command and where it runs.
+        The status line ends "agents 2 working · 1 waits for you" in the warning colour."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            app: GemtuiApp = pilot.app  # type: ignore[assignment]
+            desk = app.attach_fleet(_StillFleet())  # type: ignore[arg-type]
+            _feed(app, *_conversation_start())
+            desk.apply(_background_call())
+            await _settle(pilot)
+
+        assert snap_compare(_app(tmp_path), terminal_size=(140, 36), run_before=run_before)

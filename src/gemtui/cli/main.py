@@ -248,7 +248,17 @@ def _main(args: argparse.Namespace, workspace: Path) -> int:
             return run_headless(run_options(args, workspace, prompt=text, interactive=False))
         from gemtui.tui.launch import launch_tui
 
-        return launch_tui(run_options(args, workspace, prompt=args.prompt))
+        return launch_tui(
+            run_options(args, workspace, prompt=args.prompt), open_worktree=_new_worktree
+        )
+
+
+def _new_worktree(project: Path, task: str) -> tuple[Path, str]:
+    """A fresh ``-w`` worktree (a random name) for an agent the agent view starts."""
+    from gemtui.cli.worktree import open_worktree
+
+    made = open_worktree(project, None)
+    return made.path, made.branch
 
 
 def _silence_broken_output() -> None:

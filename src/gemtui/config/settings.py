@@ -67,6 +67,13 @@ class GeneralSettings(_Section):
     """How much runs without asking (``--approval-mode`` and ``--yolo`` win)."""
     max_turns: Annotated[int, Field(ge=-1)] = -1
     """Model turns per prompt; -1 means unbounded."""
+    enable_notifications: bool = Field(default=False, alias="enableNotifications")
+    """A desktop notification (OSC 9 and OSC 777) when a background agent needs you or
+    finishes (Gemini CLI's ``general.enableNotifications``; off by default as there)."""
+    terminal_bell: bool = Field(default=True, alias="terminalBell")
+    """The terminal bell on the same occasions (Gemini CLI's ``general.terminalBell``)."""
+    attention_lines: bool = True
+    """A line in the agent view (and a toast) on the same occasions."""
 
     @field_validator("max_turns")
     @classmethod

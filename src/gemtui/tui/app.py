@@ -27,6 +27,7 @@ from gemtui.tui.app_surface import AppSurface
 from gemtui.tui.commands import SLASH_COMMANDS, parse_slash
 from gemtui.tui.screens.main import MainScreen
 from gemtui.tui.session_host import SessionController
+from gemtui.tui.widgets.code_highlight import language_of
 from gemtui.tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from gemtui.config.settings import Settings
     from gemtui.config.trust import WorkspaceTrust
     from gemtui.store import SessionStore
+    from gemtui.tui.agent_rows import AgentFleet
+    from gemtui.tui.fleet_desk import AgentsNews, FleetDesk
     from gemtui.tui.themes import ThemeFailure
     from gemtui.tui.widgets.approval_queue import ApprovalQueue
 
@@ -81,7 +84,7 @@ HELP_TEXT = """[b]Keys[/b]
   Shift+Tab approval mode default → auto_edit → plan · Ctrl+Y yolo on/off (in the
   prompt with nothing to redo, or the conversation; auto_edit and yolo are confirmed
   once per session: F8, then y; keys typed before F8 go to the prompt)
-  F2 thoughts · F3 usage · F4 side panes (narrow screens) · F8 approvals
+  F2 thoughts · F3 usage · F4 side panes (narrow screens) · F5 agents · F8 approvals
   F6 copy last answer · F7 copy last code block · Ctrl+P command palette
 
 [b]Approvals[/b] (after F8 or a click on the queue)
@@ -119,6 +122,7 @@ class GemtuiApp(AppSurface):
         Binding("f2", "toggle_pane('-hide-thoughts')", "Thoughts"),
         Binding("f3", "toggle_pane('-hide-usage')", "Usage"),
         Binding("f4", "toggle_pane('-show-side')", "Side panes", show=False),
+        Binding("f5", "slash('/agents')", "Agents", show=False),
         # Priority: the prompt (a TextArea) binds F6/F7 to selecting and would take them.
         Binding("f6", "copy('/copy')", "Copy answer", show=False, priority=True),
         Binding("f7", "copy('/copy code')", "Copy code", show=False, priority=True),
@@ -168,6 +172,8 @@ class GemtuiApp(AppSurface):
         """(session id, mode) pairs the person confirmed: yolo and auto_edit ask once each."""
         self._declined_mode: str | None = None
         """The mode the person just declined: Shift+Tab steps past it to the next one."""
+        self.desk: FleetDesk | None = None
+        """The fleet of agents side by side, when there is one (the agent view reads it)."""
         self._load_themes()
 
     # -- the front session -----------------------------------------------------------------------
@@ -286,7 +292,7 @@ class GemtuiApp(AppSurface):
             if self.controller.session_factory is not None:  # still starting: keep it for later
                 self.queued.append(text)
             return
-        if self.turn_running or self.controller.compressing:
+        if self.turn_running or self.controller.compressing or self._front_busy:
             self.queued.append(text)
             self._show_queue()
             return
@@ -323,21 +329,53 @@ class GemtuiApp(AppSurface):
             )
         finally:
             self.turn_running = False
+            if self.desk is not None:  # the front agent's own prompt ended: recount
+                self.desk.show_counts()
             if self.queued:
                 self.call_later(self.send_next)
 
     def send_next(self) -> None:
         """Send the next queued prompt when nothing runs."""
-        if self.queued and not self.turn_running and not self.controller.compressing:
+        busy = self.turn_running or self.controller.compressing or self._front_busy
+        if self.queued and not busy:
             self._start_turn(self.queued.popleft())
             self._show_queue()
 
     # -- approvals -------------------------------------------------------------------------------
     def on_approval_queue_decided(self, event: ApprovalQueue.Decided) -> None:
-        if self.session is None or not self.session.bus.decide(
-            event.correlation_id, event.decision
-        ):
+        if event.agent_id and self.desk is not None:  # exactly the agent that asked
+            decided = self.desk.decide(event.agent_id, event.correlation_id, event.decision)
+        else:
+            decided = self.session is not None and self.session.bus.decide(
+                event.correlation_id, event.decision
+            )
+        if not decided:
             self.notify("That call is no longer waiting for approval.", severity="warning")
+
+    def on_agents_news(self, event: AgentsNews) -> None:
+        if self.desk is not None:
+            self.desk.apply(event.news)
+
+    def start_front_session(self) -> None:
+        from gemtui.tui.fleet_desk import start_in_fleet
+
+        self.desk = start_in_fleet(self, self.desk) or self.desk
+
+    def attach_fleet(self, fleet: AgentFleet) -> FleetDesk:
+        """Agents side by side from now on: the view, the counts, the one queue."""
+        from gemtui.tui.fleet_desk import FleetDesk
+
+        self.desk = FleetDesk(self, fleet, FleetDesk.switches_of(self.controller.settings))
+        return self.desk
+
+    async def on_unmount(self) -> None:
+        """The app ends: background agents stop and close while the loop still runs."""
+        if self.desk is not None:
+            await self.desk.aclose()
+
+    @property
+    def _front_busy(self) -> bool:
+        return self.desk is not None and self.desk.front_busy
 
     def on_approval_queue_modify_requested(self, event: ApprovalQueue.ModifyRequested) -> None:
         from gemtui.tui.screens.dialogs import ModifyScreen
@@ -345,11 +383,11 @@ class GemtuiApp(AppSurface):
         conf = event.snapshot.confirmation
         if conf is None:
             return
-        language = "bash" if conf.kind == "exec" else _language_of(conf.file_path)
+        language = "bash" if conf.kind == "exec" else language_of(conf.file_path)
 
         def done(text: str | None) -> None:
             if text is not None:
-                self.main.approvals.modified(event.snapshot.call_id, text)
+                self.main.approvals.modified(event.snapshot.call_id, text, event.agent_id)
 
         self.push_screen(ModifyScreen(event.text, title=conf.title, language=language), done)
 
@@ -558,24 +596,3 @@ class GemtuiApp(AppSurface):
         log.exception("fatal error in the TUI", exc_info=error)
         self.crash_message = f"{type(error).__name__}: {error}"
         self.exit(return_code=1)
-
-
-def _language_of(path: str | None) -> str | None:
-    if not path:
-        return None
-    return {
-        ".py": "python",
-        ".md": "markdown",
-        ".json": "json",
-        ".toml": "toml",
-        ".yaml": "yaml",
-        ".yml": "yaml",
-        ".js": "javascript",
-        ".ts": "javascript",
-        ".rs": "rust",
-        ".go": "go",
-        ".html": "html",
-        ".css": "css",
-        ".sh": "bash",
-        ".sql": "sql",
-    }.get(Path(path).suffix)

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from collections import deque
 
     from gemtui.agent.session import Session
+    from gemtui.tui.fleet_adapter import WorktreeOpener
     from gemtui.tui.screens.main import MainScreen
     from gemtui.tui.session_host import SessionController
 
@@ -28,6 +29,8 @@ class AppSurface(MaskingApp[int]):
     """The front session's controller: the one on screen, that prompts go to."""
     slash_commands: dict[str, str]
     """Every slash command with its help (the app's table), for the prompt's completion."""
+    open_worktree: WorktreeOpener | None = None
+    """Makes a new agent's worktree (the launcher hands in ``-w``'s machinery)."""
 
     @property
     def session(self) -> Session | None:
@@ -67,6 +70,10 @@ class AppSurface(MaskingApp[int]):
 
     def send_prompt(self, text: str) -> None:
         """Send ``text`` as typed, never as a built-in command (the app's prompt handling)."""
+        raise NotImplementedError
+
+    def send_next(self) -> None:
+        """Send the next queued prompt when nothing runs (the app's prompt handling)."""
         raise NotImplementedError
 
     def refresh_custom_commands(self) -> None:

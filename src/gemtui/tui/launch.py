@@ -13,11 +13,12 @@ if TYPE_CHECKING:
     from gemtui.config.ui_choice import UiChoice
     from gemtui.errors import FatalError
     from gemtui.tui.app import GemtuiApp
+    from gemtui.tui.fleet_adapter import WorktreeOpener
 
 __all__ = ["build_app", "launch_tui"]
 
 
-def launch_tui(options: RunOptions) -> int:
+def launch_tui(options: RunOptions, *, open_worktree: WorktreeOpener | None = None) -> int:
     """Open the app for the CLI's ``options`` and return its exit code (52 for broken
     settings). Without a configured provider the welcome screen opens instead of failing.
     """
@@ -34,7 +35,7 @@ def launch_tui(options: RunOptions) -> int:
     except FatalConfigError as exc:
         sys.stderr.write(f"gemtui: {exc.message}\n")
         return exc.exit_code
-    app = build_app(None, options, ui=ui, trust=run.trust)
+    app = build_app(None, options, ui=ui, trust=run.trust, open_worktree=open_worktree)
     if isinstance(app, FatalError):
         sys.stderr.write(f"gemtui: {app.message}\n")
         return app.exit_code
@@ -69,6 +70,7 @@ def build_app(
     *,
     ui: UiChoice | None = None,
     trust: WorkspaceTrust | None = None,
+    open_worktree: WorktreeOpener | None = None,
 ) -> GemtuiApp | FatalError:
     """The app for these options (the engine and the store start after its first frame).
 
@@ -108,4 +110,5 @@ def build_app(
         trust=trust,
         run_options=options,
     )
+    app.open_worktree = open_worktree  # the agent view's "in a new worktree" (-w's)
     return app

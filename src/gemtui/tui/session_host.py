@@ -455,7 +455,11 @@ class SessionController:
 
     def _after_start(self) -> None:
         assert self.session is not None
-        self.session.start()
+        start = getattr(self.app, "start_front_session", None)  # the App's fleet, if any
+        if start is None:
+            self.session.start()
+        else:
+            start()
         if self.initial_prompt:
             prompt, self.initial_prompt = self.initial_prompt, None
             self.app.submit(prompt)

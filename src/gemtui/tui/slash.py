@@ -362,7 +362,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/mcp", "MCP servers' state (/mcp restart|disable|enable NAME)", _mcp),
     SlashCommand("/memory", "Context files: /memory show | refresh | add FACT", _memory),
     SlashCommand("/commands", "Custom commands: list them, /commands reload", features.commands),
-    SlashCommand("/agents", "Subagents: /agents [reload | run NAME TASK]", features.agents),
+    SlashCommand(
+        "/agents",
+        "The agent view (agents side by side); subagents: /agents list | reload | run NAME TASK",
+        features.agents,
+    ),
     SlashCommand(
         "/skills", "Agent Skills: /skills [list | enable | disable NAME | reload]", skills
     ),

@@ -12,11 +12,17 @@ __all__ = ["agents", "commands", "directory", "extensions", "hooks", "tasks"]
 
 
 def agents(app: AppSurface, arg: str) -> None:
-    """``/agents`` lists the subagents the model may delegate to, with where each comes
-    from and what it may use; ``/agents reload`` reads the definition files again;
-    ``/agents run NAME TASK`` asks the model to delegate TASK to NAME (as ``@NAME TASK``)."""
+    """``/agents`` opens the agent view (agents side by side) when the app runs a fleet;
+    ``/agents list`` (or ``/agents`` without one) lists the subagents the model may
+    delegate to, with where each comes from and what it may use; ``/agents reload``
+    reads the definition files again; ``/agents run NAME TASK`` asks the model to
+    delegate TASK to NAME (as ``@NAME TASK``)."""
+    if not arg.strip() and getattr(app, "desk", None) is not None:
+        open_agent_view(app)  # agents side by side: the agent view
+        return
     if app.session is None:
         return
+    arg = "" if arg.strip() == "list" else arg
     if arg.strip() == "reload":
         found = app.session.reload_agents()
         broken = f", {len(found.problems)} not loaded (see the warnings)" if found.problems else ""
@@ -31,7 +37,7 @@ def agents(app: AppSurface, arg: str) -> None:
         app.send_prompt(f"@{name} {task.strip()}")
         return
     if arg.strip():
-        app.notify("Usage: /agents [reload | run NAME TASK]", severity="warning")
+        app.notify("Usage: /agents [list | reload | run NAME TASK]", severity="warning")
         return
     subagents = app.session.agents
     if subagents.max_depth < 1:
@@ -43,6 +49,18 @@ def agents(app: AppSurface, arg: str) -> None:
         tools = "all tools" if a.tools is None else ", ".join(a.tools)
         lines.append(f"{a.name} ({where}) — {tools}\n  {a.description}")
     app.notify("Agents (the model delegates with a tool call):\n" + "\n".join(lines), timeout=20)
+
+
+def open_agent_view(app: AppSurface) -> None:
+    """The agent view (``/agents``, F5, the palette) over the main screen, once."""
+    from gemtui.tui.screens.agents import AgentsScreen
+
+    desk = getattr(app, "desk", None)  # the app's (``GemtuiApp.desk``)
+    if desk is None:
+        app.notify("Only one agent runs here: the agent view lists agents side by side.")
+        return
+    if not isinstance(app.screen, AgentsScreen):
+        app.push_screen(AgentsScreen(desk))
 
 
 def commands(app: AppSurface, arg: str) -> None:

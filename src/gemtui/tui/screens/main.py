@@ -297,7 +297,7 @@ class MainScreen(Screen[None]):
     def _tool_call(self, op: ops.ToolCallShown) -> None:
         call = op.call
         self.transcript.upsert_tool(call, op.parent_id)
-        self.approvals.upsert(call, op.prompt_id)
+        self.approvals.upsert(call, op.prompt_id, agent=self.approvals.front_agent)
         self.status.call_changed(call.call_id, call.name, call.state.value)
 
     def _status_changed(self, op: ops.StatusChanged) -> None:

@@ -55,6 +55,10 @@ class _Pending:
     prompt_id: str
     reach: int = 0
     """Which of the call's remember scopes (file, folder, every call) 8 has chosen."""
+    agent: str = ""
+    """The fleet's id of the agent that asked (empty with a single session)."""
+    label: str = ""
+    """Its agent and workspace, shown while it is not the front agent's call."""
 
 
 def _edit_diff(conf: Confirmation) -> str:
@@ -228,11 +232,15 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
     class Decided(Message):
         """The person answered one approval request."""
 
-        def __init__(self, correlation_id: str, call_id: str, decision: Decision) -> None:
+        def __init__(
+            self, correlation_id: str, call_id: str, decision: Decision, agent_id: str = ""
+        ) -> None:
             super().__init__()
             self.correlation_id = correlation_id
             self.call_id = call_id
             self.decision = decision
+            self.agent_id = agent_id
+            """The agent that asked: the decision reaches exactly it."""
 
     class Changed(Message):
         """The number of calls awaiting approval changed."""
@@ -244,17 +252,21 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
     class ModifyRequested(Message):
         """The person wants to edit the proposed content or command before allowing it."""
 
-        def __init__(self, snapshot: ToolCallSnapshot, text: str) -> None:
+        def __init__(self, snapshot: ToolCallSnapshot, text: str, agent_id: str = "") -> None:
             super().__init__()
             self.snapshot = snapshot
             self.text = text
+            self.agent_id = agent_id
 
     def __init__(
         self, *, name: str | None = None, id: str | None = None, classes: str | None = None
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._pending: dict[str, _Pending] = {}
-        self._answered: set[str] = set()
+        self._pending: dict[tuple[str, str], _Pending] = {}
+        """By (agent, call id): two agents' calls may share an id, never an entry."""
+        self._answered: set[tuple[str, str]] = set()
+        self.front_agent = ""
+        """The front agent's id: its calls need no label."""
         self._index = 0
         self._side_by_side = False
         self._shown: str | None = None
@@ -275,18 +287,24 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
         self._show()
 
     # -- the queue ---------------------------------------------------------------------------
-    def upsert(self, snapshot: ToolCallSnapshot, prompt_id: str = "") -> None:
-        """Show, update or drop a call according to its latest snapshot."""
+    def upsert(
+        self, snapshot: ToolCallSnapshot, prompt_id: str = "", *, agent: str = "", label: str = ""
+    ) -> None:
+        """Show, update or drop a call according to its latest snapshot (of ``agent``'s
+        session, named ``label`` while it is not the front one)."""
         before = len(self._pending)
+        key = (agent, snapshot.call_id)
         waiting = (
             snapshot.state == ToolCallState.AWAITING_APPROVAL
             and snapshot.correlation_id is not None
-            and snapshot.correlation_id not in self._answered
+            and (agent, snapshot.correlation_id) not in self._answered
         )
         if waiting:
-            self._pending[snapshot.call_id] = _Pending(snapshot, prompt_id)
-        elif snapshot.call_id in self._pending:
-            del self._pending[snapshot.call_id]
+            known = self._pending.get(key)
+            label = label or (known.label if known is not None else "")
+            self._pending[key] = _Pending(snapshot, prompt_id, agent=agent, label=label)
+        elif key in self._pending:
+            del self._pending[key]
         else:
             return
         self._show()
@@ -295,6 +313,10 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
 
     def pending(self) -> list[ToolCallSnapshot]:
         return [p.snapshot for p in self._pending.values()]
+
+    def asking(self) -> set[str]:
+        """The agents with a call waiting here."""
+        return {p.agent for p in self._pending.values()}
 
     def current(self) -> ToolCallSnapshot | None:
         items = list(self._pending.values())
@@ -374,6 +396,9 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
         self._show_keys(snap)
         agent = snap.confirmation.agent if snap.confirmation is not None else None
         asker = f" for agent {agent}" if agent else ""  # a subagent's call says whose it is
+        pending = items[self._index]
+        labelled = pending.agent != self.front_agent and bool(pending.label)
+        asker += " — a background agent's" if labelled else ""
         title.update(
             Content.assemble(
                 (f"Approve {snap.name}{asker}", "bold $tool-pending"),
@@ -381,6 +406,9 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
             )
         )
         widgets = preview_widgets(snap, items[self._index].reach)
+        if labelled:  # whose call it is and where it runs, before what it does
+            label = Content.styled(pending.label, "bold $text-warning")
+            widgets.insert(0, Static(label, classes="preview-agent"))
         for widget in widgets:
             if isinstance(widget, DiffView):
                 widget.side_by_side = self._side_by_side
@@ -390,9 +418,9 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
     def _answer(self, pending: _Pending, decision: Decision) -> None:
         snap = pending.snapshot
         assert snap.correlation_id is not None
-        self._answered.add(snap.correlation_id)
-        self._pending.pop(snap.call_id, None)
-        self.post_message(self.Decided(snap.correlation_id, snap.call_id, decision))
+        self._answered.add((pending.agent, snap.correlation_id))
+        self._pending.pop((pending.agent, snap.call_id), None)
+        self.post_message(self.Decided(snap.correlation_id, snap.call_id, decision, pending.agent))
 
     def _answer_current(self, decision: Decision) -> None:
         items = list(self._pending.values())
@@ -494,11 +522,12 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
         if conf is None:
             return
         text = (conf.command if conf.kind == "exec" else conf.proposed) or ""
-        self.post_message(self.ModifyRequested(snap, text))
+        agent = list(self._pending.values())[self._index].agent
+        self.post_message(self.ModifyRequested(snap, text, agent))
 
-    def modified(self, call_id: str, text: str) -> None:
+    def modified(self, call_id: str, text: str, agent: str = "") -> None:
         """The person saved an edited version: allow the call with it."""
-        pending = self._pending.get(call_id)
+        pending = self._pending.get((agent, call_id))
         if pending is not None:
             self._answer(pending, Decision(ApprovalDecision.MODIFY, modified=text))
             self._show()
@@ -521,10 +550,12 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
         items = list(self._pending.values())
         if not items:
             return
-        batch = items[self._index].prompt_id
+        batch = (items[self._index].agent, items[self._index].prompt_id)
         for pending in items:
             conf = pending.snapshot.confirmation
-            if pending.prompt_id == batch and getattr(conf, "kind", None) == "edit":
+            if (pending.agent, pending.prompt_id) == batch and getattr(
+                conf, "kind", None
+            ) == "edit":
                 self._answer(pending, Decision(ApprovalDecision.ALLOW_ONCE))
         self._show()
         self.post_message(self.Changed(len(self._pending)))

@@ -6,12 +6,13 @@ never on the first frame, so the widgets that highlight call these instead (issu
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from textual.content import Content
 
-__all__ = ["guess_language", "highlight"]
+__all__ = ["guess_language", "highlight", "language_of"]
 
 
 def highlight(code: str, *, language: str | None = None, path: str | None = None) -> Content:
@@ -26,3 +27,25 @@ def guess_language(code: str, path: str | None) -> str:
     from textual.highlight import guess_language as _guess
 
     return _guess(code, path)
+
+
+def language_of(path: str | None) -> str | None:
+    """The language a file's suffix names (the modify dialog's editor), None if unknown."""
+    if not path:
+        return None
+    return {
+        ".py": "python",
+        ".md": "markdown",
+        ".json": "json",
+        ".toml": "toml",
+        ".yaml": "yaml",
+        ".yml": "yaml",
+        ".js": "javascript",
+        ".ts": "javascript",
+        ".rs": "rust",
+        ".go": "go",
+        ".html": "html",
+        ".css": "css",
+        ".sh": "bash",
+        ".sql": "sql",
+    }.get(Path(path).suffix)

@@ -1,5 +1,5 @@
 """The status line: provider, model, approval mode, workspace, git branch, MCP servers,
-turn state."""
+agents, turn state."""
 
 from __future__ import annotations
 
@@ -80,6 +80,8 @@ class StatusLine(Widget):
     """MCP servers at a glance (``MCP 2/3 ✗``), empty without servers."""
     mcp_trouble: reactive[bool] = reactive(False)
     """A server failed: the summary is shown in the error colour."""
+    agents: reactive[str] = reactive("")
+    """Agents at a glance (``agents 2 working · 1 waits for you``), empty with one in front."""
     sandbox: reactive[str] = reactive("")
     """``sandbox`` or ``sandbox+net`` when shell commands run under bubblewrap."""
     activity: reactive[str] = reactive("")
@@ -214,6 +216,9 @@ class StatusLine(Widget):
                 pieces += ["  ", (f"⎇ {self.branch}", "$text-success")]
             if self.mcp:
                 pieces += ["  ", (self.mcp, "$text-error" if self.mcp_trouble else "$text-muted")]
+            if self.agents:
+                waits = "for you" in self.agents
+                pieces += ["  ", (self.agents, "bold $text-warning" if waits else "$text-muted")]
             line = Content.assemble(*pieces, *state)
             if line.cell_length <= self.size.width or not self.size.width:
                 break
