@@ -473,3 +473,20 @@ async def test_a_new_agent_in_a_new_worktree_works_there(
             await _rows_settle(seen, desk.fleet, {"a2": "done"})
             assert (place / "ran.txt").read_text() == "ran\n"
             assert not (workspace / "ran.txt").exists()
+            # the work comes back from the view: its diff against where it started
+            from gemtui.tui.screens.bring_back import BringBackScreen
+            from gemtui.tui.widgets.diff_view import DiffView
+            from tests.tui.test_bring_back_screen import _git_done
+
+            await pilot.press("f5")
+            await pilot.pause()
+            table = app.screen.query_one("#agents-table")
+            table.move_cursor(row=table.get_row_index("a2"))  # type: ignore[attr-defined]
+            await pilot.press("b")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, BringBackScreen)
+            assert screen.worktree.resolve() == place
+            await _git_done(screen)
+            await pilot.pause()
+            assert "+ran" in screen.query_one(DiffView).diff

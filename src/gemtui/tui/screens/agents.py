@@ -90,6 +90,7 @@ class AgentsScreen(Screen[None]):
         Binding("n", "new", "New agent"),
         Binding("s", "stop", "Stop"),
         Binding("x", "remove", "Remove"),
+        Binding("b", "bring_back", "Bring back"),
         Binding("escape", "back", "Back"),
     ]
 
@@ -182,6 +183,19 @@ class AgentsScreen(Screen[None]):
         chosen = self.chosen()
         if chosen is not None:
             self.desk.remove(chosen)
+
+    def action_bring_back(self) -> None:
+        """An agent in a worktree: its diff, and merge, keep or discard (one at a time)."""
+        from pathlib import Path
+
+        from gemtui.tui.screens.bring_back import BringBackScreen
+
+        chosen = self.chosen()
+        row = self.desk.row(chosen) if chosen is not None else None
+        if row is None or not row.branch or not row.workspace:
+            self.notify("Only an agent in its own worktree has work to bring back.")
+            return
+        self.app.push_screen(BringBackScreen(Path(row.workspace)))
 
 
 class NewAgentScreen(ModalScreen[AgentRequest | None]):
