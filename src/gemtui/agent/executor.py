@@ -66,7 +66,7 @@ from gemtui.chat.turn import (
     TurnEvent,
     UserCancelledEvent,
 )
-from gemtui.errors import ApiError
+from gemtui.errors import ApiError, FatalBudgetError
 from gemtui.scheduler.execution import error_parts, result_parts
 from gemtui.tools.base import ToolResult
 from gemtui.wire import (
@@ -312,6 +312,12 @@ class Executor:
             stop = self._cancel_reason(state)
         elif limit >= 0 and turns >= limit:
             stop = TerminateReason.MAX_TURNS
+        elif self.config.budget and (
+            why := self.config.budget.refusal(self.chat.model, self.config.prices)
+        ):
+            state.error = FatalBudgetError(why)  # no model call starts past a cap: exit 54
+            self.bus.emit(ErrorOccurred, message=why, kind="FatalBudgetError")
+            stop = TerminateReason.ERROR
         elif not await self._compress_unless_cancelled(cancel):
             stop = self._cancel_reason(state)
         self._park(message)

@@ -10,6 +10,7 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
+from gemtui.agent.budget import Budget
 from gemtui.agent.error_text import ErrorContext
 from gemtui.agent.next_speaker import NextSpeakerCheck
 from gemtui.agent.router import ModelRouter
@@ -78,6 +79,8 @@ class ExecutorConfig:
     """After a text-only answer, ask whether the model meant to go on (chat mode only)."""
     max_continues: int = 3
     """"Please continue." sent at most this often per prompt (the check can be wrong)."""
+    budget: Budget | None = None
+    """The session's spending caps: consulted before every model call (subagents share it)."""
     inbox: Inbox | None = None
     """Background subagents' reports: each joins the next request; the prompt does not
     end while one it started still runs."""
