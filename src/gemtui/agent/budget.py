@@ -11,19 +11,33 @@ the prompt ends with ``FatalBudgetError`` (exit 54), saying what was spent and t
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from gemtui.agent.prices import cost_of, price_for
-from gemtui.bus import Event, EventBus, TurnFinished, Usage
+from gemtui.bus import Event, EventBus, ModelRouted, TurnFinished, Usage
+from gemtui.chat.turn import usage_from_metadata
 
 if TYPE_CHECKING:
+    from gemtui.agent.run_state import ExecutorConfig
     from gemtui.agent.session import Session
     from gemtui.config.settings import Settings
     from gemtui.store import SessionStore
+    from gemtui.wire import GenerateContentResponse
 
-__all__ = ["Budget", "attach_budget", "spent_today"]
+__all__ = [
+    "SIDE_CALL",
+    "Budget",
+    "attach_budget",
+    "report_side_call",
+    "reported_side_call",
+    "spent_today",
+]
+
+SIDE_CALL = "SIDE_CALL"
+"""``TurnFinished.finish_reason`` of a model call a tool made (edit fixer, web search):
+views, the store and the budget count it; the prompt's totals take it like a subagent's."""
 
 
 @dataclass
@@ -52,6 +66,8 @@ class Budget:
     def _seen(self, event: Event) -> None:
         if isinstance(event, TurnFinished):
             self._add(event.model, event.cost)
+        elif isinstance(event, ModelRouted):  # the router's own call, before any turn
+            self.count(event.router_model, event.usage)
 
     def count(self, model: str, usage: Usage) -> float | None:
         """A side call (router, next speaker, edit fixer): priced and counted; its cost."""
@@ -134,3 +150,32 @@ def attach_budget(
     budget.watch(session.bus)
     executor.config = replace(executor.config, budget=budget)
     return budget
+
+
+async def reported_side_call(
+    stream: AsyncIterator[GenerateContentResponse],
+    bus: EventBus,
+    model: str,
+    config: ExecutorConfig,
+) -> AsyncIterator[GenerateContentResponse]:
+    """A tool's one-off model call (edit fixer, web search), refused past a cap and
+    reported as a ``SIDE_CALL`` ``TurnFinished``: its tokens are paid for like a turn's."""
+    from gemtui.tools.base import ToolError
+
+    budget = config.budget
+    if budget is not None and (why := budget.refusal(model, config.prices)):
+        raise ToolError(why)
+    metadata = None
+    try:
+        async for chunk in stream:
+            metadata = chunk.usage_metadata or metadata
+            yield chunk
+    finally:
+        if metadata is not None:
+            report_side_call(bus, model, usage_from_metadata(metadata), config.prices)
+
+
+def report_side_call(bus: EventBus, model: str, usage: Usage, prices: Mapping[str, float]) -> None:
+    """Publish a call that is not a turn (compression, a tool's) as a ``SIDE_CALL``."""
+    cost = cost_of(usage, price_for(model, prices))
+    bus.emit(TurnFinished, finish_reason=SIDE_CALL, usage=usage, model=model, cost=cost)

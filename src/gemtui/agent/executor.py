@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gemtui.agent.budget import report_side_call
 from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.error_text import explain
 from gemtui.agent.loop_detector import LoopDetector
@@ -143,6 +144,8 @@ class Executor:
         except Exception:
             self._next_compression_at = int(prompt_tokens * 1.2)
             raise
+        if result is not None and (result.usage.input or result.usage.output):
+            report_side_call(self.bus, self.chat.model, result.usage, self.config.prices)
         if result is not None and not result.compressed:
             self._next_compression_at = int(prompt_tokens * 1.2)
         if result is not None and (result.compressed or force):

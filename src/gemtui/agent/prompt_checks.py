@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 
 from gemtui.agent.cancellable import until_cancelled
+from gemtui.agent.prices import cost_of, price_for
 from gemtui.agent.router import ModelRouter
 from gemtui.agent.run_state import ExecutorConfig, RunState, TurnOutcome
 from gemtui.bus import EventBus, ModelRouted, current_prompt_id
@@ -62,6 +63,8 @@ async def model_goes_on(
     check = config.next_speaker
     if check is None or config.output_schema is not None:
         return False
+    if config.budget is not None and config.budget.refusal(chat.model, config.prices):
+        return False  # no side call past a cap: the answer stands
     if not "".join(outcome.text).strip() or cancel.is_set():
         return False
     asked = check.ask(chat.curated_history(), chat.model, current_prompt_id.get())
@@ -69,5 +72,8 @@ async def model_goes_on(
     if finished is None:
         return False
     verdict = finished.value
-    state.add(verdict.model, verdict.usage)
+    cost = cost_of(verdict.usage, price_for(verdict.model, config.prices))
+    state.add(verdict.model, verdict.usage, cost)
+    if config.budget is not None:
+        config.budget.count(verdict.model, verdict.usage)
     return verdict.speaker == "model" and not cancel.is_set()
