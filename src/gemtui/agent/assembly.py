@@ -187,7 +187,7 @@ def build_session(
     ``provider`` reuses one already built (a resume keeps the running provider);
     ``attachment`` reuses an open store (it is closed here only if opened here).
     """
-    from gemtui.agent.budget import attach_budget
+    from gemtui.agent.budget_attach import attach_budget
     from gemtui.agent.provider_choice import resolve_provider
     from gemtui.agent.session import Session
     from gemtui.agent.store_attachment import attach_store

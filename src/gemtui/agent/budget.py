@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gemtui.agent.prices import cost_of, price_for
@@ -20,16 +20,12 @@ from gemtui.bus import Event, EventBus, ModelRouted, TurnFinished, Usage
 from gemtui.chat.turn import usage_from_metadata
 
 if TYPE_CHECKING:
-    from gemtui.agent.run_state import ExecutorConfig
-    from gemtui.agent.session import Session
-    from gemtui.config.settings import Settings
     from gemtui.store import SessionStore
     from gemtui.wire import GenerateContentResponse
 
 __all__ = [
     "SIDE_CALL",
     "Budget",
-    "attach_budget",
     "report_side_call",
     "reported_side_call",
     "spent_today",
@@ -132,38 +128,18 @@ def spent_today(store: SessionStore | None, prices: Mapping[str, float], model: 
     return total
 
 
-def attach_budget(
-    session: Session, settings: Settings, max_budget_usd: float | None, store: SessionStore | None
-) -> Budget | None:
-    """Give ``session`` its caps (the flag over ``[budget]``); None when none is set.
-
-    The budget rides in the executor's config, which subagents' configs copy, and a
-    model or provider switch keeps (``dataclasses.replace``)."""
-    cap = settings.budget.session_usd if max_budget_usd is None else max_budget_usd
-    daily = settings.budget.daily_usd
-    if cap is None and daily is None:
-        return None
-    executor = session.executor
-    prices = dict(executor.config.prices)
-    before = spent_today(store, prices, executor.chat.model) if daily is not None else 0.0
-    budget = Budget(session_usd=cap, daily_usd=daily, spent_before_today=before, prices=prices)
-    budget.watch(session.bus)
-    executor.config = replace(executor.config, budget=budget)
-    return budget
-
-
 async def reported_side_call(
     stream: AsyncIterator[GenerateContentResponse],
     bus: EventBus,
     model: str,
-    config: ExecutorConfig,
+    budget: Budget | None,
+    prices: Mapping[str, float],
 ) -> AsyncIterator[GenerateContentResponse]:
     """A tool's one-off model call (edit fixer, web search), refused past a cap and
     reported as a ``SIDE_CALL`` ``TurnFinished``: its tokens are paid for like a turn's."""
     from gemtui.tools.base import ToolError
 
-    budget = config.budget
-    if budget is not None and (why := budget.refusal(model, config.prices)):
+    if budget is not None and (why := budget.refusal(model, prices)):
         raise ToolError(why)
     metadata = None
     try:
@@ -172,7 +148,7 @@ async def reported_side_call(
             yield chunk
     finally:
         if metadata is not None:
-            report_side_call(bus, model, usage_from_metadata(metadata), config.prices)
+            report_side_call(bus, model, usage_from_metadata(metadata), prices)
 
 
 def report_side_call(bus: EventBus, model: str, usage: Usage, prices: Mapping[str, float]) -> None:

@@ -258,7 +258,8 @@ class Session:
     ) -> AsyncIterator[GenerateContentResponse]:
         """A one-off request to the current model, for tools (web search, edit fixer)."""
         stream = parts.one_off_stream(self.chat_generator, self.chat.model, request)
-        return reported_side_call(stream, self.bus, self.chat.model, self.executor.config)
+        config = self.executor.config
+        return reported_side_call(stream, self.bus, self.chat.model, config.budget, config.prices)
 
     def _history_changed(self, index: int, content: Content | None, reason: str | None) -> None:
         if content is not None:
