@@ -265,3 +265,38 @@ def test_the_edit_fixers_tokens_reach_the_usage_and_the_cap(
     assert len(mock_llm_thread.requests) == 3
     assert out["stats"]["models"]["gemini-2.5-flash"]["input"] == 1_200_000
     assert out["stats"]["cost_usd"] == pytest.approx(0.36)
+
+
+# -- every model call counts: the next-speaker check's -----------------------------------
+
+
+def _verdict(speaker: str, usage: dict[str, int]) -> dict[str, Any]:
+    return {"text": json.dumps({"reasoning": "said so", "next_speaker": speaker}), "usage": usage}
+
+
+@pytest.mark.parametrize("cap", [(), ("--max-budget-usd", "0.25")], ids=["stats", "cap"])
+def test_the_next_speaker_checks_tokens_reach_the_cost_and_the_cap(
+    mock_llm_thread: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+    cap: tuple[str, ...],
+) -> None:
+    """The check's call ($0.30) is in the prompt's cost; under a $0.25 cap the
+    "Please continue." turn it asked for never starts."""
+    _config(isolated_home, "[agent]\nnext_speaker_check = true\n")
+    mock_llm_thread.enqueue(
+        {"text": "I'll now read the configuration.", "usage": SMALL},
+        _verdict("model", MILLION),
+        {"text": "Port 8080.", "usage": SMALL},
+        _verdict("user", SMALL),
+    )
+    proc = _run(mock_llm_thread, isolated_home, workspace, *cap)
+    out = json.loads(proc.stdout)
+    if cap:
+        assert proc.returncode == EXIT_BUDGET, proc.stderr
+        assert len(mock_llm_thread.requests) == 2
+        assert "$0.3300" in out["error"]["message"]
+        return
+    assert proc.returncode == 0, proc.stderr
+    assert len(mock_llm_thread.requests) == 4
+    assert out["stats"]["cost_usd"] == pytest.approx(0.39)
