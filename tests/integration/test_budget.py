@@ -300,3 +300,33 @@ def test_the_next_speaker_checks_tokens_reach_the_cost_and_the_cap(
     assert proc.returncode == 0, proc.stderr
     assert len(mock_llm_thread.requests) == 4
     assert out["stats"]["cost_usd"] == pytest.approx(0.39)
+
+
+# -- every model call counts: the router's ----------------------------------------------
+
+
+@pytest.mark.parametrize("cap", [(), ("--max-budget-usd", "0.05")], ids=["control", "cap"])
+def test_the_routers_call_counts_toward_the_cap(
+    mock_llm_thread: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+    cap: tuple[str, ...],
+) -> None:
+    """``-m auto`` asks Flash-Lite ($0.10 a million) to classify first: that call alone
+    passes a $0.05 cap, so the turn it routed never starts; without the cap the turn is
+    made, and the prompt's cost carries the router's call."""
+    _config(isolated_home)
+    verdict = {"reasoning": "A one-line question.", "model_choice": "flash"}
+    mock_llm_thread.enqueue(
+        {"text": json.dumps(verdict), "usage": MILLION}, {"text": "4", "usage": SMALL}
+    )
+    proc = _run(mock_llm_thread, isolated_home, workspace, "-m", "auto", *cap)
+    out = json.loads(proc.stdout)
+    if not cap:
+        assert proc.returncode == 0, proc.stderr
+        assert len(mock_llm_thread.requests) == 2
+        assert out["stats"]["cost_usd"] == pytest.approx(0.13)
+        return
+    assert proc.returncode == EXIT_BUDGET, proc.stderr
+    assert len(mock_llm_thread.requests) == 1
+    assert "$0.1000" in out["error"]["message"]

@@ -189,7 +189,7 @@ class Executor:
                     self.chat,
                     self.bus,
                     self.spent_models,
-                    self.config.router,
+                    self.config,
                     parts,
                     state,
                     prompt_id,

@@ -9,7 +9,6 @@ import asyncio
 
 from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.prices import cost_of, price_for
-from gemtui.agent.router import ModelRouter
 from gemtui.agent.run_state import ExecutorConfig, RunState, TurnOutcome
 from gemtui.bus import EventBus, ModelRouted, current_prompt_id
 from gemtui.chat.chat import Chat
@@ -22,7 +21,7 @@ async def route_prompt(
     chat: Chat,
     bus: EventBus,
     spent_models: set[str],
-    router: ModelRouter,
+    config: ExecutorConfig,
     parts: list[Part],
     state: RunState,
     prompt_id: str,
@@ -31,7 +30,12 @@ async def route_prompt(
     """Let the router pick this prompt's model; its call's tokens count as usage.
 
     A cancel ends the classifier call at once, retries and all, and the loop then ends
-    the prompt before any turn."""
+    the prompt before any turn. Past a cap the router is not asked (the loop then says
+    why no turn starts)."""
+    router = config.router
+    assert router is not None
+    if config.budget is not None and config.budget.refusal(router.classifier, config.prices):
+        return
     history = chat.curated_history()
     choice = router.choose(history, parts, prompt_id, spent=frozenset(spent_models))
     finished = await until_cancelled(choice, cancel)
@@ -41,7 +45,8 @@ async def route_prompt(
     if decision.spent is not None:
         spent_models.add(decision.spent)
     chat.set_model(decision.model)
-    state.add(router.classifier, decision.usage)
+    cost = cost_of(decision.usage, price_for(router.classifier, config.prices))
+    state.add(router.classifier, decision.usage, cost)
     bus.emit(
         ModelRouted,
         model=decision.model,
