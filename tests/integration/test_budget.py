@@ -188,7 +188,7 @@ def test_an_unknown_price_under_a_cap_refuses_before_any_request(
     assert mock_llm_thread.requests == []
     error = json.loads(proc.stdout)["error"]["message"]
     assert "'no-such-model'" in error, error
-    assert "prices = {" in error, error
+    assert "[providers.gemini] prices = {" in error, error
 
 
 def test_an_unknown_price_without_a_cap_still_runs(

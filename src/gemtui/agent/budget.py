@@ -50,6 +50,8 @@ class Budget:
     """The provider's ``prices`` from settings (for side calls priced here)."""
     unpriced: set[str] = field(default_factory=set)
     """Models that answered while no price was known for them."""
+    provider: str = "NAME"
+    """The provider whose settings a missing price goes in (named in the refusal)."""
 
     @property
     def capped(self) -> bool:
@@ -94,8 +96,8 @@ class Budget:
             name = unknown[0]
             return (
                 f"Budget: no price is known for model {name!r}, so a cap cannot hold. Give it"
-                " a price in config.toml: [providers.NAME] prices = { input = USD, output ="
-                " USD, cached = USD } (per million tokens), or choose a priced model."
+                f" a price in config.toml: [providers.{self.provider}] prices = {{ input = USD,"
+                " output = USD, cached = USD } (per million tokens), or choose a priced model."
             )
         if self.session_usd is not None and self.spent >= self.session_usd:
             return (

@@ -30,7 +30,7 @@ def attach_budget(
     executor = session.executor
     prices = dict(executor.config.prices)
     before = spent_today(store, prices, executor.chat.model) if daily is not None else 0.0
-    budget = Budget(session_usd=cap, daily_usd=daily, spent_before_today=before, prices=prices)
+    budget = Budget(cap, daily, before, prices=prices, provider=session.provider.name)
     budget.watch(session.bus)
     executor.config = replace(executor.config, budget=budget)
     return budget
