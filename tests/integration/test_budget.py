@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from gemtui.errors import EXIT_BUDGET
-from gemtui.testing import MockLLMServer
+from gemtui.testing import MockLLMServer, filler
 
+from .conftest import SessionFactory
 from .helpers import gemtui_env, run_gemtui, write_fast_config
 
 MILLION = {"prompt": 1_000_000, "output": 0}
@@ -330,3 +331,25 @@ def test_the_routers_call_counts_toward_the_cap(
     assert proc.returncode == EXIT_BUDGET, proc.stderr
     assert len(mock_llm_thread.requests) == 1
     assert "$0.1000" in out["error"]["message"]
+
+
+# -- every model call counts: compression's ---------------------------------------------
+
+
+async def test_compressions_summary_call_counts_in_the_prompts_usage(
+    mock_llm: MockLLMServer, make_session: SessionFactory
+) -> None:
+    """The summary request automatic compression makes (here a million tokens) is in the
+    prompt's tokens, as the turns' are."""
+    session = make_session(context_window=1000)
+    for i in range(4):
+        mock_llm.enqueue(
+            {"text": f"a{i} " + filler(200, "x"), "usage": {"prompt": 700 if i == 3 else 100}}
+        )
+        await session.send(f"q{i} " + "y " * 100)
+    mock_llm.enqueue(
+        {"text": "summary", "usage": MILLION}, {"text": "after compression", "usage": SMALL}
+    )
+    done = await session.send("next")
+    assert "summary" in (session.chat.history[0].parts[0].text or "")  # it compressed
+    assert done.usage.input == 1_100_000
