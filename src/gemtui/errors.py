@@ -9,6 +9,7 @@
     │   ├── FatalInputError                42  bad flag, empty prompt, bad argument
     │   ├── FatalConfigError               52  unreadable or invalid settings
     │   ├── FatalTurnLimitedError          53  --max-turns reached
+    │   ├── FatalBudgetError               54  budget reached, or no price under a cap
     │   └── FatalCancellationError         130 Ctrl-C, Esc, cancel
     ├── ApiError(status, message, details) an HTTP error from a model API
     │   ├── RetryableApiError              429, 499, 5xx: the retry policy may try again
@@ -38,6 +39,7 @@ from typing import Any
 
 __all__ = [
     "EXIT_AUTH",
+    "EXIT_BUDGET",
     "EXIT_CANCELLED",
     "EXIT_CONFIG",
     "EXIT_ERROR",
@@ -48,6 +50,7 @@ __all__ = [
     "AnswerTooLongError",
     "ApiError",
     "FatalAuthenticationError",
+    "FatalBudgetError",
     "FatalCancellationError",
     "FatalConfigError",
     "FatalError",
@@ -73,6 +76,7 @@ EXIT_AUTH = 41
 EXIT_INPUT = 42
 EXIT_CONFIG = 52
 EXIT_TURN_LIMIT = 53
+EXIT_BUDGET = 54
 EXIT_CANCELLED = 130
 
 
@@ -125,6 +129,12 @@ class FatalTurnLimitedError(FatalError):
     """The prompt hit ``--max-turns``: exit 53."""
 
     exit_code = EXIT_TURN_LIMIT
+
+
+class FatalBudgetError(FatalError):
+    """A spending cap was reached, or a model has no price while a cap is set: exit 54."""
+
+    exit_code = EXIT_BUDGET
 
 
 class FatalCancellationError(FatalError):

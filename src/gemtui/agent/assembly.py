@@ -55,6 +55,8 @@ class RunOptions:
     """``--approval-mode`` / ``--yolo``; None means the settings' mode."""
     max_turns: int | None = None
     """``--max-turns``; None means the settings' limit."""
+    max_budget_usd: float | None = None
+    """``--max-budget-usd``: this session's spending cap (over ``[budget] session_usd``)."""
     text_tools: bool = False
     fake_responses: str | None = None
     resume: str | None = None
@@ -185,6 +187,7 @@ def build_session(
     ``provider`` reuses one already built (a resume keeps the running provider);
     ``attachment`` reuses an open store (it is closed here only if opened here).
     """
+    from gemtui.agent.budget_attach import attach_budget
     from gemtui.agent.provider_choice import resolve_provider
     from gemtui.agent.session import Session
     from gemtui.agent.store_attachment import attach_store
@@ -210,6 +213,7 @@ def build_session(
             provider,
             session_options(settings, options, trusted=trusted, attachment=attachment),
         )
+        attach_budget(session, settings, options.max_budget_usd, attachment.store)
     except BaseException:
         if opened and attachment.store is not None:
             attachment.store.close()

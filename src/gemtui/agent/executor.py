@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from gemtui.agent.after_agent import check_answer
+from gemtui.agent.budget import report_side_call
 from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.error_text import explain
 from gemtui.agent.loop_detector import LoopDetector
@@ -30,6 +31,7 @@ from gemtui.agent.run_state import (
     ScheduleOutcome,
     ToolRunner,
     TurnOutcome,
+    with_reports,
 )
 from gemtui.agent.stream_loop import StreamLoopDetector
 from gemtui.agent.subagent_usage import SubagentTally
@@ -66,7 +68,7 @@ from gemtui.chat.turn import (
     TurnEvent,
     UserCancelledEvent,
 )
-from gemtui.errors import ApiError, HookStoppedError
+from gemtui.errors import ApiError, FatalBudgetError, HookStoppedError
 from gemtui.scheduler.execution import calls_refused, result_parts
 from gemtui.tools.base import ToolResult
 from gemtui.wire import (
@@ -145,6 +147,8 @@ class Executor:
         except Exception:
             self._next_compression_at = int(prompt_tokens * 1.2)
             raise
+        if result is not None and (result.usage.input or result.usage.output):
+            report_side_call(self.bus, self.chat.model, result.usage, self.config.prices)
         if result is not None and not result.compressed:
             self._next_compression_at = int(prompt_tokens * 1.2)
         if result is not None and (result.compressed or force):
@@ -188,7 +192,7 @@ class Executor:
                     self.chat,
                     self.bus,
                     self.spent_models,
-                    self.config.router,
+                    self.config,
                     parts,
                     state,
                     prompt_id,
@@ -282,7 +286,7 @@ class Executor:
         limit = self.config.max_turns if max_turns is None else max_turns
         local_turns = continues = 0
         while True:
-            message = self._with_reports(message)
+            message = with_reports(self.config.inbox, message)
             stop = await self._before_turn(message, cancel, state, local_turns, limit)
             if stop is not None:
                 return stop, None
@@ -331,6 +335,12 @@ class Executor:
             stop = TerminateReason.GOAL  # a hook's continue: false ends the prompt as done
         elif limit >= 0 and turns >= limit:
             stop = TerminateReason.MAX_TURNS
+        elif self.config.budget and (
+            why := self.config.budget.refusal(self.chat.model, self.config.prices)
+        ):
+            state.error = FatalBudgetError(why)  # no model call starts past a cap: exit 54
+            self.bus.emit(ErrorOccurred, message=why, kind="FatalBudgetError")
+            stop = TerminateReason.ERROR
         elif not await self._compress_unless_cancelled(cancel):
             stop = self._cancel_reason(state)
         self._park(message)
@@ -568,13 +578,6 @@ class Executor:
         state.error = None
         self.bus.emit(ModelFallback, from_model=previous, to_model=nxt, reason=err.message)
         return True
-
-    def _with_reports(self, message: Content) -> Content:
-        """The next request's message with the background reports that arrived."""
-        reports = self.config.inbox.take() if self.config.inbox is not None else []
-        if not reports:
-            return message
-        return Content(role=message.role, parts=[*message.parts, *map(Part.from_text, reports)])
 
     def _park(self, message: Content) -> None:
         """Keep tool results that no turn will send, so no call is left unanswered."""

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
 
+from gemtui.agent.budget import Budget
 from gemtui.agent.error_text import ErrorContext
 from gemtui.agent.router import ModelRouter
 from gemtui.bus import TerminateReason, TurnFinished, Usage
-from gemtui.wire import FunctionCall, Part
+from gemtui.wire import Content, FunctionCall, Part
 
 if TYPE_CHECKING:  # loaded only when [agent] next_speaker_check is on
     from gemtui.agent.next_speaker import NextSpeakerCheck
@@ -27,6 +28,7 @@ __all__ = [
     "ScheduleOutcome",
     "ToolRunner",
     "TurnOutcome",
+    "with_reports",
 ]
 
 MAX_AGENT_RETRIES = 5
@@ -42,6 +44,14 @@ class Inbox(Protocol):
     def outstanding(self) -> bool: ...
 
     async def next_report(self, cancel: asyncio.Event) -> bool: ...
+
+
+def with_reports(inbox: Inbox | None, message: Content) -> Content:
+    """The next request's message with the background reports that arrived."""
+    reports = inbox.take() if inbox is not None else []
+    if not reports:
+        return message
+    return Content(role=message.role, parts=[*message.parts, *map(Part.from_text, reports)])
 
 
 class ScheduleOutcome(Protocol):
@@ -109,6 +119,8 @@ class ExecutorConfig:
     """After a text-only answer, ask whether the model meant to go on (chat mode only)."""
     max_continues: int = 3
     """"Please continue." sent at most this often per prompt (the check can be wrong)."""
+    budget: Budget | None = None
+    """The session's spending caps: consulted before every model call (subagents share it)."""
     inbox: Inbox | None = None
     """Background subagents' reports: each joins the next request; the prompt does not
     end while one it started still runs."""

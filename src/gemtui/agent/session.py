@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from gemtui.agent import session_hooks, user_commands
 from gemtui.agent import session_parts as parts
 from gemtui.agent.account_watch import AccountWatch
+from gemtui.agent.budget import reported_side_call
 from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.context_files import ContextFiles, add_memory
 from gemtui.agent.environment_context import environment_context
@@ -255,8 +256,10 @@ class Session:
     def _model_stream(
         self, request: GenerateContentRequest
     ) -> AsyncIterator[GenerateContentResponse]:
-        """A one-off request to the current model, for tools (google_web_search)."""
-        return parts.one_off_stream(self.chat_generator, self.chat.model, request)
+        """A one-off request to the current model, for tools (web search, edit fixer)."""
+        stream = parts.one_off_stream(self.chat_generator, self.chat.model, request)
+        config = self.executor.config
+        return reported_side_call(stream, self.bus, self.chat.model, config.budget, config.prices)
 
     def _history_changed(self, index: int, content: Content | None, reason: str | None) -> None:
         if content is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gemtui.agent.budget import SIDE_CALL
 from gemtui.bus import Event, EventBus, ToolCallStateChanged, TurnFinished, Usage
 
 __all__ = ["SubagentTally"]
@@ -34,6 +35,9 @@ class SubagentTally:
     def _seen(self, event: Event) -> None:
         if isinstance(event, ToolCallStateChanged):
             self._names.setdefault(event.call.call_id, event.call.name)
+        elif isinstance(event, TurnFinished) and event.finish_reason == SIDE_CALL:
+            if event.prompt_id == self.prompt_id and not event.parent_id:
+                self.on_call(event)  # a tool's own model call (edit fixer): the prompt's
         elif isinstance(event, TurnFinished) and event.parent_id:
             if event.prompt_id != self.prompt_id:
                 return

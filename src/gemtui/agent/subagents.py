@@ -282,6 +282,7 @@ class Subagents:
                 compression_preserve=parent.compression_preserve,
                 prices=dict(parent.prices),
                 stream_loop_detection=parent.stream_loop_detection,
+                budget=parent.budget,
             ),
         )
 

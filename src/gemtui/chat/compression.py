@@ -7,10 +7,12 @@ never separated. If the summary does not make the history smaller, nothing chang
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from gemtui.bus.values import Usage
 from gemtui.chat.chat import Chat
 from gemtui.chat.history import extract_curated_history, merge_user_turns
+from gemtui.chat.turn import usage_from_metadata
 from gemtui.wire import Content, GenerateContentRequest, Part, Tool, response_text
 from gemtui.wire.cancel_note import is_cancel_note
 
@@ -51,6 +53,8 @@ class CompressionResult:
     tokens_before: int
     tokens_after: int
     compressed: bool
+    usage: Usage = field(default_factory=Usage)
+    """The summarising call's tokens (none when no call was made): paid like a turn's."""
 
 
 def _size(content: Content) -> int:
@@ -135,9 +139,10 @@ async def compress_history(
         tools=[Tool(function_declarations=chat.declarations)] if chat.declarations else None,
     )
     response = await chat.generator.generate(request, model=chat.model)
+    usage = usage_from_metadata(response.usage_metadata)
     summary = response_text(response).strip()
     if not summary:
-        return CompressionResult(before, before, False)
+        return CompressionResult(before, before, False, usage)
     new_history = [
         Content.user(f"{_SUMMARY_OPEN}\n{summary}\n</conversation_summary>"),
         Content.model(_ACK),
@@ -145,6 +150,6 @@ async def compress_history(
     ]
     after = await chat.generator.count_tokens(merge_user_turns(new_history), model=chat.model)
     if after >= before:
-        return CompressionResult(before, after, False)
+        return CompressionResult(before, after, False, usage)
     chat.replace_history(new_history, "compression")
-    return CompressionResult(before, after, True)
+    return CompressionResult(before, after, True, usage)

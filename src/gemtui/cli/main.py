@@ -64,6 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-turns", type=int, metavar="N", help="bound the model turns of one prompt (exit 53)"
     )
     p.add_argument(
+        "--max-budget-usd",
+        type=float,
+        metavar="N",
+        help="stop before spending more than N USD in this session (exit 54)",
+    )
+    p.add_argument(
         "--resume", nargs="?", const="latest", metavar="ID|latest", help="resume a saved session"
     )
     p.add_argument(
@@ -204,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.max_turns is not None and args.max_turns < 1:
         sys.stderr.write("gemtui: --max-turns must be at least 1\n")
+        return EXIT_INPUT
+    if args.max_budget_usd is not None and not args.max_budget_usd > 0:
+        sys.stderr.write("gemtui: --max-budget-usd must be more than 0\n")
         return EXIT_INPUT
     workspace = Path(os.getcwd()).resolve()
     if args.worktree is None:

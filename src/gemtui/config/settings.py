@@ -336,6 +336,15 @@ class McpServerSettings(BaseModel):
         return None if self.timeout is None else self.timeout / 1000
 
 
+class BudgetSettings(_Section):
+    """Spending caps in USD (``[budget]``): once reached, no further model call starts."""
+
+    session_usd: Annotated[float, Field(gt=0)] | None = None
+    """Cap on one session's spend (``--max-budget-usd`` wins)."""
+    daily_usd: Annotated[float, Field(gt=0)] | None = None
+    """Cap on the day's spend, summed from the store across sessions and agents."""
+
+
 class Settings(BaseModel):
     """Everything ``config.toml`` can say, validated: a bad value exits 52 naming the key."""
 
@@ -350,6 +359,8 @@ class Settings(BaseModel):
     """The next-speaker check."""
     agents: SubagentSettings = Field(default_factory=SubagentSettings)
     """Subagents: how deep delegation may nest."""
+    budget: BudgetSettings = Field(default_factory=BudgetSettings)
+    """Spending caps per session and per day."""
     skills: SkillSettings = Field(default_factory=SkillSettings)
     """Agent Skills switched off."""
     tools: ToolSettings = Field(default_factory=ToolSettings)

@@ -518,6 +518,15 @@ class StoreCore:
                 (input, output + thoughts, total, session_id),
             )
 
+    def usage_since(self, since: float) -> list[tuple[str, int, int, int, int]]:
+        """Every model call since ``since`` (epoch seconds), in any session: model,
+        input, output, thoughts, cached (what a daily budget sums)."""
+        rows = self._query(
+            "SELECT model, input, output, thoughts, cached FROM usage WHERE created >= ?",
+            (since,),
+        )
+        return [tuple(r) for r in rows]
+
     def usage(self, session_id: str) -> list[dict[str, Any]]:
         rows = self._query(
             "SELECT prompt_id, model, input, output, thoughts, cached, total, parent_call"

@@ -1,0 +1,36 @@
+"""Giving a built session its spending caps (kept apart from ``budget``: this side knows
+the session, the budget must not, or the executor's config would import the session)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from gemtui.agent.budget import Budget, spent_today
+
+if TYPE_CHECKING:
+    from gemtui.agent.session import Session
+    from gemtui.config.settings import Settings
+    from gemtui.store import SessionStore
+
+__all__ = ["attach_budget"]
+
+
+def attach_budget(
+    session: Session, settings: Settings, max_budget_usd: float | None, store: SessionStore | None
+) -> Budget | None:
+    """Give ``session`` its caps (the flag over ``[budget]``); None when none is set.
+
+    The budget rides in the executor's config, which subagents' configs copy, and a
+    model or provider switch keeps (``dataclasses.replace``)."""
+    cap = settings.budget.session_usd if max_budget_usd is None else max_budget_usd
+    daily = settings.budget.daily_usd
+    if cap is None and daily is None:
+        return None
+    executor = session.executor
+    prices = dict(executor.config.prices)
+    before = spent_today(store, prices, executor.chat.model) if daily is not None else 0.0
+    budget = Budget(cap, daily, before, prices=prices, provider=session.provider.name)
+    budget.watch(session.bus)
+    executor.config = replace(executor.config, budget=budget)
+    return budget
