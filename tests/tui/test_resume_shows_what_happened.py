@@ -80,7 +80,7 @@ async def test_a_resumed_compressed_session_shows_its_whole_story(
         before = store.get(session_id)
         assert before is not None
         stored_usage = store.usage(session_id)
-    assert len(stored_usage) == 3
+    assert len(stored_usage) == 4  # three turns, and compression's own model call
 
     app = build_app(
         _settings_for(mock_llm.url),
@@ -104,8 +104,10 @@ async def test_a_resumed_compressed_session_shows_its_whole_story(
         (card,) = [b for b in blocks if isinstance(b, ToolBlock)]
         assert "notes.txt" in card.snapshot.description
         usage = app.main.usage
-        assert (usage.session.input, usage.session.output) == (190, 46)
-        assert len(usage.per_turn) == 3
+        # the three turns (190 in, 46 out) and compression's summary call (246, 9): every
+        # model call counts (issue 37)
+        assert (usage.session.input, usage.session.output) == (436, 55)
+        assert len(usage.per_turn) == 4  # each model call, the summary one too
     app.close_store()
     with SessionStore() as store:
         after = store.get(session_id)
