@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from gemtui.worktrees.git import git_said, run_git
+
 __all__ = ["Worktree", "WorktreeError", "open_worktree"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-_GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
-"""Variables that would point git somewhere else than the folder it is run in."""
 
 
 class WorktreeError(Exception):
@@ -56,25 +56,10 @@ class Worktree:
 
 
 def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_REDIRECTS}
-    try:
-        return subprocess.run(
-            ["git", *args],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except OSError as exc:
-        raise WorktreeError(f"git cannot be run ({exc.strerror or exc}); install git") from exc
+    return run_git(args, cwd, error=WorktreeError)
 
 
-def _said(proc: subprocess.CompletedProcess[str]) -> str:
-    """git's last line of complaint (its ``fatal: …``)."""
-    lines = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
-    return lines[-1] if lines else f"git exited {proc.returncode}"
+_said = git_said
 
 
 def _project_root(cwd: Path) -> Path:

@@ -17,11 +17,12 @@ Any ``git worktree add`` path works (``gemtui -w`` makes ``.gemini/worktrees/NAM
 
 from __future__ import annotations
 
-import os
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from gemtui.worktrees.git import git_said, run_git
 
 __all__ = [
     "BringBackError",
@@ -33,9 +34,6 @@ __all__ = [
     "merge",
     "work_diff",
 ]
-
-_GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
-"""Variables that would point git somewhere else than the folder it is run in."""
 
 
 class BringBackError(Exception):
@@ -91,26 +89,10 @@ class WorkDiff:
 def _git(
     args: list[str], cwd: Path, *, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in _GIT_REDIRECTS}
-    clean.update(env or {})
-    try:
-        return subprocess.run(
-            ["git", *args],
-            cwd=cwd,
-            env=clean,
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except OSError as exc:
-        raise BringBackError(f"git cannot be run ({exc.strerror or exc}); install git") from exc
+    return run_git(args, cwd, env=env, error=BringBackError)
 
 
-def _said(proc: subprocess.CompletedProcess[str]) -> str:
-    """git's last line of complaint (its ``fatal: …``)."""
-    lines = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
-    return lines[-1] if lines else f"git exited {proc.returncode}"
+_said = git_said
 
 
 def _out(args: list[str], cwd: Path, *, env: dict[str, str] | None = None) -> str:

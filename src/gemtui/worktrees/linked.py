@@ -3,14 +3,12 @@ worktrees too (``gemtui -w NAME`` runs in ``.gemini/worktrees/NAME``)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["LinkedWorktree", "linked_worktrees"]
+from gemtui.worktrees.git import run_git
 
-_GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
+__all__ = ["LinkedWorktree", "linked_worktrees"]
 
 
 @dataclass(frozen=True)
@@ -28,17 +26,8 @@ def linked_worktrees(folder: Path) -> list[LinkedWorktree]:
     subfolder, a worktree itself) or git cannot be run: only the project lists its
     agents' worktrees, never a folder that merely sits in a repository.
     """
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_REDIRECTS}
     try:
-        proc = subprocess.run(
-            ["git", "worktree", "list", "--porcelain", "-z"],
-            cwd=folder,
-            env=env,
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
+        proc = run_git(["worktree", "list", "--porcelain", "-z"], folder)
     except OSError:
         return []
     if proc.returncode != 0:
