@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from gemtui.agent.fallback import attach_fallback, switch_always
 from gemtui.agent.provider_choice import ResolvedProvider
 from gemtui.agent.session import Session, SessionOptions
 from gemtui.bus import Event
@@ -85,6 +86,8 @@ async def make_session(mock_llm: MockLLMServer, workspace: Path) -> AsyncIterato
                 stream_retry_delays=(0.0, 0.0, 0.0),
             ),
         )
+        if fallback:  # these sessions test the switch itself: the person allowed it
+            attach_fallback(session, switch_always)
         if events is not None:
             session.bus.subscribe(events.append)
         made.append(session)

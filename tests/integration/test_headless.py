@@ -295,7 +295,9 @@ def test_persistent_429_falls_back_to_the_next_model(
         {"text": "answered by flash"},
     )
     proc = run_gemtui(
-        ["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+        ["-p", "hi", "--fallback"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "answered by flash"
@@ -600,8 +602,8 @@ def test_text_mode_shows_live_command_output_and_todos_on_stderr(
 def test_a_pro_model_out_of_quota_falls_back_to_flash_unconfigured(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
 ) -> None:
-    """No fallback in the settings: a terminal quota on a Pro model switches the turn to
-    the matching Flash model once, and stderr says so."""
+    """No fallback in the settings: with ``--fallback`` a terminal quota on a Pro model
+    switches the turn to the matching Flash model once, and stderr says so."""
     write_fast_config(isolated_home)
     daily = {
         "status": 429,
@@ -610,7 +612,7 @@ def test_a_pro_model_out_of_quota_falls_back_to_flash_unconfigured(
     }
     mock_llm_thread.enqueue({"error": daily}, {"text": "flash answers"})
     proc = run_gemtui(
-        ["-p", "hi", "-m", "gemini-2.5-pro"],
+        ["-p", "hi", "-m", "gemini-2.5-pro", "--fallback"],
         env=gemtui_env(isolated_home, mock_llm_thread.url),
         cwd=workspace,
     )

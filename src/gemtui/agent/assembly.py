@@ -57,6 +57,8 @@ class RunOptions:
     """``--max-turns``; None means the settings' limit."""
     max_budget_usd: float | None = None
     """``--max-budget-usd``: this session's spending cap (over ``[budget] session_usd``)."""
+    fallback: bool = False
+    """``--fallback``: switch to the provider's fallback model without asking."""
     text_tools: bool = False
     fake_responses: str | None = None
     resume: str | None = None
@@ -188,6 +190,7 @@ def build_session(
     ``attachment`` reuses an open store (it is closed here only if opened here).
     """
     from gemtui.agent.budget_attach import attach_budget
+    from gemtui.agent.fallback import attach_fallback, switch_always
     from gemtui.agent.provider_choice import resolve_provider
     from gemtui.agent.session import Session
     from gemtui.agent.store_attachment import attach_store
@@ -214,6 +217,8 @@ def build_session(
             session_options(settings, options, trusted=trusted, attachment=attachment),
         )
         attach_budget(session, settings, options.max_budget_usd, attachment.store)
+        if options.fallback or settings.general.fallback_auto:
+            attach_fallback(session, switch_always)
     except BaseException:
         if opened and attachment.store is not None:
             attachment.store.close()

@@ -21,6 +21,7 @@ from gemtui.agent.after_agent import check_answer
 from gemtui.agent.budget import report_side_call
 from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.error_text import explain
+from gemtui.agent.fallback import fall_back
 from gemtui.agent.loop_detector import LoopDetector
 from gemtui.agent.outcome import exit_code_for, join_turns
 from gemtui.agent.prices import cost_of, price_for
@@ -44,7 +45,6 @@ from gemtui.bus import (
     EventBus,
     HistoryCompressed,
     LoopDetected,
-    ModelFallback,
     StreamRetried,
     TerminateReason,
     ThoughtDelta,
@@ -68,7 +68,7 @@ from gemtui.chat.turn import (
     TurnEvent,
     UserCancelledEvent,
 )
-from gemtui.errors import ApiError, FatalBudgetError, HookStoppedError
+from gemtui.errors import FatalBudgetError, HookStoppedError
 from gemtui.scheduler.execution import calls_refused, result_parts
 from gemtui.tools.base import ToolResult
 from gemtui.wire import (
@@ -244,6 +244,7 @@ class Executor:
             usage_by_agent=dict(subagents.usage),
             cost_by_agent=dict(subagents.cost),
             turns_by_agent=dict(subagents.turns),
+            fallbacks=tuple(state.fallbacks),
         )
 
     async def _recover(
@@ -293,7 +294,7 @@ class Executor:
             local_turns += 1
             state.turns += 1
             outcome = await self._stream_turn(message, cancel, state)
-            if outcome.reason == TerminateReason.ERROR and self._fall_back(state):
+            if outcome.reason == TerminateReason.ERROR and await fall_back(self, state):
                 state.turns -= 1
                 local_turns -= 1
                 continue
@@ -404,6 +405,7 @@ class Executor:
                 if self.config.error_context is not None:
                     ctx = replace(self.config.error_context(), exhausted=tuple(state.exhausted))
                     message, hint = explain(err, ctx)
+                hint = " ".join(h for h in (hint, state.fallback_note) if h) or None
                 self.bus.emit(ErrorOccurred, message=message, kind=type(err).__name__, hint=hint)
             return outcome.reason
         loop_msg = detector.observe_text("".join(outcome.text)) if not calls else None
@@ -562,22 +564,6 @@ class Executor:
                 state.error = err
                 out.reason = TerminateReason.ERROR
                 return
-
-    def _fall_back(self, state: RunState) -> bool:
-        """On a persistent or terminal 429, switch to the next fallback model and go on."""
-        err = state.error
-        if not (isinstance(err, ApiError) and err.status == 429):
-            return False
-        state.exhausted.add(self.chat.model)
-        self.spent_models.add(self.chat.model)
-        remaining = [m for m in self.config.fallback if m not in state.exhausted]
-        if not remaining:
-            return False
-        previous, nxt = self.chat.model, remaining[0]
-        self.chat.set_model(nxt)
-        state.error = None
-        self.bus.emit(ModelFallback, from_model=previous, to_model=nxt, reason=err.message)
-        return True
 
     def _park(self, message: Content) -> None:
         """Keep tool results that no turn will send, so no call is left unanswered."""

@@ -13,10 +13,11 @@ from pydantic import BaseModel
 from gemtui.agent.budget import Budget
 from gemtui.agent.error_text import ErrorContext
 from gemtui.agent.router import ModelRouter
-from gemtui.bus import TerminateReason, TurnFinished, Usage
+from gemtui.bus import ModelFallback, TerminateReason, TurnFinished, Usage
 from gemtui.wire import Content, FunctionCall, Part
 
 if TYPE_CHECKING:  # loaded only when [agent] next_speaker_check is on
+    from gemtui.agent.fallback import FallbackAsk
     from gemtui.agent.next_speaker import NextSpeakerCheck
 
 __all__ = [
@@ -107,6 +108,9 @@ class ExecutorConfig:
     compression_preserve: float = 0.3
     fallback: tuple[str, ...] = ()
     """Models to switch to, in order, when the current one keeps answering 429."""
+    fallback_ask: FallbackAsk | None = None
+    """Who decides a switch to ``fallback`` (the TUI's question, ``--fallback``); None:
+    nobody, so the prompt ends with the error (``agent.fallback``)."""
     prices: dict[str, float] = field(default_factory=dict)
     """The provider's ``prices`` from settings, on top of the known ones."""
     router: ModelRouter | None = None
@@ -152,6 +156,10 @@ class RunState:
     """USD so far; None until a call had a known price."""
     exhausted: set[str] = field(default_factory=set)
     """Models this prompt already ran out of quota on (the settings' list stays whole)."""
+    fallbacks: list[ModelFallback] = field(default_factory=list)
+    """The switches taken (``stats.fallbacks``)."""
+    fallback_note: str = ""
+    """Why no fallback was taken although one was left (said with the error)."""
 
     def add(self, model: str, usage: Usage, cost: float | None = None) -> None:
         """Count one model call's tokens (and its cost, when known) in this prompt."""

@@ -183,6 +183,11 @@ class ModelFallback(Event):
     to_model: str
     reason: str
 
+    @property
+    def moved(self) -> dict[str, str]:
+        """From, to and why (headless ``stats.fallbacks``)."""
+        return {"from": self.from_model, "to": self.to_model, "reason": self.reason}
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelRouted(Event):
@@ -399,6 +404,8 @@ class AgentFinished(Event):
     """Subagents' USD by agent name, where priced (already in ``cost``)."""
     turns_by_agent: dict[str, int] = field(default_factory=dict)
     """Subagents' model calls by agent name (not in ``turns``: those are the prompt's own)."""
+    fallbacks: tuple[ModelFallback, ...] = ()
+    """The model switches this prompt took (each one allowed: ``agent.fallback``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -70,6 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop before spending more than N USD in this session (exit 54)",
     )
     p.add_argument(
+        "--fallback",
+        action="store_true",
+        help="on an exhausted quota or an overloaded model, switch to the provider's "
+        "fallback model (headless; the TUI asks)",
+    )
+    p.add_argument(
         "--resume", nargs="?", const="latest", metavar="ID|latest", help="resume a saved session"
     )
     p.add_argument(

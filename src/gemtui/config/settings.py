@@ -67,6 +67,9 @@ class GeneralSettings(_Section):
     """How much runs without asking (``--approval-mode`` and ``--yolo`` win)."""
     max_turns: Annotated[int, Field(ge=-1)] = -1
     """Model turns per prompt; -1 means unbounded."""
+    fallback_auto: bool = False
+    """Headless runs switch to the provider's ``fallback`` model without asking, as
+    ``--fallback`` does (the TUI always asks); off: never silently."""
     enable_notifications: bool = Field(default=False, alias="enableNotifications")
     """A desktop notification (OSC 9 and OSC 777) when a background agent needs you or
     finishes (Gemini CLI's ``general.enableNotifications``; off by default as there)."""
@@ -96,8 +99,9 @@ class ProviderSettings(_Section):
     """The model used when neither ``-m`` nor ``[general] model`` names one."""
     context_window: Count | None = None
     """Tokens the model takes; else guessed from its name (compression needs it)."""
-    fallback: list[str] = Field(default_factory=list)
-    """Models to try, in order, when the current one hits a persistent 429."""
+    fallback: list[str] = Field(default_factory=list, max_length=3)
+    """Up to three models to offer, in order, when the current one's quota is exhausted
+    or it is overloaded (the TUI asks; headless only with ``--fallback``)."""
     text_tools: bool = False
     """Describe tools in text for models without native function calling."""
     preserve_context: bool = False

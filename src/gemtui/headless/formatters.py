@@ -73,6 +73,8 @@ def stats_of(done: AgentFinished) -> dict[str, Any]:
         }
     if done.turns_by_agent:  # ``turns`` counts the conversation's own; the subagents' apart
         stats["subagent_turns"] = sum(done.turns_by_agent.values())
+    if done.fallbacks:  # never silent: each switch the run took
+        stats["fallbacks"] = [f.moved for f in done.fallbacks]
     return stats
 
 
