@@ -134,6 +134,8 @@ def test_max_spawns_says_the_limit_when_reached(
         "([agents] max_spawns). Do the task yourself."
     )
     assert "first report" in json.dumps(_responses(mock_llm_thread.requests[2])["p1"])
+    # the person hears it too, once (the TUI shows the same warning as a line)
+    assert proc.stderr.count("warning: scout was not started: this session reached") == 1
 
 
 def test_ctrl_c_while_a_background_agent_works_ends_both_cleanly(

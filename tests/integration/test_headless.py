@@ -414,7 +414,7 @@ def test_max_turns_exits_53(
     )
     assert proc.returncode == 53
     assert json.loads(proc.stdout)["error"] == {
-        "message": "stopped after 2 model turns (--max-turns)",
+        "message": "stopped after 2 model turns (--max-turns or [general] max_turns)",
         "code": 53,
     }
     assert "--max-turns" in proc.stderr

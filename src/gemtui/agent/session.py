@@ -32,6 +32,7 @@ from gemtui.agent.skill_tool import ACTIVATE_SKILL, SessionSkills
 from gemtui.agent.subagents import SubagentParent, Subagents
 from gemtui.bus import (
     AgentFinished,
+    ErrorOccurred,
     Event,
     EventBus,
     HistoryAppended,
@@ -47,6 +48,7 @@ from gemtui.config.settings import Settings
 from gemtui.hooks.model_hooks import model_hooks
 from gemtui.providers.retry import RetryingGenerator
 from gemtui.providers.tool_guidance import compact_declarations
+from gemtui.tools.allowance import Allowance
 from gemtui.tools.sandbox_places import HOME_RUN_LATER, home_places
 from gemtui.wire import Part
 
@@ -129,6 +131,12 @@ class Session:
             sandbox=sandbox,
             edit_fixer=settings.tools.edit_fixer,
             memory_file=config_dir() / "GEMINI.md",
+            web_searches=Allowance(
+                settings.tools.max_web_searches,
+                "web searches",
+                "[tools] max_web_searches",
+                on_reached=lambda said: self.bus.emit(ErrorOccurred, message=said, kind="warning"),
+            ),
         )
         self.hooks = session_hooks.build_hooks(
             self.workspace.root,

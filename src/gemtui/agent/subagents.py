@@ -114,7 +114,9 @@ class Subagents:
         """The subagents running in the background, and their reports not yet delivered
         (the conversation's executor takes them once one started: its config's ``inbox``)."""
         self.spawned = 0
-        """How many subagents this session started (``[agents] max_spawns``)."""
+        """How many subagents this session started (``[agents] max_spawns``); a resumed
+        session starts afresh (resuming is the person's act, not the model's)."""
+        self._spawns_said = False
 
     @property
     def max_depth(self) -> int:
@@ -186,10 +188,14 @@ class Subagents:
                 "yourself."
             )
         if self.spawned >= self.max_spawns:
-            raise ToolError(
+            message = (
                 f"{definition.name} was not started: this session reached its limit of "
                 f"{self.max_spawns} subagents ([agents] max_spawns). Do the task yourself."
             )
+            if not self._spawns_said:  # the person hears it once (a TUI line, stderr)
+                self._spawns_said = True
+                self.parent.bus.emit(ErrorOccurred, message=message, kind="warning")
+            raise ToolError(message)
         self.spawned += 1
         bus = ChildBus(tool.bus or self.parent.bus, ctx.call_id, definition.name)
         executor = self._executor(definition, bus, depth + 1)

@@ -245,6 +245,9 @@ class ToolSettings(_Section):
     the whole output saved in a file (under the data folder) that read_file can page."""
     exclude: list[str] = Field(default_factory=list)
     """Tools never offered to the model (by name)."""
+    max_web_searches: Annotated[int, Field(ge=0)] = 200
+    """Web searches one session may make, its subagents' included; past it a search is
+    refused (the model is told, and the person)."""
     edit_fixer: bool = False
     """When no strategy can place a replace's old_string, ask the model once (a JSON-mode
     call with the file) for the text it meant; the fix is previewed and approved as usual.

@@ -26,6 +26,8 @@ __all__ = ["run_headless", "task_line"]
 
 
 _HOW_TO_TRUST = "Run with --trust-workspace to apply them."
+_TURN_LIMIT = "--max-turns or [general] max_turns"
+"""Where the per-prompt turn limit is set, named when it stops a run."""
 _TASK_CHARS = 200
 """How much of the prompt names the run in ``gemtui agents`` (a piped diff is not a name)."""
 
@@ -92,7 +94,7 @@ async def _run(opts: RunOptions, out: TextIO, err: TextIO) -> int:
     code = done.exit_code
     if done.reason == TerminateReason.MAX_TURNS:
         err.write(
-            f"gemtui: stopped after {done.turns} model turns (--max-turns); "
+            f"gemtui: stopped after {done.turns} model turns ({_TURN_LIMIT}); "
             "raise the limit to go on\n"
         )
     if done.reason == TerminateReason.ABORTED:
@@ -102,7 +104,7 @@ async def _run(opts: RunOptions, out: TextIO, err: TextIO) -> int:
         error = {
             TerminateReason.ABORTED: "cancelled",
             TerminateReason.TIMEOUT: "timed out",
-            TerminateReason.MAX_TURNS: f"stopped after {done.turns} model turns (--max-turns)",
+            TerminateReason.MAX_TURNS: f"stopped after {done.turns} model turns ({_TURN_LIMIT})",
             TerminateReason.LOOP: "stopped: the model was repeating itself",
         }.get(done.reason, f"stopped: {done.reason}")
     if opts.output_format == "json":

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
     from pathlib import Path
 
+    from gemtui.tools.allowance import Allowance
     from gemtui.tools.file_access import FileAccess
     from gemtui.tools.sandbox import SandboxConfig
     from gemtui.tools.saved_output import OutputStore
@@ -115,6 +116,9 @@ class ToolContext:
     """Let replace ask ``model_stream`` once to repair an old_string it cannot place."""
     memory_file: Path | None = None
     """The person's GEMINI.md that save_memory appends to (None: no memory here)."""
+    web_searches: Allowance | None = None
+    """The session's web searches left (``[tools] max_web_searches``), shared with its
+    subagents; None: uncounted."""
 
 
 class ToolInvocation(ABC):

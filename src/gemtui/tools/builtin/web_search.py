@@ -188,6 +188,8 @@ class GoogleWebSearchInvocation(TypedInvocation[GoogleWebSearchParams]):
         query = self.params.query.strip()
         if ctx.model_stream is None:
             raise ToolError("google_web_search is not available: no model to search with.")
+        if ctx.web_searches is not None:
+            ctx.web_searches.take()
         try:
             responses = await _search(ctx.model_stream, query)
         except GemtuiError as exc:
