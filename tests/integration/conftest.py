@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from gemtui.agent.fallback import attach_fallback, switch_always
+from gemtui.agent.fallback import switch_always
+from gemtui.agent.fallback_attach import attach_fallback
 from gemtui.agent.provider_choice import ResolvedProvider
 from gemtui.agent.session import Session, SessionOptions
 from gemtui.bus import Event

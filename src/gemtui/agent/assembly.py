@@ -190,7 +190,8 @@ def build_session(
     ``attachment`` reuses an open store (it is closed here only if opened here).
     """
     from gemtui.agent.budget_attach import attach_budget
-    from gemtui.agent.fallback import attach_fallback, switch_always
+    from gemtui.agent.fallback import switch_always
+    from gemtui.agent.fallback_attach import attach_fallback
     from gemtui.agent.provider_choice import resolve_provider
     from gemtui.agent.session import Session
     from gemtui.agent.store_attachment import attach_store

@@ -12,25 +12,18 @@ the error, and the message names the model ``--fallback`` would have switched to
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from gemtui.agent.prices import price_for
-from gemtui.bus import ModelFallback
 from gemtui.errors import ApiError
-
-if TYPE_CHECKING:
-    from gemtui.agent.executor import Executor
-    from gemtui.agent.run_state import RunState
-    from gemtui.agent.session import Session
 
 __all__ = [
     "FALLBACK_STATUSES",
     "FallbackAsk",
     "FallbackOffer",
-    "attach_fallback",
-    "fall_back",
+    "fallback_offer",
     "price_text",
+    "refusal",
     "switch_always",
 ]
 
@@ -68,38 +61,31 @@ def price_text(model: str, overrides: dict[str, float] | None = None) -> str:
     return f"${price['input']:.2f} in / ${price['output']:.2f} out per 1M tokens"
 
 
-def attach_fallback(session: Session, ask: FallbackAsk | None) -> None:
-    """Give ``session`` who decides a switch (None: nobody, so no switch ever)."""
-    executor = session.executor
-    executor.config = replace(executor.config, fallback_ask=ask)
-
-
-async def fall_back(executor: Executor, state: RunState) -> bool:
-    """On an exhausted quota or an overloaded model, switch to the next fallback model if
-    the one who decides says yes; True when the turn goes on with the new model."""
-    err = state.error
+def fallback_offer(
+    err: BaseException | None,
+    model: str,
+    fallback: tuple[str, ...],
+    spent: tuple[set[str], ...],
+    prices: dict[str, float],
+) -> FallbackOffer | None:
+    """The switch to offer after ``err`` on ``model`` (None: not a fallback error, or no
+    model left); ``model`` joins each of the ``spent`` sets (this prompt's exhausted ones)."""
     if not (isinstance(err, ApiError) and err.status in FALLBACK_STATUSES):
-        return False
-    chat, config = executor.chat, executor.config
-    state.exhausted.add(chat.model)
-    executor.spent_models.add(chat.model)
-    remaining = [m for m in config.fallback if m not in state.exhausted]
+        return None
+    for models in spent:
+        models.add(model)
+    remaining = [m for m in fallback if m not in spent[0]]
     if not remaining:
-        return False
-    previous, nxt = chat.model, remaining[0]
+        return None
     why = f"{FALLBACK_STATUSES[err.status]}: {err.message}"
-    offer = FallbackOffer(previous, nxt, why, price_text(nxt, config.prices))
-    if config.fallback_ask is None:
-        state.fallback_note = (
-            f"--fallback (or fallback_auto = true in [general]) would have switched to {nxt}."
+    return FallbackOffer(model, remaining[0], why, price_text(remaining[0], prices))
+
+
+async def refusal(offer: FallbackOffer, ask: FallbackAsk | None) -> str:
+    """Empty when the switch is allowed; else why not, said with the error."""
+    if ask is None:
+        return (
+            f"--fallback (or fallback_auto = true in [general]) would have switched to "
+            f"{offer.to_model}."
         )
-        return False
-    if not await config.fallback_ask(offer):
-        state.fallback_note = f"You chose not to switch to {nxt}."
-        return False
-    chat.set_model(nxt)
-    state.error = None
-    state.fallbacks.append(
-        executor.bus.emit(ModelFallback, from_model=previous, to_model=nxt, reason=why)
-    )
-    return True
+    return "" if await ask(offer) else f"You chose not to switch to {offer.to_model}."
