@@ -17,7 +17,14 @@ from gemtui.tui.intent import ConsentDialog
 if TYPE_CHECKING:
     from gemtui.scheduler.policy import RuleBook
 
-__all__ = ["DIALOG_CSS", "ConfirmScreen", "HelpScreen", "ModifyScreen", "PermissionsScreen"]
+__all__ = [
+    "DIALOG_CSS",
+    "ConfirmScreen",
+    "FallbackScreen",
+    "HelpScreen",
+    "ModifyScreen",
+    "PermissionsScreen",
+]
 
 DIALOG_CSS = """
 {name} {{
@@ -81,6 +88,22 @@ class ConfirmScreen(ConsentDialog[bool]):
 
     def action_decline(self) -> None:
         self.dismiss(False)
+
+
+class FallbackScreen(ConfirmScreen):
+    """The model ran out of quota or is overloaded: switch to the fallback model, or stop.
+
+    Never answered by a stray key: it appears by itself, so its letters act only after
+    F8 or a click (``gemtui.tui.intent``); until then keys go to the prompt."""
+
+    BINDINGS = [
+        Binding("s", "answer(True)", "Switch"),
+        Binding("x", "answer(False)", "Stop"),
+        Binding("escape", "decline", "Stop"),
+    ]
+
+    def keys_line(self) -> str:
+        return "s switch · x stop"
 
 
 class ModifyScreen(ModalScreen[str | None]):

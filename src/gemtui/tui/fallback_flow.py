@@ -1,0 +1,38 @@
+"""The fallback question in the TUI: before the conversation moves to another model, the
+person is asked, with the new model's price (issue 37: a fallback that asks)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gemtui.agent.fallback import FallbackAsk, FallbackOffer
+    from gemtui.tui.controller_host import ControllerHost
+
+__all__ = ["fallback_question"]
+
+
+def fallback_question(host: ControllerHost) -> FallbackAsk:
+    """What the executor awaits on an offered switch: the person's answer to a dialog
+    (switch / stop); what they were typing stays in the prompt either way."""
+
+    async def ask(offer: FallbackOffer) -> bool:
+        from gemtui.tui.screens.dialogs import FallbackScreen
+
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+        def done(yes: bool | None) -> None:
+            if not answer.done():
+                answer.set_result(bool(yes))
+
+        question = f"Switch from {offer.from_model} to {offer.to_model}?"
+        detail = (
+            f"{offer.from_model}: {offer.reason}\n"
+            f"{offer.to_model} costs {offer.price}.\n"
+            "Switch to go on with it, or stop this prompt."
+        )
+        host.push_screen(FallbackScreen(question, detail=detail), done)
+        return await answer
+
+    return ask
