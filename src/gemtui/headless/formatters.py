@@ -26,6 +26,8 @@ from gemtui.bus import (
     ModelFallback,
     ModelRouted,
     ProviderProgress,
+    RateLimitNear,
+    RateLimitsSeen,
     Refusal,
     RequestRetrying,
     SessionStarted,
@@ -39,6 +41,7 @@ from gemtui.bus import (
     TurnStarted,
     UserMessage,
 )
+from gemtui.bus.rate_limits import RateLimits
 from gemtui.redact import StreamRedactor, finish, redact_data, wrap
 
 __all__ = [
@@ -51,7 +54,8 @@ __all__ = [
 ]
 
 
-def stats_of(done: AgentFinished) -> dict[str, Any]:
+def stats_of(done: AgentFinished, limits: RateLimits | None = None) -> dict[str, Any]:
+    """The run's figures; ``limits`` the providers' rate limits as last seen (None: none said)."""
     stats: dict[str, Any] = {
         "models": {m: asdict(u) for m, u in done.usage_by_model.items()},
         "tokens": asdict(done.usage),
@@ -59,6 +63,7 @@ def stats_of(done: AgentFinished) -> dict[str, Any]:
         "duration_ms": round(done.duration_ms, 1),
         "terminate_reason": str(done.reason),
         "cost_usd": None if done.cost is None else round(done.cost, 6),
+        "rate_limits": None if limits is None else limits.as_stats(),
     }
     if done.usage_by_agent:  # what the subagents took of it, by agent
         stats["agents"] = {
@@ -88,6 +93,8 @@ class _Base:
         self.pipe_broken = False
         self._call_names: dict[str, str] = {}
         """Each call's tool name by id: a subagent's events name its parent call."""
+        self.rate_limits: RateLimits | None = None
+        """The providers' rate limits as the last response said them (for the stats)."""
 
     def _who(self, event: Event) -> str:
         """``"agent NAME: "`` for a subagent's event, nothing for the conversation's."""
@@ -117,6 +124,10 @@ class _Base:
             )
         elif isinstance(event, LoopDetected):
             self._note(f"gemtui: {event.message}")
+        elif isinstance(event, RateLimitsSeen):
+            self.rate_limits = event.limits
+        elif isinstance(event, RateLimitNear):
+            self._note(f"gemtui: warning: {event.message}")
         elif isinstance(event, UserMessage) and event.attached:
             self._note("\n".join(f"gemtui: {line}" for line in event.attached.splitlines()))
         elif isinstance(event, HookRan):
@@ -283,7 +294,7 @@ class JsonFormatter(_Base):
         done = self.finished
         obj: dict[str, Any] = {
             "response": "".join(self._text),
-            "stats": stats_of(done) if done else {},
+            "stats": stats_of(done, self.rate_limits) if done else {},
             "error": None,
         }
         message = error or (done.error if done else None)
@@ -357,7 +368,13 @@ class StreamJsonFormatter(_Base):
             obj = {"type": "error", "message": event.message, "kind": event.kind}
             self._line({**obj, "parent_id": parent_id} if parent_id else obj)
         elif isinstance(event, AgentFinished) and not parent_id:
-            self._line({"type": "result", "response": event.text, "stats": stats_of(event)})
+            self._line(
+                {
+                    "type": "result",
+                    "response": event.text,
+                    "stats": stats_of(event, self.rate_limits),
+                }
+            )
 
     def _tool_line(self, event: ToolCallStateChanged) -> None:
         call = event.call
