@@ -165,6 +165,9 @@ def parse_duration(value: str | None) -> float | None:
     return number / 1000 if m.group(2) == "ms" else number
 
 
+_PERIODS = (("PerDay", "per day"), ("Daily", "per day"), ("PerMinute", "per minute"))
+
+
 @dataclass(frozen=True)
 class QuotaViolation:
     """One ``google.rpc.QuotaFailure`` violation: which quota ran out, and for what."""
@@ -181,15 +184,8 @@ class QuotaViolation:
     @property
     def period(self) -> str:
         """``per day``, ``per minute``, ``per hour`` (from the quota's id), or empty."""
-        for marker, words in (
-            ("PerDay", "per day"),
-            ("Daily", "per day"),
-            ("PerMinute", "per minute"),
-            ("PerHour", "per hour"),
-        ):
-            if marker in self.quota_id:
-                return words
-        return ""
+        found = (w for m, w in _PERIODS if m in self.quota_id)
+        return next(found, "")
 
     def describe(self) -> str:
         """``GenerateRequestsPerDay… (per day; model gemini-2.5-pro, limit 50)``."""

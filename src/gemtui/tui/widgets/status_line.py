@@ -80,6 +80,8 @@ class StatusLine(Widget):
     """MCP servers at a glance (``MCP 2/3 ✗``), empty without servers."""
     mcp_trouble: reactive[bool] = reactive(False)
     """A server failed: the summary is shown in the error colour."""
+    limits: reactive[str] = reactive("")
+    """The provider's rate limits left (``req 12/50 · tok 8k/40k · resets 20s``), if said."""
     agents: reactive[str] = reactive("")
     """Agents at a glance (``agents 2 working · 1 waits for you``), empty with one in front."""
     sandbox: reactive[str] = reactive("")
@@ -216,6 +218,8 @@ class StatusLine(Widget):
                 pieces += ["  ", (f"⎇ {self.branch}", "$text-success")]
             if self.mcp:
                 pieces += ["  ", (self.mcp, "$text-error" if self.mcp_trouble else "$text-muted")]
+            if self.limits:
+                pieces += ["  ", (self.limits, "$text-muted")]
             if self.agents:
                 waits = "for you" in self.agents
                 pieces += ["  ", (self.agents, "bold $text-warning" if waits else "$text-muted")]
