@@ -23,6 +23,17 @@ class RateLimit:
     limit: int | None
     reset_seconds: float | None = None
     """Seconds until it is full again, as the server said it (None: not said)."""
+    percent: bool = False
+    """A share, not a count: ``remaining`` is a percentage of ``limit`` = 100 (Code
+    Assist's quota buckets say only the share left)."""
+
+    def left(self) -> str:
+        """``5 of 50``, ``7%`` or ``unknown``: what is left, in words."""
+        if self.remaining is None:
+            return "unknown"
+        if self.percent:
+            return f"{self.remaining}%"
+        return f"{self.remaining:,} of {self.limit:,}" if self.limit else f"{self.remaining:,}"
 
     def fraction(self) -> float | None:
         """The share left (0-1), None when the server gave no limit to measure against."""
@@ -55,6 +66,8 @@ class RateLimits:
         for lim in self.limits:
             left = "?" if lim.remaining is None else short_count(lim.remaining)
             of = f"/{short_count(lim.limit)}" if lim.limit else ""
+            if lim.percent:
+                left, of = f"{left}%", ""
             pieces.append(f"{_SHORT_NAMES.get(lim.name, lim.name)} {left}{of}")
         resets = [lim.reset_seconds for lim in self.limits if lim.reset_seconds is not None]
         if resets:
@@ -65,14 +78,12 @@ class RateLimits:
         """One line per limit, for ``/stats`` and the usage pane."""
         out = []
         for lim in self.limits:
-            left = "unknown" if lim.remaining is None else f"{lim.remaining:,}"
-            of = f" of {lim.limit:,}" if lim.limit else ""
             when = (
                 f", resets in {short_seconds(lim.reset_seconds)}"
                 if lim.reset_seconds is not None
                 else ""
             )
-            out.append(f"{self.provider} {lim.name}: {left}{of} left{when}")
+            out.append(f"{self.provider} {lim.name}: {lim.left()} left{when}")
         return out
 
     def as_stats(self) -> dict[str, Any]:

@@ -9,6 +9,7 @@ them gives None, so a server that says nothing never shows invented figures.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -16,7 +17,12 @@ from datetime import datetime
 
 from gemtui.bus.rate_limits import RateLimit, RateLimits
 
-__all__ = ["RateLimitListener", "parse_go_duration", "rate_limits_from_headers"]
+__all__ = [
+    "RateLimitListener",
+    "parse_go_duration",
+    "rate_limits_from_headers",
+    "seconds_until",
+]
 
 RateLimitListener = Callable[[RateLimits], None]
 """What a provider calls with the figures of each response that carried some."""
@@ -35,29 +41,35 @@ def parse_go_duration(text: str) -> float | None:
     parts = _GO_PART.findall(text)
     if not parts or "".join(n + u for n, u in parts) != text:
         try:
-            return float(text)  # some servers send bare seconds
+            bare = float(text)  # some servers send bare seconds
         except ValueError:
             return None
-    return sum(float(n) * _UNIT_SECONDS[u] for n, u in parts)
+        return bare if math.isfinite(bare) and bare >= 0 else None
+    seconds = sum(float(n) * _UNIT_SECONDS[u] for n, u in parts)
+    return seconds if math.isfinite(seconds) else None
 
 
-def _seconds_until(instant: str, now: float) -> float | None:
+def seconds_until(instant: str, now: float | None = None) -> float | None:
+    """Seconds from ``now`` (the wall clock) to an RFC 3339 instant; None if unreadable."""
+    now = time.time() if now is None else now
     try:
         when = datetime.fromisoformat(instant.strip().replace("Z", "+00:00"))
-    except ValueError:
+        if when.tzinfo is None:
+            return None
+        return max(0.0, when.timestamp() - now)
+    except (ValueError, OverflowError, OSError):
         return None
-    if when.tzinfo is None:
-        return None
-    return max(0.0, when.timestamp() - now)
 
 
 def _int(value: str | None) -> int | None:
+    """A count a server sent; nonsense ("inf", "-3", "abc") is no figure, never a crash."""
     if value is None:
         return None
     try:
-        return int(float(value.strip()))
-    except ValueError:
+        number = int(float(value.strip()))
+    except (ValueError, OverflowError):
         return None
+    return number if number >= 0 else None
 
 
 def rate_limits_from_headers(
@@ -73,7 +85,7 @@ def rate_limits_from_headers(
         if remaining is None and limit is None:
             continue
         reset = lowered.get(stem + "reset")
-        seconds = _seconds_until(reset, clock) if reset else None
+        seconds = seconds_until(reset, clock) if reset else None
         found.append(RateLimit(name, remaining, limit, seconds))
     if not found:
         for name in _OPENAI_NAMES:
