@@ -84,6 +84,30 @@ def test_a_server_that_says_nothing_leaves_the_limits_unknown(
     assert _stats("json", proc.stdout)["rate_limits"] is None
 
 
+def test_a_hostile_servers_figures_are_dropped_not_believed(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """``inf``, negative and unreadable figures neither crash the answer nor fake a limit
+    about to run out (which would nag the person before every call)."""
+    flags, env = _setup("openai", isolated_home, mock_llm_thread.url)
+    hostile = {
+        "x-ratelimit-limit-requests": "-5",
+        "x-ratelimit-remaining-requests": "inf",
+        "x-ratelimit-reset-requests": "1e999s",
+        "x-ratelimit-limit-tokens": "40000",
+        "x-ratelimit-remaining-tokens": "nan",
+    }
+    (workspace / "a.txt").write_text("alpha\n")
+    mock_llm_thread.enqueue(*_read_steps([hostile, hostile]))
+    proc = run_gemtui(["-p", "hi", "--output-format", "json", *flags], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["response"] == "done"
+    limits = _stats("json", proc.stdout)["rate_limits"]
+    assert "requests" not in limits  # nothing usable said about requests
+    assert limits["tokens"] == {"remaining": None, "limit": 40000, "reset_seconds": None}
+    assert WARNING not in proc.stderr
+
+
 DAILY_QUOTA = {
     "status": 429,
     "message": "Resource has been exhausted (e.g. check quota).",
