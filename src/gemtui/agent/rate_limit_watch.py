@@ -47,7 +47,9 @@ class RateLimitWatch:
         bus.subscribe(self._on_event)
 
     def bind(self, generator: object) -> None:
-        """Listen to the provider inside ``generator``'s wrappers (retry, text tools)."""
+        """Listen to the provider inside ``generator``'s wrappers (retry, text tools); the
+        figures of a provider left behind no longer count."""
+        self.last = None
         seen = 0
         while generator is not None and seen < 8:
             if hasattr(generator, "on_rate_limits"):

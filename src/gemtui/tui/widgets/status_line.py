@@ -187,7 +187,8 @@ class StatusLine(Widget):
 
     def render(self) -> Content:
         """Mode, model, place and state; when the line is too short, the workspace goes
-        first, then the branch, then the provider's name — never what the turn does."""
+        first, then the branch, then the limits left, then the provider's name — never
+        what the turn does."""
         mode_style = {
             "yolo": "bold $text-error",
             "auto_edit": "bold $text-warning",
@@ -198,9 +199,9 @@ class StatusLine(Widget):
             state += self._activity()
         if self.busy:
             state += ["  ", (self.busy, "italic $text-warning")]
-        drop = {"workspace": False, "branch": False, "provider": False}
+        drop = {"workspace": False, "branch": False, "limits": False, "provider": False}
         line = Content("")
-        for dropping in (None, "workspace", "branch", "provider"):
+        for dropping in (None, "workspace", "branch", "limits", "provider"):
             if dropping:
                 drop[dropping] = True
             pieces: list[Content | str | tuple[str, str]] = [
@@ -218,7 +219,7 @@ class StatusLine(Widget):
                 pieces += ["  ", (f"⎇ {self.branch}", "$text-success")]
             if self.mcp:
                 pieces += ["  ", (self.mcp, "$text-error" if self.mcp_trouble else "$text-muted")]
-            if self.limits:
+            if self.limits and not drop["limits"]:
                 pieces += ["  ", (self.limits, "$text-muted")]
             if self.agents:
                 waits = "for you" in self.agents
