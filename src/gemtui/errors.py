@@ -63,6 +63,7 @@ __all__ = [
     "ModelNotFoundError",
     "NothingListeningError",
     "QuotaExhaustedError",
+    "QuotaViolation",
     "RetryableApiError",
     "StreamError",
     "TransportError",
@@ -164,6 +165,37 @@ def parse_duration(value: str | None) -> float | None:
     return number / 1000 if m.group(2) == "ms" else number
 
 
+_PERIODS = (("PerDay", "per day"), ("Daily", "per day"), ("PerMinute", "per minute"))
+
+
+@dataclass(frozen=True)
+class QuotaViolation:
+    """One ``google.rpc.QuotaFailure`` violation: which quota ran out, and for what."""
+
+    quota_id: str
+    """e.g. ``GenerateRequestsPerDayPerProjectPerModel-FreeTier``."""
+    metric: str = ""
+    """e.g. ``generativelanguage.googleapis.com/generate_content_free_tier_requests``."""
+    dimensions: tuple[tuple[str, str], ...] = ()
+    """What the quota is counted per (``model``, ``location``)."""
+    value: str = ""
+    """The quota's size, when the server said it."""
+
+    @property
+    def period(self) -> str:
+        """``per day``, ``per minute``, ``per hour`` (from the quota's id), or empty."""
+        found = (w for m, w in _PERIODS if m in self.quota_id)
+        return next(found, "")
+
+    def describe(self) -> str:
+        """``GenerateRequestsPerDay… (per day; model gemini-2.5-pro, limit 50)``."""
+        said = [self.period] if self.period else []
+        said += [f"{k} {v}" for k, v in self.dimensions]
+        if self.value:
+            said.append(f"limit {self.value}")
+        return f"{self.quota_id} ({'; '.join(said)})" if said else self.quota_id
+
+
 @dataclass(frozen=True)
 class GoogleErrorDetails:
     """The parts of a google.rpc error ``details`` list that drive retry and fallback."""
@@ -176,6 +208,8 @@ class GoogleErrorDetails:
     """ErrorInfo reasons, e.g. QUOTA_EXHAUSTED, MODEL_CAPACITY_EXHAUSTED."""
     quota_ids: tuple[str, ...] = ()
     """QuotaFailure violations' quotaId, e.g. GenerateRequestsPerDayPerProject..."""
+    violations: tuple[QuotaViolation, ...] = ()
+    """The QuotaFailure violations whole: which quota, counted per what, how large."""
     raw: tuple[dict[str, Any], ...] = field(default=(), repr=False)
 
     @classmethod
@@ -185,6 +219,7 @@ class GoogleErrorDetails:
         retry_delay = quota_reset = None
         reasons: list[str] = []
         quota_ids: list[str] = []
+        violations: list[QuotaViolation] = []
         for d in details:
             if not isinstance(d, dict):
                 continue
@@ -201,13 +236,26 @@ class GoogleErrorDetails:
                 for v in d.get("violations") or []:
                     if isinstance(v, dict) and v.get("quotaId"):
                         quota_ids.append(str(v["quotaId"]))
+                        violations.append(_violation(v))
         return cls(
             retry_delay=retry_delay,
             quota_reset_delay=quota_reset,
             reasons=tuple(reasons),
             quota_ids=tuple(quota_ids),
+            violations=tuple(violations),
             raw=tuple(d for d in details if isinstance(d, dict)),
         )
+
+
+def _violation(v: dict[str, Any]) -> QuotaViolation:
+    dims = v.get("quotaDimensions")
+    pairs = tuple((str(k), str(x)) for k, x in dims.items()) if isinstance(dims, dict) else ()
+    return QuotaViolation(
+        quota_id=str(v["quotaId"]),
+        metric=str(v.get("quotaMetric") or ""),
+        dimensions=pairs,
+        value=str(v.get("quotaValue") or ""),
+    )
 
 
 class ApiError(GemtuiError):
@@ -221,10 +269,11 @@ class ApiError(GemtuiError):
         details: GoogleErrorDetails | None = None,
         retry_after: float | None = None,
     ) -> None:
-        super().__init__(f"[{status}] {message}")
+        self.details = details or GoogleErrorDetails()
+        which = "; ".join(v.describe() for v in self.details.violations)
+        super().__init__(f"[{status}] {message}" + (f" Quota: {which}." if which else ""))
         self.status = status
         self.message = message
-        self.details = details or GoogleErrorDetails()
         self.retry_after = retry_after
 
     @property

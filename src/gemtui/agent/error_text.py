@@ -84,8 +84,10 @@ def explain(err: BaseException, ctx: ErrorContext) -> tuple[str, str | None]:
             if ctx.exhausted
             else ""
         )
+        which = "; ".join(v.describe() for v in err.details.violations)
+        quota = f" Quota: {which}." if which else ""
         return (
-            f"Quota exhausted for {ctx.model}: {said}",
+            f"Quota exhausted for {ctx.model}: {said}{quota}",
             f"{resets}{tried}Wait, or switch model with /model NAME (or -m NAME).",
         )
     if status >= 500 or status == 499:

@@ -22,6 +22,7 @@ from gemtui.agent.prices import price_for
 from gemtui.agent.prompt import build_system_instruction, load_core_override
 from gemtui.agent.prompt_fit import fit_prompt
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
+from gemtui.agent.rate_limit_watch import RateLimitWatch
 from gemtui.agent.session_extensions import (
     extension_context_dirs,
     load_extensions,
@@ -189,6 +190,8 @@ class Session:
             provider.generator.on_retry = self._on_retry
         self.account = AccountWatch(self.bus, self.id)
         self.account.bind(provider.generator)
+        self.limits = RateLimitWatch(self.bus, settings.limits.warn_below)
+        self.limits.bind(provider.generator)
         self.groundwork = Groundwork(
             lambda: fit_prompt(self.provider, self.chat.model),
             lambda limit: environment_context(self.workspace, max_entries=limit),
@@ -368,6 +371,7 @@ class Session:
             if isinstance(provider.generator, RetryingGenerator):
                 provider.generator.on_retry = self._on_retry
             self.account.bind(provider.generator)
+            self.limits.bind(provider.generator)
             self.chat.generator = provider.generator
             self.executor.config = replace(
                 self.executor.config,

@@ -21,6 +21,7 @@ from gemtui.bus.values import (
 from gemtui.modes import ApprovalMode
 
 if TYPE_CHECKING:  # the wire types are pydantic; the events module stays import-light
+    from gemtui.bus.rate_limits import RateLimits
     from gemtui.wire import Content
 
 __all__ = [
@@ -45,6 +46,8 @@ __all__ = [
     "ModelRouted",
     "ProviderProgress",
     "QuotaShare",
+    "RateLimitNear",
+    "RateLimitsSeen",
     "Refusal",
     "RequestRetrying",
     "SessionStarted",
@@ -452,6 +455,23 @@ class AccountStatus(Event):
     tier: str
     quota: tuple[QuotaShare, ...] | None = None
     """None: unknown (the quota call failed or was not made) — never an invented number."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RateLimitsSeen(Event):
+    """A response said how much of the provider's allowance is left (its headers)."""
+
+    limits: RateLimits
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RateLimitNear(Event):
+    """The next model call would take a limit below the warning share: said once per
+    limit until it resets, before that call."""
+
+    limit: str
+    """Which limit (``requests``, ``tokens``, a model's quota…)."""
+    message: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -27,6 +27,7 @@ __all__ = [
     "ChatSettings",
     "ContextSettings",
     "GeneralSettings",
+    "LimitSettings",
     "McpServerSettings",
     "NetworkSettings",
     "PromptSettings",
@@ -352,6 +353,14 @@ class BudgetSettings(_Section):
     """Cap on the day's spend, summed from the store across sessions and agents."""
 
 
+class LimitSettings(_Section):
+    """The providers' rate limits (``[limits]``): when to warn that one is nearly spent."""
+
+    warn_below: Annotated[float, Field(ge=0, le=1)] = 0.10
+    """Warn once, before the call, when it would leave less than this share of a limit
+    (0 never warns); not again for that limit until it resets."""
+
+
 class Settings(BaseModel):
     """Everything ``config.toml`` can say, validated: a bad value exits 52 naming the key."""
 
@@ -368,6 +377,8 @@ class Settings(BaseModel):
     """Subagents: how deep delegation may nest."""
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     """Spending caps per session and per day."""
+    limits: LimitSettings = Field(default_factory=LimitSettings)
+    """When a provider's rate limit is near, say so."""
     skills: SkillSettings = Field(default_factory=SkillSettings)
     """Agent Skills switched off."""
     tools: ToolSettings = Field(default_factory=ToolSettings)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict
 from typing import Any, TextIO
 
 from gemtui.bus import (
@@ -26,6 +25,8 @@ from gemtui.bus import (
     ModelFallback,
     ModelRouted,
     ProviderProgress,
+    RateLimitNear,
+    RateLimitsSeen,
     Refusal,
     RequestRetrying,
     SessionStarted,
@@ -39,6 +40,8 @@ from gemtui.bus import (
     TurnStarted,
     UserMessage,
 )
+from gemtui.bus.rate_limits import RateLimits
+from gemtui.headless.stats import stats_of
 from gemtui.redact import StreamRedactor, finish, redact_data, wrap
 
 __all__ = [
@@ -49,33 +52,6 @@ __all__ = [
     "one_line_args",
     "stats_of",
 ]
-
-
-def stats_of(done: AgentFinished) -> dict[str, Any]:
-    stats: dict[str, Any] = {
-        "models": {m: asdict(u) for m, u in done.usage_by_model.items()},
-        "tokens": asdict(done.usage),
-        "turns": done.turns,
-        "duration_ms": round(done.duration_ms, 1),
-        "terminate_reason": str(done.reason),
-        "cost_usd": None if done.cost is None else round(done.cost, 6),
-    }
-    if done.usage_by_agent:  # what the subagents took of it, by agent
-        stats["agents"] = {
-            name: {
-                **asdict(usage),
-                "cost_usd": round(done.cost_by_agent[name], 6)
-                if name in done.cost_by_agent
-                else None,
-                "turns": done.turns_by_agent.get(name, 0),
-            }
-            for name, usage in done.usage_by_agent.items()
-        }
-    if done.turns_by_agent:  # ``turns`` counts the conversation's own; the subagents' apart
-        stats["subagent_turns"] = sum(done.turns_by_agent.values())
-    if done.fallbacks:  # never silent: each switch the run took
-        stats["fallbacks"] = [f.moved for f in done.fallbacks]
-    return stats
 
 
 class _Base:
@@ -90,6 +66,8 @@ class _Base:
         self.pipe_broken = False
         self._call_names: dict[str, str] = {}
         """Each call's tool name by id: a subagent's events name its parent call."""
+        self.rate_limits: RateLimits | None = None
+        """The providers' rate limits as the last response said them (for the stats)."""
 
     def _who(self, event: Event) -> str:
         """``"agent NAME: "`` for a subagent's event, nothing for the conversation's."""
@@ -119,6 +97,10 @@ class _Base:
             )
         elif isinstance(event, LoopDetected):
             self._note(f"gemtui: {event.message}")
+        elif isinstance(event, RateLimitsSeen):
+            self.rate_limits = event.limits
+        elif isinstance(event, RateLimitNear):
+            self._note(f"gemtui: warning: {event.message}")
         elif isinstance(event, UserMessage) and event.attached:
             self._note("\n".join(f"gemtui: {line}" for line in event.attached.splitlines()))
         elif isinstance(event, HookRan):
@@ -285,7 +267,7 @@ class JsonFormatter(_Base):
         done = self.finished
         obj: dict[str, Any] = {
             "response": "".join(self._text),
-            "stats": stats_of(done) if done else {},
+            "stats": stats_of(done, self.rate_limits) if done else {},
             "error": None,
         }
         message = error or (done.error if done else None)
@@ -359,7 +341,13 @@ class StreamJsonFormatter(_Base):
             obj = {"type": "error", "message": event.message, "kind": event.kind}
             self._line({**obj, "parent_id": parent_id} if parent_id else obj)
         elif isinstance(event, AgentFinished) and not parent_id:
-            self._line({"type": "result", "response": event.text, "stats": stats_of(event)})
+            self._line(
+                {
+                    "type": "result",
+                    "response": event.text,
+                    "stats": stats_of(event, self.rate_limits),
+                }
+            )
 
     def _tool_line(self, event: ToolCallStateChanged) -> None:
         call = event.call

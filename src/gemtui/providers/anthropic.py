@@ -28,6 +28,7 @@ from gemtui.providers.convert_anthropic import (
 from gemtui.providers.convert_openai import make_response
 from gemtui.providers.http import get_json, open_stream, post_json
 from gemtui.providers.part_runs import stream_parts
+from gemtui.providers.rate_limits import RateLimitListener, rate_limits_from_headers
 from gemtui.providers.sse import parse_json
 from gemtui.wire import Content, GenerateContentRequest, GenerateContentResponse, ModelInfo, Part
 
@@ -76,6 +77,14 @@ class AnthropicGenerator:
         self.name = name
         self.thinking_budget = thinking_budget
         """Tokens of extended thinking asked of models that support it (0: none)."""
+        self.on_rate_limits: RateLimitListener | None = None
+        """Told the ``anthropic-ratelimit-*`` figures of each answer that carries them."""
+
+    def _note_limits(self, headers: httpx.Headers) -> None:
+        if self.on_rate_limits is not None:
+            limits = rate_limits_from_headers(headers, self.name)
+            if limits is not None:
+                self.on_rate_limits(limits)
 
     def _body(self, request: GenerateContentRequest, model: str, *, stream: bool) -> dict[str, Any]:
         body = to_anthropic_request(request, model, stream=stream)
@@ -98,7 +107,8 @@ class AnthropicGenerator:
         self, request: GenerateContentRequest, *, model: str, prompt_id: str = ""
     ) -> GenerateContentResponse:
         body = self._body(request, model, stream=False)
-        data = await post_json(self._client, f"{self._base}/v1/messages", body, self._headers)
+        url = f"{self._base}/v1/messages"
+        data = await post_json(self._client, url, body, self._headers, on_headers=self._note_limits)
         return from_anthropic_message(data)
 
     async def stream(
@@ -118,6 +128,7 @@ class AnthropicGenerator:
             return bool(event.get("type") == "message_stop")
 
         async with open_stream(self._client, url, body, self._headers) as response:
+            self._note_limits(response.headers)
             try:
                 async with aclosing(stream_parts(response, feed)) as batches:
                     async for parts in batches:

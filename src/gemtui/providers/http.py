@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 import platform
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -48,10 +48,20 @@ async def _raise_for_status(response: httpx.Response) -> None:
         raise api_error_from_response(response.status_code, body, dict(response.headers))
 
 
-async def post_json(client: httpx.AsyncClient, url: str, body: Any, headers: dict[str, str]) -> Any:
+async def post_json(
+    client: httpx.AsyncClient,
+    url: str,
+    body: Any,
+    headers: dict[str, str],
+    *,
+    on_headers: Callable[[httpx.Headers], None] | None = None,
+) -> Any:
+    """POST and read JSON; ``on_headers`` sees a successful answer's headers (rate limits)."""
     try:
         response = await client.post(url, json=body, headers=headers)
         await _raise_for_status(response)
+        if on_headers is not None:
+            on_headers(response.headers)
         return response.json()
     except httpx.TransportError as exc:
         raise _transport_error(exc, url) from exc

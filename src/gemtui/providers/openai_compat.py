@@ -27,6 +27,7 @@ from gemtui.providers.convert_openai import (
 from gemtui.providers.http import get_json, open_stream, post_json
 from gemtui.providers.model_family import no_think_switch, opens_thought_in_prompt, with_no_think
 from gemtui.providers.part_runs import stream_parts
+from gemtui.providers.rate_limits import RateLimitListener, rate_limits_from_headers
 from gemtui.providers.sse import parse_json
 from gemtui.providers.think_tags import ThinkSplitter
 from gemtui.wire import Content, GenerateContentRequest, GenerateContentResponse, ModelInfo, Part
@@ -61,6 +62,14 @@ class OpenAICompatGenerator:
         """The setting: on, off, or auto (``decide_constrained_tools`` asks the server)."""
         self.constrained = constrained_tools == "on"
         """Whether requests with tools require a call, ``final_answer`` included."""
+        self.on_rate_limits: RateLimitListener | None = None
+        """Told the ``x-ratelimit-*`` figures of each answer that carries them."""
+
+    def _note_limits(self, headers: httpx.Headers) -> None:
+        if self.on_rate_limits is not None:
+            limits = rate_limits_from_headers(headers, self.name)
+            if limits is not None:
+                self.on_rate_limits(limits)
 
     def _body(self, request: GenerateContentRequest, model: str, *, stream: bool) -> dict[str, Any]:
         switch = no_think_switch(model) if self.no_think else None
@@ -78,7 +87,8 @@ class OpenAICompatGenerator:
         if self.constrained:
             request = constrain(request)
         body = self._body(request, model, stream=False)
-        data = await post_json(self._client, f"{self._base}/chat/completions", body, self._headers)
+        url = f"{self._base}/chat/completions"
+        data = await post_json(self._client, url, body, self._headers, on_headers=self._note_limits)
         response = from_openai_completion(data, _names(request))
         return unwrap_answer(response) if self.constrained else response
 
@@ -104,6 +114,7 @@ class OpenAICompatGenerator:
             return False
 
         async with open_stream(self._client, url, body, self._headers) as response:
+            self._note_limits(response.headers)
             try:
                 async with aclosing(stream_parts(response, feed)) as batches:
                     async for parts in batches:

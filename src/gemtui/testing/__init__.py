@@ -10,7 +10,11 @@ the next one. Step keys, all optional:
   from the request, output and thoughts as word counts, total as their sum);
 - ``finish_reason`` (Gemini names, default ``"STOP"``; ``null`` for none), ``grounding``,
   ``citations``, ``raw_chunks`` (frames sent verbatim), ``tokens_per_second``;
-- ``error`` ``{status, message, retry_delay, quota_reset_delay, reason, quota_id, headers}``;
+- ``error`` ``{status, message, retry_delay, quota_reset_delay, reason, quota_id,
+  quota_metric, quota_dimensions, quota_value, headers}`` (the quota keys make a
+  ``google.rpc.QuotaFailure`` violation);
+- ``headers``: extra response headers of a successful answer (the providers' rate-limit
+  headers, ``x-ratelimit-*`` or ``anthropic-ratelimit-*``);
 - ``fault``: ``reset_before``, ``reset_after``/``cut_mid_frame``/``stall``/``hold`` (after
   ``after_chunks`` frames; ``stall`` waits ``seconds``, ``hold`` until the test calls
   ``MockLLMServer.release()``: "while the answer is still coming" without a clock),

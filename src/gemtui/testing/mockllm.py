@@ -458,7 +458,7 @@ class MockLLMServer:
             writer.write(head(200, [("Content-Type", "application/json")], close=True) + half)
             await writer.drain()
             return False
-        await self._send_bytes(writer, 200, body)
+        await self._send_bytes(writer, 200, body, step.headers)
         return True
 
     async def _stream(
@@ -473,6 +473,7 @@ class MockLLMServer:
             ("Content-Type", "text/event-stream"),
             ("Cache-Control", "no-cache"),
             ("Transfer-Encoding", "chunked"),
+            *step.headers.items(),
         ]
         writer.write(head(200, hdrs, close=closing))
         if step.endless:

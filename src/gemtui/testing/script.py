@@ -87,6 +87,9 @@ class ErrorSpec(_Model):
     quota_reset_delay: str | None = None
     reason: str | None = None
     quota_id: str | None = None
+    quota_metric: str | None = None
+    quota_dimensions: dict[str, str] | None = None
+    quota_value: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
 
     @property
@@ -115,6 +118,7 @@ class Step(_Model):
     seconds: float = Field(default=30.0, ge=0)
     endless: bool = False
     count_tokens: int | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _endless_needs_text(self) -> Step:

@@ -186,7 +186,13 @@ def error_body(spec: ErrorSpec) -> dict[str, Any]:
             info["metadata"] = {"quotaResetDelay": spec.quota_reset_delay}
         details.append(info)
     if spec.quota_id is not None:
-        violation = {"quotaId": spec.quota_id}
+        violation: dict[str, Any] = {"quotaId": spec.quota_id}
+        if spec.quota_metric is not None:
+            violation["quotaMetric"] = spec.quota_metric
+        if spec.quota_dimensions is not None:
+            violation["quotaDimensions"] = spec.quota_dimensions
+        if spec.quota_value is not None:
+            violation["quotaValue"] = spec.quota_value
         details.append({"@type": _RPC + "QuotaFailure", "violations": [violation]})
     err: dict[str, Any] = {
         "code": spec.status,

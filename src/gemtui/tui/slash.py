@@ -193,7 +193,7 @@ def _stats(app: AppSurface, arg: str) -> None:
     app.notify(
         f"{len(usage.per_turn)} model turns: in {s.input:,}, out {s.output:,}, "
         f"thoughts {s.thoughts:,}, cached {s.cached:,}{cost}."
-        + "".join(f"\n{line}" for line in usage.account_lines())
+        + "".join(f"\n{line}" for line in [*usage.account_lines(), *usage.limit_lines()])
     )
 
 

@@ -275,6 +275,7 @@ class MainScreen(Screen[None]):
             ops.TurnCounted: lambda o: self.usage.record_turn(o.usage, o.cost),
             ops.CompressionCounted: lambda o: self.usage.record_compression(o.before, o.after),
             ops.AccountShown: lambda o: self.usage.show_account(o.status),
+            ops.LimitsShown: lambda o: self.usage.show_limits(o.limits),
             ops.StreamEnded: lambda o: self.usage.end_stream(),
             ops.StatusChanged: self._status_changed,
             ops.ModelCallStarted: lambda o: self.status.model_call_started(),
@@ -302,7 +303,7 @@ class MainScreen(Screen[None]):
 
     def _status_changed(self, op: ops.StatusChanged) -> None:
         status = self.status
-        for field in ("provider", "model", "busy", "mcp", "mcp_trouble"):
+        for field in ("provider", "model", "busy", "mcp", "mcp_trouble", "limits"):
             value = getattr(op, field)
             if value is not None:
                 setattr(status, field, value)

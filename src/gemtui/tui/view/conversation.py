@@ -107,6 +107,11 @@ class ConversationView:
                 ],
                 ev.ProviderProgress: lambda e: [ops.StatusChanged(busy=e.message)],
                 ev.AccountStatus: lambda e: [ops.AccountShown(e)],
+                ev.RateLimitsSeen: lambda e: [
+                    ops.StatusChanged(limits=e.limits.compact()),
+                    ops.LimitsShown(e.limits),
+                ],
+                ev.RateLimitNear: lambda e: [ops.Notice(e.message, "warning")],
                 ev.McpServerChanged: self._mcp_changed,
                 ev.HookRan: lambda e: [
                     ops.Notice(

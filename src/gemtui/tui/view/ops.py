@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from gemtui.bus.events import AccountStatus, ToolCallSnapshot
+    from gemtui.bus.rate_limits import RateLimits
     from gemtui.bus.values import Usage
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "AnswerOpened",
     "AnswerText",
     "CompressionCounted",
+    "LimitsShown",
     "McpViewsStale",
     "ModelCallStarted",
     "Notice",
@@ -199,6 +201,13 @@ class StreamEnded(Op):
 
 
 @dataclass(frozen=True, slots=True)
+class LimitsShown(Op):
+    """The provider's rate limits as its last answer said them (status line, usage pane)."""
+
+    limits: RateLimits
+
+
+@dataclass(frozen=True, slots=True)
 class StatusChanged(Op):
     """Status line fields to set; ``None`` leaves a field as it is."""
 
@@ -207,6 +216,7 @@ class StatusChanged(Op):
     busy: str | None = None
     mcp: str | None = None
     mcp_trouble: bool | None = None
+    limits: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,6 +80,8 @@ class StatusLine(Widget):
     """MCP servers at a glance (``MCP 2/3 ✗``), empty without servers."""
     mcp_trouble: reactive[bool] = reactive(False)
     """A server failed: the summary is shown in the error colour."""
+    limits: reactive[str] = reactive("")
+    """The provider's rate limits left (``req 12/50 · tok 8k/40k · resets 20s``), if said."""
     agents: reactive[str] = reactive("")
     """Agents at a glance (``agents 2 working · 1 waits for you``), empty with one in front."""
     sandbox: reactive[str] = reactive("")
@@ -185,7 +187,8 @@ class StatusLine(Widget):
 
     def render(self) -> Content:
         """Mode, model, place and state; when the line is too short, the workspace goes
-        first, then the branch, then the provider's name — never what the turn does."""
+        first, then the branch, then the limits left, then the provider's name — never
+        what the turn does."""
         mode_style = {
             "yolo": "bold $text-error",
             "auto_edit": "bold $text-warning",
@@ -196,9 +199,9 @@ class StatusLine(Widget):
             state += self._activity()
         if self.busy:
             state += ["  ", (self.busy, "italic $text-warning")]
-        drop = {"workspace": False, "branch": False, "provider": False}
+        drop = {"workspace": False, "branch": False, "limits": False, "provider": False}
         line = Content("")
-        for dropping in (None, "workspace", "branch", "provider"):
+        for dropping in (None, "workspace", "branch", "limits", "provider"):
             if dropping:
                 drop[dropping] = True
             pieces: list[Content | str | tuple[str, str]] = [
@@ -216,6 +219,8 @@ class StatusLine(Widget):
                 pieces += ["  ", (f"⎇ {self.branch}", "$text-success")]
             if self.mcp:
                 pieces += ["  ", (self.mcp, "$text-error" if self.mcp_trouble else "$text-muted")]
+            if self.limits and not drop["limits"]:
+                pieces += ["  ", (self.limits, "$text-muted")]
             if self.agents:
                 waits = "for you" in self.agents
                 pieces += ["  ", (self.agents, "bold $text-warning" if waits else "$text-muted")]

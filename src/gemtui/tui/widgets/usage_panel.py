@@ -13,6 +13,7 @@ from gemtui.bus.values import Usage
 
 if TYPE_CHECKING:
     from gemtui.bus.events import AccountStatus
+    from gemtui.bus.rate_limits import RateLimits
 
 __all__ = ["UsagePanel"]
 
@@ -96,6 +97,8 @@ class UsagePanel(VerticalScroll, can_focus=False):
         self.last_prompt_tokens = 0
         self.account: AccountStatus | None = None
         """The Google account behind code-assist (its tier and quota), when there is one."""
+        self.limits: RateLimits | None = None
+        """The provider's rate limits as its last answer said them (None: never said)."""
         self.by_agent: dict[str, tuple[int, float]] = {}
         """Subagents' tokens and cost, by agent name (they are in the session figures too)."""
 
@@ -179,6 +182,14 @@ class UsagePanel(VerticalScroll, can_focus=False):
 
         return [who, *quota_lines(a.quota)]
 
+    def show_limits(self, limits: RateLimits) -> None:
+        self.limits = limits
+        self._refresh_numbers()
+
+    def limit_lines(self) -> list[str]:
+        """The rate limits left, one line each (empty when the provider said none)."""
+        return self.limits.lines() if self.limits is not None else []
+
     def record_compression(self, before: int, after: int) -> None:
         self.compressions.append((before, after))
         self.last_prompt_tokens = after
@@ -220,7 +231,7 @@ class UsagePanel(VerticalScroll, can_focus=False):
             notes.append(
                 Content.styled(f"\n  {agent}: {short(tokens)} tokens{money}", "$text-muted")
             )
-        for line in self.account_lines():
+        for line in [*self.account_lines(), *self.limit_lines()]:
             notes.append(Content.styled(f"\n{line}", "$text-muted"))
         for before, after in self.compressions[-3:]:
             notes.append(Content.styled(f"\ncompressed {before:,} → {after:,}", "$text-accent"))
