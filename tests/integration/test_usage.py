@@ -178,3 +178,27 @@ def test_an_invalid_price_override_exits_52_naming_the_key(
     assert proc.returncode == 52, proc.stderr
     assert f"prices.gemini-2.5-flash.{key}" in proc.stderr, proc.stderr
     assert mock_llm_thread.requests == []
+
+
+@pytest.mark.parametrize("priced", [True, False], ids=["override", "control"])
+def test_a_price_override_lets_a_cap_hold_for_a_model_the_table_lacks(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, priced: bool
+) -> None:
+    """The budget prices with the overrides: under a cap, a model only the settings
+    price runs and is counted; without that price it is refused (54), and the refusal
+    says how to give it one."""
+    price = '[prices."no-such-model"]\ninput = 1.0\noutput = 1.0\n' if priced else ""
+    write_fast_config(isolated_home, NO_COMPRESSION + price)
+    mock_llm_thread.enqueue({"text": "ok", "usage": MILLION})
+    proc = run_gemtui(
+        ["-p", "go", "--output-format", "json", "-m", "no-such-model", "--max-budget-usd", "5"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
+    out = json.loads(proc.stdout)
+    if priced:
+        assert proc.returncode == 0, proc.stderr
+        assert out["stats"]["cost_usd"] == pytest.approx(1.0)
+        return
+    assert proc.returncode == 54, proc.stderr
+    assert '[prices."no-such-model"] input = USD' in out["error"]["message"]
