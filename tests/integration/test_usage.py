@@ -92,7 +92,8 @@ def test_usage_json_lists_the_days_spend_per_model_and_agent_after_two_sessions(
 
     text = _usage(isolated_home, workspace)
     assert text.returncode == 0, text.stderr
-    assert "$0.6600" in text.stdout and "generalist" in text.stdout
+    assert "$0.6600" in text.stdout
+    assert "generalist" in text.stdout
     assert "ai.google.dev" in text.stdout
 
 
@@ -119,7 +120,8 @@ def test_a_bad_days_value_exits_42_with_a_message(
 ) -> None:
     proc = _usage(isolated_home, workspace, "--days", days)
     assert proc.returncode == 42
-    assert "--days" in proc.stderr and repr(days) in proc.stderr
+    assert "--days" in proc.stderr
+    assert repr(days) in proc.stderr
     assert proc.stdout == ""
 
 

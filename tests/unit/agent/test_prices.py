@@ -20,7 +20,8 @@ def _no_overrides() -> Iterator[None]:
 def test_every_known_price_names_its_page_and_the_day_it_was_taken() -> None:
     for model in PRICES:
         origin = price_origin(model)
-        assert origin is not None and origin.startswith("https://"), model
+        assert origin is not None, model
+        assert origin.startswith("https://"), model
         assert re.search(r"\(taken \d{4}-\d{2}-\d{2}\)$", origin), origin
     assert all(s.url.startswith("https://") for s in SOURCES.values())
 
@@ -35,7 +36,8 @@ def test_a_settings_price_wins_for_its_exact_model_only() -> None:
 
 
 def test_a_settings_price_gives_an_unknown_model_a_price() -> None:
-    assert price_for("local-llama") is None and price_origin("local-llama") is None
+    assert price_for("local-llama") is None
+    assert price_origin("local-llama") is None
     use_price_overrides({"local-llama": {"input": 0.0, "output": 0.0}})
     assert price_for("local-llama") == {"input": 0.0, "output": 0.0}
     assert price_origin("local-llama") == 'your settings ([prices."local-llama"])'
