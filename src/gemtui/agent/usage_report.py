@@ -19,10 +19,12 @@ if TYPE_CHECKING:
     from gemtui.store import SessionStore
     from gemtui.store.spend import SpendRow
 
-__all__ = ["DEFAULT_DAYS", "SpendLine", "UsageReport", "usage_report"]
+__all__ = ["DEFAULT_DAYS", "MAX_DAYS", "SpendLine", "UsageReport", "usage_report"]
 
 DEFAULT_DAYS = 30
 """How far back ``gemtui usage`` and ``/usage`` look unless told."""
+MAX_DAYS = 3660
+"""Ten years: more than any store holds, and a bound on the rows of ``per_day``."""
 
 
 @dataclass

@@ -21,9 +21,6 @@ if TYPE_CHECKING:
 
 __all__ = ["add_parser"]
 
-MAX_DAYS = 3660
-"""Ten years: more than any store holds, and a bound on the rows of ``per_day``."""
-
 
 def add_parser(sub: Subcommands) -> None:
     p = add_subcommand(sub, "usage", _run, "Spend per day, per model and per agent.")
@@ -33,7 +30,7 @@ def add_parser(sub: Subcommands) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from gemtui.agent.prices import use_price_overrides
-    from gemtui.agent.usage_report import usage_report
+    from gemtui.agent.usage_report import MAX_DAYS, usage_report
     from gemtui.cli.sessions import _store_failed
     from gemtui.config.settings import load_settings
     from gemtui.errors import FatalError
@@ -65,6 +62,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _days(text: str) -> int | None:
+    from gemtui.agent.usage_report import MAX_DAYS
+
     try:
         days = int(text)
     except ValueError:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from gemtui.modes import ApprovalMode
 from gemtui.tui import slash_features as features
 from gemtui.tui.slash_skills import skills
+from gemtui.tui.slash_usage import usage
 
 if TYPE_CHECKING:
     from gemtui.tui.app_surface import AppSurface
@@ -329,31 +330,6 @@ def mcp_prompt(app: AppSurface, name: str, arg: str) -> bool:
     return True
 
 
-def _usage(app: AppSurface, arg: str) -> None:
-    """``/usage [DAYS]``: spend per day as a chart, per model and per agent, from the store
-    (every session and agent), read off the UI thread, then shown in its own screen."""
-    from gemtui.agent.usage_report import DEFAULT_DAYS, usage_report
-
-    store = app.controller.store
-    if store is None:
-        app.notify("/usage reads the session store, which is not open; see the log.")
-        return
-    days = int(arg) if arg.strip().isdigit() else DEFAULT_DAYS if not arg.strip() else 0
-    if not 1 <= days <= 3660:
-        app.notify(f"Usage: /usage [DAYS] (1 to 3660), not {arg.strip()!r}", severity="warning")
-        return
-
-    async def read() -> None:
-        import asyncio
-
-        from gemtui.tui.screens.usage import UsageScreen
-
-        report = await asyncio.to_thread(usage_report, store, days)
-        app.push_screen(UsageScreen(report))
-
-    app.run_worker(read(), group="usage", exclusive=True)
-
-
 @dataclass(frozen=True)
 class SlashCommand:
     """One slash command: what /help, the completer and the palette show, and what runs."""
@@ -382,7 +358,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/sessions", "Browse saved sessions", _sessions),
     SlashCommand("/theme", "Switch the theme (/theme NAME), remembered", _theme),
     SlashCommand("/stats", "Token usage and cost of this session", _stats),
-    SlashCommand("/usage", "Spend per day, model and agent (/usage [DAYS], default 30)", _usage),
+    SlashCommand("/usage", "Spend per day, model and agent (/usage [DAYS], default 30)", usage),
     SlashCommand("/copy", "Copy the last answer (/copy code: the last code block)", _copy),
     SlashCommand("/permissions", "Show the policy rules in force and remove one", _permissions),
     SlashCommand("/mcp", "MCP servers' state (/mcp restart|disable|enable NAME)", _mcp),
