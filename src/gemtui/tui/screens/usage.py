@@ -79,7 +79,7 @@ class UsageScreen(ModalScreen[None]):
         plt.title("USD per day")
         plt.bar(list(range(len(days))), [d.cost or 0.0 for d in days], width=0.6)
         ticks = list(range(len(days) - 1, -1, -TICK_EVERY))[::-1]
-        plt.xticks(ticks, [days[i].name[5:] for i in ticks])  # MM-DD
+        plt.xticks([float(i) for i in ticks], [days[i].name[5:] for i in ticks])  # MM-DD
 
     def _table(self, selector: str, title: str, lines: list[SpendLine]) -> None:
         table = self.query_one(selector, DataTable)
