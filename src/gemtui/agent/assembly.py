@@ -192,10 +192,12 @@ def build_session(
     from gemtui.agent.budget_attach import attach_budget
     from gemtui.agent.fallback import switch_always
     from gemtui.agent.fallback_attach import attach_fallback
+    from gemtui.agent.prices import use_price_overrides
     from gemtui.agent.provider_choice import resolve_provider
     from gemtui.agent.session import Session
     from gemtui.agent.store_attachment import attach_store
 
+    use_price_overrides(settings.price_overrides())  # every cost from here on uses them
     opened = attachment is None
     if attachment is None:  # an unknown --resume is said first (42), whatever the provider
         attachment = attach_store(options.resume, options.workspace)

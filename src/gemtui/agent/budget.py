@@ -96,7 +96,8 @@ class Budget:
             name = unknown[0]
             return (
                 f"Budget: no price is known for model {name!r}, so a cap cannot hold. Give it"
-                f" a price in config.toml: [providers.{self.provider}] prices = {{ input = USD,"
+                f' a price in config.toml: [prices."{name}"] input = USD, output = USD, or'
+                f" [providers.{self.provider}] prices = {{ input = USD,"
                 " output = USD, cached = USD } (per million tokens), or choose a priced model."
             )
         if self.session_usd is not None and self.spent >= self.session_usd:

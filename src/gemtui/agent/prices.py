@@ -1,16 +1,27 @@
 """What a turn costs: known prices per model, the settings' ``prices`` on top.
 
 In the engine, so every view reports the same figure: the TUI's usage pane, headless
-``stats`` (json and stream-json) and the session browser.
+``stats`` (json and stream-json), the session browser and ``gemtui usage``. Each known
+price says where it was read and when (``SOURCES``); a person's own figures
+(``[prices."MODEL"]``, or a provider's ``prices``) win over it and are said to be theirs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from gemtui.bus.events import Usage
 
-__all__ = ["PRICES", "cost_of", "price_for"]
+__all__ = [
+    "PRICES",
+    "SOURCES",
+    "PriceSource",
+    "cost_of",
+    "price_for",
+    "price_origin",
+    "use_price_overrides",
+]
 
 PRICES: dict[str, dict[str, float]] = {
     "gemini-2.5-pro": {"input": 1.25, "output": 10.0, "cached": 0.31},
@@ -26,13 +37,65 @@ PRICES: dict[str, dict[str, float]] = {
 """USD per million tokens (input, output — thoughts are billed as output —, cached input)."""
 
 
-def price_for(model: str, overrides: Mapping[str, float] | None = None) -> dict[str, float] | None:
-    """The price of ``model`` (longest known prefix), with settings' ``prices`` on top."""
+@dataclass(frozen=True)
+class PriceSource:
+    """Where a provider's prices in ``PRICES`` were read, and on which day."""
+
+    url: str
+    """The provider's own pricing page."""
+    taken: str
+    """ISO date the figures were copied from it (they may have changed since)."""
+
+    def describe(self) -> str:
+        return f"{self.url} (taken {self.taken})"
+
+
+SOURCES: dict[str, PriceSource] = {
+    "gemini-": PriceSource("https://ai.google.dev/gemini-api/docs/pricing", "2026-11-21"),
+    "gpt-": PriceSource("https://openai.com/api/pricing/", "2026-11-21"),
+    "claude-": PriceSource("https://www.anthropic.com/pricing#api", "2026-11-21"),
+}
+"""Per provider (by model-name prefix): the page every ``PRICES`` entry of its models
+came from. A test keeps every entry covered."""
+
+_settings_prices: dict[str, dict[str, float]] = {}
+"""``[prices."MODEL"]`` from the settings in force (set where a session is assembled)."""
+
+
+def use_price_overrides(table: Mapping[str, Mapping[str, float]]) -> None:
+    """Make the settings' ``[prices."MODEL"]`` the figures for those models, everywhere
+    a cost is computed (turns, side calls, the budget, the daily sum, the browser)."""
+    _settings_prices.clear()
+    _settings_prices.update({model: dict(price) for model, price in table.items()})
+
+
+def _known(model: str) -> str | None:
     known = [name for name in PRICES if model.startswith(name)]
-    base = dict(PRICES[max(known, key=len)]) if known else {}
+    return max(known, key=len) if known else None
+
+
+def price_for(model: str, overrides: Mapping[str, float] | None = None) -> dict[str, float] | None:
+    """The price of ``model`` (longest known prefix), with the provider's ``prices`` on
+    top, and the settings' own ``[prices."MODEL"]`` (the exact name) on top of both."""
+    known = _known(model)
+    base = dict(PRICES[known]) if known else {}
     if overrides:
         base.update(overrides)
+    base.update(_settings_prices.get(model, {}))
     return base or None
+
+
+def price_origin(model: str, overrides: Mapping[str, float] | None = None) -> str | None:
+    """Where ``model``'s price comes from, in words (None: no price is known)."""
+    if model in _settings_prices:
+        return f'your settings ([prices."{model}"])'
+    if overrides:
+        return "your settings (the provider's prices)"
+    known = _known(model)
+    if known is None:
+        return None
+    source = next((s for prefix, s in SOURCES.items() if known.startswith(prefix)), None)
+    return source.describe() if source else "built in (no source recorded)"
 
 
 def cost_of(usage: Usage, price: Mapping[str, float] | None) -> float | None:

@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         "disable|uninstall|update|import`, `gemtui skills list|install|uninstall|enable|disable`,"
         " `gemtui checkpoints [--json]`, `gemtui rewind ID`,"
         " `gemtui agents [--json]` (this folder's running and recent agents),"
+        " `gemtui usage [--json] [--days N]` (spend per day, model and agent),"
         " `gemtui setup import [--yes] [--json]` (bring a Gemini CLI or Claude Code setup over).",
     )
     p.add_argument("prompt", nargs="?", help="prompt to send (opens the TUI with it sent)")
@@ -148,6 +149,7 @@ SUBCOMMANDS = (
     "auth",
     "sessions",
     "agents",
+    "usage",
     "checkpoints",
     "rewind",
     "mcp",

@@ -29,6 +29,7 @@ __all__ = [
     "GeneralSettings",
     "LimitSettings",
     "McpServerSettings",
+    "ModelPrice",
     "NetworkSettings",
     "PromptSettings",
     "ProviderSettings",
@@ -131,6 +132,17 @@ class ProviderSettings(_Section):
         if 0 < value < 1024:  # the Messages API refuses these (400)
             raise ValueError("must be 0 (no extended thinking) or at least 1024")
         return value
+
+
+class ModelPrice(_Section):
+    """One model's price, the person's own (``[prices."MODEL"]``): USD per million tokens."""
+
+    input: Annotated[float, Field(ge=0)]
+    """Prompt tokens."""
+    output: Annotated[float, Field(ge=0)]
+    """Answer and thought tokens."""
+    cached: Annotated[float, Field(ge=0)] | None = None
+    """Cached prompt tokens; else the input price."""
 
 
 class ChatSettings(_Section):
@@ -397,6 +409,12 @@ class Settings(BaseModel):
     """Extra workspace roots."""
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     """Checkpoints before workspace-changing tool calls, and their retention."""
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Prices by exact model name, over the built-in table and a provider's ``prices``."""
+
+    def price_overrides(self) -> dict[str, dict[str, float]]:
+        """``[prices."MODEL"]`` as the price table's shape (keys left unsaid omitted)."""
+        return {m: p.model_dump(exclude_none=True) for m, p in self.prices.items()}
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

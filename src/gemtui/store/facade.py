@@ -10,6 +10,7 @@ from gemtui.store.export import to_json, to_markdown
 from gemtui.store.recorder import SessionRecorder
 from gemtui.store.records import SessionMatch
 from gemtui.store.search import search_sessions
+from gemtui.store.spend import SpendRow, spend_since
 from gemtui.store.store import StoreCore
 from gemtui.store.subagent_log import SubagentTranscript, subagent_transcripts
 
@@ -50,6 +51,10 @@ class SessionStore(StoreCore):
     def agents(self, workspace: str, *, limit: int = 50) -> list[AgentRow]:
         """The folder's running agents, then its recent ones, newest first."""
         return recent_agents(self, workspace, limit=limit)
+
+    def spend(self, since: float) -> list[SpendRow]:
+        """Model calls since ``since`` in every session, by day, model and agent."""
+        return spend_since(self, since)
 
     def export_markdown(self, session_id: str) -> str:
         return to_markdown(self, session_id)

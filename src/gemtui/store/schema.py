@@ -156,7 +156,13 @@ CREATE TABLE agents (
 CREATE INDEX agents_workspace ON agents(workspace, updated);
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5)
+# v6: where the money went (issue 37): `gemtui usage` and the daily cap read the usage of
+# the last days across every session, by time; without an index that is a full scan.
+_V6 = """
+CREATE INDEX usage_created ON usage(created);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
 """Step ``i`` brings a store from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

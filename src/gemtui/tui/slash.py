@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from gemtui.modes import ApprovalMode
 from gemtui.tui import slash_features as features
 from gemtui.tui.slash_skills import skills
+from gemtui.tui.slash_usage import usage
 
 if TYPE_CHECKING:
     from gemtui.tui.app_surface import AppSurface
@@ -357,6 +358,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/sessions", "Browse saved sessions", _sessions),
     SlashCommand("/theme", "Switch the theme (/theme NAME), remembered", _theme),
     SlashCommand("/stats", "Token usage and cost of this session", _stats),
+    SlashCommand("/usage", "Spend per day, model and agent (/usage [DAYS], default 30)", usage),
     SlashCommand("/copy", "Copy the last answer (/copy code: the last code block)", _copy),
     SlashCommand("/permissions", "Show the policy rules in force and remove one", _permissions),
     SlashCommand("/mcp", "MCP servers' state (/mcp restart|disable|enable NAME)", _mcp),

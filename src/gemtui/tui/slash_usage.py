@@ -1,0 +1,38 @@
+"""``/usage``: where the money went, read from the store off the UI thread and shown in
+its own screen (``slash.py`` holds the table)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gemtui.tui.app_surface import AppSurface
+
+__all__ = ["usage"]
+
+
+def usage(app: AppSurface, arg: str) -> None:
+    """``/usage [DAYS]``: spend per day as a chart, per model and per agent, from the store
+    (every session and agent), read off the UI thread, then shown in its own screen."""
+    from gemtui.agent.usage_report import DEFAULT_DAYS, MAX_DAYS, usage_report
+
+    store = app.controller.store
+    if store is None:
+        app.notify("/usage reads the session store, which is not open; see the log.")
+        return
+    days = int(arg) if arg.strip().isdigit() else DEFAULT_DAYS if not arg.strip() else 0
+    if not 1 <= days <= MAX_DAYS:
+        app.notify(
+            f"Usage: /usage [DAYS] (1 to {MAX_DAYS}), not {arg.strip()!r}", severity="warning"
+        )
+        return
+
+    async def read() -> None:
+        import asyncio
+
+        from gemtui.tui.screens.usage import UsageScreen
+
+        report = await asyncio.to_thread(usage_report, store, days)
+        app.push_screen(UsageScreen(report))
+
+    app.run_worker(read(), group="usage", exclusive=True)
