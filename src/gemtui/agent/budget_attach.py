@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from gemtui.config.settings import Settings
     from gemtui.store import SessionStore
 
-__all__ = ["attach_budget"]
+__all__ = ["ask_at_caps", "attach_budget"]
 
 
 def attach_budget(
@@ -34,3 +34,12 @@ def attach_budget(
     budget.watch(session.bus)
     executor.config = replace(executor.config, budget=budget)
     return budget
+
+
+def ask_at_caps(session: Session) -> None:
+    """A person watches ``session`` and answers ``BudgetAsked`` (the TUI, once it shows
+    it): at a cap the prompt waits for the answer instead of ending with exit 54. Set by
+    the front end that answers, never by default: an ask nobody answers would hang."""
+    budget = session.executor.config.budget
+    if budget is not None:
+        budget.asks = True

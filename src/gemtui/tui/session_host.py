@@ -302,9 +302,11 @@ class SessionController:
         return built
 
     def _start_session(self, session: Session) -> None:
+        from gemtui.agent.budget_attach import ask_at_caps
         from gemtui.tui.bridge import pump_events
 
         self.session = session
+        ask_at_caps(session)  # this screen answers at a cap: the prompt waits, never exits 54
         status = {
             "provider": session.provider.name,
             "model": session.model,

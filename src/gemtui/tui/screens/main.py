@@ -283,12 +283,18 @@ class MainScreen(Screen[None]):
             ops.McpViewsStale: self._mcp_views_stale,
             ops.SignInNeeded: lambda o: self.post_message(self.SignInNeeded(o.reason)),
             ops.AccountRefused: lambda o: self.post_message(self.AccountRefused(o.reason)),
+            ops.BudgetQuestion: self._budget_question,
             ops.WindowChanged: lambda o: self.usage.follow_model(o.context_window, o.priced),
         }
 
     def _streamed(self, op: ops.Streamed) -> None:
         self.usage.record_streamed(op.text)
         self.status.streamed(len(op.text), thought=op.thought)
+
+    def _budget_question(self, op: ops.BudgetQuestion) -> None:
+        from gemtui.tui.budget_flow import ask_about_budget
+
+        ask_about_budget(self.app, op.asked)
 
     def _subagent_turn(self, op: ops.SubagentTurn) -> None:
         agent = self.transcript.subagent_turn(op.parent_id, op.tokens, op.cost)
