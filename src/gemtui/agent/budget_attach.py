@@ -36,10 +36,11 @@ def attach_budget(
     return budget
 
 
-def ask_at_caps(session: Session) -> None:
-    """A person watches ``session`` and answers ``BudgetAsked`` (the TUI, once it shows
+def ask_at_caps(session: Session, asks: bool = True) -> None:
+    """A person watches ``session`` and answers ``BudgetAsked`` (the TUI, while it shows
     it): at a cap the prompt waits for the answer instead of ending with exit 54. Set by
-    the front end that answers, never by default: an ask nobody answers would hang."""
+    the front end that answers, and unset when it stops showing the session: an ask
+    nobody sees would wait forever."""
     budget = session.executor.config.budget
     if budget is not None:
-        budget.asks = True
+        budget.asks = asks

@@ -150,6 +150,8 @@ class BudgetScreen(ConsentDialog[Decision]):
     def action_type_amount(self) -> None:
         self.add_class("-typing")
         self.query_one("#budget-amount", Input).focus()
+        keys = "Enter raise by the amount typed · Esc stop"  # digits type here now
+        self.query_one("#consent-keys", Static).update(keys)
 
     @on(Input.Submitted, "#budget-amount")
     def _typed(self, event: Input.Submitted) -> None:
