@@ -28,7 +28,7 @@ from gemtui.tui.budget_flow import STOPPED_NOTICE
 from gemtui.tui.launch import build_app
 from gemtui.tui.screens.budget import BudgetScreen, parse_raise
 from gemtui.tui.screens.main import MainScreen
-from tests.tui.helpers import Messages, engine_started, turns_done
+from tests.tui.helpers import Messages, engine_started, group_done, turns_done
 from tests.tui.test_resume_shows_what_happened import _settings_for
 from tests.tui.test_transcript import screen_text, settle
 
@@ -175,6 +175,27 @@ async def test_stop_ends_the_prompt_and_keeps_everything_typed(
         shown = screen_text(transcript)
         assert " ".join(STOPPED_NOTICE.split()[:4]) in shown, shown
         assert PROMPT in shown
+    app.close_store()
+
+
+async def test_a_cancel_while_asked_ends_the_prompt_and_takes_the_question_away(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """Ctrl+C while the question is up cancels the prompt as anywhere else: nothing more
+    is sent and the question, which nothing waits on now, closes with it."""
+    mock_llm.enqueue(READ, DONE)
+    app = _app(mock_llm, workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await engine_started(app, seen)
+        await pilot.press(*PROMPT, "enter")
+        await _asked(app, seen, pilot)
+        await pilot.press("ctrl+c")
+        finished = await seen.wait_event(AgentFinished)
+        assert finished.reason == TerminateReason.ABORTED
+        await group_done(app, "budget-question")
+        assert isinstance(app.screen, MainScreen)
+        assert len(mock_llm.requests) == 1
     app.close_store()
 
 

@@ -3,6 +3,7 @@ back to the engine that waits for it (``BudgetAsked`` → ``bus.decide``), in on
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -21,22 +22,33 @@ STOPPED_NOTICE = (
 
 def ask_about_budget(app: App[Any], asked: BudgetAsked) -> None:
     """Ask the person (raise or stop; go on without a price or stop) and send the answer
-    to the session's bus, which the prompt waits on."""
+    to the session's bus, which the prompt waits on. A prompt that ends first (Ctrl+C,
+    its time limit) takes the question with it."""
     from gemtui.tui.app_surface import AppSurface
     from gemtui.tui.screens.budget import BudgetScreen
 
     if not isinstance(app, AppSurface) or app.session is None:
         return
-    bus = app.session.bus
+    bus = app.session.bus  # the asking session's, even if another comes to the front
 
     def answered(decision: Decision | None) -> None:
-        if decision is None or not decision.decision.allows:
-            from gemtui.tui.screens.budget import STOP
-
-            decision = STOP
+        if decision is None:  # the prompt ended without an answer: nothing waits
+            return
+        if not decision.decision.allows:
             app.main.transcript.add_notice(STOPPED_NOTICE, "warning")
         if not bus.decide(asked.correlation_id, decision):
             app.notify("The prompt no longer waits for that answer.", severity="warning")
 
     screen = BudgetScreen(asked.kind, asked.message, asked.model, asked.spent, asked.cap)
+    turns = [worker for worker in app.workers if worker.group == "turn"]
+
+    async def close_with_the_prompt() -> None:
+        for worker in turns:
+            with contextlib.suppress(Exception):  # how it ended is the turn's to say
+                await worker.wait()
+        if app.screen is screen:  # still unanswered (never another screen on top of it)
+            screen.dismiss(None)
+
     app.push_screen(screen, answered)
+    if turns:
+        app.run_worker(close_with_the_prompt(), group="budget-question", exit_on_error=False)
