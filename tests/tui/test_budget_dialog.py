@@ -365,3 +365,50 @@ class TestBudgetDialog:
         assert snap_compare(
             snapshot_app(tmp_path), terminal_size=(100, 30), run_before=_ask_then(*keys)
         )
+
+
+async def test_only_the_agent_on_screen_asks_and_one_off_screen_ends_at_its_cap(
+    workspace: Path,
+) -> None:
+    """An agent working in the background at its cap is asked by nobody: its prompt ends
+    (exit 54) instead of waiting on a question no one sees. Brought to the front, the
+    same agent asks, and a raise lets its call start; the agent sent back stops asking."""
+    from gemtui.agent.budget_attach import attach_budget
+    from tests.tui.agent_fleet import SessionsFleet
+    from tests.tui.conftest import make_app, make_session
+    from tests.tui.test_agent_view import _rows_settle
+
+    small_read = {**READ, "usage": SMALL}  # $0.03 passes a $0.01 cap
+    async with MockLLMServer() as front, MockLLMServer() as back:
+        back.enqueue(small_read, DONE)
+        (workspace / "b").mkdir()
+        (workspace / "b" / "a.txt").write_text("alpha\n")
+        first = make_session(front.url, workspace)
+        second = make_session(back.url, workspace / "b")
+        for session in (first, second):
+            attach_budget(session, Settings(), 0.01, None)
+        app = make_app(first, workspace)
+        seen = Messages()
+        async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
+            fleet = SessionsFleet()
+            fleet.adopt(first, "front")
+            b = fleet.adopt(second, "read a.txt")
+            app.attach_fleet(fleet)
+            fleet.run(b, "read a.txt")
+            await _rows_settle(seen, fleet, {b: "failed"})
+            assert len(back.requests) == 1, "stopped at its cap, not waiting on a question"
+            await pilot.press("f5", "down", "enter")
+            assert app.session is second
+            mark = len(seen.seen)
+            await pilot.press(*"go on", "enter")
+            await _asked(app, seen, pilot)
+            assert len(back.requests) == 1
+            await pilot.press("f8", "1")
+            finished = await seen.wait_event(AgentFinished, after=mark)
+            assert finished.reason == TerminateReason.GOAL
+            assert len(back.requests) == 2
+            await turns_done(app)
+            await pilot.press("f5", "up", "enter")
+            assert app.session is first
+            assert second.executor.config.budget is not None
+            assert not second.executor.config.budget.asks, "off screen: it asks nobody"
