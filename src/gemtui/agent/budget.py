@@ -5,7 +5,8 @@ subagent's, foreground or background, reaches the parent bus through ``ChildBus`
 is told of the side calls that are not turns (router, next-speaker check, edit fixer).
 The executor asks ``refusal`` before each model call starts: once the spend reaches a
 cap, or the model has no known price while a cap is set (an unknown price is never $0),
-the prompt ends with ``FatalBudgetError`` (exit 54), saying what was spent and the cap.
+the prompt ends with ``FatalBudgetError`` (exit 54), saying what was spent and the cap
+— unless a person answers (the TUI): then ``budget_ask`` asks, raise or stop.
 """
 
 from __future__ import annotations
