@@ -80,7 +80,9 @@ class BudgetScreen(ConsentDialog[Decision]):
     ANSWERS = frozenset({"raise_by", "type_amount", "run_unpriced", "stop"})
     ESC_SAYS = "stop (the prompt ends; nothing you typed is lost)"
 
-    def __init__(self, kind: str, message: str, model: str, spent: float, cap: float | None):
+    def __init__(
+        self, kind: str, message: str, model: str, spent: float, cap: float | None
+    ) -> None:
         super().__init__(on_purpose=False)
         self.kind = kind
         """``session``, ``daily`` or ``unpriced``."""
