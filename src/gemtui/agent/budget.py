@@ -5,7 +5,8 @@ subagent's, foreground or background, reaches the parent bus through ``ChildBus`
 is told of the side calls that are not turns (router, next-speaker check, edit fixer).
 The executor asks ``refusal`` before each model call starts: once the spend reaches a
 cap, or the model has no known price while a cap is set (an unknown price is never $0),
-the prompt ends with ``FatalBudgetError`` (exit 54), saying what was spent and the cap.
+the prompt ends with ``FatalBudgetError`` (exit 54), saying what was spent and the cap
+— unless a person answers (the TUI): then ``budget_ask`` asks, raise or stop.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from gemtui.agent.prices import cost_of, price_for
 from gemtui.bus import Event, EventBus, ModelRouted, TurnFinished, Usage
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SIDE_CALL",
     "Budget",
+    "Reached",
     "report_side_call",
     "reported_side_call",
     "spent_today",
@@ -52,6 +54,12 @@ class Budget:
     """Models that answered while no price was known for them."""
     provider: str = "NAME"
     """The provider whose settings a missing price goes in (named in the refusal)."""
+    unpriced_ok: set[str] = field(default_factory=set)
+    """Models a person chose to run without a price this session (the cap then counts
+    only what has a price: an unknown price is never counted as $0)."""
+    asks: bool = False
+    """A person answers at a cap (the TUI showing this session): the call waits for a
+    ``BudgetAsked`` decision instead of the prompt ending with exit 54."""
 
     @property
     def capped(self) -> bool:
@@ -82,36 +90,73 @@ class Budget:
 
     def refusal(self, model: str, prices: Mapping[str, float] | None = None) -> str | None:
         """Why no model call may start now (None: it may)."""
+        reached = self.reached(model, prices)
+        return None if reached is None else reached.message
+
+    def reached(self, model: str, prices: Mapping[str, float] | None = None) -> Reached | None:
+        """Which cap stops the next call of ``model`` and why (None: it may start)."""
         if not self.capped:
             return None
+        own = self.prices if prices is None else prices
         unknown = sorted(
-            self.unpriced
-            | (
-                {model}
-                if price_for(model, self.prices if prices is None else prices) is None
-                else set()
-            )
+            (self.unpriced | ({model} if price_for(model, own) is None else set()))
+            - self.unpriced_ok
         )
+        cap = self.session_usd if self.session_usd is not None else self.daily_usd
         if unknown:
             name = unknown[0]
-            return (
+            return Reached(
+                "unpriced",
                 f"Budget: no price is known for model {name!r}, so a cap cannot hold. Give it"
                 f' a price in config.toml: [prices."{name}"] input = USD, output = USD, or'
                 f" [providers.{self.provider}] prices = {{ input = USD,"
-                " output = USD, cached = USD } (per million tokens), or choose a priced model."
+                " output = USD, cached = USD } (per million tokens), or choose a priced model.",
+                name,
+                self.spent,
+                cap,
             )
         if self.session_usd is not None and self.spent >= self.session_usd:
-            return (
+            return Reached(
+                "session",
                 f"Budget reached: this session spent ${self.spent:.4f} of its"
-                f" ${self.session_usd:.4f} cap (--max-budget-usd / [budget] session_usd)."
+                f" ${self.session_usd:.4f} cap (--max-budget-usd / [budget] session_usd).",
+                model,
+                self.spent,
+                self.session_usd,
             )
         today = self.spent_before_today + self.spent
         if self.daily_usd is not None and today >= self.daily_usd:
-            return (
+            return Reached(
+                "daily",
                 f"Budget reached: ${today:.4f} spent today of the ${self.daily_usd:.4f}"
-                " daily cap ([budget] daily_usd)."
+                " daily cap ([budget] daily_usd).",
+                model,
+                today,
+                self.daily_usd,
             )
         return None
+
+    def raise_cap(self, kind: str, usd: float) -> None:
+        """A person raised the ``session`` or ``daily`` cap by ``usd`` for this session
+        (the settings keep theirs: the next session starts under the cap again)."""
+        if kind == "session" and self.session_usd is not None:
+            self.session_usd += usd
+        elif kind == "daily" and self.daily_usd is not None:
+            self.daily_usd += usd
+
+
+@dataclass(frozen=True)
+class Reached:
+    """A cap that stops the next model call: ``session``, ``daily``, or ``unpriced`` (a
+    model with no known price under a cap: its spend cannot be counted)."""
+
+    kind: Literal["session", "daily", "unpriced"]
+    message: str
+    """What was spent and the cap, or which model has no price and how to give it one."""
+    model: str
+    spent: float
+    """This session's spend (``session``, ``unpriced``) or the day's (``daily``)."""
+    cap: float | None
 
 
 def spent_today(store: SessionStore | None, prices: Mapping[str, float], model: str) -> float:

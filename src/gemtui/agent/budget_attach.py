@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from gemtui.config.settings import Settings
     from gemtui.store import SessionStore
 
-__all__ = ["attach_budget"]
+__all__ = ["ask_at_caps", "attach_budget"]
 
 
 def attach_budget(
@@ -34,3 +34,13 @@ def attach_budget(
     budget.watch(session.bus)
     executor.config = replace(executor.config, budget=budget)
     return budget
+
+
+def ask_at_caps(session: Session, asks: bool = True) -> None:
+    """A person watches ``session`` and answers ``BudgetAsked`` (the TUI, while it shows
+    it): at a cap the prompt waits for the answer instead of ending with exit 54. Set by
+    the front end that answers, and unset when it stops showing the session: an ask
+    nobody sees would wait forever."""
+    budget = session.executor.config.budget
+    if budget is not None:
+        budget.asks = asks

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from gemtui.agent.after_agent import check_answer
 from gemtui.agent.budget import report_side_call
+from gemtui.agent.budget_ask import budget_stop
 from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.error_text import explain
 from gemtui.agent.fallback import fallback_offer, refusal
@@ -69,7 +70,7 @@ from gemtui.chat.turn import (
     TurnEvent,
     UserCancelledEvent,
 )
-from gemtui.errors import FatalBudgetError, HookStoppedError
+from gemtui.errors import HookStoppedError
 from gemtui.scheduler.execution import calls_refused, result_parts
 from gemtui.tools.base import ToolResult
 from gemtui.wire import (
@@ -331,18 +332,15 @@ class Executor:
         """Cancel, the turn limit and compression; the pending tool results join the
         history either way (saved before the next answer, never left unanswered)."""
         stop: TerminateReason | None = None
+        budget, priced = self.config.budget, (self.chat.model, self.config.prices)
         if cancel.is_set():
             stop = self._cancel_reason(state)
         elif self.config.agent_hooks is not None and self.config.agent_hooks.stopped:
             stop = TerminateReason.GOAL  # a hook's continue: false ends the prompt as done
         elif limit >= 0 and turns >= limit:
             stop = TerminateReason.MAX_TURNS
-        elif self.config.budget and (
-            why := self.config.budget.refusal(self.chat.model, self.config.prices)
-        ):
-            state.error = FatalBudgetError(why)  # no model call starts past a cap: exit 54
-            self.bus.emit(ErrorOccurred, message=why, kind="FatalBudgetError")
-            stop = TerminateReason.ERROR
+        elif budget and (stopped := await budget_stop(budget, self.bus, *priced, cancel, state)):
+            stop = stopped  # past a cap: exit 54 headless; the TUI asks (raise or stop)
         elif not await self._compress_unless_cancelled(cancel):
             stop = self._cancel_reason(state)
         self._park(message)

@@ -29,6 +29,7 @@ __all__ = [
     "AgentFinished",
     "ApprovalDecision",
     "ApprovalMode",
+    "BudgetAsked",
     "Citation",
     "Confirmation",
     "ContentDelta",
@@ -381,6 +382,21 @@ class ErrorOccurred(Event):
     kind: str = "error"
     hint: str | None = None
     """What to do next."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BudgetAsked(Event):
+    """A cap stops the next model call and a person is asked (the TUI): answer with
+    ``bus.decide(correlation_id, …)`` — allow once with ``raise_usd`` raises the cap by
+    that much, allow for the session runs ``model`` without a price, reject stops."""
+
+    correlation_id: str
+    kind: Literal["session", "daily", "unpriced"]
+    message: str
+    """What was spent and the cap, or which model has no price and how to give it one."""
+    model: str
+    spent: float
+    cap: float | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -89,6 +89,8 @@ class Decision:
     scope: Literal["file", "folder", "every"] | None = None
     """How far an allow for session / always reaches for an edit (its file, its folder,
     every call); None: the narrowest the call offers."""
+    raise_usd: float | None = None
+    """A budget question's answer: raise the cap by this many USD for this session."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -202,6 +202,7 @@ class FleetDesk:
         self.apply_rows()
 
     def _show_front(self, session: Session) -> None:
+        from gemtui.agent.budget_attach import ask_at_caps
         from gemtui.tui.bridge import pump_events
         from gemtui.tui.resumed_view import show_resumed
 
@@ -209,7 +210,10 @@ class FleetDesk:
         main.transcript.clear()
         main.thoughts.clear()
         main.usage.reset()
+        if app.controller.session is not None:  # off screen: a cap ends its prompt (54)
+            ask_at_caps(app.controller.session, asks=False)
         app.controller.session = session
+        ask_at_caps(session)  # on screen: at a cap the person is asked
         status = main.status
         status.turn_ended()
         status.provider, status.model = session.provider.name, session.model

@@ -302,12 +302,14 @@ class SessionController:
         return built
 
     def _start_session(self, session: Session) -> None:
+        from gemtui.agent.budget_attach import ask_at_caps
         from gemtui.agent.fallback_attach import attach_fallback
         from gemtui.tui.bridge import pump_events
         from gemtui.tui.fallback_flow import fallback_question
 
         self.session = session
         attach_fallback(session, fallback_question(self.app))  # the TUI always asks
+        ask_at_caps(session)  # this screen answers at a cap: the prompt waits, never exits 54
         status = {
             "provider": session.provider.name,
             "model": session.model,

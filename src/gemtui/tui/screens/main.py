@@ -25,6 +25,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from gemtui.tui.bridge import BusEvent
+from gemtui.tui.budget_flow import ask_about_budget
 from gemtui.tui.pager import open_in_pager
 from gemtui.tui.view import ConversationView, ops
 from gemtui.tui.widgets.prompt_input import PromptInput
@@ -284,6 +285,7 @@ class MainScreen(Screen[None]):
             ops.McpViewsStale: self._mcp_views_stale,
             ops.SignInNeeded: lambda o: self.post_message(self.SignInNeeded(o.reason)),
             ops.AccountRefused: lambda o: self.post_message(self.AccountRefused(o.reason)),
+            ops.BudgetQuestion: lambda o: ask_about_budget(self.app, o.asked),
             ops.WindowChanged: lambda o: self.usage.follow_model(o.context_window, o.priced),
         }
 

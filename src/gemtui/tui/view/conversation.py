@@ -122,6 +122,7 @@ class ConversationView:
                 ev.LoopDetected: lambda e: [ops.Notice(e.message, "warning")],
                 ev.Citation: lambda e: [ops.Notice(e.text)],
                 ev.AgentFinished: self._agent_finished,
+                ev.BudgetAsked: lambda e: [ops.BudgetQuestion(e)],
             }
         return self._routes.get(type(event))
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from gemtui.bus.events import AccountStatus, ToolCallSnapshot
+    from gemtui.bus.events import AccountStatus, BudgetAsked, ToolCallSnapshot
     from gemtui.bus.rate_limits import RateLimits
     from gemtui.bus.values import Usage
 
@@ -23,6 +23,7 @@ __all__ = [
     "AnswerDiscarded",
     "AnswerOpened",
     "AnswerText",
+    "BudgetQuestion",
     "CompressionCounted",
     "LimitsShown",
     "McpViewsStale",
@@ -260,3 +261,11 @@ class SignInNeeded(Op):
     """The Google account's grant was refused: the app opens the sign-in dialog."""
 
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetQuestion(Op):
+    """A cap stops the next model call: the app asks whether to raise it or stop (or,
+    for a model with no price, whether to go on without one)."""
+
+    asked: BudgetAsked
