@@ -58,7 +58,7 @@ class MainScreen(Screen[None]):
     AUTO_FOCUS = "#prompt"
     BINDINGS: ClassVar = [
         Binding("ctrl+o", "toggle_tool_output", "Expand tool output", priority=True, show=False),
-        Binding("ctrl+g", "open_tool_output", "Open whole tool output", priority=True, show=False),
+        Binding("ctrl+g", "open_tool_output", "Edit prompt / open output", priority=True, show=False),
         # Priority so the prompt (a TextArea: Ctrl+Y is redo there) does not take them; they
         # act only with the prompt or the transcript focused (check_action), so in the
         # approval queue Shift+Tab moves focus back and no dialog ever changes the mode.
@@ -349,13 +349,30 @@ class MainScreen(Screen[None]):
             self.app.bell()
 
     def action_open_tool_output(self) -> None:
-        """Ctrl+G: the last saved whole output in ``$PAGER`` (less), on the real terminal:
+        """Ctrl+G: the prompt's text in ``$VISUAL``/``$EDITOR``; with an empty prompt and a
+        saved whole output, that output in ``$PAGER`` (less), on the real terminal:
         megabytes are the pager's job, not the transcript's."""
         path = self.transcript.last_output_file()
-        if path is None:
-            self.app.bell()
+        if self.prompt.text or path is None:
+            self.edit_prompt_externally()
             return
         open_in_pager(self.app, path)
+
+    def edit_prompt_externally(self) -> None:
+        """The prompt in the person's editor; what it wrote comes back as one undoable
+        edit. When the editor fails the prompt keeps its text and a line says why."""
+        from gemtui.tui.external_editor import run_editor_for
+
+        prompt = self.prompt
+        outcome = run_editor_for(self.app, prompt.text)
+        if outcome.text is None:
+            self.transcript.add_notice(
+                f"The prompt is unchanged: {outcome.problem}.", "warning"
+            )
+            return
+        prompt.replace(outcome.text, (0, 0), prompt.document.end)
+        prompt.move_cursor(prompt.document.end)
+        prompt.focus()
 
     # -- approvals and completion ----------------------------------------------------------------
     def on_approval_queue_changed(self, event: ApprovalQueue.Changed) -> None:
