@@ -16,6 +16,10 @@ from tests.tui.conftest import make_app, make_session
 from tests.tui.test_transcript import screen_text, settle
 
 
+def _exists(path: str) -> bool:
+    return Path(path).exists()
+
+
 def _editor(folder: Path, body: str) -> Path:
     script = folder / "stand-in-editor"
     script.write_text("#!/bin/sh\n" + body, encoding="utf-8")
@@ -50,7 +54,7 @@ async def test_ctrl_g_brings_the_editors_text_back_into_the_prompt(
     file_mode, folder_mode, folder, typed = seen.read_text(encoding="utf-8").splitlines()
     assert (file_mode, folder_mode) == ("600", "700")  # nobody else reads the prompt
     assert typed == "my draft"
-    assert not Path(folder).exists()  # removed afterwards
+    assert not _exists(folder)  # removed afterwards
 
 
 async def test_an_editor_that_fails_leaves_the_prompt_as_typed_and_says_why(
@@ -58,7 +62,7 @@ async def test_an_editor_that_fails_leaves_the_prompt_as_typed_and_says_why(
 ) -> None:
     ran = tmp_path / "ran"
     # The control: the editor really ran and really wrote over the file before failing.
-    body = f"touch {ran}\necho clobbered > \"$1\"\nexit 3\n"
+    body = f'touch {ran}\necho clobbered > "$1"\nexit 3\n'
     monkeypatch.setenv("VISUAL", str(_editor(tmp_path, body)))
     app = make_app(make_session(mock_llm.url, workspace), workspace)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -67,7 +71,8 @@ async def test_an_editor_that_fails_leaves_the_prompt_as_typed_and_says_why(
         assert app.main.prompt.text == "keep me"
         shown = " ".join(screen_text(app.main.transcript).split())
     assert ran.exists()
-    assert "The prompt is unchanged" in shown and "exited with status 3" in shown
+    assert "The prompt is unchanged" in shown
+    assert "exited with status 3" in shown
 
 
 async def test_a_missing_editor_is_named_and_the_prompt_kept(
@@ -87,7 +92,10 @@ def test_without_visual_or_editor_vi_then_nano_else_both_named(tmp_path: Path) -
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     env = {"PATH": str(bin_dir)}
-    assert editor_command(env) == "no editor: $VISUAL and $EDITOR are unset, and vi and nano are not installed"
+    assert (
+        editor_command(env)
+        == "no editor: $VISUAL and $EDITOR are unset, and vi and nano are not installed"
+    )
     nano = _editor(bin_dir, "exit 0\n").rename(bin_dir / "nano")
     assert editor_command(env) == ["nano"]
     nano.rename(bin_dir / "vi")

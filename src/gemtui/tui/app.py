@@ -307,7 +307,7 @@ class GemtuiApp(AppSurface):
         status.busy = f"{len(self.queued)} queued" if self.queued else status.busy
 
     @work(exclusive=True, group="turn", name="turn", exit_on_error=False)
-    async def run_turn(self, text: str) -> None:
+    async def run_turn(self, text: str, media: list[Any] | None = None) -> None:
         """One prompt through the engine; the transcript follows through the bridge."""
         assert self.session is not None
         self.turn_running = True
@@ -317,7 +317,7 @@ class GemtuiApp(AppSurface):
 
                 await run_shell_line(self, text[1:].strip())
             else:
-                await self.session.send(text)
+                await self.session.send(text, media=media)  # media: images attached
         except Exception as exc:
             log.exception("turn failed")
             if self.raise_errors:

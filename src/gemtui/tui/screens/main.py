@@ -26,7 +26,9 @@ from textual.widgets.option_list import Option
 
 from gemtui.tui.bridge import BusEvent
 from gemtui.tui.pager import open_in_pager
+from gemtui.tui.screens.prompt_extras import PromptExtras
 from gemtui.tui.view import ConversationView, ops
+from gemtui.tui.widgets.attachment_chips import AttachmentChips
 from gemtui.tui.widgets.prompt_input import PromptInput
 from gemtui.tui.widgets.status_line import StatusLine
 
@@ -51,14 +53,14 @@ _clock = time.monotonic
 """The retry countdown's clock (tests move it instead of waiting)."""
 
 
-class MainScreen(Screen[None]):
+class MainScreen(PromptExtras, Screen[None]):
     """Where the conversation happens."""
 
     CSS_PATH = "main.tcss"
     AUTO_FOCUS = "#prompt"
     BINDINGS: ClassVar = [
         Binding("ctrl+o", "toggle_tool_output", "Expand tool output", priority=True, show=False),
-        Binding("ctrl+g", "open_tool_output", "Edit prompt / open output", priority=True, show=False),
+        Binding("ctrl+g", "open_tool_output", "Editor / whole output", priority=True, show=False),
         # Priority so the prompt (a TextArea: Ctrl+Y is redo there) does not take them; they
         # act only with the prompt or the transcript focused (check_action), so in the
         # approval queue Shift+Tab moves focus back and no dialog ever changes the mode.
@@ -127,6 +129,7 @@ class MainScreen(Screen[None]):
             with Vertical(id="side"):  # its place is taken now, its panes maybe later
                 if not self._panes_later:
                     yield from self._side_panes()
+        yield AttachmentChips(id="chips")
         yield PromptInput(workspace=self.workspace, id="prompt")
         yield StatusLine(id="status")
         yield Static(id="too-small")
@@ -349,30 +352,13 @@ class MainScreen(Screen[None]):
             self.app.bell()
 
     def action_open_tool_output(self) -> None:
-        """Ctrl+G: the prompt's text in ``$VISUAL``/``$EDITOR``; with an empty prompt and a
-        saved whole output, that output in ``$PAGER`` (less), on the real terminal:
-        megabytes are the pager's job, not the transcript's."""
+        """Ctrl+G: the prompt in ``$EDITOR``; an empty prompt, the last saved whole output
+        in ``$PAGER`` (less): megabytes are the pager's job, not the transcript's."""
         path = self.transcript.last_output_file()
         if self.prompt.text or path is None:
             self.edit_prompt_externally()
             return
         open_in_pager(self.app, path)
-
-    def edit_prompt_externally(self) -> None:
-        """The prompt in the person's editor; what it wrote comes back as one undoable
-        edit. When the editor fails the prompt keeps its text and a line says why."""
-        from gemtui.tui.external_editor import run_editor_for
-
-        prompt = self.prompt
-        outcome = run_editor_for(self.app, prompt.text)
-        if outcome.text is None:
-            self.transcript.add_notice(
-                f"The prompt is unchanged: {outcome.problem}.", "warning"
-            )
-            return
-        prompt.replace(outcome.text, (0, 0), prompt.document.end)
-        prompt.move_cursor(prompt.document.end)
-        prompt.focus()
 
     # -- approvals and completion ----------------------------------------------------------------
     def on_approval_queue_changed(self, event: ApprovalQueue.Changed) -> None:
