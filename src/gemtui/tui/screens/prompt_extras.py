@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 from gemtui.tui.image_paste import ImageAttachment, load_image, read_clipboard_image
 from gemtui.tui.widgets.prompt_input import PromptInput
+from gemtui.tui.widgets.vim_keys import VimModeChanged, switch_vim
 
 if TYPE_CHECKING:
     from gemtui.tui.app_surface import AppSurface
@@ -30,6 +31,17 @@ class PromptExtras:
 
     def _notice(self, text: str, severity: str = "warning") -> None:
         self._screen.transcript.add_notice(text, severity)
+
+    # -- vim keys ----------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        """Vim keys from the start when ``[ui] vim_mode`` says so (Textual calls this
+        beside ``MainScreen.on_mount``: handlers run for each class along the MRO)."""
+        if getattr(getattr(self._screen.app, "ui", None), "vim_mode", False):
+            prompt = self._screen.prompt
+            prompt.vim = switch_vim(prompt, True)
+
+    def on_vim_mode_changed(self, event: VimModeChanged) -> None:
+        self._screen.status.vim = event.mode
 
     # -- Ctrl+G ------------------------------------------------------------------------------
     def edit_prompt_externally(self) -> None:

@@ -8,8 +8,7 @@ keyboard protocol sends Ctrl+Shift+Z as plain Ctrl+Z (one byte, 0x1a), so there 
 screen's Ctrl+Y redoes while there is something to redo. Tab accepts the highlighted
 completion, Up/Down move through completions; Enter accepts it too unless the command
 name (or its argument) is already whole, then it runs. Ctrl+V attaches the clipboard's
-image, a pasted path to an image file attaches that file (``tui.image_paste``); Backspace
-at the very start of the prompt removes the last image attached.
+image, a pasted image path that file; Backspace at the start removes the last. ``/vim``.
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from gemtui.tui.image_paste import ImageAttachment, pasted_image_path
+from gemtui.tui.widgets.vim_keys import VimKeys
 
 __all__ = ["PromptInput", "complete_path"]
 
@@ -176,6 +176,8 @@ class PromptInput(TextArea):
         """When the person last typed here (monotonic; 0 once Enter sent the prompt)."""
         self.images: list[ImageAttachment] = []
         """Images attached, shown as chips, sent with the prompt."""
+        self.vim: VimKeys | None = None
+        """Vim keys, while ``/vim`` has them on."""
 
     @property
     def can_redo(self) -> bool:
@@ -186,6 +188,10 @@ class PromptInput(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         # After sending, the person waits for the answer rather than types.
         self.typed_at = 0.0 if event.key == "enter" else time.monotonic()
+        if self.vim is not None and self.vim.handle(event.key, event.character):
+            event.stop()
+            event.prevent_default()
+            return
         if event.character == "!" and not self.text:
             event.stop()
             event.prevent_default()
@@ -285,6 +291,8 @@ class PromptInput(TextArea):
         self.clear()
         self._set_suggestions([])
         images, self.images = tuple(self.images), []
+        if self.vim is not None:
+            self.vim.set_mode("insert")  # the next prompt starts as typing
         if images:
             self.post_message(self.ImagesChanged())
         self.post_message(self.Submitted(text, images))
