@@ -18,8 +18,6 @@ from gemtui.agent.session import Session, SessionOptions
 from gemtui.bus.events import AgentFinished
 from gemtui.config.settings import Settings
 from gemtui.testing.mockllm import MockLLMServer
-from gemtui.tui.image_paste import MAX_IMAGE_BYTES
-from gemtui.tui.widgets.attachment_chips import AttachmentChips
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages, group_done
 from tests.tui.test_app_wire_formats import _provider
@@ -59,8 +57,8 @@ def _shown(app: Any) -> str:
 
 
 def _chips(app: Any) -> str:
-    chips = app.main.query_one("#chips", AttachmentChips)
-    return str(chips.render()) if chips.display else ""
+    found = list(app.main.query("#chips"))
+    return str(found[0].render()) if found and found[0].display else ""
 
 
 @pytest.fixture
@@ -159,6 +157,8 @@ async def test_a_pasted_path_the_rules_refuse_is_typed_in_as_text(
         (workspace / "innocent.png").symlink_to(outside / "secret.png")
         pasted = str(workspace / "innocent.png")
     elif where == "too-big":
+        from gemtui.tui.image_paste import MAX_IMAGE_BYTES
+
         with (workspace / "huge.png").open("wb") as handle:
             handle.write(PNG)
             handle.truncate(MAX_IMAGE_BYTES + 1)

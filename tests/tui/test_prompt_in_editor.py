@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from gemtui.testing.mockllm import MockLLMServer
-from gemtui.tui.external_editor import editor_command
 from tests.tui.conftest import make_app, make_session
 from tests.tui.test_transcript import screen_text, settle
 
@@ -89,6 +88,8 @@ async def test_a_missing_editor_is_named_and_the_prompt_kept(
 
 
 def test_without_visual_or_editor_vi_then_nano_else_both_named(tmp_path: Path) -> None:
+    from gemtui.tui.external_editor import editor_command
+
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     env = {"PATH": str(bin_dir)}
