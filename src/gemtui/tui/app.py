@@ -86,6 +86,7 @@ HELP_TEXT = """[b]Keys[/b]
   once per session: F8, then y; keys typed before F8 go to the prompt)
   F2 thoughts · F3 usage · F4 side panes (narrow screens) · F5 agents · F8 approvals
   F6 copy last answer · F7 copy last code block · Ctrl+P command palette
+  Ctrl+G prompt in $EDITOR · Ctrl+V attach the clipboard's image (⌫ at start removes)
 
 [b]Approvals[/b] (after F8 or a click on the queue)
   1/a allow once · 2/s allow for session · 3/A allow always · 4/r reject
