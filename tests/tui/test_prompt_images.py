@@ -231,3 +231,18 @@ async def test_a_multi_line_paste_stays_whole_and_is_not_sent(
         await pilot.pause()
         assert app.main.prompt.text == pasted
     assert mock_llm.requests == []
+
+
+async def test_a_slash_command_runs_and_the_images_wait_for_the_next_prompt(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    (workspace / "shot.png").write_bytes(PNG)
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.post_message(events.Paste("shot.png"))
+        await pilot.pause()
+        await pilot.press(*"/vim", "enter")  # a command with an image attached: it runs
+        await pilot.pause()
+        assert app.main.prompt.vim is not None
+        assert "shot.png" in _chips(app)  # and the image is still there
+    assert [r for r in mock_llm.requests if r.method == "POST"] == []

@@ -115,10 +115,13 @@ class PromptExtras:
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         """A prompt with images goes here, to the model with its images as inline data,
         when the model takes images and nothing runs; else it all comes back."""
+        screen = self._screen
         if not event.images:
             return  # the app sends text
+        if event.text.startswith(("/", "!")):  # a command or a shell line runs as ever;
+            screen.prompt.give_back("", event.images)  # the images wait for a prompt
+            return
         event.stop()
-        screen = self._screen
         app = cast("AppSurface", screen.app)
         session = app.session
         why = ""
