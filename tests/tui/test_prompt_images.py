@@ -246,3 +246,27 @@ async def test_a_slash_command_runs_and_the_images_wait_for_the_next_prompt(
         assert app.main.prompt.vim is not None
         assert "shot.png" in _chips(app)  # and the image is still there
     assert [r for r in mock_llm.requests if r.method == "POST"] == []
+
+
+async def test_an_image_goes_as_a_base64_image_block_on_the_anthropic_wire(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    (workspace / "shot.png").write_bytes(PNG)
+    mock_llm.enqueue({"text": "A dot."})
+    session = Session(
+        Settings(),
+        _provider("anthropic", mock_llm.url),
+        SessionOptions(workspace=workspace, stream_retry_delays=(0.0,)),
+    )
+    app = make_app(session, workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"what is it")
+        app.post_message(events.Paste("shot.png"))
+        await pilot.pause()
+        await pilot.press("enter")
+        await seen.wait_event(AgentFinished)
+    (request,) = [r for r in mock_llm.requests if r.path.endswith("/messages")]
+    blocks = [b for m in request.json["messages"] for b in m["content"] if isinstance(b, dict)]
+    source = {"type": "base64", "media_type": "image/png", "data": base64.b64encode(PNG).decode()}
+    assert {"type": "image", "source": source} in blocks
