@@ -178,7 +178,7 @@ async def test_a_pasted_path_the_rules_refuse_is_typed_in_as_text(
     expected = {
         "outside": "outside",
         "symlink-out": "outside",
-        "too-big": "images are limited to 20.0 MB",
+        "too-big": "is 20,971,521 bytes, over the 20 MB limit for images",
         "not-an-image": "is not a PNG, JPEG, GIF or WebP image",
     }[where]
     assert expected in shown.lower() if where in ("outside", "symlink-out") else expected in shown

@@ -26,7 +26,9 @@ __all__ = [
     "CLIPBOARD_TOOLS",
     "MAX_IMAGE_BYTES",
     "ImageAttachment",
+    "checked_image",
     "image_type",
+    "load_image",
     "pasted_image_path",
     "read_clipboard_image",
 ]
@@ -69,6 +71,11 @@ def _size(count: int) -> str:
     return f"{count / 1024 / 1024:.1f} MB"
 
 
+def _too_big(name: str, count: int) -> str:
+    limit = MAX_IMAGE_BYTES // (1024 * 1024)
+    return f"{name} is {count:,} bytes, over the {limit} MB limit for images"
+
+
 @dataclass(frozen=True)
 class ImageAttachment:
     """One image waiting in the prompt (shown as a chip) until the prompt is sent."""
@@ -94,7 +101,7 @@ class ImageAttachment:
 def checked_image(name: str, data: bytes) -> ImageAttachment | str:
     """The bytes as an attachment, or why they cannot be one."""
     if len(data) > MAX_IMAGE_BYTES:
-        return f"{name} is {_size(len(data))}; images are limited to {_size(MAX_IMAGE_BYTES)}"
+        return _too_big(name, len(data))
     mime = image_type(data)
     if mime is None:
         return f"{name} is not a PNG, JPEG, GIF or WebP image"
@@ -156,7 +163,7 @@ def load_image(path: Path, shown: str) -> ImageAttachment | str:
     except OSError as exc:
         return f"{shown}: {exc.strerror or exc}"
     if size > MAX_IMAGE_BYTES:
-        return f"{shown} is {_size(size)}; images are limited to {_size(MAX_IMAGE_BYTES)}"
+        return _too_big(shown, size)
     try:
         data = read_regular(path, shown, limit=MAX_IMAGE_BYTES)
     except ToolError as exc:
