@@ -147,3 +147,19 @@ def _vim_app(mock_llm: MockLLMServer, workspace: Path) -> GemtuiApp:
         workspace=workspace,
         raise_errors=True,
     )
+
+
+async def test_esc_to_normal_mode_also_closes_the_completions(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    app = _vim_app(mock_llm, workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press(*"/mo")
+        await pilot.pause()
+        suggestions = app.main.query_one("#suggestions")
+        assert suggestions.has_class("-visible")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not suggestions.has_class("-visible")
+        assert "NORMAL" in _status(app)
+        assert app.main.prompt.text == "/mo"

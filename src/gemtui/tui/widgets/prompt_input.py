@@ -191,6 +191,7 @@ class PromptInput(TextArea):
         if self.vim is not None and self.vim.handle(event.key, event.character):
             event.stop()
             event.prevent_default()
+            self._set_suggestions([] if event.key == "escape" else self._compute_suggestions())
             return
         if event.character == "!" and not self.text:
             event.stop()
