@@ -313,6 +313,8 @@ class UiSettings(_Section):
     """Show the thought pane at start (F2 toggles it)."""
     show_usage: bool = True
     """Show the usage pane at start (F3 toggles it)."""
+    vim_mode: bool = False
+    """Vim keys in the prompt (``/vim`` toggles and remembers it)."""
 
 
 class WorkspaceSettings(_Section):

@@ -27,11 +27,12 @@ class UiChoice:
     """A theme's name, or ``auto``: the default for this terminal (light or dark)."""
     show_thoughts: bool = True
     show_usage: bool = True
+    vim_mode: bool = False
 
     @classmethod
     def of(cls, ui: Any) -> UiChoice:
         """From validated ``UiSettings`` (after a settings reload)."""
-        return cls(ui.theme, ui.show_thoughts, ui.show_usage)
+        return cls(ui.theme, ui.show_thoughts, ui.show_usage, ui.vim_mode)
 
 
 def read_ui_choice(workspace: Path, *, trusted: bool) -> UiChoice:
@@ -51,8 +52,10 @@ def read_ui_choice(workspace: Path, *, trusted: bool) -> UiChoice:
     default = UiChoice()
     theme = os.environ.get("GEMTUI_THEME") or merged.get("theme")
     thoughts, usage = merged.get("show_thoughts"), merged.get("show_usage")
+    vim = merged.get("vim_mode")
     return UiChoice(
         theme if isinstance(theme, str) else default.theme,
         thoughts if isinstance(thoughts, bool) else default.show_thoughts,
         usage if isinstance(usage, bool) else default.show_usage,
+        vim if isinstance(vim, bool) else default.vim_mode,
     )

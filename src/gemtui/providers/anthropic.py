@@ -59,7 +59,7 @@ def supports_thinking(model: str) -> bool:
 class AnthropicGenerator:
     """ContentGenerator over ``{base}/v1/messages``."""
 
-    capabilities = Capabilities(keeps_thought_text=True)
+    capabilities = Capabilities(keeps_thought_text=True, images=True)
     """Thinking blocks go back with their text and signature: history must keep both."""
 
     def __init__(

@@ -36,6 +36,8 @@ class Capabilities:
     """The request takes ``thinkingConfig`` (Gemini), so thoughts are asked for."""
     grounding: bool = False
     """The ``googleSearch`` tool is available (google_web_search)."""
+    images: bool = False
+    """The person's prompt may carry images as inline data (false: say so, send none)."""
 
 
 @runtime_checkable

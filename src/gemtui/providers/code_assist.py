@@ -95,7 +95,9 @@ class CodeAssistGenerator:
     """ContentGenerator over ``{endpoint}/v1internal:{method}`` with the Code Assist envelope."""
 
     name = "code-assist"
-    capabilities = Capabilities(thought_signatures=True, thinking_config=True, grounding=True)
+    capabilities = Capabilities(
+        thought_signatures=True, thinking_config=True, grounding=True, images=True
+    )
 
     def __init__(
         self,

@@ -47,7 +47,9 @@ class GeminiGenerator:
     """ContentGenerator over ``/v1beta/models/{model}:…``."""
 
     name = "gemini"
-    capabilities = Capabilities(thought_signatures=True, thinking_config=True, grounding=True)
+    capabilities = Capabilities(
+        thought_signatures=True, thinking_config=True, grounding=True, images=True
+    )
 
     def __init__(
         self, client: httpx.AsyncClient, api_key: str, base_url: str | None = None

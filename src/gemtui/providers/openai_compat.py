@@ -55,7 +55,9 @@ class OpenAICompatGenerator:
         self._base = (base_url or DEFAULT_OPENAI_BASE_URL).rstrip("/")
         self._api_key = api_key
         self.name = name
-        self.capabilities = Capabilities()
+        # OpenAI's own models take images; a local or other server's model often does not,
+        # and what it does with an image it cannot read is unknown: images go only to OpenAI.
+        self.capabilities = Capabilities(images=self._base == DEFAULT_OPENAI_BASE_URL)
         self.no_think = no_think
         """Switch thinking off for models whose family has a switch (Qwen3's /no_think)."""
         self.constrained_tools = constrained_tools

@@ -11,6 +11,7 @@ import hashlib
 import itertools
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 from gemtui.providers.base import ContentGenerator
@@ -126,7 +127,8 @@ class TextToolsGenerator:
     ) -> None:
         self.inner = inner
         self.name = inner.name
-        self.capabilities = inner.capabilities
+        # Models asked to write tool calls as text are the small local ones: no images.
+        self.capabilities = replace(inner.capabilities, images=False)
         self.preserve_context = preserve_context
         self.no_think = no_think
         """Switch thinking off for models whose family has a switch (Qwen3's /no_think)."""

@@ -57,7 +57,9 @@ class VertexGenerator(GeminiGenerator):
     """ContentGenerator over Vertex AI's ``publishers/google/models/{model}:…``."""
 
     name = "vertex"
-    capabilities = Capabilities(thought_signatures=True, thinking_config=True, grounding=True)
+    capabilities = Capabilities(
+        thought_signatures=True, thinking_config=True, grounding=True, images=True
+    )
 
     def __init__(
         self,

@@ -86,6 +86,7 @@ HELP_TEXT = """[b]Keys[/b]
   once per session: F8, then y; keys typed before F8 go to the prompt)
   F2 thoughts · F3 usage · F4 side panes (narrow screens) · F5 agents · F8 approvals
   F6 copy last answer · F7 copy last code block · Ctrl+P command palette
+  Ctrl+G prompt in $EDITOR · Ctrl+V attach the clipboard's image (⌫ at start removes)
 
 [b]Approvals[/b] (after F8 or a click on the queue)
   1/a allow once · 2/s allow for session · 3/A allow always · 4/r reject
@@ -307,7 +308,7 @@ class GemtuiApp(AppSurface):
         status.busy = f"{len(self.queued)} queued" if self.queued else status.busy
 
     @work(exclusive=True, group="turn", name="turn", exit_on_error=False)
-    async def run_turn(self, text: str) -> None:
+    async def run_turn(self, text: str, media: list[Any] | None = None) -> None:
         """One prompt through the engine; the transcript follows through the bridge."""
         assert self.session is not None
         self.turn_running = True
@@ -317,7 +318,7 @@ class GemtuiApp(AppSurface):
 
                 await run_shell_line(self, text[1:].strip())
             else:
-                await self.session.send(text)
+                await self.session.send(text, media=media)  # media: images attached
         except Exception as exc:
             log.exception("turn failed")
             if self.raise_errors:

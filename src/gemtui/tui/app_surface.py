@@ -7,7 +7,7 @@ the front one); the App is not a controller, it owns one.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gemtui.tui.masking_app import MaskingApp
 
@@ -70,6 +70,10 @@ class AppSurface(MaskingApp[int]):
 
     def send_prompt(self, text: str) -> None:
         """Send ``text`` as typed, never as a built-in command (the app's prompt handling)."""
+        raise NotImplementedError
+
+    def run_turn(self, text: str, media: list[Any] | None = None) -> object:
+        """Run one prompt, with ``media`` (images) after its text, in the turn worker."""
         raise NotImplementedError
 
     def send_next(self) -> None:

@@ -183,6 +183,21 @@ def _theme(app: AppSurface, arg: str) -> None:
     app.notify(f"Theme {arg} (saved).")
 
 
+def _vim(app: AppSurface, arg: str) -> None:
+    from gemtui.config.user_config import save_choice
+    from gemtui.tui.widgets.vim_keys import switch_vim
+
+    prompt = app.main.prompt
+    prompt.vim = switch_vim(prompt, prompt.vim is None)
+    state = "on: Esc for normal mode, i to type" if prompt.vim else "off"
+    try:
+        save_choice("ui", "vim_mode", prompt.vim is not None)
+    except (OSError, ValueError) as exc:
+        app.notify(f"Vim keys {state}, but not remembered: {exc}", severity="warning")
+        return
+    app.notify(f"Vim keys {state} (remembered).")
+
+
 def _stats(app: AppSurface, arg: str) -> None:
     if not app.main.panes_mounted:  # typed while gemtui starts: no turn has run
         app.notify("No model turns yet.")
@@ -359,6 +374,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/theme", "Switch the theme (/theme NAME), remembered", _theme),
     SlashCommand("/stats", "Token usage and cost of this session", _stats),
     SlashCommand("/usage", "Spend per day, model and agent (/usage [DAYS], default 30)", usage),
+    SlashCommand("/vim", "Vim keys in the prompt on or off (NORMAL/INSERT), remembered", _vim),
     SlashCommand("/copy", "Copy the last answer (/copy code: the last code block)", _copy),
     SlashCommand("/permissions", "Show the policy rules in force and remove one", _permissions),
     SlashCommand("/mcp", "MCP servers' state (/mcp restart|disable|enable NAME)", _mcp),

@@ -27,7 +27,9 @@ from textual.widgets.option_list import Option
 from gemtui.tui.bridge import BusEvent
 from gemtui.tui.budget_flow import ask_about_budget
 from gemtui.tui.pager import open_in_pager
+from gemtui.tui.screens.prompt_extras import PromptExtras
 from gemtui.tui.view import ConversationView, ops
+from gemtui.tui.widgets.attachment_chips import AttachmentChips
 from gemtui.tui.widgets.prompt_input import PromptInput
 from gemtui.tui.widgets.status_line import StatusLine
 
@@ -52,14 +54,14 @@ _clock = time.monotonic
 """The retry countdown's clock (tests move it instead of waiting)."""
 
 
-class MainScreen(Screen[None]):
+class MainScreen(PromptExtras, Screen[None]):
     """Where the conversation happens."""
 
     CSS_PATH = "main.tcss"
     AUTO_FOCUS = "#prompt"
     BINDINGS: ClassVar = [
         Binding("ctrl+o", "toggle_tool_output", "Expand tool output", priority=True, show=False),
-        Binding("ctrl+g", "open_tool_output", "Open whole tool output", priority=True, show=False),
+        Binding("ctrl+g", "open_tool_output", "Editor / whole output", priority=True, show=False),
         # Priority so the prompt (a TextArea: Ctrl+Y is redo there) does not take them; they
         # act only with the prompt or the transcript focused (check_action), so in the
         # approval queue Shift+Tab moves focus back and no dialog ever changes the mode.
@@ -128,6 +130,7 @@ class MainScreen(Screen[None]):
             with Vertical(id="side"):  # its place is taken now, its panes maybe later
                 if not self._panes_later:
                     yield from self._side_panes()
+        yield AttachmentChips(id="chips")
         yield PromptInput(workspace=self.workspace, id="prompt")
         yield StatusLine(id="status")
         yield Static(id="too-small")
@@ -352,11 +355,11 @@ class MainScreen(Screen[None]):
             self.app.bell()
 
     def action_open_tool_output(self) -> None:
-        """Ctrl+G: the last saved whole output in ``$PAGER`` (less), on the real terminal:
-        megabytes are the pager's job, not the transcript's."""
+        """Ctrl+G: the prompt in ``$EDITOR``; an empty prompt, the last saved whole output
+        in ``$PAGER`` (less): megabytes are the pager's job, not the transcript's."""
         path = self.transcript.last_output_file()
-        if path is None:
-            self.app.bell()
+        if self.prompt.text or path is None:
+            self.edit_prompt_externally()
             return
         open_in_pager(self.app, path)
 

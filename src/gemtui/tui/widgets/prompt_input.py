@@ -7,7 +7,8 @@ conversation. Ctrl+Z undoes and Ctrl+Shift+Z redoes; a terminal without the kitt
 keyboard protocol sends Ctrl+Shift+Z as plain Ctrl+Z (one byte, 0x1a), so there the main
 screen's Ctrl+Y redoes while there is something to redo. Tab accepts the highlighted
 completion, Up/Down move through completions; Enter accepts it too unless the command
-name (or its argument) is already whole, then it runs.
+name (or its argument) is already whole, then it runs. Ctrl+V attaches the clipboard's
+image, a pasted image path that file; Backspace at the start removes the last. ``/vim``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
+
+from gemtui.tui.image_paste import ImageAttachment, pasted_image_path
+from gemtui.tui.widgets.vim_keys import VimKeys
 
 __all__ = ["PromptInput", "complete_path"]
 
@@ -81,14 +85,32 @@ class PromptInput(TextArea):
         Binding("pagedown", "scroll_transcript('page_down')", show=False),
         Binding("ctrl+home", "scroll_transcript('scroll_home')", show=False),
         Binding("ctrl+end", "scroll_transcript('scroll_end')", show=False),
+        Binding("ctrl+v", "paste_image", "Paste image", show=False),
     ]
 
     class Submitted(Message):
         """The person pressed Enter on a non-empty prompt (or slash command)."""
 
-        def __init__(self, text: str) -> None:
+        def __init__(self, text: str, images: tuple[ImageAttachment, ...] = ()) -> None:
             super().__init__()
             self.text = text
+            self.images = images
+            """The images attached to it (sent after the text)."""
+
+    class ImagesChanged(Message):
+        """An image was attached or removed (``images`` holds them now)."""
+
+    class ImagePasteRequested(Message):
+        """Ctrl+V: read the clipboard's image."""
+
+    class ImagePathPasted(Message):
+        """A paste that is one path to an image file: attach it if the rules allow."""
+
+        def __init__(self, path: str, pasted: str) -> None:
+            super().__init__()
+            self.path = path
+            self.pasted = pasted
+            """The paste as it came (typed in as text when the image is refused)."""
 
     class Suggested(Message):
         """Completions for the word at the cursor changed (empty: hide them)."""
@@ -152,6 +174,10 @@ class PromptInput(TextArea):
         self._token_start: tuple[int, int] | None = None
         self.typed_at = 0.0
         """When the person last typed here (monotonic; 0 once Enter sent the prompt)."""
+        self.images: list[ImageAttachment] = []
+        """Images attached, shown as chips, sent with the prompt."""
+        self.vim: VimKeys | None = None
+        """Vim keys, while ``/vim`` has them on."""
 
     @property
     def can_redo(self) -> bool:
@@ -162,6 +188,11 @@ class PromptInput(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         # After sending, the person waits for the answer rather than types.
         self.typed_at = 0.0 if event.key == "enter" else time.monotonic()
+        if self.vim is not None and self.vim.handle(event.key, event.character):
+            event.stop()
+            event.prevent_default()
+            self._set_suggestions([] if event.key == "escape" else self._compute_suggestions())
+            return
         if event.character == "!" and not self.text:
             event.stop()
             event.prevent_default()
@@ -179,6 +210,12 @@ class PromptInput(TextArea):
             else:
                 self._submit()
             return
+        if event.key == "backspace" and self.images and self._at_start():
+            event.stop()
+            event.prevent_default()
+            self.images.pop()
+            self.post_message(self.ImagesChanged())
+            return
         if event.key == "tab" and self._suggestions:
             event.stop()
             event.prevent_default()
@@ -190,6 +227,35 @@ class PromptInput(TextArea):
             self._set_suggestions([])
             return
         await super()._on_key(event)
+
+    def _at_start(self) -> bool:
+        return self.cursor_location == (0, 0) and self.selection.is_empty
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A pasted path to an image file becomes an attachment (the screen checks it);
+        other pastes go on to TextArea's handler (Textual calls it next, along the MRO)."""
+        path = pasted_image_path(event.text)
+        if path is None:
+            return
+        event.stop()
+        event.prevent_default()
+        self.post_message(self.ImagePathPasted(path, event.text))
+
+    def action_paste_image(self) -> None:
+        self.post_message(self.ImagePasteRequested())
+
+    def attach(self, image: ImageAttachment) -> None:
+        """Add an image to the prompt (a chip shows it)."""
+        self.images.append(image)
+        self.post_message(self.ImagesChanged())
+
+    def give_back(self, text: str, images: tuple[ImageAttachment, ...]) -> None:
+        """A prompt that could not be sent comes back whole: its text before what is
+        typed now, its images before the ones attached since."""
+        if text:
+            self.insert(f"{text}\n" if self.text else text, (0, 0))
+        self.images[:0] = images
+        self.post_message(self.ImagesChanged())
 
     def _complete_as_typed(self) -> bool:
         """A whole command name, a whole (or no) argument: Enter runs the command as typed
@@ -225,7 +291,12 @@ class PromptInput(TextArea):
         self._history_index = None
         self.clear()
         self._set_suggestions([])
-        self.post_message(self.Submitted(text))
+        images, self.images = tuple(self.images), []
+        if self.vim is not None:
+            self.vim.set_mode("insert")  # the next prompt starts as typing
+        if images:
+            self.post_message(self.ImagesChanged())
+        self.post_message(self.Submitted(text, images))
 
     def action_newline(self) -> None:
         self.insert("\n")

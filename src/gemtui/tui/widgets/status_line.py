@@ -90,6 +90,8 @@ class StatusLine(Widget):
     """What the running turn does now (a key of ``ACTIVITIES``), empty when idle."""
     activity_detail: reactive[str] = reactive("")
     """The tool being run, for ``tool``."""
+    vim: reactive[str] = reactive("")
+    """The prompt's vim mode (``normal``, ``insert``), empty without ``/vim``."""
 
     clock: Callable[[], float] = staticmethod(time.monotonic)
     """The time source (tests pin it)."""
@@ -208,6 +210,8 @@ class StatusLine(Widget):
                 (f" {self.approval_mode} ", f"reverse {mode_style}"),
                 " ",
             ]
+            if self.vim:
+                pieces += [(self.vim.upper(), "bold $text-accent"), " "]
             if not drop["provider"]:
                 pieces += [(self.provider, "$text-secondary"), ":"]
             pieces.append((self.model, "bold"))
