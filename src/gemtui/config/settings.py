@@ -22,6 +22,7 @@ from gemtui.errors import FatalConfigError
 from gemtui.modes import ApprovalMode
 
 __all__ = [
+    "AccessibilitySettings",
     "AgentSettings",
     "ApprovalMode",
     "ChatSettings",
@@ -283,6 +284,15 @@ class PromptSettings(_Section):
     ``GEMINI_SYSTEM_MD`` (relative to the workspace) win over it. A missing file exits 52."""
 
 
+class AccessibilitySettings(_Section):
+    """How the TUI reaches people who do not see the screen (``[ui.accessibility]``)."""
+
+    screen_reader: bool = Field(default=False, alias="screenReader")
+    """A linear, plain-text screen: each event one plain line, no box drawing, no
+    spinners (Gemini CLI's ``ui.accessibility.screenReader``; ``--screen-reader`` and
+    ``GEMTUI_SCREEN_READER=1`` turn it on too)."""
+
+
 class UiSettings(_Section):
     """How the TUI looks at start (``[ui]``)."""
 
@@ -293,6 +303,8 @@ class UiSettings(_Section):
     """Show the thought pane at start (F2 toggles it)."""
     show_usage: bool = True
     """Show the usage pane at start (F3 toggles it)."""
+    accessibility: AccessibilitySettings = Field(default_factory=AccessibilitySettings)
+    """The screen-reader mode."""
 
 
 class WorkspaceSettings(_Section):

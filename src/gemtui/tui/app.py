@@ -25,6 +25,7 @@ from gemtui.config.ui_choice import UiChoice
 from gemtui.modes import ApprovalMode
 from gemtui.tui.app_surface import AppSurface
 from gemtui.tui.commands import SLASH_COMMANDS, parse_slash
+from gemtui.tui.screen_reader import use_screen_reader
 from gemtui.tui.screens.main import MainScreen
 from gemtui.tui.session_host import SessionController
 from gemtui.tui.widgets.code_highlight import language_of
@@ -150,6 +151,7 @@ class GemtuiApp(AppSurface):
         """Why the app stopped before it could start (printed by launch)."""
         self.ui = ui or (UiChoice.of(settings.ui) if settings is not None else UiChoice())
         """What the first frame needs of ``[ui]``, read without validating the rest."""
+        use_screen_reader(self, self.ui.screen_reader)
         self.controller = SessionController(
             self,
             settings=settings,

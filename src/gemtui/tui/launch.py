@@ -32,6 +32,10 @@ def launch_tui(options: RunOptions, *, open_worktree: WorktreeOpener | None = No
     try:  # TOML syntax is checked now; the values with the engine, after the first frame
         run = trusted_run(options)  # an undecided folder is asked before the engine starts
         ui = read_ui_choice(options.workspace, trusted=run.trusted)
+        if options.screen_reader:
+            from dataclasses import replace
+
+            ui = replace(ui, screen_reader=True)
     except FatalConfigError as exc:
         sys.stderr.write(f"gemtui: {exc.message}\n")
         return exc.exit_code

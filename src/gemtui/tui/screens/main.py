@@ -26,6 +26,7 @@ from textual.widgets.option_list import Option
 
 from gemtui.tui.bridge import BusEvent
 from gemtui.tui.pager import open_in_pager
+from gemtui.tui.screen_reader import say_op, spoken_log
 from gemtui.tui.view import ConversationView, ops
 from gemtui.tui.widgets.prompt_input import PromptInput
 from gemtui.tui.widgets.status_line import StatusLine
@@ -121,6 +122,7 @@ class MainScreen(Screen[None]):
 
         with Horizontal(id="body"):
             with Vertical(id="centre"):
+                yield from spoken_log(self.app)  # the screen-reader mode's plain lines
                 yield Transcript(id="transcript")
                 if not self._panes_later:
                     yield self._approval_queue()
@@ -249,6 +251,7 @@ class MainScreen(Screen[None]):
         if not self._appliers:
             self._appliers = self._applier_table()
         self._appliers[type(op)](op)
+        say_op(self, op)  # the screen-reader mode's line, if it has one
 
     def _applier_table(self) -> dict[type[ops.Op], Callable[[Any], object]]:
         """Each view operation's widget call (built with the first event: the first
