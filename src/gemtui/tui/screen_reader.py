@@ -11,6 +11,7 @@ one approval queue: F8, then one letter, as the log says.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -100,10 +101,8 @@ def say_notice(app: App[Any], message: str, *, title: str, severity: str, markup
         return False
     text = message
     if markup:
-        try:
+        with contextlib.suppress(MarkupError):  # a message that only looks like markup
             text = Content.from_markup(message).plain
-        except MarkupError:
-            pass
     prefix = {"warning": "Warning", "error": "Error"}.get(severity, "Note")
     said = " ".join(redact(f"{title}: {text}" if title else text).split())
     logs[-1].say(f"{prefix}: {said}")

@@ -43,13 +43,12 @@ DECISION_WORDS = {
     "allow_always": "allowed always",
     "allow_server": "this server allowed always",
     "reject": "rejected",
+    "reject_with_feedback": "rejected with feedback",
     "modify": "allowed as modified",
 }
 """What the person chose, as the log says it."""
 
 _STATE_WORDS = {
-    "validating": "checking",
-    "scheduled": "scheduled",
     "executing": "running",
     "success": "done",
     "error": "failed",
@@ -114,20 +113,18 @@ class SpokenLines:
 
     def _tool_lines(self, call: ToolCallSnapshot, parent_id: str) -> list[str]:
         state = call.state.value
-        if self._said.get(call.call_id) == state:
-            return []
+        if self._said.get(call.call_id) == state or state in ("validating", "scheduled"):
+            return []  # said once; the steps before it runs or asks are not news
+        asked = self._said.get(call.call_id) == "awaiting_approval"
         self._said[call.call_id] = state
         whose = "Subagent tool" if parent_id else "Tool"
         title = _call_title(call)
         if state == "awaiting_approval":
             return [f"Approval asked: {title}. {APPROVAL_KEYS}"]
+        out: list[str] = []
+        if asked and call.decision is not None:  # the answer, said back as it took effect
+            out.append(f"You {DECISION_WORDS.get(call.decision.value, call.decision)}: {title}.")
         line = f"{whose} {title}: {_STATE_WORDS.get(state, state)}."
         if state == "error" and call.error:
             line += f" {_flat(call.error)}"
-        return [line]
-
-    @staticmethod
-    def decided(decision: str, call: ToolCallSnapshot | None) -> str:
-        """The person's answer to an approval, said back."""
-        title = _call_title(call) if call is not None else "the call"
-        return f"You {DECISION_WORDS.get(decision, decision)}: {title}."
+        return [*out, line]

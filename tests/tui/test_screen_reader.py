@@ -1,0 +1,157 @@
+"""The screen-reader mode: the whole session as plain lines in order, nothing drawn that a
+screen reader reads as noise (box drawing, block elements, spinner frames), approvals
+answered by the one letter the log names, after F8 — never by a digit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gemtui.bus.events import AgentFinished
+from gemtui.config.settings import Settings, UiSettings
+from gemtui.config.ui_choice import UiChoice, read_ui_choice
+from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.app import GemtuiApp
+from gemtui.tui.screen_reader import SpokenLog
+from gemtui.tui.widgets.transcript_blocks import SPINNER
+from tests.tui.conftest import make_app, make_session
+from tests.tui.helpers import Messages, turns_done
+
+NOISE = {chr(c) for c in range(0x2500, 0x25A0)} | set(SPINNER)
+"""Box drawing (U+2500–U+257F), block elements (U+2580–U+259F) and spinner frames."""
+
+
+def drawn(app: GemtuiApp) -> str:
+    """Every character on the screen now, as the terminal gets it."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join(strip.text for strip in strips)
+
+
+def _touch_then_answer(mock_llm: MockLLMServer) -> None:
+    call = {"name": "run_shell_command", "args": {"command": "touch planted"}}
+    mock_llm.enqueue({"function_calls": [call]}, {"text": "All set.\nThe file is there."})
+
+
+async def _session_lines(
+    mock_llm: MockLLMServer, workspace: Path, app: GemtuiApp
+) -> tuple[list[str], list[str], bool]:
+    """Run one prompt whose shell call is approved: the log's lines, the screens drawn
+    (while the call waits, and at the end), and whether a digit had decided it."""
+    seen = Messages()
+    screens: list[str] = []
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await pilot.press(*"make the file", "enter")
+        await seen.wait_approvals(1)
+        await pilot.pause()
+        screens.append(drawn(app))
+        await pilot.press("f8", "1")  # a digit: never an answer in this mode
+        await pilot.pause()
+        digit_decided = (workspace / "planted").exists() or not app.main.approvals.pending()
+        assert digit_decided or app.main.prompt.text == "1", "the digit is kept as text"
+        await pilot.press("f8", "a")  # the digit went to the prompt as text: F8 again
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+        await pilot.pause()
+        screens.append(drawn(app))
+        logs = list(app.main.query(SpokenLog).results())
+        said = logs[0].said if logs else []
+    return said, screens, digit_decided
+
+
+async def test_a_session_is_read_as_plain_lines_in_order(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    _touch_then_answer(mock_llm)
+    app = make_app(
+        make_session(mock_llm.url, workspace), workspace, ui=UiChoice(screen_reader=True)
+    )
+    said, screens, digit_decided = await _session_lines(mock_llm, workspace, app)
+    assert said[0].startswith("gemtui, screen-reader mode. Type a prompt and press Enter.")
+    asked = next(i for i, line in enumerate(said) if line.startswith("Approval asked:"))
+    assert said[asked - 1] == "You: make the file"
+    assert "run_shell_command: touch planted" in said[asked]
+    assert "press F8, then a allow once" in said[asked], "the keys are said with the question"
+    rest = said[asked + 1 :]
+    assert rest[0] == "You allowed once: run_shell_command: touch planted."
+    done = rest.index("Tool run_shell_command: touch planted: done.")
+    answer = rest.index("Answer: All set.")
+    assert done < answer
+    assert rest[answer + 1] == "The file is there."
+    assert rest[-1] == "Done. Type your next prompt."
+    assert (workspace / "planted").exists()
+    assert not digit_decided, "a digit answered the approval"
+    for screen in screens:
+        assert "make the file" in screen or "All set." in screen
+        assert not NOISE & set(screen), sorted(NOISE & set(screen))
+
+
+async def test_control_the_usual_screen_draws_boxes_and_a_digit_answers(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """The same session without the mode: the checks above do see boxes and spinners,
+    and a digit after F8 does decide (so the mode is what keeps them away)."""
+    _touch_then_answer(mock_llm)
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    said, screens, digit_decided = await _session_lines(mock_llm, workspace, app)
+    assert said == []
+    assert NOISE & set(screens[0])
+    assert digit_decided
+
+
+@pytest.mark.parametrize(
+    ("toml", "env", "on"),
+    [
+        ("[ui.accessibility]\nscreenReader = true\n", None, True),
+        ("[ui.accessibility]\nscreen_reader = true\n", None, True),
+        ("", "1", True),
+        ("[ui.accessibility]\nscreenReader = true\n", "0", False),
+        ("", None, False),
+    ],
+)
+def test_the_setting_names_gemini_cli_uses_turn_it_on(
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    toml: str,
+    env: str | None,
+    on: bool,
+) -> None:
+    """Gemini CLI's ``ui.accessibility.screenReader`` (and ``GEMTUI_SCREEN_READER``) is
+    read for the first frame and validates in the full settings."""
+    from gemtui.config.settings import load_settings
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("GEMTUI_HOME", str(home))
+    if env is None:
+        monkeypatch.delenv("GEMTUI_SCREEN_READER", raising=False)
+    else:
+        monkeypatch.setenv("GEMTUI_SCREEN_READER", env)
+    from gemtui.config.paths import user_config_file
+
+    user_config_file().parent.mkdir(parents=True, exist_ok=True)
+    user_config_file().write_text(toml)
+    assert read_ui_choice(workspace, trusted=False).screen_reader is on
+    settings = load_settings(workspace)
+    assert settings.ui.accessibility.screen_reader is ("screen" in toml)
+
+
+async def test_the_setting_opens_the_plain_screen(mock_llm: MockLLMServer, workspace: Path) -> None:
+    settings = Settings(ui=UiSettings.model_validate({"accessibility": {"screenReader": True}}))
+    app = GemtuiApp(
+        settings=settings,
+        session=make_session(mock_llm.url, workspace),
+        workspace=workspace,
+        raise_errors=True,
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.main.query(SpokenLog)
+        assert not NOISE & set(drawn(app))
+
+
+def test_the_flag_reaches_the_run_options(workspace: Path) -> None:
+    from gemtui.cli.main import build_parser, run_options
+
+    args = build_parser().parse_args(["--screen-reader"])
+    assert run_options(args, workspace, prompt=None).screen_reader is True
