@@ -127,6 +127,8 @@ async def test_a_mouse_selection_in_the_conversation_is_copied(
         assert driver is not None
         real_write = driver.write
         driver.write = lambda data: (written.append(data), real_write(data))[1]  # type: ignore[method-assign]
+        await pilot.hover(transcript, offset=(start + 1, row))  # the pointer arrives first
+        await pilot.pause()
         # the padding is one cell (columns on screen one to the right); the end cell is in
         await pilot.mouse_down(transcript, offset=(start + 1, row))
         await pilot.hover(transcript, offset=(start + len("Paragraph"), row))

@@ -375,6 +375,8 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
         is_mcp = snap.confirmation is not None and snap.confirmation.kind == "mcp"
         reach = snap.confirmation is not None and bool(snap.confirmation.scopes)
         keys = _keys_help(server=is_mcp, letters=self.on_purpose, reach=reach)
+        if not self.on_purpose and self.app.has_class("-screen-reader"):  # no digit answers
+            keys = [("F8", "F8", "first, then", "then"), *_keys_help(server=is_mcp, reach=reach)]
         self.query_one("#approval-keys", KeyHints).show(keys, OPTIONAL_KEYS)
 
     def on_focus(self) -> None:

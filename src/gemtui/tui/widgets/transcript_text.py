@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.segment import Segment
+from textual import events
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -140,9 +141,24 @@ class TranscriptText(ScrollView):
         self.refresh()
 
     # -- drawing -----------------------------------------------------------------------
+    _pointer_in: bool = False
+    """The mouse is over the conversation: lines carry the offsets a selection reads.
+    Only then: the offsets split each line into a segment per style run, a cost (and a
+    change to every drawn frame) no one needs while the pointer is elsewhere."""
+
+    def on_enter(self, event: events.Enter) -> None:
+        if not self._pointer_in:
+            self._pointer_in = True
+            self.refresh()
+
+    def on_leave(self, event: events.Leave) -> None:
+        if self._pointer_in and self.text_selection is None:
+            self._pointer_in = False
+            self.refresh()
+
     def decorate_line(self, strip: Strip, line: int) -> Strip:
-        """A drawn line with its matches highlighted, the mouse selection shown, and the
-        offsets Textual's selection reads."""
+        """A drawn line with its matches highlighted, the mouse selection shown, and (the
+        pointer over it) the offsets Textual's selection reads."""
         spans: list[tuple[int, int, Style]] = []
         if self._matches:
             current = self._matches[self._current] if self._current >= 0 else None
@@ -162,7 +178,7 @@ class TranscriptText(ScrollView):
                 left, middle, right = strip.divide([a, b, strip.cell_length])
                 lit = Strip(Segment.apply_style(iter(middle), post_style=style), b - a)
                 strip = Strip.join([left, lit, right])  # over the text's own colours
-        return strip.apply_offsets(0, line)
+        return strip.apply_offsets(0, line) if self._pointer_in else strip
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The selected text, as the transcript draws it."""
