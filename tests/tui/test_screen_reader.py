@@ -155,3 +155,29 @@ def test_the_flag_reaches_the_run_options(workspace: Path) -> None:
 
     args = build_parser().parse_args(["--screen-reader"])
     assert run_options(args, workspace, prompt=None).screen_reader is True
+
+
+async def test_errors_and_mode_changes_are_lines_not_boxes(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """An error of the model call and a mode change (a toast in the usual screen) are
+    said in the log, in order, and no toast draws its box."""
+    mock_llm.enqueue({"error": {"status": 400, "message": "The request was malformed here."}})
+    app = make_app(
+        make_session(mock_llm.url, workspace), workspace, ui=UiChoice(screen_reader=True)
+    )
+    seen = Messages()
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await pilot.press(*"hello", "enter")
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+        await pilot.press(*"/approval-mode plan", "enter")
+        await pilot.pause()
+        said = app.main.query_one(SpokenLog).said
+        error = next(i for i, line in enumerate(said) if "malformed here" in line)
+        assert said[error].startswith("Error: ")
+        mode = next(i for i, line in enumerate(said) if "Approval mode: plan" in line)
+        assert error < mode
+        assert said[mode] == "Note: Approval mode: plan. Only tools that look are offered."
+        assert not app._notifications, "no toast: the line is the notification"
+        assert not NOISE & set(drawn(app))
