@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 from gemtui.agent.provider_choice import ResolvedProvider
 from gemtui.agent.session import Session, SessionOptions
 from gemtui.bus import events as ev
+from gemtui.bus.values import TerminateReason
 from gemtui.config.settings import Settings, UiSettings
 from gemtui.providers.replay import ReplayGenerator
 from gemtui.tui.app import GemtuiApp
@@ -45,6 +46,7 @@ def _answered(prompt_id: str = "s#1") -> list[ev.Event]:
             usage=ev.Usage(input=10, output=10, thoughts=0, cached=0, total=20),
             prompt_id=prompt_id,
         ),
+        ev.AgentFinished(reason=TerminateReason.GOAL, text="", prompt_id=prompt_id),
     ]
 
 
@@ -56,7 +58,8 @@ class TestScreenReader:
         and the prompt."""
 
         async def run_before(pilot: Pilot[Any]) -> None:
-            _feed(pilot.app, *_answered(), _awaiting())  # type: ignore[arg-type]
+            turn = _answered()[:-1]  # the turn goes on: its call waits (no clock is drawn)
+            _feed(pilot.app, *turn, _awaiting())  # type: ignore[arg-type]
             await _settle(pilot)
 
         app = _app(tmp_path, screen_reader=True)
