@@ -13,7 +13,7 @@ from gemtui.config.settings import Settings, UiSettings
 from gemtui.config.ui_choice import UiChoice, read_ui_choice
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
-from gemtui.tui.screen_reader import SpokenLog
+from gemtui.tui.widgets.spoken_log import SpokenLog
 from gemtui.tui.widgets.transcript_blocks import SPINNER
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages, turns_done
@@ -181,3 +181,51 @@ async def test_errors_and_mode_changes_are_lines_not_boxes(
         assert said[mode] == "Note: Approval mode: plan. Only tools that look are offered."
         assert not app._notifications, "no toast: the line is the notification"
         assert not NOISE & set(drawn(app))
+
+
+async def test_a_resumed_session_is_read_from_its_start(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--resume`` draws the saved story without events: the log says it too, in
+    order, before anything new."""
+    from gemtui.agent.assembly import RunOptions
+    from gemtui.tui.launch import build_app
+    from tests.tui.helpers import engine_started
+
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    settings = Settings.model_validate(
+        {
+            "general": {"provider": "mock"},
+            "providers": {"mock": {"kind": "gemini", "base_url": mock_llm.url}},
+            "network": {"max_attempts": 1, "stream_retry_delays": []},
+        }
+    )
+    mock_llm.enqueue({"text": "Alpha.\n\nBeta."})
+    first = build_app(settings, RunOptions(workspace=workspace))
+    assert isinstance(first, GemtuiApp)
+    seen = Messages()
+    async with first.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await engine_started(first, seen)
+        await pilot.press(*"say two words", "enter")
+        await seen.wait_event(AgentFinished)
+        await turns_done(first)
+        assert first.session is not None
+        session_id = first.session.id
+    first.close_store()
+
+    options = RunOptions(workspace=workspace, resume=session_id, screen_reader=True)
+    again = build_app(settings, options)  # the flag alone, as ``--screen-reader``
+    assert isinstance(again, GemtuiApp)
+    seen = Messages()
+    async with again.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await engine_started(again, seen)
+        await pilot.pause()
+        said = again.main.query_one(SpokenLog).said
+        start = said.index("Resumed a saved session: 2 earlier messages follow.")
+        assert said[start + 1 :] == [
+            "You: say two words",
+            "Answer: Alpha.",
+            "Beta.",
+            "End of the earlier messages. Type your next prompt.",
+        ]
+    again.close_store()

@@ -32,10 +32,6 @@ def launch_tui(options: RunOptions, *, open_worktree: WorktreeOpener | None = No
     try:  # TOML syntax is checked now; the values with the engine, after the first frame
         run = trusted_run(options)  # an undecided folder is asked before the engine starts
         ui = read_ui_choice(options.workspace, trusted=run.trusted)
-        if options.screen_reader:
-            from dataclasses import replace
-
-            ui = replace(ui, screen_reader=True)
     except FatalConfigError as exc:
         sys.stderr.write(f"gemtui: {exc.message}\n")
         return exc.exit_code
@@ -86,6 +82,14 @@ def build_app(
     app asks before the engine starts, and the session uses the settings it ends with.
     """
     from gemtui.tui.app import GemtuiApp
+
+    if options.screen_reader:  # the flag wins over the settings' [ui.accessibility]
+        from dataclasses import replace
+
+        from gemtui.config.ui_choice import UiChoice
+
+        chosen = UiChoice.of(settings.ui) if settings is not None else UiChoice()
+        ui = replace(ui or chosen, screen_reader=True)
 
     def make_session() -> Assembled:
         """Runs in a thread after the first frame and only reads the app: the result is

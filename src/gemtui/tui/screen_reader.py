@@ -7,6 +7,9 @@ and take every border and scroll bar away; a ``SpokenLog`` in the transcript's p
 adds one plain line per event (``view.spoken``), and notifications (mode changes,
 warnings) become lines there too instead of boxes that vanish. Approvals stay in the
 one approval queue: F8, then one letter, as the log says.
+
+Everything here is imported with the app, so the log widget itself (and its parts)
+loads only when the mode is on.
 """
 
 from __future__ import annotations
@@ -14,23 +17,21 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
 from textual.content import Content
 from textual.markup import MarkupError
-from textual.widgets import RichLog
 
 from gemtui.redact import redact
-from gemtui.tui.view.spoken import GREETING, SpokenLines
 
 if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
 
+    from gemtui.tui.screens.main import MainScreen
     from gemtui.tui.view import ops
+    from gemtui.tui.widgets.spoken_log import SpokenLog
 
 __all__ = [
     "SCREEN_READER_CLASS",
-    "SpokenLog",
     "say_notice",
     "say_op",
     "spoken_log",
@@ -48,55 +49,42 @@ def use_screen_reader(app: App[Any], on: bool) -> None:
         app.animation_level = "none"
 
 
-class SpokenLog(RichLog, can_focus=False):
-    """The conversation as plain lines, added at the end and never redrawn in place.
+def _logs(app: App[Any], screens: list[Screen[Any]]) -> list[SpokenLog]:
+    """The mode's logs on these screens (none, at once, outside the mode)."""
+    if not app.has_class(SCREEN_READER_CLASS):
+        return []
+    from gemtui.tui.widgets.spoken_log import SpokenLog
 
-    Not focusable: keys go to the prompt (and, after F8, to the approval queue).
-    """
-
-    DEFAULT_CSS = """
-    SpokenLog { height: 1fr; border: none; padding: 0; background: $surface; }
-    """
-
-    def __init__(
-        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
-    ) -> None:
-        super().__init__(
-            wrap=True, markup=False, highlight=False, name=name, id=id, classes=classes
-        )
-        self.words = SpokenLines()
-        """The rules of what each view operation says."""
-        self.said: list[str] = []
-        """Every line said so far, in order (what a screen reader has read)."""
-
-    def on_mount(self) -> None:
-        self.say(GREETING)
-
-    def say(self, line: str) -> None:
-        """Add one plain line at the end."""
-        self.said.append(line)
-        self.write(Text(line), scroll_end=True)
-
-    def say_op(self, op: ops.Op) -> None:
-        """The lines one view operation adds (most add none)."""
-        for line in self.words.lines(op):
-            self.say(line)
+    return [log for screen in screens for log in screen.query("#spoken").results(SpokenLog)]
 
 
 def say_op(screen: Screen[Any], op: ops.Op) -> None:
     """Say ``op`` in the screen's log, when the mode put one there."""
-    for log in screen.query("#spoken").results(SpokenLog):
+    for log in _logs(screen.app, [screen]):
         log.say_op(op)
+
+
+def say_resumed(screen: MainScreen) -> None:
+    """A resumed session's earlier prompts and answers, said in order before the new
+    ones (the transcript draws them without events: nothing else would say them)."""
+    from gemtui.tui.view import ops
+
+    for log in _logs(screen.app, [screen]):
+        earlier = screen.transcript.messages()
+        log.say(f"Resumed a saved session: {len(earlier)} earlier messages follow.")
+        for role, text in earlier:
+            if role == "user":
+                log.say_op(ops.UserPromptShown(text))
+            else:
+                log.say_op(ops.AnswerText(text))
+                log.say_op(ops.AnswerClosed())
+        log.say("End of the earlier messages. Type your next prompt.")
 
 
 def say_notice(app: App[Any], message: str, *, title: str, severity: str, markup: bool) -> bool:
     """Say a notification in the front screen's log, masked; False when not in the mode
     (or no log is open yet): the caller shows a toast then."""
-    if not app.has_class(SCREEN_READER_CLASS):
-        return False
-    logs = [
-        log for screen in app.screen_stack for log in screen.query("#spoken").results(SpokenLog)
-    ]
+    logs = _logs(app, app.screen_stack)
     if not logs:
         return False
     text = message
@@ -111,4 +99,8 @@ def say_notice(app: App[Any], message: str, *, title: str, severity: str, markup
 
 def spoken_log(app: App[Any]) -> list[SpokenLog]:
     """The log for the main screen to compose, in the mode only."""
-    return [SpokenLog(id="spoken")] if app.has_class(SCREEN_READER_CLASS) else []
+    if not app.has_class(SCREEN_READER_CLASS):
+        return []
+    from gemtui.tui.widgets.spoken_log import SpokenLog
+
+    return [SpokenLog(id="spoken")]
