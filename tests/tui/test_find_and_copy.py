@@ -55,10 +55,11 @@ async def test_ctrl_f_finds_moves_highlights_and_esc_goes_back(
         transcript.scroll_to(y=10, animate=False, immediate=True)  # somewhere up the story
         await pilot.pause()
         before = transcript.scroll_y
+        await pilot.press(*"my draft", "home")
         assert app.focused is app.main.prompt
         await pilot.press("ctrl+f", *"needle")
         await pilot.pause()
-        assert app.main.prompt.text == "", "the search never reaches the prompt"
+        assert app.main.prompt.text == "my draft", "Ctrl+F and the search leave the prompt be"
         assert len(transcript.matches) == 7
         first = transcript.current_match
         assert _count(app) == f"{first + 1} of 7"
@@ -92,6 +93,7 @@ async def test_ctrl_f_finds_moves_highlights_and_esc_goes_back(
         assert not app.main.query(FindBar)
         assert transcript.scroll_y == before, "Esc goes back to where you were"
         assert app.focused is app.main.prompt
+        assert app.main.prompt.text == "my draft"
         assert transcript.matches == ()
         assert app.turn_running is False, "Esc closed the bar and cancelled nothing"
 

@@ -173,12 +173,16 @@ async def test_errors_and_mode_changes_are_lines_not_boxes(
         await turns_done(app)
         await pilot.press(*"/approval-mode plan", "enter")
         await pilot.pause()
+        await pilot.press(*"keep this", "home", "ctrl+f")  # no find bar over plain lines
+        await pilot.pause()
+        assert app.main.prompt.text == "keep this", "Ctrl+F deleted none of the prompt"
         said = app.main.query_one(SpokenLog).said
         error = next(i for i, line in enumerate(said) if "malformed here" in line)
         assert said[error].startswith("Error: ")
         mode = next(i for i, line in enumerate(said) if "Approval mode: plan" in line)
         assert error < mode
         assert said[mode] == "Note: Approval mode: plan. Only tools that look are offered."
+        assert said[-1].startswith("Note: Find: use your screen reader's own search")
         assert not app._notifications, "no toast: the line is the notification"
         assert not NOISE & set(drawn(app))
 

@@ -34,8 +34,11 @@ class FindAndCopy(AppSurface):
         from gemtui.tui.widgets.find_bar import FindBar
 
         screen = self.screen
-        if not isinstance(screen, MainScreen) or self.has_class(SCREEN_READER_CLASS):
+        if not isinstance(screen, MainScreen):
             raise SkipAction()  # another screen's own Ctrl+F (the sessions browser's)
+        if self.has_class(SCREEN_READER_CLASS):  # the log is plain lines: the reader finds
+            self.notify("Find: use your screen reader's own search over these lines.")
+            return
         bar = next(iter(screen.query(FindBar).results()), None)
         focused = screen.focused
         if bar is None:
