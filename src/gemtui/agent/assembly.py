@@ -71,6 +71,9 @@ class RunOptions:
     """``--include-directories``: more workspace roots (added to the settings' ones)."""
     sandbox: bool = False
     """``-s``: shell commands run under bubblewrap even if the settings do not ask."""
+    screen_reader: bool = False
+    """``--screen-reader``: the TUI's linear plain-text screen (the front ends without a
+    screen ignore it)."""
 
     def with_choice(self, provider: str | None, fake_responses: str | None = None) -> RunOptions:
         """The same run with the provider the welcome screen chose (every other flag kept)."""

@@ -104,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="run shell commands under bubblewrap: only the workspace writable, no network",
     )
     p.add_argument(
+        "--screen-reader",
+        action="store_true",
+        help="a linear plain-text screen for screen readers: one line per event, no box "
+        "drawing, no spinners (as the setting ui.accessibility.screenReader)",
+    )
+    p.add_argument(
         "-w",
         "--worktree",
         nargs="?",

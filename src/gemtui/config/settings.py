@@ -22,6 +22,7 @@ from gemtui.errors import FatalConfigError
 from gemtui.modes import ApprovalMode
 
 __all__ = [
+    "AccessibilitySettings",
     "AgentSettings",
     "ApprovalMode",
     "ChatSettings",
@@ -303,6 +304,15 @@ class PromptSettings(_Section):
     ``GEMINI_SYSTEM_MD`` (relative to the workspace) win over it. A missing file exits 52."""
 
 
+class AccessibilitySettings(_Section):
+    """How the TUI reaches people who do not see the screen (``[ui.accessibility]``)."""
+
+    screen_reader: bool = Field(default=False, alias="screenReader")
+    """A linear, plain-text screen: each event one plain line, no box drawing, no
+    spinners (Gemini CLI's ``ui.accessibility.screenReader``; ``--screen-reader`` and
+    ``GEMTUI_SCREEN_READER=1`` turn it on too)."""
+
+
 class UiSettings(_Section):
     """How the TUI looks at start (``[ui]``)."""
 
@@ -315,6 +325,8 @@ class UiSettings(_Section):
     """Show the usage pane at start (F3 toggles it)."""
     vim_mode: bool = False
     """Vim keys in the prompt (``/vim`` toggles and remembers it)."""
+    accessibility: AccessibilitySettings = Field(default_factory=AccessibilitySettings)
+    """The screen-reader mode."""
 
 
 class WorkspaceSettings(_Section):

@@ -16,7 +16,7 @@ from typing import Any
 from gemtui.config.paths import user_config_file, workspace_config_file
 from gemtui.config.toml_file import read_toml_file
 
-__all__ = ["UiChoice", "read_ui_choice"]
+__all__ = ["SCREEN_READER_ENV", "UiChoice", "read_ui_choice"]
 
 
 @dataclass(frozen=True)
@@ -28,11 +28,32 @@ class UiChoice:
     show_thoughts: bool = True
     show_usage: bool = True
     vim_mode: bool = False
+    screen_reader: bool = False
+    """The linear plain-text screen (``[ui.accessibility] screenReader``, Gemini CLI's
+    name, or ``GEMTUI_SCREEN_READER``); ``--screen-reader`` sets it too."""
 
     @classmethod
     def of(cls, ui: Any) -> UiChoice:
         """From validated ``UiSettings`` (after a settings reload)."""
-        return cls(ui.theme, ui.show_thoughts, ui.show_usage, ui.vim_mode)
+        return cls(
+            ui.theme, ui.show_thoughts, ui.show_usage, ui.vim_mode, ui.accessibility.screen_reader
+        )
+
+
+SCREEN_READER_ENV = "GEMTUI_SCREEN_READER"
+"""Set to 1 (or true, yes, on): the screen-reader mode, whatever the files say."""
+
+
+def _screen_reader(ui: dict[str, Any]) -> bool:
+    """``[ui.accessibility] screenReader`` (or ``screen_reader``), the variable winning."""
+    env = os.environ.get(SCREEN_READER_ENV, "").strip().lower()
+    if env:
+        return env in ("1", "true", "yes", "on")
+    access = ui.get("accessibility")
+    if not isinstance(access, dict):
+        return False
+    value = access.get("screenReader", access.get("screen_reader"))
+    return value is True
 
 
 def read_ui_choice(workspace: Path, *, trusted: bool) -> UiChoice:
@@ -48,7 +69,7 @@ def read_ui_choice(workspace: Path, *, trusted: bool) -> UiChoice:
     for path in files:
         ui = (read_toml_file(path, "settings") or {}).get("ui")
         if isinstance(ui, dict):
-            merged |= ui
+            merged = _merge_ui(merged, ui)
     default = UiChoice()
     theme = os.environ.get("GEMTUI_THEME") or merged.get("theme")
     thoughts, usage = merged.get("show_thoughts"), merged.get("show_usage")
@@ -58,4 +79,14 @@ def read_ui_choice(workspace: Path, *, trusted: bool) -> UiChoice:
         thoughts if isinstance(thoughts, bool) else default.show_thoughts,
         usage if isinstance(usage, bool) else default.show_usage,
         vim if isinstance(vim, bool) else default.vim_mode,
+        _screen_reader(merged),
     )
+
+
+def _merge_ui(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """``over`` on ``base``, ``accessibility`` merged key by key as the settings merge."""
+    out = base | over
+    old, new = base.get("accessibility"), over.get("accessibility")
+    if isinstance(old, dict) and isinstance(new, dict):
+        out["accessibility"] = old | new
+    return out

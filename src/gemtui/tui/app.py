@@ -23,8 +23,9 @@ from textual.events import Resize
 from gemtui.agent.assembly import RunOptions
 from gemtui.config.ui_choice import UiChoice
 from gemtui.modes import ApprovalMode
-from gemtui.tui.app_surface import AppSurface
 from gemtui.tui.commands import SLASH_COMMANDS, parse_slash
+from gemtui.tui.find_and_copy import FindAndCopy
+from gemtui.tui.screen_reader import use_screen_reader
 from gemtui.tui.screens.main import MainScreen
 from gemtui.tui.session_host import SessionController
 from gemtui.tui.widgets.code_highlight import language_of
@@ -85,7 +86,7 @@ HELP_TEXT = """[b]Keys[/b]
   prompt with nothing to redo, or the conversation; auto_edit and yolo are confirmed
   once per session: F8, then y; keys typed before F8 go to the prompt)
   F2 thoughts · F3 usage · F4 side panes (narrow screens) · F5 agents · F8 approvals
-  F6 copy last answer · F7 copy last code block · Ctrl+P command palette
+  F6/F7 copy last answer/code block · Ctrl+F find · mouse selection copies · Ctrl+P palette
   Ctrl+G prompt in $EDITOR · Ctrl+V attach the clipboard's image (⌫ at start removes)
 
 [b]Approvals[/b] (after F8 or a click on the queue)
@@ -106,7 +107,7 @@ def _palette_provider() -> type:
     return GemtuiCommands
 
 
-class GemtuiApp(AppSurface):
+class GemtuiApp(FindAndCopy):
     """gemtui's full-screen app; the session's life is its controller's."""
 
     TITLE = "gemtui"
@@ -147,10 +148,10 @@ class GemtuiApp(AppSurface):
         ui: UiChoice | None = None,
     ) -> None:
         super().__init__()
-        self.exit_message: str | None = None
-        """Why the app stopped before it could start (printed by launch)."""
+        self.exit_message: str | None = None  # why the app stopped before it could start
         self.ui = ui or (UiChoice.of(settings.ui) if settings is not None else UiChoice())
         """What the first frame needs of ``[ui]``, read without validating the rest."""
+        use_screen_reader(self, self.ui.screen_reader)
         self.controller = SessionController(
             self,
             settings=settings,

@@ -14,6 +14,8 @@ from gemtui.tui.masking_app import MaskingApp
 if TYPE_CHECKING:
     from collections import deque
 
+    from textual.notifications import SeverityLevel
+
     from gemtui.agent.session import Session
     from gemtui.tui.fleet_adapter import WorktreeOpener
     from gemtui.tui.screens.main import MainScreen
@@ -50,6 +52,22 @@ class AppSurface(MaskingApp[int]):
     @turn_running.setter
     def turn_running(self, value: bool) -> None:
         self.controller.turn_running = value
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """In the screen-reader mode a notification is a line in the log, in order with
+        the rest (a toast is a box that vanishes before it is read); else a toast."""
+        from gemtui.tui.screen_reader import say_notice
+
+        if not say_notice(self, message, title=title, severity=severity, markup=markup):
+            super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def close_store(self) -> None:
         """Persist what is left of the session and close the store (on exit)."""

@@ -83,6 +83,14 @@ def build_app(
     """
     from gemtui.tui.app import GemtuiApp
 
+    if options.screen_reader:  # the flag wins over the settings' [ui.accessibility]
+        from dataclasses import replace
+
+        from gemtui.config.ui_choice import UiChoice
+
+        chosen = UiChoice.of(settings.ui) if settings is not None else UiChoice()
+        ui = replace(ui or chosen, screen_reader=True)
+
     def make_session() -> Assembled:
         """Runs in a thread after the first frame and only reads the app: the result is
         handed to the UI thread. FatalAuthenticationError opens the welcome screen, any

@@ -7,6 +7,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from gemtui.tui.resume_story import COMPRESSED_HERE, resume_story
+from gemtui.tui.screen_reader import say_resumed
 
 if TYPE_CHECKING:
     from gemtui.agent.session import Session
@@ -51,6 +52,7 @@ def show_resumed(screen: MainScreen, session: Session, store: SessionStore | Non
         run = []
         transcript.add_notice(COMPRESSED_HERE)
     transcript.replay(run, describe, calls, children)
+    say_resumed(screen)  # the screen-reader mode's lines, in that mode
 
 
 def _restore_usage(

@@ -26,8 +26,8 @@ from textual.widgets.option_list import Option
 
 from gemtui.tui.bridge import BusEvent
 from gemtui.tui.budget_flow import ask_about_budget
-from gemtui.tui.pager import open_in_pager
 from gemtui.tui.screens.prompt_extras import PromptExtras
+from gemtui.tui.screen_reader import say_op, spoken_log
 from gemtui.tui.view import ConversationView, ops
 from gemtui.tui.widgets.attachment_chips import AttachmentChips
 from gemtui.tui.widgets.prompt_input import PromptInput
@@ -124,6 +124,7 @@ class MainScreen(PromptExtras, Screen[None]):
 
         with Horizontal(id="body"):
             with Vertical(id="centre"):
+                yield from spoken_log(self.app)  # the screen-reader mode's plain lines
                 yield Transcript(id="transcript")
                 if not self._panes_later:
                     yield self._approval_queue()
@@ -253,6 +254,7 @@ class MainScreen(PromptExtras, Screen[None]):
         if not self._appliers:
             self._appliers = self._applier_table()
         self._appliers[type(op)](op)
+        say_op(self, op)  # the screen-reader mode's line, if it has one
 
     def _applier_table(self) -> dict[type[ops.Op], Callable[[Any], object]]:
         """Each view operation's widget call (built with the first event: the first
@@ -353,15 +355,6 @@ class MainScreen(PromptExtras, Screen[None]):
         """Ctrl+O: show all of the last folded tool card (its arguments and output)."""
         if not self.transcript.toggle_last_tool():
             self.app.bell()
-
-    def action_open_tool_output(self) -> None:
-        """Ctrl+G: the prompt in ``$EDITOR``; an empty prompt, the last saved whole output
-        in ``$PAGER`` (less): megabytes are the pager's job, not the transcript's."""
-        path = self.transcript.last_output_file()
-        if self.prompt.text or path is None:
-            self.edit_prompt_externally()
-            return
-        open_in_pager(self.app, path)
 
     # -- approvals and completion ----------------------------------------------------------------
     def on_approval_queue_changed(self, event: ApprovalQueue.Changed) -> None:

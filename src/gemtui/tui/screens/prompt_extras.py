@@ -32,6 +32,18 @@ class PromptExtras:
     def _notice(self, text: str, severity: str = "warning") -> None:
         self._screen.transcript.add_notice(text, severity)
 
+    def action_open_tool_output(self) -> None:
+        """Ctrl+G: the prompt in ``$EDITOR``; an empty prompt, the last saved whole output
+        in ``$PAGER`` (less): megabytes are the pager's job, not the transcript's."""
+        from gemtui.tui.pager import open_in_pager
+
+        screen = self._screen
+        path = screen.transcript.last_output_file()
+        if screen.prompt.text or path is None:
+            self.edit_prompt_externally()
+            return
+        open_in_pager(screen.app, path)
+
     # -- vim keys ----------------------------------------------------------------------------
     def on_mount(self) -> None:
         """Vim keys from the start when ``[ui] vim_mode`` says so (Textual calls this

@@ -136,6 +136,9 @@ def _preview(snapshot: ToolCallSnapshot) -> list[Widget]:
     return [head, args]
 
 
+_DIGIT_ACTIONS = frozenset({"decide", "reach", "feedback", "modify"})
+"""The actions only digits are bound to (the letters go through ``letter``)."""
+
 OPTIONAL_KEYS = ("j/k", "d", "ctrl+a")
 """Hints left out (last first) when even the tersest line is too long for the pane."""
 
@@ -276,6 +279,13 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
         """The person brought the focus here (F8, a click): the answer keys act."""
         self._taking_focus = False
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """In the screen-reader mode only the letters the log names answer: a digit
+        (the keys 1 to 8) never answers there."""
+        if action in _DIGIT_ACTIONS and self.app.has_class("-screen-reader"):
+            return False
+        return super().check_action(action, parameters)
+
     def compose(self) -> ComposeResult:
         yield Static(id="approval-title")
         yield VerticalScroll(id="approval-preview", can_focus=False)
@@ -365,6 +375,8 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
         is_mcp = snap.confirmation is not None and snap.confirmation.kind == "mcp"
         reach = snap.confirmation is not None and bool(snap.confirmation.scopes)
         keys = _keys_help(server=is_mcp, letters=self.on_purpose, reach=reach)
+        if not self.on_purpose and self.app.has_class("-screen-reader"):  # no digit answers
+            keys = [("F8", "F8", "first, then", "then"), *_keys_help(server=is_mcp, reach=reach)]
         self.query_one("#approval-keys", KeyHints).show(keys, OPTIONAL_KEYS)
 
     def on_focus(self) -> None:

@@ -18,11 +18,9 @@ from rich.theme import Theme
 from textual.events import Click, Resize
 from textual.geometry import Region, Size
 from textual.reactive import var
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from gemtui.tui.widgets.answer_render import code_blocks
 from gemtui.tui.widgets.markdown_look import MARKDOWN_CSS, MARKDOWN_STYLES, markdown_theme
 from gemtui.tui.widgets.render_cache import RenderedLines
 from gemtui.tui.widgets.transcript_blocks import (
@@ -35,6 +33,7 @@ from gemtui.tui.widgets.transcript_blocks import (
     ToolBlock,
     UserBlock,
 )
+from gemtui.tui.widgets.transcript_text import TranscriptText
 
 if TYPE_CHECKING:  # neither pydantic nor the event classes before the first frame
     from gemtui.bus.events import ToolCallSnapshot
@@ -48,13 +47,13 @@ _SPIN_INTERVAL = 0.1
 # fmt: off
 _STYLE_NAMES = (
     "user-bar", "user", "muted", "tool-name", "running", "success", "error", "warning",
-    "marker",
+    "marker", "find", "find-current",
     *MARKDOWN_STYLES,
 )
 # fmt: on
 
 
-class Transcript(ScrollView, can_focus=True):
+class Transcript(TranscriptText, can_focus=True):
     """The conversation, drawn line by line from per-block caches.
 
     Follows the end while content arrives, until the person scrolls up; scrolling back
@@ -80,6 +79,8 @@ class Transcript(ScrollView, can_focus=True):
         & > .transcript--error { color: $error; }
         & > .transcript--warning { color: $warning; }
         & > .transcript--marker { color: $background; background: $primary; text-style: bold; }
+        & > .transcript--find { background: $warning 30%; }
+        & > .transcript--find-current { color: $background; background: $warning; }
     }
     """
         + "Transcript {"
@@ -143,7 +144,7 @@ class Transcript(ScrollView, can_focus=True):
         strip = strips[offset] if offset < len(strips) else Strip.blank(width)
         if strip.cell_length != width:
             strip = strip.crop_extend(0, width, None)
-        return strip.apply_style(self.rich_style)
+        return self.decorate_line(strip.apply_style(self.rich_style), line)
 
     # -- public API -------------------------------------------------------------------
 
@@ -373,17 +374,6 @@ class Transcript(ScrollView, can_focus=True):
         block.progress.tokens = story.tokens
         block.invalidate()
         self._rerender(block)
-
-    def messages(self) -> list[tuple[str, str]]:
-        """(role, text) of every user message and answer, for copying."""
-        return [(b.role, b.text) for b in self._blocks.blocks if b.role is not None]
-
-    def last_code_block(self) -> str | None:
-        """The last fenced code block of the most recent answer that has one."""
-        for block in reversed(self._blocks.blocks):
-            if isinstance(block, AnswerBlock) and (found := code_blocks(block.text)):
-                return found[-1]
-        return None
 
     @property
     def line_count(self) -> int:
