@@ -26,8 +26,8 @@ from textual.widgets.option_list import Option
 
 from gemtui.tui.bridge import BusEvent
 from gemtui.tui.budget_flow import ask_about_budget
-from gemtui.tui.screens.prompt_extras import PromptExtras
 from gemtui.tui.screen_reader import say_op, spoken_log
+from gemtui.tui.screens.prompt_extras import PromptExtras
 from gemtui.tui.view import ConversationView, ops
 from gemtui.tui.widgets.attachment_chips import AttachmentChips
 from gemtui.tui.widgets.prompt_input import PromptInput
