@@ -6,7 +6,7 @@ the request leaves only once it is done. Each run starts a fresh interpreter tha
 the app as ``launch_tui`` does (settings validated and the engine built after the first
 frame), against the mock in this process (so its work is not the app's); the child says
 when Enter was pressed, the mock when the request arrived (both on the monotonic clock).
-Median of 5 (120×40, headless).
+Median of 5 (120×40, headless); ``BENCH_ENTER_DELAY`` (s) presses it sooner or later.
 """
 
 from __future__ import annotations
