@@ -399,6 +399,7 @@ def bench_policy() -> None:
 def bench_tui() -> None:
     for module, title in (
         ("tui_startup", "TUI start-up"),
+        ("tui_enter", "TUI Enter → request"),
         ("tui_stream", "TUI streaming"),
         ("transcript_bench", "TUI transcript"),
         ("store_bench", "session store"),

@@ -81,7 +81,12 @@ class RunOptions:
 
 
 def session_options(
-    settings: Settings, options: RunOptions, *, trusted: bool, attachment: StoreAttachment
+    settings: Settings,
+    options: RunOptions,
+    *,
+    trusted: bool,
+    attachment: StoreAttachment,
+    at_screen: bool = False,
 ) -> SessionOptions:
     """The session's options for this run: a flag wins over the settings."""
     from gemtui.agent.session import SessionOptions
@@ -96,6 +101,7 @@ def session_options(
         trusted_workspace=trusted,
         include_directories=(*settings.workspace.include_directories, *options.include_directories),
         sandbox=options.sandbox,
+        at_screen=at_screen,
         **attachment.resumed,
     )
 
@@ -164,11 +170,12 @@ class TrustedRun:
 
         return load_settings(self.options.workspace, trusted=self.trusted)
 
-    def build(self, settings: Settings | None = None) -> Assembled:
-        """The session for this run (``settings`` None: read now, as trust allows)."""
+    def build(self, settings: Settings | None = None, *, at_screen: bool = False) -> Assembled:
+        """The session for this run (``settings`` None: read now, as trust allows);
+        ``at_screen``: a person is about to type (``SessionOptions.at_screen``)."""
         if settings is None:
             settings = self.settings()
-        return build_session(settings, self.options, trusted=self.trusted)
+        return build_session(settings, self.options, trusted=self.trusted, at_screen=at_screen)
 
 
 def trusted_run(options: RunOptions) -> TrustedRun:
@@ -186,6 +193,7 @@ def build_session(
     trusted: bool,
     provider: ResolvedProvider | None = None,
     attachment: StoreAttachment | None = None,
+    at_screen: bool = False,
 ) -> Assembled:
     """Provider, store and session for this run; errors are ``FatalError`` (exit codes).
 
@@ -220,7 +228,9 @@ def build_session(
         session = Session(
             settings,
             provider,
-            session_options(settings, options, trusted=trusted, attachment=attachment),
+            session_options(
+                settings, options, trusted=trusted, attachment=attachment, at_screen=at_screen
+            ),
         )
         attach_budget(session, settings, options.max_budget_usd, attachment.store)
         if options.fallback or settings.general.fallback_auto:

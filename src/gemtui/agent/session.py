@@ -165,6 +165,7 @@ class Session:
             extensions=self.extensions,
             disabled=settings.skills.disabled,
             excluded=ACTIVATE_SKILL in settings.tools.exclude,
+            later=options.at_screen,
         )
         self.agents = Subagents(
             SubagentParent(
@@ -357,6 +358,7 @@ class Session:
         self.start_mcp()
         with contextlib.suppress(RuntimeError):  # no loop yet: the first prompt does it
             self.prepare()  # the first prompt's groundwork, while the person types it
+            self.skills.find_later(self._instruct)  # they join the request after they are found
         if self.options.interactive:  # the usage pane shows the account's tier and quota
             self.account.refresh_soon()
         if self.chat.history:

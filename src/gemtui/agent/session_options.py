@@ -28,3 +28,6 @@ class SessionOptions:
     """More workspace roots (``--include-directories``, ``[workspace]``)."""
     sandbox: bool = False
     """``-s``: shell commands run under bubblewrap whatever ``[tools.sandbox]`` says."""
+    at_screen: bool = False
+    """A person waits at the screen to type (the TUI's start): what the first request
+    does not need (the skills) is found once the session starts, not before."""

@@ -10,16 +10,19 @@ there (a skill must not be rewritten by the model it instructs). Disabled skills
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import TYPE_CHECKING, Any
 
 from gemtui.agent.skills import Skill, SkillSet, folder_listing, load_skills
 from gemtui.bus import ErrorOccurred, Event, SessionStarted
 from gemtui.bus.events import Confirmation
 from gemtui.tools.base import Tool, ToolContext, ToolInvocation, ToolKind, ToolResult
+from gemtui.tools.offload import run_off_loop
 from gemtui.wire import FunctionDeclaration
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from pathlib import Path
 
     from gemtui.bus import EventBus
@@ -27,6 +30,8 @@ if TYPE_CHECKING:
     from gemtui.tools.registry import ToolRegistry
 
 __all__ = ["ACTIVATE_SKILL", "ActivateSkillTool", "SessionSkills"]
+
+log = logging.getLogger(__name__)
 
 ACTIVATE_SKILL = "activate_skill"
 
@@ -44,10 +49,12 @@ class SessionSkills:
         extensions: list[Extension],
         disabled: Iterable[str] = (),
         excluded: bool = False,
+        later: bool = False,
     ) -> None:
         """Skills of the folder ``root`` (its own only when ``trusted``) and of
         ``extensions``; ``activate_skill`` goes into ``registry`` unless ``excluded``
-        (``[tools] exclude``) or no skill is enabled."""
+        (``[tools] exclude``) or no skill is enabled. ``later``: the folders are read by
+        ``find_later``, not now."""
         self.root = root
         self.bus = bus
         self.registry = registry
@@ -56,13 +63,43 @@ class SessionSkills:
         self.excluded = excluded
         self.found = SkillSet()
         self.disabled: set[str] = set(disabled)
-        self.load()
+        self._later = later
+        self._finding: asyncio.Task[None] | None = None
+        if not later:
+            self.load()
         bus.subscribe(self._started)
 
     def _started(self, event: Event) -> None:
         """The session began: the front end hears of the SKILL.md files that did not load."""
         if isinstance(event, SessionStarted) and not event.parent_id:
             self.announce_problems()
+
+    def find_later(self, found: Callable[[], None]) -> None:
+        """Read the folders off the loop, once, if the session was built with ``later``:
+        a person's first request leaves without waiting for the disk, and the skills join
+        the requests after they are found (``found`` rebuilds the system instruction)."""
+        if self._later and self._finding is None:
+            self._finding = asyncio.get_running_loop().create_task(
+                self._find(found), name="gemtui-skills"
+            )
+
+    async def wait_found(self) -> None:
+        """Wait for the skills ``find_later`` is reading (at once when none are read)."""
+        if self._finding is not None:
+            await asyncio.shield(self._finding)
+
+    async def _find(self, found: Callable[[], None]) -> None:
+        def read(_token: object) -> SkillSet:
+            return load_skills(self.root, trusted=self.trusted, extensions=self.extensions)
+
+        try:
+            self.found = await run_off_loop(read, name="gemtui-skills")
+        except Exception:  # the skills are missing, not the session: /skills reload retries
+            log.exception("the skills could not be read")
+            return
+        self._install()
+        self.announce_problems()
+        found()
 
     def reload(self) -> SkillSet:
         """Read the folders again and say what did not load (``/skills reload``)."""

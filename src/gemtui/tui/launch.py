@@ -99,7 +99,7 @@ def build_app(
 
         prefetch_tls()  # the CA bundle is read on another core while the engine loads
         try:
-            return app.controller.trusted_run.build(app.controller.settings)
+            return app.controller.trusted_run.build(app.controller.settings, at_screen=True)
         finally:
             forget_prefetched_tls()  # taken by the provider's client, or left for none
 
