@@ -403,6 +403,7 @@ def bench_tui() -> None:
         ("tui_stream", "TUI streaming"),
         ("transcript_bench", "TUI transcript"),
         ("store_bench", "session store"),
+        ("fleet_bench", "agents side by side"),
     ):
         fn = _optional(module, title)
         if fn is None:

@@ -16,7 +16,9 @@ from gemtui.worktrees import (
     BringBackError,
     MergeConflictError,
     UncommittedWorkError,
+    WorkChangedError,
     discard,
+    discard_plan,
     keep,
     merge,
     work_diff,
@@ -230,3 +232,55 @@ def test_discard_never_removes_the_main_checkout(tmp_path: Path) -> None:
     with pytest.raises(BringBackError, match="main checkout"):
         discard(work_diff(repo.main, "main"), uncommitted=True)
     assert (repo.main / "app.py").exists()
+
+
+def test_discard_plan_names_the_branch_unmerged_commits_and_files(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    (repo.worktree / "app.py").write_text("def f():\n    return 2\n", encoding="utf-8")
+    git(repo.worktree, "commit", "-q", "-am", "the agent's fix")
+    (repo.worktree / "notes.txt").write_text("only copy\n", encoding="utf-8")
+
+    plan = discard_plan(work_diff(repo.worktree, repo.base))
+
+    assert plan.branch == repo.branch
+    assert [c.split(" ", 1)[1] for c in plan.unmerged] == ["the agent's fix"]
+    assert plan.files == ("notes.txt",)
+    shown = plan.describe()
+    for item in (str(repo.worktree), repo.branch, "the agent's fix", "notes.txt"):
+        assert item in shown
+
+
+@pytest.mark.parametrize("late", ["file", "commit"])
+def test_discard_of_a_confirmed_plan_spares_what_appeared_since(tmp_path: Path, late: str) -> None:
+    """The person confirmed a list; a file (or a commit) that appeared after it is not
+    deleted unseen: nothing goes, and the new plan names it for the next question."""
+    repo = make_repo(tmp_path)
+    (repo.worktree / "notes.txt").write_text("confirmed\n", encoding="utf-8")
+    work = work_diff(repo.worktree, repo.base)
+    plan = discard_plan(work)
+    (repo.worktree / "late.txt").write_text("written after the yes\n", encoding="utf-8")
+    if late == "commit":
+        git(repo.worktree, "add", "late.txt")
+        git(repo.worktree, "commit", "-q", "-m", "late commit")
+
+    with pytest.raises(WorkChangedError, match="late") as caught:
+        discard(work, plan=plan)
+
+    assert (repo.worktree / "late.txt").exists()
+    assert (repo.worktree / "notes.txt").exists()
+    assert repo.branch in git(repo.main, "branch", "--list", repo.branch)
+    assert "late" in caught.value.plan.describe()
+    # asked again and confirmed: exactly the new plan goes
+    discard(work, plan=caught.value.plan)
+    assert not repo.worktree.exists()
+    assert git(repo.main, "branch", "--list", repo.branch) == ""
+
+
+def test_control_an_unguarded_discard_deletes_the_late_file(tmp_path: Path) -> None:
+    """Without the confirmed plan, the second yes covers whatever is there by then."""
+    repo = make_repo(tmp_path)
+    (repo.worktree / "notes.txt").write_text("confirmed\n", encoding="utf-8")
+    work = work_diff(repo.worktree, repo.base)
+    (repo.worktree / "late.txt").write_text("written after the yes\n", encoding="utf-8")
+    discard(work, uncommitted=True)
+    assert not (repo.worktree / "late.txt").exists()

@@ -402,6 +402,44 @@ async def test_a_prompt_typed_to_a_front_agent_still_working_waits_for_it(
             assert "second answer" in _said(app)
 
 
+@pytest.mark.parametrize("press_escape", [True, False], ids=["escape", "control"])
+async def test_escape_stops_a_front_agent_whose_prompt_the_fleet_runs(
+    workspace: Path, press_escape: bool
+) -> None:
+    """An agent started in the background and brought to the front runs its prompt in the
+    fleet, not in the app's turn worker: Esc must still stop it, and the call it waits on
+    never runs. The control, without Esc: the same call, allowed, does run."""
+    async with MockLLMServer() as front, MockLLMServer() as back:
+        back.enqueue(_shell("touch planted"), {"text": "planted"})
+        (workspace / "b").mkdir()
+        app = make_app(make_session(front.url, workspace), workspace)
+        seen = Messages()
+        async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
+            fleet = SessionsFleet()
+            assert app.session is not None
+            fleet.adopt(app.session, "front")
+            b = fleet.adopt(make_session(back.url, workspace / "b"), "background")
+            app.attach_fleet(fleet)
+            fleet.run(b, "plant it")
+            await _rows_settle(seen, fleet, {b: "waiting"})
+            await pilot.press("f5", "down", "enter")
+            assert app.session is fleet.session_of(b)
+            assert not app.turn_running  # the app's own worker is not the one running it
+            await pilot.press(*"typed meanwhile", "enter")
+            assert list(app.queued) == ["typed meanwhile"]
+            if press_escape:
+                await pilot.press("escape")
+                if app.main.prompt.text != "typed meanwhile":  # back in the box, never lost
+                    fleet.session_of(b).cancel()  # not left waiting at tear-down
+                    pytest.fail("Esc did not stop the front agent the fleet runs")
+                await _rows_settle(seen, fleet, {b: "cancelled"})
+                await fleet.settled()
+            else:
+                await pilot.press("f8", "a")
+                await _rows_settle(seen, fleet, {b: "done"})
+            assert (workspace / "b" / "planted").exists() is not press_escape
+
+
 async def test_the_command_palette_opens_the_agent_view(workspace: Path) -> None:
     from textual.command import CommandList, CommandPalette
 

@@ -140,6 +140,51 @@ async def test_discard_asks_again_for_uncommitted_work(
     assert git(repo.main, "branch", "--list", repo.branch) == ""
 
 
+def _shown(app: Any) -> str:
+    return "\n".join(str(s.content) for s in app.screen.query(Static))
+
+
+async def test_discard_names_exactly_what_goes_and_asks_again_when_it_changed(
+    mock_llm: MockLLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    """The question lists the worktree, its branch, its unmerged commit and its files; a
+    file that appears after the yes is not deleted unseen: the question comes again with
+    it. The control: the discard the screen used before (no plan) deletes that file."""
+    from gemtui.worktrees import discard
+
+    repo = make_repo(tmp_path)
+    (repo.worktree / "app.py").write_text("def f():\n    return 2\n", encoding="utf-8")
+    git(repo.worktree, "commit", "-q", "-am", "the agent's fix")
+    (repo.worktree / "notes.txt").write_text("only copy\n", encoding="utf-8")
+    results: list[BringBackOutcome | None] = []
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(app, pilot, repo, results)
+        await _choose(pilot, screen, "discard")
+        await _git_done(screen)
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        first = _shown(app)
+        for item in (str(repo.worktree), repo.branch, "the agent's fix", "notes.txt"):
+            assert item in first
+        (repo.worktree / "late.txt").write_text("after the yes\n", encoding="utf-8")
+        await _answer(pilot, app, "y", screen)
+        assert "notes.txt" in _shown(app)
+        assert "late.txt" not in _shown(app)
+        await _answer(pilot, app, "y", screen)  # yes to the files named: not to late.txt
+        assert (repo.worktree / "late.txt").exists()
+        assert isinstance(app.screen, ConfirmScreen)  # asked again, the new file named
+        assert "late.txt" in _shown(app)
+        assert "changed" in _said(screen)
+        await _answer(pilot, app, "n", screen)
+        assert results == []
+        assert repo.branch in git(repo.main, "branch", "--list", repo.branch)
+        work = screen.work
+    assert work is not None
+    discard(work, uncommitted=True)  # the control: unguarded, it goes without a word
+    assert not (repo.worktree / "late.txt").exists()
+
+
 async def test_merge_question_names_settings_the_work_would_change(
     mock_llm: MockLLMServer, workspace: Path, tmp_path: Path
 ) -> None:

@@ -402,6 +402,8 @@ class GemtuiApp(FindAndCopy):
         if self.session is not None and self.turn_running:
             self.session.cancel()
             self._return_queued_to_prompt()
+        elif self.desk is not None and self.desk.stop_front():  # its prompt runs in the fleet
+            self._return_queued_to_prompt()
         elif not self.main.prompt.text:  # Esc Esc on an empty prompt: /rewind
             import time
 
@@ -442,7 +444,7 @@ class GemtuiApp(FindAndCopy):
         if self._quit_armed:
             self.exit(0)
             return
-        if self.turn_running:
+        if self.turn_running or self._front_busy:
             self.action_cancel_turn()
         self._quit_armed = True
         self.notify("Press Ctrl+C again to quit.", timeout=2)

@@ -118,6 +118,15 @@ class FleetDesk:
         row = self.row(self.fleet.front_id)
         return row is not None and row.state in ("working", "waiting")
 
+    def stop_front(self) -> bool:
+        """Esc for a front agent whose prompt the fleet runs (it was started from the
+        view, so the app's turn worker, which Esc cancels, is not running it); False when
+        the fleet is not running the front agent's prompt."""
+        if not self.front_busy:
+            return False
+        self.fleet.stop(self.fleet.front_id)
+        return True
+
     def write(self, data: str) -> None:
         """Raw bytes to the terminal (the bell, OSC notifications)."""
         if not data:

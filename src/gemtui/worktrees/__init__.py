@@ -2,10 +2,13 @@
 
 from gemtui.worktrees.bring_back import (
     BringBackError,
+    DiscardPlan,
     MergeConflictError,
     UncommittedWorkError,
+    WorkChangedError,
     WorkDiff,
     discard,
+    discard_plan,
     keep,
     merge,
     work_diff,
@@ -14,11 +17,14 @@ from gemtui.worktrees.linked import LinkedWorktree, linked_worktrees
 
 __all__ = [
     "BringBackError",
+    "DiscardPlan",
     "LinkedWorktree",
     "MergeConflictError",
     "UncommittedWorkError",
+    "WorkChangedError",
     "WorkDiff",
     "discard",
+    "discard_plan",
     "keep",
     "linked_worktrees",
     "merge",

@@ -9,7 +9,10 @@ read through a throwaway index, so neither the worktree's index nor its branch m
   a conflict is reported by file and the main checkout stays exactly as it was.
 - ``keep`` leaves the worktree and its branch in place.
 - ``discard`` removes the worktree and its branch; uncommitted work is never removed
-  unless the caller says so a second time (``uncommitted=True``).
+  unless the caller says so a second time (``uncommitted=True``). A front end shows
+  ``discard_plan`` (the worktree, its branch, its unmerged commits and uncommitted files)
+  and passes the plan confirmed: if the worktree no longer matches it (a new file, a new
+  commit), ``WorkChangedError`` carries the new plan and nothing is removed.
 
 Any ``git worktree add`` path works (``gemtui -w`` makes ``.gemini/worktrees/NAME`` on
 ``worktree-NAME``). Errors are ``BringBackError`` and its subclasses, each a sentence.
@@ -26,10 +29,13 @@ from gemtui.worktrees.git import git_said, run_git
 
 __all__ = [
     "BringBackError",
+    "DiscardPlan",
     "MergeConflictError",
     "UncommittedWorkError",
+    "WorkChangedError",
     "WorkDiff",
     "discard",
+    "discard_plan",
     "keep",
     "merge",
     "work_diff",
@@ -54,6 +60,48 @@ class UncommittedWorkError(BringBackError):
     def __init__(self, message: str, files: tuple[str, ...]) -> None:
         super().__init__(message)
         self.files = files
+
+
+@dataclass(frozen=True)
+class DiscardPlan:
+    """Exactly what a discard removes, as read when the person is asked: a discard given
+    this plan removes nothing if the worktree holds anything else by then."""
+
+    worktree: Path
+    branch: str | None
+    head: str
+    """The branch's commit: a commit made after the question is not discarded unseen."""
+    unmerged: tuple[str, ...]
+    """Commits the main checkout's HEAD does not have (``abc1234 subject``), newest first."""
+    files: tuple[str, ...]
+    """Uncommitted, untracked and git-ignored paths (``git status`` with ``--ignored``)."""
+
+    def describe(self, limit: int = 12) -> str:
+        """The question's detail: every item, so a yes is a yes to exactly this."""
+
+        def listed(items: tuple[str, ...]) -> str:
+            more = f"\n  … and {len(items) - limit} more" if len(items) > limit else ""
+            return "".join(f"\n  {item}" for item in items[:limit]) + more
+
+        lines = [f"Removed: the worktree {self.worktree}"]
+        if self.branch:
+            lines.append(f"and the branch {self.branch}")
+        if self.unmerged:
+            lines.append(f"Unmerged commits lost ({len(self.unmerged)}):{listed(self.unmerged)}")
+        if self.files:
+            lines.append(f"Uncommitted files deleted ({len(self.files)}):{listed(self.files)}")
+        if not self.unmerged and not self.files:
+            lines.append("No unmerged commit and no uncommitted file.")
+        return "\n".join(lines)
+
+
+class WorkChangedError(BringBackError):
+    """The worktree changed since the discard was confirmed; ``plan`` is what it holds
+    now. Nothing was removed: ask again with the new plan."""
+
+    def __init__(self, message: str, plan: DiscardPlan) -> None:
+        super().__init__(message)
+        self.plan = plan
 
 
 @dataclass(frozen=True)
@@ -244,17 +292,35 @@ def keep(work: WorkDiff) -> str:
     return f"kept: the worktree stays at {work.worktree}{on}"
 
 
-def discard(work: WorkDiff, *, uncommitted: bool = False) -> str:
+def discard_plan(work: WorkDiff) -> DiscardPlan:
+    """What discarding ``work`` would remove now, to be shown before it is confirmed."""
+    top, project = _top(work.worktree)
+    head = _commit("HEAD", top)
+    ours = _commit("HEAD", project)
+    log = _out(["log", "--format=%h %s", head, "--not", ours, "--"], top)
+    branch = _git(["symbolic-ref", "--quiet", "--short", "HEAD"], top).stdout.strip() or None
+    unmerged = tuple(line for line in log.splitlines() if line)
+    return DiscardPlan(top, branch, head, unmerged, _status(top, ignored=True))
+
+
+def discard(work: WorkDiff, *, uncommitted: bool = False, plan: DiscardPlan | None = None) -> str:
     """Remove the worktree and its branch; what was removed.
 
     Uncommitted, untracked or git-ignored files (an ``.env``, notes: ``git worktree
     remove`` deletes ignored ones without a word) are deleted only with
     ``uncommitted=True`` (a second, explicit yes); without it ``UncommittedWorkError``
-    names them and nothing goes.
+    names them and nothing goes. With ``plan`` (what the person confirmed, its files
+    included) the worktree is read again first: anything else in it by now (a file, a
+    commit) raises ``WorkChangedError`` with the new plan, and nothing goes.
     """
     top, project = _top(work.worktree)
     if top == project:
         raise BringBackError(f"{top} is the main checkout, not an agent's worktree")
+    if plan is not None:
+        now = discard_plan(work)
+        if now != plan:
+            raise WorkChangedError(_changed(plan, now), now)
+        uncommitted = True  # the files were named in the question the person confirmed
     dirty = _status(top, ignored=True)
     if dirty and not uncommitted:
         raise UncommittedWorkError(
@@ -272,3 +338,11 @@ def discard(work: WorkDiff, *, uncommitted: bool = False) -> str:
             return f"{said}; the branch {work.branch} stays: {_said(gone)}"
         said += f" and its branch {work.branch}"
     return said
+
+
+def _changed(asked: DiscardPlan, now: DiscardPlan) -> str:
+    """What differs from the confirmed plan, in one sentence."""
+    news = [f for f in now.files if f not in asked.files]
+    news += [c for c in now.unmerged if c not in asked.unmerged]
+    what = f": new {', '.join(news)}" if news else ""
+    return f"the worktree changed since you confirmed{what}; nothing was discarded"

@@ -28,12 +28,12 @@ if TYPE_CHECKING:
 __all__ = ["AGENT_KEYS", "STATE_WORDS", "AgentsScreen", "NewAgentScreen"]
 
 STATE_WORDS: dict[str, tuple[str, str]] = {
-    "idle": ("○ idle", "$text-muted"),
+    "idle": ("○ idle", "$foreground-muted"),
     "working": ("● working", "$text-primary"),
     "waiting": ("? waiting for you", "bold $text-warning"),
     "done": ("✓ done", "$text-success"),
     "failed": ("✗ failed", "$text-error"),
-    "cancelled": ("■ cancelled", "$text-muted"),
+    "cancelled": ("■ cancelled", "$foreground-muted"),
 }
 """Each state as the table says it."""
 

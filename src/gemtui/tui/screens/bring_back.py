@@ -12,7 +12,9 @@ shown as the agent undoing them.
 It shows the diff (committed, uncommitted and untracked work) with the approval queue's
 ``DiffView`` and offers three choices, each confirmed: merge into the main checkout's
 current branch (a conflict is shown by file and nothing changes), keep, or discard (the
-worktree and its branch removed; uncommitted work needs a second, named confirmation).
+worktree and its branch removed; the question lists the unmerged commits and uncommitted
+files, which need a second, named confirmation; if the worktree holds anything else by the
+time it is removed, nothing is, and the question is asked again with the new list).
 It dismisses with a ``BringBackOutcome``, or None when left with Esc. The git work runs
 in a thread worker (``group="bring-back"``), off the event loop.
 """
@@ -35,10 +37,12 @@ from gemtui.tui.screens.dialogs import DIALOG_CSS, ConfirmScreen
 from gemtui.tui.widgets.diff_view import DiffView
 from gemtui.worktrees import (
     BringBackError,
+    DiscardPlan,
     MergeConflictError,
-    UncommittedWorkError,
+    WorkChangedError,
     WorkDiff,
     discard,
+    discard_plan,
     keep,
     merge,
     work_diff,
@@ -166,14 +170,8 @@ class BringBackScreen(ModalScreen[BringBackOutcome | None]):
                 self._merge_confirmed,
             )
         elif choice == "discard":
-            self.app.push_screen(
-                ConfirmScreen(
-                    "Discard this worktree and its branch?",
-                    detail=f"{found.worktree} is removed, and the branch {found.branch or '-'}.",
-                    on_purpose=True,
-                ),
-                self._discard_confirmed,
-            )
+            self.busy = True
+            self._plan_discard()
 
     @work(thread=True, exclusive=True, group="bring-back")
     def _merge(self) -> None:
@@ -192,27 +190,50 @@ class BringBackScreen(ModalScreen[BringBackOutcome | None]):
         self.app.call_from_thread(self.dismiss, BringBackOutcome("merged", said))
 
     @work(thread=True, exclusive=True, group="bring-back")
-    def _discard(self, *, uncommitted: bool) -> None:
+    def _plan_discard(self) -> None:
+        """Read what a discard would remove now: the question names exactly that."""
         assert self.work is not None
         try:
-            said = discard(self.work, uncommitted=uncommitted)
-        except UncommittedWorkError as exc:
-            self.app.call_from_thread(self._ask_uncommitted, exc.files)
+            plan = discard_plan(self.work)
+        except BringBackError as exc:
+            self.app.call_from_thread(self._done_saying, f"Not discarded: {exc}")
+            return
+        self.app.call_from_thread(self._ask_discard, plan)
+
+    def _ask_discard(self, plan: DiscardPlan, changed: str = "") -> None:
+        """The question, with the worktree, branch, unmerged commits and files it removes."""
+        self.busy = False
+        question = "Discard this worktree and its branch?"
+        if changed:
+            self._say(f"Not discarded: {changed}.")
+            question = "The worktree changed. Discard it as it is now?"
+        self.app.push_screen(
+            ConfirmScreen(question, detail=plan.describe(), on_purpose=True),
+            lambda yes: self._discard_confirmed(yes, plan),
+        )
+
+    @work(thread=True, exclusive=True, group="bring-back")
+    def _discard(self, plan: DiscardPlan) -> None:
+        assert self.work is not None
+        try:
+            said = discard(self.work, plan=plan)
+        except WorkChangedError as exc:  # something new since the yes: asked again
+            self.app.call_from_thread(self._ask_discard, exc.plan, str(exc))
             return
         except BringBackError as exc:
             self.app.call_from_thread(self._done_saying, f"Not discarded: {exc}")
             return
         self.app.call_from_thread(self.dismiss, BringBackOutcome("discarded", said))
 
-    def _ask_uncommitted(self, files: tuple[str, ...]) -> None:
+    def _ask_uncommitted(self, plan: DiscardPlan) -> None:
         """The second confirmation: uncommitted work is named before it is deleted."""
         self.app.push_screen(
             ConfirmScreen(
                 "The worktree has uncommitted work. Delete it too?",
-                detail="Never committed, gone for good: " + ", ".join(files),
+                detail="Never committed, gone for good: " + ", ".join(plan.files),
                 on_purpose=True,
             ),
-            self._uncommitted_confirmed,
+            lambda yes: self._uncommitted_confirmed(yes, plan),
         )
 
     def _merge_confirmed(self, yes: bool | None) -> None:
@@ -220,14 +241,19 @@ class BringBackScreen(ModalScreen[BringBackOutcome | None]):
             self.busy = True
             self._merge()
 
-    def _discard_confirmed(self, yes: bool | None) -> None:
+    def _discard_confirmed(self, yes: bool | None, plan: DiscardPlan) -> None:
+        if not yes:
+            return
+        if plan.files:
+            self._ask_uncommitted(plan)
+        else:
+            self.busy = True
+            self._discard(plan)
+
+    def _uncommitted_confirmed(self, yes: bool | None, plan: DiscardPlan) -> None:
         if yes:
             self.busy = True
-            self._discard(uncommitted=False)
-
-    def _uncommitted_confirmed(self, yes: bool | None) -> None:
-        if yes:
-            self._discard(uncommitted=True)
+            self._discard(plan)
         else:
             self._done_saying("Not discarded: the uncommitted work is kept.")
 
