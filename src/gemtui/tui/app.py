@@ -11,6 +11,7 @@ becomes a notification; the session is kept.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -165,8 +166,7 @@ class GemtuiApp(FindAndCopy):
             run_options=run_options,
             settings_loader=settings_loader,
         )
-        self.raise_errors = raise_errors
-        """Tests set this so a bug fails the test instead of becoming a notification."""
+        self.raise_errors = raise_errors  # tests: a bug fails the test, not a notification
         self.crash_message: str | None = None
         """Set when the app had to stop on an unexpected error (launch prints it)."""
         self._quit_armed = False
@@ -405,8 +405,6 @@ class GemtuiApp(FindAndCopy):
         elif self.desk is not None and self.desk.stop_front():  # its prompt runs in the fleet
             self._return_queued_to_prompt()
         elif not self.main.prompt.text:  # Esc Esc on an empty prompt: /rewind
-            import time
-
             now = time.monotonic()
             if now - getattr(self, "_last_escape", -10.0) < 1.0:
                 self._last_escape = -10.0
