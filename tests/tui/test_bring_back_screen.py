@@ -39,6 +39,8 @@ async def _choose(pilot: Any, screen: BringBackScreen, option: str) -> None:
     choices.highlighted = choices.get_option_index(option)
     await pilot.press("enter")
     await pilot.pause()
+    await _git_done(screen)  # a discard first reads its plan in the screen's git worker
+    await pilot.pause()
 
 
 async def _answer(pilot: Any, app: Any, key: str, screen: BringBackScreen) -> None:
