@@ -58,11 +58,13 @@ snapshot-png: $(STAMP)
 readme-pictures: $(STAMP)
 	$(BIN)/python scripts/snapshot_pngs.py -o build/readme \
 		tests/tui/__snapshots__/test_snapshots/TestReadmePictures.*.svg \
-		tests/tui/__snapshots__/test_snapshots/TestRewindPicture.*.svg
+		tests/tui/__snapshots__/test_snapshots/TestRewindPicture.*.svg \
+		tests/tui/__snapshots__/test_snapshots/TestAgentView.test_agent_view.svg
 	mkdir -p docs
 	cp build/readme/test_snapshots.TestReadmePictures.test_main_screen_mid_answer.png docs/main-screen.png
 	cp build/readme/test_snapshots.TestReadmePictures.test_approval_with_a_diff.png docs/approval.png
 	cp build/readme/test_snapshots.TestRewindPicture.test_rewind_preview.png docs/rewind.png
+	cp build/readme/test_snapshots.TestAgentView.test_agent_view.png docs/agents.png
 
 # ruff, the formatting, mypy strict and the import contracts in pyproject.toml (import-linter
 # is a dev extra: the click it needs no longer slows start-up, see _without_httpx_cli)
