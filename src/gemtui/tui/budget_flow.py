@@ -24,18 +24,21 @@ def ask_about_budget(app: App[Any], asked: BudgetAsked) -> None:
     """Ask the person (raise or stop; go on without a price or stop) and send the answer
     to the session's bus, which the prompt waits on. A prompt that ends first (Ctrl+C,
     its time limit) takes the question with it."""
-    from gemtui.tui.app_surface import AppSurface
     from gemtui.tui.screens.budget import BudgetScreen
 
-    if not isinstance(app, AppSurface) or app.session is None:
+    # The app's surface by name: importing AppSurface here would tie this module, the
+    # main screen that calls it and the app into one import cycle.
+    session = getattr(app, "session", None)
+    if session is None:
         return
-    bus = app.session.bus  # the asking session's, even if another comes to the front
+    bus = session.bus  # the asking session's, even if another comes to the front
+    transcript = app.main.transcript  # type: ignore[attr-defined]
 
     def answered(decision: Decision | None) -> None:
         if decision is None:  # the prompt ended without an answer: nothing waits
             return
         if not decision.decision.allows:
-            app.main.transcript.add_notice(STOPPED_NOTICE, "warning")
+            transcript.add_notice(STOPPED_NOTICE, "warning")
         if not bus.decide(asked.correlation_id, decision):
             app.notify("The prompt no longer waits for that answer.", severity="warning")
 

@@ -52,7 +52,7 @@ def show_resumed(screen: MainScreen, session: Session, store: SessionStore | Non
         run = []
         transcript.add_notice(COMPRESSED_HERE)
     transcript.replay(run, describe, calls, children)
-    say_resumed(screen)  # the screen-reader mode's lines, in that mode
+    say_resumed(screen, transcript.messages())  # the screen-reader mode's lines
 
 
 def _restore_usage(

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
 
-    from gemtui.tui.screens.main import MainScreen
     from gemtui.tui.view import ops
     from gemtui.tui.widgets.spoken_log import SpokenLog
 
@@ -64,13 +63,13 @@ def say_op(screen: Screen[Any], op: ops.Op) -> None:
         log.say_op(op)
 
 
-def say_resumed(screen: MainScreen) -> None:
-    """A resumed session's earlier prompts and answers, said in order before the new
-    ones (the transcript draws them without events: nothing else would say them)."""
+def say_resumed(screen: Screen[Any], earlier: list[tuple[str, str]]) -> None:
+    """A resumed session's earlier prompts and answers (``(role, text)``), said in order
+    before the new ones (the transcript draws them without events: nothing else would
+    say them)."""
     from gemtui.tui.view import ops
 
     for log in _logs(screen.app, [screen]):
-        earlier = screen.transcript.messages()
         log.say(f"Resumed a saved session: {len(earlier)} earlier messages follow.")
         for role, text in earlier:
             if role == "user":

@@ -9,25 +9,62 @@ or a prompt with images that cannot go now, comes back to the prompt whole.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from gemtui.tui.image_paste import ImageAttachment, load_image, read_clipboard_image
 from gemtui.tui.widgets.prompt_input import PromptInput
 from gemtui.tui.widgets.vim_keys import VimModeChanged, switch_vim
 
 if TYPE_CHECKING:
-    from gemtui.tui.app_surface import AppSurface
-    from gemtui.tui.screens.main import MainScreen
+    from textual.app import App
+    from textual.widget import Widget
+
+    from gemtui.agent.session import Session
+    from gemtui.tui.widgets.status_line import StatusLine
+    from gemtui.tui.widgets.transcript import Transcript
 
 __all__ = ["PromptExtras"]
+
+_W = TypeVar("_W", bound="Widget")
+
+
+class _Screen(Protocol):
+    """What the mixin uses of ``MainScreen`` and its app, named here rather than
+    imported: the screen imports this module, and the app imports the screen."""
+
+    @property
+    def transcript(self) -> Transcript: ...
+    @property
+    def prompt(self) -> PromptInput: ...
+    @property
+    def status(self) -> StatusLine: ...
+    @property
+    def app(self) -> App[Any]: ...
+    def query_one(self, selector: str, expect_type: type[_W]) -> _W: ...
+    def run_worker(
+        self, work: Callable[[], None], *, thread: bool, group: str, name: str
+    ) -> object: ...
+
+
+class _Controller(Protocol):
+    compressing: bool
+
+
+class _App(Protocol):
+    session: Session | None
+    turn_running: bool
+    controller: _Controller
+
+    def run_turn(self, text: str, media: list[Any] | None = None) -> object: ...
 
 
 class PromptExtras:
     """The main screen's prompt handlers for the editor and images."""
 
     @property
-    def _screen(self) -> MainScreen:
-        return cast("MainScreen", self)
+    def _screen(self) -> _Screen:
+        return cast("_Screen", self)
 
     def _notice(self, text: str, severity: str = "warning") -> None:
         self._screen.transcript.add_notice(text, severity)
@@ -106,7 +143,7 @@ class PromptExtras:
 
         screen = self._screen
         prompt = screen.prompt
-        app = cast("AppSurface", screen.app)
+        app = cast("_App", screen.app)
         session = app.session
         if session is None:
             found: ImageAttachment | str = "gemtui is still starting"
@@ -134,7 +171,7 @@ class PromptExtras:
             screen.prompt.give_back("", event.images)  # the images wait for a prompt
             return
         event.stop()
-        app = cast("AppSurface", screen.app)
+        app = cast("_App", screen.app)
         session = app.session
         why = ""
         if session is None or app.turn_running or app.controller.compressing:
