@@ -173,6 +173,11 @@ class Tool(ABC):
     def mutating(self) -> bool:
         return self.kind in MUTATING_KINDS
 
+    def offered(self) -> bool:
+        """Whether the model is offered this tool now (a language server's navigation
+        tools only while one runs); a call of a tool not offered still runs."""
+        return True
+
     def declaration(self) -> FunctionDeclaration:
         return FunctionDeclaration(
             name=self.name, description=self.description, parameters_json_schema=self.parameters

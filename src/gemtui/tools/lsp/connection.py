@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 from pygls.io_ import run_async
-from pygls.lsp.client import BaseLanguageClient
+from pygls.lsp.client import LanguageClient
 
 from gemtui.tools.lsp.servers import ServerSpec, language_id
 
@@ -35,7 +35,7 @@ class ServerGone(Exception):
     """The server exited (or never started): no answer will come."""
 
 
-class _Client(BaseLanguageClient):
+class _Client(LanguageClient):
     """pygls's client, starting its server with stderr discarded in a new process group."""
 
     def __init__(self, owner: ServerConnection) -> None:
@@ -54,12 +54,13 @@ class _Client(BaseLanguageClient):
             env=env,
             start_new_session=True,
         )
-        assert server.stdin is not None and server.stdout is not None
-        self.protocol.set_writer(server.stdin)  # type: ignore[arg-type]
+        assert server.stdin is not None
+        assert server.stdout is not None
+        self.protocol.set_writer(server.stdin)
         self._server = server
         reading = run_async(
-            stop_event=self._stop_event,  # type: ignore[arg-type]
-            reader=server.stdout,  # type: ignore[arg-type]
+            stop_event=self._stop_event,
+            reader=server.stdout,
             protocol=self.protocol,
             logger=log,
         )
@@ -234,16 +235,17 @@ class ServerConnection:
     async def definition(self, path: Path, line: int, column: int) -> Any:
         """Where the symbol at (0-based) ``line``, ``column`` is defined."""
         params = lsp.DefinitionParams(
-            lsp.TextDocumentIdentifier(path.as_uri()), lsp.Position(line, column)
+            text_document=lsp.TextDocumentIdentifier(path.as_uri()),
+            position=lsp.Position(line, column),
         )
         return await self._answer(self.client.text_document_definition_async(params))
 
     async def references(self, path: Path, line: int, column: int) -> Any:
         """Every reference to the symbol at (0-based) ``line``, ``column``."""
         params = lsp.ReferenceParams(
-            lsp.TextDocumentIdentifier(path.as_uri()),
-            lsp.Position(line, column),
-            lsp.ReferenceContext(include_declaration=True),
+            context=lsp.ReferenceContext(include_declaration=True),
+            text_document=lsp.TextDocumentIdentifier(path.as_uri()),
+            position=lsp.Position(line, column),
         )
         return await self._answer(self.client.text_document_references_async(params))
 

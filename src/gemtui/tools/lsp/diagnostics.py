@@ -72,7 +72,10 @@ def describe(server: str, rel: str, new: Sequence[lsp.Diagnostic], limit: int) -
     if not new:
         return f"Diagnostics ({server}): no new errors or warnings in {rel}."
     errors = sum(1 for d in new if severity_name(d) == "error")
-    counts = [f"{n} {word}{'s' if n != 1 else ''}" for n, word in
-              ((errors, "error"), (len(new) - errors, "warning")) if n]
+    counts = [
+        f"{n} {word}{'s' if n != 1 else ''}"
+        for n, word in ((errors, "error"), (len(new) - errors, "warning"))
+        if n
+    ]
     head = f"Diagnostics ({server}): this edit introduced {' and '.join(counts)}:"
     return "\n".join([head, *format_lines(rel, new, limit)])

@@ -1,0 +1,218 @@
+"""Diagnostics after edits, through `gemtui -p` against the mock model and a real language
+server from PyPI (python-lsp-server with pyflakes): the functionResponse the model gets
+next carries what the edit broke, nothing it did not, and a hung or dead server never holds
+the edit. An untrusted folder's own settings start no server; the same folder trusted does.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from gemtui.testing import MockLLMServer
+
+from .helpers import gemtui_env, run_gemtui, write_fast_config
+
+SOURCE = "import os\n\n\ndef total(items):\n    return sum(items)\n"
+
+PYLSP = f"""
+[tools]
+diagnostics_wait = 120
+find_language_servers = false
+
+[lsp.pylsp]
+command = [{json.dumps(sys.executable)}, "-m", "pylsp"]
+languages = ["python"]
+"""
+"""The real server; the bound is generous because these tests are about what comes back,
+not how fast (the bound is tested with servers that never answer)."""
+
+
+def _replace(old: str, new: str, call_id: str) -> dict[str, Any]:
+    args = {"file_path": "cart.py", "instruction": "change", "old_string": old, "new_string": new}
+    return {"name": "replace", "args": args, "id": call_id}
+
+
+def _run(
+    mock: MockLLMServer,
+    home: Path,
+    workspace: Path,
+    calls: list[dict[str, Any]],
+    config: str,
+    *flags: str,
+) -> list[str]:
+    """Run the scripted calls one per turn; the text each functionResponse carried back."""
+    write_fast_config(home, config)
+    mock.enqueue(*({"function_calls": [c]} for c in calls), {"text": "done"})
+    proc = run_gemtui(
+        ["-p", "edit the cart", "-y", "--output-format", "json", *flags],
+        env=gemtui_env(home, mock.url),
+        cwd=workspace,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out: list[str] = []
+    for request in mock.requests[1:]:
+        parts = request.json["contents"][-1]["parts"]
+        [response] = [p["functionResponse"]["response"] for p in parts if "functionResponse" in p]
+        out.append(str(response.get("output", response.get("error"))))
+    return out
+
+
+def test_an_edit_that_breaks_a_name_comes_back_with_it_and_the_fix_comes_back_clean(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """The NameError the edit made is reported at its place; fixing it reports nothing new,
+    and the unused import that was there before is never reported as the edit's."""
+    (workspace / "cart.py").write_text(SOURCE, encoding="utf-8")
+    broke, fixed = _run(
+        mock_llm_thread,
+        isolated_home,
+        workspace,
+        [
+            _replace("sum(items)", "sum(items) + shipping", "e1"),
+            _replace("sum(items) + shipping", "sum(items) + 0", "e2"),
+        ],
+        PYLSP,
+        "--trust-workspace",
+    )
+    assert "Successfully modified file" in broke
+    assert "cart.py:5:25 error undefined name 'shipping' (pyflakes)" in broke
+    assert "imported but unused" not in broke  # there before the edit: not the edit's
+    assert "no new errors or warnings in cart.py" in fixed
+    assert "shipping" not in fixed.split("\n\n", 1)[1]
+    assert (workspace / "cart.py").read_text(encoding="utf-8").endswith("sum(items) + 0\n")
+
+
+def test_a_warning_the_edit_introduced_is_reported(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """Control for the one above: a new unused import is the edit's and is reported, so
+    its absence there is the comparison at work, not a server that never warns."""
+    (workspace / "cart.py").write_text(SOURCE, encoding="utf-8")
+    [added] = _run(
+        mock_llm_thread,
+        isolated_home,
+        workspace,
+        [_replace("import os\n", "import os\nimport json\n", "e1")],
+        PYLSP,
+        "--trust-workspace",
+    )
+    assert "this edit introduced 1 warning" in added
+    assert "cart.py:2:1 warning 'json' imported but unused" in added
+    assert "'os' imported but unused" not in added
+
+
+STAND_IN = """
+import sys, pathlib
+log = pathlib.Path(sys.argv[1])
+head = sys.stdin.buffer.readline()  # the first header of `initialize`
+log.write_text("got initialize" if head.startswith(b"Content-Length") else "nothing")
+if sys.argv[2] == "hang":
+    sys.stdin.buffer.read()  # reads on, never answers
+    import time; time.sleep(10**6)
+"""
+
+
+def _stand_in(tmp_path: Path, how: str) -> tuple[str, Path]:
+    script = tmp_path / "stand_in.py"
+    script.write_text(STAND_IN, encoding="utf-8")
+    log = tmp_path / f"{how}.log"
+    config = f"""
+[tools]
+diagnostics_wait = 1
+find_language_servers = false
+
+[lsp.stand-in]
+command = [{json.dumps(sys.executable)}, {json.dumps(str(script))}, {json.dumps(str(log))}, "{how}"]
+extensions = [".py"]
+"""
+    return config, log
+
+
+def test_a_server_that_never_answers_does_not_hold_the_edit(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """The stand-in read `initialize` and hangs; the edit lands and its result says the
+    diagnostics were unavailable, and the run ends (the server is killed with it)."""
+    (workspace / "cart.py").write_text(SOURCE, encoding="utf-8")
+    config, log = _stand_in(tmp_path, "hang")
+    [result] = _run(
+        mock_llm_thread,
+        isolated_home,
+        workspace,
+        [_replace("sum(items)", "sum(items) + 1", "e1")],
+        config,
+        "--trust-workspace",
+    )
+    assert log.read_text(encoding="utf-8") == "got initialize"
+    assert "Successfully modified file" in result
+    assert "Diagnostics unavailable: stand-in did not answer within 1s." in result
+    assert "sum(items) + 1" in (workspace / "cart.py").read_text(encoding="utf-8")
+
+
+def test_a_server_that_dies_does_not_hold_the_edit(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """The stand-in exits on its first message: the result says so, the edit landed."""
+    (workspace / "cart.py").write_text(SOURCE, encoding="utf-8")
+    config, log = _stand_in(tmp_path, "die")
+    [result] = _run(
+        mock_llm_thread,
+        isolated_home,
+        workspace,
+        [_replace("sum(items)", "sum(items) + 1", "e1")],
+        config,
+        "--trust-workspace",
+    )
+    assert log.read_text(encoding="utf-8") == "got initialize"
+    assert "Successfully modified file" in result
+    assert "Diagnostics unavailable: stand-in exited." in result
+
+
+def _planted(workspace: Path, marker: Path) -> None:
+    """The folder's own settings name a "language server" that leaves a marker."""
+    plant = f"open({str(marker)!r}, 'w').write('ran')"
+    (workspace / ".gemtui").mkdir()
+    (workspace / ".gemtui" / "config.toml").write_text(
+        f'[lsp.evil]\ncommand = [{json.dumps(sys.executable)}, "-c", {json.dumps(plant)}]\n'
+        'extensions = [".py"]\n',
+        encoding="utf-8",
+    )
+    (workspace / "cart.py").write_text(SOURCE, encoding="utf-8")
+
+
+def test_an_untrusted_folder_starts_no_server_from_its_settings(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "marker"
+    _planted(workspace, marker)
+    [result] = _run(
+        mock_llm_thread,
+        isolated_home,
+        workspace,
+        [_replace("sum(items)", "sum(items) + 1", "e1")],
+        "",
+    )
+    assert "Successfully modified file" in result
+    assert not marker.exists()
+    assert "Diagnostics" not in result
+
+
+def test_the_same_folder_trusted_starts_its_server(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """Control: trusted, the planted command does run (so the test above guards trust)."""
+    marker = tmp_path / "marker"
+    _planted(workspace, marker)
+    [result] = _run(
+        mock_llm_thread,
+        isolated_home,
+        workspace,
+        [_replace("sum(items)", "sum(items) + 1", "e1")],
+        "",
+        "--trust-workspace",
+    )
+    assert marker.read_text(encoding="utf-8") == "ran"
+    assert "Diagnostics unavailable: evil exited." in result
