@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from gemtui.testing import MockLLMServer
 
 from .helpers import gemtui_env, run_gemtui, write_fast_config
@@ -171,48 +173,86 @@ def test_a_server_that_dies_does_not_hold_the_edit(
     assert "Diagnostics unavailable: stand-in exited." in result
 
 
-def _planted(workspace: Path, marker: Path) -> None:
-    """The folder's own settings name a "language server" that leaves a marker."""
+def _evil(marker: Path) -> str:
+    """Settings naming a "language server" that leaves a marker when it is started."""
     plant = f"open({str(marker)!r}, 'w').write('ran')"
-    (workspace / ".gemtui").mkdir()
-    (workspace / ".gemtui" / "config.toml").write_text(
+    return (
         f'[lsp.evil]\ncommand = [{json.dumps(sys.executable)}, "-c", {json.dumps(plant)}]\n'
-        'extensions = [".py"]\n',
-        encoding="utf-8",
+        'extensions = [".py"]\n'
     )
+
+
+def _planted(workspace: Path, marker: Path, where: str) -> str:
+    """The server planted in the folder's own settings (returns no user settings), or in
+    the person's (returned), as a server found on PATH would be: either runs the project's
+    code, so neither may start in an untrusted folder."""
     (workspace / "cart.py").write_text(SOURCE, encoding="utf-8")
+    if where == "user":
+        return _evil(marker)
+    (workspace / ".gemtui").mkdir()
+    (workspace / ".gemtui" / "config.toml").write_text(_evil(marker), encoding="utf-8")
+    return ""
 
 
-def test_an_untrusted_folder_starts_no_server_from_its_settings(
-    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+@pytest.mark.parametrize("where", ["workspace", "user"])
+def test_an_untrusted_folder_starts_no_server(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path, where: str
 ) -> None:
     marker = tmp_path / "marker"
-    _planted(workspace, marker)
-    [result] = _run(
-        mock_llm_thread,
-        isolated_home,
-        workspace,
-        [_replace("sum(items)", "sum(items) + 1", "e1")],
-        "",
-    )
+    config = _planted(workspace, marker, where)
+    edit = [_replace("sum(items)", "sum(items) + 1", "e1")]
+    [result] = _run(mock_llm_thread, isolated_home, workspace, edit, config)
     assert "Successfully modified file" in result
     assert not marker.exists()
     assert "Diagnostics" not in result
 
 
+@pytest.mark.parametrize("where", ["workspace", "user"])
 def test_the_same_folder_trusted_starts_its_server(
-    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path, where: str
 ) -> None:
     """Control: trusted, the planted command does run (so the test above guards trust)."""
     marker = tmp_path / "marker"
-    _planted(workspace, marker)
-    [result] = _run(
+    config = _planted(workspace, marker, where)
+    edit = [_replace("sum(items)", "sum(items) + 1", "e1")]
+    [result] = _run(mock_llm_thread, isolated_home, workspace, edit, config, "--trust-workspace")
+    assert marker.read_text(encoding="utf-8") == "ran"
+    assert "Diagnostics unavailable: evil exited." in result
+
+
+NAVIGATION = ("go_to_definition", "find_references", "document_symbols")
+
+
+def _offered(request: Any) -> set[str]:
+    tools = request.json.get("tools") or []
+    return {d["name"] for t in tools for d in t.get("functionDeclarations", [])}
+
+
+def test_navigation_is_offered_once_a_server_runs_and_answers_from_it(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """Before any server runs the model is not offered navigation; the edit starts pylsp,
+    and from the next request go_to_definition, find_references and document_symbols are
+    offered and answer from it."""
+    (workspace / "cart.py").write_text(SOURCE + "\n\nprint(total([1]))\n", encoding="utf-8")
+    at = {"file_path": "cart.py", "line": 8, "symbol": "total"}
+    _, where, uses, outline = _run(
         mock_llm_thread,
         isolated_home,
         workspace,
-        [_replace("sum(items)", "sum(items) + 1", "e1")],
-        "",
+        [
+            _replace("sum(items)", "sum(items) + 0", "e1"),
+            {"name": "go_to_definition", "args": at, "id": "d1"},
+            {"name": "find_references", "args": at, "id": "r1"},
+            {"name": "document_symbols", "args": {"file_path": "cart.py"}, "id": "s1"},
+        ],
+        PYLSP,
         "--trust-workspace",
     )
-    assert marker.read_text(encoding="utf-8") == "ran"
-    assert "Diagnostics unavailable: evil exited." in result
+    first, second = mock_llm_thread.requests[0], mock_llm_thread.requests[1]
+    assert "diagnostics" in _offered(first)
+    assert not set(NAVIGATION) & _offered(first)
+    assert set(NAVIGATION) <= _offered(second)
+    assert where == "cart.py:4:5"
+    assert uses.splitlines() == ["cart.py:4:5", "cart.py:8:7"]
+    assert "function total (line 4)" in outline
