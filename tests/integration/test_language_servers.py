@@ -47,6 +47,7 @@ def _run(
 ) -> list[str]:
     """Run the scripted calls one per turn; the text each functionResponse carried back."""
     write_fast_config(home, config)
+    seen = len(mock.requests)
     mock.enqueue(*({"function_calls": [c]} for c in calls), {"text": "done"})
     proc = run_gemtui(
         ["-p", "edit the cart", "-y", "--output-format", "json", *flags],
@@ -55,7 +56,7 @@ def _run(
     )
     assert proc.returncode == 0, proc.stderr
     out: list[str] = []
-    for request in mock.requests[1:]:
+    for request in mock.requests[seen + 1 :]:
         parts = request.json["contents"][-1]["parts"]
         [response] = [p["functionResponse"]["response"] for p in parts if "functionResponse" in p]
         out.append(str(response.get("output", response.get("error"))))
@@ -256,3 +257,33 @@ def test_navigation_is_offered_once_a_server_runs_and_answers_from_it(
     assert where == "cart.py:4:5"
     assert uses.splitlines() == ["cart.py:4:5", "cart.py:8:7"]
     assert "function total (line 4)" in outline
+
+
+SHOWN = f"""
+[tools.sandbox]
+read_only_paths = {json.dumps(sorted({sys.base_prefix, sys.prefix}))}
+"""
+"""The interpreter and its venv may live under the hidden home (pyenv): shown read-only."""
+
+
+def test_under_the_sandbox_a_server_cannot_write_outside_the_workspace_but_still_reports(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """With -s the servers run in bubblewrap like shell commands: the planted one starts
+    (it is seen to write inside the workspace) but its write outside never lands (the
+    trusted control above shows it does unboxed), and pylsp, boxed, still reports."""
+    marker = tmp_path / "marker"
+    inside = workspace / "inside"
+    config = _planted(workspace, marker, "user").replace(
+        "write('ran')", f"write('ran'); open({str(inside)!r}, 'w').write('ran')"
+    )
+    edit = [_replace("sum(items)", "sum(items) + 1", "e1")]
+    flags = ("--trust-workspace", "-s")
+    [result] = _run(mock_llm_thread, isolated_home, workspace, edit, config + SHOWN, *flags)
+    assert "Successfully modified file" in result
+    assert inside.read_text(encoding="utf-8") == "ran"  # it did start, boxed
+    assert not marker.exists()
+    (workspace / "cart.py").write_text(SOURCE, encoding="utf-8")
+    edit = [_replace("sum(items)", "sum(items) + shipping", "e1")]
+    [broke] = _run(mock_llm_thread, isolated_home, workspace, edit, PYLSP + SHOWN, *flags)
+    assert "cart.py:5:25 error undefined name 'shipping' (pyflakes)" in broke
