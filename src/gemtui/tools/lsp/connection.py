@@ -21,7 +21,7 @@ from lsprotocol import types as lsp
 from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
 
-from gemtui.tools.lsp.servers import ServerSpec, language_id
+from gemtui.tools.lsp.servers import ServerGone, ServerSpec, language_id
 
 if TYPE_CHECKING:
     from gemtui.tools.sandbox import SandboxConfig, SandboxedCommand
@@ -29,10 +29,6 @@ if TYPE_CHECKING:
 __all__ = ["ServerConnection", "ServerGone"]
 
 log = logging.getLogger(__name__)
-
-
-class ServerGone(Exception):
-    """The server exited (or never started): no answer will come."""
 
 
 class _Client(LanguageClient):

@@ -14,13 +14,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from gemtui.tools.lsp.connection import ServerConnection, ServerGone
-from gemtui.tools.lsp.diagnostics import describe, introduced
-from gemtui.tools.lsp.servers import ServerSpec, spec_for
+from gemtui.tools.lsp.servers import ServerGone, ServerSpec, spec_for
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pygls and lsprotocol load with the first server, not with the session
     from lsprotocol import types as lsp
 
+    from gemtui.tools.lsp.connection import ServerConnection
     from gemtui.tools.sandbox import SandboxConfig
 
 __all__ = ["LanguageServers", "ServerGone", "Unavailable"]
@@ -74,6 +73,8 @@ class LanguageServers:
         key = (spec.name, root)
         found = self._running.get(key)
         if found is None or found.connection.dead:
+            from gemtui.tools.lsp.connection import ServerConnection
+
             connection = ServerConnection(spec, root, self.sandbox)
             starting = asyncio.get_running_loop().create_task(self._start(connection))
             found = self._running[key] = _Running(connection, starting)
@@ -105,6 +106,8 @@ class LanguageServers:
         running = self._connect(path, root)
         if running is None:
             return None
+        from gemtui.tools.lsp.diagnostics import describe, introduced
+
         connection = running.connection
         lock = connection.locks.setdefault(path.as_uri(), asyncio.Lock())
 

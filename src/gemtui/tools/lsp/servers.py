@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gemtui.config.settings import LspServerSettings
 
-__all__ = ["LANGUAGE_IDS", "ServerSpec", "language_id", "server_specs", "spec_for"]
+__all__ = ["LANGUAGE_IDS", "ServerGone", "ServerSpec", "language_id", "server_specs", "spec_for"]
+
+
+class ServerGone(Exception):
+    """The server exited (or never started): no answer will come."""
+
 
 LANGUAGE_IDS: Mapping[str, str] = {
     ".py": "python",

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
-from lsprotocol import types as lsp
 from pydantic import Field, WithJsonSchema, field_validator
 
 from gemtui.tools.base import (
@@ -26,12 +25,13 @@ from gemtui.tools.base import (
     TypedTool,
 )
 from gemtui.tools.builtin.replace import read_existing
-from gemtui.tools.lsp.connection import ServerConnection
-from gemtui.tools.lsp.diagnostics import format_lines
 from gemtui.tools.lsp.edits import root_of
 from gemtui.tools.lsp.manager import LanguageServers, Unavailable
 from gemtui.tools.offload import run_off_loop
 from gemtui.tools.params import ToolParams, non_empty
+
+if TYPE_CHECKING:  # lsprotocol loads with the first answer, not with the session
+    from gemtui.tools.lsp.connection import ServerConnection
 
 __all__ = ["language_server_tools"]
 
@@ -122,6 +122,8 @@ class DiagnosticsTool(_ServerTool):
     async def answer(
         self, call: _ServerInvocation, ctx: ToolContext, path: Path, root: Path, text: str
     ) -> list[str]:
+        from gemtui.tools.lsp.diagnostics import format_lines
+
         found = await self.servers.current(path, root, text)
         rel = ctx.workspace.relative(path)
         return format_lines(rel, found, MAX_RESULTS) or [f"No diagnostics for {rel}."]
@@ -138,6 +140,8 @@ def _column(text: str, line: int, symbol: str) -> int:
 
 
 def _locations(answer: Any, ctx: ToolContext) -> list[str]:
+    from lsprotocol import types as lsp
+
     items = answer if isinstance(answer, list) else [] if answer is None else [answer]
     out: list[str] = []
     for item in items[:MAX_RESULTS]:
@@ -200,6 +204,8 @@ class FindReferencesTool(_PositionTool):
 
 
 def _symbol_lines(items: list[Any], depth: int, out: list[str]) -> None:
+    from lsprotocol import types as lsp
+
     for item in items:
         if len(out) >= MAX_RESULTS:
             return
