@@ -7,6 +7,7 @@ the edit. An untrusted folder's own settings start no server; the same folder tr
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -125,6 +126,7 @@ def _stand_in(tmp_path: Path, how: str) -> tuple[str, Path]:
     config = f"""
 [tools]
 diagnostics_wait = 1
+shell_timeout = 30
 find_language_servers = false
 
 [lsp.stand-in]
@@ -287,3 +289,24 @@ def test_under_the_sandbox_a_server_cannot_write_outside_the_workspace_but_still
     edit = [_replace("sum(items)", "sum(items) + shipping", "e1")]
     [broke] = _run(mock_llm_thread, isolated_home, workspace, edit, PYLSP + SHOWN, *flags)
     assert "cart.py:5:25 error undefined name 'shipping' (pyflakes)" in broke
+
+
+def test_a_server_starts_on_the_first_file_of_its_language_and_not_before(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """Reading a text file starts nothing; reading a Python file starts the Python server
+    (warm for the edit that usually follows). The stand-in writes into a FIFO that a
+    shell command of the same run reads, so the run cannot end before it has started."""
+    (workspace / "cart.py").write_text(SOURCE, encoding="utf-8")
+    (workspace / "notes.txt").write_text("notes\n", encoding="utf-8")
+    config, log = _stand_in(tmp_path, "die")
+    read = {"name": "read_file", "args": {"file_path": "notes.txt"}, "id": "r1"}
+    _run(mock_llm_thread, isolated_home, workspace, [read], config, "--trust-workspace")
+    assert not log.exists()
+    os.mkfifo(log)
+    read = {"name": "read_file", "args": {"file_path": "cart.py"}, "id": "r2"}
+    wait = {"name": "run_shell_command", "args": {"command": f"cat {log}"}, "id": "c1"}
+    _, said = _run(
+        mock_llm_thread, isolated_home, workspace, [read, wait], config, "--trust-workspace"
+    )
+    assert "got initialize" in said

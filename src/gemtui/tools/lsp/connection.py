@@ -24,6 +24,7 @@ from pygls.lsp.client import LanguageClient
 from gemtui.tools.lsp.servers import ServerGone, ServerSpec, language_id
 
 if TYPE_CHECKING:
+    from gemtui.tools.background import BackgroundJobs
     from gemtui.tools.sandbox import SandboxConfig, SandboxedCommand
 
 __all__ = ["ServerConnection", "ServerGone"]
@@ -71,8 +72,16 @@ class _Client(LanguageClient):
 class ServerConnection:
     """A started (or starting) server for one workspace root."""
 
-    def __init__(self, spec: ServerSpec, root: Path, sandbox: SandboxConfig | None) -> None:
+    def __init__(
+        self,
+        spec: ServerSpec,
+        root: Path,
+        sandbox: SandboxConfig | None,
+        jobs: BackgroundJobs | None = None,
+    ) -> None:
         self.spec = spec
+        self.jobs = jobs
+        """Owns the server's process group, so gemtui's exit ends it whatever the path."""
         self.root = root
         self.sandbox = sandbox
         self.client = _Client(self)
@@ -109,6 +118,9 @@ class ServerConnection:
         except OSError as exc:
             self.gone()
             raise ServerGone(f"{self.spec.name} could not start: {exc.strerror or exc}") from exc
+        server = self.client._server
+        if self.jobs is not None and server is not None:
+            self.jobs.adopt(server.pid)  # its own group: start_new_session
         uri = self.root.as_uri()
         params = lsp.InitializeParams(
             process_id=os.getpid(),

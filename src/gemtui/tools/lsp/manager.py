@@ -9,11 +9,13 @@ the edit. A server still starting keeps starting in the background for the next 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from gemtui.tools.background import BackgroundJobs
 from gemtui.tools.lsp.servers import ServerGone, ServerSpec, spec_for
 
 if TYPE_CHECKING:  # pygls and lsprotocol load with the first server, not with the session
@@ -55,6 +57,9 @@ class LanguageServers:
         self.limit = limit
         self.on_ready = on_ready
         self._running: dict[tuple[str, Path], _Running] = {}
+        self._warming: set[asyncio.Task[None]] = set()
+        self.jobs = BackgroundJobs()
+        """The servers' process groups: ended at exit even when no close ran."""
         self.waits: list[float] = []
         """Seconds each edit waited for its diagnostics (``make bench`` reads them)."""
 
@@ -75,7 +80,7 @@ class LanguageServers:
         if found is None or found.connection.dead:
             from gemtui.tools.lsp.connection import ServerConnection
 
-            connection = ServerConnection(spec, root, self.sandbox)
+            connection = ServerConnection(spec, root, self.sandbox, self.jobs)
             starting = asyncio.get_running_loop().create_task(self._start(connection))
             found = self._running[key] = _Running(connection, starting)
         return found
@@ -95,6 +100,27 @@ class LanguageServers:
             raise Unavailable(f"{name} did not answer within {t:g}s") from exc
         except ServerGone as exc:
             raise Unavailable(str(exc)) from exc
+
+    def warm(self, path: Path, root: Path, text: str) -> None:
+        """Start ``path``'s server and open the file with ``text`` without waiting (a read,
+        the usual step before an edit): the edit then finds the server warm and the
+        file's diagnostics before it already known."""
+        running = self._connect(path, root)
+        if running is None:
+            return
+        connection = running.connection
+        lock = connection.locks.setdefault(path.as_uri(), asyncio.Lock())
+
+        async def open_it() -> None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(running.starting)
+                async with lock:
+                    if connection.text_of(path) != text:
+                        await connection.sync(path, text)
+
+        task = asyncio.get_running_loop().create_task(open_it())
+        self._warming.add(task)
+        task.add_done_callback(self._warming.discard)
 
     # -- diagnostics ---------------------------------------------------------------------
 
@@ -174,11 +200,13 @@ class LanguageServers:
     async def aclose(self) -> None:
         """Shut every server down (killed past a short grace)."""
         running, self._running = list(self._running.values()), {}
-        for r in running:
-            r.starting.cancel()
+        for task in [*self._warming, *(r.starting for r in running)]:
+            task.cancel()
         await asyncio.gather(*(r.connection.stop() for r in running), return_exceptions=True)
+        self.jobs.terminate()
 
     def terminate(self) -> None:
         """Kill every server's process group now (no loop needed)."""
         for r in self._running.values():
             r.connection.terminate()
+        self.jobs.terminate()
