@@ -109,10 +109,12 @@ def test_a_warning_the_edit_introduced_is_reported(
 
 
 STAND_IN = """
-import sys, pathlib
+import os, sys, pathlib
 log = pathlib.Path(sys.argv[1])
 head = sys.stdin.buffer.readline()  # the first header of `initialize`
-log.write_text("got initialize" if head.startswith(b"Content-Length") else "nothing")
+said = "got initialize" if head.startswith(b"Content-Length") else "nothing"
+key = " with the API key" if "test-key" in repr(os.environ) else ""  # never: scrubbed
+log.write_text(said + key)
 if sys.argv[2] == "hang":
     sys.stdin.buffer.read()  # reads on, never answers
     import time; time.sleep(10**6)
@@ -160,7 +162,8 @@ def test_a_server_that_never_answers_does_not_hold_the_edit(
 def test_a_server_that_dies_does_not_hold_the_edit(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path, tmp_path: Path
 ) -> None:
-    """The stand-in exits on its first message: the result says so, the edit landed."""
+    """The stand-in exits on its first message: the result says so, the edit landed. (Its
+    log also shows the API key gemtui holds was scrubbed from its environment.)"""
     (workspace / "cart.py").write_text(SOURCE, encoding="utf-8")
     config, log = _stand_in(tmp_path, "die")
     [result] = _run(
@@ -310,3 +313,4 @@ def test_a_server_starts_on_the_first_file_of_its_language_and_not_before(
         mock_llm_thread, isolated_home, workspace, [read, wait], config, "--trust-workspace"
     )
     assert "got initialize" in said
+    assert "API key" not in said

@@ -39,7 +39,7 @@ class _Client(LanguageClient):
         super().__init__("gemtui", "1")
         self.owner = owner
 
-    async def launch(self, argv: list[str], cwd: Path, env: dict[str, str] | None) -> None:
+    async def launch(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
         """Start ``argv`` and read its messages (pygls's ``start_io`` keeps stderr piped,
         which a chatty server would fill and block on)."""
         server = await asyncio.create_subprocess_exec(
@@ -106,13 +106,13 @@ class ServerConnection:
 
     async def start(self) -> None:
         """Run the server and exchange ``initialize``; raises ``ServerGone`` if it dies."""
-        argv = list(self.spec.argv)
-        env: dict[str, str] | None = None
-        if self.sandbox is not None:
-            from gemtui.tools.sandbox import require_bwrap, scrubbed_env, wrap_command
+        from gemtui.tools.sandbox import require_bwrap, scrubbed_env, wrap_command
 
+        argv = list(self.spec.argv)
+        if self.sandbox is not None:
             self._boxed = wrap_command(argv, self.sandbox, require_bwrap())
-            argv, env = self._boxed.argv, scrubbed_env()
+            argv = self._boxed.argv
+        env = scrubbed_env()  # a language server needs no API key or agent socket
         try:
             await self.client.launch(argv, self.root, env)
         except OSError as exc:
