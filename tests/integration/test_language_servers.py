@@ -108,6 +108,25 @@ def test_a_warning_the_edit_introduced_is_reported(
     assert "'os' imported but unused" not in added
 
 
+def test_write_file_reports_what_the_new_content_broke(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """A whole-file rewrite and a new file: each comes back with its own NameError, and the
+    old file's unused import, kept by the rewrite, is not the rewrite's."""
+    (workspace / "cart.py").write_text(SOURCE, encoding="utf-8")
+    rewrite = SOURCE.replace("sum(items)", "sum(items) * rate")
+    calls = [
+        {"name": "write_file", "args": {"file_path": "cart.py", "content": rewrite}, "id": "w1"},
+        {"name": "write_file", "args": {"file_path": "new.py", "content": "x = y\n"}, "id": "w2"},
+    ]
+    rewritten, created = _run(
+        mock_llm_thread, isolated_home, workspace, calls, PYLSP, "--trust-workspace"
+    )
+    assert "cart.py:5:25 error undefined name 'rate' (pyflakes)" in rewritten
+    assert "imported but unused" not in rewritten
+    assert "new.py:1:5 error undefined name 'y' (pyflakes)" in created
+
+
 STAND_IN = """
 import os, sys, pathlib
 log = pathlib.Path(sys.argv[1])
