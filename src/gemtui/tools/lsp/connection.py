@@ -123,7 +123,9 @@ class ServerConnection:
             self.jobs.adopt(server.pid)  # its own group: start_new_session
         uri = self.root.as_uri()
         params = lsp.InitializeParams(
-            process_id=os.getpid(),
+            # a server watches this pid and leaves when it is gone; inside bubblewrap's
+            # own pid namespace it would never see it, and leave at its first look
+            process_id=os.getpid() if self._boxed is None else None,
             root_uri=uri,
             workspace_folders=[lsp.WorkspaceFolder(uri=uri, name=self.root.name)],
             capabilities=lsp.ClientCapabilities(

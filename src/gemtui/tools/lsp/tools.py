@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+from urllib.parse import unquote, urlparse
 
 from pydantic import Field, WithJsonSchema, field_validator
 
@@ -150,7 +151,7 @@ def _locations(answer: Any, ctx: ToolContext) -> list[str]:
             if isinstance(item, lsp.LocationLink)
             else (item.uri, item.range)
         )
-        where = Path(uri.removeprefix("file://"))
+        where = Path(unquote(urlparse(uri).path))
         shown = ctx.workspace.relative(where) if ctx.workspace.contains(where) else str(where)
         out.append(f"{shown}:{rng.start.line + 1}:{rng.start.character + 1}")
     if len(items) > MAX_RESULTS:
