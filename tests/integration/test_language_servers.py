@@ -230,6 +230,7 @@ def test_an_untrusted_folder_starts_no_server(
     assert "Successfully modified file" in result
     assert not marker.exists()
     assert "Diagnostics" not in result
+    assert "diagnostics" not in _offered(mock_llm_thread.requests[-1])  # no server: no tool
 
 
 @pytest.mark.parametrize("where", ["workspace", "user"])
