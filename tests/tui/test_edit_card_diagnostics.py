@@ -75,3 +75,4 @@ async def test_a_folded_edit_card_shows_the_error_the_edit_introduced(
         whole = screen_text(transcript)
         assert "--- a/greet.py" in whole
         assert "greet.py:2:23 error undefined name 'title'" in whole
+    await session.aclose()  # the TUI leaves its session to the launcher: pylsp ends here
