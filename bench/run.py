@@ -438,6 +438,12 @@ def bench_mcp() -> None:
     )
 
 
+def bench_lsp() -> None:
+    from lsp_bench import bench_lsp as run  # type: ignore[import-not-found]
+
+    run(report)
+
+
 def bench_safety() -> None:
     from safety_bench import bench_checkpoints, bench_sandbox
 
@@ -456,6 +462,7 @@ def main() -> int:
         ("Engine", bench_policy),
         ("TUI and store", bench_tui),
         ("Safety net", bench_safety),
+        ("Language servers", bench_lsp),
         # last: the TUI's peak RSS is this process's, and the MCP SDK would count in it
         ("MCP", bench_mcp),
     ]

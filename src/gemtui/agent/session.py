@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gemtui.agent import session_hooks, user_commands
+from gemtui.agent import session_hooks, session_lsp, user_commands
 from gemtui.agent import session_parts as parts
 from gemtui.agent.account_watch import AccountWatch
 from gemtui.agent.budget import reported_side_call
@@ -78,6 +78,8 @@ class Session:
     """One conversation: ``await session.send("…")`` runs a prompt through the loop. Front
     ends use its queries, commands and events, never the chat, executor or tool context."""
 
+    chat: Chat
+
     def __init__(
         self, settings: Settings, provider: ResolvedProvider, options: SessionOptions
     ) -> None:
@@ -122,6 +124,8 @@ class Session:
             self.bus,
             sandbox,
         )
+        ready = lambda: session_lsp.offer_again(self.chat, self._declarations(), self.registry)  # noqa: E731
+        self.lsp = session_lsp.language_servers(settings, self.registry, sandbox, options, ready)
         self.tool_context = context = ToolContext(
             workspace=self.workspace,
             shell_timeout=settings.tools.shell_timeout,
@@ -131,6 +135,7 @@ class Session:
             fetch=parts.fetch_limits(settings),
             sandbox=sandbox,
             edit_fixer=settings.tools.edit_fixer,
+            lsp=self.lsp,
             memory_file=config_dir() / "GEMINI.md",
             web_searches=Allowance(
                 settings.tools.max_web_searches,
@@ -560,6 +565,7 @@ class Session:
         self.tool_context.background.terminate()
         if self.mcp is not None:
             self.mcp.manager.terminate()  # its servers too (the TUI ends after its loop)
+        session_lsp.terminate_servers(self.lsp)
 
     def start_mcp(self) -> None:
         """Start the MCP servers in the background (their tools join as each is ready)."""
@@ -589,4 +595,5 @@ class Session:
         self.close_background()
         if self.mcp is not None:
             await self.mcp.close()
+        await session_lsp.close_servers(self.lsp)
         await self.provider.generator.aclose()

@@ -29,6 +29,7 @@ __all__ = [
     "ContextSettings",
     "GeneralSettings",
     "LimitSettings",
+    "LspServerSettings",
     "McpServerSettings",
     "ModelPrice",
     "NetworkSettings",
@@ -270,6 +271,14 @@ class ToolSettings(_Section):
     """web_fetch's network bounds and limits."""
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     """Running shell commands (and stdio MCP servers) under bubblewrap."""
+    diagnostics_wait: Seconds = 2.0
+    """Seconds an edit waits for its file's diagnostics from a language server; past it
+    the result says they were unavailable, and the server keeps working for next time."""
+    diagnostics_max: Count = 10
+    """Diagnostics one edit's result lists at most (the rest are counted)."""
+    find_language_servers: bool = True
+    """Use the common language servers found on PATH (pyright or pylsp,
+    typescript-language-server, gopls, rust-analyzer) besides the ``[lsp.NAME]`` ones."""
 
 
 class ContextSettings(_Section):
@@ -335,6 +344,19 @@ class WorkspaceSettings(_Section):
     include_directories: list[str] = Field(default_factory=list)
     """Extra workspace roots (relative to the project, ``~`` expanded), as
     ``--include-directories``: tools reach them, and nothing outside every root."""
+
+
+class LspServerSettings(_Section):
+    """A language server (``[lsp.NAME]``): its command and the files it serves."""
+
+    command: Annotated[list[str], Field(min_length=1)]
+    """The program and its arguments; it speaks LSP on stdin and stdout."""
+    languages: list[str] = Field(default_factory=list)
+    """LSP language ids it serves (``python``, ``typescript``, ``go``, ``rust`` ...)."""
+    extensions: list[str] = Field(default_factory=list)
+    """File name endings it serves (``.py``), besides those of ``languages``."""
+    init_options: dict[str, Any] = Field(default_factory=dict)
+    """``initializationOptions`` sent to the server as they are."""
 
 
 class McpServerSettings(BaseModel):
@@ -419,6 +441,8 @@ class Settings(BaseModel):
     """The core system prompt's replacement file."""
     mcpServers: dict[str, McpServerSettings] = Field(default_factory=dict)
     """MCP servers (Gemini CLI's key and shape)."""
+    lsp: dict[str, LspServerSettings] = Field(default_factory=dict)
+    """Language servers whose diagnostics follow edits, before those found on PATH."""
     workspace: WorkspaceSettings = Field(default_factory=WorkspaceSettings)
     """Extra workspace roots."""
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)

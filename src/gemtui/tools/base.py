@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from gemtui.tools.allowance import Allowance
     from gemtui.tools.file_access import FileAccess
+    from gemtui.tools.lsp.manager import LanguageServers
     from gemtui.tools.sandbox import SandboxConfig
     from gemtui.tools.saved_output import OutputStore
     from gemtui.tools.terminal_access import TerminalAccess
@@ -119,6 +120,8 @@ class ToolContext:
     web_searches: Allowance | None = None
     """The session's web searches left (``[tools] max_web_searches``), shared with its
     subagents; None: uncounted."""
+    lsp: LanguageServers | None = None
+    """The session's language servers: edits report what they broke (None: none here)."""
 
 
 class ToolInvocation(ABC):
@@ -169,6 +172,11 @@ class Tool(ABC):
     @property
     def mutating(self) -> bool:
         return self.kind in MUTATING_KINDS
+
+    def offered(self) -> bool:
+        """Whether the model is offered this tool now (a language server's navigation
+        tools only while one runs); a call of a tool not offered still runs."""
+        return True
 
     def declaration(self) -> FunctionDeclaration:
         return FunctionDeclaration(

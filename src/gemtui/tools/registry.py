@@ -58,10 +58,13 @@ class ToolRegistry:
     def declarations(
         self, exclude: set[str] | frozenset[str] = frozenset()
     ) -> list[FunctionDeclaration]:
-        """Declarations for the model, leaving out tools whose name or alias is excluded."""
+        """Declarations for the model, leaving out tools whose name or alias is excluded
+        and those not offered now."""
         out: list[FunctionDeclaration] = []
         for tool in self._tools.values():
             if tool.name in exclude or any(a in exclude for a in tool.aliases):
+                continue
+            if not tool.offered():
                 continue
             out.append(tool.declaration())
         return out

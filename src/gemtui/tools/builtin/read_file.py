@@ -118,6 +118,10 @@ class ReadFileInvocation(TypedInvocation[ReadFileParams]):
                 "audio and PDF files can be read."
             )
         text = await run_off_loop(lambda _: read_text(path, arg))
+        if ctx.lsp is not None:  # a read comes before an edit: the server warms meanwhile
+            from gemtui.tools.lsp.edits import root_of
+
+            ctx.lsp.warm(path, root_of(ws, path), text)
         return self._text_result(text, rel, ctx)
 
     def _text_result(

@@ -226,12 +226,14 @@ class FileEditInvocation(TypedInvocation[E]):
         return {**self.args, "old_string": self._before or "", "new_string": proposed}
 
     async def execute(self, ctx: ToolContext) -> ToolResult:
+        from gemtui.tools.lsp.edits import after_edit
+
         if ctx.files is None:
-            return await run_off_loop(lambda _: self._apply(ctx))
+            return await after_edit(ctx, await run_off_loop(lambda _: self._apply(ctx)))
         await self._hold(ctx)  # plan again from the buffer as it is now
         planned, proposed = await run_off_loop(lambda _: self._prepare(ctx))
         await ctx.files.write_text(planned.path, proposed)
-        return self._report(planned, proposed)
+        return await after_edit(ctx, self._report(planned, proposed))
 
     def _prepare(self, ctx: ToolContext) -> tuple[PlannedEdit, str]:
         """Plan again (the file may have changed since approval): the edit and its text."""

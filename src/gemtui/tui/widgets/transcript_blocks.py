@@ -52,6 +52,8 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 clock = time.monotonic
 """The time source for running calls' elapsed time (snapshot tests pin it)."""
 COLLAPSED_OUTPUT_LINES = 3
+DIAGNOSTICS = ("Diagnostics (", "Diagnostics unavailable")
+"""How an edit's language-server note begins (``tools.lsp``), after the diff."""
 _INDENT = 2
 
 
@@ -455,12 +457,16 @@ class ToolBlock(Block):
 def _changed_lines(output: list[str]) -> list[str] | None:
     """A unified diff's added and removed lines, without its headers, hunk marks and
     context (what a folded edit card shows); None when ``output`` is not a diff. One line
-    before the diff (how replace matched: "matched with flexible whitespace") is kept."""
+    before the diff (how replace matched: "matched with flexible whitespace") is kept, and
+    the language server's diagnostics after it come first, as what most needs seeing."""
+    checked = next((i for i, line in enumerate(output) if line.startswith(DIAGNOSTICS)), None)
+    diagnostics = [] if checked is None else output[checked:]
+    output = output if checked is None else output[:checked]
     note = output[:1] if output[:1] and not output[0].startswith("--- ") else []
     diff = output[len(note) :]
     if len(diff) < 3 or not diff[0].startswith("--- ") or not diff[1].startswith("+++ "):
         return None
-    return [*note, *(line for line in diff[2:] if line[:1] in "+-")]
+    return [*note, *diagnostics, *(line for line in diff[2:] if line[:1] in "+-")]
 
 
 class BlockList:

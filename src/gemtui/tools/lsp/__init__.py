@@ -1,0 +1,1 @@
+"""Language servers as a tool source: diagnostics after edits, and navigation tools."""
