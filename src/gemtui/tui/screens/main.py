@@ -48,8 +48,8 @@ TYPING_PAUSE = 1.0
 arrives then does not take the focus (F8 goes to it)."""
 
 FIRST_TIP = (
-    "Tip: ask for a change and press Enter; tool calls wait for you (F8, then 1 allows). "
-    "@file attaches a file · !cmd runs a command · /help (F1) lists every key."
+    "Tip: Enter sends · tool calls wait for you (F8, then 1 allows) · @file attaches "
+    "a file · !cmd runs a command · /help (F1) lists every key"
 )
 """Shown in the empty conversation until the first prompt: the first minute teaches."""
 
