@@ -38,8 +38,6 @@ def show_resumed(screen: MainScreen, session: Session, store: SessionStore | Non
         except Exception:  # a view of the past must never stop the session
             log.exception("could not read the saved session's past")
     transcript = screen.transcript
-    if session.history:  # a conversation to show: no first-minute tip over it
-        screen.drop_tip()
 
     def describe(name: str, args: dict[str, Any]) -> str:
         return _describe(session, name, args)

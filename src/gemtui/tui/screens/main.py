@@ -47,12 +47,6 @@ TYPING_PAUSE = 1.0
 """A key pressed in the prompt this recently means the person is typing: a call that
 arrives then does not take the focus (F8 goes to it)."""
 
-FIRST_TIP = (
-    "Tip: Enter sends · tool calls wait for you (F8, then 1 allows) · @file attaches "
-    "a file · !cmd runs a command · /help (F1) lists every key"
-)
-"""Shown in the empty conversation until the first prompt: the first minute teaches."""
-
 _clock = time.monotonic
 """The retry countdown's clock (tests move it instead of waiting)."""
 
@@ -123,12 +117,13 @@ class MainScreen(Screen[None]):
         """Each view operation's widget call, filled when the first event comes."""
 
     def compose(self) -> ComposeResult:
+        from gemtui.tui.widgets.first_tip import FirstTip
         from gemtui.tui.widgets.transcript import Transcript
 
         with Horizontal(id="body"):
             with Vertical(id="centre"):
                 yield Transcript(id="transcript")
-                yield Static(FIRST_TIP, id="first-tip")
+                yield FirstTip(id="first-tip")
                 if not self._panes_later:
                     yield self._approval_queue()
             with Vertical(id="side"):  # its place is taken now, its panes maybe later
@@ -276,7 +271,7 @@ class MainScreen(Screen[None]):
             ops.ToolOutputShown: lambda o: self.transcript.append_tool_output(o.call_id, o.text),
             ops.Notice: lambda o: self.transcript.add_notice(o.text, o.severity),
             ops.ScrolledToLatest: lambda o: self.transcript.scroll_to_latest(),
-            ops.UserPromptShown: self._user_prompt,
+            ops.UserPromptShown: lambda o: self.transcript.add_user(o.text),
             ops.PromptCancelled: lambda o: self.transcript.mark_cancelled(),
             ops.TodosShown: lambda o: self.todos.show_todos(list(o.statuses), list(o.lines)),
             ops.TurnCounted: lambda o: self.usage.record_turn(o.usage, o.cost),
@@ -292,10 +287,6 @@ class MainScreen(Screen[None]):
             ops.AccountRefused: lambda o: self.post_message(self.AccountRefused(o.reason)),
             ops.WindowChanged: lambda o: self.usage.follow_model(o.context_window, o.priced),
         }
-
-    def _user_prompt(self, op: ops.UserPromptShown) -> None:
-        self.drop_tip()
-        self.transcript.add_user(op.text)
 
     def _streamed(self, op: ops.Streamed) -> None:
         self.usage.record_streamed(op.text)
@@ -380,12 +371,6 @@ class MainScreen(Screen[None]):
                 self.notify("A tool call awaits approval: press F8 to review it.")
         elif self.focused is None or self.approvals in self.focused.ancestors_with_self:
             self.prompt.focus()
-
-    @on(PromptInput.Submitted)
-    def drop_tip(self) -> None:
-        """The conversation has begun (a prompt sent, or a session resumed): the tip goes."""
-        for tip in self.query("#first-tip"):
-            tip.remove()
 
     @on(PromptInput.ScrollRequested)
     async def _scroll_transcript(self, event: PromptInput.ScrollRequested) -> None:
