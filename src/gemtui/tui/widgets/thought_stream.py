@@ -82,7 +82,7 @@ class ThoughtStream(VerticalScroll, can_focus=False):
         """Empty, the pane says what it is for (else an untitled blank beside the
         conversation); the groups cover it once a thought comes."""
         if self.children:
-            return ""
+            return super().render()
         return Text("Thoughts: the model's thinking shows here (F2 hides)", style="dim")
 
     def groups(self) -> list[tuple[str, str]]:
