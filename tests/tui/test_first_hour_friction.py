@@ -346,3 +346,137 @@ def test_every_key_help_names_is_bound() -> None:
     named += " 1 2 3 4 5 6 8 a s A r f m w j k d"
     missing = [key for key in named.split() if key not in bound]
     assert missing == []
+
+
+# -- how it looks --------------------------------------------------------------------------------
+
+
+def _snap_app(tmp_path: Path) -> Any:
+    from gemtui.agent.provider_choice import ResolvedProvider
+    from gemtui.agent.session import Session, SessionOptions
+    from gemtui.config.settings import Settings
+    from gemtui.providers.replay import ReplayGenerator
+
+    provider = ResolvedProvider(
+        "gemini", "gemini", ReplayGenerator([]), "gemini-2.5-flash", 1_048_576
+    )
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    session = Session(Settings(), provider, SessionOptions(workspace=workspace))
+    return make_app(session, workspace)
+
+
+def _edit_asking() -> list[Any]:
+    from gemtui.bus import events as ev
+    from gemtui.tools.base import Confirmation
+
+    scopes = (
+        ("file", "write_file of src/greet.py"),
+        ("folder", "write_file in src/"),
+        ("every", "every write_file call"),
+    )
+    diff = "--- a/src/greet.py\n+++ b/src/greet.py\n@@ -0,0 +1 @@\n+print('hi')\n"
+    call = ev.ToolCallSnapshot(
+        call_id="c1",
+        name="write_file",
+        args={"file_path": "src/greet.py", "content": "print('hi')\n"},
+        state=ev.ToolCallState.AWAITING_APPROVAL,
+        description="write src/greet.py",
+        kind="edit",
+        correlation_id="corr-1",
+        confirmation=Confirmation(
+            kind="edit",
+            title="Write src/greet.py",
+            file_path="src/greet.py",
+            diff=diff,
+            remembers=(scopes[0][1],),
+            scopes=scopes,
+        ),
+    )
+    return [
+        ev.UserMessage(text="Add a greeting", prompt_id="s#1"),
+        ev.ToolCallStateChanged(call=call, prompt_id="s#1"),
+    ]
+
+
+SIZES = [(80, 24), (120, 40)]
+SIZE_IDS = ["80x24", "120x40"]
+
+
+class TestFirstHourSnapshots:
+    """The screens this friction list changed, at 80×24 and 120×40."""
+
+    @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+    def test_empty_conversation_with_its_tip(
+        self, snap_compare: Any, tmp_path: Path, size: tuple[int, int]
+    ) -> None:
+        """An empty transcript with one muted tip above the prompt ("Tip: Enter sends ·
+        tool calls wait for you (F8, then 1 allows) · @file … · !cmd … · /help (F1) …");
+        at 120 columns the side pane's top says "Thoughts: the model's thinking shows
+        here (F2 hides)" instead of an untitled blank."""
+
+        async def run_before(pilot: Any) -> None:
+            await pilot.pause()
+            await pilot.pause()
+
+        assert snap_compare(_snap_app(tmp_path), terminal_size=size, run_before=run_before)
+
+    @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+    def test_approval_keys_and_reach_in_words(
+        self, snap_compare: Any, tmp_path: Path, size: tuple[int, int]
+    ) -> None:
+        """The queue focused with F8: under the diff, "session / always remember:
+        write_file of src/greet.py" and "8 changes the reach: [this file] / its folder /
+        every call"; the keys on two lines when one is too short, ending in "^a all
+        edits" (no key dropped)."""
+        from gemtui.tui.bridge import BusEvent
+
+        async def run_before(pilot: Any) -> None:
+            for event in _edit_asking():
+                pilot.app.main.on_bus_event(BusEvent(event))
+            await pilot.pause()
+            await pilot.press("f8")
+            await pilot.pause()
+            await pilot.pause()
+
+        assert snap_compare(_snap_app(tmp_path), terminal_size=size, run_before=run_before)
+
+    @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+    def test_theme_picker_previews_the_highlighted_theme(
+        self, snap_compare: Any, tmp_path: Path, size: tuple[int, int]
+    ) -> None:
+        """/theme alone: a list on the right titled "Theme (now gemtui)", the row after
+        gemtui highlighted and the whole screen already drawn in that theme; the keys
+        line "↑↓ preview · Enter keep · Esc back"."""
+
+        async def run_before(pilot: Any) -> None:
+            await pilot.pause()
+            await pilot.press(*"/theme", "enter")
+            await pilot.pause()
+            await pilot.press("down")
+            await pilot.pause()
+            await pilot.pause()
+
+        assert snap_compare(_snap_app(tmp_path), terminal_size=size, run_before=run_before)
+
+    def test_welcome_without_a_keyring_says_so_first(
+        self, snap_compare: Any, workspace: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """80×24, no keyring: "1. Paste an API key (for this run only)" and under it the
+        muted note that the key is kept in memory for this run only, and which variable
+        keeps it; the key field focused; every choice still on screen."""
+        from gemtui.tui.screens import welcome
+
+        async def probe(ports: tuple[int, ...] = ()) -> list[welcome.LocalServer]:
+            return []
+
+        monkeypatch.setattr(welcome, "probe_local_servers", probe)
+        keyring.set_keyring(fail.Keyring())  # the memory_keyring fixture puts its own back
+
+        async def run_before(pilot: Any) -> None:
+            await pilot.app.screen.workers.wait_for_complete()
+            await pilot.pause()
+            await pilot.pause()
+
+        app = make_app(None, workspace, welcome_reason=WELCOME)
+        assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
