@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import RenderableType
 from rich.text import Text
+from textual.app import RenderResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
@@ -78,7 +79,7 @@ class ThoughtStream(VerticalScroll, can_focus=False):
         self._current.append(text)
         self.scroll_end(animate=False)
 
-    def render(self) -> RenderableType:
+    def render(self) -> RenderResult:
         """Empty, the pane says what it is for (else an untitled blank beside the
         conversation); the groups cover it once a thought comes."""
         if self.children:
