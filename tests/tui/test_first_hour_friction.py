@@ -267,6 +267,35 @@ async def test_the_empty_conversation_shows_a_tip_until_the_first_prompt(
         assert not app.main.query("#first-tip")
 
 
+async def test_a_resumed_conversation_shows_no_tip_over_it(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tip is for an empty conversation; a resumed one is drawn without it."""
+    from tests.tui.helpers import engine_started
+    from tests.tui.test_resume_shows_what_happened import _settings_for
+
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    mock_llm.enqueue({"text": "first answer"})
+    settings = _settings_for(mock_llm.url)
+    app = build_app(settings, RunOptions(workspace=workspace))
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await engine_started(app, seen)
+        assert app.main.query("#first-tip")  # a new conversation: the tip is there
+        await pilot.press(*"remember me", "enter")
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+        session_id = app.session.id
+    resumed = build_app(settings, RunOptions(workspace=workspace, resume=session_id))
+    seen = Messages()
+    async with resumed.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await engine_started(resumed, seen)
+        for _ in range(3):
+            await pilot.pause()
+        assert ("user", "remember me") in resumed.main.transcript.messages()
+        assert not resumed.main.query("#first-tip")
+
+
 def _demo_app(workspace: Path, script: Path) -> Any:
     app = build_app(None, RunOptions(workspace=workspace, fake_responses=str(script)))
     assert not isinstance(app, Exception)
