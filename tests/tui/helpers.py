@@ -97,3 +97,11 @@ async def engine_started(app: Any, seen: Messages) -> None:
     )
     assert isinstance(found, Worker.StateChanged)
     await app.workers.wait_for_complete([found.worker])
+
+
+def transcript_notices(app: Any) -> list[str]:
+    """The notes shown in the conversation (lists and reports the person asked for)."""
+    from gemtui.tui.widgets.transcript_blocks import NoticeBlock
+
+    blocks = app.main.transcript._blocks.blocks
+    return [b.text for b in blocks if isinstance(b, NoticeBlock)]

@@ -16,7 +16,7 @@ from gemtui.bus.events import (
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.bridge import BusEvent
 from tests.tui.conftest import make_app, make_session
-from tests.tui.helpers import Messages, turns_done
+from tests.tui.helpers import Messages, transcript_notices, turns_done
 
 
 def _notes(app: Any) -> list[str]:
@@ -87,7 +87,7 @@ async def test_reload_picks_up_new_files_and_names_a_broken_one(
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         app.run_slash("/commands")
         await pilot.pause()
-        assert any("No custom commands" in n for n in _notes(app))
+        assert any("No custom commands" in n for n in transcript_notices(app))
         _command(isolated_home, "hello.toml", 'prompt = "hi"\n')
         broken = _command(isolated_home, "bad.toml", "prompt = [")
         app.run_slash("/commands reload")

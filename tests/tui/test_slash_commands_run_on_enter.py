@@ -14,6 +14,7 @@ from gemtui.agent.session import Session, SessionOptions
 from gemtui.config.settings import Settings
 from gemtui.providers.replay import ReplayGenerator
 from tests.tui.conftest import make_app
+from tests.tui.helpers import transcript_notices
 
 
 def _session(workspace: Path) -> Session:
@@ -24,7 +25,8 @@ def _session(workspace: Path) -> Session:
 
 
 def _notices(app: Any) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    """Toasts, and the reports written into the conversation."""
+    return [str(n.message) for n in app._notifications] + transcript_notices(app)
 
 
 def burst(app: Any, keys: str) -> None:

@@ -17,6 +17,7 @@ from gemtui.config.ui_choice import read_ui_choice
 from gemtui.tui.launch import build_app
 from gemtui.tui.screens.main import MainScreen
 from gemtui.tui.widgets.usage_panel import UsagePanel
+from tests.tui.helpers import transcript_notices
 
 DEMO = Path(__file__).resolve().parents[2] / "src" / "gemtui" / "tui" / "demo.jsonl"
 
@@ -73,7 +74,7 @@ async def test_keys_and_commands_typed_before_the_panes_arrive_do_not_crash(
         await pilot.pause()
         messages = [n.message for n in app._notifications]
         assert any("Transcript cleared" in m for m in messages)
-        assert "No model turns yet." in messages
+        assert "No model turns yet." in transcript_notices(app)
         while app.session is None:
             await pilot.pause()
         assert app.return_code is None  # still running: nothing failed

@@ -26,6 +26,7 @@ __all__ = [
     "SERVICE",
     "delete_secret",
     "get_secret",
+    "keep_for_run",
     "keyring_available",
     "register_configured_secrets",
     "register_stored_secrets",
@@ -36,6 +37,16 @@ SERVICE = "gemtui"
 
 KEY_NAMES = ("gemini-api-key", "openai-api-key", "anthropic-api-key")
 """The keyring entries of the built-in providers (a named provider adds ``NAME-api-key``)."""
+
+_THIS_RUN: dict[str, str] = {}
+"""Keys pasted where no keyring can keep them: held in this process's memory only (never
+a file, never the environment children inherit), so the run can use them."""
+
+
+def keep_for_run(name: str, value: str) -> None:
+    """Hold ``value`` as the secret ``name`` until this process ends (no keyring here)."""
+    register(value)
+    _THIS_RUN[name] = value
 
 
 def _no_keyring_can_exist() -> bool:
@@ -79,6 +90,8 @@ def get_secret(name: str, *env_vars: str) -> str | None:
         if value:
             register(value)
             return value
+    if name in _THIS_RUN:
+        return _THIS_RUN[name]
     if not keyring_available():
         return None
     import keyring

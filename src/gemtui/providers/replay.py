@@ -41,6 +41,8 @@ class ReplayGenerator:
         self._counts: deque[int] = deque()
         self._delay = delay
         self.requests: list[GenerateContentRequest] = []
+        self.source: Path | None = None
+        """The file played (``from_file``): the TUI knows its own demo by it."""
         for entry in entries:
             if entry.get("method") == "countTokens":
                 self._counts.append(int(entry.get("response", {}).get("totalTokens", 0)))
@@ -62,7 +64,14 @@ class ReplayGenerator:
                 entries.append(_normalise(json.loads(line)))
             except (ValueError, KeyError, TypeError) as exc:
                 raise FatalInputError(f"{p}:{lineno}: not a recorded response ({exc})") from exc
-        return cls(entries, delay=delay)
+        player = cls(entries, delay=delay)
+        player.source = p
+        return player
+
+    @property
+    def exhausted(self) -> bool:
+        """Every recorded model call has been played: the next one would fail."""
+        return not self._calls
 
     def _next(self) -> list[dict[str, Any]]:
         if not self._calls:

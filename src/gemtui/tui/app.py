@@ -76,30 +76,6 @@ MODE_NOTES = {
 NARROW_WIDTH = 100
 """Below this many columns the side panes hide (F4 shows them)."""
 
-HELP_TEXT = """[b]Keys[/b]
-  Enter send · Ctrl+J (or Shift+Enter) newline · Up/Down prompt history
-  Esc cancel the turn · Ctrl+C clear the prompt, twice on an empty prompt quits
-  PageUp/PageDown scroll the conversation · Ctrl+Home/Ctrl+End (Home/End on an empty
-  prompt) its top and end · typing anywhere goes to the prompt
-  Ctrl+Z undo · Ctrl+Shift+Z redo (where the terminal reports it; Ctrl+Y redoes too
-  while the prompt has something to redo)
-  Shift+Tab approval mode default → auto_edit → plan · Ctrl+Y yolo on/off (in the
-  prompt with nothing to redo, or the conversation; auto_edit and yolo are confirmed
-  once per session: F8, then y; keys typed before F8 go to the prompt)
-  F2 thoughts · F3 usage · F4 side panes (narrow screens) · F5 agents · F8 approvals
-  F6/F7 copy last answer/code block · Ctrl+F find · mouse selection copies · Ctrl+P palette
-  Ctrl+G prompt in $EDITOR · Ctrl+V attach the clipboard's image (⌫ at start removes)
-
-[b]Approvals[/b] (after F8 or a click on the queue)
-  1/a allow once · 2/s allow for session · 3/A allow always · 4/r reject
-  5/f reject with feedback · 6/m modify · Ctrl+A approve every pending edit of the batch
-  j/k next/previous · d unified/side by side
-  A queue that took the focus by itself answers no key that types text: digits and
-  letters go to the prompt, so "3 things" is a sentence. F8 (or a click) to answer.
-
-[b]Commands[/b]
-"""
-
 
 def _palette_provider() -> type:
     """The command palette provider, imported when Textual first asks for it."""
@@ -297,6 +273,10 @@ class GemtuiApp(FindAndCopy):
         if self.turn_running or self.controller.compressing or self._front_busy:
             self.queued.append(text)
             self._show_queue()
+            return
+        from gemtui.tui.demo_end import demo_over
+
+        if demo_over(self, text):  # nothing left to play: start for real instead
             return
         self._start_turn(text)
 
@@ -571,6 +551,7 @@ class GemtuiApp(FindAndCopy):
         refresh_custom_commands(self)
 
     def help_text(self) -> str:
+        from gemtui.tui.help_text import HELP_TEXT
         from gemtui.tui.slash_custom import custom_help
 
         commands = {**self.slash_commands, **custom_help(self)}

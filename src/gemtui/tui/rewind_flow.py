@@ -148,4 +148,4 @@ def _apply(app: AppSurface, session: Session, book: CheckpointBook, choice: Rewi
             transcript.replay(history[:cut], lambda name, args: name)
             app.main.prompt.text = choice.point.prompt
             said.append("conversation rewound; the prompt is back in the input")
-    app.notify("Rewind: " + "; ".join(said) + ".")
+    app.main.transcript.add_notice("Rewind: " + "; ".join(said) + ".")  # keeps the undo id

@@ -223,11 +223,15 @@ class SessionController:
             self._notify_ignored()
         self._build_session_in_background()
 
-    def _show_welcome(self, reason: str | None) -> None:
+    def _show_welcome(self, reason: str | None, *, back: bool = False) -> None:
         from gemtui.tui.screens.welcome import WelcomeScreen
 
-        welcome = WelcomeScreen(reason=reason, build=self.build_for_choice)
+        welcome = WelcomeScreen(reason=reason, build=self.build_for_choice, back=back)
         self.app.push_screen(welcome, self._welcome_done)
+
+    def choose_provider(self) -> None:
+        """The welcome screen over a running session (the demo's end); Esc goes back."""
+        self._show_welcome(None, back=True)
 
     def _build_session_in_background(self) -> None:
         """Import and build the engine in a thread once the prompt is on screen.
@@ -472,6 +476,8 @@ class SessionController:
             self.app.send_next()  # prompts typed while the engine was starting
 
     def _welcome_done(self, built: Assembled | None) -> None:
+        if built is None and self.session is not None:
+            return  # back to the conversation it was opened from
         if built is None:
             self.app.exit(0)
         else:

@@ -165,22 +165,34 @@ def _sessions(app: AppSurface, arg: str) -> None:
 
 
 def _theme(app: AppSurface, arg: str) -> None:
-    from gemtui.config.user_config import save_choice
-
+    """``/theme NAME`` switches and saves; ``/theme`` alone opens a picker that previews
+    the highlighted theme live (Esc puts the previous one back)."""
     names = sorted(app.available_themes)
     if not arg:
-        app.notify(f"Theme: {app.theme}. Available: {', '.join(names)}.")
+        from gemtui.tui.screens.theme_picker import ThemePicker
+
+        def picked(name: str | None) -> None:
+            if name is not None:
+                _save_theme(app, name)
+
+        app.push_screen(ThemePicker(names, app.theme), picked)
         return
     if arg not in app.available_themes:
         app.notify(f"No theme named {arg!r}. Available: {', '.join(names)}.", severity="warning")
         return
     app.theme = arg
+    _save_theme(app, arg)
+
+
+def _save_theme(app: AppSurface, name: str) -> None:
+    from gemtui.config.user_config import save_choice
+
     try:
-        save_choice("ui", "theme", arg)
+        save_choice("ui", "theme", name)
     except (OSError, ValueError) as exc:
         app.notify(f"Theme switched, but not saved: {exc}", severity="warning")
         return
-    app.notify(f"Theme {arg} (saved).")
+    app.notify(f"Theme {name} (saved).")
 
 
 def _vim(app: AppSurface, arg: str) -> None:
@@ -200,16 +212,17 @@ def _vim(app: AppSurface, arg: str) -> None:
 
 def _stats(app: AppSurface, arg: str) -> None:
     if not app.main.panes_mounted:  # typed while gemtui starts: no turn has run
-        app.notify("No model turns yet.")
+        features.report(app, "No model turns yet.")
         return
     usage = app.main.usage
     s = usage.session
     cost = f", cost ${usage.cost:.4f}" if usage.priced else ""
     app.remove_class("-hide-usage")
-    app.notify(
+    features.report(
+        app,
         f"{len(usage.per_turn)} model turns: in {s.input:,}, out {s.output:,}, "
         f"thoughts {s.thoughts:,}, cached {s.cached:,}{cost}."
-        + "".join(f"\n{line}" for line in [*usage.account_lines(), *usage.limit_lines()])
+        + "".join(f"\n{line}" for line in [*usage.account_lines(), *usage.limit_lines()]),
     )
 
 
@@ -371,7 +384,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
         _approval_mode,
     ),
     SlashCommand("/sessions", "Browse saved sessions", _sessions),
-    SlashCommand("/theme", "Switch the theme (/theme NAME), remembered", _theme),
+    SlashCommand(
+        "/theme", "Pick a theme with a preview (/theme NAME switches), remembered", _theme
+    ),
     SlashCommand("/stats", "Token usage and cost of this session", _stats),
     SlashCommand("/usage", "Spend per day, model and agent (/usage [DAYS], default 30)", usage),
     SlashCommand("/vim", "Vim keys in the prompt on or off (NORMAL/INSERT), remembered", _vim),

@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from gemtui.tui.app_surface import AppSurface
 
-__all__ = ["agents", "commands", "directory", "extensions", "hooks", "tasks"]
+__all__ = ["agents", "commands", "directory", "extensions", "hooks", "report", "tasks"]
+
+
+def report(app: AppSurface, text: str) -> None:
+    """A list or report the person asked for, as a plain block in the conversation: a
+    toast vanishes before a long list is read, the transcript keeps it (and scrolls)."""
+    app.main.transcript.add_notice(text)
 
 
 def agents(app: AppSurface, arg: str) -> None:
@@ -79,13 +85,14 @@ def commands(app: AppSurface, arg: str) -> None:
         return
     commands = sorted(app.session.commands.commands.values(), key=lambda c: c.name)
     if not commands:
-        app.notify(
+        report(
+            app,
             "No custom commands. Put TOML files in ~/.gemini/commands/ or the project's "
-            ".gemini/commands/ (git/commit.toml → /git:commit), then /commands reload."
+            ".gemini/commands/ (git/commit.toml → /git:commit), then /commands reload.",
         )
         return
     lines = [f"/{c.name} ({c.source}: {c.path})" for c in commands]
-    app.notify("Custom commands:\n" + "\n".join(lines), timeout=15)
+    report(app, "Custom commands:\n" + "\n".join(lines))
 
 
 def directory(app: AppSurface, arg: str) -> None:

@@ -120,12 +120,14 @@ class MainScreen(PromptExtras, Screen[None]):
         """Each view operation's widget call, filled when the first event comes."""
 
     def compose(self) -> ComposeResult:
+        from gemtui.tui.widgets.first_tip import FirstTip
         from gemtui.tui.widgets.transcript import Transcript
 
         with Horizontal(id="body"):
             with Vertical(id="centre"):
                 yield from spoken_log(self.app)  # the screen-reader mode's plain lines
                 yield Transcript(id="transcript")
+                yield FirstTip(id="first-tip")
                 if not self._panes_later:
                     yield self._approval_queue()
             with Vertical(id="side"):  # its place is taken now, its panes maybe later

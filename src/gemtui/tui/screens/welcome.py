@@ -118,6 +118,11 @@ class WelcomeScreen(Screen["Assembled | None"]):
 
     BINDINGS = [Binding("escape", "quit", "Quit")]
 
+    NO_KEYRING = (
+        "No OS keyring here: a pasted key is used for this run only (kept in memory, never "
+        "written). To keep it, set GEMINI_API_KEY (or OPENAI_API_KEY, ANTHROPIC_API_KEY)."
+    )
+
     PORTS: tuple[int, ...] = LOCAL_PORTS
     """Loopback ports probed for a local server (tests point it at their own server)."""
 
@@ -126,9 +131,14 @@ class WelcomeScreen(Screen["Assembled | None"]):
         *,
         reason: str | None = None,
         build: Callable[[str | None, str | None], Assembled] | None = None,
+        back: bool = False,
     ) -> None:
         super().__init__()
         self.reason = reason
+        self.back = back
+        """Opened from a running conversation (the demo's end): Esc goes back to it."""
+        self._quit_asked = False
+        """Esc was pressed once: a second one quits (a reflex never ends the app)."""
         self._build = build
         """Builds the session for a choice (provider, fake responses); the app's, given
         here so the screen never reaches up for the app."""
@@ -136,14 +146,21 @@ class WelcomeScreen(Screen["Assembled | None"]):
 
     def compose(self) -> ComposeResult:
         # compact widgets (one line each): every choice fits an 80x24 terminal
-        with VerticalScroll():
+        from gemtui.config.secrets import keyring_available
+
+        keyring = keyring_available()
+        # no Tab stop on the frame: it would take the focus and show none
+        with VerticalScroll(can_focus=False):
             yield Static("Welcome to gemtui", classes="title")
             yield Static(
                 "No model provider is configured yet. Choose one; it is saved for next time.",
                 classes="note",
             )
             yield Static(id="message")
-            yield Static("1. Paste an API key (kept in the OS keyring)", classes="section")
+            where = "kept in the OS keyring" if keyring else "for this run only"
+            yield Static(f"1. Paste an API key ({where})", classes="section")
+            if not keyring:  # said before the key is pasted, not after
+                yield Static(self.NO_KEYRING, id="no-keyring", classes="note")
             with Horizontal():
                 yield Select(
                     KEY_PROVIDERS, value="gemini", allow_blank=False, id="key-kind", compact=True
@@ -225,13 +242,18 @@ class WelcomeScreen(Screen["Assembled | None"]):
     @on(Input.Submitted, "#key")
     @on(Button.Pressed, "#use-key")
     def _use_key(self) -> None:
-        from gemtui.config.secrets import set_secret
+        from gemtui.config.secrets import keep_for_run, keyring_available, set_secret
         from gemtui.errors import FatalAuthenticationError
 
         key = self.query_one("#key", Input).value.strip()
         kind = str(self.query_one("#key-kind", Select).value)
         if not key:
             self._say("Paste a key first.")
+            return
+        if not keyring_available():  # the key still serves this run, from memory only
+            keep_for_run(f"{kind}-api-key", key)
+            self._save_provider(kind)
+            self._finish(provider=kind)
             return
         try:
             set_secret(f"{kind}-api-key", key)
@@ -331,4 +353,13 @@ class WelcomeScreen(Screen["Assembled | None"]):
         self.dismiss(built)
 
     def action_quit(self) -> None:
-        self.dismiss(None)
+        """Esc goes back to the conversation it came from; on a first screen it asks
+        first, and a second Esc quits."""
+        if self.back or self._quit_asked:
+            self.dismiss(None)
+            return
+        self._quit_asked = True
+        self._say("Esc again quits gemtui; or choose one of the ways below.")
+
+    def on_descendant_focus(self) -> None:
+        self._quit_asked = False  # moved on: the next Esc asks again

@@ -42,6 +42,8 @@ __all__ = ["ApprovalQueue", "preview_widgets"]
 
 
 _REMEMBERING = frozenset({ApprovalDecision.ALLOW_SESSION, ApprovalDecision.ALLOW_ALWAYS})
+_REACH_WORDS = {"file": "this file", "folder": "its folder", "every": "every call"}
+"""What each reach of "allow for session / always" covers, in the person's words."""
 _SCOPES: dict[str, Literal["file", "folder", "every"]] = {
     "file": "file",
     "folder": "folder",
@@ -82,8 +84,13 @@ def _remembers(conf: Confirmation | None, reach: int = 0) -> list[Widget]:
     if saved is None:
         return []
     if conf is not None and conf.scopes:
-        label = conf.scopes[reach % len(conf.scopes)][1]
-        text = f"session / always remember: {label}   (8: reach {reach + 1} of {len(conf.scopes)})"
+        chosen = reach % len(conf.scopes)
+        label = conf.scopes[chosen][1]
+        reaches = " / ".join(
+            f"[{_REACH_WORDS.get(key, key)}]" if i == chosen else _REACH_WORDS.get(key, key)
+            for i, (key, _label) in enumerate(conf.scopes)
+        )
+        text = f"session / always remember: {label}\n8 changes the reach: {reaches}"
         return [Static(Content.styled(text, "$text-muted"), classes="preview-remembers")]
     text = (
         "session / always remember: " + ", ".join(saved)
@@ -139,10 +146,6 @@ def _preview(snapshot: ToolCallSnapshot) -> list[Widget]:
 _DIGIT_ACTIONS = frozenset({"decide", "reach", "feedback", "modify"})
 """The actions only digits are bound to (the letters go through ``letter``)."""
 
-OPTIONAL_KEYS = ("j/k", "d", "ctrl+a")
-"""Hints left out (last first) when even the tersest line is too long for the pane."""
-
-
 def _keys_help(*, server: bool, letters: bool = True, reach: bool = False) -> list[KeyHint]:
     """The keys line; an MCP call also offers allowing its whole server. Without letters
     (the queue took the focus by itself) no answer acts yet: the line leads with F8."""
@@ -159,7 +162,7 @@ def _keys_help(*, server: bool, letters: bool = True, reach: bool = False) -> li
         if server:
             digits.append(("7", "7", "server always", "server"))
         if reach:
-            digits.append(("8", "8", "reach", "reach"))
+            digits.append(("8", "8", "reach: file/folder/all", "reach"))
         return [*first, *digits, ("ctrl+a", "^a", "all edits", "edits")]
     hints: list[KeyHint] = [
         ("a/1", "a", "allow", "allow"),
@@ -172,7 +175,7 @@ def _keys_help(*, server: bool, letters: bool = True, reach: bool = False) -> li
     if server:
         hints.append(("S/7", "S", "server always", "server"))
     if reach:
-        hints.append(("w/8", "w", "reach", "reach"))
+        hints.append(("w/8", "w", "reach: file/folder/all", "reach"))
     return [
         *hints,
         ("j/k", "j/k", "next/prev", ""),
@@ -188,7 +191,7 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
     ApprovalQueue { height: 1fr; }
     ApprovalQueue > #approval-title { height: 1; }
     ApprovalQueue > #approval-preview { height: 1fr; }
-    ApprovalQueue > #approval-keys { height: 1; }
+    ApprovalQueue > #approval-keys { height: auto; }
     ApprovalQueue > #approval-feedback { display: none; }
     ApprovalQueue.-feedback > #approval-feedback { display: block; }
     ApprovalQueue Static { height: auto; }
@@ -289,8 +292,7 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         yield Static(id="approval-title")
         yield VerticalScroll(id="approval-preview", can_focus=False)
-        hints = KeyHints(_keys_help(server=False), id="approval-keys")
-        hints.optional = OPTIONAL_KEYS
+        hints = KeyHints(_keys_help(server=False), id="approval-keys", wrap=True)
         yield hints
 
     def on_mount(self) -> None:
@@ -377,7 +379,7 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
         keys = _keys_help(server=is_mcp, letters=self.on_purpose, reach=reach)
         if not self.on_purpose and self.app.has_class("-screen-reader"):  # no digit answers
             keys = [("F8", "F8", "first, then", "then"), *_keys_help(server=is_mcp, reach=reach)]
-        self.query_one("#approval-keys", KeyHints).show(keys, OPTIONAL_KEYS)
+        self.query_one("#approval-keys", KeyHints).show(keys)  # wraps: every key stays
 
     def on_focus(self) -> None:
         self._arm()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from rich.console import RenderableType
+from rich.text import Text
+from textual.app import RenderResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
@@ -76,6 +78,13 @@ class ThoughtStream(VerticalScroll, can_focus=False):
             self.mount(self._current)
         self._current.append(text)
         self.scroll_end(animate=False)
+
+    def render(self) -> RenderResult:
+        """Empty, the pane says what it is for (else an untitled blank beside the
+        conversation); the groups cover it once a thought comes."""
+        if self.children:
+            return super().render()
+        return Text("Thoughts: the model's thinking shows here (F2 hides)", style="dim")
 
     def groups(self) -> list[tuple[str, str]]:
         """(subject, text) of every group shown, oldest first."""
