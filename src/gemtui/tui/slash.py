@@ -164,52 +164,6 @@ def _sessions(app: AppSurface, arg: str) -> None:
     )
 
 
-def _theme(app: AppSurface, arg: str) -> None:
-    """``/theme NAME`` switches and saves; ``/theme`` alone opens a picker that previews
-    the highlighted theme live (Esc puts the previous one back)."""
-    names = sorted(app.available_themes)
-    if not arg:
-        from gemtui.tui.screens.theme_picker import ThemePicker
-
-        def picked(name: str | None) -> None:
-            if name is not None:
-                _save_theme(app, name)
-
-        app.push_screen(ThemePicker(names, app.theme), picked)
-        return
-    if arg not in app.available_themes:
-        app.notify(f"No theme named {arg!r}. Available: {', '.join(names)}.", severity="warning")
-        return
-    app.theme = arg
-    _save_theme(app, arg)
-
-
-def _save_theme(app: AppSurface, name: str) -> None:
-    from gemtui.config.user_config import save_choice
-
-    try:
-        save_choice("ui", "theme", name)
-    except (OSError, ValueError) as exc:
-        app.notify(f"Theme switched, but not saved: {exc}", severity="warning")
-        return
-    app.notify(f"Theme {name} (saved).")
-
-
-def _vim(app: AppSurface, arg: str) -> None:
-    from gemtui.config.user_config import save_choice
-    from gemtui.tui.widgets.vim_keys import switch_vim
-
-    prompt = app.main.prompt
-    prompt.vim = switch_vim(prompt, prompt.vim is None)
-    state = "on: Esc for normal mode, i to type" if prompt.vim else "off"
-    try:
-        save_choice("ui", "vim_mode", prompt.vim is not None)
-    except (OSError, ValueError) as exc:
-        app.notify(f"Vim keys {state}, but not remembered: {exc}", severity="warning")
-        return
-    app.notify(f"Vim keys {state} (remembered).")
-
-
 def _stats(app: AppSurface, arg: str) -> None:
     if not app.main.panes_mounted:  # typed while gemtui starts: no turn has run
         features.report(app, "No model turns yet.")
@@ -385,11 +339,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand("/sessions", "Browse saved sessions", _sessions),
     SlashCommand(
-        "/theme", "Pick a theme with a preview (/theme NAME switches), remembered", _theme
+        "/theme", "Pick a theme with a preview (/theme NAME switches), remembered", features.theme
     ),
     SlashCommand("/stats", "Token usage and cost of this session", _stats),
     SlashCommand("/usage", "Spend per day, model and agent (/usage [DAYS], default 30)", usage),
-    SlashCommand("/vim", "Vim keys in the prompt on or off (NORMAL/INSERT), remembered", _vim),
+    SlashCommand(
+        "/vim", "Vim keys in the prompt on or off (NORMAL/INSERT), remembered", features.vim
+    ),
     SlashCommand("/copy", "Copy the last answer (/copy code: the last code block)", _copy),
     SlashCommand("/permissions", "Show the policy rules in force and remove one", _permissions),
     SlashCommand("/mcp", "MCP servers' state (/mcp restart|disable|enable NAME)", _mcp),

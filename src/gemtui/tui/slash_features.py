@@ -197,3 +197,51 @@ def extensions(app: AppSurface, arg: str) -> None:
         for e in found
     ]
     app.notify("\n".join(lines), timeout=15)
+
+
+def vim(app: AppSurface, arg: str) -> None:
+    """``/vim``: vim keys in the prompt on or off, remembered as ``[ui] vim_mode``."""
+    from gemtui.config.user_config import save_choice
+    from gemtui.tui.widgets.vim_keys import switch_vim
+
+    prompt = app.main.prompt
+    prompt.vim = switch_vim(prompt, prompt.vim is None)
+    state = "on: Esc for normal mode, i to type" if prompt.vim else "off"
+    try:
+        save_choice("ui", "vim_mode", prompt.vim is not None)
+    except (OSError, ValueError) as exc:
+        app.notify(f"Vim keys {state}, but not remembered: {exc}", severity="warning")
+        return
+    app.notify(f"Vim keys {state} (remembered).")
+
+
+def theme(app: AppSurface, arg: str) -> None:
+    """``/theme NAME`` switches and saves; ``/theme`` alone opens a picker that previews
+    the highlighted theme live (Esc puts the previous one back)."""
+    names = sorted(app.available_themes)
+    if not arg:
+        from gemtui.tui.screens.theme_picker import ThemePicker
+
+        def picked(name: str | None) -> None:
+            if name is not None:
+                save_theme(app, name)
+
+        app.push_screen(ThemePicker(names, app.theme), picked)
+        return
+    if arg not in app.available_themes:
+        app.notify(f"No theme named {arg!r}. Available: {', '.join(names)}.", severity="warning")
+        return
+    app.theme = arg
+    save_theme(app, arg)
+
+
+def save_theme(app: AppSurface, name: str) -> None:
+    """Remember the theme in the user's settings, or say why it was not."""
+    from gemtui.config.user_config import save_choice
+
+    try:
+        save_choice("ui", "theme", name)
+    except (OSError, ValueError) as exc:
+        app.notify(f"Theme switched, but not saved: {exc}", severity="warning")
+        return
+    app.notify(f"Theme {name} (saved).")

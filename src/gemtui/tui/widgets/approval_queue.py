@@ -146,6 +146,7 @@ def _preview(snapshot: ToolCallSnapshot) -> list[Widget]:
 _DIGIT_ACTIONS = frozenset({"decide", "reach", "feedback", "modify"})
 """The actions only digits are bound to (the letters go through ``letter``)."""
 
+
 def _keys_help(*, server: bool, letters: bool = True, reach: bool = False) -> list[KeyHint]:
     """The keys line; an MCP call also offers allowing its whole server. Without letters
     (the queue took the focus by itself) no answer acts yet: the line leads with F8."""
