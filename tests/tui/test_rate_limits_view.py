@@ -74,5 +74,5 @@ async def test_status_line_shows_the_limits_and_a_near_limit_is_said_once(
             )
         app.run_slash("/stats")
         await pilot.pause()
-        stats = [n.message for n in app._notifications if "model turns" in n.message]
+        stats = [n for n in _notices(app) if "model turns" in n]  # a block, not a toast
         assert f"openai requests: {left - 2} of 50 left, resets in 20s" in stats[-1], stats
