@@ -222,7 +222,8 @@ def test_a_daily_quota_on_pro_falls_back_to_flash_unconfigured(
         "quota_id": "GenerateRequestsPerDayPerProjectPerModel",
     }
     srv.enqueue({"error": quota}, {"text": "answered by flash"})
-    run = _run(["-p", "hi", "--provider", "code-assist"], env, tmp_path)
+    # never silently (issue 37): the built-in Pro → Flash chain switches with --fallback
+    run = _run(["-p", "hi", "--provider", "code-assist", "--fallback"], env, tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "answered by flash"
     assert "switching from gemini-2.5-pro to gemini-2.5-flash" in run.stderr

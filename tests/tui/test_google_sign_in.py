@@ -115,6 +115,7 @@ async def test_a_revoked_grant_opens_the_sign_in_dialog(
 async def test_a_daily_quota_on_pro_switches_to_flash_and_the_transcript_says_so(
     mock_llm: MockLLMServer, workspace: Path
 ) -> None:
+    from gemtui.tui.screens.dialogs import FallbackScreen
     from gemtui.tui.widgets.transcript_blocks import NoticeBlock
 
     quota = {
@@ -127,6 +128,9 @@ async def test_a_daily_quota_on_pro_switches_to_flash_and_the_transcript_says_so
     seen = Messages()
     async with app.run_test(size=(110, 40), message_hook=seen) as pilot:
         await pilot.press(*"hi", "enter")
+        # never silently (issue 37): the switch is asked first, then said
+        await seen.wait_for(lambda m: isinstance(app.screen, FallbackScreen))
+        await pilot.press("f8", "s")
         await seen.wait_event(AgentFinished)
         await pilot.pause()
         notices = [b.text for b in app.main.transcript._blocks.blocks if isinstance(b, NoticeBlock)]

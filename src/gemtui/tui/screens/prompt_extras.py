@@ -148,7 +148,7 @@ class PromptExtras:
         if session is None:
             found: ImageAttachment | str = "gemtui is still starting"
         else:
-            workspace = session.tool_context.workspace
+            workspace = session.workspace
             try:
                 path = workspace.resolve_visible(event.path, reading=True)
             except ToolError as exc:
