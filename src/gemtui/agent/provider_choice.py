@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gemtui.config.fallback_entries import split_entry
 from gemtui.config.secrets import (
     get_secret,
     register_configured_secrets,
@@ -93,9 +94,16 @@ GEMINI_KINDS = ("gemini", "code-assist", "vertex")
 """Providers that serve Gemini models (built-in fallback chains apply to them)."""
 
 
-def fallback_chain(provider: ResolvedProvider, model: str) -> list[str]:
-    """Models to try after ``model`` runs out of quota: the settings' list, else for a
-    Gemini Pro model the matching Flash one, so quota fallback works unconfigured."""
+def fallback_chain(
+    provider: ResolvedProvider, model: str, settings: Settings | None = None
+) -> list[str]:
+    """Models to try after ``model`` runs out of quota: ``[model] fallback`` (each entry
+    as ``PROVIDER:MODEL``, a bare model on ``provider``), else the provider's list, else
+    for a Gemini Pro model the matching Flash one, so quota fallback works unconfigured."""
+    if settings is not None and settings.model.fallback:
+        known = {*BUILTIN_PROVIDERS, *settings.providers, provider.name}
+        split = [split_entry(entry, known) for entry in settings.model.fallback]
+        return [f"{name or provider.name}:{wanted}" for name, wanted in split]
     if provider.settings.fallback:
         return list(provider.settings.fallback)
     if provider.kind in GEMINI_KINDS and "-pro" in model:
