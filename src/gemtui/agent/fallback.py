@@ -13,15 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gemtui.agent.prices import price_for
 from gemtui.config.fallback_entries import split_entry
 from gemtui.errors import ApiError
 
+if TYPE_CHECKING:
+    from gemtui.agent.provider_choice import ResolvedProvider
+
 __all__ = [
     "FALLBACK_STATUSES",
     "FallbackAsk",
     "FallbackOffer",
+    "ProviderHop",
     "fallback_offer",
     "label",
     "price_text",
@@ -66,6 +71,20 @@ class FallbackOffer:
 
 FallbackAsk = Callable[[FallbackOffer], Awaitable[bool]]
 """Decides one offered switch: True switches, False ends the prompt with the error."""
+
+
+@dataclass(frozen=True)
+class ProviderHop:
+    """What the session lends the executor so a fallback can change provider."""
+
+    current: Callable[[], str]
+    """The name of the provider in use."""
+    known: frozenset[str]
+    """Provider names an entry's ``PROVIDER:`` may name (configured and built in)."""
+    build: Callable[[str, str], ResolvedProvider]
+    """(provider, model) → a provider ready to use; raises ``FatalError`` saying why not."""
+    use: Callable[[str, ResolvedProvider], Awaitable[None]]
+    """Move the conversation to (model, provider), as ``/model provider:model`` does."""
 
 
 async def switch_always(offer: FallbackOffer) -> bool:

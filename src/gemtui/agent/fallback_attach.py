@@ -7,8 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gemtui.agent.fallback import FallbackAsk
-    from gemtui.agent.fallback_switch import ProviderHop
+    from gemtui.agent.fallback import FallbackAsk, ProviderHop
     from gemtui.agent.session import Session
 
 __all__ = ["attach_fallback"]
@@ -26,7 +25,7 @@ def _hop(session: Session) -> ProviderHop:
     """Build the offered provider from the settings (its key from its settings, keyring
     or environment, as at start-up) and move the conversation there as ``/model`` does;
     the prompt then goes on down the same fallback list."""
-    from gemtui.agent.fallback_switch import ProviderHop
+    from gemtui.agent.fallback import ProviderHop
     from gemtui.agent.provider_choice import BUILTIN_PROVIDERS, ResolvedProvider, resolve_provider
 
     def build(name: str, model: str) -> ResolvedProvider:

@@ -3,18 +3,17 @@ another provider (``[model] fallback = ["openai:gpt-4o"]``), the conversation ke
 
 Why apart from the executor: the loop only learns whether to go on. Reaching another
 provider needs its generator, key and settings, which the session knows; it lends them
-as a ``ProviderHop`` (the executor never imports the session). The new provider is
-built before anyone is asked, so the question shows its real price, and one that cannot
-be built (no key) is said with the error instead of asked about.
+as a ``fallback.ProviderHop`` (the executor never imports the session). The new provider
+is built before anyone is asked, so the question shows its real price, and one that
+cannot be built (no key) is said with the error instead of asked about.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from gemtui.agent.fallback import FallbackOffer, fallback_offer, price_text, refusal
+from gemtui.agent.fallback import FallbackOffer, ProviderHop, fallback_offer, price_text, refusal
 from gemtui.bus import EventBus, ModelFallback
 from gemtui.errors import FatalError
 
@@ -23,21 +22,7 @@ if TYPE_CHECKING:
     from gemtui.agent.run_state import ExecutorConfig, RunState
     from gemtui.chat.chat import Chat
 
-__all__ = ["ProviderHop", "fall_back"]
-
-
-@dataclass(frozen=True)
-class ProviderHop:
-    """What the session lends the executor so a fallback can change provider."""
-
-    current: Callable[[], str]
-    """The name of the provider in use."""
-    known: frozenset[str]
-    """Provider names an entry's ``PROVIDER:`` may name (configured and built in)."""
-    build: Callable[[str, str], ResolvedProvider]
-    """(provider, model) → a provider ready to use; raises ``FatalError`` saying why not."""
-    use: Callable[[str, ResolvedProvider], Awaitable[None]]
-    """Move the conversation to (model, provider), as ``/model provider:model`` does."""
+__all__ = ["fall_back"]
 
 
 async def fall_back(

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gemtui.config.fallback_entries import split_entry
 from gemtui.config.secrets import (
     get_secret,
     register_configured_secrets,
@@ -94,18 +93,11 @@ GEMINI_KINDS = ("gemini", "code-assist", "vertex")
 """Providers that serve Gemini models (built-in fallback chains apply to them)."""
 
 
-def fallback_chain(
-    provider: ResolvedProvider, model: str, settings: Settings | None = None
-) -> list[str]:
-    """Models to try after ``model`` runs out of quota: ``[model] fallback`` (each entry
-    as ``PROVIDER:MODEL``, a bare model on ``provider``), else the provider's list, else
-    for a Gemini Pro model the matching Flash one, so quota fallback works unconfigured."""
-    if settings is not None and settings.model.fallback:
-        known = {*BUILTIN_PROVIDERS, *settings.providers, provider.name}
-        split = [split_entry(entry, known) for entry in settings.model.fallback]
-        return [f"{name or provider.name}:{wanted}" for name, wanted in split]
-    if provider.settings.fallback:
-        return list(provider.settings.fallback)
+def fallback_chain(provider: ResolvedProvider, model: str, settings: Settings) -> list[str]:
+    """Models to try after ``model`` runs out of quota: ``[model] fallback``, else the
+    provider's, else for a Gemini Pro model its Flash one (quota fallback unconfigured)."""
+    if wanted := settings.model_fallback(provider.name) or provider.settings.fallback:
+        return list(wanted)
     if provider.kind in GEMINI_KINDS and "-pro" in model:
         return [model.replace("-pro", "-flash", 1)]
     return []

@@ -17,8 +17,7 @@ from gemtui.bus import ModelFallback, TerminateReason, TurnFinished, Usage
 from gemtui.wire import Content, FunctionCall, Part
 
 if TYPE_CHECKING:  # loaded only when [agent] next_speaker_check is on
-    from gemtui.agent.fallback import FallbackAsk
-    from gemtui.agent.fallback_switch import ProviderHop
+    from gemtui.agent.fallback import FallbackAsk, ProviderHop
     from gemtui.agent.next_speaker import NextSpeakerCheck
 
 __all__ = [

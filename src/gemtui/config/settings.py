@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from gemtui.config.fallback_entries import BUILTIN_PROVIDER_NAMES, entry_problem
+from gemtui.config.fallback_entries import BUILTIN_PROVIDER_NAMES, entry_problem, split_entry
 from gemtui.config.paths import user_config_file, workspace_config_file
 from gemtui.config.toml_file import read_toml_file
 from gemtui.errors import FatalConfigError
@@ -439,6 +439,13 @@ class Settings(BaseModel):
     """Checkpoints before workspace-changing tool calls, and their retention."""
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     """Prices by exact model name, over the built-in table and a provider's ``prices``."""
+
+    def model_fallback(self, provider: str) -> list[str]:
+        """``[model] fallback`` with each entry as ``PROVIDER:MODEL``, a bare model on
+        ``provider`` (the one in use when the list is taken, so the order holds)."""
+        known = {*BUILTIN_PROVIDER_NAMES, *self.providers, provider}
+        split = [split_entry(entry, known) for entry in self.model.fallback]
+        return [f"{name or provider}:{model}" for name, model in split]
 
     def price_overrides(self) -> dict[str, dict[str, float]]:
         """``[prices."MODEL"]`` as the price table's shape (keys left unsaid omitted)."""
