@@ -271,3 +271,22 @@ def test_model_fallback_takes_at_most_three_and_known_providers(
         ["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_model_fallback_wins_over_the_providers_own_list(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """A bare ``[model] fallback`` entry is a model of the provider in use, and the
+    ``[model]`` list is the one taken when both are set."""
+    both = PRO_WITH_FALLBACK.replace('"gemini-2.5-flash"', '"gemini-2.0-flash"')
+    write_fast_config(isolated_home, both + '\n[model]\nfallback = ["gemini-2.5-flash"]\n')
+    mock_llm_thread.enqueue({"error": DAILY_QUOTA}, {"text": "answered by flash"})
+    proc = run_gemtui(
+        ["-p", "hi", "--fallback"],
+        env=gemtui_env(isolated_home, mock_llm_thread.url),
+        cwd=workspace,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "answered by flash"
+    assert "switching from gemini-2.5-pro to gemini-2.5-flash" in proc.stderr
+    assert _models(mock_llm_thread) == ["gemini-2.5-pro", "gemini-2.5-flash"]

@@ -8,6 +8,7 @@ import asyncio
 
 from gemtui.agent.fallback import fallback_offer, price_text, refusal, switch_always
 from gemtui.config.fallback_entries import entry_problem, split_entry
+from gemtui.config.settings import ModelSettings, ProviderSettings, Settings
 from gemtui.errors import ApiError
 
 
@@ -106,3 +107,18 @@ def test_entries_that_meant_a_provider_nobody_configured_are_refused() -> None:
         assert entry_problem(meant, known) is not None, meant
     assert split_entry("qwen3:8b", known) == (None, "qwen3:8b")
     assert split_entry("ollama:qwen3:8b", known) == ("ollama", "qwen3:8b")
+
+
+def test_model_fallback_names_every_entrys_provider_in_order() -> None:
+    """Bare entries belong to the provider in use when the list is taken, so moving to
+    another provider never sends them there."""
+    settings = Settings(
+        model=ModelSettings(fallback=["gemini-2.5-flash", "openai:gpt-4o", "qwen3:8b"]),
+        providers={"local": ProviderSettings(kind="openai", base_url="http://127.0.0.1:1/v1")},
+    )
+    assert settings.model_fallback("gem") == [
+        "gem:gemini-2.5-flash",
+        "openai:gpt-4o",
+        "gem:qwen3:8b",
+    ]
+    assert Settings().model_fallback("gem") == []
