@@ -9,7 +9,6 @@ meant a provider (see ``entry_problem``).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Collection
 
 __all__ = ["BUILTIN_PROVIDER_NAMES", "entry_problem", "split_entry"]
@@ -42,6 +41,8 @@ def entry_problem(entry: str, known: Collection[str]) -> str | None:
         return f"{entry!r} names no model"
     if not colon or prefix in known:
         return None
+    import difflib  # only for a prefix no provider has: settings load stays light
+
     meant = ":" in model or model.startswith(_CLOUD_FAMILIES)
     if meant or difflib.get_close_matches(prefix, list(known), n=1, cutoff=0.8):
         names = ", ".join(sorted(known))
