@@ -44,14 +44,15 @@ def make_session(
     model: str = "gemini-2.5-flash",
     approval_mode: str = "default",
     sandbox: bool = False,
+    settings: Settings | None = None,
 ) -> Session:
     """A real Session talking to the mock LLM server over the Gemini wire format
-    (``sandbox``: what ``-s`` asks)."""
+    (``sandbox``: what ``-s`` asks; ``settings``: config.toml's, else the defaults)."""
     provider = ResolvedProvider(
         "gemini", "gemini", GeminiGenerator(make_client(), "k", url), model, 1_048_576
     )
     return Session(
-        Settings(),
+        settings or Settings(),
         provider,
         SessionOptions(
             workspace=workspace,

@@ -233,8 +233,8 @@ def build_session(
             ),
         )
         attach_budget(session, settings, options.max_budget_usd, attachment.store)
-        if options.fallback or settings.general.fallback_auto:
-            attach_fallback(session, switch_always)
+        allowed = options.fallback or settings.general.fallback_auto
+        attach_fallback(session, switch_always if allowed else None)  # the TUI asks instead
     except BaseException:
         if opened and attachment.store is not None:
             attachment.store.close()

@@ -22,7 +22,7 @@ from gemtui.agent.budget import report_side_call
 from gemtui.agent.budget_ask import budget_stop
 from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.error_text import explain
-from gemtui.agent.fallback import fallback_offer, refusal
+from gemtui.agent.fallback_switch import fall_back
 from gemtui.agent.loop_detector import LoopDetector
 from gemtui.agent.outcome import exit_code_for, join_turns
 from gemtui.agent.prices import cost_of, price_for
@@ -46,7 +46,6 @@ from gemtui.bus import (
     EventBus,
     HistoryCompressed,
     LoopDetected,
-    ModelFallback,
     StreamRetried,
     TerminateReason,
     ThoughtDelta,
@@ -566,17 +565,7 @@ class Executor:
 
     async def _fall_back(self, state: RunState) -> bool:
         """Quota out or model overloaded: on to the next fallback model, if allowed."""
-        config, was = self.config, self.chat.model
-        spent = (state.exhausted, self.spent_models)
-        offer = fallback_offer(state.error, was, config.fallback, spent, config.prices)
-        if offer is None or (note := await refusal(offer, config.fallback_ask)):
-            state.fallback_note = "" if offer is None else note
-            return False
-        self.chat.set_model(offer.to_model)
-        state.error = None
-        moved = {"from_model": was, "to_model": offer.to_model, "reason": offer.reason}
-        state.fallbacks.append(self.bus.emit(ModelFallback, **moved))
-        return True
+        return await fall_back(self.chat, self.config, state, self.spent_models, self.bus)
 
     def _park(self, message: Content) -> None:
         """Keep tool results that no turn will send, so no call is left unanswered."""

@@ -11,17 +11,24 @@ the error, and the message names the model ``--fallback`` would have switched to
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gemtui.agent.prices import price_for
+from gemtui.config.fallback_entries import split_entry
 from gemtui.errors import ApiError
+
+if TYPE_CHECKING:
+    from gemtui.agent.provider_choice import ResolvedProvider
 
 __all__ = [
     "FALLBACK_STATUSES",
     "FallbackAsk",
     "FallbackOffer",
+    "ProviderHop",
     "fallback_offer",
+    "label",
     "price_text",
     "refusal",
     "switch_always",
@@ -41,16 +48,54 @@ class FallbackOffer:
     """``quota exhausted`` or ``model overloaded``, with the server's words."""
     price: str
     """The new model's price per million tokens, or ``unknown price``."""
+    from_provider: str = ""
+    """The provider in use ("" when not known: no switch to another is possible)."""
+    to_provider: str = ""
+    """The provider of ``to_model`` (another one for a ``PROVIDER:MODEL`` entry)."""
+
+    @property
+    def moves(self) -> bool:
+        """The switch goes to another provider (its generator is built first)."""
+        return self.to_provider != self.from_provider
+
+    @property
+    def source(self) -> str:
+        """The model left, ``PROVIDER:MODEL`` when the switch changes provider."""
+        return label(self.from_provider, self.from_model) if self.moves else self.from_model
+
+    @property
+    def target(self) -> str:
+        """The model offered, ``PROVIDER:MODEL`` when the switch changes provider."""
+        return label(self.to_provider, self.to_model) if self.moves else self.to_model
 
 
 FallbackAsk = Callable[[FallbackOffer], Awaitable[bool]]
 """Decides one offered switch: True switches, False ends the prompt with the error."""
 
 
+@dataclass(frozen=True)
+class ProviderHop:
+    """What the session lends the executor so a fallback can change provider."""
+
+    current: Callable[[], str]
+    """The name of the provider in use."""
+    known: frozenset[str]
+    """Provider names an entry's ``PROVIDER:`` may name (configured and built in)."""
+    build: Callable[[str, str], ResolvedProvider]
+    """(provider, model) → a provider ready to use; raises ``FatalError`` saying why not."""
+    use: Callable[[str, ResolvedProvider], Awaitable[None]]
+    """Move the conversation to (model, provider), as ``/model provider:model`` does."""
+
+
 async def switch_always(offer: FallbackOffer) -> bool:
     """``--fallback`` / ``fallback_auto``: the person said yes before the run."""
     del offer
     return True
+
+
+def label(provider: str, model: str) -> str:
+    """``PROVIDER:MODEL``, or the model alone when the provider is not known."""
+    return f"{provider}:{model}" if provider else model
 
 
 def price_text(model: str, overrides: dict[str, float] | None = None) -> str:
@@ -67,18 +112,33 @@ def fallback_offer(
     fallback: tuple[str, ...],
     spent: tuple[set[str], ...],
     prices: dict[str, float],
+    *,
+    provider: str = "",
+    known: Collection[str] = (),
 ) -> FallbackOffer | None:
     """The switch to offer after ``err`` on ``model`` (None: not a fallback error, or no
-    model left); ``model`` joins each of the ``spent`` sets (this prompt's exhausted ones)."""
+    model left); ``model`` joins each of the ``spent`` sets, and the first (this prompt's)
+    also takes it as ``provider:model``, the form entries are compared in.
+
+    ``provider`` is the one in use; an entry ``PROVIDER:MODEL`` whose prefix is in
+    ``known`` (or is ``provider``) goes there, any other is a model of ``provider``.
+    ``prices`` are the provider in use's: another provider's price is settled once it
+    is built (its settings may hold its own)."""
     if not (isinstance(err, ApiError) and err.status in FALLBACK_STATUSES):
         return None
     for models in spent:
         models.add(model)
-    remaining = [m for m in fallback if m not in spent[0]]
-    if not remaining:
+    spent[0].add(label(provider, model))
+    for entry in fallback:
+        to_provider, to_model = split_entry(entry, {*known, provider} - {""})
+        to_provider = to_provider or provider
+        if label(to_provider, to_model) not in spent[0]:
+            break
+    else:
         return None
     why = f"{FALLBACK_STATUSES[err.status]}: {err.message}"
-    return FallbackOffer(model, remaining[0], why, price_text(remaining[0], prices))
+    price = price_text(to_model, prices if to_provider == provider else None)
+    return FallbackOffer(model, to_model, why, price, provider, to_provider)
 
 
 async def refusal(offer: FallbackOffer, ask: FallbackAsk | None) -> str:
@@ -86,6 +146,6 @@ async def refusal(offer: FallbackOffer, ask: FallbackAsk | None) -> str:
     if ask is None:
         return (
             f"--fallback (or fallback_auto = true in [general]) would have switched to "
-            f"{offer.to_model}."
+            f"{offer.target}."
         )
-    return "" if await ask(offer) else f"You chose not to switch to {offer.to_model}."
+    return "" if await ask(offer) else f"You chose not to switch to {offer.target}."

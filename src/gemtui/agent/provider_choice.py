@@ -93,11 +93,11 @@ GEMINI_KINDS = ("gemini", "code-assist", "vertex")
 """Providers that serve Gemini models (built-in fallback chains apply to them)."""
 
 
-def fallback_chain(provider: ResolvedProvider, model: str) -> list[str]:
-    """Models to try after ``model`` runs out of quota: the settings' list, else for a
-    Gemini Pro model the matching Flash one, so quota fallback works unconfigured."""
-    if provider.settings.fallback:
-        return list(provider.settings.fallback)
+def fallback_chain(provider: ResolvedProvider, model: str, settings: Settings) -> list[str]:
+    """Models to try after ``model`` runs out of quota: ``[model] fallback``, else the
+    provider's, else for a Gemini Pro model its Flash one (quota fallback unconfigured)."""
+    if wanted := settings.model_fallback(provider.name) or provider.settings.fallback:
+        return list(wanted)
     if provider.kind in GEMINI_KINDS and "-pro" in model:
         return [model.replace("-pro", "-flash", 1)]
     return []

@@ -17,7 +17,7 @@ from gemtui.bus import ModelFallback, TerminateReason, TurnFinished, Usage
 from gemtui.wire import Content, FunctionCall, Part
 
 if TYPE_CHECKING:  # loaded only when [agent] next_speaker_check is on
-    from gemtui.agent.fallback import FallbackAsk
+    from gemtui.agent.fallback import FallbackAsk, ProviderHop
     from gemtui.agent.next_speaker import NextSpeakerCheck
 
 __all__ = [
@@ -107,10 +107,13 @@ class ExecutorConfig:
     compression_threshold: float = 0.5
     compression_preserve: float = 0.3
     fallback: tuple[str, ...] = ()
-    """Models to switch to, in order, when the current one keeps answering 429."""
+    """Models to switch to, in order, when the current one keeps answering 429
+    (``PROVIDER:MODEL`` for one on another provider)."""
     fallback_ask: FallbackAsk | None = None
     """Who decides a switch to ``fallback`` (the TUI's question, ``--fallback``); None:
     nobody, so the prompt ends with the error (``agent.fallback``)."""
+    fallback_hop: ProviderHop | None = None
+    """How a switch reaches another provider, lent by the session; None: none can."""
     prices: dict[str, float] = field(default_factory=dict)
     """The provider's ``prices`` from settings, on top of the known ones."""
     router: ModelRouter | None = None
@@ -156,6 +159,8 @@ class RunState:
     """USD so far; None until a call had a known price."""
     exhausted: set[str] = field(default_factory=set)
     """Models this prompt already ran out of quota on (the settings' list stays whole)."""
+    tried: set[str] = field(default_factory=set)
+    """The same as ``PROVIDER:MODEL``: a fallback list may span providers."""
     fallbacks: list[ModelFallback] = field(default_factory=list)
     """The switches taken (``stats.fallbacks``)."""
     fallback_note: str = ""

@@ -232,7 +232,7 @@ class Session:
                 context_window=provider.context_window,
                 compression_threshold=settings.chat.compression_threshold,
                 compression_preserve=settings.chat.compression_preserve,
-                fallback=tuple(fallback_chain(provider, parts.start_model(provider))),
+                fallback=tuple(fallback_chain(provider, parts.start_model(provider), settings)),
                 router=parts.router_for(provider, provider.model, self._plan_mode),
                 prices=dict(provider.settings.prices),
                 error_context=self._error_context,
@@ -387,6 +387,8 @@ class Session:
                 next_speaker=parts.next_speaker_for(self.settings, provider),
             )
             self.executor.last_prompt_tokens = 0
+            if (budget := self.executor.config.budget) is not None:  # side calls: new prices
+                budget.prices, budget.provider = dict(provider.settings.prices), provider.name
             self.groundwork.redo()  # the new provider's window decides
             await old.generator.aclose()
         if model != before and not self._prompted:  # the groundwork was for the model before
@@ -395,7 +397,7 @@ class Session:
         if router is None:
             self.chat.set_model(model)
         self.chat.generation_config = parts.generation_config(self.provider)
-        fallback = tuple(fallback_chain(self.provider, self.chat.model))
+        fallback = tuple(fallback_chain(self.provider, self.chat.model, self.settings))
         self.executor.config = replace(self.executor.config, router=router, fallback=fallback)
         if self.groundwork.compact is None:  # done for the new model while the person types
             self.groundwork.start()
@@ -414,8 +416,10 @@ class Session:
         )
 
     def _follow_fallback(self, event: Event) -> None:
-        """A quota fallback moved the conversation to another model: a change like any."""
-        if isinstance(event, ModelFallback) and not event.parent_id:
+        """A quota fallback moved the conversation to another model: a change like any
+        (to another provider, ``switch_model`` already said so)."""
+        moved = isinstance(event, ModelFallback) and event.from_provider != event.to_provider
+        if isinstance(event, ModelFallback) and not event.parent_id and not moved:
             self._model_changed(event.from_model, event.to_model, self.provider.name)
 
     def _plan_mode(self) -> bool:

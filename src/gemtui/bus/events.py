@@ -186,11 +186,26 @@ class ModelFallback(Event):
     from_model: str
     to_model: str
     reason: str
+    from_provider: str = ""
+    to_provider: str = ""
+    """Another provider than ``from_provider`` when a ``PROVIDER:MODEL`` fallback was taken."""
+
+    @property
+    def source(self) -> str:
+        """The model left, ``PROVIDER:MODEL`` when the provider changed too."""
+        moves = self.to_provider != self.from_provider
+        return f"{self.from_provider}:{self.from_model}" if moves else self.from_model
+
+    @property
+    def target(self) -> str:
+        """The model taken, ``PROVIDER:MODEL`` when the provider changed too."""
+        moves = self.to_provider != self.from_provider
+        return f"{self.to_provider}:{self.to_model}" if moves else self.to_model
 
     @property
     def moved(self) -> dict[str, str]:
         """From, to and why (headless ``stats.fallbacks``)."""
-        return {"from": self.from_model, "to": self.to_model, "reason": self.reason}
+        return {"from": self.source, "to": self.target, "reason": self.reason}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

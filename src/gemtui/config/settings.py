@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from gemtui.config.fallback_entries import BUILTIN_PROVIDER_NAMES, entry_problem, split_entry
 from gemtui.config.paths import user_config_file, workspace_config_file
 from gemtui.config.toml_file import read_toml_file
 from gemtui.errors import FatalConfigError
@@ -32,6 +33,7 @@ __all__ = [
     "LspServerSettings",
     "McpServerSettings",
     "ModelPrice",
+    "ModelSettings",
     "NetworkSettings",
     "PromptSettings",
     "ProviderSettings",
@@ -134,6 +136,16 @@ class ProviderSettings(_Section):
         if 0 < value < 1024:  # the Messages API refuses these (400)
             raise ValueError("must be 0 (no extended thinking) or at least 1024")
         return value
+
+
+class ModelSettings(_Section):
+    """The model's fallback across providers (``[model]``)."""
+
+    fallback: list[str] = Field(default_factory=list, max_length=3)
+    """Up to three models to offer, in order, when the current one's quota is exhausted
+    or it is overloaded: ``MODEL`` (on the provider in use) or ``PROVIDER:MODEL`` (any
+    configured or built-in provider); when set it wins over ``[providers.NAME] fallback``.
+    The TUI asks; headless switches only with ``--fallback``."""
 
 
 class ModelPrice(_Section):
@@ -417,6 +429,8 @@ class Settings(BaseModel):
     """Provider, model, approval mode and turn limit."""
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
     """Named providers (``[providers.NAME]``), built-in ones overridable."""
+    model: ModelSettings = Field(default_factory=ModelSettings)
+    """The fallback models, on any provider."""
     chat: ChatSettings = Field(default_factory=ChatSettings)
     """Compression and the answer cap."""
     agent: AgentSettings = Field(default_factory=AgentSettings)
@@ -449,6 +463,13 @@ class Settings(BaseModel):
     """Checkpoints before workspace-changing tool calls, and their retention."""
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     """Prices by exact model name, over the built-in table and a provider's ``prices``."""
+
+    def model_fallback(self, provider: str) -> list[str]:
+        """``[model] fallback`` with each entry as ``PROVIDER:MODEL``, a bare model on
+        ``provider`` (the one in use when the list is taken, so the order holds)."""
+        known = {*BUILTIN_PROVIDER_NAMES, *self.providers, provider}
+        split = [split_entry(entry, known) for entry in self.model.fallback]
+        return [f"{name or provider}:{model}" for name, model in split]
 
     def price_overrides(self) -> dict[str, dict[str, float]]:
         """``[prices."MODEL"]`` as the price table's shape (keys left unsaid omitted)."""
@@ -517,4 +538,14 @@ def load_settings(
     for env, (section, key) in _ENV_OVERRIDES.items():
         if os.environ.get(env):
             merged.setdefault(section, {})[key] = os.environ[env]
-    return _validate(merged, None)
+    return _check_fallback(_validate(merged, None))
+
+
+def _check_fallback(settings: Settings) -> Settings:
+    """``[model] fallback`` entries name providers that exist (checked on the merged
+    settings: a provider may be defined in the other file)."""
+    known = {*BUILTIN_PROVIDER_NAMES, *settings.providers}
+    for entry in settings.model.fallback:
+        if problem := entry_problem(entry, known):
+            raise FatalConfigError(f"setting 'model.fallback': {problem}")
+    return settings

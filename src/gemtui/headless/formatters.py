@@ -88,9 +88,7 @@ class _Base:
         elif isinstance(event, StreamRetried):
             self._note(f"gemtui: the answer broke off ({event.reason}); asking again")
         elif isinstance(event, ModelFallback):
-            self._note(
-                f"gemtui: switching from {event.from_model} to {event.to_model}: {event.reason}"
-            )
+            self._note(f"gemtui: switching from {event.source} to {event.target}: {event.reason}")
         elif isinstance(event, HistoryCompressed):
             self._note(
                 f"gemtui: history compressed {event.tokens_before} → {event.tokens_after} tokens"

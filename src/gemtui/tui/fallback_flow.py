@@ -26,10 +26,10 @@ def fallback_question(host: ControllerHost) -> FallbackAsk:
             if not answer.done():
                 answer.set_result(bool(yes))
 
-        question = f"Switch from {offer.from_model} to {offer.to_model}?"
+        question = f"Switch from {offer.source} to {offer.target}?"
         detail = (
-            f"{offer.from_model}: {offer.reason}\n"
-            f"{offer.to_model} costs {offer.price}.\n"
+            f"{offer.source}: {offer.reason}\n"
+            f"{offer.target} costs {offer.price}.\n"
             "Switch to go on with it, or stop this prompt."
         )
         host.push_screen(FallbackScreen(question, detail=detail), done)

@@ -99,7 +99,7 @@ class ConversationView:
                 ev.RequestRetrying: self._retrying,
                 ev.ModelFallback: lambda e: [
                     ops.StatusChanged(model=e.to_model),
-                    ops.Notice(f"Switched to {e.to_model}: {e.reason}", "warning"),
+                    ops.Notice(f"Switched to {e.target}: {e.reason}", "warning"),
                 ],
                 ev.ModelChanged: lambda e: [
                     ops.StatusChanged(provider=e.to_provider, model=e.to_model),
