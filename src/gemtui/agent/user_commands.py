@@ -57,14 +57,20 @@ def load_session_commands(
     return load_commands(extension_dirs + command_dirs(root, trusted=trusted))
 
 
-def announce_problems(bus: EventBus, found: CommandSet) -> None:
-    """Each command file that did not load, as a warning naming it (never a crash)."""
+def announce_problems(bus: EventBus, found: CommandSet, *, interactive: bool = True) -> None:
+    """Each command file that did not load, as a warning naming it (never a crash); the
+    hint names what works where it is read (``/commands reload`` exists only in the TUI)."""
+    hint = (
+        "Fix the file, then /commands reload."
+        if interactive
+        else "Fix the file; the next gemtui run reads it again."
+    )
     for problem in found.problems:
         bus.emit(
             ErrorOccurred,
             message=f"Custom command not loaded: {problem}",
             kind="warning",
-            hint="Fix the file, then /commands reload.",
+            hint=hint,
         )
 
 

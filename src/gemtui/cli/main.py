@@ -216,6 +216,14 @@ def main(argv: list[str] | None = None) -> int:
         command = _parse_subcommand(argv)
         return int(command.run(command))
     args = build_parser().parse_args(argv)
+    typo = _subcommand_typo(args.prompt) if "--" not in argv else None
+    if typo is not None and args.headless_prompt is None:
+        sys.stderr.write(
+            f"gemtui: did you mean `gemtui {typo}`? ({args.prompt!r} was not sent to the "
+            f"model.) To send it as a prompt: gemtui -- {args.prompt}  (or headless: "
+            f"gemtui -p {args.prompt})\n"
+        )
+        return EXIT_INPUT
     if args.max_turns is not None and args.max_turns < 1:
         sys.stderr.write("gemtui: --max-turns must be at least 1\n")
         return EXIT_INPUT
@@ -237,6 +245,18 @@ def main(argv: list[str] | None = None) -> int:
         return _main(args, worktree.path)
     finally:  # after the TUI has left the screen, or the headless answer
         sys.stderr.write(worktree.farewell())
+
+
+def _subcommand_typo(prompt: str | None) -> str | None:
+    """The subcommand a lone word nearly spells (``checkpoint``): sent as is, it would be a
+    paid prompt nobody meant. Sentences and words unlike any subcommand are prompts."""
+    if prompt is None or len(prompt.split()) != 1:
+        return None
+    import difflib
+
+    word = prompt.strip().lower()
+    close = difflib.get_close_matches(word, SUBCOMMANDS, n=1, cutoff=0.8)
+    return close[0] if close and close[0] != prompt.strip() else None
 
 
 def _main(args: argparse.Namespace, workspace: Path) -> int:
