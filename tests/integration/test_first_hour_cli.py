@@ -1,9 +1,10 @@
 """First-hour friction on the command line, through the real `gemtui` against the mock.
 
 A typo of a subcommand (`gemtui checkpoint`) is not spent as a paid prompt; `gemtui
-checkpoints` says what its columns are and whose session each checkpoint is; a headless
-refusal names the flags that would allow the call; a broken custom command's warning in
-a headless run suggests something that works there (not the TUI's `/commands reload`).
+checkpoints` says what its columns are and whose session each checkpoint is; `gemtui
+sessions list` marks a fork; a headless refusal names the flags that would allow the call;
+a broken custom command's warning in a headless run suggests something that works there
+(not the TUI's `/commands reload`).
 """
 
 from __future__ import annotations
@@ -114,3 +115,19 @@ def test_a_broken_custom_command_headless_suggests_no_tui_command(
     assert str(broken) in line
     assert "/commands reload" not in line  # the TUI's: a headless run has no prompt for it
     assert "next gemtui run" in line
+
+
+def test_sessions_list_marks_a_fork(isolated_home: Path, workspace: Path) -> None:
+    from gemtui.store import SessionStore
+    from gemtui.wire import Content
+
+    with SessionStore() as store:
+        store.create_session("a" * 32, title="Parser streams JSON lines", workspace=str(workspace))
+        store.add_message("a" * 32, "user", Content.user("stream it"))
+        fork = store.fork("a" * 32)
+    listed = run_gemtui(["sessions", "list"], env=gemtui_env(isolated_home), cwd=workspace)
+    assert listed.returncode == 0, listed.stderr
+    rows = {line.split()[0]: line for line in listed.stdout.splitlines()[1:]}
+    assert rows[fork[:8]].endswith("⎇ Parser streams JSON lines (fork)")
+    assert rows["a" * 8].endswith(" Parser streams JSON lines")  # the source: no mark
+    assert "⎇" not in rows["a" * 8]

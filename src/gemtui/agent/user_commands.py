@@ -21,6 +21,7 @@ from gemtui.agent.shell_notes import ShellNotes
 from gemtui.bus import AgentFinished, ErrorOccurred, TerminateReason
 from gemtui.commands import CommandError, command_dirs, expand_command, load_commands
 from gemtui.commands.session_runner import SchedulerCommandRunner, run_shell_line
+from gemtui.store.titles import SHELL_MODE
 
 if TYPE_CHECKING:
     import asyncio
@@ -109,7 +110,7 @@ async def run_shell_mode(
 ) -> bool:
     """``!line``: run it now, no model call; True when it ran (its output is noted)."""
     try:
-        output, code = await run_shell_line(scheduler, line, "shell mode (!)", cancel)
+        output, code = await run_shell_line(scheduler, line, SHELL_MODE, cancel)
     except CommandError as exc:
         bus.emit(ErrorOccurred, message=str(exc), kind="warning")
         return False
