@@ -10,6 +10,10 @@ a broken custom command's warning in a headless run suggests something that work
 from __future__ import annotations
 
 import json
+import os
+import pty
+import subprocess
+import sys
 from pathlib import Path
 
 from gemtui.testing import MockLLMServer
@@ -39,6 +43,53 @@ def test_a_lone_word_close_to_a_subcommand_is_not_sent(
     assert sent.stdout.strip() == "a checkpoint is a snapshot"
     [request] = mock_llm_thread.requests
     assert request.json["contents"][-1]["parts"][0]["text"] == "checkpoint"
+
+
+def _at_a_terminal(args: list[str], reply: str, env: dict[str, str], cwd: Path) -> tuple[int, str]:
+    """`gemtui ARGS` on a pseudo-terminal, ``reply`` typed ahead; its exit code and screen."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gemtui", *args],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        cwd=cwd,
+    )
+    os.close(slave)
+    out = b""
+    try:
+        os.write(master, reply.encode())
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the terminal closed: the process ended
+                break
+            if not chunk:
+                break
+            out += chunk
+    finally:  # a TUI opened instead (the bug) waits for keys: pytest's timeout ends it here
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    return proc.wait(timeout=60), out.decode(errors="replace")
+
+
+def test_at_a_terminal_the_typo_is_a_question(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """At a terminal `gemtui checkpoint` asks: y runs `gemtui checkpoints`, Enter (no)
+    exits 42; neither sends anything to the model."""
+    write_fast_config(isolated_home)
+    env = gemtui_env(isolated_home, mock_llm_thread.url)
+    code, screen = _at_a_terminal(["checkpoint"], "y\n", env, workspace)
+    assert code == 0, screen
+    assert "did you mean `gemtui checkpoints`?" in screen
+    assert "No checkpoints in this folder yet." in screen
+    code, screen = _at_a_terminal(["checkpoint"], "\n", env, workspace)
+    assert code == 42, screen
+    assert "No checkpoints" not in screen
+    assert mock_llm_thread.requests == []
 
 
 def test_checkpoints_prints_a_header_and_each_session(
