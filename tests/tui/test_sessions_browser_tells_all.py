@@ -146,6 +146,8 @@ class TestSessionsBrowserSnapshots:
         monkeypatch.setattr(store_module, "uuid", SimpleNamespace(uuid4=lambda: fixed))
 
         async def run_before(pilot: Any) -> None:
+            # a blinking cursor is caught on or off by chance: held on, the picture is stable
+            pilot.app.screen.query_one("#sessions-filter").cursor_blink = False
             await pilot.press("ctrl+k")
             await pilot.pause()
 
