@@ -6,6 +6,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from gemtui.agent.assembly import RunOptions
 from gemtui.bus.events import AgentFinished, ModelChanged
 from gemtui.config.settings import Settings
@@ -199,3 +201,51 @@ async def test_new_starts_a_fresh_conversation_and_keeps_the_last_one_saved(
     with SessionStore() as store:
         assert {s.id for s in store.list_sessions()} >= {first_id}
         assert len(store.list_sessions()) == 2
+
+
+async def test_a_session_of_only_bang_commands_is_titled_by_the_first(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`!git status` and nothing else: the session is "!git status" in the list, not
+    "(untitled)"; the control: a prompt after a `!` command titles the session itself."""
+    from gemtui.bus.events import ToolCallStateChanged
+    from gemtui.bus.values import ToolCallState
+    from gemtui.tui.bridge import BusEvent
+
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    settings = _settings_for(mock_llm.url)
+
+    def ran(message: object) -> bool:
+        return (
+            isinstance(message, BusEvent)
+            and isinstance(message.event, ToolCallStateChanged)
+            and message.event.call.state == ToolCallState.SUCCESS
+        )
+
+    async def bang(then: str | None) -> str:
+        app = build_app(settings, RunOptions(workspace=workspace))
+        assert isinstance(app, GemtuiApp)
+        seen = Messages()
+        async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+            await engine_started(app, seen)
+            await pilot.press(*"!git status", "enter")
+            await seen.wait_approvals(1)
+            await pilot.press("f8", "1")  # allow once
+            await seen.wait_for(ran)
+            await turns_done(app)
+            if then is not None:
+                await pilot.press("!", *then, "enter")  # "!" leaves shell mode first
+                await seen.wait_event(AgentFinished)
+                await turns_done(app)
+            assert app.session is not None
+            session_id = app.session.id
+        app.close_store()
+        return session_id
+
+    only = await bang(None)
+    mock_llm.enqueue({"text": "clean"})
+    then = await bang("is it clean?")
+    with SessionStore() as store:
+        titles = {s.id: s.title for s in store.list_sessions()}
+    assert titles[only] == "!git status"
+    assert titles[then] == "is it clean?"

@@ -212,6 +212,78 @@ async def test_a_trusted_folder_whose_content_changed_is_asked_about_again(
     third.close_store()
 
 
+def _plant_code(workspace: Path) -> tuple[Path, Path]:
+    """A SessionStart hook and an MCP server from the folder, each leaving a mark when it
+    runs; the marks' paths."""
+    hook_mark, mcp_mark = workspace / "hook-ran", workspace / "mcp-ran"
+    (workspace / ".gemini").mkdir()
+    hook = {"hooks": [{"type": "command", "command": f"touch {hook_mark}"}]}
+    (workspace / ".gemini" / "settings.json").write_text(
+        json.dumps({"hooks": {"SessionStart": [hook]}})
+    )
+    server = workspace / "tools" / "helper"
+    server.parent.mkdir()
+    server.write_text(f"#!/bin/sh\ntouch {mcp_mark}\n")
+    server.chmod(0o755)
+    with (workspace / ".gemtui" / "config.toml").open("a") as fh:
+        fh.write(f'\n[mcpServers.helper]\ncommand = "{server}"\n')
+    return hook_mark, mcp_mark
+
+
+@pytest.mark.usefixtures("keys")
+async def test_a_reflexive_esc_is_not_now_and_runs_nothing_from_the_folder(
+    mock_llm: MockLLMServer, attacker: MockLLMServer, workspace: Path
+) -> None:
+    """Esc, pressed before reading (no F8): the folder's settings, policy, hook and MCP
+    server stay out for this run, and nothing is remembered, so the next start asks again.
+    The control: trusting on purpose there runs the same hook and server."""
+    _hostile(workspace, attacker.url)
+    hook_mark, mcp_mark = _plant_code(workspace)
+    mock_llm.enqueue({"text": "from the user's own server"})
+    app = _app(workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, TrustScreen)
+        await pilot.press("escape")
+        await _engine_started(app, pilot)
+        assert app.session is not None
+        assert app.session.approval_mode == "default"
+        assert not any(r.source == "workspace" for r in app.session.policy.rules())
+        assert app.session.hooks.hooks.for_event("SessionStart") == []
+        await app.session.wait_mcp()
+        notices = [n.message for n in app._notifications if "not trusted" in n.message]
+        assert notices
+        assert "asked again" in notices[0]
+        await pilot.press(*"hi", "enter")  # the first prompt waits for SessionStart hooks
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+    app.close_store()
+    assert attacker.requests == []
+    assert not hook_mark.exists()
+    assert not mcp_mark.exists()
+    assert TrustStore().is_trusted(workspace) is None, "Esc remembered nothing"
+
+    again = _app(workspace)  # asked again; trusted on purpose, the planted code runs
+    attacker.enqueue({"text": "from the folder's server"})
+    seen = Messages()
+    async with again.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.pause()
+        assert isinstance(again.screen, TrustScreen)
+        await pilot.press("f8", "t")
+        await _engine_started(again, pilot)
+        assert again.session is not None
+        assert again.session.approval_mode == "yolo"
+        await again.session.wait_mcp()
+        await pilot.press(*"hi", "enter")
+        await seen.wait_event(AgentFinished)
+        await turns_done(again)
+    again.close_store()
+    assert hook_mark.exists()
+    assert mcp_mark.exists()
+    assert TrustStore().is_trusted(workspace) is True
+
+
 async def test_a_folder_without_settings_is_never_asked(workspace: Path) -> None:
     (workspace / ".gemtui").mkdir()  # a folder gemtui itself wrote to, with no settings
     trust = workspace_trust(workspace)
@@ -237,7 +309,9 @@ class TestTrustDialog:
         """Over the main screen: "Trust /home/me/project?", why it asks, then one line per
         change in the warning colour — yolo ("every tool call would run without asking"),
         the provider's base_url ("your Gemini API key would be sent to 203.0.113.7:8080"),
-        an MCP server command, a tool setting and a policy rule — and the keys t / n."""
+        an MCP server command, a tool setting and a policy rule — and the keys line
+        "… F8 (or a click) to answer here · Esc not now (ignored this run; asked again next
+        start)"."""
         _hostile(workspace, "http://203.0.113.7:8080")
         with (workspace / ".gemtui" / "config.toml").open("a") as fh:
             fh.write('\n[mcpServers.helper]\ncommand = "./tools/helper"\n')
@@ -252,3 +326,23 @@ class TestTrustDialog:
             await pilot.pause()
 
         assert snap_compare(_main_app(workspace), terminal_size=(120, 36), run_before=run_before)
+
+    @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+    def test_trust_keys_on_purpose(
+        self, snap_compare: Any, workspace: Path, size: tuple[int, int]
+    ) -> None:
+        """After F8: the same question, its keys line whole — "t trust this folder
+        (remembered) · n don't trust (remembered) · Esc not now (ignored this run; asked
+        again next start)" — wrapped at 80 columns, the changes scrolled above it."""
+        _hostile(workspace, "http://203.0.113.7:8080")
+        found = workspace_overrides(workspace)
+        assert found is not None
+        overrides = replace(found, folder=Path("/home/me/project"))
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            pilot.app.push_screen(TrustScreen(overrides))
+            await pilot.pause()
+            await pilot.press("f8")
+            await pilot.pause()
+
+        assert snap_compare(_main_app(workspace), terminal_size=size, run_before=run_before)

@@ -65,7 +65,7 @@ async def test_a_fork_lists_the_tokens_and_cost_of_its_history(store: SessionSto
         forks = [s for s in store.list_sessions() if s.parent_id == parent_id]
         assert len(forks) == 1
         fork = _row(app, forks[0].id)
-        assert fork["Title"].startswith("Parser streams JSON lines (")
+        assert fork["Title"].startswith("⎇ Parser streams JSON lines")
         assert fork["Tokens"] == parent["Tokens"]
         assert fork["Cost"] == parent["Cost"]
         assert fork["Cost"] not in ("$0.00", "—")
@@ -124,8 +124,8 @@ async def test_a_hit_in_a_tool_result_is_labelled_a_tool_result(store: SessionSt
         await app.workers.wait_for_complete()
         await pilot.pause()
         preview = str(app.screen.query_one("#sessions-preview", Static).visual)
-        assert "#2 tool result: log.txt:3: zebrafish timeout" in preview
-        assert "#1 tool call: grep_search" in preview
+        assert "#2 tool result (grep_search): log.txt:3: zebrafish timeout" in preview
+        assert "#1 tool call (grep_search): grep_search" in preview
         assert "#3 model: The zebrafish step" in preview
         assert "user:" not in preview
 
@@ -134,9 +134,9 @@ class TestSessionsBrowserSnapshots:
     def test_fork_listed_with_its_cost_at_120(
         self, snap_compare: Any, store: SessionStore, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """After Ctrl+K: the fork "Parser streams JSON lines (fork)" at the top, "just
-        now", with 3,000 tokens and $0.01 like its parent below it; the toast "Forked as
-        f0f0f0f0"; the footer on one line, from "Enter open" to "^E/^X export md/json  Esc
+        """After Ctrl+K: the fork "⎇ Parser streams JSON lines (fork)" at the top, "just
+        now", with 3,000 tokens and $0.01 like its parent below it; its preview says "⎇ fork
+        of “Parser streams JSON lines” (01aa1bbc)"; the toast "Forked as f0f0f0f0"; the footer on one line, from "Enter open" to "^E/^X export md/json  Esc
         close"."""
         from gemtui.store import store as store_module
 
@@ -146,6 +146,8 @@ class TestSessionsBrowserSnapshots:
         monkeypatch.setattr(store_module, "uuid", SimpleNamespace(uuid4=lambda: fixed))
 
         async def run_before(pilot: Any) -> None:
+            # a blinking cursor is caught on or off by chance: held on, the picture is stable
+            pilot.app.screen.query_one("#sessions-filter").cursor_blink = False
             await pilot.press("ctrl+k")
             await pilot.pause()
 
@@ -154,7 +156,7 @@ class TestSessionsBrowserSnapshots:
 
     def test_tool_result_hit_at_80(self, snap_compare: Any, store: SessionStore) -> None:
         """Full-text search for "zebrafish" at 80x24: the preview's matches labelled
-        "#3 model", "#2 tool result" and "#1 tool call"; the footer on two lines, every key
+        "#3 model", "#2 tool result (grep_search)" and "#1 tool call (grep_search)"; the footer on two lines, every key
         whole, the second ending "^E/^X export md/json  Esc close"."""
         _seed_tool_session(store)
 
@@ -164,3 +166,57 @@ class TestSessionsBrowserSnapshots:
             await pilot.pause()
 
         assert snap_compare(BrowserApp(store), terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_a_fork_is_marked_even_where_its_title_is_cut(store: SessionStore) -> None:
+    """At 80 columns the title is cut before its " (fork)": the mark comes first, and the
+    preview names the source."""
+    long_id = "0100aa0bbccddeeff001122334455667"
+    store.create_session(
+        long_id, title="Parser streams JSON lines for the whole decoder", workspace=WS
+    )
+    store.add_message(long_id, "user", Content.user("stream it"))
+    store.set_updated(long_id, NOW - 10)
+    app = BrowserApp(store, workspace=WS)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#sessions-table", DataTable).cursor_row == 0
+        await pilot.press("ctrl+k")
+        await pilot.pause()
+        [fork] = [s for s in store.list_sessions() if s.parent_id == long_id]
+        assert _row(app, fork.id)["Title"].startswith("⎇ Parser streams")
+        assert not _row(app, long_id)["Title"].startswith("⎇")
+        source = store.list_sessions()[1].id  # the older "Parser streams JSON lines"
+        table = app.screen.query_one("#sessions-table", DataTable)
+        table.move_cursor(row=table.get_row_index(fork.id))
+        await pilot.pause()
+        preview = str(app.screen.query_one("#sessions-preview", Static).visual)
+        assert f"⎇ fork of “Parser streams JSON lines for the whole decoder” ({long_id[:8]})" in (
+            preview
+        )
+        assert source != fork.id
+
+
+async def test_a_hit_in_a_call_beside_words_is_labelled_the_tool(store: SessionStore) -> None:
+    """The model said a sentence and called grep in one message: a word only the call has
+    is the tool's hit, named; a word of the sentence stays the model's (the control)."""
+    sid = "mixd0aa0bbccddeeff00112233445566"
+    store.create_session(sid, title="Find the creature", workspace=WS, created=NOW - 60)
+    store.add_message(sid, "user", Content.user("find it"))
+    call = FunctionCall(id="c1", name="grep_search", args={"pattern": "axolotl"})
+    said = Part(text="Let me search the aquarium logs.")
+    store.add_message(sid, "model", Content(role="model", parts=[said, Part(function_call=call)]))
+    store.set_updated(sid, NOW - 60)
+    app = BrowserApp(store)
+    async with app.run_test(size=(130, 30)) as pilot:
+        await pilot.press("ctrl+f", *"axolotl")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        preview = str(app.screen.query_one("#sessions-preview", Static).visual)
+        assert "#1 tool call (grep_search): " in preview
+        assert "#1 model" not in preview
+        await pilot.press(*["backspace"] * len("axolotl"), *"aquarium")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        preview = str(app.screen.query_one("#sessions-preview", Static).visual)
+        assert "#1 model: Let me search the aquarium logs." in preview

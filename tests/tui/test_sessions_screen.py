@@ -163,7 +163,7 @@ async def test_rename_fork_and_export(store: SessionStore, tmp_path: Path) -> No
         await pilot.pause()
         assert _titles(app)[0] == "Streaming parser"
         await pilot.press("ctrl+k")
-        assert "Streaming parser (fork)" in _titles(app)
+        assert "⎇ Streaming parser (fork)" in _titles(app)
         await pilot.press("ctrl+e", "ctrl+x")
     assert len(list(tmp_path.glob("gemtui-session-*.md"))) == 1
     assert len(list(tmp_path.glob("gemtui-session-*.json"))) == 1

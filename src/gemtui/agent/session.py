@@ -355,7 +355,9 @@ class Session:
             model=self.chat.model,
             workspace=str(self.workspace.root),
         )
-        user_commands.announce_problems(self.bus, self.commands)
+        user_commands.announce_problems(
+            self.bus, self.commands, interactive=self.options.interactive
+        )
         self.agents.announce_problems()
         session_hooks.fire_session_start(
             self.hooks, self.bus, self.shell_notes, resumed=bool(self.chat.history)

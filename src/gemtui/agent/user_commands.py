@@ -21,6 +21,7 @@ from gemtui.agent.shell_notes import ShellNotes
 from gemtui.bus import AgentFinished, ErrorOccurred, TerminateReason
 from gemtui.commands import CommandError, command_dirs, expand_command, load_commands
 from gemtui.commands.session_runner import SchedulerCommandRunner, run_shell_line
+from gemtui.store.titles import SHELL_MODE
 
 if TYPE_CHECKING:
     import asyncio
@@ -57,14 +58,20 @@ def load_session_commands(
     return load_commands(extension_dirs + command_dirs(root, trusted=trusted))
 
 
-def announce_problems(bus: EventBus, found: CommandSet) -> None:
-    """Each command file that did not load, as a warning naming it (never a crash)."""
+def announce_problems(bus: EventBus, found: CommandSet, *, interactive: bool = True) -> None:
+    """Each command file that did not load, as a warning naming it (never a crash); the
+    hint names what works where it is read (``/commands reload`` exists only in the TUI)."""
+    hint = (
+        "Fix the file, then /commands reload."
+        if interactive
+        else "Fix the file; the next gemtui run reads it again."
+    )
     for problem in found.problems:
         bus.emit(
             ErrorOccurred,
             message=f"Custom command not loaded: {problem}",
             kind="warning",
-            hint="Fix the file, then /commands reload.",
+            hint=hint,
         )
 
 
@@ -103,7 +110,7 @@ async def run_shell_mode(
 ) -> bool:
     """``!line``: run it now, no model call; True when it ran (its output is noted)."""
     try:
-        output, code = await run_shell_line(scheduler, line, "shell mode (!)", cancel)
+        output, code = await run_shell_line(scheduler, line, SHELL_MODE, cancel)
     except CommandError as exc:
         bus.emit(ErrorOccurred, message=str(exc), kind="warning")
         return False

@@ -35,13 +35,17 @@ def _run(args: argparse.Namespace) -> int:
     if not points:
         sys.stdout.write("No checkpoints in this folder yet.\n")
         return 0
+    width = max(2, *(len(p.id) for p in points))
+    sys.stdout.write(  # a header, and the session: two sessions in one folder interleave
+        f"{'ID':<{width}}  {'CREATED':<19}  {'SESSION':<8}  {'TOOL':<18}  FILES  “PROMPT”\n"
+    )
     for point in points:
         prompt = " ".join(point.prompt.split())
         prompt = prompt if len(prompt) <= 50 else prompt[:49] + "…"
         files = ", ".join(point.files[:3]) + (" …" if len(point.files) > 3 else "")
         sys.stdout.write(
-            f"{point.id}  {point.created[:19].replace('T', ' ')}  {point.tool:<18}"
-            f"  {files or '(no change)'}  “{prompt}”\n"
+            f"{point.id:<{width}}  {point.created[:19].replace('T', ' ')}  "
+            f"{point.session[:8]:<8}  {point.tool:<18}  {files or '(no change)'}  “{prompt}”\n"
         )
     sys.stdout.write("Undo with: gemtui rewind ID\n")
     return 0

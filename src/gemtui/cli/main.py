@@ -222,6 +222,13 @@ def main(argv: list[str] | None = None) -> int:
         command = _parse_subcommand(argv)
         return int(command.run(command))
     args = build_parser().parse_args(argv)
+    typo = _subcommand_typo(args.prompt) if "--" not in argv else None
+    if typo is not None and args.headless_prompt is None:
+        answer = _ask_about_typo(args.prompt, typo)
+        if answer == "run":
+            return main([typo])
+        if answer != "send":
+            return EXIT_INPUT
     if args.max_turns is not None and args.max_turns < 1:
         sys.stderr.write("gemtui: --max-turns must be at least 1\n")
         return EXIT_INPUT
@@ -243,6 +250,36 @@ def main(argv: list[str] | None = None) -> int:
         return _main(args, worktree.path)
     finally:  # after the TUI has left the screen, or the headless answer
         sys.stderr.write(worktree.farewell())
+
+
+def _subcommand_typo(prompt: str | None) -> str | None:
+    """The subcommand a lone word nearly spells (``checkpoint``): sent as is, it would be a
+    paid prompt nobody meant. Sentences and words unlike any subcommand are prompts."""
+    if prompt is None or len(prompt.split()) != 1:
+        return None
+    import difflib
+
+    word = prompt.strip().lower()
+    close = difflib.get_close_matches(word, SUBCOMMANDS, n=1, cutoff=0.8)
+    return close[0] if close and close[0] != prompt.strip() else None
+
+
+def _ask_about_typo(word: str, meant: str) -> str:
+    """ "run" the subcommand, "send" the word as a prompt, or "" (exit 42): asked at a
+    terminal, refused with the way to send it otherwise (nothing was spent either way)."""
+    sys.stderr.write(f"gemtui: did you mean `gemtui {meant}`? ({word!r} was not sent.)\n")
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        sys.stderr.write(
+            f"gemtui: to send it as a prompt: gemtui -- {word}  (headless: gemtui -p {word})\n"
+        )
+        return ""
+    sys.stderr.write(f"Run `gemtui {meant}`? y = run it · p = send {word!r} as a prompt · [n]: ")
+    sys.stderr.flush()
+    try:
+        reply = sys.stdin.readline().strip().lower()
+    except KeyboardInterrupt:
+        reply = ""
+    return {"y": "run", "yes": "run", "p": "send"}.get(reply, "")
 
 
 def _main(args: argparse.Namespace, workspace: Path) -> int:

@@ -54,6 +54,14 @@ __all__ = [
 ]
 
 
+def _how_to_allow(kind: str) -> str:
+    """The flags that let a refused call run next time: a headless run cannot ask, so the
+    person has to choose before it starts (auto_edit allows file edits only)."""
+    if kind == "edit":
+        return "To allow it: --approval-mode auto_edit (file edits) or --yolo (every call)."
+    return "To allow it: --yolo (every call), or a policy rule allowing this tool."
+
+
 class _Base:
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
         self.out = out or sys.stdout
@@ -114,7 +122,10 @@ class _Base:
             self._call_names.setdefault(call.call_id, call.name)
             if call.refusal is Refusal.NEEDS_APPROVAL:
                 why = f": {call.approval_reason}" if call.approval_reason else ""
-                self._note(f"gemtui: {who}{call.name} was not run: it needs approval{why}")
+                self._note(
+                    f"gemtui: {who}{call.name} was not run: it needs approval{why}. "
+                    f"{_how_to_allow(call.kind)}"
+                )
             elif call.refusal is Refusal.DENIED:
                 self._note(f"gemtui: {who}{call.name} was not run: {call.error}")
         elif isinstance(event, TurnFinished) and event.message:

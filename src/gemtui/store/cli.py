@@ -9,6 +9,7 @@ from typing import TextIO
 
 from gemtui.redact import redact, redact_data
 from gemtui.store.facade import SessionStore
+from gemtui.store.records import FORK_MARK
 
 __all__ = ["print_sessions"]
 
@@ -40,7 +41,7 @@ def print_sessions(
         return 0
     out.write(f"{'ID':<10} {'UPDATED':<16} {'MSGS':>5} {'TOKENS':>8}  {'MODEL':<22} TITLE\n")
     for s in sessions:
-        title = redact(s.title or "(untitled)")[:60]
+        title = (FORK_MARK if s.parent_id else "") + redact(s.title or "(untitled)")[:60]
         mark = " [imported]" if s.imported else ""
         out.write(
             f"{s.id[:8]:<10} {_when(s.updated):<16} {s.messages:>5} {s.tokens:>8}  "

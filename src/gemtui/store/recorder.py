@@ -40,7 +40,7 @@ from gemtui.bus.events import (
 )
 from gemtui.store.failures import is_transient, reason_for
 from gemtui.store.subagent_log import add_subagent_message
-from gemtui.store.titles import title_from_prompt
+from gemtui.store.titles import SHELL_MODE, title_from_prompt
 from gemtui.wire import Content, Part
 
 if TYPE_CHECKING:
@@ -112,6 +112,8 @@ class SessionRecorder:
         self.writes = 0
         self.write_seconds = 0.0
         """Time spent writing: what the recorder costs the engine."""
+        self._shell_title: str | None = None
+        """The title given from a ``!`` command; the first prompt's title replaces it."""
         self.failures = 0
         self.stopped: str | None = None
         """Why saving stopped (the store failed for good); None while it saves."""
@@ -209,7 +211,13 @@ class SessionRecorder:
         self._catch_up()
         if not text:
             return  # parts-only prompt: it arrives as a history entry
-        self.store.set_title_if_empty(self.session_id, title_from_prompt(text))
+        title = title_from_prompt(text)
+        self.store.set_title_if_empty(self.session_id, title)
+        if self._shell_title is not None:  # titled from a `!` command: the prompt says more
+            saved = self.store.get(self.session_id)
+            if saved is not None and saved.title == self._shell_title:
+                self.store.rename(self.session_id, title)
+            self._shell_title = None
         content = Content(role="user", parts=[Part(text=text)])
         self.store.add_message(self.session_id, "user", content, index=self._saved)
         self._pending = content
@@ -299,6 +307,12 @@ class SessionRecorder:
     def _tool_finished(self, event: ToolCallStateChanged) -> None:
         call = event.call
         self._ensure_row()
+        command = call.args.get("command")
+        if call.args.get("description") == SHELL_MODE and isinstance(command, str):
+            saved = self.store.get(self.session_id)
+            if saved is not None and not saved.title:  # a session of `!` commands so far
+                self._shell_title = title_from_prompt(f"!{command.strip()}")
+                self.store.set_title_if_empty(self.session_id, self._shell_title)
         self.store.add_tool_call(
             self.session_id,
             call.call_id,

@@ -11,6 +11,7 @@ from gemtui.wire import Content
 from gemtui.wire.cancel_note import is_cancel_note
 
 __all__ = [
+    "FORK_MARK",
     "HIT_END",
     "HIT_START",
     "SearchHit",
@@ -23,6 +24,9 @@ __all__ = [
 HIT_START = "\x02"
 HIT_END = "\x03"
 """FTS5 snippet markers: control characters never typed in a prompt."""
+
+FORK_MARK = "⎇ "
+"""Put before a fork's title in lists: a fork reads like its source otherwise."""
 
 _TOOL_TEXT_LIMIT = 4000
 

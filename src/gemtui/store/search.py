@@ -6,6 +6,7 @@ the session, its hit labelled with the agent's name.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -44,21 +45,58 @@ _PARTS = ", ".join(
 
 _MESSAGES = (
     "SELECT m.created, m.session_id, m.idx, m.role, '',"
-    " snippet(messages_fts, 0, '{start}', '{end}', '…', 12), {parts}"
+    " snippet(messages_fts, 0, '{start}', '{end}', '…', 12), m.content, {parts}"
     " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
     " WHERE messages_fts MATCH ?{ws} ORDER BY messages_fts.rowid DESC LIMIT ?"
 )
 _SUBAGENTS = (
     "SELECT m.created, m.session_id, m.idx, m.role, m.agent,"
-    " snippet(subagent_messages_fts, 0, '{start}', '{end}', '…', 12), {parts}"
+    " snippet(subagent_messages_fts, 0, '{start}', '{end}', '…', 12), m.content, {parts}"
     " FROM subagent_messages_fts JOIN subagent_messages m"
     " ON m.id = subagent_messages_fts.rowid"
     " WHERE subagent_messages_fts MATCH ?{ws} ORDER BY subagent_messages_fts.rowid DESC LIMIT ?"
 )
 
 
-def _label(role: str, *, said: int, calls: int, results: int) -> str:
-    """What a hit is to a person: a message of tool results alone is no one's words."""
+def _marked_words(marked: str) -> list[str]:
+    """The highlighted words of a snippet, lower-cased."""
+    pattern = re.escape(HIT_START) + "(.*?)" + re.escape(HIT_END)
+    return [w.lower() for w in re.findall(pattern, marked, flags=re.DOTALL) if w.strip()]
+
+
+def _tool_part(content: str, words: list[str]) -> str | None:
+    """ "tool call (NAME)" or "tool result (NAME)" when the highlighted words lie in a tool's
+    part of the message rather than in what was said; None when they are words."""
+    try:
+        parts = json.loads(content).get("parts") or []
+    except (ValueError, AttributeError):
+        return None
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        if isinstance(part.get("text"), str) and not part.get("thought"):
+            where, label = part["text"], None
+        elif isinstance(part.get("functionCall"), dict):
+            where, label = json.dumps(part["functionCall"], ensure_ascii=False), "tool call"
+        elif isinstance(part.get("functionResponse"), dict):
+            where, label = json.dumps(part["functionResponse"], ensure_ascii=False), "tool result"
+        else:
+            continue
+        if any(w in where.lower() for w in words):
+            if label is None:
+                return None
+            tool = part.get("functionCall") or part.get("functionResponse") or {}
+            return f"{label} ({tool.get('name') or '?'})"
+    return None
+
+
+def _label(role: str, content: str, marked: str, *, said: int, calls: int, results: int) -> str:
+    """What a hit is to a person: a tool's call or result is no one's words, even in a
+    message that also says something; the tool is named."""
+    if calls or results:
+        found = _tool_part(content, _marked_words(marked))
+        if found is not None:
+            return found
     if not said and results:
         return "tool result"
     if not said and calls:
@@ -91,12 +129,12 @@ def search_sessions(
     rows.sort(key=lambda r: r[0], reverse=True)  # the newest hit first, of either kind
     order: list[str] = []
     hits: dict[str, list[SearchHit]] = {}
-    for _, sid, idx, role, agent, marked, said, calls, results in rows[:limit]:
+    for _, sid, idx, role, agent, marked, content, said, calls, results in rows[:limit]:
         if sid not in hits:
             order.append(sid)
             hits[sid] = []
         if len(hits[sid]) < per_session:
-            label = _label(role, said=said, calls=calls, results=results)
+            label = _label(role, content, marked, said=said, calls=calls, results=results)
             if agent:  # a subagent's words (or its calls), not the conversation's
                 label = f"{label} ({agent} agent)"
             hits[sid].append(SearchHit.from_marked(sid, idx, label, marked))

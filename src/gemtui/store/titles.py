@@ -20,11 +20,15 @@ from gemtui.redact import redact
 if TYPE_CHECKING:
     from gemtui.store.store import StoreCore
 
-__all__ = ["TITLE_PROMPT", "improve_title", "title_from_prompt"]
+__all__ = ["SHELL_MODE", "TITLE_PROMPT", "improve_title", "title_from_prompt"]
 
 log = logging.getLogger(__name__)
 
 MAX_TITLE = 60
+
+SHELL_MODE = "shell mode (!)"
+"""The description a ``!`` command's call carries: a session of only ``!`` commands is
+titled from the first one (``!ls -la``), not left "(untitled)"."""
 
 TITLE_PROMPT = (
     "Write a title of at most six words for a conversation that starts with the message "

@@ -179,14 +179,14 @@ class SessionController:
 
         return TrustedRun(self.run_options, self.trust or WorkspaceTrust(False, None, False))
 
-    def _notify_ignored(self) -> None:
+    def _notify_ignored(self, *, later: bool = False) -> None:
         if self.trust is None or self.trust.ignored is None:
             return
         from gemtui.config.trust import TrustStore
 
         how = (
             "You will be asked again at the next start."
-            if self.trust.changes
+            if self.trust.changes or later
             else f"To trust it later, remove it from {TrustStore().path} "
             "or start with --trust-workspace."
         )
@@ -204,8 +204,8 @@ class SessionController:
             return
         changed = bool(self.trust.changes)  # "not this time": the old trust stays, asked again
         self.trust = self.trusted_run.answered(bool(trusted)).trust
-        try:
-            if trusted or not changed:  # a trust covers exactly the content that was shown
+        try:  # None (Esc, "not now"): ignored this run, nothing remembered
+            if trusted is not None and (trusted or not changed):  # covers what was shown
                 TrustStore().remember(self.workspace, bool(trusted), dict(self.trust.content))
         except (OSError, FatalConfigError) as exc:
             self.app.notify(f"Could not remember the answer: {exc}", severity="warning")
@@ -220,7 +220,7 @@ class SessionController:
             if self.app.ui.theme in self.app.available_themes:
                 self.app.theme = self.app.ui.theme
         else:
-            self._notify_ignored()
+            self._notify_ignored(later=trusted is None)
         self._build_session_in_background()
 
     def _show_welcome(self, reason: str | None, *, back: bool = False) -> None:

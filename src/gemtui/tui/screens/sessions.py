@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Input, Static
 from gemtui.agent.prices import cost_of, price_for
 from gemtui.bus.events import Usage
 from gemtui.store import SORTS, SessionInfo, SessionMatch, SessionStore
-from gemtui.store.records import iso
+from gemtui.store.records import FORK_MARK, iso
 from gemtui.tui.screens.dialogs import ConfirmScreen
 from gemtui.tui.widgets.conversation_preview import ConversationPreview
 from gemtui.tui.widgets.key_hints import KeyHint, KeyHints
@@ -264,8 +264,10 @@ class SessionsScreen(Screen[str | None]):
         now = self.now()
         for info in page:
             title = info.title or "(untitled)"
-            if len(title) > self._title_width:
-                title = title[: self._title_width - 1] + "…"
+            fork = FORK_MARK if info.parent_id else ""  # first: a cut title still shows it
+            if len(fork) + len(title) > self._title_width:
+                title = title[: self._title_width - len(fork) - 1] + "…"
+            title = fork + title
             if info.imported:
                 title += " ↧"
             if info.id in self.matches:
@@ -317,6 +319,7 @@ class SessionsScreen(Screen[str | None]):
         when = f"{iso(info.updated)} ({relative_time(info.updated, self.now())})"
         parts: list[Content] = [
             Content.from_markup("[b]$title[/b]\n", title=info.title or "(untitled)"),
+            *self._fork_line(info),
             Content(f"{info.id}\n{info.workspace}\n{info.provider}/{info.model} · {when}\n"),
             Content(f"{info.messages} messages · {info.tokens:,} tokens\n"),
         ]
@@ -331,6 +334,16 @@ class SessionsScreen(Screen[str | None]):
         self.query_one("#sessions-preview", Static).update(Content("").join(parts))
         conversation = self.query_one("#sessions-conversation", ConversationPreview)
         conversation.show(self.store.history_head(info.id, limit=PREVIEW_MESSAGES))
+
+    def _fork_line(self, info: SessionInfo) -> list[Content]:
+        """ "⎇ fork of “TITLE” (ID)" for a fork: it reads like its source otherwise."""
+        if not info.parent_id:
+            return []
+        source = self.store.get(info.parent_id)
+        if source is None:
+            return [Content(f"{FORK_MARK}fork of a deleted session ({info.parent_id[:8]})\n")]
+        title = source.title or "(untitled)"
+        return [Content(f"{FORK_MARK}fork of “{title}” ({source.id[:8]})\n")]
 
     # -- events --------------------------------------------------------------------------
     @on(Input.Changed, "#sessions-filter")

@@ -4,6 +4,10 @@ It shows every change the folder's files would make (approval mode, providers an
 that would receive keys, policy rules, MCP servers, tool settings) before anything applies.
 A trusted folder whose code-running files changed since is asked about again, its changed
 files listed first; "not this time" leaves them out for this session only.
+
+Esc is "not now" for a folder never decided: its settings stay out for this run and
+nothing is remembered, so a reflexive Esc is never a permanent answer; "don't trust"
+(remembered) has its own key, n.
 """
 
 from __future__ import annotations
@@ -25,8 +29,9 @@ if TYPE_CHECKING:
 __all__ = ["TrustScreen"]
 
 
-class TrustScreen(ConsentDialog[bool]):
-    """Trust this folder (its settings apply, and that is remembered) or not (ignored).
+class TrustScreen(ConsentDialog[bool | None]):
+    """Trust this folder (its settings apply, and that is remembered), not (ignored and
+    remembered), or not now (ignored this run only: the answer None).
 
     It appears by itself at start-up, maybe while the person already types their first
     prompt, so it is never in front on purpose: t and n act after F8 or a click, and
@@ -46,10 +51,10 @@ class TrustScreen(ConsentDialog[bool]):
     BINDINGS = [
         Binding("t", "answer(True)", "Trust", priority=True),
         Binding("n", "answer(False)", "Don't trust", priority=True),
-        Binding("escape", "decline", "Don't trust", priority=True),
+        Binding("escape", "decline", "Not now", priority=True),
     ]
     ANSWERS = frozenset({"answer"})
-    ESC_SAYS = "don't trust (remembered)"
+    ESC_SAYS = "not now (ignored this run; asked again next start)"
 
     def __init__(self, overrides: WorkspaceOverrides, changes: tuple[str, ...] = ()) -> None:
         super().__init__(on_purpose=False)
@@ -89,12 +94,13 @@ class TrustScreen(ConsentDialog[bool]):
                 "this session; asked again next start)"
             )
         return (
-            "t trust this folder (remembered) · n / Esc don't trust (remembered; "
-            "its settings stay ignored)"
+            "t trust this folder (remembered) · n don't trust (remembered) · "
+            "Esc not now (ignored this run; asked again next start)"
         )
 
     def action_answer(self, trusted: bool) -> None:
         self.dismiss(trusted)
 
     def action_decline(self) -> None:
-        self.dismiss(False)
+        """Esc: not now. Nothing is remembered; a changed folder keeps its old trust."""
+        self.dismiss(None)
