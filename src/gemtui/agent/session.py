@@ -18,6 +18,7 @@ from gemtui.agent.environment_context import environment_context
 from gemtui.agent.error_text import ErrorContext
 from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.groundwork import Groundwork
+from gemtui.agent.output_cap import session_bound
 from gemtui.agent.prices import price_for
 from gemtui.agent.prompt import build_system_instruction, load_core_override
 from gemtui.agent.prompt_fit import fit_prompt
@@ -217,6 +218,7 @@ class Session:
             max_answer_chars=settings.chat.max_answer_chars,
             on_history=self._history_changed,
             model_hooks=model_hooks(self.hooks),
+            output_bound=session_bound(self),
         )
         self.executor = Executor(
             self.chat,
