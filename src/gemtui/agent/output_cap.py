@@ -14,8 +14,8 @@ import os
 from typing import Protocol
 
 from gemtui.agent.provider_choice import GEMINI_KINDS, ResolvedProvider
-from gemtui.config.settings import Settings
 from gemtui.chat.output_bound import OutputBound, room_for_answer
+from gemtui.config.settings import Settings
 from gemtui.providers.convert_anthropic import DEFAULT_MAX_TOKENS
 from gemtui.providers.openai_compat import DEFAULT_OPENAI_BASE_URL
 

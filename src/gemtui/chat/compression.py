@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from gemtui.bus.values import Usage
 from gemtui.chat.chat import Chat
 from gemtui.chat.history import extract_curated_history, merge_user_turns
-from gemtui.chat.turn import usage_from_metadata
 from gemtui.chat.output_bound import SUMMARY_TOKENS, prompt_estimate
+from gemtui.chat.turn import usage_from_metadata
 from gemtui.wire import (
     Content,
     GenerateContentRequest,
