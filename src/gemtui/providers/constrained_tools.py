@@ -43,6 +43,7 @@ from gemtui.wire import (
 
 __all__ = [
     "ANSWER_TOOL",
+    "GRAMMAR_MAX_ITEMS",
     "call_schema",
     "constrain",
     "server_constrains_tools",
@@ -146,6 +147,11 @@ def _required_only(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 _KEEP = ("type", "enum", "required", "items", "properties", "anyOf")
+GRAMMAR_MAX_ITEMS = 64
+"""The most items a list argument may take under the grammar: without a bound a model
+can repeat items until its output runs out. (Strings are left unbounded in the schema:
+llama.cpp spells ``maxLength`` out as that many nested rules; their repetition is the
+stream loop check's to cut, and their length the request's ``max_tokens``.)"""
 
 
 def _plain(schema: Any) -> dict[str, Any]:
@@ -170,6 +176,10 @@ def _plain(schema: Any) -> dict[str, Any]:
             out[key] = [_plain(v) for v in value]
         else:
             out[key] = value
+    if out.get("type") == "array" or "items" in out:
+        given = schema.get("maxItems")
+        fits = isinstance(given, int) and 0 <= given <= GRAMMAR_MAX_ITEMS
+        out["maxItems"] = given if fits else GRAMMAR_MAX_ITEMS
     if out.get("type") == "object" or "properties" in out:
         out.setdefault("type", "object")
         out.setdefault("properties", {})

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from gemtui.providers.sse import check_held
 from gemtui.providers.text_tools import function_response_text
@@ -280,6 +280,14 @@ class _PendingCall:
     arguments: list[str] = field(default_factory=list)
 
 
+class LoopWatch(Protocol):
+    """The stream loop check (``agent.stream_loop``), as the provider sees it."""
+
+    def feed(self, text: str) -> str | None:
+        """Take the next piece of text; a message once it is looping."""
+        ...
+
+
 @dataclass
 class OpenAIStream:
     """State of one streamed completion: feed each chunk, then ``final()``."""
@@ -294,6 +302,11 @@ class OpenAIStream:
     """The declared tools: a message whose text is nothing but calls to them (as Qwen and
     Hermes templates answer through llama.cpp and vLLM) becomes those calls."""
     text_calls: WholeTextCalls | None = None
+    watch: LoopWatch | None = None
+    """Sees the text held back as a possible call (all of it, under a grammar): a model
+    looping there (llama.cpp's 0.5B wrote whitespace until its window filled) would never
+    reach the screen's loop check, so the held text is let through once it loops, and
+    that check, fed the same text, cuts it."""
 
     def __post_init__(self) -> None:
         if self.call_names and self.text_calls is None:
@@ -373,9 +386,18 @@ class OpenAIStream:
         out: list[Part] = []
         for is_thought, text in pieces:
             shown = text if is_thought else self.text_calls.feed(text)
+            if not is_thought and self._loops_held(text):
+                shown = self.text_calls.release()
             if shown:
                 out.append(Part(text=shown, thought=True) if is_thought else Part(text=shown))
         return out
+
+    def _loops_held(self, text: str) -> bool:
+        """Whether ``text``, held back, made the held text a loop."""
+        calls = self.text_calls
+        if self.watch is None or calls is None or calls.passthrough:
+            return False
+        return self.watch.feed(text) is not None
 
 
 def _pieces(pieces: list[tuple[bool, str]]) -> list[Part]:
