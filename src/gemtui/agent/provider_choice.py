@@ -193,7 +193,7 @@ def resolve_provider(
     elif conf.kind == "vertex":
         inner = _vertex(name, conf, client)
     elif conf.kind == "openai":
-        inner = _openai(name, conf, client, watch_loops=settings.chat.loop_detection)
+        inner = _openai(name, conf, client)
     elif conf.kind == "anthropic":
         inner = _anthropic(name, conf, client)
     else:  # pragma: no cover - settings validation allows only the kinds above
@@ -213,13 +213,8 @@ def resolve_provider(
 
 
 def _openai(
-    name: str,
-    conf: ProviderSettings,
-    client: Callable[[], httpx.AsyncClient],
-    *,
-    watch_loops: bool = True,
+    name: str, conf: ProviderSettings, client: Callable[[], httpx.AsyncClient]
 ) -> ContentGenerator:
-    from gemtui.agent.stream_loop import StreamLoopDetector
     from gemtui.providers.openai_compat import OpenAICompatGenerator
 
     base = conf.base_url
@@ -238,7 +233,6 @@ def _openai(
         name=name,
         no_think=conf.no_think,
         constrained_tools=conf.constrained_tools,
-        loop_watch=StreamLoopDetector if watch_loops else None,
     )
 
 

@@ -195,7 +195,7 @@ class Session:
         self.limits = RateLimitWatch(self.bus, settings.limits.warn_below)
         self.limits.bind(provider.generator)
         self.groundwork = Groundwork(
-            lambda: fit_prompt(self.provider, self.chat.model),
+            lambda: fit_prompt(self.provider, self.chat.model, settings.chat.loop_detection),
             lambda limit: environment_context(self.workspace, max_entries=limit),
             fitted=self._fitted,
             gathered=self._instruct,
