@@ -188,3 +188,16 @@ def test_an_answer_cut_by_the_bound_is_announced(
     )
     assert "truncated" not in json.loads(whole.stdout)["stats"]
     assert CUT_NOTICE not in whole.stderr
+
+
+def test_a_constrained_answer_cut_by_the_bound_shows_its_text_and_the_notice(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    mock_llm_thread.local_server.kind = "llama.cpp"
+    env = _local(isolated_home, mock_llm_thread.url, 'constrained_tools = "on"\n')
+    cut = '{"name": "final_answer", "arguments": {"text": "The sea is\\nwide and'
+    mock_llm_thread.enqueue({"text": cut, "chunks": 5, "finish_reason": "MAX_TOKENS"})
+    proc = run_gemtui(["-p", "about the sea", "--provider", "local"], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "The sea is\nwide and\n"  # the answer as far as it got, not JSON
+    assert f"gemtui: {CUT_NOTICE}" in proc.stderr
