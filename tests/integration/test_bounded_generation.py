@@ -17,6 +17,7 @@ import pytest
 
 from gemtui.testing import MockLLMServer
 
+from .conftest import SessionFactory
 from .helpers import gemtui_env, run_gemtui, write_fast_config
 
 LOOP_NOTICE = "The model kept repeating the same text, so its answer was cut"
@@ -201,3 +202,20 @@ def test_a_constrained_answer_cut_by_the_bound_shows_its_text_and_the_notice(
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "The sea is\nwide and\n"  # the answer as far as it got, not JSON
     assert f"gemtui: {CUT_NOTICE}" in proc.stderr
+
+
+async def test_the_compression_summary_has_a_bound_of_its_own(
+    mock_llm: MockLLMServer, make_session: SessionFactory
+) -> None:
+    session = make_session(context_window=4000)
+    for i in range(4):
+        mock_llm.enqueue({"text": f"answer {i} " + "lorem " * 100})
+        await session.send(f"question {i} " + "context " * 40)
+    mock_llm.enqueue({"text": "SUMMARY"})
+    await session.compress()
+    [summary] = [r.json for r in mock_llm.requests if r.path.endswith(":generateContent")]
+    assert "Summarise the conversation" in json.dumps(summary["contents"][-1])
+    bound = summary["generationConfig"]["maxOutputTokens"]
+    assert 256 <= bound < 4000  # the room the small window leaves, not 8,192
+    turns = [r.json for r in mock_llm.requests if r.path.endswith(":streamGenerateContent")]
+    assert all(t["generationConfig"]["maxOutputTokens"] < 4000 for t in turns)
