@@ -19,6 +19,7 @@ from gemtui.testing import MockLLMServer
 
 from .conftest import SessionFactory
 from .helpers import gemtui_env, run_gemtui, write_fast_config
+from .test_stream_loop import LONG_ANSWER
 
 LOOP_NOTICE = "The model kept repeating the same text, so its answer was cut"
 CUT_NOTICE = "The answer was cut off"
@@ -219,3 +220,18 @@ async def test_the_compression_summary_has_a_bound_of_its_own(
     assert 256 <= bound < 4000  # the room the small window leaves, not 8,192
     turns = [r.json for r in mock_llm.requests if r.path.endswith(":streamGenerateContent")]
     assert all(t["generationConfig"]["maxOutputTokens"] < 4000 for t in turns)
+
+
+def test_a_long_constrained_answer_with_code_and_tables_is_not_cut(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """Inside the call's JSON the answer is one escaped line; the loop check must still
+    read its code block and table as lines, whose repeats are not a loop."""
+    mock_llm_thread.local_server.kind = "llama.cpp"
+    env = _local(isolated_home, mock_llm_thread.url, 'constrained_tools = "on"\n')
+    call = json.dumps({"name": "final_answer", "arguments": {"text": LONG_ANSWER}})
+    mock_llm_thread.enqueue({"text": call, "chunks": 300})
+    proc = run_gemtui(["-p", "the plan?", "--provider", "local"], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    assert LOOP_NOTICE not in proc.stderr
+    assert proc.stdout == LONG_ANSWER + "\n"

@@ -9,6 +9,7 @@ deltas by index and turns ``reasoning_content`` and ``<think>`` into thought par
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -305,8 +306,10 @@ class OpenAIStream:
     watch: LoopWatch | None = None
     """Sees the text held back as a possible call (all of it, under a grammar): a model
     looping there (llama.cpp's 0.5B wrote whitespace until its window filled) would never
-    reach the screen's loop check, so the held text is let through once it loops, and
-    that check, fed the same text, cuts it."""
+    reach the screen's loop check, so the held text is let through once it loops, for
+    that check to cut (it sees the same repeats, escaped)."""
+    _escape: str = field(default="", init=False)
+    """A backslash that ended the last held piece (its escape comes with the next)."""
 
     def __post_init__(self) -> None:
         if self.call_names and self.text_calls is None:
@@ -393,11 +396,27 @@ class OpenAIStream:
         return out
 
     def _loops_held(self, text: str) -> bool:
-        """Whether ``text``, held back, made the held text a loop."""
+        """Whether ``text``, held back, made the held text a loop. The watch reads JSON
+        strings unescaped, so an answer's code and tables are lines (the check lets their
+        repeats be), not one long line of escaped ``\\n``."""
         calls = self.text_calls
         if self.watch is None or calls is None or calls.passthrough:
             return False
+        text, self._escape = _unescape(self._escape + text)
         return self.watch.feed(text) is not None
+
+
+_ESCAPED = re.compile(r"\\(.)", re.DOTALL)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "", "b": "", "f": ""}
+
+
+def _unescape(text: str) -> tuple[str, str]:
+    """``text`` with JSON escapes read (``\\n`` a line break; ``\\uXXXX`` left as
+    letters), and a trailing lone backslash kept for the next piece."""
+    trailing = len(text) - len(text.rstrip("\\"))
+    held = "\\" if trailing % 2 else ""
+    body = text[:-1] if held else text
+    return _ESCAPED.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), body), held
 
 
 def _pieces(pieces: list[tuple[bool, str]]) -> list[Part]:
