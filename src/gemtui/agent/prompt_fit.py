@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from gemtui.agent.stream_loop import StreamLoopDetector
 from gemtui.providers.base import ContentGenerator
 from gemtui.providers.text_tools import TextToolsGenerator
 from gemtui.providers.tool_guidance import wants_compact
@@ -29,9 +30,11 @@ def generator_chain(generator: ContentGenerator) -> Iterator[object]:
         seen = getattr(seen, "inner", None)
 
 
-async def fit_prompt(provider: ResolvedProvider, model: str) -> bool:
+async def fit_prompt(provider: ResolvedProvider, model: str, watch_loops: bool = False) -> bool:
     """Learn the window from the server when the settings do not give it (updating
-    ``provider.context_window``); returns whether tools get the compact description."""
+    ``provider.context_window``); returns whether tools get the compact description.
+    ``watch_loops``: text a provider holds back (a call under the grammar) also goes
+    through the stream loop check, else a loop there is never seen."""
     if not provider.settings.context_window:
         for gen in generator_chain(provider.generator):
             learn = getattr(gen, "learn_context_window", None)
@@ -45,6 +48,9 @@ async def fit_prompt(provider: ResolvedProvider, model: str) -> bool:
     text_tools = [gen for gen in chain if isinstance(gen, TextToolsGenerator)]
     for gen in text_tools:
         gen.compact = compact
+    for gen in chain:
+        if hasattr(gen, "loop_watch"):
+            gen.loop_watch = StreamLoopDetector if watch_loops else None
     if not text_tools:  # text tools declare nothing natively: there is no call to constrain
         for gen in chain:
             decide = getattr(gen, "decide_constrained_tools", None)

@@ -18,6 +18,7 @@ from gemtui.agent.environment_context import environment_context
 from gemtui.agent.error_text import ErrorContext
 from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.groundwork import Groundwork
+from gemtui.agent.output_cap import session_bound
 from gemtui.agent.prices import price_for
 from gemtui.agent.prompt import build_system_instruction, load_core_override
 from gemtui.agent.prompt_fit import fit_prompt
@@ -199,7 +200,7 @@ class Session:
         self.limits = RateLimitWatch(self.bus, settings.limits.warn_below)
         self.limits.bind(provider.generator)
         self.groundwork = Groundwork(
-            lambda: fit_prompt(self.provider, self.chat.model),
+            lambda: fit_prompt(self.provider, self.chat.model, settings.chat.loop_detection),
             lambda limit: environment_context(self.workspace, max_entries=limit),
             fitted=self._fitted,
             gathered=self._instruct,
@@ -222,6 +223,7 @@ class Session:
             max_answer_chars=settings.chat.max_answer_chars,
             on_history=self._history_changed,
             model_hooks=model_hooks(self.hooks),
+            output_bound=session_bound(self),
         )
         self.executor = Executor(
             self.chat,

@@ -271,6 +271,7 @@ class Subagents:
             generation_config=config if config.model_fields_set else None,
             retry_delays=parent_chat.retry_delays,
             max_answer_chars=parent_chat.max_answer_chars,
+            output_bound=parent_chat.output_bound,
             on_history=bus.history_changed,  # its story is stored under the parent call
         )
         parent = host.executor().config

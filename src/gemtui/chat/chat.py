@@ -30,6 +30,7 @@ from gemtui.chat.history import (
     merge_user_turns,
     strip_thought_signatures,
 )
+from gemtui.chat.output_bound import OutputBound, prompt_estimate, with_bound
 from gemtui.errors import AnswerTooLongError, StreamError
 from gemtui.providers.base import ContentGenerator, aclose_stream
 from gemtui.wire import (
@@ -100,6 +101,7 @@ class Chat:
         max_answer_chars: int | None = None,
         on_history: HistoryListener | None = None,
         model_hooks: ModelHooks | None = None,
+        output_bound: OutputBound | None = None,
     ) -> None:
         self.generator = generator
         self.model = model
@@ -117,6 +119,8 @@ class Chat:
         partial answer kept in history ends after this many characters of text, as shown."""
         self.model_hooks = model_hooks
         """The session's model hooks (its own chat only, as in Gemini CLI)."""
+        self.output_bound = output_bound
+        """Each request's ``max_output_tokens`` from its prompt size (``output_bound``)."""
 
     @property
     def keeps_thoughts(self) -> bool:
@@ -170,6 +174,10 @@ class Chat:
     ) -> GenerateContentRequest:
         if self.generator.capabilities.thought_signatures:
             contents = ensure_active_loop_signatures(contents)
+        config = config or self.generation_config
+        if self.output_bound is not None:
+            prompt = prompt_estimate(contents, self.system_instruction, self.declarations)
+            config = with_bound(config, self.output_bound(prompt))
         return GenerateContentRequest(
             contents=contents,
             system_instruction=(
@@ -178,7 +186,7 @@ class Chat:
                 else None
             ),
             tools=[Tool(function_declarations=self.declarations)] if self.declarations else None,
-            generation_config=config or self.generation_config,
+            generation_config=config,
         )
 
     # -- the call ---------------------------------------------------------------

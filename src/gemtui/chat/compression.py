@@ -12,8 +12,16 @@ from dataclasses import dataclass, field
 from gemtui.bus.values import Usage
 from gemtui.chat.chat import Chat
 from gemtui.chat.history import extract_curated_history, merge_user_turns
+from gemtui.chat.output_bound import SUMMARY_TOKENS, prompt_estimate
 from gemtui.chat.turn import usage_from_metadata
-from gemtui.wire import Content, GenerateContentRequest, Part, Tool, response_text
+from gemtui.wire import (
+    Content,
+    GenerateContentRequest,
+    GenerationConfig,
+    Part,
+    Tool,
+    response_text,
+)
 from gemtui.wire.cancel_note import is_cancel_note
 
 __all__ = [
@@ -138,6 +146,7 @@ async def compress_history(
         # some APIs (Anthropic) refuse tool calls in history when no tools are declared
         tools=[Tool(function_declarations=chat.declarations)] if chat.declarations else None,
     )
+    request.generation_config = GenerationConfig(max_output_tokens=_summary_bound(chat, request))
     response = await chat.generator.generate(request, model=chat.model)
     usage = usage_from_metadata(response.usage_metadata)
     summary = response_text(response).strip()
@@ -153,3 +162,12 @@ async def compress_history(
         return CompressionResult(before, after, False, usage)
     chat.replace_history(new_history, "compression")
     return CompressionResult(before, after, True, usage)
+
+
+def _summary_bound(chat: Chat, request: GenerateContentRequest) -> int:
+    """``SUMMARY_TOKENS``, or less where the window leaves less after the older history."""
+    bound = None
+    if chat.output_bound is not None:
+        prompt = prompt_estimate(request.contents, COMPRESSION_PROMPT, chat.declarations)
+        bound = chat.output_bound(prompt)
+    return min(SUMMARY_TOKENS, bound or SUMMARY_TOKENS)

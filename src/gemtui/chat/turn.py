@@ -118,7 +118,10 @@ _SUBJECT = re.compile(r"^\s*\*\*(.+?)\*\*\s*", re.DOTALL)
 _FINISH_MESSAGES = {
     "SAFETY": "The answer was stopped by the model's safety filters.",
     "RECITATION": "The answer was stopped because it recited copyrighted material.",
-    "MAX_TOKENS": "The answer was cut off: it reached the maximum output tokens.",
+    "MAX_TOKENS": (
+        "The answer was cut off: it reached the maximum output tokens (raise "
+        "[chat] max_output_tokens, or ask for a shorter answer)."
+    ),
     "MALFORMED_FUNCTION_CALL": "The model produced a malformed tool call.",
     "PROHIBITED_CONTENT": "The answer was stopped for prohibited content.",
     "BLOCKLIST": "The answer was stopped because it contained blocked terms.",

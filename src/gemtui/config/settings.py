@@ -170,6 +170,11 @@ class ChatSettings(_Section):
     """Characters (text, thoughts, call arguments) one model answer may stream before it
     is stopped with an error, keeping what arrived. The longest real answers (128k output
     tokens) are about 500,000 characters; this only stops a stream that never ends."""
+    max_output_tokens: Count | None = None
+    """Tokens one answer may take; else the provider's usual cap (8,192 for a local
+    server, 65,536 for Gemini 2.5, 8,192 for Claude; OpenAI's API keeps its own). Each
+    request's bound is this lowered to the room its model's window leaves after the
+    prompt, so a server never decodes until its window is full."""
     loop_detection: bool = True
     """Cut an answer that keeps repeating the same passage while it streams (a model
     stuck in a loop), with a notice; off only if it ever cuts a real answer."""

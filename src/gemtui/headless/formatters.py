@@ -76,6 +76,8 @@ class _Base:
         """Each call's tool name by id: a subagent's events name its parent call."""
         self.rate_limits: RateLimits | None = None
         """The providers' rate limits as the last response said them (for the stats)."""
+        self.truncated = False
+        """An answer of the conversation was cut by its output bound (for the stats)."""
 
     def _who(self, event: Event) -> str:
         """``"agent NAME: "`` for a subagent's event, nothing for the conversation's."""
@@ -129,6 +131,7 @@ class _Base:
             elif call.refusal is Refusal.DENIED:
                 self._note(f"gemtui: {who}{call.name} was not run: {call.error}")
         elif isinstance(event, TurnFinished) and event.message:
+            self.truncated |= event.finish_reason == "MAX_TOKENS" and not event.parent_id
             self._note(f"gemtui: {event.message}")
         elif isinstance(event, AgentFinished) and not event.parent_id:
             self.finished = event
@@ -276,7 +279,7 @@ class JsonFormatter(_Base):
         done = self.finished
         obj: dict[str, Any] = {
             "response": "".join(self._text),
-            "stats": stats_of(done, self.rate_limits) if done else {},
+            "stats": stats_of(done, self.rate_limits, truncated=self.truncated) if done else {},
             "error": None,
         }
         message = error or (done.error if done else None)
@@ -354,7 +357,7 @@ class StreamJsonFormatter(_Base):
                 {
                     "type": "result",
                     "response": event.text,
-                    "stats": stats_of(event, self.rate_limits),
+                    "stats": stats_of(event, self.rate_limits, truncated=self.truncated),
                 }
             )
 

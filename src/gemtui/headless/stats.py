@@ -15,8 +15,11 @@ if TYPE_CHECKING:
 __all__ = ["stats_of"]
 
 
-def stats_of(done: AgentFinished, limits: RateLimits | None = None) -> dict[str, Any]:
-    """The run's figures; ``limits`` the providers' rate limits as last seen (None: none said)."""
+def stats_of(
+    done: AgentFinished, limits: RateLimits | None = None, *, truncated: bool = False
+) -> dict[str, Any]:
+    """The run's figures; ``limits`` the providers' rate limits as last seen (None: none
+    said); ``truncated`` when an answer of the conversation was cut by its output bound."""
     stats: dict[str, Any] = {
         "models": {m: asdict(u) for m, u in done.usage_by_model.items()},
         "tokens": asdict(done.usage),
@@ -39,6 +42,8 @@ def stats_of(done: AgentFinished, limits: RateLimits | None = None) -> dict[str,
         }
     if done.turns_by_agent:  # ``turns`` counts the conversation's own; the subagents' apart
         stats["subagent_turns"] = sum(done.turns_by_agent.values())
+    if truncated:  # never silent: a script reads that the answer is incomplete
+        stats["truncated"] = True
     if done.fallbacks:  # never silent: each switch the run took
         stats["fallbacks"] = [f.moved for f in done.fallbacks]
     return stats

@@ -28,6 +28,8 @@ which is where the small models are). Ollama has its own ``format`` and is left 
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import httpx
@@ -43,8 +45,10 @@ from gemtui.wire import (
 
 __all__ = [
     "ANSWER_TOOL",
+    "GRAMMAR_MAX_ITEMS",
     "call_schema",
     "constrain",
+    "partial_answer",
     "server_constrains_tools",
     "unwrap_answer",
 ]
@@ -146,6 +150,11 @@ def _required_only(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 _KEEP = ("type", "enum", "required", "items", "properties", "anyOf")
+GRAMMAR_MAX_ITEMS = 64
+"""The most items a list argument may take under the grammar: without a bound a model
+can repeat items until its output runs out. (Strings are left unbounded in the schema:
+llama.cpp spells ``maxLength`` out as that many nested rules; their repetition is the
+stream loop check's to cut, and their length the request's ``max_tokens``.)"""
 
 
 def _plain(schema: Any) -> dict[str, Any]:
@@ -170,6 +179,10 @@ def _plain(schema: Any) -> dict[str, Any]:
             out[key] = [_plain(v) for v in value]
         else:
             out[key] = value
+    if out.get("type") == "array" or "items" in out:
+        given = schema.get("maxItems")
+        fits = isinstance(given, int) and 0 <= given <= GRAMMAR_MAX_ITEMS
+        out["maxItems"] = given if fits else GRAMMAR_MAX_ITEMS
     if out.get("type") == "object" or "properties" in out:
         out.setdefault("type", "object")
         out.setdefault("properties", {})
@@ -178,19 +191,45 @@ def _plain(schema: Any) -> dict[str, Any]:
 
 
 def unwrap_answer(response: GenerateContentResponse) -> GenerateContentResponse:
-    """``response`` with each ``final_answer`` call turned back into answer text."""
+    """``response`` with each ``final_answer`` call turned back into answer text (and one
+    the output bound cut, left as unparsed JSON, into the text it got to)."""
     for candidate in response.candidates or []:
         if candidate.content is None:
             continue
+        cut = candidate.finish_reason == "MAX_TOKENS"
         parts: list[Part] = []
         for part in candidate.content.parts:
             call = part.function_call
             if call is not None and call.name == ANSWER_TOOL:
                 parts.append(Part(text=_answer_text(call.args)))
+            elif cut and part.text and not part.thought:
+                parts.append(Part(text=partial_answer(part.text)))
             else:
                 parts.append(part)
         candidate.content.parts = parts
     return response
+
+
+_ANSWER_START = re.compile(
+    r'\s*\{\s*"name"\s*:\s*"final_answer"\s*,\s*"arguments"\s*:\s*\{\s*"text"\s*:\s*"'
+)
+
+
+def partial_answer(text: str) -> str:
+    """The answer inside a ``final_answer`` call cut short (``{"name": "final_answer",
+    "arguments": {"text": "The sea is``), as far as it got; other text as it is."""
+    start = _ANSWER_START.match(text)
+    if start is None:
+        return text
+    rest = text[start.end() :]
+    for end in range(len(rest), max(-1, len(rest) - 7), -1):  # an escape may be cut too
+        try:
+            decoded = json.loads(f'"{rest[:end]}"')
+        except ValueError:
+            continue
+        if isinstance(decoded, str):
+            return decoded
+    return text
 
 
 def _answer_text(args: dict[str, Any]) -> str:

@@ -9,9 +9,10 @@ deltas by index and turns ``reasoning_content`` and ``<think>`` into thought par
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from gemtui.providers.sse import check_held
 from gemtui.providers.text_tools import function_response_text
@@ -280,6 +281,14 @@ class _PendingCall:
     arguments: list[str] = field(default_factory=list)
 
 
+class LoopWatch(Protocol):
+    """The stream loop check (``agent.stream_loop``), as the provider sees it."""
+
+    def feed(self, text: str) -> str | None:
+        """Take the next piece of text; a message once it is looping."""
+        ...
+
+
 @dataclass
 class OpenAIStream:
     """State of one streamed completion: feed each chunk, then ``final()``."""
@@ -294,6 +303,13 @@ class OpenAIStream:
     """The declared tools: a message whose text is nothing but calls to them (as Qwen and
     Hermes templates answer through llama.cpp and vLLM) becomes those calls."""
     text_calls: WholeTextCalls | None = None
+    watch: LoopWatch | None = None
+    """Sees the text held back as a possible call (all of it, under a grammar): a model
+    looping there (llama.cpp's 0.5B wrote whitespace until its window filled) would never
+    reach the screen's loop check, so the held text is let through once it loops, for
+    that check to cut (it sees the same repeats, escaped)."""
+    _escape: str = field(default="", init=False)
+    """A backslash that ended the last held piece (its escape comes with the next)."""
 
     def __post_init__(self) -> None:
         if self.call_names and self.text_calls is None:
@@ -373,9 +389,34 @@ class OpenAIStream:
         out: list[Part] = []
         for is_thought, text in pieces:
             shown = text if is_thought else self.text_calls.feed(text)
+            if not is_thought and self._loops_held(text):
+                shown = self.text_calls.release()
             if shown:
                 out.append(Part(text=shown, thought=True) if is_thought else Part(text=shown))
         return out
+
+    def _loops_held(self, text: str) -> bool:
+        """Whether ``text``, held back, made the held text a loop. The watch reads JSON
+        strings unescaped, so an answer's code and tables are lines (the check lets their
+        repeats be), not one long line of escaped ``\\n``."""
+        calls = self.text_calls
+        if self.watch is None or calls is None or calls.passthrough:
+            return False
+        text, self._escape = _unescape(self._escape + text)
+        return self.watch.feed(text) is not None
+
+
+_ESCAPED = re.compile(r"\\(.)", re.DOTALL)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "", "b": "", "f": ""}
+
+
+def _unescape(text: str) -> tuple[str, str]:
+    """``text`` with JSON escapes read (``\\n`` a line break; ``\\uXXXX`` left as
+    letters), and a trailing lone backslash kept for the next piece."""
+    trailing = len(text) - len(text.rstrip("\\"))
+    held = "\\" if trailing % 2 else ""
+    body = text[:-1] if held else text
+    return _ESCAPED.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), body), held
 
 
 def _pieces(pieces: list[tuple[bool, str]]) -> list[Part]:

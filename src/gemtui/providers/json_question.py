@@ -28,7 +28,19 @@ from gemtui.wire import (
     UsageMetadata,
 )
 
-__all__ = ["AnswerProblem", "JsonAnswer", "Send", "answer_schema", "answer_text", "ask_json"]
+__all__ = [
+    "SIDE_CALL_TOKENS",
+    "AnswerProblem",
+    "JsonAnswer",
+    "Send",
+    "answer_schema",
+    "answer_text",
+    "ask_json",
+]
+
+SIDE_CALL_TOKENS = 1024
+"""A side call's answer is a few fields: a bound well past them, so one that runs on
+(a small model's endless whitespace) ends."""
 
 A = TypeVar("A", bound=BaseModel)
 
@@ -98,6 +110,7 @@ async def ask_json(
     *,
     system: str | None = None,
     thinking: ThinkingConfig | None = None,
+    max_output_tokens: int = SIDE_CALL_TOKENS,
 ) -> JsonAnswer[A]:
     """Ask with ``contents`` (and ``system``) in JSON mode for an ``answer``; never raises
     for the call or the answer, only for cancellation."""
@@ -110,6 +123,7 @@ async def ask_json(
             response_mime_type="application/json",
             response_json_schema=answer_schema(answer),
             thinking_config=thinking,
+            max_output_tokens=max_output_tokens,
         ),
     )
     try:

@@ -8,7 +8,7 @@ calls are reassembled by index and handed over with the finish reason in the las
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any
 
@@ -18,6 +18,7 @@ from gemtui.errors import StreamError, TransportError, api_error_from_response
 from gemtui.providers.base import Capabilities
 from gemtui.providers.constrained_tools import constrain, server_constrains_tools, unwrap_answer
 from gemtui.providers.convert_openai import (
+    LoopWatch,
     OpenAIStream,
     declarations_of,
     from_openai_completion,
@@ -50,6 +51,7 @@ class OpenAICompatGenerator:
         *,
         no_think: bool = False,
         constrained_tools: str = "off",
+        loop_watch: Callable[[], LoopWatch] | None = None,
     ) -> None:
         self._client = client
         self._base = (base_url or DEFAULT_OPENAI_BASE_URL).rstrip("/")
@@ -64,6 +66,8 @@ class OpenAICompatGenerator:
         """The setting: on, off, or auto (``decide_constrained_tools`` asks the server)."""
         self.constrained = constrained_tools == "on"
         """Whether requests with tools require a call, ``final_answer`` included."""
+        self.loop_watch = loop_watch
+        """Makes the check each held-back answer's raw text goes through (``LoopWatch``)."""
         self.on_rate_limits: RateLimitListener | None = None
         """Told the ``x-ratelimit-*`` figures of each answer that carries them."""
 
@@ -102,7 +106,8 @@ class OpenAICompatGenerator:
         body = self._body(request, model, stream=True)
         url = f"{self._base}/chat/completions"
         think = ThinkSplitter(opened=opens_thought_in_prompt(model))
-        state = OpenAIStream(think=think, call_names=_names(request))
+        watch = self.loop_watch() if self.loop_watch is not None else None
+        state = OpenAIStream(think=think, call_names=_names(request), watch=watch)
 
         def feed(_event: str, raw: bytes, parts: list[Part]) -> bool:
             if raw.strip() == b"[DONE]":

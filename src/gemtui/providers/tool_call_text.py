@@ -490,6 +490,12 @@ class WholeTextCalls:
             return held
         return ""
 
+    def release(self) -> str:
+        """Give up holding: the raw text held so far, and later text passes through."""
+        self.passthrough = True
+        held, self._raw = "".join(self._raw), []
+        return held
+
     def finish(self, *, accept: bool = True, cut_off: bool = False) -> tuple[str, list[Call]]:
         """(text still to show, calls): the calls when the whole text was calls (and
         ``accept``: false when the message also made native calls)."""

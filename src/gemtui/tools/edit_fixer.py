@@ -26,6 +26,8 @@ MAX_FIXER_FILE_CHARS = 100_000
 """Larger files are not sent: the call would cost more than the failed edit."""
 FIXER_TIMEOUT = 40.0
 """Seconds the fixer may take before the edit fails as it would have without it."""
+FIXER_OUTPUT_TOKENS = 8192
+"""Its answer repeats the edit's search and replacement: room for a large one, but an end."""
 
 
 def _text_or_empty(value: object) -> str:
@@ -98,7 +100,10 @@ async def fix_old_string(
     try:
         result = await asyncio.wait_for(
             ask_json(
-                lambda request: _collect(stream(request)), [Content.user(prompt)], FixerAnswer
+                lambda request: _collect(stream(request)),
+                [Content.user(prompt)],
+                FixerAnswer,
+                max_output_tokens=FIXER_OUTPUT_TOKENS,
             ),
             FIXER_TIMEOUT,
         )

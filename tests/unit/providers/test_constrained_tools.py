@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from gemtui.providers.constrained_tools import ANSWER_TOOL, call_schema, constrain, unwrap_answer
+from gemtui.providers.constrained_tools import (
+    ANSWER_TOOL,
+    GRAMMAR_MAX_ITEMS,
+    call_schema,
+    constrain,
+    unwrap_answer,
+)
 from gemtui.wire import (
     Candidate,
     Content,
@@ -83,3 +89,23 @@ def test_final_answer_becomes_text_and_other_calls_stay() -> None:
     assert parts[0].text == "Done."
     assert parts[1].function_call is not None
     assert parts[1].function_call.name == "grep_search"
+
+
+def test_list_arguments_are_bounded_under_the_grammar() -> None:
+    """Without maxItems a model may repeat list items until its output runs out."""
+    decl = FunctionDeclaration(
+        name="read_many",
+        description="d",
+        parameters={
+            "type": "object",
+            "properties": {
+                "paths": {"type": "array", "items": {"type": "string"}},
+                "few": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+            },
+            "required": ["paths", "few"],
+        },
+    )
+    [call] = call_schema([decl])["anyOf"]
+    props = call["properties"]["arguments"]["properties"]
+    assert props["paths"]["maxItems"] == GRAMMAR_MAX_ITEMS
+    assert props["few"]["maxItems"] == 3  # a tighter bound of the tool's own is kept
