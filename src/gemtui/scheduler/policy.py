@@ -62,6 +62,7 @@ from gemtui.scheduler.policy_rules import (
     verdict_for,
 )
 from gemtui.scheduler.policy_scopes import RememberScope, scope_label, scope_rule, scopes_for
+from gemtui.scheduler.shell_scopes import shell_scope_label, shell_scope_rules, shell_scopes
 from gemtui.scheduler.shell_policy import decide_shell, has_command_condition
 from gemtui.tools.base import Tool, ToolKind
 from gemtui.tools.shell_rules import rule_prefixes
@@ -296,13 +297,20 @@ class PolicyEngine:
 
         A shell command gets one prefix rule per visible simple command's root (``git
         status``, ``npm test``, ``ls``; never an assignment such as ``CI=1``), exactly the
-        prefixes the approval preview lists. An edit gets a rule for its file, its folder
+        prefixes the approval preview lists; a destructive one (``rm``) gets the exact
+        command unless ``scope`` widens it (``shell_scopes``). An edit gets a rule for its file, its folder
         or every call (``scope``; the narrowest, the file, when not given); any other tool
         gets a rule for its name.
         """
         args = args or {}
         command = _command_of(tool, args)
         if command is not None:
+            offered = shell_scopes(command)
+            if offered:
+                chosen = scope or offered[0]
+                narrow = shell_scope_rules(tool.name, command, args, self._root, chosen)
+                if narrow is not None:
+                    return narrow
             return [
                 PolicyRule(PolicyDecision.ALLOW, tool_name=tool.name, command_prefix=(prefix,))
                 for prefix in rule_prefixes(command)
@@ -316,7 +324,15 @@ class PolicyEngine:
 
     def remember_scopes(self, tool: Tool, args: dict[str, Any]) -> tuple[tuple[str, str], ...]:
         """(scope, what it covers) for each reach an approval of this call may choose,
-        narrowest first; () when the call has one reach only."""
+        the default first; () when the call has one reach only."""
+        args = args or {}
+        command = _command_of(tool, args)
+        if command is not None:
+            names = " | ".join(rule_prefixes(command))
+            return tuple(
+                (scope, shell_scope_label(command, args, self._root, scope, names))
+                for scope in shell_scopes(command)
+            )
         return tuple(
             (scope, scope_label(tool, args or {}, self._root, scope))
             for scope in scopes_for(tool, args or {}, self._root)
