@@ -165,6 +165,6 @@ async def test_widened_to_the_command_name_rm_rf_src_runs_unasked(
     mock_llm: MockLLMServer, workspace: Path
 ) -> None:
     """Control: the plant fires when the person widens the reach to every ``rm``."""
-    asked, shown = await _always_then(mock_llm, workspace, 2)
+    asked, _shown = await _always_then(mock_llm, workspace, 2)
     assert not asked
     assert not (workspace / "src").exists()

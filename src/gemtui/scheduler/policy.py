@@ -62,8 +62,8 @@ from gemtui.scheduler.policy_rules import (
     verdict_for,
 )
 from gemtui.scheduler.policy_scopes import RememberScope, scope_label, scope_rule, scopes_for
-from gemtui.scheduler.shell_scopes import shell_scope_label, shell_scope_rules, shell_scopes
 from gemtui.scheduler.shell_policy import decide_shell, has_command_condition
+from gemtui.scheduler.shell_scopes import shell_scope_label, shell_scope_rules, shell_scopes
 from gemtui.tools.base import Tool, ToolKind
 from gemtui.tools.shell_rules import rule_prefixes
 
@@ -298,9 +298,9 @@ class PolicyEngine:
         A shell command gets one prefix rule per visible simple command's root (``git
         status``, ``npm test``, ``ls``; never an assignment such as ``CI=1``), exactly the
         prefixes the approval preview lists; a destructive one (``rm``) gets the exact
-        command unless ``scope`` widens it (``shell_scopes``). An edit gets a rule for its file, its folder
-        or every call (``scope``; the narrowest, the file, when not given); any other tool
-        gets a rule for its name.
+        command unless ``scope`` widens it (``shell_scopes``). An edit gets a rule for its
+        file, its folder or every call (``scope``; the narrowest, the file, when not
+        given); any other tool gets a rule for its name.
         """
         args = args or {}
         command = _command_of(tool, args)
@@ -308,9 +308,9 @@ class PolicyEngine:
             offered = shell_scopes(command)
             if offered:
                 chosen = scope or offered[0]
-                narrow = shell_scope_rules(tool.name, command, args, self._root, chosen)
-                if narrow is not None:
-                    return narrow
+                exact = shell_scope_rules(tool.name, command, args, self._root, chosen)
+                if exact is not None:
+                    return exact
             return [
                 PolicyRule(PolicyDecision.ALLOW, tool_name=tool.name, command_prefix=(prefix,))
                 for prefix in rule_prefixes(command)
