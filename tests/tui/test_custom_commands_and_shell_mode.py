@@ -261,3 +261,24 @@ async def test_a_before_tool_hook_also_guards_commands_that_get_the_terminal(
         await turns_done(app)
         await pilot.pause()
     assert any(n == "Not run: vim notes.txt - no editors here" for n in _notes(app)), _notes(app)
+
+
+async def test_a_rejected_bang_line_clears_the_status_and_names_it_as_typed(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """Reproduced: after "reject" the status line stayed on "waiting for your approval",
+    and the notice said ``!{pwd}`` (a custom command's syntax) for ``!pwd``."""
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"!pwd", "enter")
+        await seen.wait_approvals(1)
+        await pilot.pause()
+        assert app.main.status.activity == "approval"
+        await pilot.press("f8", "4")  # reject
+        error = await seen.wait_event(ErrorOccurred)
+        await turns_done(app)
+        await pilot.pause()
+        assert app.main.status.activity == ""
+    assert error.message.startswith("!pwd was not run"), error.message
+    assert mock_llm.requests == []

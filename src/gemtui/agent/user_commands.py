@@ -103,7 +103,9 @@ async def run_shell_mode(
 ) -> bool:
     """``!line``: run it now, no model call; True when it ran (its output is noted)."""
     try:
-        output, code = await run_shell_line(scheduler, line, "shell mode (!)", cancel)
+        output, code = await run_shell_line(
+            scheduler, line, "shell mode (!)", cancel, shown=f"!{line}"
+        )
     except CommandError as exc:
         bus.emit(ErrorOccurred, message=str(exc), kind="warning")
         return False
