@@ -15,6 +15,7 @@ from gemtui.bus.events import (
 )
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.bridge import BusEvent
+from gemtui.tui.screens.dialogs import ConfirmScreen
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages, turns_done
 
@@ -121,6 +122,7 @@ async def test_bang_runs_without_a_model_call_and_the_next_request_has_the_outpu
         assert isinstance(found, BusEvent)
         done = found.event
         assert "alpha-file.txt" in (done.call.output or "")
+        await _answer_offer(pilot, app, "n")  # read-only commands you type: still ask
         await turns_done(app)
         assert mock_llm.requests == []  # no model call for a ! line
         prompt = app.main.prompt
@@ -282,3 +284,93 @@ async def test_a_rejected_bang_line_clears_the_status_and_names_it_as_typed(
         assert app.main.status.activity == ""
     assert error.message.startswith("!pwd was not run"), error.message
     assert mock_llm.requests == []
+
+
+async def _answer_offer(pilot: Any, app: Any, key: str) -> None:
+    """Answer the offer to let read-only commands you type run unasked (y or n)."""
+    for _ in range(50):  # it follows once the card settled
+        await pilot.pause()
+        if isinstance(app.screen, ConfirmScreen):
+            break
+    assert isinstance(app.screen, ConfirmScreen)
+    await pilot.press("f8", key)
+
+
+async def _bang(pilot: Any, app: Any, seen: Messages, line: str) -> bool:
+    """Type ``!line``; True when it asked for approval (then rejected), False when it ran
+    unasked."""
+    mark = len(seen.seen)
+    await pilot.press(*f"!{line}", "enter")
+    found = await seen.wait_for(
+        lambda m: (
+            isinstance(m, BusEvent)
+            and isinstance(m.event, ToolCallStateChanged)
+            and m.event.call.state == ToolCallState.AWAITING_APPROVAL
+        ),
+        after=mark,
+    )
+    assert isinstance(found, BusEvent)
+    # answered for the person, it is no longer pending by the time the view hears of it
+    asked = found.event.call.correlation_id in app.session.bus.pending_approvals
+    if asked:
+        await seen.wait_approvals(1, after=mark)
+        await pilot.press("f8", "4")  # reject
+    await turns_done(app)
+    await pilot.pause()
+    if app.main.prompt.shell_mode:
+        await pilot.press("!")  # leave shell mode: the next line carries its own "!"
+    return asked
+
+
+async def test_read_only_commands_you_type_can_run_unasked_and_a_write_still_asks(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """Reproduced: ``!ls`` asked every time. Offered once, allowed: ``ls`` runs unasked;
+    a second command, a redirection or a substitution still asks (real bash)."""
+    (workspace / "x").write_text("keep me\n")
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"!ls", "enter")
+        await seen.wait_approvals(1)
+        await pilot.press("f8", "1")  # allow once
+        await seen.wait_for(
+            lambda m: (
+                isinstance(m, BusEvent)
+                and isinstance(m.event, ToolCallStateChanged)
+                and m.event.call.state is ToolCallState.SUCCESS
+            )
+        )
+        await _answer_offer(pilot, app, "y")
+        await turns_done(app)
+        await pilot.pause()
+        await pilot.press("!")  # leave shell mode
+        assert app.session is not None
+        assert app.session.shell_notes.typed_read_only is True
+        assert not await _bang(pilot, app, seen, "ls -la")
+        for planted in ("ls; rm x", "ls > f", "cat $(rm x)", "./ls", "ls && rm x"):
+            assert await _bang(pilot, app, seen, planted), planted
+        assert (workspace / "x").read_text() == "keep me\n"
+        assert not (workspace / "f").exists()
+    assert mock_llm.requests == []
+
+
+async def test_control_the_planted_lines_really_write_when_allowed(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """Control: in yolo mode the same lines run, and they do delete and write."""
+    (workspace / "x").write_text("keep me\n")
+    app = make_app(make_session(mock_llm.url, workspace, approval_mode="yolo"), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"!ls > f; cat $(rm x)", "enter")
+        await seen.wait_for(
+            lambda m: (
+                isinstance(m, BusEvent)
+                and isinstance(m.event, ToolCallStateChanged)
+                and m.event.call.state.terminal
+            )
+        )
+        await turns_done(app)
+    assert (workspace / "f").exists()
+    assert not (workspace / "x").exists()

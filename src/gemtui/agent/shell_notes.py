@@ -18,6 +18,8 @@ class ShellNotes:
     """``!`` commands run since the last prompt, in the words the model will read."""
 
     pending: list[str] = field(default_factory=list)
+    typed_read_only: bool | None = None
+    """Whether read-only commands the person types run unasked (None: not offered yet)."""
 
     def add(self, line: str, output: str, code: int | None) -> None:
         result = output.rstrip() or "(no output)"
