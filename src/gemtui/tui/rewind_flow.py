@@ -79,7 +79,7 @@ def _hand_edits_screen() -> type:
         the whole rewind (Esc: None)."""
 
         def keys_line(self) -> str:
-            return "y restore them too · n keep them, rewind the rest · Esc cancel"
+            return "y restore too · n keep them, rewind the rest · Esc cancel"
 
         def action_decline(self) -> None:
             self.dismiss(None)
