@@ -17,7 +17,7 @@ from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.bridge import BusEvent
 from gemtui.tui.screens.dialogs import ConfirmScreen
 from tests.tui.conftest import make_app, make_session
-from tests.tui.helpers import Messages, turns_done
+from tests.tui.helpers import Messages, engine_started, turns_done
 
 
 def _notes(app: Any) -> list[str]:
@@ -374,3 +374,54 @@ async def test_control_the_planted_lines_really_write_when_allowed(
         await turns_done(app)
     assert (workspace / "f").exists()
     assert not (workspace / "x").exists()
+
+
+async def test_a_resumed_session_shows_bang_lines_as_cards_with_their_fences_whole(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: Any
+) -> None:
+    """Reproduced: a resumed session showed the ``!`` line and its output inside the
+    next prompt, one raw message whose code fences broke on output holding ```."""
+    from gemtui.agent.assembly import RunOptions
+    from gemtui.tui.app import GemtuiApp
+    from gemtui.tui.launch import build_app
+    from gemtui.tui.widgets.transcript_blocks import ToolBlock, UserBlock
+    from tests.tui.test_resume_shows_what_happened import _settings_for
+
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    (workspace / "notes.md").write_text("before\n```py\nx = 1\n```\nafter\n")
+    mock_llm.enqueue({"text": "I see it."})
+    options = RunOptions(workspace=workspace, approval_mode="yolo")
+    app = build_app(_settings_for(mock_llm.url), options)
+    assert isinstance(app, GemtuiApp)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await engine_started(app, seen)
+        await pilot.press(*"!cat notes.md", "enter")
+        await turns_done(app)
+        await pilot.press("!")  # leave shell mode
+        await pilot.press(*"what is here?", "enter")
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+        assert app.session is not None
+        session_id = app.session.id
+    app.close_store()
+    sent = _sent(mock_llm.requests[0])
+    assert "````\nbefore\n```py\nx = 1\n```\nafter\n````" in sent  # a fence the output can't end
+
+    resumed = build_app(
+        _settings_for(mock_llm.url),
+        RunOptions(workspace=workspace, approval_mode="yolo", resume=session_id),
+    )
+    assert isinstance(resumed, GemtuiApp)
+    seen = Messages()
+    async with resumed.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await engine_started(resumed, seen)
+        for _ in range(3):
+            await pilot.pause()
+        blocks = list(resumed.main.transcript._blocks.blocks)
+    resumed.close_store()
+    users = [b.text for b in blocks if isinstance(b, UserBlock)]
+    cards = [b.snapshot for b in blocks if isinstance(b, ToolBlock)]
+    assert users == ["what is here?"]
+    assert [c.args["command"] for c in cards] == ["cat notes.md"]
+    assert cards[0].output == "before\n```py\nx = 1\n```\nafter"
