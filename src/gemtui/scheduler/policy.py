@@ -63,9 +63,8 @@ from gemtui.scheduler.policy_rules import (
 )
 from gemtui.scheduler.policy_scopes import RememberScope, scope_label, scope_rule, scopes_for
 from gemtui.scheduler.shell_policy import decide_shell, has_command_condition
-from gemtui.scheduler.shell_scopes import shell_scope_label, shell_scope_rules, shell_scopes
+from gemtui.scheduler.shell_scopes import shell_remember_rules, shell_remember_scopes
 from gemtui.tools.base import Tool, ToolKind
-from gemtui.tools.shell_rules import rule_prefixes
 
 __all__ = [
     "BUILTIN_RULES",
@@ -305,16 +304,7 @@ class PolicyEngine:
         args = args or {}
         command = _command_of(tool, args)
         if command is not None:
-            offered = shell_scopes(command)
-            if offered:
-                chosen = scope or offered[0]
-                exact = shell_scope_rules(tool.name, command, args, self._root, chosen)
-                if exact is not None:
-                    return exact
-            return [
-                PolicyRule(PolicyDecision.ALLOW, tool_name=tool.name, command_prefix=(prefix,))
-                for prefix in rule_prefixes(command)
-            ]
+            return shell_remember_rules(tool.name, command, args, self._root, scope)
         scopes = scopes_for(tool, args, self._root)
         if scopes:
             narrow = scope_rule(tool, args, self._root, scope or scopes[0])
@@ -328,11 +318,7 @@ class PolicyEngine:
         args = args or {}
         command = _command_of(tool, args)
         if command is not None:
-            names = " | ".join(rule_prefixes(command))
-            return tuple(
-                (scope, shell_scope_label(command, args, self._root, scope, names))
-                for scope in shell_scopes(command)
-            )
+            return shell_remember_scopes(command, args, self._root)
         return tuple(
             (scope, scope_label(tool, args or {}, self._root, scope))
             for scope in scopes_for(tool, args or {}, self._root)

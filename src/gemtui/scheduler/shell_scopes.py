@@ -17,10 +17,17 @@ from typing import Any
 from gemtui.scheduler.policy_paths import normalise_path_args
 from gemtui.scheduler.policy_rules import PolicyDecision, PolicyRule
 from gemtui.scheduler.policy_scopes import SCOPES, RememberScope
-from gemtui.tools.shell_rules import root_prefix
+from gemtui.tools.shell_rules import root_prefix, rule_prefixes
 from gemtui.tools.shell_syntax import SimpleCommand, analyze
 
-__all__ = ["DESTRUCTIVE", "shell_scope_label", "shell_scope_rules", "shell_scopes"]
+__all__ = [
+    "DESTRUCTIVE",
+    "shell_remember_rules",
+    "shell_remember_scopes",
+    "shell_scope_label",
+    "shell_scope_rules",
+    "shell_scopes",
+]
 
 DESTRUCTIVE = frozenset(
     {
@@ -108,3 +115,30 @@ def shell_scope_label(
         prefixes = " | ".join(dict.fromkeys(root_prefix(c) for c in commands))
         return f"{prefixes} with any arguments, run in {where}"
     return f"{names} with any arguments, anywhere"
+
+
+def shell_remember_rules(
+    tool_name: str, command: str, args: dict[str, Any], root: Any, scope: RememberScope | None
+) -> list[PolicyRule]:
+    """What "allow for this session / always" saves for ``command``: the chosen reach of a
+    destructive one (the exact command by default), else one prefix per command."""
+    offered = shell_scopes(command)
+    if offered:
+        exact = shell_scope_rules(tool_name, command, args, root, scope or offered[0])
+        if exact is not None:
+            return exact
+    return [
+        PolicyRule(PolicyDecision.ALLOW, tool_name=tool_name, command_prefix=(prefix,))
+        for prefix in rule_prefixes(command)
+    ]
+
+
+def shell_remember_scopes(
+    command: str, args: dict[str, Any], root: Any
+) -> tuple[tuple[str, str], ...]:
+    """(scope, what it covers) for each reach offered for ``command``, the default first."""
+    names = " | ".join(rule_prefixes(command))
+    return tuple(
+        (scope, shell_scope_label(command, args, root, scope, names))
+        for scope in shell_scopes(command)
+    )
