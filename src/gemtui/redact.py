@@ -10,7 +10,8 @@ layer forgot cannot come out of another.
 Length policy. A registered value is masked whatever its length, but how it is matched
 depends on that length: 8 characters or more, anywhere it occurs (a key glued to other
 text is still a key); shorter, only where it stands as a token of its own (not inside a
-longer run of letters and digits). Without that rule a placeholder such as
+word: a run of letters and digits, also joined by ``-`` or ``_`` as in ``drwxr-xr-x`` or
+``max_x``). Without that rule a placeholder such as
 ``OPENAI_API_KEY=x`` (local servers need none) would turn every "x" of every answer into
 ``[redacted]``; with it, ``key=x``, ``"x"`` and ``?key=x&`` are still masked. Variables
 that only *look* secret (``*_TOKEN``, ``*PASSWORD``...) count from 8 characters, so
@@ -66,6 +67,8 @@ SUBSTRING_MIN = 8
 _SECRET_NAME = re.compile(r"(API_KEY|_TOKEN|SECRET|PASSWORD|_KEY|_PAT)$", re.IGNORECASE)
 _SECRET_HEADER = re.compile(r"authorization|api[-_]?key|token|secret|cookie|password", re.I)
 _WORD = "A-Za-z0-9"
+_JOINER = "-_"
+"""Inside a word (``drwxr-xr-x``, ``max_x``) these join letters; elsewhere they are punctuation."""
 
 
 def _forms(secret: str) -> set[str]:
@@ -92,8 +95,8 @@ def _alternative(form: str, bounded: bool) -> str:
     body = re.escape(form)
     if not bounded:
         return body
-    before = f"(?<![{_WORD}])" if form[0].isalnum() else ""
-    after = f"(?![{_WORD}])" if form[-1].isalnum() else ""
+    before = f"(?<![{_WORD}])(?<![{_WORD}][{_JOINER}])" if form[0].isalnum() else ""
+    after = f"(?![{_WORD}])(?![{_JOINER}][{_WORD}])" if form[-1].isalnum() else ""
     return before + body + after
 
 
@@ -109,6 +112,7 @@ class Redactor:
             for f in _forms(s):
                 forms[f] = forms.get(f, True) and bounded  # unbounded wins
         self._forms = forms
+        self._longest_bounded = max((len(f) for f, b in forms.items() if b), default=0)
         ordered = sorted(forms, key=len, reverse=True)  # longest first: no partial mask
         self._pattern = (
             re.compile("|".join(_alternative(f, forms[f]) for f in ordered)) if ordered else None
@@ -137,6 +141,9 @@ class Redactor:
                     start = i
                     break
                 i = text.find(first, i + 1)
+        if self._longest_bounded and text and text[-1] in _JOINER:
+            # a short secret just before a trailing "-" is a word's part if a letter follows
+            start = min(start, max(0, len(text) - 1 - self._longest_bounded))
         return start
 
     def split_final(self, context: str, text: str, *, end: bool = False) -> tuple[str, str]:
@@ -295,7 +302,7 @@ class StreamRedactor:
     def __init__(self) -> None:
         self._held = ""
         self._context = ""
-        """The last character written, for the token check of short secrets."""
+        """The last two characters written, for the token check of short secrets."""
 
     def feed(self, text: str) -> str:
         buf = self._held + text
@@ -311,7 +318,7 @@ class StreamRedactor:
 
     def _remember(self, raw: str) -> None:
         if raw:
-            self._context = raw[-1]
+            self._context = (self._context + raw)[-2:]
 
 
 class RedactingWriter(io.TextIOBase):

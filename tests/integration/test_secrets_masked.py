@@ -402,3 +402,42 @@ def test_sessions_list_masks_a_keyring_key_an_older_store_kept(
     assert json.loads(listed.stdout)[0]["title"] == f"old title {MASK}"
     streams = {"json": listed.stdout + listed.stderr, "table": table.stdout + table.stderr}
     assert_nothing_leaks([RING_KEY], streams=streams)
+
+
+# -- reproduced: a one-letter placeholder key masked `drwxr-xr-x` ------------------------
+
+
+def test_a_one_letter_key_is_left_inside_words_and_masked_where_it_stands_alone(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """``OPENAI_API_KEY=x`` (a local server's placeholder): real ``ls -l`` output keeps
+    its permissions; the key alone, in JSON, in a URL and after ``=`` is still masked."""
+    write_fast_config(isolated_home)
+    env = gemtui_env(isolated_home, mock_llm_thread.url) | {"OPENAI_API_KEY": "x"}
+    (workspace / "sub").mkdir()
+    (workspace / "sub").chmod(0o755)
+    answer = 'The key: x. As JSON {"key": "x"}, in a URL ?k=x&y=1, and OPENAI_API_KEY=x'
+    mock_llm_thread.enqueue(
+        {"function_calls": [{"name": "run_shell_command", "args": {"command": "ls -ld sub"}}]},
+        {"text": answer, "chunks": 7},
+    )
+    proc = run_gemtui(
+        ["-p", "list", "--yolo", "--output-format", "stream-json"], env=env, cwd=workspace
+    )
+    assert proc.returncode == 0, proc.stderr
+    sent = json.dumps(mock_llm_thread.requests[1].json)
+    assert "drwxr-xr-x" in sent  # the command really ran: its output went to the model
+    assert "drwxr-xr-x" in proc.stdout
+    assert "drwxr-xr-" + MASK not in proc.stdout
+    said = "".join(
+        e.get("content", "")
+        for e in map(json.loads, proc.stdout.splitlines())
+        if e.get("type") == "message" and e.get("role") == "assistant"
+    )
+    assert said == (
+        f'The key: {MASK}. As JSON {{"key": "{MASK}"}}, in a URL ?k={MASK}&y=1,'
+        f" and OPENAI_API_KEY={MASK}"
+    )
+    with sqlite3.connect(isolated_home / "data" / "sessions.db") as db:
+        texts = [t for (t,) in db.execute("SELECT text FROM messages")]
+    assert said in texts

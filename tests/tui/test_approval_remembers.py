@@ -8,6 +8,8 @@ from textual.widgets import Static
 
 from gemtui.bus.events import AgentFinished
 from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.bridge import BusEvent
+from gemtui.tui.widgets.approval_queue import ApprovalQueue
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages
 
@@ -107,3 +109,62 @@ async def test_an_edit_remembers_the_reach_the_person_chose(
         await pilot.press("f8", "4")
         await seen.wait_event(AgentFinished)
     assert not (workspace / "docs" / "c.md").exists()
+
+
+async def _always_then(
+    mock_llm: MockLLMServer, workspace: Path, reach_presses: int
+) -> tuple[bool, str]:
+    """Approve "always" on ``rm -f README.md`` (widened ``reach_presses`` times), then the
+    model runs ``rm -rf src``: (whether it asked, what the first preview remembered)."""
+    (workspace / "README.md").write_text("read me\n", encoding="utf-8")
+    (workspace / "src").mkdir()
+    (workspace / "src" / "app.py").write_text("print(1)\n", encoding="utf-8")
+    mock_llm.enqueue(
+        {"function_calls": [{"name": "run_shell_command", "args": {"command": "rm -f README.md"}}]},
+        {"function_calls": [{"name": "run_shell_command", "args": {"command": "rm -rf src"}}]},
+        {"text": "done"},
+    )
+    session = make_session(mock_llm.url, workspace)
+    app = make_app(session, workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"tidy up", "enter")
+        await seen.wait_approvals(1)
+        await pilot.pause()
+        queue = app.main.approvals
+        shown = str(queue.query_one(".preview-remembers", Static).render())
+        mark = len(seen.seen)
+        await pilot.press("f8", *("8" * reach_presses), "3")
+        await seen.wait_for(
+            lambda m: (
+                (isinstance(m, BusEvent) and isinstance(m.event, AgentFinished))
+                or (isinstance(m, ApprovalQueue.Changed) and m.count == 1)
+            ),
+            after=mark,
+        )
+        await pilot.pause()
+        asked = queue.current() is not None
+        if asked:
+            await pilot.press("f8", "4")
+            await seen.wait_event(AgentFinished)
+    assert not (workspace / "README.md").exists()  # the approved one really ran (real bash)
+    return asked, shown
+
+
+async def test_always_on_rm_f_readme_still_asks_for_rm_rf_src(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """Reproduced: "always" on ``rm -f README.md`` remembered every ``rm``."""
+    asked, shown = await _always_then(mock_llm, workspace, 0)
+    assert shown.startswith("session / always remember: exactly rm -f README.md")
+    assert asked
+    assert (workspace / "src" / "app.py").exists()
+
+
+async def test_widened_to_the_command_name_rm_rf_src_runs_unasked(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """Control: the plant fires when the person widens the reach to every ``rm``."""
+    asked, _shown = await _always_then(mock_llm, workspace, 2)
+    assert not asked
+    assert not (workspace / "src").exists()

@@ -15,8 +15,9 @@ from gemtui.bus.events import (
 )
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.bridge import BusEvent
+from gemtui.tui.screens.dialogs import ConfirmScreen
 from tests.tui.conftest import make_app, make_session
-from tests.tui.helpers import Messages, transcript_notices, turns_done
+from tests.tui.helpers import Messages, engine_started, transcript_notices, turns_done
 
 
 def _notes(app: Any) -> list[str]:
@@ -121,6 +122,7 @@ async def test_bang_runs_without_a_model_call_and_the_next_request_has_the_outpu
         assert isinstance(found, BusEvent)
         done = found.event
         assert "alpha-file.txt" in (done.call.output or "")
+        await _answer_offer(pilot, app, "n")  # read-only commands you type: still ask
         await turns_done(app)
         assert mock_llm.requests == []  # no model call for a ! line
         prompt = app.main.prompt
@@ -261,3 +263,165 @@ async def test_a_before_tool_hook_also_guards_commands_that_get_the_terminal(
         await turns_done(app)
         await pilot.pause()
     assert any(n == "Not run: vim notes.txt - no editors here" for n in _notes(app)), _notes(app)
+
+
+async def test_a_rejected_bang_line_clears_the_status_and_names_it_as_typed(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """Reproduced: after "reject" the status line stayed on "waiting for your approval",
+    and the notice said ``!{pwd}`` (a custom command's syntax) for ``!pwd``."""
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"!pwd", "enter")
+        await seen.wait_approvals(1)
+        await pilot.pause()
+        assert app.main.status.activity == "approval"
+        await pilot.press("f8", "4")  # reject
+        error = await seen.wait_event(ErrorOccurred)
+        await turns_done(app)
+        await pilot.pause()
+        assert app.main.status.activity == ""
+    assert error.message.startswith("!pwd was not run"), error.message
+    assert mock_llm.requests == []
+
+
+async def _answer_offer(pilot: Any, app: Any, key: str) -> None:
+    """Answer the offer to let read-only commands you type run unasked (y or n)."""
+    for _ in range(50):  # it follows once the card settled
+        await pilot.pause()
+        if isinstance(app.screen, ConfirmScreen):
+            break
+    assert isinstance(app.screen, ConfirmScreen)
+    await pilot.press("f8", key)
+
+
+async def _bang(pilot: Any, app: Any, seen: Messages, line: str) -> bool:
+    """Type ``!line``; True when it asked for approval (then rejected), False when it ran
+    unasked."""
+    mark = len(seen.seen)
+    await pilot.press(*f"!{line}", "enter")
+    found = await seen.wait_for(
+        lambda m: (
+            isinstance(m, BusEvent)
+            and isinstance(m.event, ToolCallStateChanged)
+            and m.event.call.state == ToolCallState.AWAITING_APPROVAL
+        ),
+        after=mark,
+    )
+    assert isinstance(found, BusEvent)
+    # answered for the person, it is no longer pending by the time the view hears of it
+    asked = found.event.call.correlation_id in app.session.bus.pending_approvals
+    if asked:
+        await seen.wait_approvals(1, after=mark)
+        await pilot.press("f8", "4")  # reject
+    await turns_done(app)
+    await pilot.pause()
+    if app.main.prompt.shell_mode:
+        await pilot.press("!")  # leave shell mode: the next line carries its own "!"
+    return asked
+
+
+async def test_read_only_commands_you_type_can_run_unasked_and_a_write_still_asks(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """Reproduced: ``!ls`` asked every time. Offered once, allowed: ``ls`` runs unasked;
+    a second command, a redirection or a substitution still asks (real bash)."""
+    (workspace / "x").write_text("keep me\n")
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"!ls", "enter")
+        await seen.wait_approvals(1)
+        await pilot.press("f8", "1")  # allow once
+        await seen.wait_for(
+            lambda m: (
+                isinstance(m, BusEvent)
+                and isinstance(m.event, ToolCallStateChanged)
+                and m.event.call.state is ToolCallState.SUCCESS
+            )
+        )
+        await _answer_offer(pilot, app, "y")
+        await turns_done(app)
+        await pilot.pause()
+        await pilot.press("!")  # leave shell mode
+        assert app.session is not None
+        assert app.session.shell_notes.typed_read_only is True
+        assert not await _bang(pilot, app, seen, "ls -la")
+        for planted in ("ls; rm x", "ls > f", "cat $(rm x)", "./ls", "ls && rm x"):
+            assert await _bang(pilot, app, seen, planted), planted
+        assert (workspace / "x").read_text() == "keep me\n"
+        assert not (workspace / "f").exists()
+    assert mock_llm.requests == []
+
+
+async def test_control_the_planted_lines_really_write_when_allowed(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """Control: in yolo mode the same lines run, and they do delete and write."""
+    (workspace / "x").write_text("keep me\n")
+    app = make_app(make_session(mock_llm.url, workspace, approval_mode="yolo"), workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await pilot.press(*"!ls > f; cat $(rm x)", "enter")
+        await seen.wait_for(
+            lambda m: (
+                isinstance(m, BusEvent)
+                and isinstance(m.event, ToolCallStateChanged)
+                and m.event.call.state.terminal
+            )
+        )
+        await turns_done(app)
+    assert (workspace / "f").exists()
+    assert not (workspace / "x").exists()
+
+
+async def test_a_resumed_session_shows_bang_lines_as_cards_with_their_fences_whole(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: Any
+) -> None:
+    """Reproduced: a resumed session showed the ``!`` line and its output inside the
+    next prompt, one raw message whose code fences broke on output holding ```."""
+    from gemtui.agent.assembly import RunOptions
+    from gemtui.tui.app import GemtuiApp
+    from gemtui.tui.launch import build_app
+    from gemtui.tui.widgets.transcript_blocks import ToolBlock, UserBlock
+    from tests.tui.test_resume_shows_what_happened import _settings_for
+
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    (workspace / "notes.md").write_text("before\n```py\nx = 1\n```\nafter\n")
+    mock_llm.enqueue({"text": "I see it."})
+    options = RunOptions(workspace=workspace, approval_mode="yolo")
+    app = build_app(_settings_for(mock_llm.url), options)
+    assert isinstance(app, GemtuiApp)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await engine_started(app, seen)
+        await pilot.press(*"!cat notes.md", "enter")
+        await turns_done(app)
+        await pilot.press("!")  # leave shell mode
+        await pilot.press(*"what is here?", "enter")
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+        assert app.session is not None
+        session_id = app.session.id
+    app.close_store()
+    sent = _sent(mock_llm.requests[0])
+    assert "````\nbefore\n```py\nx = 1\n```\nafter\n````" in sent  # a fence the output can't end
+
+    resumed = build_app(
+        _settings_for(mock_llm.url),
+        RunOptions(workspace=workspace, approval_mode="yolo", resume=session_id),
+    )
+    assert isinstance(resumed, GemtuiApp)
+    seen = Messages()
+    async with resumed.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await engine_started(resumed, seen)
+        for _ in range(3):
+            await pilot.pause()
+        blocks = list(resumed.main.transcript._blocks.blocks)
+    resumed.close_store()
+    users = [b.text for b in blocks if isinstance(b, UserBlock)]
+    cards = [b.snapshot for b in blocks if isinstance(b, ToolBlock)]
+    assert users == ["what is here?"]
+    assert [c.args["command"] for c in cards] == ["cat notes.md"]
+    assert cards[0].output == "before\n```py\nx = 1\n```\nafter"

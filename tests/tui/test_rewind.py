@@ -219,9 +219,20 @@ async def test_mcp_view_says_servers_run_sandboxed_without_network(
         assert "network = true" in note
 
 
+@pytest.mark.parametrize(
+    ("answer", "after"),
+    [
+        ("y", ORIGINAL),
+        ("n", {**ORIGINAL, "app.py": b"print('by hand')\n"}),
+        ("escape", {**CHANGED, "app.py": b"print('by hand')\n"}),
+    ],
+    ids=["restore-too", "keep-them-rewind-the-rest", "esc-cancels"],
+)
 async def test_a_file_changed_by_hand_since_is_asked_about_first(
-    mock_llm: MockLLMServer, workspace: Path
+    mock_llm: MockLLMServer, workspace: Path, answer: str, after: dict[str, bytes]
 ) -> None:
+    """Reproduced: "n" cancelled the whole rewind; it keeps the hand edit and rewinds the
+    rest (the agent's own new file and deletion); only Esc cancels."""
     from gemtui.tui.screens.dialogs import ConfirmScreen
 
     for name, data in ORIGINAL.items():
@@ -238,15 +249,56 @@ async def test_a_file_changed_by_hand_since_is_asked_about_first(
         preview = await _choose(pilot, app, 2)
         assert preview.startswith("changed by hand since, restored too: app.py")
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("n")
+        await pilot.press(answer)
         await pilot.pause()
-        assert (workspace / "app.py").read_bytes() == b"print('by hand')\n"
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert _files(workspace) == after
+
+
+async def test_the_list_leaves_out_prompts_a_conversation_rewind_removed(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    """Reproduced: after rewinding the conversation to before "change things", the list
+    still offered it (and its files); the prompt sent again is offered once more."""
+    for name, data in ORIGINAL.items():
+        (workspace / name).write_bytes(data)
+    _enqueue(mock_llm)
+    session = make_session(mock_llm.url, workspace, approval_mode="yolo")
+    app = make_app(session, workspace)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await _two_prompts(pilot, seen)
         await pilot.press(*"/rewind", "enter")
         await pilot.pause()
-        await _choose(pilot, app, 2)
-        await pilot.press("y")
+        await _choose(pilot, app, 1)  # the conversation only: the files stay changed
+        assert _files(workspace) == CHANGED
+        assert app.main.prompt.text == "change things"
+        app.main.prompt.text = ""
+        await pilot.press(*"/rewind", "enter")
         await pilot.pause()
-        assert _files(workspace) == ORIGINAL
+        assert isinstance(app.screen, RewindScreen)
+        listing = app.screen.query_one("#rewind-list", OptionList)
+        assert "No prompt of this session" in str(listing.get_option_at_index(0).prompt)
+        await pilot.press("escape")
+        await pilot.pause()
+        mock_llm.enqueue(
+            {
+                "function_calls": [
+                    {"name": "write_file", "args": {"file_path": "again.py", "content": "A\n"}}
+                ]
+            },
+            {"text": "again"},
+        )
+        mark = len(seen.seen)
+        await pilot.press(*"change things", "enter")
+        await seen.wait_event(AgentFinished, after=mark)
+        await pilot.pause()
+        await pilot.press(*"/rewind", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, RewindScreen)
+        listing = app.screen.query_one("#rewind-list", OptionList)
+        assert listing.option_count == 1
+        assert "again.py" in str(listing.get_option_at_index(0).prompt)
 
 
 async def test_the_preview_names_a_file_it_leaves_as_is_and_reads_a_bounded_diff(

@@ -263,3 +263,61 @@ async def test_a_delegation_run_headless_resumes_with_its_card_expanding_into_th
     assert "KOALA-WORD" not in folded_again
     assert by_agent["generalist"][0] == 81  # the usage pane's agent line comes back too
     assert len(per_turn) == 2  # and the conversation's turns stay its own
+
+
+REPORT = {
+    "summary": "The parser lives in one module.",
+    "relevant_files": [{"path": "src/parse.py", "why": "where tokens are read"}],
+    "next_steps": ["add a test for empty input"],
+}
+
+
+async def test_an_investigation_report_shows_as_summary_and_files_live_and_resumed(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reproduced: the delegation card showed the report as raw JSON; the model still
+    gets the JSON."""
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    mock_llm.enqueue(
+        {
+            "function_calls": [
+                {"name": "codebase_investigator", "args": {"task": "look"}, "id": "p1"}
+            ]
+        },
+        {"function_calls": [{"name": "complete_task", "args": {"output": REPORT}}]},
+        {"text": "Done."},
+    )
+    app = build_app(_settings_for(mock_llm.url), RunOptions(workspace=workspace))
+    assert isinstance(app, GemtuiApp)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await engine_started(app, seen)
+        await pilot.press(*"delegate", "enter")
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+        app.main.transcript.toggle_tool("p1")
+        await pilot.pause()
+        live = _screen(app)
+        assert app.session is not None
+        session_id = app.session.id
+    app.close_store()
+    sent = json.dumps(mock_llm.requests[-1].json)
+    assert "relevant_files" in sent  # the model got the structured report
+    app = build_app(_settings_for(mock_llm.url), RunOptions(workspace=workspace, resume=session_id))
+    assert isinstance(app, GemtuiApp)
+    seen = Messages()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await engine_started(app, seen)
+        for _ in range(3):
+            await pilot.pause()
+        app.main.transcript.toggle_tool("p1")
+        await pilot.pause()
+        resumed = _screen(app)
+    app.close_store()
+    for screen in (live, resumed):
+        assert "│ The parser lives in one module." in screen
+        assert "│ Files:" in screen
+        assert "│   src/parse.py - where tokens are read" in screen
+        assert "│   - add a test for empty input" in screen
+        assert '"relevant_files"' not in screen
+        assert '"summary"' not in screen

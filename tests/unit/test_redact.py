@@ -39,7 +39,16 @@ def test_a_short_secret_is_masked_as_a_token_not_inside_other_words() -> None:
     register("x")
     assert redact("box x = 1, max(x)") == f"box {MASK} = 1, max({MASK})"
     register("ab")
-    assert redact("about abc ab-1 xab") == f"about abc {MASK}-1 xab"
+    assert redact("about abc ab-1 xab -ab ab- _ab") == f"about abc ab-1 xab -{MASK} {MASK}- _{MASK}"
+
+
+def test_a_short_secret_joined_into_a_word_by_hyphens_or_underscores_is_left() -> None:
+    """``ls -l`` output with a one-letter placeholder key: the permissions stay readable."""
+    register("x")
+    listing = "drwxr-xr-x 2 me me 4096 x-ray max_x x_y"
+    assert redact(listing) == listing
+    assert redact("key=x, key-x") == f"key={MASK}, key-x"
+    assert redact("--token x; -x") == f"--token {MASK}; -{MASK}"
 
 
 def test_a_long_secret_is_masked_even_glued_to_other_text() -> None:
@@ -103,7 +112,9 @@ _SECRETS = ["AIzaSyPROP0123456789", "q9", "x/y+z=="]
 @settings(max_examples=300, deadline=None)
 @given(
     words=st.lists(
-        st.one_of(st.sampled_from([*_SECRETS, " ", ",", "a", "q", "AIza", "x/"]), st.text()),
+        st.one_of(
+            st.sampled_from([*_SECRETS, " ", ",", "a", "q", "AIza", "x/", "-", "_"]), st.text()
+        ),
         max_size=30,
     ),
     cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=8),

@@ -25,6 +25,7 @@ __all__ = [
     "book_for",
     "history_before_prompt",
     "prompt_points",
+    "still_in_conversation",
 ]
 
 log = logging.getLogger(__name__)
@@ -145,3 +146,17 @@ def history_before_prompt(history: list[Content], prompt: str) -> int | None:
         if any(t == prompt or prompt in t for t in texts):
             return index
     return None
+
+
+def still_in_conversation(points: list[PromptPoint], history: list[Content]) -> list[PromptPoint]:
+    """``points`` (newest first) without the prompts a conversation rewind took away.
+
+    A rewind removes the newest prompts, so the leading run of points whose prompt is no
+    longer in the history goes. A ``/compress`` removes the oldest ones instead: those
+    stay behind the newest prompt still there (their code can still be rewound; so can
+    any point with ``gemtui rewind``).
+    """
+    for index, point in enumerate(points):
+        if history_before_prompt(history, point.prompt) is not None:
+            return points[index:]
+    return []

@@ -49,6 +49,19 @@ class InvestigationReport(BaseModel):
     relevant_files: list[RelevantFile] = Field(default_factory=list)
     next_steps: list[str] = Field(default_factory=list)
 
+    def shown(self) -> str:
+        """The report as a person reads it on the delegation card (the model gets JSON)."""
+        lines = [self.summary.strip()]
+        if self.relevant_files:
+            lines += ["", "Files:"]
+            lines += [
+                f"  {f.path} - {f.why}" if f.why else f"  {f.path}" for f in self.relevant_files
+            ]
+        if self.next_steps:
+            lines += ["", "Next steps:"]
+            lines += [f"  - {step}" for step in self.next_steps]
+        return "\n".join(lines)
+
 
 class SubagentRunner(Protocol):
     """What runs a delegated task (the session's ``Subagents``)."""

@@ -350,7 +350,8 @@ def _result(definition: AgentDefinition, done: AgentFinished) -> ToolResult:
     }
     if done.reason == TerminateReason.GOAL and done.output is not None:
         text = _report_text(done.output)
-        return ToolResult(llm_content=text, display=text, data=data)
+        shown = done.output.shown() if isinstance(done.output, InvestigationReport) else text
+        return ToolResult(llm_content=text, display=shown, data=data)
     why = done.error or str(done.reason)
     said = done.text.strip()
     tail = f" What it said last: {said[-2000:]}" if said else ""

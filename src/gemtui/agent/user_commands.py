@@ -19,9 +19,12 @@ from typing import TYPE_CHECKING
 
 from gemtui.agent.shell_notes import ShellNotes
 from gemtui.bus import AgentFinished, ErrorOccurred, TerminateReason
+from gemtui.bus.events import ToolCallState, ToolCallStateChanged
+from gemtui.bus.values import ApprovalDecision, Decision
 from gemtui.commands import CommandError, command_dirs, expand_command, load_commands
 from gemtui.commands.session_runner import SchedulerCommandRunner, run_shell_line
 from gemtui.store.titles import SHELL_MODE
+from gemtui.tools.shell_read_only import typed_read_only
 
 if TYPE_CHECKING:
     import asyncio
@@ -108,14 +111,48 @@ async def run_shell_mode(
     line: str,
     cancel: asyncio.Event | None,
 ) -> bool:
-    """``!line``: run it now, no model call; True when it ran (its output is noted)."""
+    """``!line``: run it now, no model call; True when it ran (its output is noted).
+
+    When the person allowed read-only commands they type (``notes.typed_read_only``) and
+    ``line`` is one (``typed_read_only``), its approval is answered at once: only this
+    call's, the one with this very command, while no model turn runs.
+    """
+    unsubscribe = (
+        _answer_for_the_person(bus, line)
+        if notes.typed_read_only and typed_read_only(line)
+        else None
+    )
     try:
-        output, code = await run_shell_line(scheduler, line, SHELL_MODE, cancel)
+        output, code = await run_shell_line(scheduler, line, SHELL_MODE, cancel, shown=f"!{line}")
     except CommandError as exc:
         bus.emit(ErrorOccurred, message=str(exc), kind="warning")
         return False
+    finally:
+        if unsubscribe is not None:
+            unsubscribe()
     notes.add(line, output, code)
     return True
+
+
+SHELL_MODE_DESCRIPTION = SHELL_MODE
+
+
+def _answer_for_the_person(bus: EventBus, line: str) -> Callable[[], None]:
+    """Allow once the approval of the ``!`` call running ``line``; returns the unsubscribe."""
+
+    def seen(event: object) -> None:
+        if not isinstance(event, ToolCallStateChanged):
+            return
+        call = event.call
+        if (
+            call.state == ToolCallState.AWAITING_APPROVAL
+            and call.correlation_id
+            and call.args.get("command") == line
+            and call.args.get("description") == SHELL_MODE_DESCRIPTION
+        ):
+            bus.decide(call.correlation_id, Decision(ApprovalDecision.ALLOW_ONCE))
+
+    return bus.subscribe(seen)
 
 
 async def terminal_verdict(

@@ -77,6 +77,8 @@ class RewindResult:
     saved: Checkpoint
     """The checkpoint of what the rewind replaced: rewinding to it undoes the rewind."""
     report: RestoreReport
+    kept: list[str] = field(default_factory=list)
+    """Files changed by hand since, left as they are (``keep_by_hand``)."""
 
 
 def _target_states(
@@ -125,10 +127,20 @@ def plan_rewind(book: CheckpointBook, point_id: str) -> RewindPlan:
         return _plan(book, point_id)
 
 
-def rewind(book: CheckpointBook, point_id: str, *, session: str = "") -> RewindResult:
-    """Put every file back as it was before ``point_id``'s tool ran, in every root."""
+def rewind(
+    book: CheckpointBook, point_id: str, *, session: str = "", keep_by_hand: bool = False
+) -> RewindResult:
+    """Put every file back as it was before ``point_id``'s tool ran, in every root;
+    ``keep_by_hand``: all but the files changed by hand since (the person said keep them)."""
     with book.repo.locked():
         plan = _plan(book, point_id)
+        kept: list[str] = []
+        if keep_by_hand:
+            for root in plan.roots:
+                hand = set(root.by_hand)
+                kept += [root.shown(p) for p in root.by_hand]
+                root.changes = [c for c in root.changes if c.path not in hand]
+                root.by_hand = []
         main = plan.roots[0].current
         saved = Checkpoint(
             id=uuid.uuid4().hex[:10],
@@ -155,4 +167,4 @@ def rewind(book: CheckpointBook, point_id: str, *, session: str = "") -> RewindR
             report.removed += [root.shown(p) for p in done.removed]
             report.failed += [root.shown(p) for p in done.failed]
         book.record_after(saved)
-        return RewindResult(plan, saved, report)
+        return RewindResult(plan, saved, report, kept)

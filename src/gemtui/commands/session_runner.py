@@ -18,19 +18,27 @@ __all__ = ["SchedulerCommandRunner", "run_shell_line"]
 
 
 async def run_shell_line(
-    scheduler: ToolScheduler, line: str, description: str, cancel: asyncio.Event | None
+    scheduler: ToolScheduler,
+    line: str,
+    description: str,
+    cancel: asyncio.Event | None,
+    *,
+    shown: str | None = None,
 ) -> tuple[str, int | None]:
     """Run one shell line as a ``run_shell_command`` call: the policy decides, the person
-    approves when asked, the card shows it. Raises ``CommandError`` unless it ran."""
+    approves when asked, the card shows it. Raises ``CommandError`` unless it ran; its
+    message names the line as the person wrote it (``shown``: ``!pwd``; else ``!{pwd}``,
+    a custom command's syntax)."""
+    shown = shown or f"!{{{line}}}"
     call = FunctionCall(
         name="run_shell_command", args={"command": line, "description": description}
     )
     result = await scheduler.run([call], cancel=cancel)
     snap = result.snapshots[0]
     if result.cancelled or snap.state == ToolCallState.CANCELLED:
-        raise CommandError(f"!{{{line}}} was cancelled")
+        raise CommandError(f"{shown} was cancelled")
     if snap.state != ToolCallState.SUCCESS:
-        raise CommandError(f"!{{{line}}} was not run: {snap.error or snap.state}")
+        raise CommandError(f"{shown} was not run: {snap.error or snap.state}")
     answer = next(
         (
             p.function_response.response.get("output", "")

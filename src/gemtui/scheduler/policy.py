@@ -63,8 +63,8 @@ from gemtui.scheduler.policy_rules import (
 )
 from gemtui.scheduler.policy_scopes import RememberScope, scope_label, scope_rule, scopes_for
 from gemtui.scheduler.shell_policy import decide_shell, has_command_condition
+from gemtui.scheduler.shell_scopes import shell_remember_rules, shell_remember_scopes
 from gemtui.tools.base import Tool, ToolKind
-from gemtui.tools.shell_rules import rule_prefixes
 
 __all__ = [
     "BUILTIN_RULES",
@@ -296,17 +296,15 @@ class PolicyEngine:
 
         A shell command gets one prefix rule per visible simple command's root (``git
         status``, ``npm test``, ``ls``; never an assignment such as ``CI=1``), exactly the
-        prefixes the approval preview lists. An edit gets a rule for its file, its folder
-        or every call (``scope``; the narrowest, the file, when not given); any other tool
-        gets a rule for its name.
+        prefixes the approval preview lists; a destructive one (``rm``) gets the exact
+        command unless ``scope`` widens it (``shell_scopes``). An edit gets a rule for its
+        file, its folder or every call (``scope``; the narrowest, the file, when not
+        given); any other tool gets a rule for its name.
         """
         args = args or {}
         command = _command_of(tool, args)
         if command is not None:
-            return [
-                PolicyRule(PolicyDecision.ALLOW, tool_name=tool.name, command_prefix=(prefix,))
-                for prefix in rule_prefixes(command)
-            ]
+            return shell_remember_rules(tool.name, command, args, self._root, scope)
         scopes = scopes_for(tool, args, self._root)
         if scopes:
             narrow = scope_rule(tool, args, self._root, scope or scopes[0])
@@ -316,7 +314,11 @@ class PolicyEngine:
 
     def remember_scopes(self, tool: Tool, args: dict[str, Any]) -> tuple[tuple[str, str], ...]:
         """(scope, what it covers) for each reach an approval of this call may choose,
-        narrowest first; () when the call has one reach only."""
+        the default first; () when the call has one reach only."""
+        args = args or {}
+        command = _command_of(tool, args)
+        if command is not None:
+            return shell_remember_scopes(command, args, self._root)
         return tuple(
             (scope, scope_label(tool, args or {}, self._root, scope))
             for scope in scopes_for(tool, args or {}, self._root)

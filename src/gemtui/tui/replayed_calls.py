@@ -4,14 +4,48 @@ with an error", which would make a rejected or cancelled call read "failed")."""
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from gemtui.bus.events import ApprovalDecision, Refusal, ToolCallSnapshot, ToolCallState
 from gemtui.wire import Content, FunctionCall
 
-__all__ = ["replayed_call", "subagent_calls", "subagent_words"]
+__all__ = ["replayed_call", "shell_cards", "subagent_calls", "subagent_words"]
+
+_SHELL_IDS = itertools.count(1)
+
+
+def shell_cards(content: Content, show: Callable[[ToolCallSnapshot], object]) -> str:
+    """A saved prompt's typed text; each ``!`` line it carried goes to ``show`` as the
+    card the live run had (not as raw text with its fences in the prompt)."""
+    from gemtui.agent.shell_notes import read_note
+    from gemtui.wire.attachments import ATTACHED_MARK
+
+    typed: list[str] = []
+    for part in content.parts:
+        if part.text == ATTACHED_MARK:
+            break  # attached files are for the model, not shown
+        if not part.text or part.thought:
+            continue
+        note = read_note(part.text)
+        if note is None:
+            typed.append(part.text)
+            continue
+        line, output, code = note
+        show(
+            ToolCallSnapshot(
+                call_id=f"!{next(_SHELL_IDS)}",
+                name="run_shell_command",
+                args={"command": line, "description": "shell mode (!)"},
+                state=ToolCallState.SUCCESS,
+                kind="execute",
+                output=output,
+                exit_code=code,
+            )
+        )
+    return "".join(typed)
 
 
 def _enum(kind: Any, value: Any) -> Any:

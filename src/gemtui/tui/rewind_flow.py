@@ -71,6 +71,22 @@ def plan_diff(book: CheckpointBook, plan: RewindPlan, limit: int = _DIFF_LIMIT) 
     return "".join(chunks)
 
 
+def _hand_edits_screen() -> type:
+    from gemtui.tui.screens.dialogs import ConfirmScreen
+
+    class HandEditsScreen(ConfirmScreen):
+        """Restore the hand edits too (y), keep them and rewind the rest (n), or cancel
+        the whole rewind (Esc: None)."""
+
+        def keys_line(self) -> str:
+            return "y restore too · n keep them, rewind the rest · Esc cancel"
+
+        def action_decline(self) -> None:
+            self.dismiss(None)
+
+    return HandEditsScreen
+
+
 def open_rewind(app: AppSurface) -> None:
     """Open the rewind screen for the running session."""
     session = app.session
@@ -83,12 +99,12 @@ def open_rewind(app: AppSurface) -> None:
     if checkpoints is None:
         app.notify("Checkpoints are off ([checkpoints] enabled = false).", severity="warning")
         return
-    from gemtui.agent.checkpointing import prompt_points
+    from gemtui.agent.checkpointing import prompt_points, still_in_conversation
     from gemtui.checkpoints import plan_rewind
     from gemtui.tui.screens.rewind import RewindScreen, preview_text
 
     book = checkpoints.book
-    points = prompt_points(book.all(), session.id)
+    points = still_in_conversation(prompt_points(book.all(), session.id), list(session.history))
 
     def preview(point: PromptPoint) -> str:
         plan = plan_rewind(book, point.checkpoint)
@@ -103,18 +119,17 @@ def open_rewind(app: AppSurface) -> None:
         if not by_hand:
             _apply(app, session, book, choice)
             return
-        from gemtui.tui.screens.dialogs import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
-            if yes:
-                _apply(app, session, book, choice)
-            else:
+            if yes is None:  # Esc: the person backed out of the whole rewind
                 app.notify("Rewind cancelled: nothing was changed.")
+            else:  # n rewinds the rest and keeps the hand edits
+                _apply(app, session, book, choice, keep_by_hand=not yes)
 
         app.push_screen(
-            ConfirmScreen(
+            _hand_edits_screen()(
                 f"{len(by_hand)} file(s) were changed by hand since; restore them too?",
-                detail="\n".join(by_hand) + "\n\ny restores them (the rewind can be undone)",
+                detail="\n".join(by_hand) + "\n\n(the rewind can be undone)",
                 on_purpose=True,  # asked right after the person chose the point with Enter
             ),
             answered,
@@ -123,15 +138,26 @@ def open_rewind(app: AppSurface) -> None:
     app.push_screen(RewindScreen(points, preview), chosen)
 
 
-def _apply(app: AppSurface, session: Session, book: CheckpointBook, choice: RewindChoice) -> None:
+def _apply(
+    app: AppSurface,
+    session: Session,
+    book: CheckpointBook,
+    choice: RewindChoice,
+    *,
+    keep_by_hand: bool = False,
+) -> None:
     from gemtui.agent.checkpointing import history_before_prompt
     from gemtui.checkpoints import rewind
 
     said: list[str] = []
     if choice.mode in ("code", "both"):
-        result = rewind(book, choice.point.checkpoint, session=session.id)
+        result = rewind(
+            book, choice.point.checkpoint, session=session.id, keep_by_hand=keep_by_hand
+        )
         changed = len(result.report.restored) + len(result.report.removed)
         said.append(f"{changed} file(s) put back (undo: gemtui rewind {result.saved.id})")
+        if result.kept:
+            said.append(f"kept as you changed them: {', '.join(result.kept)}")
         if result.report.failed:
             said.append(f"not restored: {', '.join(result.report.failed)}")
         if result.plan.left:

@@ -30,11 +30,44 @@ __all__ = ["run_shell_line"]
 
 async def run_shell_line(app: AppSurface, line: str) -> None:
     """Run one ``!`` line (the ``!`` already taken off)."""
-    assert app.session is not None
+    session = app.session
+    assert session is not None
     if needs_terminal(line):
         await _run_on_terminal(app, line)
-    elif await app.session.run_shell(line):
+        return
+    offer = session.shell_notes.typed_read_only is None and _asks(app, line)
+    if await session.run_shell(line):
         app.notify("Done; the model sees the output with your next prompt.", timeout=4)
+        if offer:
+            await _offer_read_only(app)
+
+
+def _asks(app: AppSurface, line: str) -> bool:
+    """Whether ``line`` is a read-only command the policy would ask about."""
+    from gemtui.tools.shell_read_only import typed_read_only
+
+    session = app.session
+    tool = session.registry.get("run_shell_command") if session is not None else None
+    if session is None or tool is None or not typed_read_only(line):
+        return False
+    verdict = session.policy.decide(tool, {"command": line}, session.approval_mode)
+    return str(verdict.decision) == "ask_user"
+
+
+async def _offer_read_only(app: AppSurface) -> None:
+    """Once a session: let read-only commands the person types run without asking."""
+    from gemtui.tui.screens.dialogs import ConfirmScreen
+
+    session = app.session
+    assert session is not None
+    yes = await app.push_screen_wait(
+        ConfirmScreen(
+            "Allow read-only commands you type (! ls, cat, grep…) without asking?",
+            detail="For this session. A command that could write, delete or run another "
+            "(; > $( ) still asks; commands the model runs are not affected.",
+        )  # it appears by itself: a key typed ahead must not answer it (F8 first)
+    )
+    session.shell_notes.typed_read_only = bool(yes)
 
 
 @contextlib.contextmanager

@@ -113,7 +113,48 @@ def test_a_top_level_file_reaches_the_workspace_not_beyond(tmp_path: Path) -> No
 def test_no_reach_to_choose_outside_the_workspace(tmp_path: Path) -> None:
     engine = PolicyEngine(workspace_root=tmp_path)
     assert engine.remember_scopes(WRITE, {"file_path": "/etc/hosts"}) == ()
-    assert engine.remember_scopes(SHELL, {"command": "ls"}) == ()
+    assert engine.remember_scopes(SHELL, {"command": "ls -la"}) == ()
+
+
+def _shell(engine: PolicyEngine, command: str, where: str | None = None) -> PolicyDecision:
+    args = {"command": command} | ({"dir_path": where} if where else {})
+    return engine.decide(SHELL, args, "default").decision
+
+
+def test_a_destructive_command_remembers_the_exact_command_unless_widened(
+    tmp_path: Path,
+) -> None:
+    """Reproduced: "always" on ``rm -f README.md`` allowed every ``rm``."""
+    (tmp_path / "src").mkdir()
+    engine = PolicyEngine(workspace_root=tmp_path)
+    call = {"command": "rm -f README.md"}
+    assert [s for s, _ in engine.remember_scopes(SHELL, call)] == ["file", "folder", "every"]
+    engine.allow_always(SHELL, call)
+    assert _shell(engine, "rm -f README.md") is ALLOW
+    for other in ("rm -rf src", "rm -f README.md src", "rm -f README.md; rm -rf src"):
+        assert _shell(engine, other) is ASK, other
+    assert _shell(engine, "rm -f README.md", "src") is ASK  # another folder, another file
+    engine.allow_for_session(SHELL, call, "folder")
+    assert _shell(engine, "rm -rf src") is ALLOW
+    assert _shell(engine, "rm -rf x", "src") is ASK  # another folder
+    engine.allow_for_session(SHELL, call, "every")
+    assert _shell(engine, "rm -rf x", "src") is ALLOW
+
+
+def test_always_on_a_destructive_command_with_a_hidden_word_allows_no_other(
+    tmp_path: Path,
+) -> None:
+    engine = PolicyEngine(workspace_root=tmp_path)
+    engine.allow_always(SHELL, {"command": "rm -f $(cat list)"})
+    for other in ("rm -f $(cat list)", "rm -rf src", "rm x"):
+        assert _shell(engine, other) is ASK, other
+
+
+def test_a_harmless_command_still_remembers_its_name_by_default(tmp_path: Path) -> None:
+    engine = PolicyEngine(workspace_root=tmp_path)
+    assert engine.remember_scopes(SHELL, {"command": "ls -la"}) == ()
+    engine.allow_for_session(SHELL, {"command": "ls -la"})
+    assert _shell(engine, "ls src") is ALLOW
 
 
 def test_an_always_reach_is_saved_and_holds_after_a_restart(tmp_path: Path) -> None:

@@ -143,6 +143,8 @@ class StatusLine(Widget):
             self._settle("tool")
         elif self.turn_started is not None:
             self._settle("waiting")
+        elif self.activity in ("approval", "tool"):  # a ``!`` line: no model call follows
+            self._settle("")
 
     def compression_started(self) -> None:
         """/compress runs: a model call the person waits for, with its clock."""

@@ -322,8 +322,7 @@ class Transcript(TranscriptText, can_focus=True):
         said by the call that started it, fills its card as the live one was filled)."""
         # Only a resumed session replays: these bring pydantic's wire types, which the
         # first frame of a new session has no use for (issue 26).
-        from gemtui.tui.replayed_calls import replayed_call, subagent_calls
-        from gemtui.wire.attachments import typed_text
+        from gemtui.tui.replayed_calls import replayed_call, shell_cards, subagent_calls
         from gemtui.wire.cancel_note import is_cancel_note
 
         responses = {
@@ -335,7 +334,7 @@ class Transcript(TranscriptText, can_focus=True):
         known = {k for k in responses if k}
         for content in history:
             if content.role == "user":
-                text = typed_text(content)  # attached files are for the model, not shown
+                text = shell_cards(content, self.upsert_tool)  # `!` lines: cards, as live
                 if is_cancel_note(content):  # the prompt before it was cancelled
                     self.mark_cancelled()
                 elif text:
