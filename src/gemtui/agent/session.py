@@ -34,7 +34,6 @@ from gemtui.agent.skill_tool import ACTIVATE_SKILL, SessionSkills
 from gemtui.agent.subagents import SubagentParent, Subagents
 from gemtui.bus import (
     AgentFinished,
-    ErrorOccurred,
     Event,
     EventBus,
     HistoryAppended,
@@ -50,7 +49,6 @@ from gemtui.config.settings import Settings
 from gemtui.hooks.model_hooks import model_hooks
 from gemtui.providers.retry import RetryingGenerator
 from gemtui.providers.tool_guidance import compact_declarations
-from gemtui.tools.allowance import Allowance
 from gemtui.tools.sandbox_places import HOME_RUN_LATER, home_places
 from gemtui.wire import Part
 
@@ -138,12 +136,7 @@ class Session:
             edit_fixer=settings.tools.edit_fixer,
             lsp=self.lsp,
             memory_file=config_dir() / "GEMINI.md",
-            web_searches=Allowance(
-                settings.tools.max_web_searches,
-                "web searches",
-                "[tools] max_web_searches",
-                on_reached=lambda said: self.bus.emit(ErrorOccurred, message=said, kind="warning"),
-            ),
+            web_searches=parts.web_search_allowance(settings, self.bus),
         )
         self.hooks = session_hooks.build_hooks(
             self.workspace.root,
@@ -344,6 +337,10 @@ class Session:
             self.registry, self.policy, hooks, self.approval_mode, line
         )
 
+    def typed_line_asks(self, line: str) -> bool:
+        """Whether the policy would ask before ``!line`` runs (the read-only offer)."""
+        return user_commands.typed_line_asks(self.registry, self.policy, self.approval_mode, line)
+
     def terminal_command(self, line: str) -> user_commands.TerminalRun:
         """How ``line`` runs with the terminal handed over (in the sandbox under ``-s``)."""
         return user_commands.terminal_command(self.tool_context.sandbox, line)
@@ -384,15 +381,10 @@ class Session:
             self.account.bind(provider.generator)
             self.limits.bind(provider.generator)
             self.chat.generator = provider.generator
-            self.executor.config = replace(
-                self.executor.config,
-                context_window=provider.context_window,
-                prices=dict(provider.settings.prices),
-                next_speaker=parts.next_speaker_for(self.settings, provider),
+            self.executor.config = parts.config_for_provider(
+                self.executor.config, self.settings, provider
             )
             self.executor.last_prompt_tokens = 0
-            if (budget := self.executor.config.budget) is not None:  # side calls: new prices
-                budget.prices, budget.provider = dict(provider.settings.prices), provider.name
             self.groundwork.redo()  # the new provider's window decides
             await old.generator.aclose()
         if model != before and not self._prompted:  # the groundwork was for the model before

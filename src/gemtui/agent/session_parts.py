@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from gemtui.agent.checkpointing import SessionCheckpoints
     from gemtui.agent.context_files import ContextFiles
     from gemtui.agent.error_text import ErrorContext
+    from gemtui.agent.executor import ExecutorConfig
     from gemtui.agent.next_speaker import NextSpeakerCheck
     from gemtui.agent.provider_choice import ResolvedProvider
     from gemtui.agent.router import ModelRouter
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from gemtui.providers.base import ContentGenerator
     from gemtui.providers.retry import RetryNotice
     from gemtui.scheduler import PolicyEngine, PolicyRule
+    from gemtui.tools.allowance import Allowance
     from gemtui.tools.netguard import FetchLimits
     from gemtui.tools.registry import ToolRegistry
     from gemtui.tools.sandbox import SandboxConfig
@@ -45,6 +47,7 @@ _PATH_ARGS = ("file_path", "dir_path", "path")
 """Tools whose path argument brings a subfolder's context files in (just in time)."""
 
 __all__ = [
+    "config_for_provider",
     "context_grows",
     "error_context",
     "fetch_limits",
@@ -58,6 +61,7 @@ __all__ = [
     "sandbox_config",
     "session_checkpoints",
     "start_model",
+    "web_search_allowance",
     "workspace_rules",
 ]
 
@@ -328,3 +332,34 @@ def one_off_stream(
             "provider does not offer; use a Gemini provider."
         )
     return generator.stream(request, model=model)
+
+
+def web_search_allowance(settings: Settings, bus: EventBus) -> Allowance:
+    """The session's web searches, its subagents' included (``[tools] max_web_searches``);
+    reaching the cap is said once, as a warning."""
+    from gemtui.bus import ErrorOccurred
+    from gemtui.tools.allowance import Allowance
+
+    return Allowance(
+        settings.tools.max_web_searches,
+        "web searches",
+        "[tools] max_web_searches",
+        on_reached=lambda said: bus.emit(ErrorOccurred, message=said, kind="warning"),
+    )
+
+
+def config_for_provider(
+    config: ExecutorConfig, settings: Settings, provider: ResolvedProvider
+) -> ExecutorConfig:
+    """The executor's config once ``provider`` answers: its window, prices and
+    next-speaker check; the budget counts side calls at its prices from now on."""
+    from dataclasses import replace
+
+    if (budget := config.budget) is not None:
+        budget.prices, budget.provider = dict(provider.settings.prices), provider.name
+    return replace(
+        config,
+        context_window=provider.context_window,
+        prices=dict(provider.settings.prices),
+        next_speaker=next_speaker_for(settings, provider),
+    )

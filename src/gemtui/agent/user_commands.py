@@ -50,6 +50,7 @@ __all__ = [
     "run_shell_mode",
     "terminal_command",
     "terminal_verdict",
+    "typed_line_asks",
 ]
 
 
@@ -153,6 +154,17 @@ def _answer_for_the_person(bus: EventBus, line: str) -> Callable[[], None]:
             bus.decide(call.correlation_id, Decision(ApprovalDecision.ALLOW_ONCE))
 
     return bus.subscribe(seen)
+
+
+def typed_line_asks(
+    registry: ToolRegistry, policy: PolicyEngine, approval_mode: str, line: str
+) -> bool:
+    """Whether the policy would ask before ``line``, typed after ``!``, runs."""
+    tool = registry.get("run_shell_command")
+    if tool is None:
+        return False
+    verdict = policy.decide(tool, {"command": line}, approval_mode)
+    return str(verdict.decision) == "ask_user"
 
 
 async def terminal_verdict(

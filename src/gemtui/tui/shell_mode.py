@@ -47,11 +47,7 @@ def _asks(app: AppSurface, line: str) -> bool:
     from gemtui.tools.shell_read_only import typed_read_only
 
     session = app.session
-    tool = session.registry.get("run_shell_command") if session is not None else None
-    if session is None or tool is None or not typed_read_only(line):
-        return False
-    verdict = session.policy.decide(tool, {"command": line}, session.approval_mode)
-    return str(verdict.decision) == "ask_user"
+    return session is not None and typed_read_only(line) and session.typed_line_asks(line)
 
 
 async def _offer_read_only(app: AppSurface) -> None:
