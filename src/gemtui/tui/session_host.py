@@ -249,7 +249,7 @@ class SessionController:
             if not isinstance(result, Exception) and not self.queued:  # nobody waits yet
                 from gemtui.tui.widgets.markdown_look import warm_markdown
 
-                warm_markdown()  # the first answer's first line, while the person types
+                warm_markdown(lambda: bool(self.queued) or self.turn_running)  # stops at Enter
 
         self.app.run_worker(build, thread=True, name="engine-start", group="engine-start")
 
@@ -463,8 +463,8 @@ class SessionController:
         start = getattr(self.app, "start_front_session", None)  # the App's fleet, if any
         if start is None:
             self.session.start()
-        else:
-            start()
+        else:  # a prompt that waits leaves before the fleet starts
+            start(bool(self.initial_prompt or self.queued))
         if self.initial_prompt:
             prompt, self.initial_prompt = self.initial_prompt, None
             self.app.submit(prompt)
