@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +19,7 @@ from gemtui.errors import FatalInputError
 from gemtui.store import SessionStore
 from gemtui.store.db import StoreUnavailableError, StoreVersionError
 from gemtui.store.recorder import (
+    LaterRecorder,
     NullRecorder,
     SessionRecorder,
     announce_when_started,
@@ -26,7 +29,7 @@ from gemtui.store.resume import open_session_for_resume
 if TYPE_CHECKING:
     from gemtui.agent.session import Session
 
-__all__ = ["StoreAttachment", "attach_store"]
+__all__ = ["StoreAttachment", "attach_store", "store_later"]
 
 log = logging.getLogger(__name__)
 
@@ -43,12 +46,58 @@ class StoreAttachment:
     notices: list[str] = field(default_factory=list)
     """What opening it did that the person must hear of (a damaged file moved aside)."""
 
-    def record(self, session: Session) -> SessionRecorder | NullRecorder:
+    workspace: Path | None = None
+    """Set while the store is still to be opened (``store_later``): where the run works."""
+    _recorder: LaterRecorder | None = None
+    _waiting: list[Callable[[], None]] = field(default_factory=list)
+    _opened: StoreAttachment | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def opening(self) -> bool:
+        """The store is still to be opened: what is recorded waits (``LaterRecorder``)."""
+        return self.workspace is not None
+
+    def open(self) -> None:
+        """Open the store (in any thread; once): ``opened`` then hands it over."""
+        with self._lock:
+            if self._opened is None and self.workspace is not None:
+                self._opened = attach_store(None, self.workspace)
+
+    def opened(self) -> None:
+        """On the bus's thread once ``open`` returned (or at exit, which opens it if no
+        thread did): what waited is written, then every change as it comes."""
+        if self.workspace is None:
+            return
+        self.open()
+        done, self._opened = self._opened, None
+        assert done is not None
+        self.workspace = None
+        self.store, self.unavailable = done.store, done.unavailable
+        if self._recorder is not None:
+            self._recorder.attach(self.store, self.unavailable, done.notices)
+        else:
+            self.notices = done.notices
+        waiting, self._waiting = self._waiting, []
+        for fn in waiting:
+            fn()
+
+    def when_open(self, fn: Callable[[], None]) -> None:
+        """Call ``fn`` once the store is open (now if it is)."""
+        if self.opening:
+            self._waiting.append(fn)
+        else:
+            fn()
+
+    def record(self, session: Session) -> SessionRecorder | NullRecorder | LaterRecorder:
         """Record ``session``, or stand in with a recorder that says why it cannot.
 
         Notices are said on the session's bus once it starts, so every view shows them
         (stderr headless, the transcript in the TUI).
         """
+        if self.opening:
+            self._recorder = LaterRecorder(session.bus)
+            return self._recorder
         notices, self.notices = self.notices, []  # said once, not again on a resume
         for notice in notices:
             announce_when_started(session.bus, notice)
@@ -77,6 +126,12 @@ def attach_store(
         return StoreAttachment(store, notices=notices)
     session_id, history, _meta = open_session_for_resume(store, resume, workspace=workspace)
     return StoreAttachment(store, {"session_id": session_id, "history": history}, None, notices)
+
+
+def store_later(workspace: Path) -> StoreAttachment:
+    """A new session's store, opened after the session starts (``open``, ``opened``): a
+    person at the screen sends the first prompt without waiting for SQLite."""
+    return StoreAttachment(None, workspace=workspace)
 
 
 def _resume_read_only(resume: str, workspace: Path, why: Exception) -> dict[str, Any]:

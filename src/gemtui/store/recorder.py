@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NOT_SAVED",
+    "LaterRecorder",
     "NullRecorder",
     "SessionRecorder",
     "announce_when_started",
@@ -122,6 +123,12 @@ class SessionRecorder:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+
+    def catch_up(self, events: list[Event]) -> None:
+        """Write what the bus said before this recorder listened, in order (a store that
+        opened after the session started: ``LaterRecorder``)."""
+        for event in events:
+            self._on_event(event)
 
     # -- events --------------------------------------------------------------------------
     def _on_event(self, event: Event) -> None:
@@ -326,9 +333,54 @@ class SessionRecorder:
 class NullRecorder:
     """Records nothing: the store could not be opened. Says why once, when the session starts."""
 
-    def __init__(self, bus: EventBus, reason: str) -> None:
+    def __init__(self, bus: EventBus, reason: str, *, started: bool = False) -> None:
         self.stopped: str | None = reason
-        announce_when_started(bus, f"{NOT_SAVED}: {reason}. Saved sessions are untouched.")
+        message = f"{NOT_SAVED}: {reason}. Saved sessions are untouched."
+        if started:  # the session began already: said now
+            _announce(bus, message)
+        else:
+            announce_when_started(bus, message)
 
     def close(self) -> None:
         """Nothing to persist."""
+
+
+class LaterRecorder:
+    """Records a session whose store is still opening: the bus's events wait here, in
+    order, until ``attach`` hands them to the store's recorder (issue 34: the first
+    request never waits for SQLite). Call its methods on the bus's thread."""
+
+    def __init__(self, bus: EventBus) -> None:
+        self.bus = bus
+        self.events: list[Event] = []
+        self.inner: SessionRecorder | NullRecorder | None = None
+        self._unsubscribe: Callable[[], None] | None = bus.subscribe(self.events.append)
+
+    @property
+    def stopped(self) -> str | None:
+        """Why nothing is saved any more (None while it saves, or waits to)."""
+        return self.inner.stopped if self.inner is not None else None
+
+    def attach(self, store: StoreCore | None, unavailable: str | None, notices: list[str]) -> None:
+        """The store is open (or could not be): write what waited, then follow the bus."""
+        if self._unsubscribe is None:
+            return  # closed meanwhile
+        self._unsubscribe()
+        self._unsubscribe = None
+        for notice in notices:
+            _announce(self.bus, notice)
+        if store is None:
+            reason = unavailable or "the session store is not open"
+            self.inner = NullRecorder(self.bus, reason, started=True)
+            return
+        self.inner = SessionRecorder(store, self.bus)
+        events, self.events = self.events, []
+        self.inner.catch_up(events)
+
+    def close(self) -> None:
+        """Stop listening (what waited is written by ``attach``, called first on exit)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self.inner is not None:
+            self.inner.close()

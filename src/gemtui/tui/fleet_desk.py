@@ -251,9 +251,9 @@ def start_in_fleet(
         app.main.approvals.front_agent = agent_id
         desk.apply_rows()
         return desk
-    if later:
+    if later or built.attachment.opening:  # rows are saved once the store is open
         session.start()  # saving began with the screen (``record``): only said started
-        app.fleet_later = _fleet_after_first_prompt(app, built)
+        app.fleet_later = _fleet_after_first_prompt(app, built, later)
         return None
     return _new_desk(app, built, start=True)
 
@@ -271,12 +271,23 @@ def _new_desk(
     return FleetDesk(app, fleet, FleetDesk.switches_of(settings))
 
 
-def _fleet_after_first_prompt(app: AppSurface, built: Assembled) -> Callable[[], None]:
-    """The fleet's start, run once the session's first prompt ended (or called sooner);
-    what that prompt spent is counted here meanwhile, so the agent's row has it."""
+def _fleet_after_first_prompt(
+    app: AppSurface, built: Assembled, prompt: bool
+) -> Callable[[], None]:
+    """The fleet's start, run once the session's first prompt ended (``prompt``: one
+    waits) and its store is open, or when called sooner; what the prompt spent is
+    counted here meanwhile, so the agent's row has it."""
     from gemtui.bus import AgentFinished, Event, TurnFinished
 
     spent: list[float | None] = [0, None]
+    waits = {"prompt"} if prompt else set()
+    if built.attachment.opening:
+        waits.add("store")
+
+    def done(what: str) -> None:
+        waits.discard(what)
+        if not waits:
+            app.call_later(start)
 
     def follow(event: Event) -> None:
         if isinstance(event, TurnFinished):  # as the fleet counts: subagents' calls too
@@ -284,7 +295,7 @@ def _fleet_after_first_prompt(app: AppSurface, built: Assembled) -> Callable[[],
             if event.cost is not None:
                 spent[1] = (spent[1] or 0.0) + event.cost
         elif isinstance(event, AgentFinished) and not event.parent_id:
-            app.call_later(start)
+            done("prompt")
 
     def start() -> None:
         unsubscribe()
@@ -296,4 +307,5 @@ def _fleet_after_first_prompt(app: AppSurface, built: Assembled) -> Callable[[],
             app.desk = _new_desk(app, built, start=False, spent=(tokens, spent[1]))
 
     unsubscribe = built.session.bus.subscribe(follow)
+    built.attachment.when_open(lambda: done("store"))
     return start

@@ -246,6 +246,9 @@ class SessionController:
                 result = exc
             # awaited there, so the worker ends only once the session is handed over
             self.app.call_from_thread(self._session_built, result)
+            if not isinstance(result, Exception) and result.attachment.opening:
+                result.attachment.open()  # SQLite once handed over: no prompt waits for it
+                self.app.call_from_thread(result.attachment.opened)
             if not isinstance(result, Exception) and not self.queued:  # nobody waits yet
                 from gemtui.tui.widgets.markdown_look import warm_markdown
 
@@ -286,7 +289,7 @@ class SessionController:
     def _adopt(self, built: Assembled) -> None:
         """Make ``built`` the running session, saved into its store."""
         self.assembled = built
-        self.store = built.store
+        built.attachment.when_open(lambda: setattr(self, "store", built.store))
         self._start_session(built.session)
 
     def build_for_choice(self, provider: str | None, fake_responses: str | None) -> Assembled:
