@@ -59,10 +59,18 @@ class StoreAttachment:
         return self.workspace is not None
 
     def open(self) -> None:
-        """Open the store (in any thread; once): ``opened`` then hands it over."""
+        """Open the store (in any thread): ``opened`` then hands it over. An exit that
+        cannot wait for a slow opening opens its own; the one that comes second closes."""
+        workspace = self.workspace
+        if workspace is None or self._opened is not None:
+            return
+        opened = attach_store(None, workspace)
         with self._lock:
             if self._opened is None and self.workspace is not None:
-                self._opened = attach_store(None, self.workspace)
+                self._opened = opened
+                return
+        if opened.store is not None:
+            opened.store.close()
 
     def opened(self) -> None:
         """On the bus's thread once ``open`` returned (or at exit, which opens it if no
@@ -70,9 +78,10 @@ class StoreAttachment:
         if self.workspace is None:
             return
         self.open()
-        done, self._opened = self._opened, None
+        with self._lock:
+            done, self._opened = self._opened, None
+            self.workspace = None
         assert done is not None
-        self.workspace = None
         self.store, self.unavailable = done.store, done.unavailable
         if self._recorder is not None:
             self._recorder.attach(self.store, self.unavailable, done.notices)

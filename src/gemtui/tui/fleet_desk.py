@@ -302,7 +302,7 @@ def _fleet_after_first_prompt(
         if app.fleet_later is not start:  # started already, or another session in front
             return
         app.fleet_later = None
-        if app.desk is None and app.controller.assembled is built:
+        if app.desk is None and app.controller.assembled is built and built.store is not None:
             tokens = int(spent[0] or 0)
             app.desk = _new_desk(app, built, start=False, spent=(tokens, spent[1]))
 

@@ -248,7 +248,8 @@ class SessionController:
             self.app.call_from_thread(self._session_built, result)
             if not isinstance(result, Exception) and result.attachment.opening:
                 result.attachment.open()  # SQLite once handed over: no prompt waits for it
-                self.app.call_from_thread(result.attachment.opened)
+                with contextlib.suppress(RuntimeError):  # the app ended first: flushed on exit
+                    self.app.call_from_thread(result.attachment.opened)
             if not isinstance(result, Exception) and not self.queued:  # nobody waits yet
                 from gemtui.tui.widgets.markdown_look import warm_markdown
 
