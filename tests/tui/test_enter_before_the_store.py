@@ -13,6 +13,9 @@ opens (the exit's own opening, on the main thread, is not held).
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -159,3 +162,30 @@ async def test_control_a_build_without_a_screen_waits_for_the_held_store(
     finally:
         await built.session.aclose()
         built.close()
+
+
+_BUILD = """
+import sys
+from pathlib import Path
+from gemtui.agent.assembly import RunOptions, trusted_run
+run = trusted_run(RunOptions(workspace=Path(sys.argv[1])))
+built = run.build(run.settings(), at_screen=sys.argv[2] == "screen")
+print("gemtui.store" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize(("where", "loaded"), [("screen", "False"), ("headless", "True")])
+def test_the_store_modules_load_after_the_build_at_a_screen(
+    isolated_home: Path, workspace: Path, where: str, loaded: str
+) -> None:
+    """At a screen the build does not even import the store (SQLite, its schema): that
+    happens once the session is handed over. The control: a headless build does."""
+    env = {**os.environ, "GEMINI_API_KEY": "test-key"}
+    out = subprocess.run(
+        [sys.executable, "-c", _BUILD, str(workspace), where],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    assert out.stdout.split("\n")[-2] == loaded

@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # imported when a session is built: RunOptions must stay cheap to import
     from gemtui.agent.provider_choice import ResolvedProvider
     from gemtui.agent.session import Session, SessionOptions
-    from gemtui.agent.store_attachment import StoreAttachment
+    from gemtui.agent.store_attachment import LaterRecorder, StoreAttachment
     from gemtui.config.settings import Settings
     from gemtui.config.trust import WorkspaceTrust
     from gemtui.store import NullRecorder, SessionRecorder, SessionStore
-    from gemtui.store.recorder import LaterRecorder
 
 __all__ = [
     "Assembled",

@@ -16,20 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gemtui.errors import FatalInputError
-from gemtui.store import SessionStore
-from gemtui.store.db import StoreUnavailableError, StoreVersionError
-from gemtui.store.recorder import (
-    LaterRecorder,
-    NullRecorder,
-    SessionRecorder,
-    announce_when_started,
-)
-from gemtui.store.resume import open_session_for_resume
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the store's modules load when it opens: after the session, at a screen
     from gemtui.agent.session import Session
+    from gemtui.bus import Event, EventBus
+    from gemtui.store import NullRecorder, SessionRecorder, SessionStore
 
-__all__ = ["StoreAttachment", "attach_store", "store_later"]
+__all__ = ["LaterRecorder", "StoreAttachment", "attach_store", "store_later"]
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +100,8 @@ class StoreAttachment:
         if self.opening:
             self._recorder = LaterRecorder(session.bus)
             return self._recorder
+        from gemtui.store.recorder import NullRecorder, announce_when_started
+
         notices, self.notices = self.notices, []  # said once, not again on a resume
         for notice in notices:
             announce_when_started(session.bus, notice)
@@ -124,6 +119,10 @@ def attach_store(
     A store that can be read but not written (read-only, disk full) still resumes: the
     history is read, and the continued session goes unsaved with a notice.
     """
+    from gemtui.store import SessionStore
+    from gemtui.store.db import StoreUnavailableError, StoreVersionError
+    from gemtui.store.resume import open_session_for_resume
+
     notices: list[str] = []
     try:
         store = store or SessionStore(tell=notices.append)
@@ -144,6 +143,10 @@ def store_later(workspace: Path) -> StoreAttachment:
 
 
 def _resume_read_only(resume: str, workspace: Path, why: Exception) -> dict[str, Any]:
+    from gemtui.store import SessionStore
+    from gemtui.store.db import StoreUnavailableError, StoreVersionError
+    from gemtui.store.resume import open_session_for_resume
+
     try:
         with SessionStore(writable=False) as reader:
             session_id, history, _meta = open_session_for_resume(
@@ -154,3 +157,48 @@ def _resume_read_only(resume: str, workspace: Path, why: Exception) -> dict[str,
     except (StoreUnavailableError, StoreVersionError, sqlite3.Error, OSError) as exc:
         raise FatalInputError(f"cannot resume: {why}") from exc
     return {"session_id": session_id, "history": history}
+
+
+class LaterRecorder:
+    """Records a session whose store is still opening: the bus's events wait here, in
+    order, until ``attach`` hands them to the store's recorder (issue 34: the first
+    request never waits for SQLite). Call its methods on the bus's thread."""
+
+    def __init__(self, bus: EventBus) -> None:
+        self.bus = bus
+        self.events: list[Event] = []
+        self.inner: SessionRecorder | NullRecorder | None = None
+        self._unsubscribe: Callable[[], None] | None = bus.subscribe(self.events.append)
+
+    @property
+    def stopped(self) -> str | None:
+        """Why nothing is saved any more (None while it saves, or waits to)."""
+        return self.inner.stopped if self.inner is not None else None
+
+    def attach(
+        self, store: SessionStore | None, unavailable: str | None, notices: list[str]
+    ) -> None:
+        """The store is open (or could not be): write what waited, then follow the bus."""
+        if self._unsubscribe is None:
+            return  # closed meanwhile
+        self._unsubscribe()
+        self._unsubscribe = None
+        from gemtui.store.recorder import NullRecorder, SessionRecorder, announce
+
+        for notice in notices:
+            announce(self.bus, notice)
+        if store is None:
+            reason = unavailable or "the session store is not open"
+            self.inner = NullRecorder(self.bus, reason, started=True)
+            return
+        self.inner = SessionRecorder(store, self.bus)
+        events, self.events = self.events, []
+        self.inner.catch_up(events)
+
+    def close(self) -> None:
+        """Stop listening (what waited is written by ``attach``, called first on exit)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self.inner is not None:
+            self.inner.close()

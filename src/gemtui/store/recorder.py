@@ -51,9 +51,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NOT_SAVED",
-    "LaterRecorder",
     "NullRecorder",
     "SessionRecorder",
+    "announce",
     "announce_when_started",
 ]
 
@@ -63,7 +63,8 @@ NOT_SAVED = "This session is not being saved"
 """How every notice about an unsaved session begins (views and tests look for it)."""
 
 
-def _announce(bus: EventBus, message: str) -> None:
+def announce(bus: EventBus, message: str) -> None:
+    """Say ``message`` (a warning about the store) now, on the session's bus."""
     log.error(message)
     bus.emit(ErrorOccurred, message=message, kind="warning")
 
@@ -77,7 +78,7 @@ def announce_when_started(bus: EventBus, message: str) -> None:
     def on_event(event: Event) -> None:
         if isinstance(event, SessionStarted):
             unsubscribe()
-            _announce(bus, message)
+            announce(bus, message)
 
     unsubscribe = bus.subscribe(on_event)
 
@@ -174,7 +175,7 @@ class SessionRecorder:
         """Save nothing more and tell the person once; what is saved stays as it is."""
         self.stopped = reason_for(exc, self.store.path)
         log.debug("session recorder stopped", exc_info=exc)
-        _announce(
+        announce(
             self.bus,
             f"{NOT_SAVED} any more: the session store {self.store.path} failed "
             f"({self.stopped}). What was saved before is kept; this conversation goes on "
@@ -337,50 +338,9 @@ class NullRecorder:
         self.stopped: str | None = reason
         message = f"{NOT_SAVED}: {reason}. Saved sessions are untouched."
         if started:  # the session began already: said now
-            _announce(bus, message)
+            announce(bus, message)
         else:
             announce_when_started(bus, message)
 
     def close(self) -> None:
         """Nothing to persist."""
-
-
-class LaterRecorder:
-    """Records a session whose store is still opening: the bus's events wait here, in
-    order, until ``attach`` hands them to the store's recorder (issue 34: the first
-    request never waits for SQLite). Call its methods on the bus's thread."""
-
-    def __init__(self, bus: EventBus) -> None:
-        self.bus = bus
-        self.events: list[Event] = []
-        self.inner: SessionRecorder | NullRecorder | None = None
-        self._unsubscribe: Callable[[], None] | None = bus.subscribe(self.events.append)
-
-    @property
-    def stopped(self) -> str | None:
-        """Why nothing is saved any more (None while it saves, or waits to)."""
-        return self.inner.stopped if self.inner is not None else None
-
-    def attach(self, store: StoreCore | None, unavailable: str | None, notices: list[str]) -> None:
-        """The store is open (or could not be): write what waited, then follow the bus."""
-        if self._unsubscribe is None:
-            return  # closed meanwhile
-        self._unsubscribe()
-        self._unsubscribe = None
-        for notice in notices:
-            _announce(self.bus, notice)
-        if store is None:
-            reason = unavailable or "the session store is not open"
-            self.inner = NullRecorder(self.bus, reason, started=True)
-            return
-        self.inner = SessionRecorder(store, self.bus)
-        events, self.events = self.events, []
-        self.inner.catch_up(events)
-
-    def close(self) -> None:
-        """Stop listening (what waited is written by ``attach``, called first on exit)."""
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
-        if self.inner is not None:
-            self.inner.close()
