@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
     from gemtui.agent.session import Session
     from gemtui.tui.fleet_adapter import WorktreeOpener
-    from gemtui.tui.fleet_desk import FleetDesk
     from gemtui.tui.screens.main import MainScreen
     from gemtui.tui.session_host import SessionController
 
@@ -35,8 +34,6 @@ class AppSurface(MaskingApp[int]):
     """Every slash command with its help (the app's table), for the prompt's completion."""
     open_worktree: WorktreeOpener | None = None
     """Makes a new agent's worktree (the launcher hands in ``-w``'s machinery)."""
-    desk: FleetDesk | None = None
-    """The app's fleet of agents (None: one session alone, or its fleet not started yet)."""
     fleet_later: Callable[[], None] | None = None
     """Starts the fleet now when its start waits for the first prompt to end."""
 

@@ -302,9 +302,10 @@ def _fleet_after_first_prompt(
         if app.fleet_later is not start:  # started already, or another session in front
             return
         app.fleet_later = None
-        if app.desk is None and app.controller.assembled is built and built.store is not None:
+        alone = getattr(app, "desk", None) is None  # the app's (``GemtuiApp.desk``)
+        if alone and app.controller.assembled is built and built.store is not None:
             tokens = int(spent[0] or 0)
-            app.desk = _new_desk(app, built, start=False, spent=(tokens, spent[1]))
+            app.desk = _new_desk(app, built, start=False, spent=(tokens, spent[1]))  # type: ignore[attr-defined]
 
     unsubscribe = built.session.bus.subscribe(follow)
     built.attachment.when_open(lambda: done("store"))
