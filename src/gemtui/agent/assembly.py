@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # imported when a session is built: RunOptions must stay cheap to import
     from gemtui.agent.provider_choice import ResolvedProvider
     from gemtui.agent.session import Session, SessionOptions
-    from gemtui.agent.store_attachment import StoreAttachment
+    from gemtui.agent.store_attachment import LaterRecorder, StoreAttachment
     from gemtui.config.settings import Settings
     from gemtui.config.trust import WorkspaceTrust
     from gemtui.store import NullRecorder, SessionRecorder, SessionStore
@@ -112,20 +112,22 @@ class Assembled:
 
     session: Session
     attachment: StoreAttachment
-    recorder: SessionRecorder | NullRecorder | None = field(default=None)
+    recorder: SessionRecorder | NullRecorder | LaterRecorder | None = field(default=None)
 
     @property
     def store(self) -> SessionStore | None:
         return self.attachment.store
 
-    def record(self) -> SessionRecorder | NullRecorder:
+    def record(self) -> SessionRecorder | NullRecorder | LaterRecorder:
         """Start saving the session (after the views subscribed, so they see every event)."""
         if self.recorder is None:
             self.recorder = self.attachment.record(self.session)
         return self.recorder
 
     def stop_recording(self) -> None:
-        """Persist what is left; the store stays open (a resume records into it again)."""
+        """Persist what is left; the store stays open (a resume records into it again).
+        A store still opening is opened now, so what waited is written (on exit)."""
+        self.attachment.opened()
         if self.recorder is not None:
             self.recorder.close()
             self.recorder = None
@@ -206,11 +208,13 @@ def build_session(
     from gemtui.agent.prices import use_price_overrides
     from gemtui.agent.provider_choice import resolve_provider
     from gemtui.agent.session import Session
-    from gemtui.agent.store_attachment import attach_store
+    from gemtui.agent.store_attachment import attach_store, store_later
 
     use_price_overrides(settings.price_overrides())  # every cost from here on uses them
     opened = attachment is None
-    if attachment is None:  # an unknown --resume is said first (42), whatever the provider
+    if attachment is None and at_screen and options.resume is None and not _daily_cap(settings):
+        attachment = store_later(options.workspace)  # the first prompt never waits for it
+    elif attachment is None:  # an unknown --resume is said first (42), whatever the provider
         attachment = attach_store(options.resume, options.workspace)
     owned: ResolvedProvider | None = None
     try:
@@ -242,6 +246,11 @@ def build_session(
             _discard(owned)
         raise
     return Assembled(session, attachment)
+
+
+def _daily_cap(settings: Settings) -> bool:
+    """A daily cap reads today's spend from the store when the session is built."""
+    return settings.budget.daily_usd is not None
 
 
 _LAZY_NETWORK_MODULES = (

@@ -188,13 +188,15 @@ class Fleet:
         name: str | None = None,
         branch: str | None = None,
         start: bool = True,
+        spent: tuple[int, float | None] = (0, None),
     ) -> str:
         """Follow a session built elsewhere (the TUI's own); it becomes the front one if
         none is. ``start``: it starts saving and is said started here (False: the front
-        end already did both)."""
-        session = built.session
-        agent_id = f"a{next(self._ids)}"
+        end already did both). ``spent``: tokens and cost it already ran (the TUI's first
+        prompt leaves before its fleet starts)."""
+        session, agent_id = built.session, f"a{next(self._ids)}"
         info = session_info(agent_id, name or agent_id, session, branch)
+        info = replace(info, tokens=spent[0], cost=spent[1])
         agent = _Agent(info, built)
         self._agents[agent_id] = agent
         agent.unsubscribe = session.bus.subscribe(lambda e: self._on_event(agent_id, e))

@@ -53,6 +53,7 @@ __all__ = [
     "NOT_SAVED",
     "NullRecorder",
     "SessionRecorder",
+    "announce",
     "announce_when_started",
 ]
 
@@ -62,7 +63,8 @@ NOT_SAVED = "This session is not being saved"
 """How every notice about an unsaved session begins (views and tests look for it)."""
 
 
-def _announce(bus: EventBus, message: str) -> None:
+def announce(bus: EventBus, message: str) -> None:
+    """Say ``message`` (a warning about the store) now, on the session's bus."""
     log.error(message)
     bus.emit(ErrorOccurred, message=message, kind="warning")
 
@@ -76,7 +78,7 @@ def announce_when_started(bus: EventBus, message: str) -> None:
     def on_event(event: Event) -> None:
         if isinstance(event, SessionStarted):
             unsubscribe()
-            _announce(bus, message)
+            announce(bus, message)
 
     unsubscribe = bus.subscribe(on_event)
 
@@ -125,6 +127,12 @@ class SessionRecorder:
             self._unsubscribe()
             self._unsubscribe = None
 
+    def catch_up(self, events: list[Event]) -> None:
+        """Write what the bus said before this recorder listened, in order (a store that
+        opened after the session started: ``LaterRecorder``)."""
+        for event in events:
+            self._on_event(event)
+
     # -- events --------------------------------------------------------------------------
     def _on_event(self, event: Event) -> None:
         if isinstance(event, HistoryAppended):
@@ -169,7 +177,7 @@ class SessionRecorder:
         """Save nothing more and tell the person once; what is saved stays as it is."""
         self.stopped = reason_for(exc, self.store.path)
         log.debug("session recorder stopped", exc_info=exc)
-        _announce(
+        announce(
             self.bus,
             f"{NOT_SAVED} any more: the session store {self.store.path} failed "
             f"({self.stopped}). What was saved before is kept; this conversation goes on "
@@ -340,9 +348,13 @@ class SessionRecorder:
 class NullRecorder:
     """Records nothing: the store could not be opened. Says why once, when the session starts."""
 
-    def __init__(self, bus: EventBus, reason: str) -> None:
+    def __init__(self, bus: EventBus, reason: str, *, started: bool = False) -> None:
         self.stopped: str | None = reason
-        announce_when_started(bus, f"{NOT_SAVED}: {reason}. Saved sessions are untouched.")
+        message = f"{NOT_SAVED}: {reason}. Saved sessions are untouched."
+        if started:  # the session began already: said now
+            announce(bus, message)
+        else:
+            announce_when_started(bus, message)
 
     def close(self) -> None:
         """Nothing to persist."""

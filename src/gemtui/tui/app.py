@@ -338,10 +338,10 @@ class GemtuiApp(FindAndCopy):
         if self.desk is not None:
             self.desk.apply(event.news)
 
-    def start_front_session(self) -> None:
-        from gemtui.tui.fleet_desk import start_in_fleet
+    def start_front_session(self, later: bool = False) -> None:
+        from gemtui.tui.fleet_desk import start_in_fleet  # later: the fleet after a prompt
 
-        self.desk = start_in_fleet(self, self.desk) or self.desk
+        self.desk = start_in_fleet(self, self.desk, later) or self.desk
 
     def attach_fleet(self, fleet: AgentFleet) -> FleetDesk:
         """Agents side by side from now on: the view, the counts, the one queue."""

@@ -13,6 +13,7 @@ from gemtui.tui.masking_app import MaskingApp
 
 if TYPE_CHECKING:
     from collections import deque
+    from collections.abc import Callable
 
     from textual.notifications import SeverityLevel
 
@@ -33,6 +34,8 @@ class AppSurface(MaskingApp[int]):
     """Every slash command with its help (the app's table), for the prompt's completion."""
     open_worktree: WorktreeOpener | None = None
     """Makes a new agent's worktree (the launcher hands in ``-w``'s machinery)."""
+    fleet_later: Callable[[], None] | None = None
+    """Starts the fleet now when its start waits for the first prompt to end."""
 
     @property
     def session(self) -> Session | None:

@@ -30,6 +30,7 @@ from gemtui.tui.agent_rows import (
 from gemtui.tui.attention import AttentionSwitches, attention_bytes
 
 if TYPE_CHECKING:
+    from gemtui.agent.assembly import Assembled
     from gemtui.agent.session import Session
     from gemtui.bus.values import Decision
     from gemtui.config.settings import Settings
@@ -235,11 +236,17 @@ class FleetDesk:
             show_resumed(main, session, app.controller.store)
 
 
-def start_in_fleet(app: AppSurface, desk: FleetDesk | None) -> FleetDesk | None:
+def start_in_fleet(
+    app: AppSurface, desk: FleetDesk | None, later: bool = False
+) -> FleetDesk | None:
     """Start the app's session as an agent of the engine's fleet (made with the first
     one): the fleet says it started and records it. A session handed in without a store
-    (tests, the bench) starts alone, as before; the new desk, if one was made."""
-    from gemtui.agent.fleet import Fleet
+    (tests, the bench) starts alone, as before; the new desk, if one was made.
+
+    ``later``: a prompt waits to be sent. The session starts now, and the fleet (60-90 ms
+    on the UI thread on a slow machine) once that prompt has ended, or when the agent view
+    asks for it first (``app.fleet_later``): the request never waits for it (issue 34).
+    """
     from gemtui.tui.fleet_adapter import EngineFleet
 
     built, session = app.controller.assembled, app.session
@@ -253,8 +260,62 @@ def start_in_fleet(app: AppSurface, desk: FleetDesk | None) -> FleetDesk | None:
         app.main.approvals.front_agent = agent_id
         desk.apply_rows()
         return desk
+    if later or built.attachment.opening:  # rows are saved once the store is open
+        session.start()  # saving began with the screen (``record``): only said started
+        app.fleet_later = _fleet_after_first_prompt(app, built, later)
+        return None
+    return _new_desk(app, built, start=True)
+
+
+def _new_desk(
+    app: AppSurface, built: Assembled, *, start: bool, spent: tuple[int, float | None] = (0, None)
+) -> FleetDesk:
+    from gemtui.agent.fleet import Fleet
+    from gemtui.tui.fleet_adapter import EngineFleet
+
     settings = app.controller.settings
     options = app.controller.run_options
     fleet = EngineFleet(Fleet(settings), options, open_worktree=app.open_worktree)
-    fleet.fleet.adopt(built)
+    fleet.fleet.adopt(built, start=start, spent=spent)
     return FleetDesk(app, fleet, FleetDesk.switches_of(settings))
+
+
+def _fleet_after_first_prompt(
+    app: AppSurface, built: Assembled, prompt: bool
+) -> Callable[[], None]:
+    """The fleet's start, run once the session's first prompt ended (``prompt``: one
+    waits) and its store is open, or when called sooner; what the prompt spent is
+    counted here meanwhile, so the agent's row has it."""
+    from gemtui.bus import AgentFinished, Event, TurnFinished
+
+    spent: list[float | None] = [0, None]
+    waits = {"prompt"} if prompt else set()
+    if built.attachment.opening:
+        waits.add("store")
+
+    def done(what: str) -> None:
+        waits.discard(what)
+        if not waits:
+            app.call_later(start)
+
+    def follow(event: Event) -> None:
+        if isinstance(event, TurnFinished):  # as the fleet counts: subagents' calls too
+            spent[0] = (spent[0] or 0) + event.usage.total
+            if event.cost is not None:
+                spent[1] = (spent[1] or 0.0) + event.cost
+        elif isinstance(event, AgentFinished) and not event.parent_id:
+            done("prompt")
+
+    def start() -> None:
+        unsubscribe()
+        if app.fleet_later is not start:  # started already, or another session in front
+            return
+        app.fleet_later = None
+        alone = getattr(app, "desk", None) is None  # the app's (``GemtuiApp.desk``)
+        if alone and app.controller.assembled is built and built.store is not None:
+            tokens = int(spent[0] or 0)
+            app.desk = _new_desk(app, built, start=False, spent=(tokens, spent[1]))  # type: ignore[attr-defined]
+
+    unsubscribe = built.session.bus.subscribe(follow)
+    built.attachment.when_open(lambda: done("store"))
+    return start

@@ -250,10 +250,14 @@ class SessionController:
                 result = exc
             # awaited there, so the worker ends only once the session is handed over
             self.app.call_from_thread(self._session_built, result)
+            if not isinstance(result, Exception) and result.attachment.opening:
+                result.attachment.open()  # SQLite once handed over: no prompt waits for it
+                with contextlib.suppress(RuntimeError):  # the app ended first: flushed on exit
+                    self.app.call_from_thread(result.attachment.opened)
             if not isinstance(result, Exception) and not self.queued:  # nobody waits yet
                 from gemtui.tui.widgets.markdown_look import warm_markdown
 
-                warm_markdown()  # the first answer's first line, while the person types
+                warm_markdown(lambda: bool(self.queued) or self.turn_running)  # stops at Enter
 
         self.app.run_worker(build, thread=True, name="engine-start", group="engine-start")
 
@@ -290,7 +294,7 @@ class SessionController:
     def _adopt(self, built: Assembled) -> None:
         """Make ``built`` the running session, saved into its store."""
         self.assembled = built
-        self.store = built.store
+        built.attachment.when_open(lambda: setattr(self, "store", built.store))
         self._start_session(built.session)
 
     def build_for_choice(self, provider: str | None, fake_responses: str | None) -> Assembled:
@@ -467,8 +471,8 @@ class SessionController:
         start = getattr(self.app, "start_front_session", None)  # the App's fleet, if any
         if start is None:
             self.session.start()
-        else:
-            start()
+        else:  # a prompt that waits leaves before the fleet starts
+            start(bool(self.initial_prompt or self.queued))
         if self.initial_prompt:
             prompt, self.initial_prompt = self.initial_prompt, None
             self.app.submit(prompt)

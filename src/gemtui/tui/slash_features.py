@@ -23,7 +23,7 @@ def agents(app: AppSurface, arg: str) -> None:
     delegate to, with where each comes from and what it may use; ``/agents reload``
     reads the definition files again; ``/agents run NAME TASK`` asks the model to
     delegate TASK to NAME (as ``@NAME TASK``)."""
-    if not arg.strip() and getattr(app, "desk", None) is not None:
+    if not arg.strip() and (getattr(app, "desk", None) or app.fleet_later) is not None:
         open_agent_view(app)  # agents side by side: the agent view
         return
     if app.session is None:
@@ -61,6 +61,8 @@ def open_agent_view(app: AppSurface) -> None:
     """The agent view (``/agents``, F5, the palette) over the main screen, once."""
     from gemtui.tui.screens.agents import AgentsScreen
 
+    if getattr(app, "desk", None) is None and app.fleet_later is not None:  # before it started
+        app.fleet_later()
     desk = getattr(app, "desk", None)  # the app's (``GemtuiApp.desk``)
     if desk is None:
         app.notify("Only one agent runs here: the agent view lists agents side by side.")

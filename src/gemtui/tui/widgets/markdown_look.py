@@ -90,11 +90,42 @@ def left_aligned_markdown(source: str, code_theme: str) -> Markdown:
     return _markdown_class()(source, code_theme=code_theme)
 
 
-def warm_markdown() -> None:
+def warm_markdown(busy: Callable[[], bool] = lambda: False) -> bool:
     """Render a little Markdown off screen, so the first answer's first line does not wait
     for Rich's Markdown to load (its imports and markdown-it's rules: 40-60 ms of CPU
     between the first chunk and the first line). The engine thread calls it once the
-    engine is handed over and no prompt waits (issue 34)."""
+    engine is handed over and no prompt waits (issue 34).
+
+    It runs in slices and asks ``busy`` before each: once a prompt is being sent it stops,
+    so it never holds the interpreter while a request is on its way (what it did not load,
+    the first answer loads itself). True when every slice ran.
+    """
+    import importlib
+
+    for name in _WARM_MODULES:
+        if busy():
+            return False
+        importlib.import_module(name)
+    for step in (_markdown_class, _warm_render):
+        if busy():
+            return False
+        step()
+    return True
+
+
+_WARM_MODULES = (
+    "markdown_it.common.utils",
+    "markdown_it.rules_inline",
+    "markdown_it.rules_block",
+    "markdown_it",
+    "rich.table",
+    "rich.syntax",
+    "rich.markdown",
+)
+"""What Rich's Markdown loads, a few milliseconds of import each: ``warm_markdown``'s slices."""
+
+
+def _warm_render() -> None:
     import io
 
     console = Console(file=io.StringIO(), width=40)

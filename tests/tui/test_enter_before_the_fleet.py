@@ -1,0 +1,161 @@
+"""A prompt typed while the engine starts leaves before the fleet starts (issue 34).
+
+On a slow machine the fleet's start (the engine's ``Fleet``, its adapter, the desk: 60-90
+ms on the UI thread) ran between the session's start and the queued prompt's request.
+Now the request leaves first; the fleet starts once that prompt ended (or when the agent
+view asks for it first), with what the prompt spent counted in the agent's row, and the
+row saved for ``gemtui agents`` as before.
+
+The hold is the test's: the engine's build waits at a gate (its first step, in the build
+thread) until the prompt is typed, and the model's answer is held by the mock until the
+test has looked at the app while the request is in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from gemtui.agent.assembly import RunOptions
+from gemtui.bus.events import AgentFinished
+from gemtui.config.ui_choice import read_ui_choice
+from gemtui.providers import tls_prefetch
+from gemtui.store import SessionStore
+from gemtui.store.agents import recent_agents
+from gemtui.testing import MockLLMServer
+from gemtui.tui.app import GemtuiApp
+from gemtui.tui.launch import build_app
+from gemtui.tui.screens.agents import AgentsScreen
+from tests.integration.helpers import write_fast_config
+from tests.tui.helpers import Messages
+
+
+@dataclass
+class HeldBuild:
+    """The engine's build held at a gate until ``release``."""
+
+    entered: threading.Event = field(default_factory=threading.Event)
+    gate: threading.Event = field(default_factory=threading.Event)
+
+    def release(self) -> None:
+        self.gate.set()
+
+
+@pytest.fixture
+def held_build(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldBuild]:
+    held = HeldBuild()
+    real = tls_prefetch.prefetch_tls
+
+    def prefetch() -> None:
+        held.entered.set()
+        held.gate.wait()
+        real()
+
+    monkeypatch.setattr(tls_prefetch, "prefetch_tls", prefetch)
+    try:
+        yield held
+    finally:
+        held.release()  # never leave a build blocked behind a failed test
+
+
+@pytest.fixture
+def app(
+    mock_llm: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> GemtuiApp:
+    """The app as ``gemtui`` builds it, against the mock."""
+    write_fast_config(isolated_home)
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", mock_llm.url)
+    made = build_app(
+        None, RunOptions(workspace=workspace), ui=read_ui_choice(workspace, trusted=False)
+    )
+    assert isinstance(made, GemtuiApp)
+    return made
+
+
+async def _until(pilot: Pilot[int], done: object) -> None:
+    """Let the app run until ``done()`` holds (a condition, never a duration)."""
+    assert callable(done)
+    while not done():
+        await pilot.pause()
+
+
+def _saved_agents(workspace: Path) -> list[tuple[str, int]]:
+    with SessionStore() as store:
+        return [(row.session_id, row.tokens) for row in recent_agents(store, str(workspace))]
+
+
+async def test_a_prompt_typed_while_the_engine_starts_leaves_before_the_fleet_starts(
+    app: GemtuiApp, mock_llm: MockLLMServer, workspace: Path, held_build: HeldBuild
+) -> None:
+    mock_llm.enqueue({"text": "First answer.", "fault": "hold", "after_chunks": 0})
+    seen = Messages()
+    async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
+        await asyncio.to_thread(held_build.entered.wait)  # the engine is being built
+        await pilot.press(*"hello", "enter")
+        assert list(app.queued) == ["hello"]  # typed before the engine was there: queued
+        held_build.release()
+        await _until(pilot, lambda: len(mock_llm.requests) == 1)
+        # the request is in, its answer held: the fleet has not started yet
+        assert app.desk is None
+        assert app.fleet_later is not None
+        assert app.session is not None
+        assert _saved_agents(workspace) == []
+        mock_llm.release()
+        await seen.wait_event(AgentFinished)
+        await _until(pilot, lambda: app.desk is not None)  # the prompt ended: it starts
+        assert app.desk is not None
+        assert [(row.id, row.state) for row in app.desk.rows] == [("a1", "idle")]
+        tokens = app.desk.fleet.fleet.get("a1").tokens  # type: ignore[attr-defined]
+        assert tokens > 0, "what the first prompt spent is in the agent's row"
+        assert app.fleet_later is None
+        session_id = app.session.id
+    assert _saved_agents(workspace) == [(session_id, tokens)]  # listed for `gemtui agents`
+    with SessionStore() as store:  # the session and its messages are saved as before
+        history = store.load_history(session_id)
+    assert [c.role for c in history] == ["user", "model"]
+    assert history[0].parts[0].text == "hello"
+
+
+async def test_the_agent_view_starts_the_fleet_while_the_first_prompt_runs(
+    app: GemtuiApp, mock_llm: MockLLMServer, held_build: HeldBuild
+) -> None:
+    mock_llm.enqueue({"text": "First answer.", "fault": "hold", "after_chunks": 0})
+    seen = Messages()
+    async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
+        await asyncio.to_thread(held_build.entered.wait)
+        await pilot.press(*"hello", "enter")
+        held_build.release()
+        await _until(pilot, lambda: len(mock_llm.requests) == 1)
+        assert app.desk is None
+        await pilot.press("f5")  # asked for before the prompt ended: the fleet starts now
+        assert isinstance(app.screen, AgentsScreen)
+        assert app.desk is not None
+        assert [row.id for row in app.desk.rows] == ["a1"]
+        mock_llm.release()
+        await seen.wait_event(AgentFinished)
+        desk = app.desk
+        await pilot.press("escape")
+        assert app.desk is desk  # started once
+
+
+async def test_control_with_no_prompt_waiting_the_fleet_starts_with_the_session(
+    app: GemtuiApp, mock_llm: MockLLMServer, held_build: HeldBuild
+) -> None:
+    """The observation works: when nothing waits at the session's start, the fleet
+    starts with it, before any request (as it always did)."""
+    mock_llm.enqueue({"text": "First answer."})
+    async with app.run_test(size=(120, 30)) as pilot:
+        held_build.release()
+        await _until(pilot, lambda: app.desk is not None)
+        assert mock_llm.requests == []
+        assert app.fleet_later is None

@@ -1,0 +1,191 @@
+"""The first prompt never waits for the session store to open (issue 34).
+
+A person at the screen starts a new session: its store (SQLite, and the imports behind
+it) opens once the session is handed over, in the engine's thread. What the bus says
+meanwhile (the session's start, the prompt, the answer) waits in order and is written
+when the store is open; the fleet's agent row waits for it too. Quitting first loses
+nothing: the store is opened then and everything that waited is written.
+
+The hold is the test's: opening the store in the engine's thread waits at a gate the test
+opens (the exit's own opening, on the main thread, is not held).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from gemtui.agent.assembly import RunOptions, build_session, trusted_run
+from gemtui.agent.store_attachment import StoreAttachment
+from gemtui.bus.events import AgentFinished
+from gemtui.config.ui_choice import read_ui_choice
+from gemtui.store import SessionStore
+from gemtui.store.agents import recent_agents
+from gemtui.testing import MockLLMServer
+from gemtui.tui.app import GemtuiApp
+from gemtui.tui.launch import build_app
+from tests.integration.helpers import write_fast_config
+from tests.tui.helpers import Messages
+
+
+@dataclass
+class HeldStore:
+    """Opening the store off the main thread, held at a gate until ``release``."""
+
+    entered: threading.Event = field(default_factory=threading.Event)
+    gate: threading.Event = field(default_factory=threading.Event)
+
+    def release(self) -> None:
+        self.gate.set()
+
+
+@pytest.fixture
+def held_store(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldStore]:
+    from gemtui.agent import store_attachment
+
+    held = HeldStore()
+    real = store_attachment.attach_store
+
+    def attach(*args: object, **kwargs: object) -> StoreAttachment:
+        if threading.current_thread() is not threading.main_thread():
+            held.entered.set()
+            held.gate.wait()
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store_attachment, "attach_store", attach)
+    try:
+        yield held
+    finally:
+        held.release()  # never leave an opening blocked behind a failed test
+
+
+@pytest.fixture
+def app(
+    mock_llm: MockLLMServer, isolated_home: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> GemtuiApp:
+    """The app as ``gemtui`` builds it, against the mock."""
+    write_fast_config(isolated_home)
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", mock_llm.url)
+    ui = read_ui_choice(workspace, trusted=False)
+    made = build_app(None, RunOptions(workspace=workspace), ui=ui)
+    assert isinstance(made, GemtuiApp)
+    return made
+
+
+async def _first_prompt_while_the_store_is_held(
+    app: GemtuiApp, pilot: Pilot[int], seen: Messages, held: HeldStore, mock: MockLLMServer
+) -> str:
+    """Type and send a prompt, answered while opening the store is held; its session id."""
+    await asyncio.to_thread(held.entered.wait)  # the store is being opened
+    assert app.session is not None, "the session was handed over before the store opened"
+    await pilot.press(*"hello", "enter")
+    await seen.wait_event(AgentFinished)
+    assert len(mock.requests) == 1, "the request left while the store was held"
+    assert app.session is not None
+    assert app.controller.store is None
+    with SessionStore() as store:  # nothing is written yet: it waits
+        assert store.get(app.session.id) is None
+    assert app.desk is None  # its row waits for the store too
+    return app.session.id
+
+
+def _saved(session_id: str, workspace: Path) -> tuple[list[tuple[str, str]], list[str]]:
+    with SessionStore() as store:
+        history = store.load_history(session_id)
+        agents = [row.session_id for row in recent_agents(store, str(workspace))]
+    return [(c.role or "", c.parts[0].text or "") for c in history], agents
+
+
+async def test_the_first_prompt_is_answered_while_the_store_opens_then_all_is_saved_in_order(
+    app: GemtuiApp, mock_llm: MockLLMServer, workspace: Path, held_store: HeldStore
+) -> None:
+    mock_llm.enqueue({"text": "First answer."})
+    seen = Messages()
+    async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
+        session_id = await _first_prompt_while_the_store_is_held(
+            app, pilot, seen, held_store, mock_llm
+        )
+        held_store.release()
+        while app.controller.store is None or app.desk is None:
+            await pilot.pause()  # opened: what waited is written, the fleet starts
+        history, agents = _saved(session_id, workspace)
+        assert history == [("user", "hello"), ("model", "First answer.")]
+        assert agents == [session_id]
+        assert app.controller.resume_hint is not None  # a saved session says how to return
+    app.close_store()
+
+
+async def test_quitting_before_the_store_opened_loses_nothing(
+    app: GemtuiApp, mock_llm: MockLLMServer, workspace: Path, held_store: HeldStore
+) -> None:
+    mock_llm.enqueue({"text": "First answer."})
+    seen = Messages()
+    async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
+        session_id = await _first_prompt_while_the_store_is_held(
+            app, pilot, seen, held_store, mock_llm
+        )
+        app.close_store()  # as ``launch_tui`` does on quitting: the engine's opening still held
+        history, _agents = _saved(session_id, workspace)
+        assert history == [("user", "hello"), ("model", "First answer.")]
+        held_store.release()  # the held opening ends late: it closes what it opened
+    assert app.controller.store is None
+
+
+async def test_control_a_build_without_a_screen_waits_for_the_held_store(
+    isolated_home: Path, workspace: Path, held_store: HeldStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hold holds: the build a headless run uses opens the store inside the build,
+    so it returns only after the release, with the store open."""
+    write_fast_config(isolated_home)
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:9")  # never asked
+    run = trusted_run(RunOptions(workspace=workspace, interactive=False))
+    building = asyncio.ensure_future(
+        asyncio.to_thread(build_session, run.settings(), run.options, trusted=False)
+    )
+    await asyncio.to_thread(held_store.entered.wait)
+    assert not building.done()  # held inside the build
+    held_store.release()
+    built = await building
+    try:
+        assert built.store is not None
+    finally:
+        await built.session.aclose()
+        built.close()
+
+
+_BUILD = """
+import sys
+from pathlib import Path
+from gemtui.agent.assembly import RunOptions, trusted_run
+run = trusted_run(RunOptions(workspace=Path(sys.argv[1])))
+built = run.build(run.settings(), at_screen=sys.argv[2] == "screen")
+print("gemtui.store" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize(("where", "loaded"), [("screen", "False"), ("headless", "True")])
+def test_the_store_modules_load_after_the_build_at_a_screen(
+    isolated_home: Path, workspace: Path, where: str, loaded: str
+) -> None:
+    """At a screen the build does not even import the store (SQLite, its schema): that
+    happens once the session is handed over. The control: a headless build does."""
+    env = {**os.environ, "GEMINI_API_KEY": "test-key"}
+    out = subprocess.run(
+        [sys.executable, "-c", _BUILD, str(workspace), where],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    assert out.stdout.split("\n")[-2] == loaded
