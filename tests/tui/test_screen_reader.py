@@ -233,3 +233,34 @@ async def test_a_resumed_session_is_read_from_its_start(
             "End of the earlier messages. Type your next prompt.",
         ]
     again.close_store()
+
+
+SECRET = "AIzaSySPOKEN-0123456789abcdefghijklmn"
+
+
+@pytest.mark.parametrize("registered", [True, False])
+async def test_a_secret_in_a_command_awaiting_approval_is_masked_in_the_log(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch, registered: bool
+) -> None:
+    """The approval line names the command; a registered key in it is said masked, as
+    the transcript shows it. Control: a key not registered is said as it is (the
+    line really carries the command)."""
+    if registered:
+        monkeypatch.setenv("GEMINI_API_KEY", SECRET)
+    call = {"name": "run_shell_command", "args": {"command": f"curl -H 'k: {SECRET}' x"}}
+    mock_llm.enqueue({"function_calls": [call]}, {"text": "ok"})
+    app = make_app(
+        make_session(mock_llm.url, workspace), workspace, ui=UiChoice(screen_reader=True)
+    )
+    seen = Messages()
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await pilot.press(*"call it", "enter")
+        await seen.wait_approvals(1)
+        await pilot.pause()
+        said = list(app.main.query_one(SpokenLog).said)
+        await pilot.press("f8", "r")
+        await seen.wait_event(AgentFinished)
+    asked = next(line for line in said if line.startswith("Approval asked:"))
+    assert "curl -H" in asked
+    assert (SECRET in asked) is not registered
+    assert ("[redacted]" in asked) is registered

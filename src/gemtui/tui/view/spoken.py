@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gemtui.redact import redact
 from gemtui.tui.view import ops
 
 if TYPE_CHECKING:
@@ -79,7 +80,11 @@ class SpokenLines:
         self._said: dict[str, str] = {}
 
     def lines(self, op: ops.Op) -> list[str]:
-        """The lines ``op`` adds, possibly none (usage counts, status fields)."""
+        """The lines ``op`` adds, possibly none (usage counts, status fields); known
+        secrets masked as the transcript masks them (a command, an error, a title)."""
+        return [redact(line) for line in self._lines(op)]
+
+    def _lines(self, op: ops.Op) -> list[str]:
         if isinstance(op, ops.UserPromptShown):
             return [f"You: {_flat(op.text)}"]
         if isinstance(op, ops.AnswerText):
