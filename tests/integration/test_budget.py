@@ -353,3 +353,32 @@ async def test_compressions_summary_call_counts_in_the_prompts_usage(
     done = await session.send("next")
     assert "summary" in (session.chat.history[0].parts[0].text or "")  # it compressed
     assert done.usage.input == 1_100_000
+
+
+def test_a_misspelt_provider_price_exits_52_naming_the_key(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """``{in = 3, out = 15}`` once priced every model of the provider at $0 (a cap
+    never held); now the settings are refused, naming the key, before any request."""
+    _config(isolated_home, '[providers.gemini]\nkind = "gemini"\nprices = { in = 3, out = 15 }\n')
+    mock_llm_thread.enqueue({"text": "free?", "usage": MILLION})
+    proc = _run(
+        mock_llm_thread, isolated_home, workspace, "-m", "no-such-model", "--max-budget-usd", "5"
+    )
+    assert proc.returncode == 52, proc.stderr
+    assert "prices.in" in proc.stderr, proc.stderr
+    assert mock_llm_thread.requests == []
+
+
+def test_half_a_price_under_a_cap_is_no_price(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """A provider price of output only left input at $0 for an unknown model: under a
+    cap that is an unknown price (exit 54 before any request), never a run at $0."""
+    _config(isolated_home, '[providers.gemini]\nkind = "gemini"\nprices = { output = 1.0 }\n')
+    mock_llm_thread.enqueue({"text": "free?", "usage": MILLION})
+    proc = _run(
+        mock_llm_thread, isolated_home, workspace, "-m", "no-such-model", "--max-budget-usd", "5"
+    )
+    assert proc.returncode == EXIT_BUDGET, proc.stderr
+    assert mock_llm_thread.requests == []

@@ -76,13 +76,15 @@ def _known(model: str) -> str | None:
 
 def price_for(model: str, overrides: Mapping[str, float] | None = None) -> dict[str, float] | None:
     """The price of ``model`` (longest known prefix), with the provider's ``prices`` on
-    top, and the settings' own ``[prices."MODEL"]`` (the exact name) on top of both."""
+    top, and the settings' own ``[prices."MODEL"]`` (the exact name) on top of both.
+    None unless both input and output are priced: half a price would count the other
+    half as $0, and a cap would never hold."""
     known = _known(model)
     base = dict(PRICES[known]) if known else {}
     if overrides:
         base.update(overrides)
     base.update(_settings_prices.get(model, {}))
-    return base or None
+    return base if "input" in base and "output" in base else None
 
 
 def price_origin(model: str, overrides: Mapping[str, float] | None = None) -> str | None:

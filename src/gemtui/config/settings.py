@@ -124,8 +124,11 @@ class ProviderSettings(_Section):
     tools is decoded under a grammar built from their schemas, so a call always parses and
     names a real tool (answering is the extra tool ``final_answer``); ``auto``: when the
     server is llama.cpp or vLLM and the tools get the compact description."""
-    prices: dict[str, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
-    """USD per million tokens: keys input, output, cached."""
+    prices: dict[Literal["input", "output", "cached"], Annotated[float, Field(ge=0)]] = Field(
+        default_factory=dict
+    )
+    """USD per million tokens: keys input, output, cached (a typo such as ``in`` is an
+    error, never a model priced at $0)."""
 
     @field_validator("thinking_budget")
     @classmethod
