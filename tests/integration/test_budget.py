@@ -366,7 +366,8 @@ def test_a_misspelt_provider_price_exits_52_naming_the_key(
         mock_llm_thread, isolated_home, workspace, "-m", "no-such-model", "--max-budget-usd", "5"
     )
     assert proc.returncode == 52, proc.stderr
-    assert "prices.in" in proc.stderr, proc.stderr
+    assert "prices" in proc.stderr, proc.stderr
+    assert "'in'" in proc.stderr, proc.stderr
     assert mock_llm_thread.requests == []
 
 
