@@ -12,7 +12,7 @@ the error, and the message names the model ``--fallback`` would have switched to
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gemtui.agent.prices import price_for
 from gemtui.errors import ApiError
@@ -41,6 +41,9 @@ class FallbackOffer:
     """``quota exhausted`` or ``model overloaded``, with the server's words."""
     price: str
     """The new model's price per million tokens, or ``unknown price``."""
+    spent_on_switch: tuple[set[str], ...] = field(default=(), compare=False, repr=False)
+    """Sets ``from_model`` joins only if the switch happens (the session's spent models:
+    a refused switch must not make the router avoid the model for the rest of it)."""
 
 
 FallbackAsk = Callable[[FallbackOffer], Awaitable[bool]]
@@ -69,16 +72,19 @@ def fallback_offer(
     prices: dict[str, float],
 ) -> FallbackOffer | None:
     """The switch to offer after ``err`` on ``model`` (None: not a fallback error, or no
-    model left); ``model`` joins each of the ``spent`` sets (this prompt's exhausted ones)."""
+    model left); ``model`` joins the first of ``spent`` (this prompt's exhausted ones)
+    now, the others only when the switch is allowed (``refusal``)."""
     if not (isinstance(err, ApiError) and err.status in FALLBACK_STATUSES):
         return None
-    for models in spent:
-        models.add(model)
+    spent[0].add(model)
     remaining = [m for m in fallback if m not in spent[0]]
-    if not remaining:
+    if not remaining:  # nothing to switch to: nobody refused anything
+        for models in spent[1:]:
+            models.add(model)
         return None
     why = f"{FALLBACK_STATUSES[err.status]}: {err.message}"
-    return FallbackOffer(model, remaining[0], why, price_text(remaining[0], prices))
+    price = price_text(remaining[0], prices)
+    return FallbackOffer(model, remaining[0], why, price, spent_on_switch=spent[1:])
 
 
 async def refusal(offer: FallbackOffer, ask: FallbackAsk | None) -> str:
@@ -88,4 +94,8 @@ async def refusal(offer: FallbackOffer, ask: FallbackAsk | None) -> str:
             f"--fallback (or fallback_auto = true in [general]) would have switched to "
             f"{offer.to_model}."
         )
-    return "" if await ask(offer) else f"You chose not to switch to {offer.to_model}."
+    if not await ask(offer):
+        return f"You chose not to switch to {offer.to_model}."
+    for models in offer.spent_on_switch:
+        models.add(offer.from_model)
+    return ""

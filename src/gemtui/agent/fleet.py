@@ -173,10 +173,15 @@ class Fleet:
         in the background; its id. ``FleetLimitReached`` past ``max_parallel``; a session
         that cannot be built raises ``FatalError``."""
         from gemtui.agent.assembly import trusted_run
+        from gemtui.agent.fallback_attach import attach_fallback
 
         self._check_limit()
         run = trusted_run(options)
         built = run.build(settings)
+        # a background agent never moves to another model unasked (``--fallback`` or
+        # ``fallback_auto`` included): it ends with the error naming the fallback; the
+        # front end asks for the one in front
+        attach_fallback(built.session, None)
         agent_id = self.adopt(built, name=name, branch=branch)
         self.send(agent_id, task)
         return agent_id
