@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gemtui.agent.agent_record import AgentLog
+from gemtui.agent.fallback_attach import attach_fallback
 from gemtui.agent.fleet_queue import ApprovalQueue
 from gemtui.agent.fleet_types import (
     AgentInfo,
@@ -173,15 +174,11 @@ class Fleet:
         in the background; its id. ``FleetLimitReached`` past ``max_parallel``; a session
         that cannot be built raises ``FatalError``."""
         from gemtui.agent.assembly import trusted_run
-        from gemtui.agent.fallback_attach import attach_fallback
 
         self._check_limit()
         run = trusted_run(options)
         built = run.build(settings)
-        # a background agent never moves to another model unasked (``--fallback`` or
-        # ``fallback_auto`` included): it ends with the error naming the fallback; the
-        # front end asks for the one in front
-        attach_fallback(built.session, None)
+        attach_fallback(built.session, None)  # never a switch unasked; the front one asks
         agent_id = self.adopt(built, name=name, branch=branch)
         self.send(agent_id, task)
         return agent_id
