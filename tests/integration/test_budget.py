@@ -383,3 +383,32 @@ def test_half_a_price_under_a_cap_is_no_price(
     )
     assert proc.returncode == EXIT_BUDGET, proc.stderr
     assert mock_llm_thread.requests == []
+
+
+@pytest.mark.parametrize("cap", [5.0, 1.0], ids=["control", "cap"])
+async def test_a_cap_compression_passed_stops_the_turn_after_it(
+    mock_llm: MockLLMServer, make_session: SessionFactory, cap: float
+) -> None:
+    """Compression's summary call ($1.25 at Pro's price) ran after the cap check, and
+    the turn then started unchecked; now the caps are checked again after it, so past
+    a $1 cap the turn never starts (exit 54). Control: under a $5 cap it starts."""
+    from gemtui.agent.budget_attach import attach_budget
+    from gemtui.config.settings import Settings
+
+    session = make_session(context_window=1000)
+    attach_budget(session, Settings(), cap, None)
+    for i in range(4):
+        mock_llm.enqueue(
+            {"text": f"a{i} " + filler(200, "x"), "usage": {"prompt": 700 if i == 3 else 100}}
+        )
+        await session.send(f"q{i} " + "y " * 100)
+    mock_llm.enqueue(
+        {"text": "summary", "usage": MILLION}, {"text": "after compression", "usage": SMALL}
+    )
+    done = await session.send("next")
+    assert "summary" in (session.chat.history[0].parts[0].text or "")  # it compressed
+    if cap == 5.0:
+        assert done.text == "after compression"
+        return
+    assert done.exit_code == EXIT_BUDGET
+    assert done.text != "after compression", "the turn never started"
