@@ -7,15 +7,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from gemtui.agent.assembly import RunOptions
 from gemtui.bus.events import AgentFinished
 from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.app import GemtuiApp
+from gemtui.tui.launch import build_app
 from gemtui.tui.screens.dialogs import FallbackScreen
 from tests.tui.conftest import make_app, make_session
-from tests.tui.helpers import Messages, turns_done
+from tests.tui.helpers import Messages, engine_started, turns_done
+from tests.tui.test_resume_shows_what_happened import _settings_for
 from tests.tui.test_transcript import screen_text, settle
 
 CLIPBOARD = "\x1b]52;c;cGxhbnRlZA==\x1b\\"
@@ -87,3 +92,35 @@ async def test_control_without_the_guard_the_planted_sequence_is_written() -> No
         await pilot.pause()
         written = terminal_bytes(app)
     assert "\x1b]52;c;cGxhbnRlZA==" in written
+
+
+async def test_a_resumed_answer_with_osc_52_never_reaches_the_terminal(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stored answer is drawn on resume without the view model: it is cleaned too."""
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    mock_llm.enqueue({"text": PLANTED})
+    settings = _settings_for(mock_llm.url)
+    app = build_app(settings, RunOptions(workspace=workspace))
+    assert isinstance(app, GemtuiApp)
+    seen = Messages()
+    async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
+        await engine_started(app, seen)
+        await pilot.press(*"hi", "enter")
+        await seen.wait_event(AgentFinished)
+        await turns_done(app)
+        assert app.session is not None
+        session_id = app.session.id
+    app.close_store()
+    again = build_app(settings, RunOptions(workspace=workspace, resume=session_id))
+    assert isinstance(again, GemtuiApp)
+    seen = Messages()
+    async with again.run_test(size=(120, 30), message_hook=seen) as pilot:
+        await engine_started(again, seen)
+        await settle(pilot, again.main.transcript)
+        written = terminal_bytes(again)
+        shown = screen_text(again.main.transcript)
+    again.close_store()
+    assert "pwned-title" in shown, "the resumed answer is drawn"
+    assert "\x1b]52;" not in written
+    assert "\x1b]0;" not in written
