@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SCREEN_READER_CLASS",
-    "say_notice",
     "say_line",
+    "say_notice",
     "say_op",
     "spoken_log",
     "use_screen_reader",

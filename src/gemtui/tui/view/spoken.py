@@ -20,11 +20,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "APPROVAL_KEYS",
-    "FALLBACK_KEYS",
-    "budget_question",
     "DECISION_WORDS",
+    "FALLBACK_KEYS",
     "GREETING",
     "SpokenLines",
+    "budget_question",
 ]
 
 GREETING = (
