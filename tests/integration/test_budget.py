@@ -353,3 +353,62 @@ async def test_compressions_summary_call_counts_in_the_prompts_usage(
     done = await session.send("next")
     assert "summary" in (session.chat.history[0].parts[0].text or "")  # it compressed
     assert done.usage.input == 1_100_000
+
+
+def test_a_misspelt_provider_price_exits_52_naming_the_key(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """``{in = 3, out = 15}`` once priced every model of the provider at $0 (a cap
+    never held); now the settings are refused, naming the key, before any request."""
+    _config(isolated_home, '[providers.gemini]\nkind = "gemini"\nprices = { in = 3, out = 15 }\n')
+    mock_llm_thread.enqueue({"text": "free?", "usage": MILLION})
+    proc = _run(
+        mock_llm_thread, isolated_home, workspace, "-m", "no-such-model", "--max-budget-usd", "5"
+    )
+    assert proc.returncode == 52, proc.stderr
+    assert "prices" in proc.stderr, proc.stderr
+    assert "'in'" in proc.stderr, proc.stderr
+    assert mock_llm_thread.requests == []
+
+
+def test_half_a_price_under_a_cap_is_no_price(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """A provider price of output only left input at $0 for an unknown model: under a
+    cap that is an unknown price (exit 54 before any request), never a run at $0."""
+    _config(isolated_home, '[providers.gemini]\nkind = "gemini"\nprices = { output = 1.0 }\n')
+    mock_llm_thread.enqueue({"text": "free?", "usage": MILLION})
+    proc = _run(
+        mock_llm_thread, isolated_home, workspace, "-m", "no-such-model", "--max-budget-usd", "5"
+    )
+    assert proc.returncode == EXIT_BUDGET, proc.stderr
+    assert mock_llm_thread.requests == []
+
+
+@pytest.mark.parametrize("cap", [5.0, 1.0], ids=["control", "cap"])
+async def test_a_cap_compression_passed_stops_the_turn_after_it(
+    mock_llm: MockLLMServer, make_session: SessionFactory, cap: float
+) -> None:
+    """Compression's summary call ($1.25 at Pro's price) ran after the cap check, and
+    the turn then started unchecked; now the caps are checked again after it, so past
+    a $1 cap the turn never starts (exit 54). Control: under a $5 cap it starts."""
+    from gemtui.agent.budget_attach import attach_budget
+    from gemtui.config.settings import Settings
+
+    session = make_session(context_window=1000)
+    attach_budget(session, Settings(), cap, None)
+    for i in range(4):
+        mock_llm.enqueue(
+            {"text": f"a{i} " + filler(200, "x"), "usage": {"prompt": 700 if i == 3 else 100}}
+        )
+        await session.send(f"q{i} " + "y " * 100)
+    mock_llm.enqueue(
+        {"text": "summary", "usage": MILLION}, {"text": "after compression", "usage": SMALL}
+    )
+    done = await session.send("next")
+    assert "summary" in (session.chat.history[0].parts[0].text or "")  # it compressed
+    if cap == 5.0:
+        assert done.text == "after compression"
+        return
+    assert done.exit_code == EXIT_BUDGET
+    assert done.text != "after compression", "the turn never started"

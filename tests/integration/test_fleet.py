@@ -29,13 +29,13 @@ from gemtui.agent.fleet import (
     FrontChanged,
     PendingApproval,
 )
-from gemtui.bus import ApprovalDecision, Decision, Event, SessionStarted
+from gemtui.bus import ApprovalDecision, Decision, ErrorOccurred, Event, SessionStarted
 from gemtui.config.settings import Settings
 from gemtui.testing import MockLLMServer
 
 from .test_background_subagents import _route
 from .test_subagents import _call, _done
-from .test_two_sessions_apart import _configure, _shell
+from .test_two_sessions_apart import _configure, _shell, user_config_file
 
 SAME = "echo ran > ran.txt"
 """The one command both agents ask for (relative: it lands in the asking agent's folder)."""
@@ -325,3 +325,48 @@ async def test_stopping_a_background_subagent_tells_its_agent(
         finally:
             alpha.release()
             await fleet.aclose()
+
+
+_DAILY_QUOTA = {
+    "status": 429,
+    "message": "Quota exceeded for quota metric 'Generate requests' per day.",
+    "quota_id": "GenerateRequestsPerDayPerProjectPerModel",
+}
+
+
+@pytest.mark.parametrize("guarded", [True, False], ids=["fleet-start", "control-unguarded"])
+async def test_a_background_agent_never_switches_models_unasked(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, guarded: bool
+) -> None:
+    """``--fallback`` once made every fleet agent switch silently when its quota ran out.
+    An agent started in the fleet ends with the error naming the fallback instead; the
+    control adopts the same options built without the fleet's guard, and it switches."""
+    monkeypatch.setenv("GEMINI_API_KEY", "key-a")
+    ws, _ = _folders(tmp_path)
+    async with MockLLMServer() as alpha, MockLLMServer() as beta:
+        _configure(alpha.url, beta.url)
+        config = user_config_file()
+        config.write_text(config.read_text() + 'fallback = ["gemini-2.5-flash"]\n')
+        alpha.enqueue({"error": _DAILY_QUOTA}, {"text": "flash answers"})
+        options = RunOptions(ws, provider="alpha", model="gemini-2.5-pro", fallback=True)
+        fleet = Fleet(Settings())
+        try:
+            if guarded:
+                agent = fleet.start("go", options)
+            else:
+                agent = fleet.adopt(trusted_run(options).build(None), start=True)
+                fleet.send(agent, "go")
+            hints: list[str] = []  # subscribed before the task's first step runs
+            fleet.session(agent).bus.subscribe(
+                lambda e: hints.append(e.hint or "") if isinstance(e, ErrorOccurred) else None
+            )
+            info = await fleet.wait(agent)
+        finally:
+            await fleet.aclose()
+    models = [r.path.rsplit("/", 1)[-1].split(":")[0] for r in alpha.requests]
+    if guarded:
+        assert models == ["gemini-2.5-pro"]
+        assert info.state is AgentState.FAILED
+        assert any("would have switched to gemini-2.5-flash" in h for h in hints), hints
+    else:
+        assert models == ["gemini-2.5-pro", "gemini-2.5-flash"]

@@ -102,3 +102,18 @@ def test_without_visual_or_editor_vi_then_nano_else_both_named(tmp_path: Path) -
     nano.rename(bin_dir / "vi")
     assert editor_command(env) == ["vi"]
     assert editor_command({**env, "EDITOR": "vi -n"}) == ["vi", "-n"]
+
+
+async def test_a_malformed_visual_is_said_and_the_prompt_kept(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``vi "unclosed`` made shlex raise and the app crash; now it is said, and the
+    prompt stays as typed."""
+    monkeypatch.setenv("VISUAL", 'vi "unclosed')
+    app = make_app(make_session(mock_llm.url, workspace), workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"still here", "ctrl+g")
+        await settle(pilot, app.main.transcript)
+        assert app.main.prompt.text == "still here"
+        shown = " ".join(screen_text(app.main.transcript).split())
+    assert "$VISUAL cannot be read as a command" in shown

@@ -233,3 +233,102 @@ async def test_a_resumed_session_is_read_from_its_start(
             "End of the earlier messages. Type your next prompt.",
         ]
     again.close_store()
+
+
+SECRET = "AIzaSySPOKEN-0123456789abcdefghijklmn"
+
+
+@pytest.mark.parametrize("registered", [True, False])
+async def test_a_secret_in_a_command_awaiting_approval_is_masked_in_the_log(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch, registered: bool
+) -> None:
+    """The approval line names the command; a registered key in it is said masked, as
+    the transcript shows it. Control: a key not registered is said as it is (the
+    line really carries the command)."""
+    if registered:
+        monkeypatch.setenv("GEMINI_API_KEY", SECRET)
+    call = {"name": "run_shell_command", "args": {"command": f"curl -H 'k: {SECRET}' x"}}
+    mock_llm.enqueue({"function_calls": [call]}, {"text": "ok"})
+    app = make_app(
+        make_session(mock_llm.url, workspace), workspace, ui=UiChoice(screen_reader=True)
+    )
+    seen = Messages()
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await pilot.press(*"call it", "enter")
+        await seen.wait_approvals(1)
+        await pilot.pause()
+        said = list(app.main.query_one(SpokenLog).said)
+        await pilot.press("f8", "r")
+        await seen.wait_event(AgentFinished)
+    asked = next(line for line in said if line.startswith("Approval asked:"))
+    assert "curl -H" in asked
+    assert (SECRET in asked) is not registered
+    assert ("[redacted]" in asked) is registered
+
+
+async def test_the_budget_question_is_said_with_its_keys(
+    mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cap's question was never said in the mode (its op said nothing): now the log
+    says what stopped and which keys answer, and the answer it names works."""
+    from gemtui.agent.assembly import RunOptions
+    from gemtui.tui.launch import build_app
+    from gemtui.tui.screens.budget import BudgetScreen
+    from tests.tui.helpers import engine_started
+    from tests.tui.test_budget_dialog import _settings
+
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    mock_llm.enqueue({"text": "priced at nothing known"})
+    options = RunOptions(workspace=workspace, model="no-such-model", max_budget_usd=5.0)
+    app = build_app(_settings(mock_llm.url), options, ui=UiChoice(screen_reader=True))
+    assert isinstance(app, GemtuiApp)
+    seen = Messages()
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await engine_started(app, seen)
+        await pilot.press(*"go", "enter")
+        while not isinstance(app.screen, BudgetScreen):
+            await pilot.pause()
+        said = list(app.main.query_one(SpokenLog).said)
+        await pilot.press("f8", "g")
+        await seen.wait_event(AgentFinished)
+    app.close_store()
+    question = next(line for line in said if line.startswith("Question:"))
+    assert "no-such-model" in question
+    assert "press F8, then g go on without a price" in question
+    assert len(mock_llm.requests) == 1, "g, as said, went on"
+
+
+async def test_the_fallback_question_is_said_with_its_keys(
+    mock_llm: MockLLMServer, workspace: Path
+) -> None:
+    from gemtui.tui.screens.dialogs import FallbackScreen
+
+    quota = {
+        "status": 429,
+        "message": "Quota exceeded for quota metric 'Generate requests' per day.",
+        "quota_id": "GenerateRequestsPerDayPerProjectPerModel",
+    }
+    mock_llm.enqueue({"error": quota}, {"text": "flash answers"})
+    app = make_app(
+        make_session(mock_llm.url, workspace, model="gemini-2.5-pro"),
+        workspace,
+        ui=UiChoice(screen_reader=True),
+    )
+    seen = Messages()
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await pilot.press(*"hello", "enter")
+        await seen.wait_for(lambda m: isinstance(app.screen, FallbackScreen))
+        said = list(app.main.query_one(SpokenLog).said)
+        await pilot.press("f8", "x")
+        await seen.wait_event(AgentFinished)
+    question = next(line for line in said if line.startswith("Question:"))
+    assert "Switch from gemini-2.5-pro to gemini-2.5-flash?" in question
+    assert "press F8, then s switch, x or Escape stop" in question
+
+
+def test_every_approval_key_is_said() -> None:
+    """After F8 the queue also takes m, capital S and Control A: each is named."""
+    from gemtui.tui.view.spoken import APPROVAL_KEYS
+
+    for key in ("m modify", "capital S allow this MCP server", "Control A allow every edit"):
+        assert key in APPROVAL_KEYS

@@ -135,3 +135,21 @@ class TestUsageSnapshot:
             await pilot.pause()
 
         assert snap_compare(_app(tmp_path, store), terminal_size=(120, 40), run_before=open_view)
+
+
+async def test_a_model_name_that_looks_like_markup_is_shown_as_it_is(tmp_path: Path) -> None:
+    """``qwen[/no_think]`` was read as a closing markup tag and the view raised; it is
+    a name, shown as written (the control: a plain name beside it is shown too)."""
+    store = SessionStore()
+    sid = store.create_session(title="work", model="qwen[/no_think]")
+    for model in ("qwen[/no_think]", "plain-model"):
+        store.add_usage(sid, model=model, input=1000, output=100, parent_call=None)
+    app = _app(tmp_path, store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.app.push_screen(UsageScreen(usage_report(store, 30)))
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, UsageScreen)
+        models = _rows(screen, "#usage-models")
+    assert set(models) == {"qwen[/no_think]", "plain-model"}

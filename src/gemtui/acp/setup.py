@@ -15,6 +15,7 @@ from typing import Any
 from acp.schema import HttpMcpServer, McpServerStdio, SseMcpServer
 
 from gemtui.agent.assembly import Assembled, RunOptions
+from gemtui.agent.fallback_attach import attach_fallback
 
 __all__ = ["Built", "build"]
 
@@ -100,4 +101,6 @@ def build(
     extra = {k: v for k, v in _client_servers(mcp_servers).items() if k not in settings.mcpServers}
     if extra:
         settings = settings.model_copy(update={"mcpServers": {**settings.mcpServers, **extra}})
-    return Built(run.build(settings), notice)
+    built = run.build(settings)
+    attach_fallback(built.session, None)  # the client is never asked: no switch, ever
+    return Built(built, notice)

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from gemtui.agent.prices import cost_of, price_for
+from gemtui.agent.prices import PriceBook, cost_of, price_for
 from gemtui.bus import Event, EventBus, ModelRouted, TurnFinished, Usage
 from gemtui.chat.turn import usage_from_metadata
 
@@ -171,7 +171,8 @@ def spent_today(store: SessionStore | None, prices: Mapping[str, float], model: 
     total = 0.0
     for row in store.usage_since(midnight):
         usage = Usage(input=row[1], output=row[2], thoughts=row[3], cached=row[4])
-        cost = cost_of(usage, price_for(row[0], prices if row[0] == model else None))
+        other = prices.models_only() if isinstance(prices, PriceBook) else None
+        cost = cost_of(usage, price_for(row[0], prices if row[0] == model else other))
         total += cost or 0.0
     return total
 

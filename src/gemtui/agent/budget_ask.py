@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import math
 import uuid
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 from gemtui.agent.budget import Budget, Reached
 from gemtui.agent.cancellable import until_cancelled
@@ -21,7 +21,7 @@ from gemtui.agent.run_state import RunState
 from gemtui.bus import BudgetAsked, Decision, ErrorOccurred, EventBus, TerminateReason
 from gemtui.errors import FatalBudgetError
 
-__all__ = ["budget_stop"]
+__all__ = ["budget_stop", "compressed"]
 
 
 async def budget_stop(
@@ -49,6 +49,25 @@ async def budget_stop(
         elif decision.raise_usd is not None and _positive(decision.raise_usd):
             budget.raise_cap(reached.kind, decision.raise_usd)
     return None
+
+
+async def compressed(
+    compress: Callable[[asyncio.Event], Awaitable[bool]],
+    budget: Budget | None,
+    bus: EventBus,
+    model: str,
+    prices: Mapping[str, float],
+    cancel: asyncio.Event,
+    state: RunState,
+) -> TerminateReason | None:
+    """Compress the history before a turn, then check the caps again: compression is a
+    model call of its own, and the turn must not start past a cap it reached. Why the
+    prompt ends (a cancel meanwhile, a cap), or None: the turn may start."""
+    if not await compress(cancel):
+        return TerminateReason.TIMEOUT if state.timed_out else TerminateReason.ABORTED
+    if budget is None:
+        return None
+    return await budget_stop(budget, bus, model, prices, cancel, state)
 
 
 def _refuse(bus: EventBus, state: RunState, reached: Reached) -> TerminateReason:

@@ -28,7 +28,7 @@ def attach_budget(
     if cap is None and daily is None:
         return None
     executor = session.executor
-    prices = dict(executor.config.prices)
+    prices = executor.config.prices  # the session's own book (per-model prices too)
     before = spent_today(store, prices, executor.chat.model) if daily is not None else 0.0
     budget = Budget(cap, daily, before, prices=prices, provider=session.provider.name)
     budget.watch(session.bus)

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from gemtui.agent.after_agent import check_answer
 from gemtui.agent.budget import report_side_call
-from gemtui.agent.budget_ask import budget_stop
+from gemtui.agent.budget_ask import budget_stop, compressed
 from gemtui.agent.cancellable import until_cancelled
 from gemtui.agent.error_text import explain
 from gemtui.agent.fallback_switch import fall_back
@@ -340,8 +340,10 @@ class Executor:
             stop = TerminateReason.MAX_TURNS
         elif budget and (stopped := await budget_stop(budget, self.bus, *priced, cancel, state)):
             stop = stopped  # past a cap: exit 54 headless; the TUI asks (raise or stop)
-        elif not await self._compress_unless_cancelled(cancel):
-            stop = self._cancel_reason(state)
+        else:  # compression (a model call of its own) may pass a cap: checked again
+            stop = await compressed(
+                self._compress_unless_cancelled, budget, self.bus, *priced, cancel, state
+            )
         self._park(message)
         return stop
 

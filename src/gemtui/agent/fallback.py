@@ -12,7 +12,7 @@ the error, and the message names the model ``--fallback`` would have switched to
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gemtui.agent.prices import price_for
@@ -52,6 +52,10 @@ class FallbackOffer:
     """The provider in use ("" when not known: no switch to another is possible)."""
     to_provider: str = ""
     """The provider of ``to_model`` (another one for a ``PROVIDER:MODEL`` entry)."""
+
+    spent_on_switch: tuple[set[str], ...] = field(default=(), compare=False, repr=False)
+    """Sets ``from_model`` joins only if the switch happens (the session's spent models:
+    a refused switch must not make the router avoid the model for the rest of it)."""
 
     @property
     def moves(self) -> bool:
@@ -117,8 +121,10 @@ def fallback_offer(
     known: Collection[str] = (),
 ) -> FallbackOffer | None:
     """The switch to offer after ``err`` on ``model`` (None: not a fallback error, or no
-    model left); ``model`` joins each of the ``spent`` sets, and the first (this prompt's)
-    also takes it as ``provider:model``, the form entries are compared in.
+    model left). ``model`` joins the first of ``spent`` (this prompt's exhausted ones)
+    now, also as ``provider:model``, the form entries are compared in; the others only
+    when the switch is allowed (``refusal``): a refused switch must not make the router
+    avoid the model for the rest of the session.
 
     ``provider`` is the one in use; an entry ``PROVIDER:MODEL`` whose prefix is in
     ``known`` (or is ``provider``) goes there, any other is a model of ``provider``.
@@ -126,19 +132,21 @@ def fallback_offer(
     is built (its settings may hold its own)."""
     if not (isinstance(err, ApiError) and err.status in FALLBACK_STATUSES):
         return None
-    for models in spent:
-        models.add(model)
-    spent[0].add(label(provider, model))
+    spent[0].update((model, label(provider, model)))
     for entry in fallback:
         to_provider, to_model = split_entry(entry, {*known, provider} - {""})
         to_provider = to_provider or provider
         if label(to_provider, to_model) not in spent[0]:
             break
-    else:
+    else:  # nothing to switch to: nobody refused anything
+        for models in spent[1:]:
+            models.add(model)
         return None
     why = f"{FALLBACK_STATUSES[err.status]}: {err.message}"
     price = price_text(to_model, prices if to_provider == provider else None)
-    return FallbackOffer(model, to_model, why, price, provider, to_provider)
+    return FallbackOffer(
+        model, to_model, why, price, provider, to_provider, spent_on_switch=spent[1:]
+    )
 
 
 async def refusal(offer: FallbackOffer, ask: FallbackAsk | None) -> str:
@@ -148,4 +156,8 @@ async def refusal(offer: FallbackOffer, ask: FallbackAsk | None) -> str:
             f"--fallback (or fallback_auto = true in [general]) would have switched to "
             f"{offer.target}."
         )
-    return "" if await ask(offer) else f"You chose not to switch to {offer.target}."
+    if not await ask(offer):
+        return f"You chose not to switch to {offer.target}."
+    for models in offer.spent_on_switch:
+        models.add(offer.from_model)
+    return ""

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gemtui.agent.agent_record import AgentLog
+from gemtui.agent.fallback_attach import attach_fallback
 from gemtui.agent.fleet_queue import ApprovalQueue
 from gemtui.agent.fleet_types import (
     AgentInfo,
@@ -177,6 +178,7 @@ class Fleet:
         self._check_limit()
         run = trusted_run(options)
         built = run.build(settings)
+        attach_fallback(built.session, None)  # never a switch unasked; the front one asks
         agent_id = self.adopt(built, name=name, branch=branch)
         self.send(agent_id, task)
         return agent_id

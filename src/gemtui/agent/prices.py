@@ -16,6 +16,7 @@ from gemtui.bus.events import Usage
 __all__ = [
     "PRICES",
     "SOURCES",
+    "PriceBook",
     "PriceSource",
     "cost_of",
     "price_for",
@@ -59,7 +60,28 @@ SOURCES: dict[str, PriceSource] = {
 came from. A test keeps every entry covered."""
 
 _settings_prices: dict[str, dict[str, float]] = {}
-"""``[prices."MODEL"]`` from the settings in force (set where a session is assembled)."""
+"""``[prices."MODEL"]`` from the settings last assembled: only for views with no
+session's own book (the session browser, ``gemtui usage``); a session's costs use its
+``PriceBook``, so another session built in the same process never changes them."""
+
+
+class PriceBook(dict[str, float]):
+    """A provider's ``prices`` (the mapping itself) with the session's own
+    ``[prices."MODEL"]`` riding along: one per session, carried in its executor's
+    config (ACP and the fleet build many sessions in one process)."""
+
+    def __init__(
+        self,
+        provider: Mapping[str, float] | None = None,
+        models: Mapping[str, Mapping[str, float]] | None = None,
+    ) -> None:
+        super().__init__(provider or {})
+        self.models = {model: dict(price) for model, price in (models or {}).items()}
+        """``[prices."MODEL"]``: each model's own price, by its exact name."""
+
+    def models_only(self) -> PriceBook:
+        """The same per-model prices without the provider's (for another model's calls)."""
+        return PriceBook(None, self.models)
 
 
 def use_price_overrides(table: Mapping[str, Mapping[str, float]]) -> None:
@@ -76,18 +98,20 @@ def _known(model: str) -> str | None:
 
 def price_for(model: str, overrides: Mapping[str, float] | None = None) -> dict[str, float] | None:
     """The price of ``model`` (longest known prefix), with the provider's ``prices`` on
-    top, and the settings' own ``[prices."MODEL"]`` (the exact name) on top of both."""
+    top, and the settings' own ``[prices."MODEL"]`` (the exact name) on top of both.
+    None unless both input and output are priced: half a price would count the other
+    half as $0, and a cap would never hold."""
     known = _known(model)
     base = dict(PRICES[known]) if known else {}
     if overrides:
         base.update(overrides)
-    base.update(_settings_prices.get(model, {}))
-    return base or None
+    base.update(_models(overrides).get(model, {}))
+    return base if "input" in base and "output" in base else None
 
 
 def price_origin(model: str, overrides: Mapping[str, float] | None = None) -> str | None:
     """Where ``model``'s price comes from, in words (None: no price is known)."""
-    if model in _settings_prices:
+    if model in _models(overrides):
         return f'your settings ([prices."{model}"])'
     if overrides:
         return "your settings (the provider's prices)"
@@ -96,6 +120,11 @@ def price_origin(model: str, overrides: Mapping[str, float] | None = None) -> st
         return None
     source = next((s for prefix, s in SOURCES.items() if known.startswith(prefix)), None)
     return source.describe() if source else "built in (no source recorded)"
+
+
+def _models(overrides: Mapping[str, float] | None) -> dict[str, dict[str, float]]:
+    """The per-model prices in force: the session's book, else the last assembled."""
+    return overrides.models if isinstance(overrides, PriceBook) else _settings_prices
 
 
 def cost_of(usage: Usage, price: Mapping[str, float] | None) -> float | None:

@@ -355,11 +355,14 @@ def config_for_provider(
     next-speaker check; the budget counts side calls at its prices from now on."""
     from dataclasses import replace
 
+    from gemtui.agent.prices import PriceBook
+
+    prices = PriceBook(provider.settings.prices, settings.price_overrides())
     if (budget := config.budget) is not None:
-        budget.prices, budget.provider = dict(provider.settings.prices), provider.name
+        budget.prices, budget.provider = prices, provider.name
     return replace(
         config,
         context_window=provider.context_window,
-        prices=dict(provider.settings.prices),
+        prices=prices,
         next_speaker=next_speaker_for(settings, provider),
     )

@@ -128,13 +128,24 @@ class ProviderSettings(_Section):
     names a real tool (answering is the extra tool ``final_answer``); ``auto``: when the
     server is llama.cpp or vLLM and the tools get the compact description."""
     prices: dict[str, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
-    """USD per million tokens: keys input, output, cached."""
+    """USD per million tokens: keys input, output, cached (a typo such as ``in`` is an
+    error, never a model priced at $0)."""
 
     @field_validator("thinking_budget")
     @classmethod
     def _budget(cls, value: int) -> int:
         if 0 < value < 1024:  # the Messages API refuses these (400)
             raise ValueError("must be 0 (no extended thinking) or at least 1024")
+        return value
+
+    @field_validator("prices")
+    @classmethod
+    def _price_keys(cls, value: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(value) - {"input", "output", "cached"})
+        if unknown:  # a typo would leave that part of the price at $0
+            raise ValueError(
+                f"unknown key {', '.join(map(repr, unknown))}: use input, output, cached"
+            )
         return value
 
 

@@ -28,6 +28,7 @@ from gemtui.errors import (
 from gemtui.providers.base import Capabilities
 from gemtui.providers.gemini import gemini_body
 from gemtui.providers.http import get_json, open_stream, post_json
+from gemtui.providers.rate_limits import fraction
 from gemtui.providers.sse import frame_text, iter_sse_data, malformed
 from gemtui.wire import (
     Content,
@@ -372,10 +373,9 @@ def _refusal(loaded: dict[str, Any]) -> AccountRefusedError | None:
 
 
 def _bucket(raw: dict[str, Any]) -> QuotaBucket:
-    fraction = raw.get("remainingFraction")
     return QuotaBucket(
         model=str(raw.get("modelId") or "?"),
-        remaining_fraction=float(fraction) if isinstance(fraction, (int, float)) else None,
+        remaining_fraction=fraction(raw.get("remainingFraction")),
         remaining_amount=str(raw.get("remainingAmount") or ""),
         reset_time=str(raw.get("resetTime") or ""),
         token_type=str(raw.get("tokenType") or ""),

@@ -18,7 +18,10 @@ from datetime import datetime
 from gemtui.bus.rate_limits import RateLimit, RateLimits
 
 __all__ = [
+    "MAX_COUNT",
+    "MAX_DURATION_CHARS",
     "RateLimitListener",
+    "fraction",
     "parse_go_duration",
     "rate_limits_from_headers",
     "seconds_until",
@@ -30,13 +33,18 @@ RateLimitListener = Callable[[RateLimits], None]
 _OPENAI_NAMES = ("requests", "tokens")
 _ANTHROPIC_NAMES = ("requests", "tokens", "input-tokens", "output-tokens")
 _GO_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)")
+MAX_DURATION_CHARS = 40
+"""A reset longer than this is no duration (``1h2m3.5s`` is 8): a server's 16k-digit
+header must cost nothing on the event loop, so it is refused before any pattern runs."""
+MAX_COUNT = 10**12
+"""A count above this is nonsense, not a figure to show or compute with."""
 _UNIT_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 
 
 def parse_go_duration(text: str) -> float | None:
     """Seconds from ``6m0s``, ``1s``, ``20ms``, ``1h2m3.5s`` (None if it is not one)."""
     text = text.strip()
-    if not text:
+    if not text or len(text) > MAX_DURATION_CHARS:
         return None
     parts = _GO_PART.findall(text)
     if not parts or "".join(n + u for n, u in parts) != text:
@@ -63,13 +71,22 @@ def seconds_until(instant: str, now: float | None = None) -> float | None:
 
 def _int(value: str | None) -> int | None:
     """A count a server sent; nonsense ("inf", "-3", "abc") is no figure, never a crash."""
-    if value is None:
+    if value is None or len(value) > MAX_DURATION_CHARS:
         return None
     try:
         number = int(float(value.strip()))
     except (ValueError, OverflowError):
         return None
-    return number if number >= 0 else None
+    return number if 0 <= number <= MAX_COUNT else None
+
+
+def fraction(value: object) -> float | None:
+    """A share left (0 to 1) a server sent; Infinity, NaN (JSON allows both here), a
+    negative or a figure above one is no share, never a crash further on."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    share = float(value)
+    return share if math.isfinite(share) and 0.0 <= share <= 1.0 else None
 
 
 def rate_limits_from_headers(

@@ -8,8 +8,9 @@ its own (a title change, a clipboard write with OSC 52, a hyperlink).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from gemtui.tui.view.terminal_safe import CONTROLS as _CONTROLS
 
 __all__ = ["BEL", "AttentionSwitches", "attention_bytes", "clean", "osc9", "osc777"]
 
@@ -17,7 +18,6 @@ BEL = "\a"
 """The terminal bell; also what ends an OSC sequence here (the form every terminal
 that shows these notifications reads)."""
 
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 MAX_CHARS = 200
 """Notification text is cut here: a desktop notification shows a line or two."""
 

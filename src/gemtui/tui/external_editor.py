@@ -42,7 +42,10 @@ class EditOutcome:
 def editor_command(env: Mapping[str, str]) -> list[str] | str:
     """The editor to run (its words), or a sentence saying why there is none."""
     for name in ("VISUAL", "EDITOR"):
-        words = shlex.split(env.get(name, ""))
+        try:
+            words = shlex.split(env.get(name, ""))
+        except ValueError as exc:  # `vi "unclosed`: said, never a crash
+            return f"${name} cannot be read as a command ({exc}): {env.get(name, '')!r}"
         if words:
             if shutil.which(words[0], path=env.get("PATH")) is None:
                 return f"${name} is {words[0]!r}, which is not installed or not on PATH"

@@ -18,7 +18,11 @@ def fallback_question(host: ControllerHost) -> FallbackAsk:
     (switch / stop); what they were typing stays in the prompt either way."""
 
     async def ask(offer: FallbackOffer) -> bool:
+        from textual.app import App
+
+        from gemtui.tui.screen_reader import say_line
         from gemtui.tui.screens.dialogs import FallbackScreen
+        from gemtui.tui.view.spoken import FALLBACK_KEYS
 
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
@@ -33,6 +37,8 @@ def fallback_question(host: ControllerHost) -> FallbackAsk:
             "Switch to go on with it, or stop this prompt."
         )
         host.push_screen(FallbackScreen(question, detail=detail), done)
+        if isinstance(host, App):  # the screen-reader mode says it, with its keys
+            say_line(host, f"Question: {question} {' '.join(detail.split())} {FALLBACK_KEYS}")
         return await answer
 
     return ask

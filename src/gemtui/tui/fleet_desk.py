@@ -213,7 +213,9 @@ class FleetDesk:
 
     def _show_front(self, session: Session) -> None:
         from gemtui.agent.budget_attach import ask_at_caps
+        from gemtui.agent.fallback_attach import attach_fallback
         from gemtui.tui.bridge import pump_events
+        from gemtui.tui.fallback_flow import fallback_question
         from gemtui.tui.resumed_view import show_resumed
 
         app, main = self.app, self.app.main
@@ -222,8 +224,10 @@ class FleetDesk:
         main.usage.reset()
         if app.controller.session is not None:  # off screen: a cap ends its prompt (54)
             ask_at_caps(app.controller.session, asks=False)
+            attach_fallback(app.controller.session, None)  # and a fallback never switches
         app.controller.session = session
         ask_at_caps(session)  # on screen: at a cap the person is asked
+        attach_fallback(session, fallback_question(app.controller.app))  # and before a switch
         status = main.status
         status.turn_ended()
         status.provider, status.model = session.provider.name, session.model

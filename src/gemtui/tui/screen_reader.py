@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SCREEN_READER_CLASS",
+    "say_line",
     "say_notice",
     "say_op",
     "spoken_log",
@@ -61,6 +62,12 @@ def say_op(screen: Screen[Any], op: ops.Op) -> None:
     """Say ``op`` in the screen's log, when the mode put one there."""
     for log in _logs(screen.app, [screen]):
         log.say_op(op)
+
+
+def say_line(app: App[Any], line: str) -> None:
+    """Say ``line`` in the front log (a question a dialog asks with no view op)."""
+    for log in _logs(app, app.screen_stack)[-1:]:
+        log.say(redact(line))
 
 
 def say_resumed(screen: Screen[Any], earlier: list[tuple[str, str]]) -> None:

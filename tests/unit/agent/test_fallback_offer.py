@@ -38,6 +38,7 @@ def test_a_model_already_run_out_is_not_offered_again() -> None:
     first = fallback_offer(ApiError(429, "q"), "a", ("b", "a"), (exhausted, spent), {})
     assert first is not None
     assert first.to_model == "b"
+    assert asyncio.run(refusal(first, switch_always)) == ""  # the switch happens
     assert fallback_offer(ApiError(429, "q"), "b", ("b", "a"), (exhausted, spent), {}) is None
     assert exhausted == spent == {"a", "b"}
 
@@ -122,3 +123,21 @@ def test_model_fallback_names_every_entrys_provider_in_order() -> None:
         "gem:qwen3:8b",
     ]
     assert Settings().model_fallback("gem") == []
+
+
+def test_a_refused_switch_leaves_the_model_to_the_router() -> None:
+    """A 503 once marked the model spent for the whole session even when the person
+    refused the switch, so ``auto`` silently avoided it from then on. Only a switch
+    that happens marks it; the prompt's own set is marked either way (it ends)."""
+
+    async def no(offer: object) -> bool:
+        return False
+
+    for ask, marked in ((no, set()), (None, set()), (switch_always, {"a"})):
+        exhausted: set[str] = set()
+        session: set[str] = set()
+        offer = fallback_offer(ApiError(503, "busy"), "a", ("b",), (exhausted, session), {})
+        assert offer is not None
+        asyncio.run(refusal(offer, ask))
+        assert exhausted == {"a"}
+        assert session == marked, ask

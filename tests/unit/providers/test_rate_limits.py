@@ -99,3 +99,44 @@ def test_anthropic_instant_far_out_of_range_is_no_reset() -> None:
     )
     assert got is not None
     assert got.limits[0].remaining == 3
+
+
+def test_a_16k_digit_reset_is_no_duration_and_never_reaches_the_pattern() -> None:
+    """A reset of 16,000 digits without a unit took the pattern 17 s (super-linear
+    ``findall``); any text past the cap is refused before the pattern runs, which a
+    well-formed duration one character past the cap shows."""
+    from gemtui.providers.rate_limits import MAX_DURATION_CHARS
+
+    got = rate_limits_from_headers(
+        {"x-ratelimit-remaining-requests": "5", "x-ratelimit-reset-requests": "9" * 16_000},
+        "openai-compatible",
+    )
+    assert got is not None
+    assert got.limits[0].reset_seconds is None
+    at_cap = "1s" * (MAX_DURATION_CHARS // 2)
+    assert parse_go_duration(at_cap) == pytest.approx(MAX_DURATION_CHARS // 2)
+    past = "10s" + "1s" * (MAX_DURATION_CHARS // 2 - 1)  # well formed, one char too long
+    assert len(past) == MAX_DURATION_CHARS + 1
+    assert parse_go_duration(past) is None, "one past the cap: refused unread"
+
+
+@pytest.mark.parametrize("count", ["1" + "0" * 13, "9" * 400, "-1", "1e300"])
+def test_an_absurd_count_is_no_figure(count: str) -> None:
+    got = rate_limits_from_headers(
+        {"x-ratelimit-remaining-requests": count, "x-ratelimit-limit-requests": "50"}, "x"
+    )
+    assert got is not None
+    assert got.limits[0].remaining is None
+    assert got.limits[0].limit == 50
+
+
+@pytest.mark.parametrize("raw", ["Infinity", "-Infinity", "NaN", "-0.5", "1.5", "true", '"0.5"'])
+def test_a_quota_share_that_is_not_a_share_is_none(raw: str) -> None:
+    """JSON lets a server send Infinity and NaN; the share left must be 0..1 or nothing
+    (a percentage of Infinity raised OverflowError when shown)."""
+    import json
+
+    from gemtui.providers.rate_limits import fraction
+
+    assert fraction(json.loads(raw)) is None
+    assert fraction(json.loads("0.25")) == 0.25

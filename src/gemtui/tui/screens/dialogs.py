@@ -13,6 +13,7 @@ from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from gemtui.tui.intent import ConsentDialog
+from gemtui.tui.view.terminal_safe import printable
 
 if TYPE_CHECKING:
     from gemtui.scheduler.policy import RuleBook
@@ -70,8 +71,8 @@ class ConfirmScreen(ConsentDialog[bool]):
 
     def __init__(self, question: str, *, detail: str = "", on_purpose: bool = False) -> None:
         super().__init__(on_purpose=on_purpose)
-        self._question = question
-        self._detail = detail
+        self._question = printable(question)  # a server's words may be in either
+        self._detail = printable(detail)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -85,7 +86,8 @@ class UsageScreen(ModalScreen[None]):
         table = self.query_one(selector, DataTable)
         table.add_columns(title, "USD", "tokens", "calls")
         for line in lines:
-            table.add_row(line.name, _money(line.cost), f"{line.tokens:,}", str(line.calls))
+            # Text: a model named ``qwen[/no_think]`` is a name, not markup
+            table.add_row(Text(line.name), _money(line.cost), f"{line.tokens:,}", str(line.calls))
         if not lines:
             table.add_row("nothing spent yet", "", "", "")
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from gemtui.bus.values import TerminateReason
 from gemtui.redact import StreamRedactor, redact
 from gemtui.tui.view import ops
+from gemtui.tui.view.terminal_safe import printable_fields
 
 if TYPE_CHECKING:
     from gemtui.bus import events as ev
@@ -67,11 +68,12 @@ class ConversationView:
         """Each event class's rule, filled with the first event (``_route``)."""
 
     def feed(self, event: ev.Event) -> Ops:
-        """What ``event`` changes in the view, in the order to apply it."""
+        """What ``event`` changes in the view, in the order to apply it; no text in them
+        carries a control character that could reach the terminal as a sequence."""
         route = self._route(event)
         if route is None:
             return []
-        return route(event)
+        return [printable_fields(op) for op in route(event)]
 
     def _route(self, event: ev.Event) -> Callable[[Any], Ops] | None:
         """The rule of ``event``'s class. The table (and the event classes) is built with

@@ -12,16 +12,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gemtui.redact import redact
 from gemtui.tui.view import ops
 
 if TYPE_CHECKING:
-    from gemtui.bus.events import ToolCallSnapshot
+    from gemtui.bus.events import BudgetAsked, ToolCallSnapshot
 
 __all__ = [
     "APPROVAL_KEYS",
     "DECISION_WORDS",
+    "FALLBACK_KEYS",
     "GREETING",
     "SpokenLines",
+    "budget_question",
 ]
 
 GREETING = (
@@ -32,10 +35,27 @@ GREETING = (
 
 APPROVAL_KEYS = (
     "To answer press F8, then a allow once, s allow for this session, "
-    "capital A allow always, r reject, f reject with feedback."
+    "capital A allow always, r reject, f reject with feedback, m modify, "
+    "capital S allow this MCP server always, Control A allow every edit waiting."
 )
 """The keys that answer an approval: the approval queue's letters (digits do not
 answer in this mode), after F8 so a letter typed into the prompt never decides."""
+
+FALLBACK_KEYS = "To answer press F8, then s switch, x or Escape stop."
+"""The fallback dialog's keys (``FallbackScreen``), said with its question."""
+
+
+def budget_question(asked: BudgetAsked) -> str:
+    """The budget dialog's question and its keys (``BudgetScreen``), as one line."""
+    if asked.kind == "unpriced":
+        keys = "g go on without a price for this session, s or Escape stop"
+    else:
+        keys = (
+            "1 raise the cap by 1 dollar, 5 raise it by 5 dollars, "
+            "r raise it by an amount you type, s or Escape stop"
+        )
+    return f"Question: {_flat(asked.message)} To answer press F8, then {keys}."
+
 
 DECISION_WORDS = {
     "allow_once": "allowed once",
@@ -79,7 +99,11 @@ class SpokenLines:
         self._said: dict[str, str] = {}
 
     def lines(self, op: ops.Op) -> list[str]:
-        """The lines ``op`` adds, possibly none (usage counts, status fields)."""
+        """The lines ``op`` adds, possibly none (usage counts, status fields); known
+        secrets masked as the transcript masks them (a command, an error, a title)."""
+        return [redact(line) for line in self._lines(op)]
+
+    def _lines(self, op: ops.Op) -> list[str]:
         if isinstance(op, ops.UserPromptShown):
             return [f"You: {_flat(op.text)}"]
         if isinstance(op, ops.AnswerText):
@@ -96,6 +120,8 @@ class SpokenLines:
             return self._tool_lines(op.call, op.parent_id)
         if isinstance(op, ops.Notice):
             return [f"{_PREFIX.get(op.severity, 'Note')}: {_flat(op.text)}"]
+        if isinstance(op, ops.BudgetQuestion):
+            return [budget_question(op.asked)]
         if isinstance(op, ops.PromptCancelled):
             return ["Prompt cancelled."]
         if isinstance(op, ops.TurnEnded):

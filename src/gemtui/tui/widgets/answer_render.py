@@ -57,8 +57,10 @@ def _is_blank(strip: Strip) -> bool:
 def render_markdown(console: Console, source: str, width: int, code_theme: str) -> list[Strip]:
     """Render Markdown into lines of exactly ``width`` cells, without outer blank lines."""
     # loaded with the first answer, not at start-up
+    from gemtui.tui.view.terminal_safe import printable
     from gemtui.tui.widgets.markdown_look import left_aligned_markdown
 
+    source = printable(source)  # a replayed answer skips the view model's cleaning
     options = console.options.update(width=width, height=None, highlight=False)
     lines = console.render_lines(
         left_aligned_markdown(source, code_theme), options, pad=True, new_lines=False

@@ -7,6 +7,7 @@ from textual.widgets import RichLog
 
 from gemtui.tui.view import ops
 from gemtui.tui.view.spoken import GREETING, SpokenLines
+from gemtui.tui.view.terminal_safe import printable
 
 __all__ = ["SpokenLog"]
 
@@ -36,7 +37,8 @@ class SpokenLog(RichLog, can_focus=False):
         self.say(GREETING)
 
     def say(self, line: str) -> None:
-        """Add one plain line at the end."""
+        """Add one plain line at the end (no control character reaches the terminal)."""
+        line = printable(line)
         self.said.append(line)
         self.write(Text(line), scroll_end=True)
 
