@@ -2,15 +2,14 @@
 
 A ``Fleet`` owns N sessions, each built the one way (``trusted_run`` / ``build_session``
 with its own ``RunOptions``: provider, model, approval mode, sandbox, workspace or
-worktree, history and store record). Each agent's prompt runs as a background task on
-the one event loop; the fleet follows each session's bus to know its state (working,
-waiting for you, done, failed, cancelled), its tokens and cost, and the calls it waits on.
+worktree, history and store record). Each prompt runs as a task on the one event loop;
+the fleet follows each bus for the agent's state, tokens, cost and the calls it waits on.
 
 The approval queue is the fleet's: every pending confirmation of every agent (and of the
 background subagents they started) is one ``PendingApproval`` labelled with its agent,
 task and workspace. A decision names the agent *and* the correlation id and reaches only
-that agent's bus: two agents asking for the same call at the same moment stay two items,
-and "allow for the session" changes only the policy of the session that asked.
+that agent's bus: two agents asking for one call stay two items; "allow for the session"
+changes only the asking session's policy.
 
 Views subscribe with ``Fleet.subscribe``: plain ``FleetEvent`` values, no Textual.
 """
