@@ -9,9 +9,8 @@ The approval queue is the fleet's: every pending confirmation of every agent (an
 background subagents they started) is one ``PendingApproval`` labelled with its agent,
 task and workspace. A decision names the agent *and* the correlation id and reaches only
 that agent's bus: two agents asking for one call stay two items; "allow for the session"
-changes only the asking session's policy.
-
-Views subscribe with ``Fleet.subscribe``: plain ``FleetEvent`` values, no Textual.
+changes only the asking session's policy. Views subscribe with ``Fleet.subscribe``:
+plain ``FleetEvent`` values, no Textual.
 """
 
 from __future__ import annotations
