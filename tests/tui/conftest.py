@@ -23,6 +23,16 @@ def instant_approval_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def steady_cursor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A blinking cursor is caught lit or dark depending on how loaded the machine is, so
+    a snapshot would differ by chance: in tests every text cursor stays lit."""
+    from textual.widgets import Input, TextArea
+
+    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+
+
+@pytest.fixture(autouse=True)
 def dark_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """The default theme follows COLORFGBG; tests pin a terminal that does not say."""
     monkeypatch.delenv("COLORFGBG", raising=False)
