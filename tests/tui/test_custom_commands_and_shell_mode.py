@@ -187,11 +187,11 @@ async def test_hooks_view_and_the_card_line_show_a_blocked_call(
         await seen.wait_event(AgentFinished)
         app.run_slash("/hooks")
         await pilot.pause()
+        # in the conversation, not a toast that vanishes before it is read
+        view = next(n for n in transcript_notices(app) if n.startswith("Hooks:\n"))
     assert ran.outcome == "blocked"
     assert ran.summary() == "hook BeforeTool guard blocked: not on my watch"
     assert not (workspace / "x.txt").exists()
-    # in the conversation, not a toast that vanishes before it is read
-    view = next(n for n in transcript_notices(app) if n.startswith("Hooks:\n"))
     assert "\nBeforeTool write_file -> guard" in view
     assert not any("write_file -> guard" in n for n in _notes(app))
     assert "guard: blocked" in view

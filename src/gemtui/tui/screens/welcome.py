@@ -182,6 +182,16 @@ class WelcomeScreen(Screen["Assembled | None"]):
                 yield Button("5. Try the demo", id="demo", variant="success", compact=True)
             yield Static(GOOGLE_NOTE, id="google-note", classes="note")
 
+    @property
+    def spoken(self) -> str:
+        """The screen in a few sentences, for the screen-reader mode's log."""
+        esc = "goes back" if self.back else "twice quits gemtui"
+        return (
+            f"Welcome to gemtui. {self._why()} The ways in: 1 paste an API key, 2 a local "
+            "OpenAI-compatible server, 3 sign in with Google, 4 Vertex AI, 5 try the demo. "
+            f"Tab moves between them, Enter chooses, Escape {esc}."
+        )
+
     def _why(self) -> str:
         """Why the screen is open: the reason given when it was opened over a conversation
         (the demo's end); at start-up, no provider is set up yet."""
