@@ -174,9 +174,9 @@ def test_a_terminal_program_leaves_a_card_with_its_exit_code(
         _terminal_program(fd, "less notes.txt")
         assert _read_until(fd, b"LESS-SHOWS-THIS-LINE", pager), pager[-2000:]  # it ran
         os.write(fd, b"q")
-        assert _read_until(fd, b"on the terminal: exited with code 0.", after), after[-2000:]
+        assert _read_until(fd, b"on the terminal: exited with code 0", after), after[-2000:]
         _terminal_program(fd, "less no-such-file.txt", in_shell_mode=True)
-        assert _read_until(fd, b"on the terminal: exited with code 1.", after), after[-2000:]
+        assert _read_until(fd, b"on the terminal: exited with code 1", after), after[-2000:]
         assert b"running" not in after  # the status line went back to idle
     finally:
         os.kill(pid, signal.SIGKILL)

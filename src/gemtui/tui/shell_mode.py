@@ -151,6 +151,6 @@ def hand_over_terminal(
 def _ran_card(app: AppSurface, line: str, ended: str, where: str) -> None:
     """The program's end in the conversation, where it stays (a toast vanishes, and the
     program's own screen is gone once gemtui is back)."""
-    place = f" ({where})" if where else ""
+    place = f"\n({where})" if where else ""  # a line each: a narrow screen cuts none
     severity = "information" if ended == "exited with code 0" else "warning"
-    app.main.transcript.add_notice(f"!{line} - on the terminal{place}: {ended}.", severity)
+    app.main.transcript.add_notice(f"!{line}\non the terminal: {ended}{place}", severity)
