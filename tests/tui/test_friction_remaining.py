@@ -150,4 +150,4 @@ async def test_an_edit_approval_says_its_size(mock_llm: MockLLMServer, workspace
         asked = next(line for line in said if line.startswith("Approval asked:"))
         await pilot.press("f8", "r")
         await seen.wait_event(AgentFinished)
-    assert "a.py: +3 −1 lines." in asked, asked
+    assert ". edit a.py: +3 −1 lines. To answer press F8" in asked, asked

@@ -77,7 +77,8 @@ def _change_size(call: ToolCallSnapshot) -> str:
     diff = conf.diff.splitlines() if conf.diff else list(difflib.unified_diff(old, new))
     added = sum(1 for line in diff if line.startswith("+") and not line.startswith("+++"))
     removed = sum(1 for line in diff if line.startswith("-") and not line.startswith("---"))
-    return f" edit {conf.file_path or call.description or 'a file'}: +{added} −{removed} lines."
+    path = call.args.get("file_path") or conf.file_path or "a file"  # as the call named it
+    return f" edit {path}: +{added} −{removed} lines."
 
 
 def _flat(text: str) -> str:
