@@ -182,3 +182,30 @@ def test_sessions_list_marks_a_fork(isolated_home: Path, workspace: Path) -> Non
     assert rows[fork[:8]].endswith("⎇ Parser streams JSON lines (fork)")
     assert rows["a" * 8].endswith(" Parser streams JSON lines")  # the source: no mark
     assert "⎇" not in rows["a" * 8]
+
+
+def test_a_broken_agent_or_skill_headless_suggests_no_tui_command(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """`/agents reload` and `/skills reload` exist only in the TUI: a headless run's
+    warning says what works there."""
+    write_fast_config(isolated_home)
+    env = gemtui_env(isolated_home, mock_llm_thread.url)
+    person = isolated_home / "person"
+    env["HOME"] = str(person)
+    agent = person / ".gemini" / "agents" / "broken.md"
+    agent.parent.mkdir(parents=True)
+    agent.write_text("---\nname: [unclosed\n---\nbody\n", encoding="utf-8")
+    skill = person / ".gemini" / "skills" / "broken" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: [unclosed\n---\nbody\n", encoding="utf-8")
+    mock_llm_thread.enqueue({"text": "hi"})
+    proc = run_gemtui(["-p", "hello"], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    for kind, reload in (
+        ("Agent not loaded", "/agents reload"),
+        ("Skill not loaded", "/skills reload"),
+    ):
+        [line] = [w for w in proc.stderr.split("gemtui: ") if kind in w]  # one warning
+        assert reload not in line, line
+        assert "next gemtui run" in line, line

@@ -155,3 +155,33 @@ def test_a_terminal_program_runs_in_the_sandbox_under_s(
     assert (workspace / "env.txt").read_text().split() == (["0"] if sandboxed else ["1"])
     assert (outside / "planted").exists() is not sandboxed
     assert (b"in the sandbox" in pager + repl + editor) is sandboxed
+
+
+def test_a_terminal_program_leaves_a_card_with_its_exit_code(
+    isolated_home: Path, workspace: Path
+) -> None:
+    """Once a handed-over program ends, the conversation keeps a card naming it and its
+    exit code (the program's own screen is gone; a toast vanishes) — a failing one and a
+    killed one too — and the status line is idle again. The control: the program did run (its screen)."""
+    (workspace / "notes.txt").write_text("LESS-SHOWS-THIS-LINE\n")
+    env = gemtui_env(isolated_home, key=None)
+    env.update(TERM="xterm-256color", LESS="", COLUMNS="120", LINES="30")
+    env["HOME"] = str(isolated_home)
+    pid, fd = _run_app(workspace, env)
+    seen, pager, after = bytearray(), bytearray(), bytearray()
+    try:
+        assert _read_until(fd, b"replay", seen), seen[-2000:]
+        _terminal_program(fd, "less notes.txt")
+        assert _read_until(fd, b"LESS-SHOWS-THIS-LINE", pager), pager[-2000:]  # it ran
+        os.write(fd, b"q")
+        assert _read_until(fd, b"on the terminal: exited with code 0", after), after[-2000:]
+        _terminal_program(fd, "less no-such-file.txt", in_shell_mode=True)
+        assert _read_until(fd, b"on the terminal: exited with code 1", after), after[-2000:]
+        killed = "vim -u NONE -N -es -c \"call system('kill -9 ' . getpid())\""
+        _terminal_program(fd, killed, in_shell_mode=True)
+        assert _read_until(fd, b"on the terminal: killed by signal 9", after), after[-2000:]
+        assert b"running" not in after  # the status line went back to idle
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(fd)

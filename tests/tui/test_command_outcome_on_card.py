@@ -23,8 +23,7 @@ from gemtui.providers.http import make_client
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.bridge import BusEvent
 from tests.tui.conftest import make_app, make_session
-from tests.tui.helpers import Messages, turns_done
-from tests.tui.test_custom_commands_and_shell_mode import _notes
+from tests.tui.helpers import Messages, transcript_notices, turns_done
 
 
 def _card_lines(app: Any) -> list[str]:
@@ -128,7 +127,7 @@ async def test_each_hook_line_says_where_it_ran(
         shown = " ".join(" ".join(_card_lines(app)).split())
         app.run_slash("/hooks")
         await pilot.pause()
-    view = next(n for n in _notes(app) if n.startswith("SessionStart"))
+        view = next(n for n in transcript_notices(app) if n.startswith("Hooks:\nSessionStart"))
     assert (outside / "mine").exists()
     assert (outside / "project").exists() is not sandboxed
     lines = {first.summary(), second.summary()}

@@ -187,10 +187,13 @@ async def test_hooks_view_and_the_card_line_show_a_blocked_call(
         await seen.wait_event(AgentFinished)
         app.run_slash("/hooks")
         await pilot.pause()
+        # in the conversation, not a toast that vanishes before it is read
+        view = next(n for n in transcript_notices(app) if n.startswith("Hooks:\n"))
     assert ran.outcome == "blocked"
     assert ran.summary() == "hook BeforeTool guard blocked: not on my watch"
     assert not (workspace / "x.txt").exists()
-    view = next(n for n in _notes(app) if n.startswith("BeforeTool write_file -> guard"))
+    assert "\nBeforeTool write_file -> guard" in view
+    assert not any("write_file -> guard" in n for n in _notes(app))
     assert "guard: blocked" in view
     assert "not on my watch" in view
 
@@ -219,7 +222,7 @@ async def test_tasks_lists_and_stops_a_background_sleep(
         assert group_members(task.pid)  # the sleep is alive
         app.run_slash("/tasks")
         await pilot.pause()
-        listed = next(n for n in _notes(app) if str(task.pid) in n)
+        listed = next(n for n in transcript_notices(app) if str(task.pid) in n)
         assert f"{task.pid} [running] {command}" in listed
         app.run_slash(f"/tasks stop {task.pid}")
         await pilot.pause()
@@ -244,7 +247,7 @@ async def test_extensions_view_lists_an_enabled_extension_and_its_command(
     async with app.run_test(size=(120, 40)) as pilot:
         app.run_slash("/extensions")
         await pilot.pause()
-        assert any(n.startswith("helper 0.3.0: MCP none") for n in _notes(app))
+        assert "Extensions:\nhelper 0.3.0: MCP none" in "\n".join(transcript_notices(app))
         assert app.main.prompt.extra_commands == {"/greet": "Custom command (extension helper)"}
 
 

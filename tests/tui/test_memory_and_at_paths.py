@@ -14,7 +14,7 @@ from gemtui.providers.replay import ReplayGenerator
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.widgets.diff_view import DiffView
 from tests.tui.conftest import make_app, make_session
-from tests.tui.helpers import Messages
+from tests.tui.helpers import Messages, transcript_notices
 from tests.tui.test_transcript import screen_text, settle
 
 
@@ -23,6 +23,11 @@ def _session(workspace: Path) -> Session:
         "replay", "replay", ReplayGenerator([]), "gemini-2.5-flash", 1_048_576
     )
     return Session(Settings(), provider, SessionOptions(workspace=workspace))
+
+
+def _shown(app: object) -> list[str]:
+    """/memory show's report: written into the conversation (a toast vanishes)."""
+    return transcript_notices(app)
 
 
 def _notes(app: object) -> list[str]:
@@ -37,7 +42,7 @@ async def test_show_refresh_and_add(workspace: Path, isolated_home: Path) -> Non
     async with app.run_test() as pilot:
         app.run_slash("/memory show")
         await pilot.pause()
-        assert any(str(workspace / "GEMINI.md") in t and "tokens" in t for t in _notes(app))
+        assert any(str(workspace / "GEMINI.md") in t and "tokens" in t for t in _shown(app))
 
         (workspace / "AGENTS.md").write_text("Run the tests.")
         app.run_slash("/memory refresh")
@@ -56,7 +61,7 @@ async def test_show_refresh_and_add(workspace: Path, isolated_home: Path) -> Non
         assert any("/memory show" in t for t in _notes(app))
         app.run_slash("/memory show")
         await pilot.pause()
-        assert any("Saved memories" in t and "- the build uses make" in t for t in _notes(app))
+        assert any("Saved memories" in t and "- the build uses make" in t for t in _shown(app))
 
         app.run_slash("/memory bogus")
         await pilot.pause()
@@ -108,6 +113,6 @@ async def test_the_models_memory_waits_for_approval_then_shows(
         assert memories.read_text() == f"{MEMORY_HEADING}\n\n- The user's name is Ada.\n"
         app.run_slash("/memory show")
         await pilot.pause()
-        assert any("- The user's name is Ada." in t for t in _notes(app))
+        assert any("- The user's name is Ada." in t for t in _shown(app))
     system = mock_llm.requests[1].json["systemInstruction"]["parts"][0]["text"]
     assert "- The user's name is Ada." in system

@@ -21,7 +21,7 @@ from gemtui.tui.launch import build_app
 from gemtui.tui.widgets.transcript_blocks import AnswerBlock, ToolBlock
 from tests.integration.helpers import gemtui_env, run_gemtui, write_fast_config
 from tests.tui.conftest import make_app, make_session
-from tests.tui.helpers import Messages, engine_started, turns_done
+from tests.tui.helpers import Messages, engine_started, transcript_notices, turns_done
 from tests.tui.test_resume_shows_what_happened import _settings_for
 
 SCRIBE = """---
@@ -68,7 +68,7 @@ async def test_agents_lists_sources_and_reload_reads_new_files(
     async with app.run_test(size=(120, 40)) as pilot:
         app.run_slash("/agents")
         await pilot.pause()
-        listing = _notes(app)[-1]
+        listing = transcript_notices(app)[-1]  # in the conversation: a toast vanishes
         assert "codebase_investigator (builtin)" in listing
         assert "read_file, read_many_files" in listing
         assert "generalist (builtin) — all tools" in listing
@@ -79,7 +79,7 @@ async def test_agents_lists_sources_and_reload_reads_new_files(
         assert "Agents reloaded: 3 available." in _notes(app)[-1]
         app.run_slash("/agents")
         await pilot.pause()
-        assert f"scribe (user: {path}) — write_file" in _notes(app)[-1]
+        assert f"scribe (user: {path}) — write_file" in transcript_notices(app)[-1]
         assert "scribe" in {d.name for d in app.session.chat.declarations}
 
 

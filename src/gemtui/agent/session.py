@@ -165,6 +165,7 @@ class Session:
             disabled=settings.skills.disabled,
             excluded=ACTIVATE_SKILL in settings.tools.exclude,
             later=options.at_screen,
+            interactive=options.interactive,
         )
         self.agents = Subagents(
             SubagentParent(

@@ -14,6 +14,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from gemtui.agent.reload_hint import reload_hint
 from gemtui.agent.skills import Skill, SkillSet, folder_listing, load_skills
 from gemtui.bus import ErrorOccurred, Event, SessionStarted
 from gemtui.bus.events import Confirmation
@@ -50,12 +51,15 @@ class SessionSkills:
         disabled: Iterable[str] = (),
         excluded: bool = False,
         later: bool = False,
+        interactive: bool = True,
     ) -> None:
         """Skills of the folder ``root`` (its own only when ``trusted``) and of
         ``extensions``; ``activate_skill`` goes into ``registry`` unless ``excluded``
         (``[tools] exclude``) or no skill is enabled. ``later``: the folders are read by
-        ``find_later``, not now."""
+        ``find_later``, not now; ``interactive``: a warning's hint names ``/skills reload``
+        (headless has no slash commands)."""
         self.root = root
+        self.interactive = interactive
         self.bus = bus
         self.registry = registry
         self.trusted = trusted
@@ -147,7 +151,7 @@ class SessionSkills:
                 ErrorOccurred,
                 message=f"Skill not loaded: {problem}",
                 kind="warning",
-                hint="Fix the file, then /skills reload.",
+                hint=reload_hint("skills", interactive=self.interactive),
             )
 
 

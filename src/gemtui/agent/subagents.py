@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from gemtui.agent.agent_defs import AgentDefinition, AgentSet, load_agents
 from gemtui.agent.executor import COMPLETE_TASK, Executor, ExecutorConfig
+from gemtui.agent.reload_hint import reload_hint
 from gemtui.agent.subagent_background import BackgroundAgents, BackgroundRun
 from gemtui.agent.subagent_tool import (
     InvestigationReport,
@@ -169,7 +170,7 @@ class Subagents:
                 ErrorOccurred,
                 message=f"Agent not loaded: {problem}",
                 kind="warning",
-                hint="Fix the file, then /agents reload.",
+                hint=reload_hint("agents", interactive=self.parent.interactive),
             )
 
     # -- running ---------------------------------------------------------------------

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gemtui.agent.reload_hint import reload_hint
 from gemtui.agent.shell_notes import ShellNotes
 from gemtui.bus import AgentFinished, ErrorOccurred, TerminateReason
 from gemtui.bus.events import ToolCallState, ToolCallStateChanged
@@ -65,11 +66,7 @@ def load_session_commands(
 def announce_problems(bus: EventBus, found: CommandSet, *, interactive: bool = True) -> None:
     """Each command file that did not load, as a warning naming it (never a crash); the
     hint names what works where it is read (``/commands reload`` exists only in the TUI)."""
-    hint = (
-        "Fix the file, then /commands reload."
-        if interactive
-        else "Fix the file; the next gemtui run reads it again."
-    )
+    hint = reload_hint("commands", interactive=interactive)
     for problem in found.problems:
         bus.emit(
             ErrorOccurred,

@@ -26,7 +26,7 @@ from gemtui.config.ui_choice import UiChoice
 from gemtui.modes import ApprovalMode
 from gemtui.tui.commands import SLASH_COMMANDS, parse_slash
 from gemtui.tui.find_and_copy import FindAndCopy
-from gemtui.tui.screen_reader import use_screen_reader
+from gemtui.tui.screen_reader import say_dialogs, use_screen_reader
 from gemtui.tui.screens.main import MainScreen
 from gemtui.tui.session_host import SessionController
 from gemtui.tui.widgets.code_highlight import language_of
@@ -156,6 +156,7 @@ class GemtuiApp(FindAndCopy):
 
     # -- the front session -----------------------------------------------------------------------
     def on_mount(self) -> None:
+        say_dialogs(self)  # in screen-reader mode: each dialog's question, as a line
         self.controller.app_mounted()
 
     def get_default_screen(self) -> Screen[Any]:

@@ -13,12 +13,18 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from gemtui.tui.app_surface import AppSurface
 
-__all__ = ["DEMO_OVER", "demo_over"]
+__all__ = ["DEMO_ENDED", "DEMO_OVER", "demo_over"]
 
 DEMO_OVER = (
     "The demo is over: it plays one recorded turn. To start for real, choose how to reach "
     "a model on the welcome screen (your prompt is kept); Esc there comes back here."
 )
+
+DEMO_ENDED = (
+    "The demo has ended. To start for real, choose how to reach a model below; it is saved "
+    "for next time, your prompt is kept, and Esc goes back to the demo."
+)
+"""What the welcome screen says when the demo's end opened it."""
 
 
 def demo_over(app: AppSurface, text: str) -> bool:
@@ -37,5 +43,5 @@ def demo_over(app: AppSurface, text: str) -> bool:
     if not prompt.text:
         prompt.text = text
     app.main.transcript.add_notice(DEMO_OVER)
-    app.controller.choose_provider()
+    app.controller.choose_provider(DEMO_ENDED)
     return True

@@ -120,6 +120,16 @@ class ConsentDialog(AnswersOnPurpose, ModalScreen[ResultT]):
             f"Esc {self.esc_says()}"
         )
 
+    @property
+    def spoken(self) -> str:
+        """The question and its keys, for the screen-reader mode's log."""
+        keys = self._keys_text().replace(" · ", ", ")
+        return f"{self.question_text()} Keys: {keys}."
+
+    def question_text(self) -> str:
+        """The question this dialog asks, in a sentence or two."""
+        return "A question needs your answer."
+
     def esc_says(self) -> str:
         """What Esc answers here (``ESC_SAYS`` unless the question says otherwise)."""
         return self.ESC_SAYS

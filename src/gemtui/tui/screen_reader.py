@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SCREEN_READER_CLASS",
+    "say_dialogs",
     "say_line",
     "say_notice",
     "say_op",
@@ -101,6 +102,23 @@ def say_notice(app: App[Any], message: str, *, title: str, severity: str, markup
     said = " ".join(redact(f"{title}: {text}" if title else text).split())
     logs[-1].say(f"{prefix}: {said}")
     return True
+
+
+def say_dialogs(app: App[Any]) -> None:
+    """From now on, each dialog that comes to the front is said as a line: its question
+    and the keys that answer it (the ``spoken`` text it provides). A dialog is drawn over
+    the log, in boxes a screen reader reads as noise or not at all."""
+    if app.has_class(SCREEN_READER_CLASS):
+        app.screen_change_signal.subscribe(app, lambda screen: _say_dialog(app, screen))
+
+
+def _say_dialog(app: App[Any], screen: Screen[Any]) -> None:
+    spoken = getattr(screen, "spoken", None)
+    if not isinstance(spoken, str) or not spoken or screen is not app.screen:
+        return  # the main screen, or a dialog already gone again
+    logs = _logs(app, app.screen_stack)
+    if logs:
+        logs[-1].say(" ".join(f"Dialog: {redact(spoken)}".split()))
 
 
 def spoken_log(app: App[Any]) -> list[SpokenLog]:

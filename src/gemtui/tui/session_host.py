@@ -229,9 +229,10 @@ class SessionController:
         welcome = WelcomeScreen(reason=reason, build=self.build_for_choice, back=back)
         self.app.push_screen(welcome, self._welcome_done)
 
-    def choose_provider(self) -> None:
-        """The welcome screen over a running session (the demo's end); Esc goes back."""
-        self._show_welcome(None, back=True)
+    def choose_provider(self, reason: str | None = None) -> None:
+        """The welcome screen over a running session (the demo's end), saying ``reason``
+        why; Esc goes back."""
+        self._show_welcome(reason, back=True)
 
     def _build_session_in_background(self) -> None:
         """Import and build the engine in a thread once the prompt is on screen.

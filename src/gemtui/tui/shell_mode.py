@@ -23,6 +23,8 @@ from gemtui.commands.interactive import needs_terminal
 from gemtui.errors import FatalConfigError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from gemtui.tui.app_surface import AppSurface
 
 __all__ = ["run_shell_line"]
@@ -117,9 +119,7 @@ async def _run_on_terminal(app: AppSurface, line: str) -> None:
         app.notify(f"Not run: {line} - {exc}", severity="error", timeout=10)
         return
     try:
-        with app.suspend(), _keyboard_interrupts_are_the_programs():
-            # the app is stopped: the program owns the terminal, so wait
-            code = subprocess.call(run.argv, cwd=session.workspace.root, env=run.env)  # noqa: ASYNC221
+        code = hand_over_terminal(app, run.argv, session.workspace.root, run.env)
     except SuspendNotSupported:
         app.notify(
             f"Not run: {line} needs the terminal, and this one cannot be handed over.",
@@ -127,10 +127,30 @@ async def _run_on_terminal(app: AppSurface, line: str) -> None:
         )
         return
     except OSError as exc:
-        app.notify(f"Could not run {line}: {exc}", severity="error")
+        _ran_card(app, line, f"could not start: {exc}", run.where)
         return
     finally:
         run.release()
+        app.main.status.turn_ended()  # nothing runs any more: the status line says idle
     ran = "ran on the terminal in the sandbox" if boxed else "ran on the terminal"
     session.shell_notes.add(line, f"({ran}; its output is not captured)", code)
-    app.notify(f"{line} exited with code {code}" + (f" ({run.where})." if run.where else "."))
+    ended = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
+    _ran_card(app, line, ended, run.where)
+
+
+def hand_over_terminal(
+    app: AppSurface, argv: list[str], cwd: Path, env: dict[str, str] | None
+) -> int:
+    """Run ``argv`` on the real terminal with the app suspended; its exit code (negative:
+    the signal that killed it). Raises ``SuspendNotSupported`` or ``OSError``."""
+    with app.suspend(), _keyboard_interrupts_are_the_programs():
+        # the app is stopped: the program owns the terminal, so wait
+        return subprocess.call(argv, cwd=cwd, env=env)
+
+
+def _ran_card(app: AppSurface, line: str, ended: str, where: str) -> None:
+    """The program's end in the conversation, where it stays (a toast vanishes, and the
+    program's own screen is gone once gemtui is back)."""
+    place = f"\n({where})" if where else ""  # a line each: a narrow screen cuts none
+    severity = "information" if ended == "exited with code 0" else "warning"
+    app.main.transcript.add_notice(f"!{line}\non the terminal: {ended}{place}", severity)

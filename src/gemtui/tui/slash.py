@@ -250,7 +250,7 @@ def _memory(app: AppSurface, arg: str) -> None:
     session = app.session
     action, _, fact = arg.strip().partition(" ")
     if action in ("", "show"):
-        app.notify(session.context_files.summary(), timeout=15)
+        features.report(app, session.context_files.summary())
     elif action == "refresh":
         files = session.refresh_context()
         app.notify(f"Context files read again: {len(files.files)} loaded.")

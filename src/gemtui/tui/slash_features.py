@@ -54,7 +54,7 @@ def agents(app: AppSurface, arg: str) -> None:
         where = a.source if a.path is None else f"{a.source}: {a.path}"
         tools = "all tools" if a.tools is None else ", ".join(a.tools)
         lines.append(f"{a.name} ({where}) — {tools}\n  {a.description}")
-    app.notify("Agents (the model delegates with a tool call):\n" + "\n".join(lines), timeout=20)
+    report(app, "Agents (the model delegates with a tool call):\n" + "\n".join(lines))
 
 
 def open_agent_view(app: AppSurface) -> None:
@@ -149,7 +149,7 @@ def hooks(app: AppSurface, arg: str) -> None:
             + (f" {r.reason}" if r.reason else "")
             for r in runs
         ]
-    app.notify("\n".join(lines), timeout=20)
+    report(app, "Hooks:\n" + "\n".join(lines))
 
 
 def tasks(app: AppSurface, arg: str) -> None:
@@ -167,9 +167,7 @@ def tasks(app: AppSurface, arg: str) -> None:
             jobs.stop(task.pid)
             app.notify(f"Stopped {task.pid} ({task.command}): {task.state()}.")
         else:
-            app.notify(
-                f"{task.pid} {task.command}:\n{task.output(200) or '(no output)'}", timeout=30
-            )
+            report(app, f"{task.pid} {task.command}:\n{task.output(200) or '(no output)'}")
         return
     if action:
         app.notify("Usage: /tasks [show PID | stop PID]", severity="warning")
@@ -181,7 +179,7 @@ def tasks(app: AppSurface, arg: str) -> None:
     for task in jobs.tasks.values():
         lines.append(f"{task.pid} [{task.state()}] {task.command}")
         lines += [f"    {line}" for line in task.output(3).splitlines()]
-    app.notify("\n".join(lines) + "\n/tasks show PID | stop PID", timeout=20)
+    report(app, "Background commands:\n" + "\n".join(lines) + "\n/tasks show PID | stop PID")
 
 
 def extensions(app: AppSurface, arg: str) -> None:
@@ -198,7 +196,7 @@ def extensions(app: AppSurface, arg: str) -> None:
         f"commands {'yes' if e.commands_dir.is_dir() else 'no'} ({e.path})"
         for e in found
     ]
-    app.notify("\n".join(lines), timeout=15)
+    report(app, "Extensions:\n" + "\n".join(lines))
 
 
 def vim(app: AppSurface, arg: str) -> None:

@@ -84,6 +84,9 @@ class ConfirmScreen(ConsentDialog[bool]):
     def keys_line(self) -> str:
         return "y yes · n no"
 
+    def question_text(self) -> str:
+        return f"{self._question} {self._detail}".strip()
+
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
 

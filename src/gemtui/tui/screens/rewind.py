@@ -73,6 +73,12 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
         self._preview = preview
         self._chosen: PromptPoint | None = None
 
+    spoken = (
+        "Rewind to before a prompt. Up and Down choose the prompt, Enter shows what "
+        "rewinding to it would undo, Escape goes back."
+    )
+    """The dialog in words, for the screen-reader mode's log."""
+
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Rewind to before a prompt", classes="dialog-title")

@@ -151,6 +151,13 @@ class SessionsScreen(Screen[str | None]):
         Binding("pageup", "move(-10)", show=False, priority=True),
         Binding("escape", "close", "Close"),
     ]
+    spoken = (
+        "Saved sessions, newest first; type to filter. Up and Down choose, Enter opens, "
+        "Control F full-text search, Control W this folder or all, Control S sort, "
+        "Control K fork, Control R rename, Control D delete, Control E export Markdown, "
+        "Control X export JSON, Escape closes."
+    )
+    """The screen in words, for the screen-reader mode's log."""
 
     def __init__(
         self,

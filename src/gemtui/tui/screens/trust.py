@@ -63,9 +63,8 @@ class TrustScreen(ConsentDialog[bool | None]):
         """Files changed since the folder was trusted; empty for a folder never decided."""
 
     def compose(self) -> ComposeResult:
-        folder = self.overrides.folder
         with Vertical():
-            title = f"Trust the new content of {folder}?" if self.changes else f"Trust {folder}?"
+            title = self.question_text()
             yield Static(Content(title), classes="dialog-title", id="trust-title")
             if self.changes:
                 yield Static(
@@ -86,6 +85,10 @@ class TrustScreen(ConsentDialog[bool | None]):
 
     def esc_says(self) -> str:
         return "not this time (asked again next start)" if self.changes else self.ESC_SAYS
+
+    def question_text(self) -> str:
+        folder = self.overrides.folder
+        return f"Trust the new content of {folder}?" if self.changes else f"Trust {folder}?"
 
     def keys_line(self) -> str:
         if self.changes:

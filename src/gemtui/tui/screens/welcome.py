@@ -152,10 +152,7 @@ class WelcomeScreen(Screen["Assembled | None"]):
         # no Tab stop on the frame: it would take the focus and show none
         with VerticalScroll(can_focus=False):
             yield Static("Welcome to gemtui", classes="title")
-            yield Static(
-                "No model provider is configured yet. Choose one; it is saved for next time.",
-                classes="note",
-            )
+            yield Static(self._why(), classes="note")
             yield Static(id="message")
             where = "kept in the OS keyring" if keyring else "for this run only"
             yield Static(f"1. Paste an API key ({where})", classes="section")
@@ -184,6 +181,23 @@ class WelcomeScreen(Screen["Assembled | None"]):
                 yield Button("4. Vertex AI", id="vertex", compact=True)
                 yield Button("5. Try the demo", id="demo", variant="success", compact=True)
             yield Static(GOOGLE_NOTE, id="google-note", classes="note")
+
+    @property
+    def spoken(self) -> str:
+        """The screen in a few sentences, for the screen-reader mode's log."""
+        esc = "goes back" if self.back else "twice quits gemtui"
+        return (
+            f"Welcome to gemtui. {self._why()} The ways in: 1 paste an API key, 2 a local "
+            "OpenAI-compatible server, 3 sign in with Google, 4 Vertex AI, 5 try the demo. "
+            f"Tab moves between them, Enter chooses, Escape {esc}."
+        )
+
+    def _why(self) -> str:
+        """Why the screen is open: the reason given when it was opened over a conversation
+        (the demo's end); at start-up, no provider is set up yet."""
+        if self.back and self.reason:
+            return self.reason
+        return "No model provider is configured yet. Choose one; it is saved for next time."
 
     def on_mount(self) -> None:
         # the key field first: a key pasted straight away lands where it is wanted

@@ -85,6 +85,22 @@ def _call_title(call: ToolCallSnapshot) -> str:
     return f"{call.name}: {what}" if what and what != call.name else call.name
 
 
+def _change_size(call: ToolCallSnapshot) -> str:
+    """An edit's size in words ("edit a.py: +3 −1 lines."), said with its approval: the
+    diff itself is a box the log does not draw."""
+    import difflib
+
+    conf = call.confirmation
+    if conf is None or conf.kind != "edit":
+        return ""
+    old, new = (conf.original or "").splitlines(), (conf.proposed or "").splitlines()
+    diff = conf.diff.splitlines() if conf.diff else list(difflib.unified_diff(old, new))
+    added = sum(1 for line in diff if line.startswith("+") and not line.startswith("+++"))
+    removed = sum(1 for line in diff if line.startswith("-") and not line.startswith("---"))
+    path = call.args.get("file_path") or conf.file_path or "a file"  # as the call named it
+    return f" edit {path}: +{added} −{removed} lines."
+
+
 def _flat(text: str) -> str:
     """One line: a line break read aloud mid-sentence is only a pause."""
     return " ".join(text.split())
@@ -146,7 +162,7 @@ class SpokenLines:
         whose = "Subagent tool" if parent_id else "Tool"
         title = _call_title(call)
         if state == "awaiting_approval":
-            return [f"Approval asked: {title}. {APPROVAL_KEYS}"]
+            return [f"Approval asked: {title}.{_change_size(call)} {APPROVAL_KEYS}"]
         out: list[str] = []
         if asked and call.decision is not None:  # the answer, said back as it took effect
             out.append(f"You {DECISION_WORDS.get(call.decision.value, call.decision)}: {title}.")
