@@ -528,3 +528,27 @@ async def test_a_new_agent_in_a_new_worktree_works_there(
             await _git_done(screen)
             await pilot.pause()
             assert "+ran" in screen.query_one(DiffView).diff
+
+
+async def test_a_folder_or_model_that_looks_like_markup_is_listed_as_written(
+    workspace: Path,
+) -> None:
+    """The table reads a ``str`` cell as Rich markup: a folder named ``[/x]`` stopped the
+    view, and ``[bold]`` vanished. Each cell is shown as written (issue 36)."""
+    async with MockLLMServer() as front:
+        (workspace / "b").mkdir()
+        app = make_app(make_session(front.url, workspace), workspace)
+        async with app.run_test(size=(140, 36)) as pilot:
+            await pilot.pause()
+            fleet = SessionsFleet()
+            assert app.session is not None
+            fleet.adopt(app.session, "the front one")
+            fleet.adopt(make_session(front.url, workspace / "b"), "odd", where="~/[bold]b[/x]")
+            app.attach_fleet(fleet)
+            await pilot.press("f5")
+            await pilot.pause()
+            assert isinstance(app.screen, AgentsScreen)
+            table = app.screen.query_one("#agents-table", DataTable)
+            cells = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+            assert cells[1][6] == "~/[bold]b[/x]"
+            assert "[bold]b[/x]" in app.export_screenshot()

@@ -483,3 +483,40 @@ class TestBoundedRenderCache:
             assert "question 0" in shown
             assert "Some bold text and code 0." in shown
             assert "Answer 0" in shown
+
+
+class TestStreamingRepaint:
+    """A streamed chunk repaints the answer's lines, not the view and not the screen's
+    layout (issue 36: typing lagged while an answer streamed)."""
+
+    async def test_a_chunk_that_keeps_the_height_repaints_only_the_answer(self) -> None:
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            for n in range(40):
+                transcript.add_notice(f"notice {n}")
+            transcript.begin_answer()
+            transcript.append_answer("the first words")
+            await settle(pilot, transcript)
+            await pilot.pause()
+            painted = transcript.repainted_lines
+            transcript.append_answer(" and a zebrafinch")
+            await settle(pilot, transcript)
+            await pilot.pause()
+            repainted = transcript.repainted_lines - painted
+            assert 0 < repainted < transcript.size.height
+            # what reaches the terminal is the new text: the cached lines were repainted
+            assert "zebrafinch" in app.export_screenshot()
+            assert "the first words and a zebrafinch" in screen_text(transcript)
+
+            painted = transcript.repainted_lines  # control: a new line moves every line
+            transcript.append_answer("\n\na second paragraph with a kingfisher")
+            await settle(pilot, transcript)
+            await pilot.pause()
+            assert transcript.repainted_lines - painted >= transcript.size.height
+            assert "kingfisher" in app.export_screenshot()
+            transcript.end_answer()
+            await pilot.pause()
+            assert transcript.answer_text() == (
+                "the first words and a zebrafinch\n\na second paragraph with a kingfisher"
+            )

@@ -42,3 +42,32 @@ async def test_the_trend_shows_from_the_second_turn(tmp_path: Path) -> None:
         await pilot.pause()
         assert not usage.query_one("#usage-sparkline").has_class("-hidden")
         assert "tokens per turn" in str(usage.query_one("#usage-trend").render())
+
+
+async def test_the_streaming_estimate_is_drawn_once_per_interval_and_ends_exact(
+    tmp_path: Path,
+) -> None:
+    """Each redraw of the estimate lays the screen out again: chunks arriving together
+    are drawn once, and the figure drawn last is the exact total (issue 36)."""
+    from textual.widgets import Static
+
+    from gemtui.wire.token_estimate import tokens_for_chars
+
+    app = _app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        usage = app.main.usage
+
+        def drawn() -> str:
+            return str(usage.query_one("#usage-numbers", Static).render())
+
+        usage.record_streamed("x" * 400)
+        first = f"streaming ~{tokens_for_chars(400):,} tokens"
+        assert first in drawn()  # the first chunk shows at once
+        for _ in range(50):
+            usage.record_streamed("y" * 40)
+        assert first in drawn()  # the chunks after it wait for the interval
+        final = f"streaming ~{tokens_for_chars(400 + 50 * 40):,} tokens"
+        while final not in drawn():  # the interval's timer draws them, once
+            await pilot.pause(0.01)  # a poll interval, as `settle` in test_transcript
+        assert usage.streamed_chars == 2_400

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -60,17 +61,23 @@ LINES_SHOWN = 6
 """Attention lines listed under the table (the newest)."""
 
 
-def _cells(row: AgentRow, now: float, front: bool) -> list[Content | str]:
+def _plain(text: str) -> Text:
+    """A cell shown as written: the table would read a ``str`` as markup (a model or
+    folder named ``[/x]`` stopped the view; parsing each cell also slowed its opening)."""
+    return Text(text, end="", no_wrap=True)
+
+
+def _cells(row: AgentRow, now: float, front: bool) -> list[Content | Text]:
     words, style = STATE_WORDS[row.state]
     where = row.workspace + (f" ⎇ {row.branch}" if row.branch else "")
     return [
         Content.styled(("▶ " if front else "  ") + row.task[:28], "bold" if front else ""),
         Content.styled(words, style),
-        f"{row.provider}:{row.model}",
-        elapsed_text(row, now),
-        f"{row.tokens:,}",
-        "—" if row.cost is None else f"${row.cost:.2f}",
-        where,
+        _plain(f"{row.provider}:{row.model}"),
+        _plain(elapsed_text(row, now)),
+        _plain(f"{row.tokens:,}"),
+        _plain("—" if row.cost is None else f"${row.cost:.2f}"),
+        _plain(where),
     ]
 
 

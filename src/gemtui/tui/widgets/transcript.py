@@ -115,6 +115,7 @@ class Transcript(TranscriptText, can_focus=True):
         self._style_key: tuple[object, ...] | None = None
         self._markdown: Theme | None = None
         self._styles_changed = False
+        self._line_style = Style()  # the widget's style, looked up once per draw
 
     unseen: var[bool] = var(False)
     """Output arrived below the view while the person had scrolled up: a marker says so."""
@@ -130,6 +131,7 @@ class Transcript(TranscriptText, can_focus=True):
         if self._styles_changed:
             self._check_styles()
         self._measure_visible()
+        self._line_style = self.rich_style
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
@@ -138,13 +140,13 @@ class Transcript(TranscriptText, can_focus=True):
             return self._unseen_marker(width)
         line = self.scroll_offset.y + y
         if not self._blocks or line >= self.line_count or self._width <= 0:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self._line_style)
         index, offset = self._blocks.locate(line)
         strips = self._blocks.blocks[index].lines(self._render_context())
         strip = strips[offset] if offset < len(strips) else Strip.blank(width)
         if strip.cell_length != width:
             strip = strip.crop_extend(0, width, None)
-        return self.decorate_line(strip.apply_style(self.rich_style), line)
+        return self.decorate_line(strip.apply_style(self._line_style), line)
 
     # -- public API -------------------------------------------------------------------
 
@@ -415,11 +417,15 @@ class Transcript(TranscriptText, can_focus=True):
         self._relayout(index)
 
     def _rerender(self, block: Block) -> None:
+        height = block.height
         if self._width > 0:
             block.lines(self._render_context())
             self._drawn(block)
             self._catch_up_later(block)
-        self._relayout(self._blocks.index(block))
+        if block.height == height and self.is_attached:  # no layout: paint its lines
+            self._repaint_block(self._blocks.index(block))
+        else:
+            self._relayout(self._blocks.index(block))
 
     def _drawn(self, block: Block) -> None:
         """Keep ``block``'s lines; release the least recently drawn past the budget."""
@@ -440,6 +446,7 @@ class Transcript(TranscriptText, can_focus=True):
             self._scroll_to_end()
         elif self.line_count > before and index >= len(self._blocks) - 3:
             self.unseen = True  # new output at the end, not a re-measure further up
+        self.repainted_lines += self.size.height
         self.refresh()
 
     def _unseen_marker(self, width: int) -> Strip:
@@ -473,6 +480,8 @@ class Transcript(TranscriptText, can_focus=True):
                     self._catch_up_later(block)
                     if block.height != height and changed is None:
                         changed = i
+                    elif block.height == height:  # lines outside this draw's crop too
+                        self._repaint_block(i)
             if changed is None:
                 return
             self._relayout(changed)

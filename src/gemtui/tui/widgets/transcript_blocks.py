@@ -522,6 +522,10 @@ class BlockList:
         for i in range(max(index, 1), len(blocks)):
             offsets[i] = offsets[i - 1] + blocks[i - 1].height
 
+    def start(self, index: int) -> int:
+        """The first line of block ``index``."""
+        return self._offsets[index]
+
     def locate(self, line: int) -> tuple[int, int]:
         """(block index, line within the block) for a transcript line."""
         index = max(0, bisect_right(self._offsets, line) - 1)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len
 from rich.segment import Segment
 from textual import events
+from textual.geometry import Region
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -55,6 +56,23 @@ class TranscriptText(ScrollView):
 
     def _component_style(self, name: str) -> Style:
         raise NotImplementedError  # the transcript's
+
+    repainted_lines = 0
+    """Lines marked for painting again so far (tests read it: a streamed chunk that keeps
+    the answer's height repaints that answer's lines on screen, not the whole view)."""
+
+    def _repaint_block(self, index: int) -> None:
+        """Paint again only block ``index``'s lines on screen (it was redrawn at the same
+        height): no layout of the screen, which a new virtual size would ask for."""
+        if self._blocks.line_count != self.virtual_size.height:  # not laid out: do it now
+            self._relayout(index)
+            return
+        top = self._blocks.start(index) - self.scroll_offset.y
+        region = Region(0, top, self.size.width, self._blocks.blocks[index].height)
+        region = region.intersection(self.size.region)
+        if region:
+            self.repainted_lines += region.height
+            self.refresh(region)
 
     # -- copying -----------------------------------------------------------------------
     def messages(self) -> list[tuple[str, str]]:

@@ -12,6 +12,8 @@ from textual.widgets import ProgressBar, Static
 from gemtui.bus.values import Usage
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from gemtui.bus.events import AccountStatus
     from gemtui.bus.rate_limits import RateLimits
 
@@ -36,6 +38,9 @@ def short(n: int) -> str:
 _COLUMNS = ("in", "out", "think", "cache")
 _BARS = "▁▂▃▄▅▆▇█"
 TREND_TURNS = 24
+LIVE_INTERVAL = 0.25
+"""Seconds between redraws of the live streaming estimate: each redraw lays the screen
+out again, and an answer arrives in dozens of chunks a second."""
 """Turns the sparkline shows at most (the latest), one bar each."""
 
 
@@ -101,6 +106,9 @@ class UsagePanel(VerticalScroll, can_focus=False):
         """The provider's rate limits as its last answer said them (None: never said)."""
         self.by_agent: dict[str, tuple[int, float]] = {}
         """Subagents' tokens and cost, by agent name (they are in the session figures too)."""
+        self._live_timer: Timer | None = None
+        self._live_stale = False
+        """Streamed text arrived since the estimate was last drawn."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="usage-numbers")
@@ -166,7 +174,19 @@ class UsagePanel(VerticalScroll, can_focus=False):
     def record_streamed(self, text: str) -> None:
         """Text arrived for the turn in flight: a live, rough output estimate."""
         self.streamed_chars += len(text)
+        if self._live_timer is not None:  # drawn lately: the timer draws the rest
+            self._live_stale = True
+            return
         self._refresh_numbers()
+        if self.is_attached:
+            self._live_timer = self.set_timer(LIVE_INTERVAL, self._live_due, name="usage-live")
+
+    def _live_due(self) -> None:
+        """Draw the estimate once for all the chunks of the last interval."""
+        self._live_timer = None
+        if self._live_stale:
+            self._refresh_numbers()
+            self._live_timer = self.set_timer(LIVE_INTERVAL, self._live_due, name="usage-live")
 
     def show_account(self, status: AccountStatus) -> None:
         self.account = status
@@ -196,6 +216,7 @@ class UsagePanel(VerticalScroll, can_focus=False):
         self._refresh_numbers()
 
     def _refresh_numbers(self) -> None:
+        self._live_stale = False
         live = Content("")
         if self.streamed_chars:
             # here, not at the top: ``gemtui.wire`` brings pydantic, which the first frame avoids
