@@ -23,7 +23,7 @@ from gemtui.tui.screens.agents import AgentsScreen, NewAgentScreen
 from gemtui.tui.screens.main import MainScreen
 from tests.tui.agent_fleet import STARTED, SessionsFleet
 from tests.tui.conftest import make_app, make_session
-from tests.tui.helpers import Messages, turns_done
+from tests.tui.helpers import Messages, transcript_notices, turns_done
 
 
 def _shell(command: str, call_id: str = "c1") -> dict[str, Any]:
@@ -113,7 +113,7 @@ async def test_the_view_lists_every_agent_with_its_state_and_the_status_line_cou
             app.run_slash("/agents list")  # the subagent definitions, as before
             await pilot.pause()
             assert isinstance(app.screen, MainScreen)
-            assert any("Agents (the model delegates" in n.message for n in app._notifications)
+            assert any("Agents (the model delegates" in n for n in transcript_notices(app))
             fleet.stop(b)
             await fleet.settled()
 
