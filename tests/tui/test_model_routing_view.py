@@ -9,6 +9,7 @@ from pathlib import Path
 
 from gemtui.bus.events import AgentFinished, ModelRouted, TerminateReason
 from gemtui.testing.mockllm import MockLLMServer
+from gemtui.tui.screens.dialogs import FallbackScreen
 from gemtui.tui.widgets.transcript_blocks import NoticeBlock
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages, group_done, turns_done
@@ -85,6 +86,9 @@ async def test_a_model_out_of_quota_is_not_routed_to_again(
         app.run_slash("/model auto")
         await group_done(app, "model")
         await pilot.press(*"redesign it", "enter")
+        # never silently (issue 37): the switch to flash is asked first
+        await seen.wait_for(lambda m: isinstance(app.screen, FallbackScreen))
+        await pilot.press("f8", "s")
         await seen.wait_event(AgentFinished)
         await turns_done(app)
         mark = len(seen.seen)

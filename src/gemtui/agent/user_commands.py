@@ -24,7 +24,6 @@ from gemtui.bus.events import ToolCallState, ToolCallStateChanged
 from gemtui.bus.values import ApprovalDecision, Decision
 from gemtui.commands import CommandError, command_dirs, expand_command, load_commands
 from gemtui.commands.session_runner import SchedulerCommandRunner, run_shell_line
-from gemtui.store.titles import SHELL_MODE
 from gemtui.tools.shell_read_only import typed_read_only
 
 if TYPE_CHECKING:
@@ -121,7 +120,9 @@ async def run_shell_mode(
         else None
     )
     try:
-        output, code = await run_shell_line(scheduler, line, SHELL_MODE, cancel, shown=f"!{line}")
+        output, code = await run_shell_line(
+            scheduler, line, SHELL_MODE_DESCRIPTION, cancel, shown=f"!{line}"
+        )
     except CommandError as exc:
         bus.emit(ErrorOccurred, message=str(exc), kind="warning")
         return False
@@ -132,7 +133,9 @@ async def run_shell_mode(
     return True
 
 
-SHELL_MODE_DESCRIPTION = SHELL_MODE
+SHELL_MODE_DESCRIPTION = "shell mode (!)"
+"""The words ``store.titles.SHELL_MODE`` titles a session by (a test keeps them one);
+not imported from there: the TUI's build must not load the store before the handover."""
 
 
 def _answer_for_the_person(bus: EventBus, line: str) -> Callable[[], None]:
