@@ -6,6 +6,7 @@ every snapshot is deterministic; the workspace and branch are pinned by conftest
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,10 @@ def _conversation_start(prompt_id: str = "s#1") -> list[ev.Event]:
 
 
 async def _settle(pilot: Pilot[Any]) -> None:
+    """Let the screen draw what was fed; the usage pane's live estimate, which waits for
+    its next interval, is drawn now so a picture never depends on the machine's speed."""
+    with contextlib.suppress(LookupError):  # no main screen yet
+        pilot.app.main.usage.flush_live()  # type: ignore[attr-defined]
     await pilot.pause()
     await pilot.pause()
 

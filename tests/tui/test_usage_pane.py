@@ -71,3 +71,22 @@ async def test_the_streaming_estimate_is_drawn_once_per_interval_and_ends_exact(
         while final not in drawn():  # the interval's timer draws them, once
             await pilot.pause(0.01)  # a poll interval, as `settle` in test_transcript
         assert usage.streamed_chars == 2_400
+
+
+async def test_a_new_turn_starts_its_estimate_at_once(tmp_path: Path) -> None:
+    """A turn that ends inside the interval does not hold back the next turn's estimate:
+    the first chunk after it is drawn at once (it waited for a timer before, so a picture
+    of the screen showed it or not by the machine's speed)."""
+    from textual.widgets import Static
+
+    from gemtui.wire.token_estimate import tokens_for_chars
+
+    app = _app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        usage = app.main.usage
+        usage.record_streamed("x" * 400)  # the interval starts
+        usage.record_turn(ev.Usage(input=10, output=100, total=110), None)
+        usage.record_streamed("y" * 80)
+        drawn = str(usage.query_one("#usage-numbers", Static).render())
+        assert f"streaming ~{tokens_for_chars(80):,} tokens" in drawn

@@ -127,6 +127,7 @@ class UsagePanel(VerticalScroll, can_focus=False):
         self.per_turn.append(usage.total or usage.input + usage.output + usage.thoughts)
         self.last_prompt_tokens = usage.input
         self.streamed_chars = 0
+        self.flush_live()
         if cost is not None:
             self.cost += cost
             self.priced = True
@@ -187,6 +188,15 @@ class UsagePanel(VerticalScroll, can_focus=False):
         if self._live_stale:
             self._refresh_numbers()
             self._live_timer = self.set_timer(LIVE_INTERVAL, self._live_due, name="usage-live")
+
+    def flush_live(self) -> None:
+        """Draw the estimate for every chunk so far now, not at the next interval: a new
+        turn starts its own estimate at once, and a picture of the screen shows it whole."""
+        if self._live_timer is not None:
+            self._live_timer.stop()
+            self._live_timer = None
+        if self._live_stale:
+            self._refresh_numbers()
 
     def show_account(self, status: AccountStatus) -> None:
         self.account = status
