@@ -327,8 +327,19 @@ async def test_the_fallback_question_is_said_with_its_keys(
 
 
 def test_every_approval_key_is_said() -> None:
-    """After F8 the queue also takes m, capital S and Control A: each is named."""
-    from gemtui.tui.view.spoken import APPROVAL_KEYS
+    """After F8 the queue also takes m, capital S (an MCP call) and Control A: each is
+    named where it acts."""
+    from gemtui.bus.events import Confirmation, ToolCallSnapshot
+    from gemtui.bus.values import ToolCallState
+    from gemtui.tui.view.approval_keys import spoken_keys
 
+    call = ToolCallSnapshot(
+        call_id="c1",
+        name="mcp_tool",
+        args={},
+        state=ToolCallState.AWAITING_APPROVAL,
+        confirmation=Confirmation(kind="mcp", title="t"),
+    )
+    said = spoken_keys(call)
     for key in ("m modify", "capital S allow this MCP server", "Control A allow every edit"):
-        assert key in APPROVAL_KEYS
+        assert key in said

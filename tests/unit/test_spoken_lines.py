@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gemtui.bus.events import ToolCallSnapshot
+from gemtui.bus.events import Confirmation, ToolCallSnapshot
 from gemtui.bus.values import ApprovalDecision, ToolCallState
 from gemtui.tui.view import ops
-from gemtui.tui.view.spoken import APPROVAL_KEYS, SpokenLines
+from gemtui.tui.view.approval_keys import keys_help, spoken_keys
+from gemtui.tui.view.spoken import SpokenLines
 
 
 def _call(state: ToolCallState, **kw: object) -> ops.ToolCallShown:
@@ -49,7 +50,7 @@ def test_each_state_of_a_call_is_said_once_and_the_answer_said_back() -> None:
         _call(ToolCallState.ERROR, error="no such file"),
     )
     assert said == [
-        f"Approval asked: read_file: read a.txt. {APPROVAL_KEYS}",
+        f"Approval asked: read_file: read a.txt. {spoken_keys(_call(ToolCallState.AWAITING_APPROVAL).call)}",
         "You allowed for this session: read_file: read a.txt.",
         "Tool read_file: read a.txt: running.",
         "Tool read_file: read a.txt: failed. no such file",
@@ -68,6 +69,34 @@ def test_notices_prompts_and_the_end_of_a_turn() -> None:
     assert said == ["You: fix the bug", "Error: quota exceeded", "Done. Type your next prompt."]
 
 
+def _asking(kind: str, scopes: tuple[tuple[str, str], ...] = ()) -> ToolCallSnapshot:
+    call = _call(ToolCallState.AWAITING_APPROVAL).call
+    return replace(call, confirmation=Confirmation(kind=kind, title="t", scopes=scopes))
+
+
 def test_the_keys_said_are_letters_after_f8_never_digits() -> None:
-    assert "F8" in APPROVAL_KEYS
-    assert not any(ch.isdigit() for ch in APPROVAL_KEYS.replace("F8", ""))
+    said = spoken_keys(_asking("exec"))
+    assert said.startswith("To answer press F8, then a allow once, s allow for this session")
+    assert not any(ch.isdigit() for ch in said.replace("F8", ""))
+
+
+def test_the_keys_said_are_the_keys_the_queue_offers_for_that_call() -> None:
+    """A shell command is not offered "this MCP server" (it was said for every call), an
+    MCP call is; the reach is said only where the call has one."""
+    shell, mcp = spoken_keys(_asking("exec")), spoken_keys(_asking("mcp"))
+    assert "MCP server" not in shell
+    assert "capital S" not in shell
+    assert "capital S allow this MCP server always" in mcp
+    assert "w choose what is remembered" not in shell
+    assert "w choose what is remembered" in spoken_keys(
+        _asking("edit", (("file", "a.txt"), ("folder", "src/")))
+    )
+    for server in (False, True):  # every letter the queue shows is said, in its order
+        shown = [key for _, key, _, _ in keys_help(server=server) if key != "d"]
+        said = spoken_keys(_asking("mcp" if server else "exec"))
+        named = [
+            {"^a": "Control A", "j/k": "j or k"}.get(k, f"capital {k}" if k.isupper() else k)
+            for k in shown
+        ]
+        positions = [said.index(f" {name} ") for name in named]
+        assert positions == sorted(positions)

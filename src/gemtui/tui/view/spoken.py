@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 
 from gemtui.redact import redact
 from gemtui.tui.view import ops
+from gemtui.tui.view.approval_keys import spoken_keys
 
 if TYPE_CHECKING:
     from gemtui.bus.events import BudgetAsked, ToolCallSnapshot
 
 __all__ = [
-    "APPROVAL_KEYS",
     "DECISION_WORDS",
     "FALLBACK_KEYS",
     "GREETING",
@@ -32,14 +32,6 @@ GREETING = (
     "F1 help, Escape cancels a turn, Control C twice quits."
 )
 """The first line: what the person can do, by keys."""
-
-APPROVAL_KEYS = (
-    "To answer press F8, then a allow once, s allow for this session, "
-    "capital A allow always, r reject, f reject with feedback, m modify, "
-    "capital S allow this MCP server always, Control A allow every edit waiting."
-)
-"""The keys that answer an approval: the approval queue's letters (digits do not
-answer in this mode), after F8 so a letter typed into the prompt never decides."""
 
 FALLBACK_KEYS = "To answer press F8, then s switch, x or Escape stop."
 """The fallback dialog's keys (``FallbackScreen``), said with its question."""
@@ -162,7 +154,7 @@ class SpokenLines:
         whose = "Subagent tool" if parent_id else "Tool"
         title = _call_title(call)
         if state == "awaiting_approval":
-            return [f"Approval asked: {title}.{_change_size(call)} {APPROVAL_KEYS}"]
+            return [f"Approval asked: {title}.{_change_size(call)} {spoken_keys(call)}"]
         out: list[str] = []
         if asked and call.decision is not None:  # the answer, said back as it took effect
             out.append(f"You {DECISION_WORDS.get(call.decision.value, call.decision)}: {title}.")

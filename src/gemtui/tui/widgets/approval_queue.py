@@ -31,9 +31,10 @@ from textual.widgets import Input, Static
 
 from gemtui.bus.values import ApprovalDecision, Decision, ToolCallState
 from gemtui.tui.intent import AnswersOnPurpose
+from gemtui.tui.view.approval_keys import F8_FIRST, call_offers, keys_help
 from gemtui.tui.widgets.code_highlight import highlight
 from gemtui.tui.widgets.diff_view import DiffView
-from gemtui.tui.widgets.key_hints import KeyHint, KeyHints
+from gemtui.tui.widgets.key_hints import KeyHints
 
 if TYPE_CHECKING:
     from gemtui.bus.events import Confirmation, ToolCallSnapshot
@@ -147,44 +148,6 @@ _DIGIT_ACTIONS = frozenset({"decide", "reach", "feedback", "modify"})
 """The actions only digits are bound to (the letters go through ``letter``)."""
 
 
-def _keys_help(*, server: bool, letters: bool = True, reach: bool = False) -> list[KeyHint]:
-    """The keys line; an MCP call also offers allowing its whole server. Without letters
-    (the queue took the focus by itself) no answer acts yet: the line leads with F8."""
-    if not letters:
-        first: list[KeyHint] = [("F8", "F8", "first, then", "then")]
-        digits: list[KeyHint] = [
-            ("1", "1", "allow", "allow"),
-            ("2", "2", "session", "session"),
-            ("3", "3", "always", "always"),
-            ("4", "4", "reject", "reject"),
-            ("5", "5", "feedback", "feedback"),
-            ("6", "6", "modify", "modify"),
-        ]
-        if server:
-            digits.append(("7", "7", "server always", "server"))
-        if reach:
-            digits.append(("8", "8", "reach: file/folder/all", "reach"))
-        return [*first, *digits, ("ctrl+a", "^a", "all edits", "edits")]
-    hints: list[KeyHint] = [
-        ("a/1", "a", "allow", "allow"),
-        ("s/2", "s", "session", "session"),
-        ("A/3", "A", "always", "always"),
-        ("r/4", "r", "reject", "reject"),
-        ("f/5", "f", "feedback", "feedback"),
-        ("m/6", "m", "modify", "modify"),
-    ]
-    if server:
-        hints.append(("S/7", "S", "server always", "server"))
-    if reach:
-        hints.append(("w/8", "w", "reach: file/folder/all", "reach"))
-    return [
-        *hints,
-        ("j/k", "j/k", "next/prev", ""),
-        ("d", "d", "diff view", "diff"),
-        ("ctrl+a", "^a", "all edits", "edits"),
-    ]
-
-
 class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
     """Calls awaiting approval, one shown at a time with a full preview."""
 
@@ -293,7 +256,7 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         yield Static(id="approval-title")
         yield VerticalScroll(id="approval-preview", can_focus=False)
-        hints = KeyHints(_keys_help(server=False), id="approval-keys", wrap=True)
+        hints = KeyHints(keys_help(server=False), id="approval-keys", wrap=True)
         yield hints
 
     def on_mount(self) -> None:
@@ -375,11 +338,10 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
             self.refresh_bindings()
 
     def _show_keys(self, snap: ToolCallSnapshot) -> None:
-        is_mcp = snap.confirmation is not None and snap.confirmation.kind == "mcp"
-        reach = snap.confirmation is not None and bool(snap.confirmation.scopes)
-        keys = _keys_help(server=is_mcp, letters=self.on_purpose, reach=reach)
+        is_mcp, reach = call_offers(snap)
+        keys = keys_help(server=is_mcp, letters=self.on_purpose, reach=reach)
         if not self.on_purpose and self.app.has_class("-screen-reader"):  # no digit answers
-            keys = [("F8", "F8", "first, then", "then"), *_keys_help(server=is_mcp, reach=reach)]
+            keys = [F8_FIRST, *keys_help(server=is_mcp, reach=reach)]
         self.query_one("#approval-keys", KeyHints).show(keys)  # wraps: every key stays
 
     def on_focus(self) -> None:

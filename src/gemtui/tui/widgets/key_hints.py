@@ -8,10 +8,9 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
 
-__all__ = ["KeyHint", "KeyHints"]
+from gemtui.tui.view.approval_keys import KeyHint
 
-KeyHint = tuple[str, str, str, str]
-"""(keys in full, e.g. ``a/1``; the short key, ``a``; what it does; in fewer words)."""
+__all__ = ["KeyHint", "KeyHints"]
 
 
 class KeyHints(Widget):
