@@ -7,6 +7,7 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 from textual_plotext import PlotextPlot
@@ -49,8 +50,8 @@ def _seed(store: SessionStore, today: dt.date) -> None:
             )
 
 
-def _app(tmp_path: Path, store: SessionStore) -> GemtuiApp:
-    settings = Settings()
+def _app(tmp_path: Path, store: SessionStore, settings: Settings | None = None) -> GemtuiApp:
+    settings = settings or Settings()
     provider = ResolvedProvider(
         "gemini", "gemini", ReplayGenerator([]), "gemini-2.5-flash", 1_048_576
     )
@@ -99,6 +100,50 @@ async def test_slash_usage_opens_the_chart_and_the_table_from_the_store(tmp_path
         assert screen.query_one(PlotextPlot).plt is not None
         await pilot.press("escape")
         assert not isinstance(app.screen, UsageScreen)
+
+
+async def test_usage_and_the_sessions_browser_price_with_this_apps_settings(
+    tmp_path: Path,
+) -> None:
+    """``[prices."MODEL"]`` of the running settings price ``/usage`` and the browser's
+    cost column; another session's settings built later in the process change neither
+    (they were read from one process-wide table, the last assembled)."""
+    from gemtui.agent.assembly import RunOptions, build_session
+    from gemtui.tui.screens.sessions import SessionsScreen
+
+    store = SessionStore()
+    _seed(store, dt.date.today())
+    own = Settings.model_validate({"prices": {"gemini-2.5-flash": {"input": 10.0, "output": 0}}})
+    other = Settings.model_validate({"prices": {"gemini-2.5-flash": {"input": 0, "output": 0}}})
+    app = _app(tmp_path, store, own)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        (tmp_path / "b").mkdir()
+        (tmp_path / "none.jsonl").write_text("")
+        build_session(
+            other,
+            RunOptions(workspace=tmp_path / "b", fake_responses=str(tmp_path / "none.jsonl")),
+            trusted=False,
+        ).session.close_background()
+        app.run_slash("/usage")
+        await _read(app)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, UsageScreen)
+        flash = next(m for m in screen.report.per_model if m.name == "gemini-2.5-flash")
+        prompt_tokens = sum((b % 5 + 1) * 400_000 + 500_000 * (b % 3 == 0) for b in range(14))
+        assert flash.cost == pytest.approx(prompt_tokens * 10.0 / 1_000_000)
+        await pilot.press("escape")
+        app.run_slash("/sessions")
+        await pilot.pause()
+        browser = app.screen
+        assert isinstance(browser, SessionsScreen)
+        browser.action_toggle_workspace()  # the seeded session is of no folder: all folders
+        await pilot.pause()
+        table = browser.query_one("#sessions-table", DataTable)
+        column = browser._columns.index("cost")
+        costs = [str(table.get_row_at(i)[column]) for i in range(table.row_count)]
+        assert costs == [f"${store.list_sessions()[0].tokens_input * 10.0 / 1e6:.2f}"]
 
 
 async def test_a_bad_days_argument_is_said_and_opens_nothing(tmp_path: Path) -> None:

@@ -205,12 +205,10 @@ def build_session(
     from gemtui.agent.budget_attach import attach_budget
     from gemtui.agent.fallback import switch_always
     from gemtui.agent.fallback_attach import attach_fallback
-    from gemtui.agent.prices import use_price_overrides
     from gemtui.agent.provider_choice import resolve_provider
     from gemtui.agent.session import Session
     from gemtui.agent.store_attachment import attach_store, store_later
 
-    use_price_overrides(settings.price_overrides())  # every cost from here on uses them
     opened = attachment is None
     if attachment is None and at_screen and options.resume is None and not _daily_cap(settings):
         attachment = store_later(options.workspace)  # the first prompt never waits for it

@@ -10,8 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gemtui.bus.events import Usage
+
+if TYPE_CHECKING:
+    from gemtui.config.settings import Settings
 
 __all__ = [
     "PRICES",
@@ -19,9 +24,10 @@ __all__ = [
     "PriceBook",
     "PriceSource",
     "cost_of",
+    "price_book",
     "price_for",
     "price_origin",
-    "use_price_overrides",
+    "readers_prices",
 ]
 
 PRICES: dict[str, dict[str, float]] = {
@@ -59,16 +65,13 @@ SOURCES: dict[str, PriceSource] = {
 """Per provider (by model-name prefix): the page every ``PRICES`` entry of its models
 came from. A test keeps every entry covered."""
 
-_settings_prices: dict[str, dict[str, float]] = {}
-"""``[prices."MODEL"]`` from the settings last assembled: only for views with no
-session's own book (the session browser, ``gemtui usage``); a session's costs use its
-``PriceBook``, so another session built in the same process never changes them."""
-
 
 class PriceBook(dict[str, float]):
     """A provider's ``prices`` (the mapping itself) with the session's own
     ``[prices."MODEL"]`` riding along: one per session, carried in its executor's
-    config (ACP and the fleet build many sessions in one process)."""
+    config (ACP and the fleet build many sessions in one process); the views of the
+    store (``/usage``, the sessions browser, ``gemtui usage``) build one from the
+    settings they read (``PriceBook(None, settings.price_overrides())``)."""
 
     def __init__(
         self,
@@ -84,11 +87,19 @@ class PriceBook(dict[str, float]):
         return PriceBook(None, self.models)
 
 
-def use_price_overrides(table: Mapping[str, Mapping[str, float]]) -> None:
-    """Make the settings' ``[prices."MODEL"]`` the figures for those models, everywhere
-    a cost is computed (turns, side calls, the budget, the daily sum, the browser)."""
-    _settings_prices.clear()
-    _settings_prices.update({model: dict(price) for model, price in table.items()})
+def price_book(settings: Settings, provider: Mapping[str, float] | None = None) -> PriceBook:
+    """The book a session prices with: its provider's flat ``prices`` (None: a view of
+    the store, whose rows may be any provider's) and the settings' ``[prices."MODEL"]``."""
+    return PriceBook(provider, settings.price_overrides())
+
+
+def readers_prices(workspace: Path) -> PriceBook:
+    """The person's own ``[prices."MODEL"]`` for a view of the store outside a session
+    (``gemtui usage``, ``gemtui sessions``): the user's settings only, a folder's not
+    being trusted there. A broken settings file raises ``FatalError`` (exit 52)."""
+    from gemtui.config.settings import load_settings
+
+    return price_book(load_settings(workspace))
 
 
 def _known(model: str) -> str | None:
@@ -123,8 +134,10 @@ def price_origin(model: str, overrides: Mapping[str, float] | None = None) -> st
 
 
 def _models(overrides: Mapping[str, float] | None) -> dict[str, dict[str, float]]:
-    """The per-model prices in force: the session's book, else the last assembled."""
-    return overrides.models if isinstance(overrides, PriceBook) else _settings_prices
+    """The per-model prices in force: the book's (a bare provider mapping has none).
+    There is no process-wide table: each session, and each view of the store, passes
+    its own book, so one session's settings never price another's calls."""
+    return overrides.models if isinstance(overrides, PriceBook) else {}
 
 
 def cost_of(usage: Usage, price: Mapping[str, float] | None) -> float | None:

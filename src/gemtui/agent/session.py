@@ -19,7 +19,7 @@ from gemtui.agent.error_text import ErrorContext
 from gemtui.agent.executor import Executor, ExecutorConfig
 from gemtui.agent.groundwork import Groundwork
 from gemtui.agent.output_cap import session_bound
-from gemtui.agent.prices import PriceBook, price_for
+from gemtui.agent.prices import price_book, price_for
 from gemtui.agent.prompt import build_system_instruction, load_core_override
 from gemtui.agent.prompt_fit import fit_prompt
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
@@ -230,7 +230,7 @@ class Session:
                 compression_preserve=settings.chat.compression_preserve,
                 fallback=tuple(fallback_chain(provider, parts.start_model(provider), settings)),
                 router=parts.router_for(provider, provider.model, self._plan_mode),
-                prices=PriceBook(provider.settings.prices, settings.price_overrides()),
+                prices=price_book(settings, provider.settings.prices),
                 error_context=self._error_context,
                 stream_loop_detection=settings.chat.loop_detection,
                 next_speaker=parts.next_speaker_for(settings, provider),

@@ -355,9 +355,9 @@ def config_for_provider(
     next-speaker check; the budget counts side calls at its prices from now on."""
     from dataclasses import replace
 
-    from gemtui.agent.prices import PriceBook
+    from gemtui.agent.prices import price_book
 
-    prices = PriceBook(provider.settings.prices, settings.price_overrides())
+    prices = price_book(settings, provider.settings.prices)
     if (budget := config.budget) is not None:
         budget.prices, budget.provider = prices, provider.name
     return replace(

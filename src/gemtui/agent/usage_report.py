@@ -12,7 +12,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gemtui.agent.prices import cost_of, price_for, price_origin
+from gemtui.agent.prices import PriceBook, cost_of, price_for, price_origin
 from gemtui.bus.events import Usage
 
 if TYPE_CHECKING:
@@ -100,9 +100,15 @@ def _by_cost(line: SpendLine) -> tuple[float, str]:
 
 
 def usage_report(
-    store: SessionStore, days: int = DEFAULT_DAYS, today: dt.date | None = None
+    store: SessionStore,
+    days: int = DEFAULT_DAYS,
+    today: dt.date | None = None,
+    prices: PriceBook | None = None,
 ) -> UsageReport:
-    """The spend of the ``days`` days up to ``today`` (local), priced now."""
+    """The spend of the ``days`` days up to ``today`` (local), priced now: the built-in
+    table under ``prices`` (the reader's ``[prices."MODEL"]``; a provider's flat prices
+    do not apply, the store not saying each call's provider)."""
+    own = prices.models_only() if prices is not None else None
     today = today or dt.date.today()
     first = today - dt.timedelta(days=days - 1)
     since = dt.datetime.combine(first, dt.time()).timestamp()
@@ -115,10 +121,10 @@ def usage_report(
     models: dict[str, SpendLine] = {}
     agents: dict[str, SpendLine] = {}
     rows: list[tuple[SpendRow, float | None]] = []
-    prices: dict[str, dict[str, Any]] = {}
+    used: dict[str, dict[str, Any]] = {}
     for row in store.spend(since):
-        price = price_for(row.model)
-        prices[row.model] = {**(price or {}), "source": price_origin(row.model)}
+        price = price_for(row.model, own)
+        used[row.model] = {**(price or {}), "source": price_origin(row.model, own)}
         usage = Usage(input=row.input, output=row.output, thoughts=row.thoughts, cached=row.cached)
         cost = cost_of(usage, price)
         rows.append((row, cost))
@@ -135,5 +141,5 @@ def usage_report(
         per_model=sorted(models.values(), key=_by_cost),
         per_agent=sorted(agents.values(), key=_by_cost),
         rows=rows,
-        prices=prices,
+        prices=used,
     )

@@ -25,9 +25,17 @@ def _run(args: argparse.Namespace) -> int:
     register_stored_secrets()  # titles an older gemtui saved unmasked are masked on the way out
     try:
         if args.action is None:
+            from gemtui.agent.prices import readers_prices
+            from gemtui.errors import FatalError
             from gemtui.tui.sessions_launch import launch_sessions_browser
 
-            return launch_sessions_browser(workspace=Path(os.getcwd()).resolve())
+            workspace = Path(os.getcwd()).resolve()
+            try:
+                prices = readers_prices(workspace)
+            except FatalError as exc:
+                sys.stderr.write(f"gemtui: {exc}\n")
+                return exc.exit_code
+            return launch_sessions_browser(workspace=workspace, prices=prices)
         from gemtui.store.cli import print_sessions
 
         return print_sessions(as_json=args.json)

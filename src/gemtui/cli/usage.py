@@ -29,10 +29,9 @@ def add_parser(sub: Subcommands) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gemtui.agent.prices import use_price_overrides
+    from gemtui.agent.prices import readers_prices
     from gemtui.agent.usage_report import MAX_DAYS, usage_report
     from gemtui.cli.sessions import _store_failed
-    from gemtui.config.settings import load_settings
     from gemtui.errors import FatalError
     from gemtui.store import SessionStore
 
@@ -42,14 +41,14 @@ def _run(args: argparse.Namespace) -> int:
             f"gemtui usage: --days must be a whole number from 1 to {MAX_DAYS}, not {args.days!r}\n"
         )
         return EXIT_INPUT
-    try:  # the user's own prices; a folder's settings are not trusted here
-        use_price_overrides(load_settings(Path(os.getcwd()).resolve()).price_overrides())
+    try:
+        prices = readers_prices(Path(os.getcwd()).resolve())
     except FatalError as exc:
         sys.stderr.write(f"gemtui: {exc}\n")
         return exc.exit_code
     try:
         with SessionStore() as store:
-            report = usage_report(store, days)
+            report = usage_report(store, days, prices=prices)
     except BrokenPipeError:
         raise
     except Exception as exc:  # an unusable store: one line, details in the log

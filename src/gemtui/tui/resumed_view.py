@@ -60,12 +60,13 @@ def _restore_usage(
 ) -> None:
     """Each stored model call back in the usage pane; a subagent's (its row names the
     delegation it ran under, ``agents`` that call's agent) on its agent's line, as live."""
-    from gemtui.agent.prices import cost_of, price_for
+    from gemtui.agent.prices import cost_of, price_book, price_for
     from gemtui.bus.events import Usage
 
+    prices = price_book(session.settings, session.provider.settings.prices)
     for row in rows:
         usage = Usage(row["input"], row["output"], row["thoughts"], row["cached"], row["total"])
-        price = price_for(row["model"] or session.model, session.provider.settings.prices)
+        price = price_for(row["model"] or session.model, prices)
         parent = row.get("parent_call")
         if parent:
             agent = agents.get(parent, "subagent")

@@ -555,9 +555,10 @@ class SessionController:
 
     @staticmethod
     def _show_price(screen: MainScreen, session: Session) -> None:
-        from gemtui.agent.prices import price_for
+        from gemtui.agent.prices import price_book, price_for
 
-        known = price_for(session.model, session.provider.settings.prices) is not None
+        prices = price_book(session.settings, session.provider.settings.prices)
+        known = price_for(session.model, prices) is not None
         screen.usage.expect_price(known)
 
     def switch_model(self, provider_name: str, model: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+from gemtui.agent.prices import PriceBook
 from gemtui.store import SessionStore
 from gemtui.tui.masking_app import MaskingApp
 
@@ -16,26 +17,30 @@ class SessionsApp(MaskingApp[str | None]):
 
     TITLE = "gemtui sessions"
 
-    def __init__(self, store: SessionStore, workspace: Path | None = None) -> None:
+    def __init__(
+        self, store: SessionStore, workspace: Path | None = None, prices: PriceBook | None = None
+    ) -> None:
         super().__init__()
         self.store = store
         self.workspace = workspace
+        self.prices = prices
 
     def on_mount(self) -> None:
         from gemtui.tui.screens.sessions import SessionsScreen
 
-        self.push_screen(SessionsScreen(self.store, workspace=self.workspace), self.exit)
+        screen = SessionsScreen(self.store, workspace=self.workspace, prices=self.prices)
+        self.push_screen(screen, self.exit)
 
 
-def launch_sessions_browser(workspace: Path | None = None) -> int:
-    """Browse; when a session is opened, hand it to the main TUI to resume."""
+def launch_sessions_browser(workspace: Path | None = None, prices: PriceBook | None = None) -> int:
+    """Browse (costs at ``prices``); when a session is opened, hand it to the main TUI."""
     from gemtui.store.importer import import_gemini_cli
 
     with SessionStore() as store:
         # Gemini CLI's chats appear beside ours; a broken file never blocks the browser
         with contextlib.suppress(Exception):
             import_gemini_cli(store, workspaces=[workspace] if workspace else [])
-        chosen = SessionsApp(store, workspace).run()
+        chosen = SessionsApp(store, workspace, prices).run()
     if not chosen:
         return 0
     from gemtui.agent.assembly import RunOptions

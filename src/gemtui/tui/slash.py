@@ -150,6 +150,7 @@ def _sessions(app: AppSurface, arg: str) -> None:
         app.notify(f"The session store could not be opened{why}.", severity="warning")
         return
     from gemtui.tui.screens.sessions import SessionsScreen
+    from gemtui.tui.slash_usage import own_prices
 
     def chosen(session_id: str | None) -> None:
         if session_id:
@@ -158,7 +159,10 @@ def _sessions(app: AppSurface, arg: str) -> None:
     current = app.session.id if app.session is not None else None
     app.push_screen(
         SessionsScreen(
-            app.controller.store, workspace=app.controller.workspace, protected_id=current
+            app.controller.store,
+            workspace=app.controller.workspace,
+            protected_id=current,
+            prices=own_prices(app),
         ),
         chosen,
     )

@@ -6,9 +6,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from gemtui.agent.prices import PriceBook
     from gemtui.tui.app_surface import AppSurface
 
-__all__ = ["usage"]
+__all__ = ["own_prices", "usage"]
+
+
+def own_prices(app: AppSurface) -> PriceBook:
+    """The running settings' ``[prices."MODEL"]``: what the views of the store price
+    with (the session's own book, never another session's)."""
+    from gemtui.agent.prices import price_book
+
+    return price_book(app.controller.settings)
 
 
 def usage(app: AppSurface, arg: str) -> None:
@@ -27,12 +36,14 @@ def usage(app: AppSurface, arg: str) -> None:
         )
         return
 
+    prices = own_prices(app)
+
     async def read() -> None:
         import asyncio
 
         from gemtui.tui.screens.usage import UsageScreen
 
-        report = await asyncio.to_thread(usage_report, store, days)
+        report = await asyncio.to_thread(usage_report, store, days, None, prices)
         app.push_screen(UsageScreen(report))
 
     app.run_worker(read(), group="usage", exclusive=True)

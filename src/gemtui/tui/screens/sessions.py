@@ -20,7 +20,7 @@ from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Input, Static
 
-from gemtui.agent.prices import cost_of, price_for
+from gemtui.agent.prices import PriceBook, cost_of, price_for
 from gemtui.bus.events import Usage
 from gemtui.store import SORTS, SessionInfo, SessionMatch, SessionStore
 from gemtui.store.records import FORK_MARK, iso
@@ -102,8 +102,9 @@ def relative_time(ts: float, now: float) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(ts))
 
 
-def _cost(info: SessionInfo) -> str:
-    cost = cost_of(Usage(input=info.tokens_input, output=info.tokens_output), price_for(info.model))
+def _cost(info: SessionInfo, prices: PriceBook | None) -> str:
+    usage = Usage(input=info.tokens_input, output=info.tokens_output)
+    cost = cost_of(usage, price_for(info.model, None if prices is None else prices.models_only()))
     return "—" if cost is None else f"${cost:.2f}"
 
 
@@ -167,6 +168,7 @@ class SessionsScreen(Screen[str | None]):
         now: Callable[[], float] = time.time,
         export_dir: Path | None = None,
         protected_id: str | None = None,
+        prices: PriceBook | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -178,6 +180,8 @@ class SessionsScreen(Screen[str | None]):
         self.export_dir = export_dir
         self.protected_id = protected_id
         """The session open in the app: it cannot be deleted from here."""
+        self.prices = prices
+        """The reader's own ``[prices."MODEL"]`` (None: the built-in table only)."""
         self.only_workspace = self.workspace is not None
         self.sort = "date"
         self.search_mode = False
@@ -287,7 +291,7 @@ class SessionsScreen(Screen[str | None]):
                 "when": relative_time(info.updated, now),
                 "turns": str(info.turns),
                 "tokens": f"{info.tokens:,}",
-                "cost": _cost(info),
+                "cost": _cost(info, self.prices),
             }
             table.add_row(*(cells[key] for key in self._columns), key=info.id)
 
