@@ -11,13 +11,14 @@ ops, and unit tests read the rules without a terminal.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 from gemtui.bus.values import TerminateReason
 from gemtui.redact import StreamRedactor, redact
 from gemtui.tui.view import ops
-from gemtui.tui.view.terminal_safe import printable_fields
+from gemtui.tui.view.terminal_safe import printable_fields, without_colour
 
 if TYPE_CHECKING:
     from gemtui.bus import events as ev
@@ -73,7 +74,7 @@ class ConversationView:
         route = self._route(event)
         if route is None:
             return []
-        return [printable_fields(op) for op in route(event)]
+        return [printable_fields(_plain_output(op)) for op in route(event)]
 
     def _route(self, event: ev.Event) -> Callable[[Any], Ops] | None:
         """The rule of ``event``'s class. The table (and the event classes) is built with
@@ -283,3 +284,15 @@ class ConversationView:
         elif e.reason != TerminateReason.GOAL and e.error and not said:
             out.append(ops.Notice(e.error, "error"))
         return out
+
+
+def _plain_output(op: ops.Op) -> ops.Op:
+    """A tool's output without its colour codes (the rest of the op as it was)."""
+    if isinstance(op, ops.ToolOutputShown):
+        text = without_colour(op.text)
+        return op if text == op.text else replace(op, text=text)
+    if isinstance(op, ops.ToolCallShown) and isinstance(op.call.output, str):
+        output = without_colour(op.call.output)
+        if output != op.call.output:
+            return replace(op, call=replace(op.call, output=output))
+    return op

@@ -14,7 +14,7 @@ import dataclasses
 import re
 from typing import Any, TypeVar
 
-__all__ = ["CONTROLS", "printable", "printable_fields"]
+__all__ = ["CONTROLS", "printable", "printable_fields", "without_colour"]
 
 CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 """Every C0 and C1 control character, DEL included."""
@@ -22,7 +22,17 @@ CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 """The controls a line of shown text must not carry: all but ``\\n`` and ``\\t``."""
 
+_SGR = re.compile(r"(?:\x1b\[|\x9b)[0-9;:]*m")
+"""Select Graphic Rendition: a colour or a bold, nothing else (``ESC [ 31 m``)."""
+
 T = TypeVar("T")
+
+
+def without_colour(text: str) -> str:
+    """A program's output without its colour codes (``pytest --color=yes``, ``ls
+    --color``): they would show as ``␛[31m`` once made printable, and say nothing a
+    person needs. Only SGR goes; every other sequence is still shown harmless."""
+    return _SGR.sub("", text) if "\x1b" in text or "\x9b" in text else text
 
 
 def _stand_in(match: re.Match[str]) -> str:
