@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 
     from gemtui.bus.events import BudgetAsked
     from gemtui.bus.values import Decision
+    from gemtui.tui.widgets.transcript import Transcript
 
 __all__ = ["STOPPED_NOTICE", "ask_about_budget"]
 
@@ -20,10 +21,11 @@ STOPPED_NOTICE = (
 )
 
 
-def ask_about_budget(app: App[Any], asked: BudgetAsked) -> None:
+def ask_about_budget(app: App[Any], asked: BudgetAsked, transcript: Transcript) -> None:
     """Ask the person (raise or stop; go on without a price or stop) and send the answer
-    to the session's bus, which the prompt waits on. A prompt that ends first (Ctrl+C,
-    its time limit) takes the question with it."""
+    to the session's bus, which the prompt waits on; a stop is said in ``transcript``
+    (the asking screen's). A prompt that ends first (Ctrl+C, its time limit) takes the
+    question with it."""
     from gemtui.tui.screens.budget import BudgetScreen
 
     # The app's surface by name: importing AppSurface here would tie this module, the
@@ -32,7 +34,6 @@ def ask_about_budget(app: App[Any], asked: BudgetAsked) -> None:
     if session is None:
         return
     bus = session.bus  # the asking session's, even if another comes to the front
-    transcript = app.main.transcript  # type: ignore[attr-defined]
 
     def answered(decision: Decision | None) -> None:
         if decision is None:  # the prompt ended without an answer: nothing waits

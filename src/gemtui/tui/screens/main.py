@@ -292,7 +292,7 @@ class MainScreen(PromptExtras, Screen[None]):
             ops.McpViewsStale: self._mcp_views_stale,
             ops.SignInNeeded: lambda o: self.post_message(self.SignInNeeded(o.reason)),
             ops.AccountRefused: lambda o: self.post_message(self.AccountRefused(o.reason)),
-            ops.BudgetQuestion: lambda o: ask_about_budget(self.app, o.asked),
+            ops.BudgetQuestion: lambda o: ask_about_budget(self.app, o.asked, self.transcript),
             ops.WindowChanged: lambda o: self.usage.follow_model(o.context_window, o.priced),
         }
 
