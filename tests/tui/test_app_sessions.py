@@ -25,7 +25,11 @@ def _settings_for(url: str) -> Settings:
             "general": {"provider": "mock"},
             "providers": {
                 "mock": {"kind": "gemini", "base_url": url, "models": ["gemini-2.5-pro"]},
-                "local": {"kind": "openai", "base_url": f"{url}/v1", "models": ["qwen3-coder"]},
+                "local": {
+                    "kind": "openai",
+                    "base_url": f"{url}/v1",
+                    "models": ["qwen3-coder", "qwen3:8b"],
+                },
             },
             "network": {"max_attempts": 1, "stream_retry_delays": []},
         }
@@ -131,9 +135,12 @@ async def test_sessions_command_opens_browser_and_resumes_choice(
     app.close_store()
 
 
+@pytest.mark.parametrize("model", ["qwen3-coder", "qwen3:8b"])
 async def test_model_command_switches_provider_live(
-    mock_llm: MockLLMServer, workspace: Path
+    mock_llm: MockLLMServer, workspace: Path, model: str
 ) -> None:
+    """``/model local:NAME`` moves the conversation to that provider's model; an Ollama
+    name keeps its own colon (``local:qwen3:8b`` was read as provider ``local:qwen3``)."""
     import os
 
     os.environ["GEMINI_API_KEY"] = "k"
@@ -147,13 +154,13 @@ async def test_model_command_switches_provider_live(
             await pilot.press(*"hello", "enter")
             await seen.wait_event(AgentFinished)
             await turns_done(app)
-            app.run_slash("/model local:qwen3-coder")
+            app.run_slash(f"/model local:{model}")
             await group_done(app, "model")
             assert app.session is not None
             assert app.session.provider.name == "local"
             await seen.wait_event(ModelChanged)  # the status line follows the event
             await pilot.pause()
-            assert app.main.status.model == "qwen3-coder"
+            assert app.main.status.model == model
             count = len(seen.seen)
             await pilot.press(*"again", "enter")
             await seen.wait_event(AgentFinished, after=count)
@@ -161,7 +168,7 @@ async def test_model_command_switches_provider_live(
         app.close_store()
         last = mock_llm.requests[-1]
         assert last.path == "/v1/chat/completions"
-        assert last.json["model"] == "qwen3-coder"
+        assert last.json["model"] == model
         assert [m["content"] for m in last.json["messages"] if m["role"] != "system"] == [
             "hello",
             "gemini says hi",

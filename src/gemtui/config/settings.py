@@ -483,9 +483,14 @@ class Settings(BaseModel):
     def model_fallback(self, provider: str) -> list[str]:
         """``[model] fallback`` with each entry as ``PROVIDER:MODEL``, a bare model on
         ``provider`` (the one in use when the list is taken, so the order holds)."""
-        known = {*BUILTIN_PROVIDER_NAMES, *self.providers, provider}
-        split = [split_entry(entry, known) for entry in self.model.fallback]
+        split = [self.split_model(entry, provider) for entry in self.model.fallback]
         return [f"{name or provider}:{model}" for name, model in split]
+
+    def split_model(self, entry: str, provider: str) -> tuple[str | None, str]:
+        """``PROVIDER:MODEL`` split at its first colon when the prefix names a provider
+        (configured, built in, or ``provider``, the one in use): ``ollama:qwen3:8b`` is
+        Ollama's ``qwen3:8b``. Else ``(None, entry)``: a model name, colon and all."""
+        return split_entry(entry, {*BUILTIN_PROVIDER_NAMES, *self.providers, provider})
 
     def price_overrides(self) -> dict[str, dict[str, float]]:
         """``[prices."MODEL"]`` as the price table's shape (keys left unsaid omitted)."""

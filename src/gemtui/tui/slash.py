@@ -78,7 +78,8 @@ def _model(app: AppSurface, arg: str) -> None:
     if app.turn_running:
         app.notify("Wait for the turn to finish before switching models.", severity="warning")
         return
-    provider, _, model = arg.rpartition(":")
+    named, model = app.controller.settings.split_model(arg, app.session.provider.name)
+    provider = named or ""
     if not provider:
         same = [p for p, m in choices if m == model]
         provider = app.session.provider.name if not same else same[0]
