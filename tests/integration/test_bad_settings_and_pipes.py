@@ -312,3 +312,19 @@ def test_the_tui_with_an_invalid_value_exits_52_naming_it(
     assert "general.max_turns" in out
     assert "config.toml" in out
     assert "Traceback" not in out
+
+
+def test_sessions_browser_with_broken_settings_says_so_once_after_the_store(
+    tmp_path: Path, workspace: Path
+) -> None:
+    """The browser prices with the user's own ``[prices."MODEL"]``: a settings file it
+    cannot read is said in one line with exit 52 (the store opened first, and fine)."""
+    home = tmp_path / "home"
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.toml").write_text('[prices."m"]\ninput = "cheap"\n')
+    proc = run_gemtui(["sessions"], env=gemtui_env(home), cwd=workspace)
+    assert proc.returncode == 52
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert "config.toml" in lines[0]
+    _no_traceback(proc.stderr)

@@ -21,26 +21,22 @@ def add_parser(sub: Subcommands) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from gemtui.config.secrets import register_stored_secrets
+    from gemtui.errors import FatalError
 
     register_stored_secrets()  # titles an older gemtui saved unmasked are masked on the way out
     try:
         if args.action is None:
-            from gemtui.agent.prices import readers_prices
-            from gemtui.errors import FatalError
             from gemtui.tui.sessions_launch import launch_sessions_browser
 
-            workspace = Path(os.getcwd()).resolve()
-            try:
-                prices = readers_prices(workspace)
-            except FatalError as exc:
-                sys.stderr.write(f"gemtui: {exc}\n")
-                return exc.exit_code
-            return launch_sessions_browser(workspace=workspace, prices=prices)
+            return launch_sessions_browser(workspace=Path(os.getcwd()).resolve())
         from gemtui.store.cli import print_sessions
 
         return print_sessions(as_json=args.json)
     except BrokenPipeError:
         raise
+    except FatalError as exc:  # the settings (read once the store opened): their own words
+        sys.stderr.write(f"gemtui: {exc}\n")
+        return exc.exit_code
     except Exception as exc:  # an unusable or broken store: one line here, details in the log
         return _store_failed(exc)
 

@@ -32,11 +32,14 @@ class SessionsApp(MaskingApp[str | None]):
         self.push_screen(screen, self.exit)
 
 
-def launch_sessions_browser(workspace: Path | None = None, prices: PriceBook | None = None) -> int:
-    """Browse (costs at ``prices``); when a session is opened, hand it to the main TUI."""
+def launch_sessions_browser(workspace: Path | None = None) -> int:
+    """Browse (costs at the user's own prices); when a session is opened, hand it to the
+    main TUI. The store opens first: an unusable one is the first thing said."""
+    from gemtui.agent.prices import readers_prices
     from gemtui.store.importer import import_gemini_cli
 
     with SessionStore() as store:
+        prices = readers_prices(workspace or Path.cwd())  # FatalError: exit 52, said by the CLI
         # Gemini CLI's chats appear beside ours; a broken file never blocks the browser
         with contextlib.suppress(Exception):
             import_gemini_cli(store, workspaces=[workspace] if workspace else [])
