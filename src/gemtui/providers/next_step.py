@@ -174,7 +174,9 @@ def _change_step(history: _History, decls: dict[str, FunctionDeclaration]) -> Ne
             values["old_string"] = lines
         replace = _narrow(decls["replace"], values) if values["file_path"] else decls["replace"]
         return NextStep([replace], answer=False, why="a change was asked for and a file was read")
-    last = {resp.name for _, resp in history.done[-1:]}
+    # as after any results, the tool that just answered is left out (the 0.5B repeats
+    # itself), unless it failed: a read of a wrong path may be tried again
+    last = {resp.name for _, resp in history.done[-1:] if "error" not in resp.response}
     tools = [d for n, d in decls.items() if n not in last] or list(decls.values())
     return NextStep(tools, answer=False, why="a change was asked for and none was made yet")
 

@@ -1,0 +1,93 @@
+"""Which tool next: telling a change request from a question, and what the step allows."""
+
+from __future__ import annotations
+
+import pytest
+
+from gemtui.providers.next_step import asks_for_change, next_step
+from gemtui.wire import Content, FunctionCall, FunctionDeclaration, FunctionResponse, Part
+
+
+def _decl(name: str, *params: str) -> FunctionDeclaration:
+    props = {p: {"type": "string"} for p in params}
+    return FunctionDeclaration(
+        name=name,
+        description="d",
+        parameters={"type": "object", "properties": props, "required": list(params)},
+    )
+
+
+DECLS = [
+    _decl("read_file", "file_path"),
+    _decl("list_directory", "dir_path"),
+    _decl("grep_search", "pattern"),
+    _decl("replace", "file_path", "instruction", "old_string", "new_string"),
+    _decl("write_file", "file_path", "content"),
+]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "change"),
+    [
+        ("In limits.py, change MAX_RETRIES from 3 to 5.", True),
+        ("Rename parse_invoice to parse_bill.", True),
+        ("Fix the typo in the README.md heading.", True),
+        ("Please add a docstring to the main function.", True),
+        ("What is 2 + 2? Answer in one short sentence.", False),
+        ("How do I change the port in server.toml?", False),
+        ("Which file defines the function parse_invoice?", False),
+        ("Reply with one short sentence about the sea.", False),
+        ("Write a haiku about autumn.", False),
+        ("Change your tone, please.", False),  # nothing in the project named
+    ],
+)
+def test_a_change_request_is_told_from_a_question(prompt: str, change: bool) -> None:
+    assert asks_for_change(prompt) is change
+
+
+def _turns(prompt: str, *steps: tuple[str, dict[str, str], dict[str, str]]) -> list[Content]:
+    contents = [Content(role="user", parts=[Part(text=prompt)])]
+    for i, (name, args, response) in enumerate(steps):
+        call = FunctionCall(id=f"c{i}", name=name, args=args)
+        resp = FunctionResponse(id=f"c{i}", name=name, response=response)
+        contents.append(Content(role="model", parts=[Part(function_call=call)]))
+        contents.append(Content(role="user", parts=[Part(function_response=resp)]))
+    return contents
+
+
+def test_a_failed_read_does_not_narrow_the_edit_to_its_lines() -> None:
+    contents = _turns(
+        "Change 'a' to 'b' in x.txt.",
+        ("read_file", {"file_path": "y.txt"}, {"error": "File not found."}),
+    )
+    step = next_step(contents, DECLS)
+    assert step is not None
+    assert not step.answer
+    assert "read_file" in [d.name for d in step.tools]  # it may look again
+    assert "replace" in [d.name for d in step.tools]
+
+
+def test_a_line_that_occurs_twice_is_not_offered_as_the_text_to_replace() -> None:
+    contents = _turns(
+        "In x.py change the second constant.",
+        ("read_file", {"file_path": "x.py"}, {"output": "A = 1\nA = 1\nB = 2\n"}),
+    )
+    step = next_step(contents, DECLS)
+    assert step is not None
+    (replace,) = step.tools
+    schema = replace.parameters_json_schema or {}
+    assert schema["properties"]["old_string"]["enum"] == ["B = 2"]
+    assert schema["required"] == ["file_path", "instruction", "old_string", "new_string"]
+
+
+def test_a_new_prompt_starts_a_new_count() -> None:
+    """The narrowing follows the person's last words, not an earlier request's steps."""
+    earlier = _turns(
+        "Change 'a' to 'b' in x.txt.",
+        ("replace", {"file_path": "x.txt"}, {"output": "ok"}),
+    )
+    earlier.append(Content(role="model", parts=[Part(text="Done.")]))
+    contents = [*earlier, *_turns("Now set 'b' to 'c' in x.txt.")]
+    step = next_step(contents, DECLS)
+    assert step is not None
+    assert not step.answer
