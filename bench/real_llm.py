@@ -38,7 +38,8 @@ from typing import Any
 
 LLM_DIR = Path(os.environ.get("LLM_DIR", Path.home() / ".cache" / "gemtui-real-llm"))
 SERVER = LLM_DIR / "lsbuild" / "bin" / "llama-server"
-MODEL = LLM_DIR / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+MODEL = Path(os.environ.get("LLM_MODEL", LLM_DIR / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"))
+"""``LLM_MODEL``: another GGUF to measure beside the 0.5B (the same checks, same server)."""
 SERVER_ARGS = ["--alias", "qwen", "-c", "8192", "-t", "2", "--jinja", "--no-repack", "-n", "1024"]
 """``--no-repack``: ggml's AMX repacked matmul crashes (SIGSEGV at the first decode) on
 CPUs that report AMX inside VMs that do not grant it; repacking only speeds things up.
