@@ -57,7 +57,11 @@ def test_after_a_read_in_a_change_request_the_next_step_is_the_edit_not_the_answ
         _answer("Done."),
     )
     first, after_read, after_edit = _run(mock_llm_thread, isolated_home, workspace, CHANGE)
-    assert "final_answer" not in _grammar_names(first)  # a change is asked: act first
+    # a change is asked: no answer, and read before edit (the file the request names)
+    assert _grammar_names(first) == ["read_file", "grep_search", "list_directory", "glob"]
+    assert _grammar_arguments(first, "read_file")["properties"]["file_path"]["enum"] == [
+        "greeting.txt"
+    ]
     assert _grammar_names(after_read) == ["replace"]
     arguments = _grammar_arguments(after_read, "replace")["properties"]
     assert arguments["file_path"]["enum"] == ["greeting.txt"]

@@ -8,9 +8,10 @@ for at most ``STEER_STEPS`` tool results (after which every choice is offered ag
 the model can always finish), the next step is narrowed by two general rules:
 
 - **A change was asked for and no edit has happened:** ``final_answer`` is withheld.
-  Once a file has been read, the step is the edit: ``replace`` on a file that was read,
-  its ``old_string`` one of the lines that occur once in what was read (the grammar's
-  enum), so the edit always finds its text.
+  Until a file has been read the step is a look (read before edit), ``read_file``
+  offered the files the request names; once a file has been read, the step is the
+  edit: ``replace`` on a file that was read, its ``old_string`` one of the lines that
+  occur once in what was read (the grammar's enum), so the edit always finds its text.
 - **A question, the folder listed, nothing read yet:** the step is a look inside —
   ``read_file`` of a file the listing showed (an enum of those paths, so no invented
   path) or ``grep_search`` — and while listed files remain unread, ``read_file`` stays
@@ -174,11 +175,22 @@ def _change_step(history: _History, decls: dict[str, FunctionDeclaration]) -> Ne
             values["old_string"] = lines
         replace = _narrow(decls["replace"], values) if values["file_path"] else decls["replace"]
         return NextStep([replace], answer=False, why="a change was asked for and a file was read")
-    # as after any results, the tool that just answered is left out (the 0.5B repeats
-    # itself), unless it failed: a read of a wrong path may be tried again
+    # read before edit (as Claude Code's Edit demands): a look first, the files the
+    # request names offered to read_file until each was tried; as after any results the
+    # tool that just answered is left out (the 0.5B repeats itself), unless it failed
     last = {resp.name for _, resp in history.done[-1:] if "error" not in resp.response}
-    tools = [d for n, d in decls.items() if n not in last] or list(decls.values())
-    return NextStep(tools, answer=False, why="a change was asked for and none was made yet")
+    looks = [n for n in (READ_TOOL, SEARCH_TOOL, LIST_TOOL, "glob") if n in decls and n not in last]
+    tools = [decls[n] for n in looks] or [d for n, d in decls.items() if n not in EDIT_TOOLS]
+    tried = {posixpath.normpath(str(c.args.get("file_path", ""))) for c, _ in history.done}
+    named = [f for f in _named_files(history.prompt) if posixpath.normpath(f) not in tried]
+    if named and READ_TOOL in looks:
+        tools[looks.index(READ_TOOL)] = _narrow(decls[READ_TOOL], {"file_path": named})
+    return NextStep(tools, answer=False, why="a change was asked for and nothing was read yet")
+
+
+def _named_files(prompt: str) -> list[str]:
+    """The file names the request spells out (``limits.py``, ``src/app/main.ts``)."""
+    return list(dict.fromkeys(m.group(1) for m in _TARGET.finditer(prompt) if m.group(1)))
 
 
 def _question_step(history: _History, decls: dict[str, FunctionDeclaration]) -> NextStep | None:

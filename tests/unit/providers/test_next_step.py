@@ -55,7 +55,7 @@ def _turns(prompt: str, *steps: tuple[str, dict[str, str], dict[str, str]]) -> l
     return contents
 
 
-def test_a_failed_read_does_not_narrow_the_edit_to_its_lines() -> None:
+def test_read_before_edit_offers_the_named_file_and_a_failed_read_may_be_retried() -> None:
     contents = _turns(
         "Change 'a' to 'b' in x.txt.",
         ("read_file", {"file_path": "y.txt"}, {"error": "File not found."}),
@@ -63,8 +63,10 @@ def test_a_failed_read_does_not_narrow_the_edit_to_its_lines() -> None:
     step = next_step(contents, DECLS)
     assert step is not None
     assert not step.answer
-    assert "read_file" in [d.name for d in step.tools]  # it may look again
-    assert "replace" in [d.name for d in step.tools]
+    names = [d.name for d in step.tools]
+    assert names == ["read_file", "grep_search", "list_directory"]  # no edit before a read
+    read = (step.tools[0].parameters_json_schema or {})["properties"]["file_path"]
+    assert read["enum"] == ["x.txt"]  # the file the request names
 
 
 def test_a_line_that_occurs_twice_is_not_offered_as_the_text_to_replace() -> None:
