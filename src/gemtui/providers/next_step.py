@@ -178,7 +178,14 @@ def _change_step(history: _History, decls: dict[str, FunctionDeclaration]) -> Ne
     # read before edit (as Claude Code's Edit demands): a look first, the files the
     # request names offered to read_file until each was tried; as after any results the
     # tool that just answered is left out (the 0.5B repeats itself), unless it failed
-    last = {resp.name for _, resp in history.done[-1:] if "error" not in resp.response}
+    # once: a tool that failed twice is left out too (the 0.5B listed a file as a folder
+    # four times over, its steps gone before it read it)
+    failed = [resp.name for _, resp in history.done if "error" in resp.response]
+    last = {
+        resp.name
+        for _, resp in history.done[-1:]
+        if "error" not in resp.response or failed.count(resp.name) > 1
+    }
     looks = [n for n in (READ_TOOL, SEARCH_TOOL, LIST_TOOL, "glob") if n in decls and n not in last]
     tools = [decls[n] for n in looks] or [d for n, d in decls.items() if n not in EDIT_TOOLS]
     tried = {posixpath.normpath(str(c.args.get("file_path", ""))) for c, _ in history.done}

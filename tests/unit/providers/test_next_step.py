@@ -69,6 +69,20 @@ def test_read_before_edit_offers_the_named_file_and_a_failed_read_may_be_retried
     assert read["enum"] == ["x.txt"]  # the file the request names
 
 
+def test_a_look_that_failed_twice_is_not_offered_a_third_time() -> None:
+    """The 0.5B listed ``limits.py`` as a folder until its steps ran out: one retry of a
+    failed look is allowed, then that tool is left out and the named file is offered."""
+    failing = ("list_directory", {"dir_path": "limits.py"}, {"error": "Not a directory."})
+    once = next_step(_turns("In limits.py, change MAX_RETRIES to 5.", failing), DECLS)
+    assert once is not None
+    assert "list_directory" in [d.name for d in once.tools]  # the control: one retry
+    twice = next_step(_turns("In limits.py, change MAX_RETRIES to 5.", failing, failing), DECLS)
+    assert twice is not None
+    assert [d.name for d in twice.tools] == ["read_file", "grep_search"]
+    read = (twice.tools[0].parameters_json_schema or {})["properties"]["file_path"]
+    assert read["enum"] == ["limits.py"]
+
+
 def test_a_line_that_occurs_twice_is_not_offered_as_the_text_to_replace() -> None:
     contents = _turns(
         "In x.py change the second constant.",
