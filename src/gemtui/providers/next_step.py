@@ -180,11 +180,11 @@ def _change_step(history: _History, decls: dict[str, FunctionDeclaration]) -> Ne
     # tool that just answered is left out (the 0.5B repeats itself), unless it failed
     # once: a tool that failed twice is left out too (the 0.5B listed a file as a folder
     # four times over, its steps gone before it read it)
-    failed = [resp.name for _, resp in history.done if "error" in resp.response]
+    worn = _failed_twice(history)
     last = {
         resp.name
         for _, resp in history.done[-1:]
-        if "error" not in resp.response or failed.count(resp.name) > 1
+        if "error" not in resp.response or resp.name in worn
     }
     looks = [n for n in (READ_TOOL, SEARCH_TOOL, LIST_TOOL, "glob") if n in decls and n not in last]
     tools = [decls[n] for n in looks] or [d for n, d in decls.items() if n not in EDIT_TOOLS]
@@ -200,7 +200,21 @@ def _named_files(prompt: str) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in _TARGET.finditer(prompt) if m.group(1)))
 
 
+def _failed_twice(history: _History) -> set[str]:
+    """Tools whose calls failed at least twice: the 0.5B repeats a failing call as is."""
+    failed = [resp.name for _, resp in history.done if "error" in resp.response]
+    return {name for name in failed if failed.count(name) > 1}
+
+
 def _question_step(history: _History, decls: dict[str, FunctionDeclaration]) -> NextStep | None:
+    found = history.succeeded(*LOOK_TOOLS, LIST_TOOL, "glob")
+    if not found and history.done and "error" in history.done[-1][1].response:
+        # every look failed so far: no answer from nothing (the 0.5B read an invented
+        # file, then said it could not find one) — look again, another way
+        worn = _failed_twice(history)
+        looks = (SEARCH_TOOL, LIST_TOOL, "glob", READ_TOOL)
+        tools = [decls[n] for n in looks if n in decls and n not in worn]
+        return NextStep(tools, answer=False, why="every look failed so far") if tools else None
     listed = _listed_files(history)
     if READ_TOOL not in decls or not listed:
         return None

@@ -83,6 +83,22 @@ def test_a_look_that_failed_twice_is_not_offered_a_third_time() -> None:
     assert read["enum"] == ["limits.py"]
 
 
+def test_a_question_whose_looks_failed_is_not_answered_from_nothing() -> None:
+    """The 0.5B read an invented ``invoice.txt``, then answered that it found nothing:
+    after a failed look (and no look that found anything) it must look again."""
+    question = "Which file defines the function parse_invoice?"
+    missing = ("read_file", {"file_path": "invoice.txt"}, {"error": "File not found."})
+    step = next_step(_turns(question, missing), DECLS)
+    assert step is not None
+    assert not step.answer
+    assert [d.name for d in step.tools] == ["grep_search", "list_directory", "read_file"]
+    worn = next_step(_turns(question, missing, missing), DECLS)
+    assert worn is not None
+    assert [d.name for d in worn.tools] == ["grep_search", "list_directory"]
+    hit = ("grep_search", {"pattern": "parse_invoice"}, {"output": "billing/invoices.py:1: def"})
+    assert next_step(_turns(question, missing, hit), DECLS) is None  # found: free to answer
+
+
 def test_a_line_that_occurs_twice_is_not_offered_as_the_text_to_replace() -> None:
     contents = _turns(
         "In x.py change the second constant.",
