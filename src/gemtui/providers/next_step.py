@@ -200,6 +200,24 @@ def _named_files(prompt: str) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in _TARGET.finditer(prompt) if m.group(1)))
 
 
+def _identifiers(prompt: str) -> list[str]:
+    """The code names a question spells out (``parse_invoice``, ``loadConfig``)."""
+    found = (m.group(2) or m.group(3) for m in _TARGET.finditer(prompt))
+    return list(dict.fromkeys(name for name in found if name))
+
+
+def _search_step(history: _History, decls: dict[str, FunctionDeclaration]) -> NextStep | None:
+    """A question naming a code name is searched for that name before any answer (the
+    0.5B guessed a file, read the wrong one and answered from it)."""
+    names = _identifiers(history.prompt)
+    if not names or SEARCH_TOOL not in decls or history.succeeded(SEARCH_TOOL):
+        return None
+    if SEARCH_TOOL in _failed_twice(history):
+        return None
+    search = _narrow(decls[SEARCH_TOOL], {"pattern": names})
+    return NextStep([search], answer=False, why="the question names code: search for it")
+
+
 def _failed_twice(history: _History) -> set[str]:
     """Tools whose calls failed at least twice: the 0.5B repeats a failing call as is."""
     failed = [resp.name for _, resp in history.done if "error" in resp.response]
@@ -238,6 +256,7 @@ def next_step(contents: list[Content], decls: list[FunctionDeclaration]) -> Next
     by_name = {d.name: d for d in decls}
     if asks_for_change(history.prompt):
         return _change_step(history, by_name)
-    if not history.done:
-        return None
+    searched = _search_step(history, by_name)
+    if searched is not None or not history.done:
+        return searched
     return _question_step(history, by_name)

@@ -86,7 +86,7 @@ def test_a_look_that_failed_twice_is_not_offered_a_third_time() -> None:
 def test_a_question_whose_looks_failed_is_not_answered_from_nothing() -> None:
     """The 0.5B read an invented ``invoice.txt``, then answered that it found nothing:
     after a failed look (and no look that found anything) it must look again."""
-    question = "Which file defines the function parse_invoice?"
+    question = "Where are the invoices kept?"  # no code name: no search step first
     missing = ("read_file", {"file_path": "invoice.txt"}, {"error": "File not found."})
     step = next_step(_turns(question, missing), DECLS)
     assert step is not None
@@ -97,6 +97,19 @@ def test_a_question_whose_looks_failed_is_not_answered_from_nothing() -> None:
     assert [d.name for d in worn.tools] == ["grep_search", "list_directory"]
     hit = ("grep_search", {"pattern": "parse_invoice"}, {"output": "billing/invoices.py:1: def"})
     assert next_step(_turns(question, missing, hit), DECLS) is None  # found: free to answer
+
+
+def test_a_question_naming_code_searches_for_that_name_first() -> None:
+    question = "Which file defines the function parse_invoice?"
+    step = next_step(_turns(question), DECLS)
+    assert step is not None
+    assert not step.answer
+    assert [d.name for d in step.tools] == ["grep_search"]
+    pattern = (step.tools[0].parameters_json_schema or {})["properties"]["pattern"]
+    assert pattern["enum"] == ["parse_invoice"]
+    hit = ("grep_search", {"pattern": "parse_invoice"}, {"output": "billing/invoices.py:1: def"})
+    assert next_step(_turns(question, hit), DECLS) is None  # found: free to answer
+    assert next_step(_turns("What is 2 + 2?"), DECLS) is None  # the control: no code named
 
 
 def test_a_line_that_occurs_twice_is_not_offered_as_the_text_to_replace() -> None:
