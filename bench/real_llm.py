@@ -38,7 +38,8 @@ from typing import Any
 
 LLM_DIR = Path(os.environ.get("LLM_DIR", Path.home() / ".cache" / "gemtui-real-llm"))
 SERVER = LLM_DIR / "lsbuild" / "bin" / "llama-server"
-MODEL = LLM_DIR / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+MODEL = Path(os.environ.get("LLM_MODEL", LLM_DIR / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"))
+"""``LLM_MODEL``: another GGUF to measure beside the 0.5B (the same checks, same server)."""
 SERVER_ARGS = ["--alias", "qwen", "-c", "8192", "-t", "2", "--jinja", "--no-repack", "-n", "1024"]
 """``--no-repack``: ggml's AMX repacked matmul crashes (SIGSEGV at the first decode) on
 CPUs that report AMX inside VMs that do not grant it; repacking only speeds things up.
@@ -269,10 +270,16 @@ def main(argv: list[str] | None = None) -> int:
         default="auto",
         help="[providers.openai] constrained_tools for every run (default: auto)",
     )
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        help="use this running llama-server (e.g. to measure two builds side by side) "
+        "instead of starting one",
+    )
     args = parser.parse_args(argv)
     global CONSTRAINED
     CONSTRAINED = args.constrained
-    if not SERVER.exists() or not MODEL.exists():
+    if not args.server and (not SERVER.exists() or not MODEL.exists()):
         print(
             f"No llama-server or model in {LLM_DIR}: run ../shared/real-llm/setup.sh first "
             "(about 15 minutes, once), or set LLM_DIR.",
@@ -282,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix="gemtui-real-llm-"))
     outcomes: list[Outcome] = []
-    proc, url = start_server(scratch / "llama-server.log")
+    proc, url = (None, args.server) if args.server else start_server(scratch / "server.log")
     print(f"llama-server ready at {url} in {time.monotonic() - started:.1f} s", flush=True)
     try:
         for run in range(1, args.runs + 1):
@@ -299,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
                 mark = "pass" if ok else "FAIL"
                 print(f"[{run}] {mark} {name:15} {outcome.seconds:6.1f} s  {why}", flush=True)
     finally:
-        stop_server(proc)
+        if proc is not None:
+            stop_server(proc)
     total = time.monotonic() - started
     print(f"\n{'check':15} passed  median s  (total wall time {total:.0f} s)")
     for name in args.only or list(CHECKS):

@@ -11,7 +11,9 @@ declared, and its text becomes the model's answer again here: each turn is the o
 decision "call this tool, or answer", made under the grammar, near-greedily. After tool
 results the request also says to answer when they finish the request, and the grammar
 leaves out the tools whose results just came (without both, the 0.5B read the same file
-again and again); the note rides on the request and never enters the history. The
+again and again); the note rides on the request and never enters the history. While a
+request is not done, ``next_step`` narrows the choice further (no ``final_answer``
+before a change asked for is made; a look inside a listed file before answering). The
 tools stay declared too, so the model's chat template still describes them; the message
 text, nothing but one call, becomes that call as any whole-text call does
 (``WholeTextCalls``). Only a tool's required arguments are in the grammar: offered an
@@ -34,6 +36,7 @@ from typing import Any
 
 import httpx
 
+from gemtui.providers.next_step import next_step
 from gemtui.wire import (
     FunctionDeclaration,
     GenerateContentRequest,
@@ -73,6 +76,8 @@ AFTER_RESULTS = (
     "If those results finish my request, reply with final_answer; if it still needs a "
     "change or another look, call the tool for that next step."
 )
+NOT_DONE = "My request is not done yet: call the tool for its next step."
+"""The note instead of ``AFTER_RESULTS`` when ``final_answer`` is withheld (``next_step``)."""
 DECISION_TEMPERATURE = 0.0
 """Unless the settings choose one: a server's own default (llama.cpp samples at 0.8)
 turns a small model's one good call into a different invented path on each try."""
@@ -91,16 +96,19 @@ def constrain(request: GenerateContentRequest) -> GenerateContentRequest:
         return request
     tools = [Tool(function_declarations=[_ANSWER]), *(request.tools or [])]
     contents = request.contents
-    allowed = decls
+    allowed = [_ANSWER, *decls]
+    step = next_step(contents, decls)
     if _after_results(request):
         last = contents[-1]
-        nudge = Part(text=AFTER_RESULTS)
+        nudge = Part(text=AFTER_RESULTS if step is None or step.answer else NOT_DONE)
         contents = [*contents[:-1], last.model_copy(update={"parts": [*last.parts, nudge]})]
         seen = {p.function_response.name for p in last.parts if p.function_response is not None}
-        allowed = [d for d in decls if d.name not in seen] or decls
+        allowed = [_ANSWER, *([d for d in decls if d.name not in seen] or decls)]
+    if step is not None:
+        allowed = [_ANSWER, *step.tools] if step.answer else step.tools
     config = request.generation_config or GenerationConfig()
     update: dict[str, Any] = {
-        "response_json_schema": call_schema([_ANSWER, *allowed]),
+        "response_json_schema": call_schema(allowed),
         "response_schema": None,
     }
     if config.temperature is None:
