@@ -209,7 +209,7 @@ def _identifiers(prompt: str) -> list[str]:
 def _search_step(history: _History, decls: dict[str, FunctionDeclaration]) -> NextStep | None:
     """A question naming a code name is searched for that name before any answer (the
     0.5B guessed a file, read the wrong one and answered from it)."""
-    names = _identifiers(history.prompt)
+    names = [n for n in _identifiers(history.prompt) if n not in decls]  # "use read_file"
     if not names or SEARCH_TOOL not in decls or history.succeeded(SEARCH_TOOL):
         return None
     if SEARCH_TOOL in _failed_twice(history):

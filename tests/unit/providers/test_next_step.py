@@ -110,6 +110,8 @@ def test_a_question_naming_code_searches_for_that_name_first() -> None:
     hit = ("grep_search", {"pattern": "parse_invoice"}, {"output": "billing/invoices.py:1: def"})
     assert next_step(_turns(question, hit), DECLS) is None  # found: free to answer
     assert next_step(_turns("What is 2 + 2?"), DECLS) is None  # the control: no code named
+    told = "What is the first word in the file notes.txt? Use the read_file tool."
+    assert next_step(_turns(told), DECLS) is None  # a tool's name is not code to search
 
 
 def test_a_line_that_occurs_twice_is_not_offered_as_the_text_to_replace() -> None:
