@@ -105,3 +105,21 @@ def transcript_notices(app: Any) -> list[str]:
 
     blocks = app.main.transcript._blocks.blocks
     return [b.text for b in blocks if isinstance(b, NoticeBlock)]
+
+
+async def tables_measured(pilot: Any) -> None:
+    """Wait until every table on screen has measured its rows: a DataTable sizes its
+    columns when its own queue goes idle, so a picture taken before that shows the columns
+    of the rows it had (a new, longer title cut short)."""
+    from textual.widgets import DataTable
+
+    for _ in range(100):
+        await pilot.pause()
+        pending = [
+            t
+            for t in pilot.app.screen.query(DataTable)
+            if t._require_update_dimensions or t._new_rows or t._updated_cells
+        ]
+        if not pending:
+            return
+    raise AssertionError(f"tables never measured their rows: {pending}")

@@ -17,6 +17,7 @@ from gemtui.store import SessionStore
 from gemtui.tui.screens.sessions import SESSION_KEYS
 from gemtui.tui.widgets.key_hints import KeyHints
 from gemtui.wire import Content, FunctionCall, FunctionResponse, Part
+from tests.tui.helpers import tables_measured
 from tests.tui.test_sessions_screen import NOW, WS, BrowserApp, _seed
 
 
@@ -149,7 +150,7 @@ class TestSessionsBrowserSnapshots:
             # a blinking cursor is caught on or off by chance: held on, the picture is stable
             pilot.app.screen.query_one("#sessions-filter").cursor_blink = False
             await pilot.press("ctrl+k")
-            await pilot.pause()
+            await tables_measured(pilot)
 
         app = BrowserApp(store, workspace=WS)
         assert snap_compare(app, terminal_size=(120, 30), run_before=run_before)
@@ -163,7 +164,7 @@ class TestSessionsBrowserSnapshots:
         async def run_before(pilot: Any) -> None:
             await pilot.press("ctrl+f", *"zebrafish")
             await pilot.app.workers.wait_for_complete()
-            await pilot.pause()
+            await tables_measured(pilot)
 
         assert snap_compare(BrowserApp(store), terminal_size=(80, 24), run_before=run_before)
 
@@ -220,3 +221,23 @@ async def test_a_hit_in_a_call_beside_words_is_labelled_the_tool(store: SessionS
         await pilot.pause()
         preview = str(app.screen.query_one("#sessions-preview", Static).visual)
         assert "#1 model: Let me search the aquarium logs." in preview
+
+
+async def test_a_longer_title_is_whole_even_when_drawn_before_the_table_idles(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual sizes a table's columns for new rows when the table next idles, and a row
+    drawn before that kept the old width until something redrew it: the fork's title was
+    cut to its parent's width ("⎇ Parser streams JSON lin", "just n")."""
+    from gemtui.store import store as store_module
+
+    monkeypatch.setattr(store_module, "time", SimpleNamespace(time=lambda: NOW - 30))
+    app = BrowserApp(store, workspace=WS)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#sessions-table", DataTable)
+        app.screen.action_fork()  # type: ignore[attr-defined]
+        early = table.render_line(1).text  # drawn before the table's idle
+        await tables_measured(pilot)
+        assert "⎇ Parser streams JSON lines (fork)" in table.render_line(1).text, early
+        assert "just now" in table.render_line(1).text

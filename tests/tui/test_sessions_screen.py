@@ -15,6 +15,7 @@ from gemtui.store.subagent_log import add_subagent_message
 from gemtui.tui.screens.sessions import ConfirmScreen, SessionsScreen, fit_columns
 from gemtui.tui.widgets.conversation_preview import ConversationPreview
 from gemtui.wire import Content
+from tests.tui.helpers import tables_measured
 
 NOW = 1_800_000_000.0
 WS = "/home/dev/parser"
@@ -176,7 +177,9 @@ def _seed_ids(store: SessionStore) -> dict[str, str]:
 class TestSessionsSnapshots:
     def test_browser_with_preview(self, snap_compare: Any, store: SessionStore) -> None:
         """The list (this folder, newest first, turns/tokens/cost) and the first session's preview."""
-        assert snap_compare(BrowserApp(store, workspace=WS), terminal_size=(130, 24))
+        assert snap_compare(
+            BrowserApp(store, workspace=WS), terminal_size=(130, 24), run_before=tables_measured
+        )
 
     def test_search_hit_highlighted(self, snap_compare: Any, store: SessionStore) -> None:
         """Full-text search for "socket": one session, the word highlighted in the preview."""
@@ -184,7 +187,7 @@ class TestSessionsSnapshots:
         async def run_before(pilot: Any) -> None:
             await pilot.press("ctrl+f", *"socket")
             await pilot.app.workers.wait_for_complete()
-            await pilot.pause()
+            await tables_measured(pilot)
 
         assert snap_compare(BrowserApp(store), terminal_size=(130, 24), run_before=run_before)
 
@@ -252,4 +255,6 @@ class TestSessionsPreviewSnapshot:
         card, then "Section 1" as a bold heading, "bold1" in bold, `code` tinted and a
         bullet list — no raw ##, ** or JSON."""
         _seed_rich(store)
-        assert snap_compare(BrowserApp(store, workspace=WS), terminal_size=(100, 24))
+        assert snap_compare(
+            BrowserApp(store, workspace=WS), terminal_size=(100, 24), run_before=tables_measured
+        )

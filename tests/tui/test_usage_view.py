@@ -22,6 +22,7 @@ from gemtui.store.subagent_log import add_subagent_message
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.screens.usage import UsageScreen
 from gemtui.wire import Content
+from tests.tui.helpers import tables_measured
 
 TODAY = dt.date(2026, 11, 26)
 """The snapshot's day: its chart's dates never move."""
@@ -177,7 +178,7 @@ class TestUsageSnapshot:
         async def open_view(pilot: Pilot[Any]) -> None:
             await pilot.pause()
             await pilot.app.push_screen(UsageScreen(report))
-            await pilot.pause()
+            await tables_measured(pilot)
 
         assert snap_compare(_app(tmp_path, store), terminal_size=(120, 40), run_before=open_view)
 

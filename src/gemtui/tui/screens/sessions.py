@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
@@ -273,27 +274,40 @@ class SessionsScreen(Screen[str | None]):
     def _append(self, page: list[SessionInfo]) -> None:
         table = self.query_one("#sessions-table", DataTable)
         now = self.now()
-        for info in page:
-            title = info.title or "(untitled)"
-            fork = FORK_MARK if info.parent_id else ""  # first: a cut title still shows it
-            if len(fork) + len(title) > self._title_width:
-                title = title[: self._title_width - len(fork) - 1] + "…"
-            title = fork + title
-            if info.imported:
-                title += " ↧"
-            if info.id in self.matches:
-                n = len(self.matches[info.id].hits)
-                title += f" · {n} hit" + ("s" if n > 1 else "")
-            cells = {
-                "title": escape(title),  # a title is text, not markup: "[redacted]" must show
-                "workspace": Path(info.workspace).name[:16] or info.workspace,
-                "model": info.model[:22],
-                "when": relative_time(info.updated, now),
-                "turns": str(info.turns),
-                "tokens": f"{info.tokens:,}",
-                "cost": _cost(info, self.prices),
-            }
-            table.add_row(*(cells[key] for key in self._columns), key=info.id)
+        rows = [(info.id, self._cells(info, now)) for info in page]
+        # Sized here, before the rows go in: Textual measures new rows only when the
+        # table next idles, and a row drawn before that keeps its old width (a new, longer
+        # title cut short) until something else redraws it.
+        for key, column in table.columns.items():
+            wanted = max((cell_len(cells[str(key.value)]) for _, cells in rows), default=0)
+            wanted = max(wanted, cell_len(str(column.label)))
+            column.width = max(wanted, 0 if column.auto_width else column.width)
+            column.auto_width = False
+        for row_id, cells in rows:
+            cells["title"] = escape(cells["title"])  # text, not markup: "[redacted]" must show
+            table.add_row(*(cells[key] for key in self._columns), key=row_id)
+
+    def _cells(self, info: SessionInfo, now: float) -> dict[str, str]:
+        """A session's row, as the text each column shows."""
+        title = info.title or "(untitled)"
+        fork = FORK_MARK if info.parent_id else ""  # first: a cut title still shows it
+        if len(fork) + len(title) > self._title_width:
+            title = title[: self._title_width - len(fork) - 1] + "…"
+        title = fork + title
+        if info.imported:
+            title += " ↧"
+        if info.id in self.matches:
+            n = len(self.matches[info.id].hits)
+            title += f" · {n} hit" + ("s" if n > 1 else "")
+        return {
+            "title": title,
+            "workspace": Path(info.workspace).name[:16] or info.workspace,
+            "model": info.model[:22],
+            "when": relative_time(info.updated, now),
+            "turns": str(info.turns),
+            "tokens": f"{info.tokens:,}",
+            "cost": _cost(info, self.prices),
+        }
 
     @work(exclusive=True, group="sessions-search", thread=True)
     def _search(self, text: str) -> None:
