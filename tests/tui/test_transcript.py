@@ -520,3 +520,36 @@ class TestStreamingRepaint:
             assert transcript.answer_text() == (
                 "the first words and a zebrafinch\n\na second paragraph with a kingfisher"
             )
+
+
+class TestStreamingCostsNoLayout:
+    async def test_new_lines_scroll_without_laying_out_the_screen(self) -> None:
+        """Each new line of a streamed answer grew the transcript's ``virtual_size``, a
+        layout reactive: the whole screen was laid out and repainted per line, and a key
+        typed meanwhile waited for it (issue 36). Now only the first line (the first tip
+        watches for it) lays out; the view still follows the end, scrollbar included."""
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.add_user("Tell me a lot")
+            transcript.begin_answer()
+            await settle(pilot, transcript)
+            layouts = 0
+            refresh_layout = app.screen._refresh_layout
+
+            def counted(*args: Any, **kwargs: Any) -> None:
+                nonlocal layouts
+                layouts += 1
+                refresh_layout(*args, **kwargs)
+
+            app.screen._refresh_layout = counted  # type: ignore[method-assign]
+            for n in range(80):
+                transcript.append_answer(f"Paragraph {n} of the answer.\n\n")
+                await settle(pilot, transcript)
+            assert layouts == 0
+            assert transcript.virtual_size.height == transcript.line_count > SIZE[1]
+            assert transcript.scroll_y == transcript.max_scroll_y > 0
+            bar = transcript.vertical_scrollbar
+            assert bar.window_virtual_size == transcript.line_count
+            assert "Paragraph 79 of the answer." in screen_text(transcript)
+            transcript.end_answer()

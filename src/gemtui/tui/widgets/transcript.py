@@ -441,12 +441,31 @@ class Transcript(TranscriptText, can_focus=True):
         """Recompute line offsets from block ``index`` on, then resize and scroll."""
         before = self.virtual_size.height
         self._blocks.relayout(index)
-        self.virtual_size = Size(self._width, self.line_count)
+        self._set_virtual_size(Size(self._width, self.line_count))
         if self.follow:
             self._scroll_to_end()
         elif self.line_count > before and index >= len(self._blocks) - 3:
             self.unseen = True  # new output at the end, not a re-measure further up
         self.repainted_lines += self.size.height
+        self.refresh()
+
+    def _set_virtual_size(self, size: Size) -> None:
+        """The scrollable height, without a layout of the whole screen once laid out.
+
+        ``virtual_size`` is a layout reactive: each new line of a streamed answer laid out
+        every widget on the screen and repainted it (most of a frame's cost while an
+        answer streams, and what a key typed then waited for). The transcript's own size
+        does not depend on it and its scrollbar is always shown, so once it has a size
+        only the scrollbar and the scroll limits need to follow.
+        """
+        if size == self.virtual_size:
+            return
+        first = not self.virtual_size.height  # watched: the first tip leaves then
+        if first or not self.is_attached or not self.size or not self.container_size:
+            self.virtual_size = size
+            return
+        self.set_reactive(Transcript.virtual_size, size)
+        self._scroll_update(size)
         self.refresh()
 
     def _unseen_marker(self, width: int) -> Strip:
