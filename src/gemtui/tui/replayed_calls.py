@@ -7,12 +7,15 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gemtui.bus.events import ApprovalDecision, Refusal, ToolCallSnapshot, ToolCallState
 from gemtui.wire import Content, FunctionCall
 
-__all__ = ["replayed_call", "shell_cards", "subagent_calls", "subagent_words"]
+if TYPE_CHECKING:
+    from gemtui.tui.widgets.transcript import Transcript
+
+__all__ = ["replay_history", "replayed_call", "shell_cards", "subagent_calls", "subagent_words"]
 
 _SHELL_IDS = itertools.count(1)
 
@@ -141,3 +144,46 @@ def subagent_words(content: Content) -> str:
     """What a subagent said in one stored answer (its text; thoughts stay out, as they
     stayed off its live card)."""
     return "".join(p.text for p in content.parts if p.text and not p.thought).strip()
+
+
+def replay_history(
+    transcript: Transcript,
+    history: list[Content],
+    describe: Callable[[str, dict[str, Any]], str] | None,
+    calls: Mapping[str, Mapping[str, Any]] | None,
+) -> None:
+    """Draw a saved conversation in ``transcript`` as it was drawn live: prompts,
+    answers, and each tool call as the card it had (see ``Transcript.replay``)."""
+    from gemtui.wire.cancel_note import is_cancel_note
+
+    responses = {
+        p.function_response.id: p.function_response
+        for c in history
+        for p in c.parts
+        if p.function_response is not None
+    }
+    known = {k for k in responses if k}
+    for content in history:
+        if content.role == "user":
+            text = shell_cards(content, transcript.upsert_tool)  # `!` lines: cards, as live
+            if is_cancel_note(content):  # the prompt before it was cancelled
+                transcript.mark_cancelled()
+            elif text:
+                transcript.add_user(text)
+            continue
+        answer = "".join(p.text or "" for p in content.parts if p.text and not p.thought)
+        if answer:
+            transcript.begin_answer()
+            transcript.append_answer(answer)
+            transcript.end_answer()
+        for part in content.parts:
+            call = part.function_call
+            if call is None:
+                continue
+            resp = responses.get(call.id)
+            body = resp.response if resp is not None else {}
+            described = describe(call.name, dict(call.args)) if describe else ""
+            stored = (calls or {}).get(call.id or "")
+            transcript.upsert_tool(replayed_call(call, described, body, stored))
+            for child, parent in subagent_calls(call.id or "", calls or {}, known):
+                transcript.upsert_tool(child, parent)  # its agent's calls, under it

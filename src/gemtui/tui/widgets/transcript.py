@@ -322,42 +322,11 @@ class Transcript(TranscriptText, can_focus=True):
         ``calls``, the store's record of each call by id, gives it the state, output,
         diff and duration the live card had; ``subagents``, what each delegation's agent
         said by the call that started it, fills its card as the live one was filled)."""
-        # Only a resumed session replays: these bring pydantic's wire types, which the
+        # Only a resumed session replays: this brings pydantic's wire types, which the
         # first frame of a new session has no use for (issue 26).
-        from gemtui.tui.replayed_calls import replayed_call, shell_cards, subagent_calls
-        from gemtui.wire.cancel_note import is_cancel_note
+        from gemtui.tui.replayed_calls import replay_history
 
-        responses = {
-            p.function_response.id: p.function_response
-            for c in history
-            for p in c.parts
-            if p.function_response is not None
-        }
-        known = {k for k in responses if k}
-        for content in history:
-            if content.role == "user":
-                text = shell_cards(content, self.upsert_tool)  # `!` lines: cards, as live
-                if is_cancel_note(content):  # the prompt before it was cancelled
-                    self.mark_cancelled()
-                elif text:
-                    self.add_user(text)
-                continue
-            answer = "".join(p.text or "" for p in content.parts if p.text and not p.thought)
-            if answer:
-                self.begin_answer()
-                self.append_answer(answer)
-                self.end_answer()
-            for part in content.parts:
-                call = part.function_call
-                if call is None:
-                    continue
-                resp = responses.get(call.id)
-                body = resp.response if resp is not None else {}
-                described = describe(call.name, dict(call.args)) if describe else ""
-                stored = (calls or {}).get(call.id or "")
-                self.upsert_tool(replayed_call(call, described, body, stored))
-                for child, parent in subagent_calls(call.id or "", calls or {}, known):
-                    self.upsert_tool(child, parent)  # its agent's calls, under it
+        replay_history(self, history, describe, calls)
         for parent_id, story in (subagents or {}).items():
             self._replay_subagent(parent_id, story)
 
