@@ -241,3 +241,32 @@ async def test_a_longer_title_is_whole_even_when_drawn_before_the_table_idles(
         await tables_measured(pilot)
         assert "⎇ Parser streams JSON lines (fork)" in table.render_line(1).text, early
         assert "just now" in table.render_line(1).text
+
+
+async def test_rows_held_for_after_the_first_paint_never_land_in_a_newer_list(
+    tmp_path: Path,
+) -> None:
+    """Past the first screenful, a page's rows are added after the first paint. A second
+    keystroke in the filter (or a resize) that rebuilt the list before then got the old
+    rows too: the same key twice (a crash) or a table that no longer matched the list
+    Enter opens from."""
+    store = SessionStore(tmp_path / "many.db")
+    for i in range(80):
+        sid = f"{i:04d}" + "ab" * 14
+        store.create_session(sid, title=f"Session {i:02d}", workspace=WS, created=NOW - 1000 - i)
+        store.set_updated(sid, NOW - 1000 - i)
+    app = BrowserApp(store, workspace=WS)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await tables_measured(pilot)
+        screen: Any = app.screen
+        screen.reload()
+        screen.reload()  # before the first reload's held rows were added
+        for _ in range(100):  # the rows held for after the first paint, added
+            await pilot.pause()
+            if not screen._held:
+                break
+        await tables_measured(pilot)
+        table = screen.query_one("#sessions-table", DataTable)
+        keys = [str(k.value) for k in table.rows]
+        assert keys == [info.id for info in screen.rows]
+        assert len(keys) == 80

@@ -191,6 +191,8 @@ class SessionsScreen(Screen[str | None]):
         self._exhausted = False
         self._columns: list[str] = []
         self._title_width = TITLE_MAX
+        self._held: list[SessionInfo] = []
+        """Rows of the list shown, waiting for the first paint to be added."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="sessions-header")
@@ -214,7 +216,7 @@ class SessionsScreen(Screen[str | None]):
         if self._set_columns():
             table = self.query_one("#sessions-table", DataTable)
             row = table.cursor_row
-            table.clear()
+            self._clear_table()
             self._append(self.rows)
             if self.rows:
                 table.move_cursor(row=min(row, len(self.rows) - 1))
@@ -226,7 +228,7 @@ class SessionsScreen(Screen[str | None]):
             return False
         self._columns, self._title_width = fit
         table = self.query_one("#sessions-table", DataTable)
-        table.clear(columns=True)
+        self._clear_table(columns=True)
         for key in self._columns:
             table.add_column(_COLUMNS[key][0], key=key)
         return True
@@ -243,7 +245,7 @@ class SessionsScreen(Screen[str | None]):
     def reload(self) -> None:
         """Fill the table from the first page (or from the search results)."""
         self.rows, self.matches, self._exhausted = [], {}, False
-        self.query_one("#sessions-table", DataTable).clear()
+        self._clear_table()
         if self.search_mode and self._text:
             self._search(self._text)
         else:
@@ -257,13 +259,21 @@ class SessionsScreen(Screen[str | None]):
         self._exhausted = len(page) < PAGE
         self._add_rows(page)
 
+    def _clear_table(self, *, columns: bool = False) -> None:
+        """Empty the table for another list: rows held for the old one never come."""
+        self._held = []
+        self.query_one("#sessions-table", DataTable).clear(columns=columns)
+
     def _add_rows(self, page: list[SessionInfo]) -> None:
         """Add a page: a screenful now, the rest after the first paint (open stays fast)."""
-        first, rest = page[:FIRST_PAINT], page[FIRST_PAINT:]
-        self._append(first)
         self.rows.extend(page)
-        if rest:
-            self.call_after_refresh(self._append, rest)
+        if self._held:  # rows before these still wait: these go after them, in order
+            self._held.extend(page)
+        else:
+            first, self._held = page[:FIRST_PAINT], page[FIRST_PAINT:]
+            self._append(first)
+            if self._held:
+                self.call_after_refresh(self._append_held)
         table = self.query_one("#sessions-table", DataTable)
         if page and table.cursor_row == 0:
             self._show_preview(self.rows[0])
@@ -271,17 +281,22 @@ class SessionsScreen(Screen[str | None]):
             self.query_one("#sessions-preview", Static).update("No sessions here yet.")
             self.query_one("#sessions-conversation", ConversationPreview).show([])
 
+    def _append_held(self) -> None:
+        held, self._held = self._held, []
+        self._append(held)
+
     def _append(self, page: list[SessionInfo]) -> None:
         table = self.query_one("#sessions-table", DataTable)
         now = self.now()
         rows = [(info.id, self._cells(info, now)) for info in page]
         # Sized here, before the rows go in: Textual measures new rows only when the
         # table next idles, and a row drawn before that keeps its old width (a new, longer
-        # title cut short) until something else redraws it.
+        # title cut short) until something else redraws it. An empty table starts over.
+        grow = table.row_count > 0
         for key, column in table.columns.items():
             wanted = max((cell_len(cells[str(key.value)]) for _, cells in rows), default=0)
             wanted = max(wanted, cell_len(str(column.label)))
-            column.width = max(wanted, 0 if column.auto_width else column.width)
+            column.width = max(wanted, column.width if grow and not column.auto_width else 0)
             column.auto_width = False
         for row_id, cells in rows:
             cells["title"] = escape(cells["title"])  # text, not markup: "[redacted]" must show
@@ -317,7 +332,7 @@ class SessionsScreen(Screen[str | None]):
     def _show_matches(self, text: str, matches: list[SessionMatch]) -> None:
         if text != self._text or not self.search_mode:
             return
-        self.query_one("#sessions-table", DataTable).clear()
+        self._clear_table()
         self.rows, self._exhausted = [], True
         self.matches = {m.session.id: m for m in matches}
         self._add_rows([m.session for m in matches])
