@@ -7,13 +7,10 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from gemtui.bus.events import ApprovalDecision, Refusal, ToolCallSnapshot, ToolCallState
 from gemtui.wire import Content, FunctionCall
-
-if TYPE_CHECKING:
-    from gemtui.tui.widgets.transcript import Transcript
 
 __all__ = ["replay_history", "replayed_call", "shell_cards", "subagent_calls", "subagent_words"]
 
@@ -146,8 +143,19 @@ def subagent_words(content: Content) -> str:
     return "".join(p.text for p in content.parts if p.text and not p.thought).strip()
 
 
+class _Drawing(Protocol):
+    """What a replay draws with (the transcript's public methods)."""
+
+    def upsert_tool(self, snapshot: ToolCallSnapshot, parent_id: str = "") -> None: ...
+    def mark_cancelled(self) -> None: ...
+    def add_user(self, text: str) -> None: ...
+    def begin_answer(self) -> None: ...
+    def append_answer(self, text: str) -> None: ...
+    def end_answer(self) -> None: ...
+
+
 def replay_history(
-    transcript: Transcript,
+    transcript: _Drawing,
     history: list[Content],
     describe: Callable[[str, dict[str, Any]], str] | None,
     calls: Mapping[str, Mapping[str, Any]] | None,
