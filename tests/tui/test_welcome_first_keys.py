@@ -49,7 +49,16 @@ async def test_a_key_pasted_at_once_lands_in_the_key_field(
 async def test_enter_on_a_found_server_picks_it_without_a_down_first(
     mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from gemtui.tui.screens import welcome
+
     monkeypatch.setattr(WelcomeScreen, "PORTS", (mock_llm.port,))
+    real_probe = welcome.probe_local_servers
+
+    async def probe(ports: tuple[int, ...]) -> list[welcome.LocalServer]:
+        # the server is alive: its answer is tested, not how fast a loaded machine gives it
+        return await real_probe(ports, per_port=30.0)
+
+    monkeypatch.setattr(welcome, "probe_local_servers", probe)
     app = make_app(None, workspace, welcome_reason="No model provider is configured.")
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.pause()
