@@ -43,20 +43,6 @@ def call_offers(call: ToolCallSnapshot) -> tuple[bool, bool]:
 def keys_help(*, server: bool, letters: bool = True, reach: bool = False) -> list[KeyHint]:
     """The keys line; an MCP call also offers allowing its whole server. Without letters
     (the queue took the focus by itself) no answer acts yet: the line leads with F8."""
-    if not letters:
-        digits: list[KeyHint] = [
-            ("1", "1", "allow", "allow"),
-            ("2", "2", "session", "session"),
-            ("3", "3", "always", "always"),
-            ("4", "4", "reject", "reject"),
-            ("5", "5", "feedback", "feedback"),
-            ("6", "6", "modify", "modify"),
-        ]
-        if server:
-            digits.append(("7", "7", "server always", "server"))
-        if reach:
-            digits.append(("8", "8", "reach: file/folder/all", "reach"))
-        return [F8_FIRST, *digits, ("ctrl+a", "^a", "all edits", "edits")]
     hints: list[KeyHint] = [
         ("a/1", "a", "allow", "allow"),
         ("s/2", "s", "session", "session"),
@@ -69,6 +55,9 @@ def keys_help(*, server: bool, letters: bool = True, reach: bool = False) -> lis
         hints.append(("S/7", "S", "server always", "server"))
     if reach:
         hints.append(("w/8", "w", "reach: file/folder/all", "reach"))
+    if not letters:  # the same answers by their digits alone
+        digits = [(full[-1], full[-1], label, few) for full, _, label, few in hints]
+        return [F8_FIRST, *digits, ("ctrl+a", "^a", "all edits", "edits")]
     return [
         *hints,
         ("j/k", "j/k", "next/prev", ""),
