@@ -1,4 +1,5 @@
-"""A prompt typed while the engine starts leaves before the fleet starts (issue 34).
+"""A prompt typed while the engine starts leaves before the fleet starts, and the panes
+are mounted once the engine is built, not while it loads (issue 34).
 
 On a slow machine the fleet's start (the engine's ``Fleet``, its adapter, the desk: 60-90
 ms on the UI thread) ran between the session's start and the queued prompt's request.
@@ -23,6 +24,7 @@ import pytest
 from textual.pilot import Pilot
 
 from gemtui.agent.assembly import RunOptions
+from gemtui.agent.session import Session
 from gemtui.bus.events import AgentFinished
 from gemtui.config.ui_choice import read_ui_choice
 from gemtui.providers import tls_prefetch
@@ -32,6 +34,8 @@ from gemtui.testing import MockLLMServer
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.launch import build_app
 from gemtui.tui.screens.agents import AgentsScreen
+from gemtui.tui.screens.main import MainScreen
+from gemtui.tui.widgets.transcript_blocks import AnswerBlock
 from tests.integration.helpers import write_fast_config
 from tests.tui.helpers import Messages
 
@@ -159,3 +163,53 @@ async def test_control_with_no_prompt_waiting_the_fleet_starts_with_the_session(
         await _until(pilot, lambda: app.desk is not None)
         assert mock_llm.requests == []
         assert app.fleet_later is None
+
+
+async def test_the_panes_are_mounted_once_the_engine_is_built_not_while_it_loads(
+    app: GemtuiApp, held_build: HeldBuild
+) -> None:
+    """Mounted while the engine loaded (its first frame done), they took the interpreter
+    from its imports on a slow machine and delayed the first request."""
+    async with app.run_test(size=(120, 30)) as pilot:
+        await asyncio.to_thread(held_build.entered.wait)  # drawn; the engine is loading
+        for _ in range(3):
+            await pilot.pause()
+        assert not app.main.panes_mounted
+        held_build.release()
+        await _until(pilot, lambda: app.session is not None)
+        await app.main.panes_ready()
+        assert app.main.panes_mounted
+        assert app.main.usage.context_window == app.session.context_window
+
+
+async def test_a_waiting_prompts_turn_starts_before_the_panes_mount(
+    app: GemtuiApp,
+    mock_llm: MockLLMServer,
+    held_build: HeldBuild,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    order: list[str] = []
+    fill, send = MainScreen._fill_panes, Session.send
+
+    def filled(screen: MainScreen) -> None:
+        order.append("panes")
+        fill(screen)
+
+    async def sent(session: Session, text: str, **kwargs: object) -> None:
+        order.append("send")
+        await send(session, text, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MainScreen, "_fill_panes", filled)
+    monkeypatch.setattr(Session, "send", sent)
+    mock_llm.enqueue({"text": "First answer."})
+    seen = Messages()
+    async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
+        await asyncio.to_thread(held_build.entered.wait)
+        await pilot.press(*"hello", "enter")
+        held_build.release()
+        await seen.wait_event(AgentFinished)
+        await app.main.panes_ready()
+        assert order[:2] == ["send", "panes"]
+        assert len(mock_llm.requests) == 1
+        blocks = app.main.transcript._blocks.blocks  # drawn once the panes are in
+        assert [b.text for b in blocks if isinstance(b, AnswerBlock)] == ["First answer."]

@@ -31,12 +31,13 @@ def demo_over(app: AppSurface, text: str) -> bool:
     """True (and the welcome screen opened) when ``text`` would go to the demo's replay
     with nothing left to play; a ``!`` command needs no model and goes on."""
     from gemtui.providers.replay import ReplayGenerator
-    from gemtui.tui.screens.welcome import DEMO_SCRIPT
 
     session = app.session
     player = session.provider.generator if session is not None else None
     if not isinstance(player, ReplayGenerator) or not player.exhausted or text.startswith("!"):
-        return False
+        return False  # every prompt asks: the welcome screen is imported only for the demo
+    from gemtui.tui.screens.welcome import DEMO_SCRIPT
+
     if player.source is None or Path(player.source).resolve() != DEMO_SCRIPT:
         return False  # a test's own recording: running out is its error to see
     prompt = app.main.prompt

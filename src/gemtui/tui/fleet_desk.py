@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from textual.message import Message
 
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from gemtui.bus.values import Decision
     from gemtui.config.settings import Settings
     from gemtui.tui.app_surface import AppSurface
+    from gemtui.tui.fleet_adapter import EngineFleet
 
 __all__ = ["AgentsNews", "FleetDesk"]
 
@@ -251,14 +252,12 @@ def start_in_fleet(
     on the UI thread on a slow machine) once that prompt has ended, or when the agent view
     asks for it first (``app.fleet_later``): the request never waits for it (issue 34).
     """
-    from gemtui.tui.fleet_adapter import EngineFleet
-
     built, session = app.controller.assembled, app.session
     assert session is not None
     if built is None or built.session is not session:
         session.start()
         return None
-    if desk is not None and isinstance(desk.fleet, EngineFleet):
+    if desk is not None and _engine_fleet(desk.fleet):
         agent_id = desk.fleet.fleet.adopt(built)  # /new, a resumed session: one more agent
         desk.fleet.bring_to_front(agent_id)  # already on screen: only the fleet is told
         app.main.approvals.front_agent = agent_id
@@ -269,6 +268,14 @@ def start_in_fleet(
         app.fleet_later = _fleet_after_first_prompt(app, built, later)
         return None
     return _new_desk(app, built, start=True)
+
+
+def _engine_fleet(fleet: object) -> TypeGuard[EngineFleet]:
+    """A desk's fleet is the engine's (imported only once a desk exists: the first
+    prompt's request never waits for the fleet's modules)."""
+    from gemtui.tui.fleet_adapter import EngineFleet
+
+    return isinstance(fleet, EngineFleet)
 
 
 def _new_desk(

@@ -267,8 +267,10 @@ class SessionController:
 
         if not isinstance(result, Exception):  # git status runs while the panes mount
             result.session.prepare()
-        with contextlib.suppress(LookupError):  # its panes first: the session fills them
-            await self.app.main.panes_ready()
+        waiting = self.queued or self.initial_prompt
+        if not waiting or (not isinstance(result, Exception) and result.session.history):
+            with contextlib.suppress(LookupError):  # else after that prompt's request
+                await self.app.main.panes_ready()
         resume_collector()  # start-up is over (gemtui.collector)
         self.session_factory = None
         if self.startup_notice:  # set while the engine started (e.g. the store is broken)
@@ -315,6 +317,7 @@ class SessionController:
         from gemtui.agent.fallback_attach import attach_fallback
         from gemtui.tui.bridge import pump_events
         from gemtui.tui.fallback_flow import fallback_question
+        from gemtui.tui.session_pump import pump_when_panes, show_price
 
         self.session = session
         attach_fallback(session, fallback_question(self.app))  # the TUI always asks
@@ -347,15 +350,13 @@ class SessionController:
             for field, value in status.items():
                 setattr(screen.status, field, value)
             screen.prompt.argument_choices = choices
-            screen.usage.context_window = session.context_window
-        screen.call_after_refresh(self._show_price, screen, session)
+            screen.set_context_window(session.context_window)
         subscription = session.bus.subscription(512)  # now: the session may emit at once
-        self.app.run_worker(
-            pump_events(session.bus, screen, subscription=subscription),
-            name="bridge",
-            group="bridge",
-            exclusive=True,
-        )
+        if screen.is_mounted:  # the start-up screen: its panes after a waiting prompt's turn
+            pump = pump_when_panes(screen, session, subscription)
+        else:  # pushed just now, with its panes
+            screen.call_after_refresh(show_price, screen, session)
+            pump = pump_events(session.bus, screen, subscription=subscription)
         if self.assembled is not None and self.assembled.session is session:
             self.assembled.record()
         elif self.store is not None:  # a session handed in ready-made (tests, bench)
@@ -364,15 +365,17 @@ class SessionController:
 
             self.assembled = Assembled(session, StoreAttachment(self.store))
             self.assembled.record()
-        if session.history:
+        if session.history:  # its panes are mounted by now (``_session_built``)
             if screen.is_mounted:  # the screen drawn while the engine started: show it now
                 self._show_resumed(screen, session)
             else:
                 self.app.call_after_refresh(self._show_resumed, screen, session)
         if screen.is_mounted:  # a prompt typed while the engine started goes now
-            self.app.call_later(self._after_start)
+            self._after_start()
         else:
             self.app.call_after_refresh(self._after_start)
+        # after the turn's worker: its first steps run before the panes' mount
+        self.app.run_worker(pump, name="bridge", group="bridge", exclusive=True)
         self.app.call_after_refresh(self.app.refresh_custom_commands)
 
     def _show_resumed(self, screen: MainScreen, session: Session) -> None:
@@ -552,14 +555,6 @@ class SessionController:
             self.app.notify(f"Cannot use the Google account: {exc.message}", severity="error")
             return
         self.session.account.refresh_soon()  # the status line follows ModelChanged
-
-    @staticmethod
-    def _show_price(screen: MainScreen, session: Session) -> None:
-        from gemtui.agent.prices import price_book, price_for
-
-        prices = price_book(session.settings, session.provider.settings.prices)
-        known = price_for(session.model, prices) is not None
-        screen.usage.expect_price(known)
 
     def switch_model(self, provider_name: str, model: str) -> None:
         """Switch model, in the app's exclusive ``model`` worker."""

@@ -105,9 +105,7 @@ class MainScreen(PromptExtras, Screen[None]):
         self.workspace = workspace
         self._context_window = context_window
         self._panes_later = panes_after_first_frame
-        self._panes_mounting: list[AwaitMount] = []
-        """The side panes are mounted after the first frame (the app's start-up screen:
-        no engine, so no event for them, until after that frame; issue 26)."""
+        self._panes_mounting: list[AwaitMount] = []  # the start-up screen's, once built
         self.status_values: dict[str, Any] = {}
         """Initial status line fields, applied on mount."""
         self.slash_commands: dict[str, str] = {}
@@ -155,13 +153,19 @@ class MainScreen(PromptExtras, Screen[None]):
         return [thoughts, TodoPanel(id="todos"), usage]
 
     def _fill_panes(self) -> None:
-        """Mount the approval queue and the side panes, once. Neither shows anything
-        before the engine runs, so they need not hold up the first frame (issue 26)."""
+        """Mount the approval queue and the side panes, once the engine is built: not
+        before the first frame (26), nor while the engine loads, taking the CPU (34)."""
         if not self._panes_mounting:
             self._panes_mounting = [
                 self.query_one("#centre").mount(self._approval_queue()),
                 self.query_one("#side").mount_all(self._side_panes()),
             ]
+
+    def set_context_window(self, tokens: int) -> None:
+        """The session's context window, for the usage pane (now, or when it is mounted)."""
+        if self.panes_mounted:
+            self.usage.context_window = tokens
+        self._context_window = tokens
 
     @property
     def panes_mounted(self) -> bool:
@@ -188,8 +192,6 @@ class MainScreen(PromptExtras, Screen[None]):
             )
 
     def on_mount(self) -> None:
-        if self._panes_later:
-            self.call_after_refresh(self._fill_panes)
         for field, value in self.status_values.items():
             setattr(self.status, field, value)
         self.prompt.slash_commands = self.slash_commands
