@@ -17,7 +17,8 @@ from gemtui.testing import filler
 from gemtui.testing.mockllm import MockLLMServer
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.launch import build_app
-from gemtui.tui.widgets.transcript_blocks import NoticeBlock, ToolBlock
+from gemtui.tui.widgets.transcript_blocks import AnswerBlock, NoticeBlock, ToolBlock
+from tests.integration.helpers import gemtui_env, run_gemtui, write_fast_config
 from tests.tui.helpers import Messages, engine_started, turns_done
 
 
@@ -115,3 +116,38 @@ async def test_a_resumed_compressed_session_shows_its_whole_story(
     assert (after.model, after.updated) == (before.model, before.updated), (
         "looking at a session is not using it"
     )
+
+
+async def test_a_session_resumed_again_shows_each_turn_once(
+    mock_llm_thread: MockLLMServer,
+    workspace: Path,
+    isolated_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Recorded by the real ``gemtui -p`` (its call carries the placeholder signature a
+    request adds), resumed, then resumed again: the second time drew every turn twice."""
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    write_fast_config(isolated_home)
+    (workspace / "notes.txt").write_text("alpha\n")
+    read = {"name": "read_file", "args": {"file_path": "notes.txt"}, "id": "c1"}
+    mock_llm_thread.enqueue({"function_calls": [read]}, {"text": "The notes say alpha."})
+    env = gemtui_env(isolated_home, mock_llm_thread.url)
+    proc = run_gemtui(["-p", "read them", "--approval-mode", "yolo"], env=env, cwd=workspace)
+    assert proc.returncode == 0, proc.stderr
+    with SessionStore() as store:
+        (info,) = store.list_sessions()
+    answers, tools = [], []
+    for _ in range(2):
+        options = RunOptions(workspace=workspace, resume=info.id)
+        app = build_app(_settings_for(mock_llm_thread.url), options)
+        assert isinstance(app, GemtuiApp)
+        seen = Messages()
+        async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+            await engine_started(app, seen)
+            await pilot.pause()
+            blocks = app.main.transcript._blocks.blocks
+            answers.append([b.text for b in blocks if isinstance(b, AnswerBlock)])
+            tools.append(sum(isinstance(b, ToolBlock) for b in blocks))
+        app.close_store()
+    assert answers == [["The notes say alpha."]] * 2
+    assert tools == [1, 1]

@@ -3,8 +3,9 @@ exchange left out, compressions marked."""
 
 from __future__ import annotations
 
+from gemtui.chat.history import SKIP_THOUGHT_SIGNATURE
 from gemtui.tui.resume_story import resume_story
-from gemtui.wire import Content
+from gemtui.wire import Content, FunctionCall, Part
 
 Q1, A1 = Content.user("q1"), Content.model("a1")
 Q2, A2 = Content.user("q2"), Content.model("a2")
@@ -39,3 +40,16 @@ def test_a_rewrite_after_a_failed_write_adds_no_duplicates() -> None:
 
 def test_without_stored_epochs_the_summary_still_never_poses_as_the_person() -> None:
     assert texts(resume_story([], [SUMMARY, ACK, Q3, A3])) == [None, "q3", "a3"]
+
+
+def test_epochs_told_apart_only_by_a_thought_signature_show_each_turn_once() -> None:
+    """A resume stores the history again (a new epoch) without the placeholder signature a
+    request had added to a call; resumed once more, the session was drawn twice."""
+    call = FunctionCall(id="c1", name="read_file", args={"file_path": "n.txt"})
+    signed = Content(
+        role="model", parts=[Part(function_call=call, thought_signature=SKIP_THOUGHT_SIGNATURE)]
+    )
+    plain = Content(role="model", parts=[Part(function_call=call)])
+    story = resume_story([[Q1, signed, A1], [Q1, plain, A1]], [Q1, plain, A1])
+    assert [c.role for c in story if c is not None] == ["user", "model", "model"]
+    assert len(story) == 3

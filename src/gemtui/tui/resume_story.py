@@ -24,6 +24,14 @@ COMPRESSED_HERE = (
 )
 
 
+def _shown(content: Content) -> str:
+    """What of ``content`` the story shows, to find overlaps by: a thought signature is the
+    wire's (one epoch may carry the placeholder a request added, the next not), so two
+    epochs holding the same turn told apart by it drew that turn twice."""
+    parts = {"parts": {"__all__": {"thought_signature"}}}
+    return content.model_dump_json(exclude_none=True, exclude=parts)
+
+
 def _overlap(shown: list[str], body: list[str]) -> int:
     """The longest run that ends ``shown`` and starts ``body``."""
     for k in range(min(len(shown), len(body)), 0, -1):
@@ -43,7 +51,7 @@ def resume_story(epochs: list[list[Content]], current: list[Content]) -> list[Co
         while body and is_summary_exchange(body[0]):
             compressed = True
             body.pop(0)
-        wire = [c.model_dump_json(exclude_none=True) for c in body]
+        wire = [_shown(c) for c in body]
         start = _overlap(shown, wire)
         if compressed:
             out.append(None)
