@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from gemtui.bus.events import (
+    AccountStatus,
     AgentFinished,
     Citation,
     ContentDelta,
@@ -393,3 +394,16 @@ def test_a_refused_account_is_explained_never_sent_to_sign_in_again() -> None:
     # control: a refused grant (not a refused account) still asks for sign-in
     out = view.feed(ErrorOccurred(message="grant refused", kind="FatalAuthenticationError"))
     assert any(isinstance(op, ops.SignInNeeded) for op in out)
+
+
+def test_an_event_inside_an_op_reaches_the_view_without_its_escapes() -> None:
+    """Engine events are msgspec Structs, not dataclasses: one carried by an op (the
+    account a server described) is cleaned like every other field."""
+    planted = "free\x1b]52;c;cGxhbnRlZA==\x1b\\"
+    (shown,) = ConversationView().feed(
+        AccountStatus(email="me@example.com", project="p", tier=planted, prompt_id="p#1")
+    )
+    assert isinstance(shown, ops.AccountShown)
+    assert "\x1b" not in shown.status.tier
+    assert shown.status.tier.startswith("free␛]52;c;")
+    assert shown.status.email == "me@example.com"

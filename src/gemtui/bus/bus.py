@@ -15,8 +15,9 @@ import itertools
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from dataclasses import replace
 from typing import Any, TypeVar
+
+from msgspec.structs import replace
 
 from gemtui.bus.events import ContentDelta, Decision, Event, ThoughtDelta
 

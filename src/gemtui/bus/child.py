@@ -14,8 +14,10 @@ every other one.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
+import dataclasses
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from gemtui.bus.bus import EventBus, current_prompt_id
 from gemtui.bus.events import (
@@ -79,8 +81,8 @@ class ChildBus(EventBus):
             call = event.call
             confirmation = call.confirmation
             if confirmation is not None:
-                confirmation = replace(confirmation, agent=self.agent)
-            call = replace(
+                confirmation = dataclasses.replace(confirmation, agent=self.agent)
+            call = dataclasses.replace(
                 call, call_id=self.child_call_id(call.call_id), confirmation=confirmation
             )
             event = replace(event, call=call)

@@ -53,8 +53,8 @@ def printable(text: str) -> str:
 
 
 def printable_fields(value: T) -> T:
-    """``value`` with every string inside it made :func:`printable`: dataclass fields,
-    dicts, lists and tuples, however deep. Unchanged values come back as they were (the
+    """``value`` with every string inside it made :func:`printable`: dataclass and event
+    fields, dicts, lists and tuples, however deep. Unchanged values come back as they were (the
     same object), so ops stay comparable and cheap on the streaming path."""
     return _clean(value)  # type: ignore[no-any-return]
 
@@ -71,6 +71,15 @@ def _clean(value: Any) -> Any:
         if all(a is b for a, b in zip(cleaned, value, strict=True)):
             return value
         return cleaned if isinstance(value, list) else tuple(cleaned)
+    if hasattr(type(value), "__struct_fields__"):  # an engine event (a msgspec Struct)
+        from msgspec.structs import replace
+
+        changes = {}
+        for name in value.__struct_fields__:
+            old = getattr(value, name)
+            if (new := _clean(old)) is not old:
+                changes[name] = new
+        return replace(value, **changes) if changes else value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         changes = {}
         for field in dataclasses.fields(value):
