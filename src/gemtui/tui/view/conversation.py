@@ -10,10 +10,12 @@ ops, and unit tests read the rules without a terminal.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
-from dataclasses import replace
 from time import monotonic
 from typing import TYPE_CHECKING, Any
+
+from msgspec import structs
 
 from gemtui.bus.values import TerminateReason
 from gemtui.redact import StreamRedactor, redact
@@ -290,9 +292,9 @@ def _plain_output(op: ops.Op) -> ops.Op:
     """A tool's output without its colour codes (the rest of the op as it was)."""
     if isinstance(op, ops.ToolOutputShown):
         text = without_colour(op.text)
-        return op if text == op.text else replace(op, text=text)
+        return op if text == op.text else structs.replace(op, text=text)
     if isinstance(op, ops.ToolCallShown) and isinstance(op.call.output, str):
         output = without_colour(op.call.output)
         if output != op.call.output:
-            return replace(op, call=replace(op.call, output=output))
+            return structs.replace(op, call=dataclasses.replace(op.call, output=output))
     return op
