@@ -35,6 +35,7 @@ from gemtui.tui.app import GemtuiApp
 from gemtui.tui.launch import build_app
 from gemtui.tui.screens.agents import AgentsScreen
 from gemtui.tui.screens.main import MainScreen
+from gemtui.tui.session_host import SessionController
 from gemtui.tui.widgets.transcript_blocks import AnswerBlock
 from tests.integration.helpers import write_fast_config
 from tests.tui.helpers import Messages
@@ -213,3 +214,38 @@ async def test_a_waiting_prompts_turn_starts_before_the_panes_mount(
         assert len(mock_llm.requests) == 1
         blocks = app.main.transcript._blocks.blocks  # drawn once the panes are in
         assert [b.text for b in blocks if isinstance(b, AnswerBlock)] == ["First answer."]
+
+
+async def test_a_slash_command_given_as_the_first_prompt_finds_the_panes(
+    mock_llm: MockLLMServer,
+    isolated_home: Path,
+    workspace: Path,
+    held_build: HeldBuild,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``gemtui "/new"``: the command clears the panes, so they are mounted before it runs
+    (sent before them, it failed and left the old session running unrecorded)."""
+    write_fast_config(isolated_home)
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", mock_llm.url)
+    started: list[str] = []
+    start = SessionController._start_session
+
+    def recorded(controller: SessionController, session: Session) -> None:
+        started.append(session.id)
+        start(controller, session)
+
+    monkeypatch.setattr(SessionController, "_start_session", recorded)
+    options = RunOptions(workspace=workspace, prompt="/new")
+    app = build_app(None, options, ui=read_ui_choice(workspace, trusted=False))
+    assert isinstance(app, GemtuiApp)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await asyncio.to_thread(held_build.entered.wait)
+        held_build.release()
+        await _until(pilot, lambda: len(started) == 2)  # the built one, then /new's
+        await pilot.pause()
+        errors = [str(n.message) for n in app._notifications if n.severity == "error"]
+        assert errors == []
+        assert app.main.panes_mounted
+        assert app.session is not None
+        assert app.session.id == started[1] != started[0]

@@ -267,9 +267,8 @@ class SessionController:
 
         if not isinstance(result, Exception):  # git status runs while the panes mount
             result.session.prepare()
-        waiting = self.queued or self.initial_prompt
-        if not waiting or (not isinstance(result, Exception) and result.session.history):
-            with contextlib.suppress(LookupError):  # else after that prompt's request
+        if isinstance(result, Exception) or result.session.history or not self._prompt_waits():
+            with contextlib.suppress(LookupError):  # else after that prompt's turn started
                 await self.app.main.panes_ready()
         resume_collector()  # start-up is over (gemtui.collector)
         self.session_factory = None
@@ -293,6 +292,13 @@ class SessionController:
             self.app.exit(return_code=exc.exit_code)
         else:
             self._adopt(built)
+
+    def _prompt_waits(self) -> bool:
+        """The first thing typed while the engine started is for the model (not a command)."""
+        from gemtui.tui.commands import parse_slash
+
+        first = self.initial_prompt or (self.queued[0] if self.queued else None)
+        return first is not None and parse_slash(first) is None
 
     def _adopt(self, built: Assembled) -> None:
         """Make ``built`` the running session, saved into its store."""
@@ -386,8 +392,7 @@ class SessionController:
     @property
     def resume_hint(self) -> str | None:
         """How to come back to this session after quitting (None when nothing was saved)."""
-        session = self.session
-        store = self.store
+        session, store = self.session, self.store
         if session is None or store is None or not session.history:
             return None
         try:
