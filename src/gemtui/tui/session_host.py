@@ -295,8 +295,10 @@ class SessionController:
 
     def _prompt_waits(self) -> bool:
         """The first thing typed while the engine started is for the model (not a command)."""
-        first = (self.initial_prompt or (self.queued[0] if self.queued else "")).strip()
-        return bool(first) and (not first.startswith("/") or first.startswith("//"))
+        from gemtui.tui.slash_line import parse_slash
+
+        first = self.initial_prompt or (self.queued[0] if self.queued else None)
+        return first is not None and parse_slash(first) is None
 
     def _adopt(self, built: Assembled) -> None:
         """Make ``built`` the running session, saved into its store."""
