@@ -170,7 +170,7 @@ async def _view_open(url: str) -> float:
                 pressed = time.perf_counter()
                 await pilot.press("f5")
                 times.append((await shown - pressed) * 1000)
-                assert len(fa.app.screen.query_one("#agents-table").rows) == LISTED  # type: ignore[attr-defined]
+                assert fa.app.screen.query_one("#agents-table").row_count == LISTED  # type: ignore[attr-defined]
                 await pilot.press("escape")
                 await pilot.pause()
             await fa.fleet.aclose()

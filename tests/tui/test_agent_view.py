@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from gemtui.bus.events import AgentFinished
 from gemtui.config.settings import Settings
@@ -21,6 +21,7 @@ from gemtui.tui.agent_rows import AgentFleet, AgentRequest, RowsChanged
 from gemtui.tui.fleet_desk import AgentsNews
 from gemtui.tui.screens.agents import AgentsScreen, NewAgentScreen
 from gemtui.tui.screens.main import MainScreen
+from gemtui.tui.widgets.row_table import RowTable
 from tests.tui.agent_fleet import STARTED, SessionsFleet
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages, transcript_notices, turns_done
@@ -98,8 +99,8 @@ async def test_the_view_lists_every_agent_with_its_state_and_the_status_line_cou
             assert isinstance(screen, AgentsScreen)
             header = str(screen.query_one("#agents-header", Static).content)
             assert header == "Agents: 3 · 0 working · 1 waiting for you"
-            table = screen.query_one("#agents-table", DataTable)
-            cells = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+            table = screen.query_one("#agents-table", RowTable)
+            cells = [[c.plain for c in table.cells(i)] for i in range(table.row_count)]
             assert [r[1] for r in cells] == ["○ idle", "? waiting for you", "✓ done"]
             assert cells[2][0].strip() == "run the suite"
             assert cells[2][3] == "1m05s"
@@ -293,7 +294,7 @@ async def test_start_stop_remove_and_the_limit_line(workspace: Path) -> None:
             await pilot.press("x")
             await pilot.pause()
             assert [r.id for r in fleet.rows()] == ["a1"]
-            table = app.screen.query_one("#agents-table", DataTable)
+            table = app.screen.query_one("#agents-table", RowTable)
             assert table.row_count == 1
 
 
@@ -518,8 +519,8 @@ async def test_a_new_agent_in_a_new_worktree_works_there(
 
             await pilot.press("f5")
             await pilot.pause()
-            table = app.screen.query_one("#agents-table")
-            table.move_cursor(row=table.get_row_index("a2"))  # type: ignore[attr-defined]
+            table = app.screen.query_one("#agents-table", RowTable)
+            table.move_cursor(row=table.row_index("a2"))
             await pilot.press("b")
             await pilot.pause()
             screen = app.screen
@@ -548,7 +549,7 @@ async def test_a_folder_or_model_that_looks_like_markup_is_listed_as_written(
             await pilot.press("f5")
             await pilot.pause()
             assert isinstance(app.screen, AgentsScreen)
-            table = app.screen.query_one("#agents-table", DataTable)
-            cells = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+            table = app.screen.query_one("#agents-table", RowTable)
+            cells = [[c.plain for c in table.cells(i)] for i in range(table.row_count)]
             assert cells[1][6] == "~/[bold]b[/x]"
             assert "[bold]b[/x]" in app.export_screenshot()

@@ -12,16 +12,16 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Checkbox, DataTable, Input, Static
+from textual.widgets import Checkbox, Input, Static
 
 from gemtui.tui.agent_rows import AgentRequest, AgentRow, elapsed_text
 from gemtui.tui.widgets.key_hints import KeyHint, KeyHints
+from gemtui.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
     from gemtui.tui.fleet_desk import FleetDesk
@@ -55,29 +55,24 @@ _COLUMNS: dict[str, int | None] = {
     "Cost": None,
     "Worktree / branch": None,
 }
-"""Each column and its width (None: as wide as its widest cell). Styled cells are not
-measured by the table, so the two styled columns get theirs."""
+"""Each column and its width (None: as wide as its widest cell)."""
 LINES_SHOWN = 6
 """Attention lines listed under the table (the newest)."""
 
 
-def _plain(text: str) -> Text:
-    """A cell shown as written: the table would read a ``str`` as markup (a model or
-    folder named ``[/x]`` stopped the view; parsing each cell also slowed its opening)."""
-    return Text(text, end="", no_wrap=True)
-
-
-def _cells(row: AgentRow, now: float, front: bool) -> list[Content | Text]:
+def _cells(row: AgentRow, now: float, front: bool) -> list[Content]:
+    """A row's cells, each shown as written (``Content`` of a ``str`` is never read as
+    markup: a model or folder named ``[/x]`` once stopped the view)."""
     words, style = STATE_WORDS[row.state]
     where = row.workspace + (f" ⎇ {row.branch}" if row.branch else "")
     return [
         Content.styled(("▶ " if front else "  ") + row.task[:28], "bold" if front else ""),
         Content.styled(words, style),
-        _plain(f"{row.provider}:{row.model}"),
-        _plain(elapsed_text(row, now)),
-        _plain(f"{row.tokens:,}"),
-        _plain("—" if row.cost is None else f"${row.cost:.2f}"),
-        _plain(where),
+        Content(f"{row.provider}:{row.model}"),
+        Content(elapsed_text(row, now)),
+        Content(f"{row.tokens:,}"),
+        Content("—" if row.cost is None else f"${row.cost:.2f}"),
+        Content(where),
     ]
 
 
@@ -117,17 +112,14 @@ class AgentsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="agents-header")
-        yield DataTable(id="agents-table", cursor_type="row", zebra_stripes=True)
+        yield RowTable(_COLUMNS, id="agents-table")
         yield Static(id="agents-lines")
         yield KeyHints(AGENT_KEYS, id="agents-keys", wrap=True)
 
     def on_mount(self) -> None:
-        table = self.query_one("#agents-table", DataTable)
-        for label, width in _COLUMNS.items():
-            table.add_column(label, key=label, width=width)
         self.show_rows()
         self.desk.views.append(self.show_rows)
-        table.focus()
+        self.query_one("#agents-table", RowTable).focus()
         self.set_interval(1.0, self.show_rows, name="agents-clock")
 
     def on_unmount(self) -> None:
@@ -136,17 +128,12 @@ class AgentsScreen(Screen[None]):
 
     def show_rows(self) -> None:
         """Redraw from the desk's rows, keeping the cursor on the same agent."""
-        table = self.query_one("#agents-table", DataTable)
-        chosen = self.chosen()
         rows = self.desk.shown_rows()
         front = self.desk.fleet.front_id
-        table.clear()
         now = self.clock()
-        for row in rows:
-            table.add_row(*_cells(row, now, row.id == front), key=row.id)
-        ids = [row.id for row in rows]
-        if chosen in ids:
-            table.move_cursor(row=ids.index(chosen))
+        self.query_one("#agents-table", RowTable).set_rows(
+            [(row.id, _cells(row, now, row.id == front)) for row in rows]
+        )
         working = sum(r.state == "working" for r in rows)
         waiting = sum(r.state == "waiting" for r in rows)
         head = f"Agents: {len(rows)} · {working} working · {waiting} waiting for you"
@@ -159,11 +146,7 @@ class AgentsScreen(Screen[None]):
 
     def chosen(self) -> str | None:
         """The agent under the cursor."""
-        table = self.query_one("#agents-table", DataTable)
-        if not table.row_count:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
-        return None if key.value is None else str(key.value)
+        return self.query_one("#agents-table", RowTable).cursor_key
 
     def action_front(self) -> None:
         chosen = self.chosen()
