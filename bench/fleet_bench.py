@@ -179,6 +179,11 @@ async def _view_open(url: str) -> float:
 
 
 def _child(figure: str, url: str) -> dict[str, float]:
+    from gemtui.collector import pause_collector
+
+    # as ``gemtui`` starts: the collector waits until the engine is handed over, then what
+    # start-up built is frozen and the session's own settings apply (gemtui.collector)
+    pause_collector()
     if figure == "streaming":
         return asyncio.run(_streaming(url, STREAMING))
     if figure == "front":

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.geometry import Region
 from textual.pilot import Pilot
 
 from gemtui.bus.events import ToolCallSnapshot, ToolCallState
@@ -553,3 +554,35 @@ class TestStreamingCostsNoLayout:
             assert bar.window_virtual_size == transcript.line_count
             assert "Paragraph 79 of the answer." in screen_text(transcript)
             transcript.end_answer()
+
+
+class TestAKeysFrameDoesNotRenderTheTail:
+    async def test_a_frame_drawn_meanwhile_leaves_the_new_text_to_the_flush(
+        self, monkeypatch: Any
+    ) -> None:
+        """A frame drawn for something else while an answer streams (a key typed) rendered
+        the answer's new tail first, a code block's highlighting included: the key waited
+        for it (issue 36). Now the flush renders it, at its own pace; a frame only paints.
+        The flush is held here (its interval an hour) so no timing decides the outcome."""
+        from gemtui.tui.widgets import transcript as transcript_module
+
+        app = TranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.begin_answer()
+            transcript.append_answer("First paragraph.\n\n")
+            await settle(pilot, transcript)
+            answer = transcript._answer
+            assert answer is not None
+            rendered = answer.stream.render_count
+            monkeypatch.setattr(transcript_module, "_FRAME", 3600.0)
+            transcript.append_answer("```python\nprint('hello')\n")  # its flush: in an hour
+            for _ in range(3):  # frames drawn for something else, as the compositor asks
+                transcript.render_lines(Region(0, 0, *transcript.size))
+                await pilot.pause()
+            assert answer.stream.render_count == rendered
+            assert transcript.rendering_pending
+            assert "print" not in screen_text(transcript)
+            transcript.end_answer()  # the answer's end renders what is left, at once
+            await pilot.pause()
+            assert "print('hello')" in screen_text(transcript)

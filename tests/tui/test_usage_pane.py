@@ -90,3 +90,38 @@ async def test_a_new_turn_starts_its_estimate_at_once(tmp_path: Path) -> None:
         usage.record_streamed("y" * 80)
         drawn = str(usage.query_one("#usage-numbers", Static).render())
         assert f"streaming ~{tokens_for_chars(80):,} tokens" in drawn
+
+
+async def test_redrawing_the_estimate_lays_nothing_out(tmp_path: Path) -> None:
+    """``Static.update`` lays the whole screen out; the estimate is redrawn four times a
+    second while an answer streams, and a key typed then waited for that layout (issue
+    36). A redraw that keeps the figures' height paints them only; one that adds a line
+    still lays out (the control)."""
+    from textual.widgets import Static
+
+    app = _app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        usage = app.main.usage
+        usage.record_streamed("x" * 400)
+        usage.flush_live()
+        await pilot.pause()
+        layouts = 0
+        refresh_layout = app.screen._refresh_layout
+
+        def counted(*args: object, **kwargs: object) -> None:
+            nonlocal layouts
+            layouts += 1
+            refresh_layout(*args, **kwargs)  # type: ignore[arg-type]
+
+        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        for _ in range(5):
+            usage.record_streamed("y" * 400)
+            usage.flush_live()  # drawn now, as the interval's timer would
+            await pilot.pause()
+        assert layouts == 0
+        assert "streaming ~" in str(usage.query_one("#usage-numbers", Static).render())
+        usage.record_compression(5_000, 1_000)  # a line more in the notes: laid out
+        await pilot.pause()
+        assert layouts > 0
+        assert "compressed 5,000" in str(usage.query_one("#usage-notes", Static).render())

@@ -7,14 +7,16 @@ from collections.abc import Iterator
 
 import pytest
 
-from gemtui.collector import pause_collector, resume_collector, start_up
+from gemtui.collector import YOUNG_THRESHOLD, pause_collector, resume_collector, start_up
 
 
 @pytest.fixture(autouse=True)
 def collector_restored() -> Iterator[None]:
+    thresholds = gc.get_threshold()
     yield
     gc.enable()
     gc.unfreeze()
+    gc.set_threshold(*thresholds)
 
 
 def test_paused_then_resumed_with_start_up_frozen() -> None:
@@ -27,6 +29,15 @@ def test_paused_then_resumed_with_start_up_frozen() -> None:
     resume_collector()  # twice is harmless
     assert gc.isenabled()
     assert kept
+
+
+def test_after_start_up_the_youngest_generation_is_larger() -> None:
+    """A streamed answer's short-lived lines die young instead of setting off full
+    collections (issue 36); the older generations keep Python's settings."""
+    gc.set_threshold(700, 10, 10)
+    pause_collector()
+    resume_collector()
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, 10, 10)
 
 
 def test_a_collector_someone_else_turned_off_stays_off() -> None:

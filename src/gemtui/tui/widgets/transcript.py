@@ -142,7 +142,8 @@ class Transcript(TranscriptText, can_focus=True):
         if not self._blocks or line >= self.line_count or self._width <= 0:
             return Strip.blank(width, self._line_style)
         index, offset = self._blocks.locate(line)
-        strips = self._blocks.blocks[index].lines(self._render_context())
+        block = self._blocks.blocks[index]
+        strips = block.drawn if self._left_to_flush(block) else block.lines(self._render_context())
         strip = strips[offset] if offset < len(strips) else Strip.blank(width)
         if strip.cell_length != width:
             strip = strip.crop_extend(0, width, None)
@@ -461,7 +462,7 @@ class Transcript(TranscriptText, can_focus=True):
             changed: int | None = None
             for i in visible:
                 block = self._blocks.blocks[i]
-                if block.stale(self._width):
+                if block.stale(self._width) and not self._left_to_flush(block):
                     height = block.height
                     block.lines(ctx)
                     self._drawn(block)
@@ -473,6 +474,16 @@ class Transcript(TranscriptText, can_focus=True):
             if changed is None:
                 return
             self._relayout(changed)
+
+    def _left_to_flush(self, block: Block) -> bool:
+        """The answer in flight with only new text, and its flush due: the flush draws it,
+        at most ``1 / _FRAME`` times a second. A frame drawn for something else (a key
+        typed while an answer streams) does not render the answer's tail first (issue 36:
+        that render, a code block's highlighting most, was what the key waited for)."""
+        answer = self._answer
+        return (
+            block is answer and self._flush_timer is not None and answer.only_new_text(self._width)
+        )
 
     # -- streaming ----------------------------------------------------------------------
 

@@ -123,6 +123,11 @@ class Block:
         next draw renders them again."""
         self._strips = None
 
+    @property
+    def drawn(self) -> list[Strip]:
+        """The lines as last rendered, stale or not (empty if never)."""
+        return self._strips or []
+
     def lines(self, ctx: RenderContext) -> list[Strip]:
         """The block's lines at ``ctx.width``, rendering only when stale."""
         if self._strips is None or self.stale(ctx.width):
@@ -175,6 +180,10 @@ class AnswerBlock(Block):
 
     def stale(self, width: int) -> bool:
         return super().stale(width) or self.stream.dirty
+
+    def only_new_text(self, width: int) -> bool:
+        """Stale only because text arrived since it was drawn at this width."""
+        return self.stream.dirty and not super().stale(width)
 
     def invalidate(self) -> None:
         super().invalidate()

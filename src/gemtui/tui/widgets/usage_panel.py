@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.widgets import ProgressBar, Static
 
 from gemtui.bus.values import Usage
+from gemtui.tui.widgets.quiet_update import update_static
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -234,18 +235,20 @@ class UsagePanel(VerticalScroll, can_focus=False):
 
             streamed = tokens_for_chars(self.streamed_chars)
             live = Content.styled(f"\nstreaming ~{streamed:,} tokens", "italic")
-        self.query_one("#usage-numbers", Static).update(
-            Content.assemble(_table(self.turn, self.session), live)
+        update_static(
+            self.query_one("#usage-numbers", Static),
+            Content.assemble(_table(self.turn, self.session), live),
         )
         trend = len(self.per_turn) >= 2  # one bar says nothing about a trend
         for name in ("#usage-trend", "#usage-sparkline"):
             self.query_one(name).set_class(not trend, "-hidden")
         if trend:
             recent = self.per_turn[-TREND_TURNS:]
-            self.query_one("#usage-trend", Static).update(
-                f"tokens per turn (peak {short(max(recent))})"
+            update_static(
+                self.query_one("#usage-trend", Static),
+                Content(f"tokens per turn (peak {short(max(recent))})"),
             )
-            self.query_one("#usage-sparkline", Static).update(sparkline(recent))
+            update_static(self.query_one("#usage-sparkline", Static), Content(sparkline(recent)))
         share = 0.0
         if self.context_window:
             share = min(100.0, 100.0 * self.last_prompt_tokens / self.context_window)
@@ -266,4 +269,4 @@ class UsagePanel(VerticalScroll, can_focus=False):
             notes.append(Content.styled(f"\n{line}", "$text-muted"))
         for before, after in self.compressions[-3:]:
             notes.append(Content.styled(f"\ncompressed {before:,} → {after:,}", "$text-accent"))
-        self.query_one("#usage-notes", Static).update(Content.assemble(*notes))
+        update_static(self.query_one("#usage-notes", Static), Content.assemble(*notes))
