@@ -535,7 +535,7 @@ async def test_a_folder_or_model_that_looks_like_markup_is_listed_as_written(
     workspace: Path,
 ) -> None:
     """The table reads a ``str`` cell as Rich markup: a folder named ``[/x]`` stopped the
-    view, and ``[bold]`` vanished. Each cell is shown as written (issue 36)."""
+    view, and ``[bold]`` vanished. Each cell is shown as written (issue 36), on one line."""
     async with MockLLMServer() as front:
         (workspace / "b").mkdir()
         app = make_app(make_session(front.url, workspace), workspace)
@@ -544,7 +544,8 @@ async def test_a_folder_or_model_that_looks_like_markup_is_listed_as_written(
             fleet = SessionsFleet()
             assert app.session is not None
             fleet.adopt(app.session, "the front one")
-            fleet.adopt(make_session(front.url, workspace / "b"), "odd", where="~/[bold]b[/x]")
+            odd = make_session(front.url, workspace / "b")
+            fleet.adopt(odd, "odd\tone\nover lines", where="~/[bold]b[/x]")
             app.attach_fleet(fleet)
             await pilot.press("f5")
             await pilot.pause()
@@ -552,4 +553,7 @@ async def test_a_folder_or_model_that_looks_like_markup_is_listed_as_written(
             table = app.screen.query_one("#agents-table", RowTable)
             cells = [[c.plain for c in table.cells(i)] for i in range(table.row_count)]
             assert cells[1][6] == "~/[bold]b[/x]"
+            # a task over lines is one row: its later columns are not pushed out
+            assert cells[1][0].strip() == "odd one over lines"
+            assert "~/[bold]b[/x]" in table.render_line(2).text
             assert "[bold]b[/x]" in app.export_screenshot()

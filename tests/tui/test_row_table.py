@@ -66,9 +66,15 @@ async def test_the_cursor_scrolls_into_view_and_a_click_chooses_a_row() -> None:
         assert shown[0] == ["Agent", "Elapsed"]  # the header stays on top however far it scrolled
         assert shown[-1] == ["task", "49", "1s"]
         assert ["task", "0", "1s"] not in shown
+        await pilot.click(RowTable, offset=(3, 3))  # scrolled: the third row shown
+        assert table.cursor_key == f"a{int(table.scroll_offset.y) + 2}"
         await pilot.press("home")
         await pilot.pause()
         await pilot.click(RowTable, offset=(3, 3))  # the third row under the header
+        assert table.cursor_key == "a2"
+        table.set_rows(_rows(3))
+        await pilot.pause()
+        await pilot.click(RowTable, offset=(3, 6))  # below the last row: nothing chosen
         assert table.cursor_key == "a2"
 
 

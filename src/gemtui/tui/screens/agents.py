@@ -60,15 +60,22 @@ LINES_SHOWN = 6
 """Attention lines listed under the table (the newest)."""
 
 
+def _one_line(text: str) -> str:
+    """A row is one line: a task typed with line breaks or tabs (a headless ``-p``) would
+    end the row early or push the later columns out."""
+    return " ".join(text.split())
+
+
 def _cells(row: AgentRow, now: float, front: bool) -> list[Content]:
     """A row's cells, each shown as written (``Content`` of a ``str`` is never read as
     markup: a model or folder named ``[/x]`` once stopped the view)."""
     words, style = STATE_WORDS[row.state]
-    where = row.workspace + (f" ⎇ {row.branch}" if row.branch else "")
+    where = _one_line(row.workspace + (f" ⎇ {row.branch}" if row.branch else ""))
+    task = _one_line(row.task)[:28]
     return [
-        Content.styled(("▶ " if front else "  ") + row.task[:28], "bold" if front else ""),
+        Content.styled(("▶ " if front else "  ") + task, "bold" if front else ""),
         Content.styled(words, style),
-        Content(f"{row.provider}:{row.model}"),
+        Content(_one_line(f"{row.provider}:{row.model}")),
         Content(elapsed_text(row, now)),
         Content(f"{row.tokens:,}"),
         Content("—" if row.cost is None else f"${row.cost:.2f}"),

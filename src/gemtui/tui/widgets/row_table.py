@@ -54,6 +54,9 @@ class RowTable(ScrollView, can_focus=True):
     }
     """
 
+    ALLOW_SELECT = False
+    """Rows are chosen, not selected as text (a cached row would keep a stale highlight)."""
+
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "row-table--header",
         "row-table--even",
@@ -155,8 +158,11 @@ class RowTable(ScrollView, can_focus=True):
 
     async def _on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
-        if offset is not None and offset.y > 0:
-            self.move_cursor(int(self.scroll_offset.y) + offset.y - 1)
+        if offset is None or offset.y < 1:  # the header
+            return
+        row = int(self.scroll_offset.y) + offset.y - 1
+        if row < len(self._keys):  # below the last row: nothing chosen
+            self.move_cursor(row)
 
     def watch_cursor_row(self, old: int, new: int) -> None:
         # keep the cursor's row between the header and the bottom edge
