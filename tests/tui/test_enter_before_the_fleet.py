@@ -249,3 +249,8 @@ async def test_a_slash_command_given_as_the_first_prompt_finds_the_panes(
         assert app.main.panes_mounted
         assert app.session is not None
         assert app.session.id == started[1] != started[0]
+        # the new session's events reach the screen (the old session's bridge, started
+        # after the command had run, replaced the new one's and the answer never showed)
+        mock_llm.enqueue({"text": "The second session answers."})
+        await pilot.press(*"hi", "enter")
+        await _until(pilot, lambda: "second session answers" in app.main.transcript.answer_text())

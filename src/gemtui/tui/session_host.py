@@ -40,8 +40,7 @@ log = logging.getLogger(__name__)
 
 def _sandbox_label(session: Session) -> str:
     """What the status line says of the sandbox (empty when commands are not sandboxed)."""
-    box = session.sandbox
-    return "" if box is None else ("sandbox+net" if box.network else "sandbox")
+    return "" if (box := session.sandbox) is None else ("sandbox+net" if box.network else "sandbox")
 
 
 class SessionController:
@@ -372,22 +371,23 @@ class SessionController:
             self.assembled = Assembled(session, StoreAttachment(self.store))
             self.assembled.record()
         if session.history:  # its panes are mounted by now (``_session_built``)
+            from gemtui.tui.resumed_view import show_resumed
+
             if screen.is_mounted:  # the screen drawn while the engine started: show it now
-                self._show_resumed(screen, session)
+                show_resumed(screen, session, self.store)
             else:
-                self.app.call_after_refresh(self._show_resumed, screen, session)
+                self.app.call_after_refresh(show_resumed, screen, session, self.store)
         if screen.is_mounted:  # a prompt typed while the engine started goes now
             self._after_start()
         else:
             self.app.call_after_refresh(self._after_start)
+        if self.session is not session:  # that prompt replaced it (``gemtui "/new"``):
+            subscription.close()  # the new session's bridge runs; this one never starts
+            pump.close()
+            return
         # after the turn's worker: its first steps run before the panes' mount
         self.app.run_worker(pump, name="bridge", group="bridge", exclusive=True)
         self.app.call_after_refresh(self.app.refresh_custom_commands)
-
-    def _show_resumed(self, screen: MainScreen, session: Session) -> None:
-        from gemtui.tui.resumed_view import show_resumed
-
-        show_resumed(screen, session, self.store)
 
     @property
     def resume_hint(self) -> str | None:
