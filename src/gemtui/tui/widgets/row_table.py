@@ -125,10 +125,6 @@ class RowTable(ScrollView, can_focus=True):
         return len(self._keys)
 
     @property
-    def keys(self) -> list[str]:
-        return list(self._keys)
-
-    @property
     def cursor_key(self) -> str | None:
         """The key of the row under the cursor."""
         return self._keys[self.cursor_row] if 0 <= self.cursor_row < len(self._keys) else None
