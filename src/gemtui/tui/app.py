@@ -29,6 +29,7 @@ from gemtui.tui.find_and_copy import FindAndCopy
 from gemtui.tui.screen_reader import say_dialogs, use_screen_reader
 from gemtui.tui.screens.main import MainScreen
 from gemtui.tui.session_host import SessionController
+from gemtui.tui.strip_cycle import mend_strip_cycles
 from gemtui.tui.widgets.code_highlight import language_of
 from gemtui.tui.widgets.prompt_input import PromptInput
 
@@ -125,6 +126,7 @@ class GemtuiApp(FindAndCopy):
         ui: UiChoice | None = None,
     ) -> None:
         super().__init__()
+        mend_strip_cycles()
         self.exit_message: str | None = None  # why the app stopped before it could start
         self.ui = ui or (UiChoice.of(settings.ui) if settings is not None else UiChoice())
         """What the first frame needs of ``[ui]``, read without validating the rest."""
