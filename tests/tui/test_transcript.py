@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from typing import Any
@@ -586,3 +587,34 @@ class TestAKeysFrameDoesNotRenderTheTail:
             transcript.end_answer()  # the answer's end renders what is left, at once
             await pilot.pause()
             assert "print('hello')" in screen_text(transcript)
+
+
+class KeyedTranscriptApp(TranscriptApp):
+    key_at = 0.0
+    """When the last key arrived, as ``GemtuiApp`` keeps it."""
+
+
+class TestTypingComesBeforeStreaming:
+    async def test_the_answers_flush_waits_while_a_keys_frame_is_due(self) -> None:
+        """A key's frame is composed before the streamed answer's next re-render (issue 36):
+        here a key's frame is always due (typing never stops), so the new text waits,
+        however many flush intervals pass; once typing stops, it is drawn."""
+        app = KeyedTranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.begin_answer()
+            transcript.append_answer("First paragraph.\n\n")
+            await settle(pilot, transcript)
+            answer = transcript._answer
+            assert answer is not None
+            rendered = answer.stream.render_count
+            app.key_at = math.inf
+            transcript.append_answer("Second paragraph.\n")
+            for _ in range(5):
+                await pilot.pause(0.02)  # a poll interval: several flush intervals pass
+            assert answer.stream.render_count == rendered
+            assert transcript.rendering_pending
+            assert "Second" not in screen_text(transcript)
+            app.key_at = 0.0
+            await settle(pilot, transcript)
+            assert "Second paragraph." in screen_text(transcript)

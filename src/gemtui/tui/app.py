@@ -147,6 +147,9 @@ class GemtuiApp(FindAndCopy):
         self.raise_errors = raise_errors  # tests: a bug fails the test, not a notification
         self.crash_message: str | None = None
         """Set when the app had to stop on an unexpected error (launch prints it)."""
+        self.key_at = 0.0
+        """When the last key or paste arrived (``time.monotonic``): a streamed answer's
+        re-render waits a frame after it, so what is typed is drawn first."""
         self._quit_armed = False
         self._modes_confirmed: set[tuple[str, str]] = set()
         """(session id, mode) pairs the person confirmed: yolo and auto_edit ask once each."""
@@ -240,6 +243,7 @@ class GemtuiApp(FindAndCopy):
         the focused pane binds (the approval keys) keeps its meaning.
         """
         if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            self.key_at = time.monotonic()  # the transcript's flush lets this key's frame go first
             self._focus_prompt_for(event)
         await super().on_event(event)
 

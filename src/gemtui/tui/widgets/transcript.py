@@ -43,6 +43,9 @@ if TYPE_CHECKING:  # neither pydantic nor the event classes before the first fra
 __all__ = ["Transcript"]
 
 _FRAME = 1 / 30
+_KEY_FIRST = 1 / 60
+"""How long after a key the answer's next flush waits: the key's frame (Textual draws at
+60 Hz) is composed before the answer's re-render, not after it (issue 36)."""
 _SPIN_INTERVAL = 0.1
 # fmt: off
 _STYLE_NAMES = (
@@ -490,8 +493,15 @@ class Transcript(TranscriptText, can_focus=True):
     def _schedule_flush(self) -> None:
         if self._flush_timer is not None or not self.is_attached:
             return
-        delay = max(0.001, self._last_flush + _FRAME - time.monotonic())
+        now = time.monotonic()
+        key_wait = min(_KEY_FIRST, self._key_frame_due() - now)  # then it looks again
+        delay = max(0.001, self._last_flush + _FRAME - now, key_wait)
         self._flush_timer = self.set_timer(delay, self._flush_answer, name="transcript-flush")
+
+    def _key_frame_due(self) -> float:
+        """Until when a key's frame goes before the answer's re-render (typing first)."""
+        key_at: float = getattr(self.app, "key_at", 0.0)  # the app's last key, if it keeps one
+        return key_at + _KEY_FIRST
 
     def _cancel_flush(self) -> None:
         if self._flush_timer is not None:
@@ -500,7 +510,11 @@ class Transcript(TranscriptText, can_focus=True):
 
     def _flush_answer(self) -> None:
         self._flush_timer = None
-        self._last_flush = time.monotonic()
+        now = time.monotonic()
+        if now < self._key_frame_due():  # a key came since this was scheduled: it goes first
+            self._schedule_flush()
+            return
+        self._last_flush = now
         behind, self._behind = self._behind, []
         for block in behind:
             if block is not self._answer and block in self._blocks.blocks:
