@@ -121,8 +121,11 @@ def test_markdown_renders_as_rich_builds_it_without_cycles() -> None:
 
 
 async def frames_drawn(pilot: Pilot[Any]) -> None:
+    """Frames as the timer draws them, and one whole screen composed at once, whatever
+    the machine's pace."""
     for _ in range(5):
         await pilot.pause(0.05)  # frames come from a timer: a poll interval, several frames
+    pilot.app.export_screenshot()
 
 
 async def test_an_answer_drawn_in_the_app_leaves_no_lines_to_the_collector(

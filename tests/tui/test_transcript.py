@@ -595,10 +595,15 @@ class KeyedTranscriptApp(TranscriptApp):
 
 
 class TestTypingComesBeforeStreaming:
-    async def test_the_answers_flush_waits_while_a_keys_frame_is_due(self) -> None:
+    async def test_the_answers_flush_waits_while_a_keys_frame_is_due(
+        self, monkeypatch: Any
+    ) -> None:
         """A key's frame is composed before the streamed answer's next re-render (issue 36):
-        here a key's frame is always due (typing never stops), so the new text waits,
-        however many flush intervals pass; once typing stops, it is drawn."""
+        here a key's frame is always due (typing never stops) and no bound applies, so the
+        new text waits, however many flush intervals pass; once typing stops, it is drawn."""
+        from gemtui.tui.widgets import transcript as transcript_module
+
+        monkeypatch.setattr(transcript_module, "_KEY_FIRST_AT_MOST", math.inf)
         app = KeyedTranscriptApp()
         async with app.run_test(size=SIZE) as pilot:
             transcript = app.query_one(Transcript)
@@ -616,5 +621,19 @@ class TestTypingComesBeforeStreaming:
             assert transcript.rendering_pending
             assert "Second" not in screen_text(transcript)
             app.key_at = 0.0
+            await settle(pilot, transcript)
+            assert "Second paragraph." in screen_text(transcript)
+
+    async def test_keys_that_never_stop_put_the_answer_off_only_so_long(self) -> None:
+        """A key held down repeats at 60 Hz or more: each repeat would put the answer off
+        again. Past ``_KEY_FIRST_AT_MOST`` since its last flush, the answer is drawn."""
+        app = KeyedTranscriptApp()
+        async with app.run_test(size=SIZE) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.begin_answer()
+            transcript.append_answer("First paragraph.\n\n")
+            await settle(pilot, transcript)
+            app.key_at = math.inf
+            transcript.append_answer("Second paragraph.\n")
             await settle(pilot, transcript)
             assert "Second paragraph." in screen_text(transcript)

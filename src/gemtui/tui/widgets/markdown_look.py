@@ -78,6 +78,7 @@ def _markdown_class() -> type[Markdown]:
         LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = dict.fromkeys(Heading.LEVEL_ALIGN, "left")
 
     parser = MarkdownIt().enable("strikethrough").enable("table")  # Rich's own configuration
+    parser.parse("a")  # its rule chains compile on a first parse: here, before two threads share it
 
     class _Markdown(Markdown):
         elements: ClassVar[dict[str, type[MarkdownElement]]] = {

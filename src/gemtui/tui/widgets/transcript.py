@@ -46,6 +46,9 @@ _FRAME = 1 / 30
 _KEY_FIRST = 1 / 60
 """How long after a key the answer's next flush waits: the key's frame (Textual draws at
 60 Hz) is composed before the answer's re-render, not after it (issue 36)."""
+_KEY_FIRST_AT_MOST = 3 * _FRAME
+"""Keys put the answer off no longer than this since its last flush (a key held down
+repeats at up to 60 Hz or more: the answer still moves)."""
 _SPIN_INTERVAL = 0.1
 # fmt: off
 _STYLE_NAMES = (
@@ -494,14 +497,16 @@ class Transcript(TranscriptText, can_focus=True):
         if self._flush_timer is not None or not self.is_attached:
             return
         now = time.monotonic()
-        key_wait = min(_KEY_FIRST, self._key_frame_due() - now)  # then it looks again
-        delay = max(0.001, self._last_flush + _FRAME - now, key_wait)
+        delay = max(0.001, self._last_flush + _FRAME - now, self._key_first(now))
         self._flush_timer = self.set_timer(delay, self._flush_answer, name="transcript-flush")
 
-    def _key_frame_due(self) -> float:
-        """Until when a key's frame goes before the answer's re-render (typing first)."""
+    def _key_first(self, now: float) -> float:
+        """How long the flush waits for a key's frame to be drawn first (typing before
+        streaming), at most ``_KEY_FIRST`` at a time and ``_KEY_FIRST_AT_MOST`` in all."""
         key_at: float = getattr(self.app, "key_at", 0.0)  # the app's last key, if it keeps one
-        return key_at + _KEY_FIRST
+        if now >= self._last_flush + _KEY_FIRST_AT_MOST:
+            return 0.0
+        return max(0.0, min(_KEY_FIRST, key_at + _KEY_FIRST - now))
 
     def _cancel_flush(self) -> None:
         if self._flush_timer is not None:
@@ -511,7 +516,7 @@ class Transcript(TranscriptText, can_focus=True):
     def _flush_answer(self) -> None:
         self._flush_timer = None
         now = time.monotonic()
-        if now < self._key_frame_due():  # a key came since this was scheduled: it goes first
+        if self._key_first(now) > 0:  # a key came since this was scheduled: its frame first
             self._schedule_flush()
             return
         self._last_flush = now
