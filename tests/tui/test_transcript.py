@@ -565,7 +565,7 @@ class TestAKeysFrameDoesNotRenderTheTail:
         the answer's new tail first, a code block's highlighting included: the key waited
         for it (issue 36). Now the flush renders it, at its own pace; a frame only paints.
         The flush is held here (its interval an hour) so no timing decides the outcome."""
-        from gemtui.tui.widgets import transcript as transcript_module
+        from gemtui.tui.widgets import flush_pace
 
         app = TranscriptApp()
         async with app.run_test(size=SIZE) as pilot:
@@ -576,7 +576,7 @@ class TestAKeysFrameDoesNotRenderTheTail:
             answer = transcript._answer
             assert answer is not None
             rendered = answer.stream.render_count
-            monkeypatch.setattr(transcript_module, "_FRAME", 3600.0)
+            monkeypatch.setattr(flush_pace, "FRAME", 3600.0)
             transcript.append_answer("```python\nprint('hello')\n")  # its flush: in an hour
             for _ in range(3):  # frames drawn for something else, as the compositor asks
                 transcript.render_lines(Region(0, 0, *transcript.size))
@@ -601,9 +601,9 @@ class TestTypingComesBeforeStreaming:
         """A key's frame is composed before the streamed answer's next re-render (issue 36):
         here a key's frame is always due (typing never stops) and no bound applies, so the
         new text waits, however many flush intervals pass; once typing stops, it is drawn."""
-        from gemtui.tui.widgets import transcript as transcript_module
+        from gemtui.tui.widgets import flush_pace
 
-        monkeypatch.setattr(transcript_module, "_KEY_FIRST_AT_MOST", math.inf)
+        monkeypatch.setattr(flush_pace, "KEY_FIRST_AT_MOST", math.inf)
         app = KeyedTranscriptApp()
         async with app.run_test(size=SIZE) as pilot:
             transcript = app.query_one(Transcript)
@@ -626,7 +626,7 @@ class TestTypingComesBeforeStreaming:
 
     async def test_keys_that_never_stop_put_the_answer_off_only_so_long(self) -> None:
         """A key held down repeats at 60 Hz or more: each repeat would put the answer off
-        again. Past ``_KEY_FIRST_AT_MOST`` since its last flush, the answer is drawn."""
+        again. Past ``flush_pace.KEY_FIRST_AT_MOST`` since its last flush, the answer is drawn."""
         app = KeyedTranscriptApp()
         async with app.run_test(size=SIZE) as pilot:
             transcript = app.query_one(Transcript)

@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
-from rich.text import Text
 from rich.theme import Theme
 from textual.events import Click, Resize
 from textual.geometry import Region, Size
@@ -21,6 +20,7 @@ from textual.reactive import var
 from textual.strip import Strip
 from textual.timer import Timer
 
+from gemtui.tui.widgets.flush_pace import flush_delay, key_first, last_key
 from gemtui.tui.widgets.markdown_look import MARKDOWN_CSS, MARKDOWN_STYLES, markdown_theme
 from gemtui.tui.widgets.render_cache import RenderedLines
 from gemtui.tui.widgets.transcript_blocks import (
@@ -33,7 +33,7 @@ from gemtui.tui.widgets.transcript_blocks import (
     ToolBlock,
     UserBlock,
 )
-from gemtui.tui.widgets.transcript_text import TranscriptText
+from gemtui.tui.widgets.transcript_text import TranscriptText, centred_marker
 
 if TYPE_CHECKING:  # neither pydantic nor the event classes before the first frame
     from gemtui.bus.events import ToolCallSnapshot
@@ -42,13 +42,7 @@ if TYPE_CHECKING:  # neither pydantic nor the event classes before the first fra
 
 __all__ = ["Transcript"]
 
-_FRAME = 1 / 30
-_KEY_FIRST = 1 / 60
-"""How long after a key the answer's next flush waits: the key's frame (Textual draws at
-60 Hz) is composed before the answer's re-render, not after it (issue 36)."""
-_KEY_FIRST_AT_MOST = 3 * _FRAME
-"""Keys put the answer off no longer than this since its last flush (a key held down
-repeats at up to 60 Hz or more: the answer still moves)."""
+MARKER = " ↓ new output below "
 _SPIN_INTERVAL = 0.1
 # fmt: off
 _STYLE_NAMES = (
@@ -143,7 +137,8 @@ class Transcript(TranscriptText, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         if self.unseen and y == self.scrollable_content_region.height - 1:
-            return self._unseen_marker(width)
+            marker = self._component_style("marker")
+            return centred_marker(MARKER, self.app.console, width, marker, self.rich_style)
         line = self.scroll_offset.y + y
         if not self._blocks or line >= self.line_count or self._width <= 0:
             return Strip.blank(width, self._line_style)
@@ -444,14 +439,6 @@ class Transcript(TranscriptText, can_focus=True):
         self._scroll_update(size)
         self.refresh()
 
-    def _unseen_marker(self, width: int) -> Strip:
-        label = Text(" ↓ new output below ", style=self._component_style("marker"))
-        label.truncate(width)
-        pad = max(0, width - label.cell_len)
-        line = Text(" " * (pad // 2)) + label + Text(" " * (pad - pad // 2))
-        strip = Strip(list(line.render(self.app.console, end="")), width)
-        return strip.apply_style(self.rich_style)
-
     def _scroll_to_end(self) -> None:
         if self.is_attached:
             self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
@@ -482,10 +469,10 @@ class Transcript(TranscriptText, can_focus=True):
             self._relayout(changed)
 
     def _left_to_flush(self, block: Block) -> bool:
-        """The answer in flight with only new text, and its flush due: the flush draws it,
-        at most ``1 / _FRAME`` times a second. A frame drawn for something else (a key
-        typed while an answer streams) does not render the answer's tail first (issue 36:
-        that render, a code block's highlighting most, was what the key waited for)."""
+        """The answer in flight with only new text, and its flush due: the flush draws it
+        (at ``flush_pace``). A frame drawn for something else (a key typed while an answer
+        streams) does not render the answer's tail first (issue 36: that render, a code
+        block's highlighting most, was what the key waited for)."""
         answer = self._answer
         return (
             block is answer and self._flush_timer is not None and answer.only_new_text(self._width)
@@ -496,17 +483,8 @@ class Transcript(TranscriptText, can_focus=True):
     def _schedule_flush(self) -> None:
         if self._flush_timer is not None or not self.is_attached:
             return
-        now = time.monotonic()
-        delay = max(0.001, self._last_flush + _FRAME - now, self._key_first(now))
+        delay = flush_delay(time.monotonic(), self._last_flush, last_key(self.app))
         self._flush_timer = self.set_timer(delay, self._flush_answer, name="transcript-flush")
-
-    def _key_first(self, now: float) -> float:
-        """How long the flush waits for a key's frame to be drawn first (typing before
-        streaming), at most ``_KEY_FIRST`` at a time and ``_KEY_FIRST_AT_MOST`` in all."""
-        key_at: float = getattr(self.app, "key_at", 0.0)  # the app's last key, if it keeps one
-        if now >= self._last_flush + _KEY_FIRST_AT_MOST:
-            return 0.0
-        return max(0.0, min(_KEY_FIRST, key_at + _KEY_FIRST - now))
 
     def _cancel_flush(self) -> None:
         if self._flush_timer is not None:
@@ -516,7 +494,7 @@ class Transcript(TranscriptText, can_focus=True):
     def _flush_answer(self) -> None:
         self._flush_timer = None
         now = time.monotonic()
-        if self._key_first(now) > 0:  # a key came since this was scheduled: its frame first
+        if key_first(now, self._last_flush, last_key(self.app)) > 0:  # a key came: its frame first
             self._schedule_flush()
             return
         self._last_flush = now

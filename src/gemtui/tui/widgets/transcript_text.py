@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.segment import Segment
+from rich.text import Text
 from textual import events
 from textual.geometry import Region
 from textual.scroll_view import ScrollView
@@ -23,12 +24,13 @@ from gemtui.tui.widgets.answer_render import code_blocks
 from gemtui.tui.widgets.transcript_blocks import AnswerBlock, BlockList
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.style import Style
     from textual.selection import Selection
 
     from gemtui.tui.widgets.transcript_blocks import RenderContext
 
-__all__ = ["Match", "TranscriptText"]
+__all__ = ["Match", "TranscriptText", "centred_marker"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,3 +206,12 @@ class TranscriptText(ScrollView):
         if not lines:
             return None
         return selection.extract("\n".join(line.rstrip() for line in lines)), "\n"
+
+
+def centred_marker(label: str, console: Console, width: int, style: Style, base: Style) -> Strip:
+    """``label`` centred on a line ``width`` cells wide (the "new output below" marker)."""
+    text = Text(label, style=style)
+    text.truncate(width)
+    pad = max(0, width - text.cell_len)
+    line = Text(" " * (pad // 2)) + text + Text(" " * (pad - pad // 2))
+    return Strip(list(line.render(console, end="")), width).apply_style(base)
