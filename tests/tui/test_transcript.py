@@ -557,6 +557,17 @@ class TestStreamingCostsNoLayout:
             transcript.end_answer()
 
 
+async def an_answer_drawn(pilot: Pilot[Any]) -> tuple[Transcript, transcript_blocks.AnswerBlock]:
+    """An answer begun, its first paragraph drawn, still streaming."""
+    transcript = pilot.app.query_one(Transcript)
+    transcript.begin_answer()
+    transcript.append_answer("First paragraph.\n\n")
+    await settle(pilot, transcript)
+    answer = transcript._answer
+    assert answer is not None
+    return transcript, answer
+
+
 class TestAKeysFrameDoesNotRenderTheTail:
     async def test_a_frame_drawn_meanwhile_leaves_the_new_text_to_the_flush(
         self, monkeypatch: Any
@@ -569,12 +580,7 @@ class TestAKeysFrameDoesNotRenderTheTail:
 
         app = TranscriptApp()
         async with app.run_test(size=SIZE) as pilot:
-            transcript = app.query_one(Transcript)
-            transcript.begin_answer()
-            transcript.append_answer("First paragraph.\n\n")
-            await settle(pilot, transcript)
-            answer = transcript._answer
-            assert answer is not None
+            transcript, answer = await an_answer_drawn(pilot)
             rendered = answer.stream.render_count
             monkeypatch.setattr(flush_pace, "FRAME", 3600.0)
             transcript.append_answer("```python\nprint('hello')\n")  # its flush: in an hour
@@ -606,12 +612,7 @@ class TestTypingComesBeforeStreaming:
         monkeypatch.setattr(flush_pace, "KEY_FIRST_AT_MOST", math.inf)
         app = KeyedTranscriptApp()
         async with app.run_test(size=SIZE) as pilot:
-            transcript = app.query_one(Transcript)
-            transcript.begin_answer()
-            transcript.append_answer("First paragraph.\n\n")
-            await settle(pilot, transcript)
-            answer = transcript._answer
-            assert answer is not None
+            transcript, answer = await an_answer_drawn(pilot)
             rendered = answer.stream.render_count
             app.key_at = math.inf
             transcript.append_answer("Second paragraph.\n")
@@ -629,10 +630,7 @@ class TestTypingComesBeforeStreaming:
         again. Past ``flush_pace.KEY_FIRST_AT_MOST`` since its last flush, the answer is drawn."""
         app = KeyedTranscriptApp()
         async with app.run_test(size=SIZE) as pilot:
-            transcript = app.query_one(Transcript)
-            transcript.begin_answer()
-            transcript.append_answer("First paragraph.\n\n")
-            await settle(pilot, transcript)
+            transcript, _ = await an_answer_drawn(pilot)
             app.key_at = math.inf
             transcript.append_answer("Second paragraph.\n")
             await settle(pilot, transcript)
