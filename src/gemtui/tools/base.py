@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
 from gemtui.bus.events import Confirmation
 from gemtui.tools.background import BackgroundJobs
+from gemtui.tools.declared import declared_schema
 from gemtui.tools.netguard import FetchLimits
-from gemtui.tools.params import P, function_schema, parse_params
+from gemtui.tools.params import P, parse_params
 from gemtui.tools.tool_error import ToolError
 from gemtui.wire import FunctionDeclaration, Part
 
@@ -214,7 +215,7 @@ class TypedTool(Tool, Generic[P]):
         super().__init_subclass__(**kwargs)
         model = cls.__dict__.get("params_model")
         if model is not None:
-            cls.parameters = function_schema(model)
+            cls.parameters = declared_schema(model)  # the validator waits for a call
 
     def parse(self, args: dict[str, Any]) -> P:
         """``args`` as typed parameters; ToolError (the model's to read) when invalid."""

@@ -29,7 +29,9 @@ class ToolParams(BaseModel):
     """Base of every built-in's parameters: strict JSON types, unknown names ignored (as
     the hand-written schemas allowed them), immutable once checked."""
 
-    model_config = ConfigDict(strict=True, frozen=True, extra="ignore")
+    model_config = ConfigDict(strict=True, frozen=True, extra="ignore", defer_build=True)
+    """``defer_build``: a tool's validator is built at its first call, not at start-up
+    (its declared schema comes from ``tools/declared_schemas.json``)."""
 
     @model_validator(mode="before")
     @classmethod
