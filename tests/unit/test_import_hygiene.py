@@ -149,13 +149,20 @@ def test_the_view_models_do_not_import_textual_or_rich() -> None:
     assert out.stdout.strip() == ""
 
 
-_OPTIONAL = ("gemtui.agent.next_speaker", "gemtui.providers.code_assist", "gemtui.tools.edit_fixer")
+_OPTIONAL = (
+    "gemtui.agent.next_speaker",
+    "gemtui.providers.code_assist",
+    "gemtui.tools.edit_fixer",
+    "gemtui.checkpoints",  # with the first call that may change the workspace
+    "pathspec",  # with the first ignore file a listing or a search reads
+)
 
 
 def _loaded_by_a_session_build(home: Path, workspace: Path, config: str) -> list[str]:
     """Which of ``_OPTIONAL`` a fresh process has loaded once it built a session."""
     (home / "config").mkdir(parents=True)
     (home / "config" / "config.toml").write_text(config)
+    (workspace / ".gitignore").write_text("build/\n")  # there, but not read by the build
     code = (
         "import sys\n"
         "from pathlib import Path\n"
@@ -189,7 +196,8 @@ def test_the_engine_build_loads_only_what_the_session_uses(
     tmp_path: Path, extra: str, loaded: list[str]
 ) -> None:
     """The TUI builds the engine after the first frame, while the person types: the
-    next-speaker check (off by default), the Code Assist provider (another provider here)
-    and the edit fixer (for an edit that missed) are not needed by the first request, so
-    the build does not load them; the control turns the check on and it loads."""
+    next-speaker check (off by default), the Code Assist provider (another provider here),
+    the edit fixer (for an edit that missed), the checkpoints and the ignore-file matcher
+    are not needed by the first request, so the build does not load them; the control
+    turns the check on and it loads."""
     assert _loaded_by_a_session_build(tmp_path / "home", tmp_path, _LOCAL + extra) == loaded

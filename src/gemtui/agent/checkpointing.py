@@ -6,18 +6,21 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gemtui.bus.bus import EventBus
 from gemtui.bus.events import ErrorOccurred
-from gemtui.checkpoints import Checkpoint, CheckpointBook
 from gemtui.config.paths import data_dir, log_dir
 from gemtui.config.settings import CheckpointSettings
 from gemtui.tools.base import Tool
 from gemtui.tools.sandbox_places import HOME_SECRETS, home_places
 from gemtui.wire import Content
 from gemtui.wire.cancel_note import is_cancel_note
+
+if TYPE_CHECKING:  # loaded with the first checkpoint (~10 ms the engine's start skips)
+    from gemtui.checkpoints import Checkpoint, CheckpointBook
 
 __all__ = [
     "PromptPoint",
@@ -34,6 +37,8 @@ log = logging.getLogger(__name__)
 def book_for(workspace: Path, settings: CheckpointSettings | None = None) -> CheckpointBook:
     """The checkpoint book of ``workspace`` under gemtui's data dir: the home secrets
     (``HOME_SECRETS``) are never copied into it, nor rewound, when a root holds a home."""
+    from gemtui.checkpoints import CheckpointBook
+
     s = settings or CheckpointSettings()
     return CheckpointBook(
         data_dir(),
@@ -59,13 +64,19 @@ class SessionCheckpoints:
         roots: Callable[[], Sequence[Path]] = tuple,
     ) -> None:
         self._bus = bus
-        self.book = book_for(workspace, settings)
+        self._workspace = workspace
+        self._settings = settings
         self._roots = roots
         """The further roots (``--include-directories``, ``/directory add``) right now."""
         self.session_id = session_id
         self.prompt = ""
         """The text of the prompt in flight (set by the session before it runs)."""
         self._warned: set[str] = set()
+
+    @cached_property
+    def book(self) -> CheckpointBook:
+        """The workspace's checkpoint book, opened at the first call that may change it."""
+        return book_for(self._workspace, self._settings)
 
     async def before(self, tool: Tool, invocation: Any) -> object | None:
         try:
@@ -96,6 +107,8 @@ class SessionCheckpoints:
         return point
 
     async def after(self, token: object) -> None:
+        from gemtui.checkpoints import Checkpoint
+
         if not isinstance(token, Checkpoint):
             return
         try:

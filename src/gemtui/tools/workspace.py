@@ -19,11 +19,13 @@ import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from gemtui.tools.regex import LinearPattern, PatternError, compile_linear
 from gemtui.tools.tool_error import ToolError
+
+if TYPE_CHECKING:  # loaded with the first ignore file read (13 ms of the engine's start)
+    import pathspec
 
 log = logging.getLogger(__name__)
 
@@ -385,6 +387,8 @@ def _spec_from_lines(lines: list[str]) -> pathspec.GitIgnoreSpec:
     made pathspec raise and every tool fail, and ``[[a]`` made ``re`` print a FutureWarning
     on the terminal. Git matches nothing for such lines, so they are skipped (and logged).
     """
+    import pathspec
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         try:
