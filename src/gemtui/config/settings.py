@@ -14,9 +14,10 @@ import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from gemtui.config.fallback_entries import BUILTIN_PROVIDER_NAMES, entry_problem, split_entry
+from gemtui.config.given_fields import validate_given
 from gemtui.config.paths import user_config_file, workspace_config_file
 from gemtui.config.toml_file import read_toml_file
 from gemtui.errors import FatalConfigError
@@ -59,7 +60,8 @@ Share = Annotated[float, Field(gt=0, le=1)]
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # built when first validated: a start validates only the sections the files give
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 class GeneralSettings(_Section):
@@ -390,7 +392,7 @@ class LspServerSettings(_Section):
 class McpServerSettings(BaseModel):
     """An MCP server entry, with Gemini CLI's keys."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
     command: str | None = None
     """Stdio transport: the program to start."""
     args: list[str] = Field(default_factory=list)
@@ -440,7 +442,7 @@ class LimitSettings(_Section):
 class Settings(BaseModel):
     """Everything ``config.toml`` can say, validated: a bad value exits 52 naming the key."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
     general: GeneralSettings = Field(default_factory=GeneralSettings)
     """Provider, model, approval mode and turn limit."""
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
@@ -516,26 +518,9 @@ _ENV_OVERRIDES = {
 }
 
 
-def _describe(err: ValidationError, path: Path | None) -> str:
-    first = err.errors()[0]
-    key = ".".join(str(p) for p in first["loc"])
-    where = f"{path}: " if path else ""
-    hint = {
-        "extra_forbidden": "remove it or check its spelling",
-        "literal_error": "use one of the allowed values",
-        "missing": "add it",
-    }.get(first["type"], "fix its value")
-    return f"{where}setting '{key}': {first['msg']} ({hint})"
-
-
 def _validate(data: dict[str, Any], path: Path | None) -> Settings:
-    try:
-        return Settings.model_validate(data)
-    except ValidationError as exc:
-        raise FatalConfigError(_describe(exc, path)) from exc
-    except RecursionError as exc:  # deep nesting under a free-form key (mcpServers extras)
-        where = f"{path}: " if path else ""
-        raise FatalConfigError(f"{where}settings nest too deeply to read") from exc
+    """``data`` as ``Settings``, validating only the sections it gives (``given_fields``)."""
+    return validate_given(Settings, data, path)
 
 
 def load_settings(
