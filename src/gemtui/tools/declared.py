@@ -7,7 +7,7 @@ needs only the schemas (issue 34). ``declared_schemas.json`` holds what
 validator is built when the tool is first called. A model missing from the file (a tool
 added since, a test's own) is written as before. ``tests/unit/test_declared_schemas.py``
 proves the file equal to what the models write; after changing a model, write it again:
-``python -m gemtui.tools.declared``.
+``python -m gemtui.tools.declared_write``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 from gemtui.tools.params import ToolParams, function_schema
 
-__all__ = ["TABLE", "declared_schema", "key_of", "written_table"]
+__all__ = ["TABLE", "declared_schema", "key_of"]
 
 TABLE = Path(__file__).with_name("declared_schemas.json")
 """Each built-in parameter model's schema, by ``module:qualname``."""
@@ -44,30 +44,3 @@ def declared_schema(model: type[ToolParams]) -> dict[str, Any]:
     """``model``'s declared schema (a fresh copy), from the file when it is there."""
     kept = _table().get(key_of(model))
     return copy.deepcopy(kept) if kept is not None else function_schema(model)
-
-
-def written_table() -> dict[str, dict[str, Any]]:
-    """What the file should hold: the schema every built-in tool's model writes now."""
-    import gemtui.tools.builtin
-    import gemtui.tools.lsp.tools  # noqa: F401 - the language-server tools
-    from gemtui.tools.base import TypedTool
-
-    models: dict[str, type[ToolParams]] = {}
-    pending: list[type[Any]] = [TypedTool]
-    while pending:
-        cls = pending.pop()
-        pending.extend(cls.__subclasses__())
-        model = cls.__dict__.get("params_model")
-        if model is not None and cls.__module__.startswith("gemtui."):
-            models[key_of(model)] = model
-    return {key: function_schema(models[key]) for key in sorted(models)}
-
-
-def main() -> None:
-    """Write ``declared_schemas.json`` from the models."""
-    TABLE.write_text(json.dumps(written_table(), indent=1) + "\n", "utf-8")
-    print(f"wrote {TABLE}")
-
-
-if __name__ == "__main__":
-    main()

@@ -8,12 +8,13 @@ import subprocess
 import sys
 
 from gemtui.tools.base import ToolKind, TypedInvocation, TypedTool
-from gemtui.tools.declared import TABLE, written_table
+from gemtui.tools.declared import TABLE
+from gemtui.tools.declared_write import written_table
 from gemtui.tools.params import ToolParams, function_schema
 
 
 def test_the_kept_schemas_are_what_the_models_write_now() -> None:
-    """Red after a parameter model changes until ``python -m gemtui.tools.declared``
+    """Red after a parameter model changes until ``python -m gemtui.tools.declared_write``
     writes the file again (compared as text: the properties' order is declared too)."""
     written = json.dumps(written_table(), indent=1) + "\n"
     assert TABLE.read_text(encoding="utf-8") == written
