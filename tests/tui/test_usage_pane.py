@@ -125,3 +125,44 @@ async def test_redrawing_the_estimate_lays_nothing_out(tmp_path: Path) -> None:
         await pilot.pause()
         assert layouts > 0
         assert "compressed 5,000" in str(usage.query_one("#usage-notes", Static).render())
+
+
+async def test_the_first_streamed_text_lays_nothing_out(tmp_path: Path) -> None:
+    """The estimate's line shows from the model call's start, laid out with the prompt's
+    own frame, so the answer's first text is painted without a layout of the whole
+    screen (a layout repaints every pane: ~25 ms of the first line's frame, issue 34).
+    The control: text with no call started first adds the line, and lays out."""
+    from textual.widgets import Static
+
+    from gemtui.tui.view import ops
+
+    app = _app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        main, usage = app.main, app.main.usage
+        layouts = 0
+        refresh_layout = app.screen._refresh_layout
+
+        def counted(*args: object, **kwargs: object) -> None:
+            nonlocal layouts
+            layouts += 1
+            refresh_layout(*args, **kwargs)  # type: ignore[arg-type]
+
+        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        main._apply(ops.ModelCallStarted())
+        await pilot.pause()
+        assert "streaming ~0 tokens" in str(usage.query_one("#usage-numbers", Static).render())
+        layouts = 0
+        main._apply(ops.Streamed("x" * 400))
+        usage.flush_live()
+        await pilot.pause()
+        assert layouts == 0
+        assert "streaming ~" in str(usage.query_one("#usage-numbers", Static).render())
+        usage.end_stream()  # the call ended: the line goes (laid out)
+        await pilot.pause()
+        assert "streaming" not in str(usage.query_one("#usage-numbers", Static).render())
+        layouts = 0
+        main._apply(ops.Streamed("x" * 400))  # the control: no call said first
+        usage.flush_live()
+        await pilot.pause()
+        assert layouts > 0

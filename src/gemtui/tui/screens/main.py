@@ -42,7 +42,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MIN_HEIGHT", "MIN_WIDTH", "MainScreen"]
 
-
 MIN_WIDTH, MIN_HEIGHT = 60, 15
 """Below this the layout cannot hold a transcript, a prompt and an approval: say so."""
 
@@ -62,10 +61,9 @@ class MainScreen(PromptExtras, Screen[None]):
     BINDINGS: ClassVar = [
         Binding("ctrl+o", "toggle_tool_output", "Expand tool output", priority=True, show=False),
         Binding("ctrl+g", "open_tool_output", "Editor / whole output", priority=True, show=False),
-        # Priority so the prompt (a TextArea: Ctrl+Y is redo there) does not take them; they
-        # act only with the prompt or the transcript focused (check_action), so in the
-        # approval queue Shift+Tab moves focus back and no dialog ever changes the mode.
-        # Ctrl+Y in a prompt that has something to redo redoes (action_mode_key).
+        # Priority, or the prompt (a TextArea: Ctrl+Y is redo) takes them; they act with the
+        # prompt or transcript focused only (check_action): Shift+Tab in the approval queue
+        # moves focus back, no dialog changes the mode; Ctrl+Y with a redo redoes.
         Binding("shift+tab", "mode_key('cycle')", "Approval mode", priority=True),
         Binding("ctrl+y", "mode_key('yolo')", "Yolo", priority=True),
     ]
@@ -169,8 +167,7 @@ class MainScreen(PromptExtras, Screen[None]):
 
     @property
     def panes_mounted(self) -> bool:
-        """The approval queue and the side panes are in place (keys typed while gemtui
-        starts may come before them: such keys find nothing to act on yet)."""
+        """The approval queue and side panes are in place (keys typed at start come first)."""
         return bool(self.query("#approvals")) and bool(self.query("#usage"))
 
     async def panes_ready(self) -> None:
@@ -186,9 +183,8 @@ class MainScreen(PromptExtras, Screen[None]):
         self.set_class(small, "-too-small")
         if small:
             self.query_one("#too-small", Static).update(
-                f"gemtui needs a terminal of at least {MIN_WIDTH}×{MIN_HEIGHT};"
-                f" this one is {width}×{height}.\n\nMake the window larger"
-                " (your work goes on meanwhile)."
+                f"gemtui needs a terminal of at least {MIN_WIDTH}×{MIN_HEIGHT}; this one is"
+                f" {width}×{height}.\n\nMake the window larger (your work goes on meanwhile)."
             )
 
     def on_mount(self) -> None:
@@ -288,7 +284,7 @@ class MainScreen(PromptExtras, Screen[None]):
             ops.LimitsShown: lambda o: self.usage.show_limits(o.limits),
             ops.StreamEnded: lambda o: self.usage.end_stream(),
             ops.StatusChanged: self._status_changed,
-            ops.ModelCallStarted: lambda o: self.status.model_call_started(),
+            ops.ModelCallStarted: self._call_started,
             ops.TurnEnded: lambda o: self.status.turn_ended(),
             ops.RetryWaitStarted: lambda o: self._count_down(),
             ops.McpViewsStale: self._mcp_views_stale,
@@ -297,6 +293,10 @@ class MainScreen(PromptExtras, Screen[None]):
             ops.BudgetQuestion: lambda o: ask_about_budget(self.app, o.asked, self.transcript),
             ops.WindowChanged: lambda o: self.usage.follow_model(o.context_window, o.priced),
         }
+
+    def _call_started(self, _op: ops.ModelCallStarted) -> None:
+        self.status.model_call_started()
+        self.usage.call_started()
 
     def _streamed(self, op: ops.Streamed) -> None:
         self.usage.record_streamed(op.text)

@@ -100,6 +100,8 @@ class UsagePanel(VerticalScroll, can_focus=False):
         self.priced = False
         self.compressions: list[tuple[int, int]] = []
         self.streamed_chars = 0
+        self.calling = False
+        """A model call is in flight: the live estimate's line is shown (from ~0)."""
         self.last_prompt_tokens = 0
         self.account: AccountStatus | None = None
         """The Google account behind code-assist (its tier and quota), when there is one."""
@@ -128,6 +130,7 @@ class UsagePanel(VerticalScroll, can_focus=False):
         self.per_turn.append(usage.total or usage.input + usage.output + usage.thoughts)
         self.last_prompt_tokens = usage.input
         self.streamed_chars = 0
+        self.calling = False
         self.flush_live()
         if cost is not None:
             self.cost += cost
@@ -159,8 +162,17 @@ class UsagePanel(VerticalScroll, can_focus=False):
     def end_stream(self) -> None:
         """The answer in flight stopped without a usage report (cancelled): drop the
         estimate; the engine reports what the call cost as a turn of its own."""
-        if self.streamed_chars:
+        if self.streamed_chars or self.calling:
             self.streamed_chars = 0
+            self.calling = False
+            self._refresh_numbers()
+
+    def call_started(self) -> None:
+        """A model call began: the estimate's line shows now, from ~0, so the pane is laid
+        out with the prompt's own frame and the first line of the answer draws no layout
+        of the screen (~25 ms of the first line's frame, issue 34)."""
+        if not self.calling:
+            self.calling = True
             self._refresh_numbers()
 
     def expect_price(self, priced: bool) -> None:
@@ -229,7 +241,7 @@ class UsagePanel(VerticalScroll, can_focus=False):
     def _refresh_numbers(self) -> None:
         self._live_stale = False
         live = Content("")
-        if self.streamed_chars:
+        if self.streamed_chars or self.calling:
             # here, not at the top: ``gemtui.wire`` brings pydantic, which the first frame avoids
             from gemtui.wire.token_estimate import tokens_for_chars
 
