@@ -129,3 +129,33 @@ def test_the_warm_up_asks_before_each_slice_and_loads_nothing_after_a_yes(
         check=True,
     )
     assert out.stdout.split("\n")[-2] == expected
+
+
+async def test_the_warm_up_comes_before_the_store_opens(
+    app: GemtuiApp, held_warm_up: HeldWarmUp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first answer's first line needs Rich's Markdown; the first prompt does not need
+    the store (its events wait for it). Opened first, the store (and the UI thread's turn
+    to take it) held the warm-up back until a person had often pressed Enter already."""
+    from gemtui.agent.store_attachment import StoreAttachment
+
+    order: list[str] = []
+    real_open = StoreAttachment.open
+
+    def opened(self: StoreAttachment) -> None:
+        order.append("store")
+        real_open(self)
+
+    monkeypatch.setattr(StoreAttachment, "open", opened)
+    real_warm = markdown_look.warm_markdown
+
+    def warm(busy: Callable[[], bool] = lambda: False) -> bool:
+        order.append("warm")
+        return real_warm(busy)
+
+    monkeypatch.setattr(markdown_look, "warm_markdown", warm)
+    held_warm_up.gate.set()
+    async with app.run_test(size=(120, 30)) as pilot:
+        while app.controller.store is None:
+            await pilot.pause()
+    assert order[:2] == ["warm", "store"]  # (the exit opens it again: a no-op)

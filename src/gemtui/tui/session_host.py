@@ -234,10 +234,7 @@ class SessionController:
         self._show_welcome(reason, back=True)
 
     def _build_session_in_background(self) -> None:
-        """Import and build the engine in a thread once the prompt is on screen.
-
-        Keys typed meanwhile are handled by the UI; a prompt sent meanwhile is queued.
-        """
+        """Build the engine in a thread after the first frame; a prompt sent meanwhile queues."""
         factory = self.session_factory
         if factory is None:
             return
@@ -250,14 +247,16 @@ class SessionController:
                 result = exc
             # awaited there, so the worker ends only once the session is handed over
             self.app.call_from_thread(self._session_built, result)
-            if not isinstance(result, Exception) and result.attachment.opening:
-                result.attachment.open()  # SQLite once handed over: no prompt waits for it
-                with contextlib.suppress(RuntimeError):  # the app ended first: flushed on exit
-                    self.app.call_from_thread(result.attachment.opened)
-            if not isinstance(result, Exception) and not self.queued:  # nobody waits yet
+            if isinstance(result, Exception):
+                return
+            if not self.queued:  # nobody waits yet: the first answer needs it, not the store
                 from gemtui.tui.widgets.markdown_look import warm_markdown
 
                 warm_markdown(lambda: bool(self.queued) or self.turn_running)  # stops at Enter
+            if result.attachment.opening:
+                result.attachment.open()  # SQLite once handed over: no prompt waits for it
+                with contextlib.suppress(RuntimeError):  # the app ended first: flushed on exit
+                    self.app.call_from_thread(result.attachment.opened)
 
         self.app.run_worker(build, thread=True, name="engine-start", group="engine-start")
 
