@@ -303,3 +303,31 @@ async def test_welcome_says_why_a_server_url_cannot_be_used(workspace: Path) -> 
         assert "did not list any model" in said
         assert app.session is None
     assert not user_config_file().exists() or "127.0.0.1:9" not in user_config_file().read_text()
+
+
+async def test_a_failed_turn_ends_the_usage_panes_estimate(workspace: Path) -> None:
+    """A turn that raises sends no ``AgentFinished``: the pane's estimate line, shown from
+    the model call's start, still goes when the failure is said."""
+    from textual.widgets import Static
+
+    from gemtui.tui.view import ops
+
+    session = _session(workspace)
+    app = GemtuiApp(settings=Settings(), session=session, workspace=workspace)
+
+    async def fails(text: str, **_: object) -> None:
+        app.main._apply(ops.ModelCallStarted())  # as the call's TurnStarted draws it
+        raise RuntimeError("the wire broke")
+
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        session.send = fails  # type: ignore[method-assign, assignment]
+        await pilot.press(*"hello", "enter")
+        for _ in range(10_000):  # bounded: the turn's end is a state, not a time
+            if any("The turn failed" in str(n.message) for n in app._notifications):
+                break
+            await pilot.pause()
+        await pilot.pause()
+        numbers = str(app.main.usage.query_one("#usage-numbers", Static).render())
+        assert "streaming" not in numbers
+        assert any("the wire broke" in str(n.message) for n in app._notifications)

@@ -166,3 +166,23 @@ async def test_the_first_streamed_text_lays_nothing_out(tmp_path: Path) -> None:
         usage.flush_live()
         await pilot.pause()
         assert layouts > 0
+
+
+async def test_another_session_shown_drops_the_call_in_flight(tmp_path: Path) -> None:
+    """The front agent changes while its model call is in flight: the pane now shows the
+    other session's figures, without the first one's estimate line (whose end it will
+    never hear of)."""
+    from textual.widgets import Static
+
+    from gemtui.tui.view import ops
+
+    app = _app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        usage = app.main.usage
+        app.main._apply(ops.ModelCallStarted())
+        await pilot.pause()
+        assert "streaming ~0" in str(usage.query_one("#usage-numbers", Static).render())
+        usage.reset()
+        await pilot.pause()
+        assert "streaming" not in str(usage.query_one("#usage-numbers", Static).render())

@@ -45,10 +45,10 @@ def held_warm_up(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldWarmUp]:
     held = HeldWarmUp()
     real = markdown_look.warm_markdown
 
-    def warm(busy: Callable[[], bool] = lambda: False) -> bool:
+    def warm(busy: Callable[[], bool] = lambda: False, *, lexers: bool = True) -> bool:
         held.gate.wait()
         try:
-            held.done.append(real(busy))
+            held.done.append(real(busy, lexers=lexers))
         finally:  # a warm-up that failed still ends the wait
             held.finished.set()
         return held.done[-1]
@@ -153,13 +153,44 @@ async def test_the_warm_up_comes_before_the_store_opens(
     monkeypatch.setattr(StoreAttachment, "open", opened)
     real_warm = markdown_look.warm_markdown
 
-    def warm(busy: Callable[[], bool] = lambda: False) -> bool:
+    def warm(busy: Callable[[], bool] = lambda: False, *, lexers: bool = True) -> bool:
         order.append("warm")
-        return real_warm(busy)
+        return real_warm(busy, lexers=lexers)
 
     monkeypatch.setattr(markdown_look, "warm_markdown", warm)
     held_warm_up.gate.set()
     async with app.run_test(size=(120, 30)) as pilot:
-        while app.controller.store is None:
+        for _ in range(10_000):  # bounded: a store that never opens fails, not hangs
+            if app.controller.store is not None:
+                break
             await pilot.pause()
     assert order[:2] == ["warm", "store"]  # (the exit opens it again: a no-op)
+
+
+async def test_while_the_store_opens_new_and_sessions_wait_for_it(
+    app: GemtuiApp, held_warm_up: HeldWarmUp
+) -> None:
+    """The store opens after the warm-up: meanwhile ``/sessions`` and ``/usage`` say it is
+    opening (not that it failed) and ``/new`` keeps the session instead of opening a
+    second store; once it is open, ``/new`` starts anew."""
+    from gemtui.tui.store_opening import STILL_OPENING
+
+    async with app.run_test(size=(120, 30)) as pilot:
+        while app.session is None or app.controller.session_factory is not None:
+            await pilot.pause()  # handed over; the warm-up (and so the store) waits
+        first = app.session
+        assert app.controller.store is None
+        for command in ("/new", "/sessions", "/usage"):
+            await pilot.press(*command, "enter")
+            await pilot.pause()
+        notes = [str(n.message) for n in app._notifications]
+        assert notes.count(STILL_OPENING) == 3, notes
+        assert app.session is first
+        held_warm_up.gate.set()
+        for _ in range(10_000):  # bounded: a store that never opens fails, not hangs
+            if app.controller.store is not None:
+                break
+            await pilot.pause()
+        await pilot.press(*"/new", "enter")
+        await pilot.pause()
+        assert app.session is not first

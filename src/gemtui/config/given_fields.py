@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic.fields import FieldInfo
 
 from gemtui.errors import FatalConfigError
 
@@ -51,7 +52,7 @@ def validate_given(model: type[M], data: dict[str, Any], path: Path | None) -> M
             known.update(keys)
             key = next((k for k in keys if k in data), None)
             if key is None:
-                values[name] = _default(field.annotation, field.default_factory)
+                values[name] = _default(field)
                 continue
             try:
                 values[name] = _checked(model, name, data[key])
@@ -67,11 +68,14 @@ def validate_given(model: type[M], data: dict[str, Any], path: Path | None) -> M
     return model.model_construct(_fields_set=given, **values)
 
 
-def _default(annotation: Any, factory: Any) -> Any:
-    """A field's default without building a section's validator."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+def _default(field: FieldInfo) -> Any:
+    """A field's default without building a section's validator (a section model's own
+    defaults, unless the field says otherwise)."""
+    annotation = field.annotation
+    plain = field.default_factory is annotation
+    if plain and isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation.model_construct()
-    return factory()
+    return field.get_default(call_default_factory=True, validated_data={})
 
 
 @cache

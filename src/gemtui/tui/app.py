@@ -311,6 +311,8 @@ class GemtuiApp(FindAndCopy):
             log.exception("turn failed")
             if self.raise_errors:
                 raise
+            if self.main.panes_mounted:  # no AgentFinished will end the estimate's line
+                self.main.usage.end_stream()
             self.notify(
                 f"The turn failed: {exc}. The session is kept; you can try again.",
                 severity="error",

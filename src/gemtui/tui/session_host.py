@@ -21,6 +21,7 @@ from gemtui.collector import resume_collector
 from gemtui.config.ui_choice import UiChoice
 from gemtui.modes import ApprovalMode
 from gemtui.tui.screens.main import MainScreen
+from gemtui.tui.store_opening import STILL_OPENING, store_opening
 from gemtui.tui.widgets.status_line import git_branch
 
 if TYPE_CHECKING:
@@ -252,7 +253,8 @@ class SessionController:
             if not self.queued:  # nobody waits yet: the first answer needs it, not the store
                 from gemtui.tui.widgets.markdown_look import warm_markdown
 
-                warm_markdown(lambda: bool(self.queued) or self.turn_running)  # stops at Enter
+                busy = lambda: bool(self.queued) or self.turn_running  # noqa: E731 - stops at Enter
+                warm_markdown(busy, lexers=not result.session.history)
             if result.attachment.opening:
                 result.attachment.open()  # SQLite once handed over: no prompt waits for it
                 with contextlib.suppress(RuntimeError):  # the app ended first: flushed on exit
@@ -410,11 +412,8 @@ class SessionController:
             self.store = None
 
     def resume_session(self, session_id: str) -> None:
-        """Replace the conversation on screen with a saved one, same provider.
-
-        Called once the sessions screen has closed: the main screen, its prompt and its
-        prompt history stay; only the transcript is redrawn from the saved history.
-        """
+        """Replace the conversation on screen with a saved one, same provider (the sessions
+        screen has closed: the prompt and its history stay; the transcript is redrawn)."""
         if self.store is None or self.session is None:
             return
         if self.turn_running:
@@ -430,8 +429,9 @@ class SessionController:
         current one stays saved (``/sessions`` or ``--resume`` brings it back)."""
         if self.session is None:
             return
-        if self.turn_running:
-            self.app.notify("Wait for the turn to finish (or Esc) before starting anew.")
+        if self.turn_running or store_opening(self):  # else a second store would open
+            busy = "Wait for the turn to finish (or Esc) before starting anew."
+            self.app.notify(busy if self.turn_running else STILL_OPENING)
             return
         if self._replace_session(None, "Cannot start a new conversation") is not None:
             self.app.notify("A new conversation; the last one is saved (/sessions).")

@@ -16,6 +16,7 @@ from gemtui.modes import ApprovalMode
 from gemtui.tui import slash_features as features
 from gemtui.tui.slash_skills import skills
 from gemtui.tui.slash_usage import usage
+from gemtui.tui.store_opening import STILL_OPENING, store_opening
 
 if TYPE_CHECKING:
     from gemtui.tui.app_surface import AppSurface
@@ -141,8 +142,8 @@ def _approval_mode(app: AppSurface, arg: str) -> None:
 
 def _sessions(app: AppSurface, arg: str) -> None:
     if app.controller.store is None:
-        if app.controller.session_factory is not None:
-            app.notify("The session store is still opening; try again in a moment.")
+        if store_opening(app.controller):
+            app.notify(STILL_OPENING)
             return
         unavailable = (
             app.controller.assembled.attachment.unavailable if app.controller.assembled else None

@@ -107,7 +107,7 @@ def left_aligned_markdown(source: str, code_theme: str) -> Markdown:
     return _markdown_class()(source, code_theme=code_theme)
 
 
-def warm_markdown(busy: Callable[[], bool] = lambda: False) -> bool:
+def warm_markdown(busy: Callable[[], bool] = lambda: False, *, lexers: bool = True) -> bool:
     """Render a little Markdown off screen, so the first answer's first line does not wait
     for Rich's Markdown to load (its imports and markdown-it's rules: 40-60 ms of CPU
     between the first chunk and the first line). The engine thread calls it once the
@@ -127,6 +127,8 @@ def warm_markdown(busy: Callable[[], bool] = lambda: False) -> bool:
         if busy():
             return False
         step()
+    if not lexers:  # a resumed session's code blocks are being drawn on the UI thread:
+        return True  # Pygments makes a lexer's first instance without a lock
     from pygments.lexers import get_lexer_by_name
 
     for language in _WARM_LEXERS:  # a lexer's rules compile when it is first made (5-50 ms)

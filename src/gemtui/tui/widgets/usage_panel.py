@@ -157,6 +157,7 @@ class UsagePanel(VerticalScroll, can_focus=False):
         self.cost, self.priced = 0.0, False
         self.by_agent.clear()
         self.streamed_chars = self.last_prompt_tokens = 0
+        self.calling = False  # that session's call in flight is not this one's
         self._refresh_numbers()
 
     def end_stream(self) -> None:
