@@ -171,8 +171,8 @@ async def test_while_the_store_opens_new_and_sessions_wait_for_it(
     app: GemtuiApp, held_warm_up: HeldWarmUp
 ) -> None:
     """The store opens after the warm-up: meanwhile ``/sessions`` and ``/usage`` say it is
-    opening (not that it failed) and ``/new`` keeps the session instead of opening a
-    second store; once it is open, ``/new`` starts anew."""
+    opening (not that it failed) and ``/new`` waits for it instead of opening a second
+    store; once it is open, the new conversation starts (into that store)."""
     from gemtui.tui.store_opening import STILL_OPENING
 
     async with app.run_test(size=(120, 30)) as pilot:
@@ -184,13 +184,14 @@ async def test_while_the_store_opens_new_and_sessions_wait_for_it(
             await pilot.press(*command, "enter")
             await pilot.pause()
         notes = [str(n.message) for n in app._notifications]
-        assert notes.count(STILL_OPENING) == 3, notes
+        assert notes.count(STILL_OPENING) == 2, notes
         assert app.session is first
         held_warm_up.gate.set()
         for _ in range(10_000):  # bounded: a store that never opens fails, not hangs
-            if app.controller.store is not None:
+            if app.session is not first:
                 break
             await pilot.pause()
-        await pilot.press(*"/new", "enter")
-        await pilot.pause()
         assert app.session is not first
+        assert app.controller.store is not None
+        assert app.controller.assembled is not None
+        assert app.controller.assembled.store is app.controller.store  # one store

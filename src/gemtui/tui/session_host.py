@@ -21,7 +21,7 @@ from gemtui.collector import resume_collector
 from gemtui.config.ui_choice import UiChoice
 from gemtui.modes import ApprovalMode
 from gemtui.tui.screens.main import MainScreen
-from gemtui.tui.store_opening import STILL_OPENING, store_opening
+from gemtui.tui.store_opening import store_opening
 from gemtui.tui.widgets.status_line import git_branch
 
 if TYPE_CHECKING:
@@ -425,13 +425,14 @@ class SessionController:
             self.app.notify(f"Resumed {built.session.id[:8]} ({count} messages).")
 
     def new_session(self) -> None:
-        """``/new``: a fresh conversation with the same provider, model and mode; the
-        current one stays saved (``/sessions`` or ``--resume`` brings it back)."""
+        """``/new``: a fresh conversation, same provider, model and mode; the last stays saved."""
         if self.session is None:
             return
-        if self.turn_running or store_opening(self):  # else a second store would open
-            busy = "Wait for the turn to finish (or Esc) before starting anew."
-            self.app.notify(busy if self.turn_running else STILL_OPENING)
+        if self.turn_running:
+            self.app.notify("Wait for the turn to finish (or Esc) before starting anew.")
+            return
+        if store_opening(self) and self.assembled is not None:  # one store: anew once open
+            self.assembled.attachment.when_open(self.new_session)
             return
         if self._replace_session(None, "Cannot start a new conversation") is not None:
             self.app.notify("A new conversation; the last one is saved (/sessions).")
