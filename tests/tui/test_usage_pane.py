@@ -4,6 +4,7 @@ there is a trend to show."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from gemtui.bus import events as ev
 from gemtui.tui.widgets.usage_panel import short, sparkline
@@ -106,24 +107,16 @@ async def test_redrawing_the_estimate_lays_nothing_out(tmp_path: Path) -> None:
         usage.record_streamed("x" * 400)
         usage.flush_live()
         await pilot.pause()
-        layouts = 0
-        refresh_layout = app.screen._refresh_layout
-
-        def counted(*args: object, **kwargs: object) -> None:
-            nonlocal layouts
-            layouts += 1
-            refresh_layout(*args, **kwargs)  # type: ignore[arg-type]
-
-        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        layouts = _count_layouts(app)
         for _ in range(5):
             usage.record_streamed("y" * 400)
             usage.flush_live()  # drawn now, as the interval's timer would
             await pilot.pause()
-        assert layouts == 0
+        assert layouts.count == 0
         assert "streaming ~" in str(usage.query_one("#usage-numbers", Static).render())
         usage.record_compression(5_000, 1_000)  # a line more in the notes: laid out
         await pilot.pause()
-        assert layouts > 0
+        assert layouts.count > 0
         assert "compressed 5,000" in str(usage.query_one("#usage-notes", Static).render())
 
 
@@ -140,32 +133,24 @@ async def test_the_first_streamed_text_lays_nothing_out(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         main, usage = app.main, app.main.usage
-        layouts = 0
-        refresh_layout = app.screen._refresh_layout
-
-        def counted(*args: object, **kwargs: object) -> None:
-            nonlocal layouts
-            layouts += 1
-            refresh_layout(*args, **kwargs)  # type: ignore[arg-type]
-
-        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        layouts = _count_layouts(app)
         main._apply(ops.ModelCallStarted())
         await pilot.pause()
         assert "streaming ~0 tokens" in str(usage.query_one("#usage-numbers", Static).render())
-        layouts = 0
+        layouts.count = 0
         main._apply(ops.Streamed("x" * 400))
         usage.flush_live()
         await pilot.pause()
-        assert layouts == 0
+        assert layouts.count == 0
         assert "streaming ~" in str(usage.query_one("#usage-numbers", Static).render())
         usage.end_stream()  # the call ended: the line goes (laid out)
         await pilot.pause()
         assert "streaming" not in str(usage.query_one("#usage-numbers", Static).render())
-        layouts = 0
+        layouts.count = 0
         main._apply(ops.Streamed("x" * 400))  # the control: no call said first
         usage.flush_live()
         await pilot.pause()
-        assert layouts > 0
+        assert layouts.count > 0
 
 
 async def test_another_session_shown_drops_the_call_in_flight(tmp_path: Path) -> None:
@@ -186,3 +171,22 @@ async def test_another_session_shown_drops_the_call_in_flight(tmp_path: Path) ->
         usage.reset()
         await pilot.pause()
         assert "streaming" not in str(usage.query_one("#usage-numbers", Static).render())
+
+
+class _Layouts:
+    """How many times the screen was laid out since ``count`` was last set."""
+
+    count = 0
+
+
+def _count_layouts(app: Any) -> _Layouts:
+    """Count the screen's layouts from now on (each repaints every pane)."""
+    layouts = _Layouts()
+    refresh_layout = app.screen._refresh_layout
+
+    def counted(*args: object, **kwargs: object) -> None:
+        layouts.count += 1
+        refresh_layout(*args, **kwargs)
+
+    app.screen._refresh_layout = counted
+    return layouts
