@@ -5,7 +5,7 @@ built-in tools that was ~25 ms of the engine's start, ahead of the first request
 needs only the schemas (issue 34). ``declared_schemas.json`` holds what
 :func:`~gemtui.tools.params.function_schema` writes for each of them, so a tool's
 validator is built when the tool is first called. A model missing from the file (a tool
-added since, a test's own) is written as before. ``tests/unit/test_declared_schemas.py``
+added since, a test's own) is written as before. ``tests/unit/tools/test_declared_schemas.py``
 proves the file equal to what the models write; after changing a model, write it again:
 ``python -m gemtui.tools.declared_write``.
 """
