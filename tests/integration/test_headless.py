@@ -677,3 +677,18 @@ def test_every_format_keeps_the_turns_of_an_answer_apart(
     assert answers["text"] == "Reading it first.\n\nNow it says hello."
     assert answers["json"] == answers["text"]
     assert answers["stream-json"] == answers["text"]
+
+
+def test_a_headless_prompt_opens_no_early_connection(
+    mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
+) -> None:
+    """The TUI opens its connection while a person types (a bare ``HEAD``); headless
+    sends at once, where an early connection would only race its own request."""
+    write_fast_config(isolated_home)
+    mock_llm_thread.enqueue({"text": "Done."})
+    proc = run_gemtui(
+        ["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert mock_llm_thread.heads == []
+    assert [r.connection for r in mock_llm_thread.requests] == [1]

@@ -16,7 +16,7 @@ from gemtui.agent.session import Session, SessionOptions
 from gemtui.bus.events import AgentFinished, TerminateReason
 from gemtui.config.settings import ProviderSettings, Settings
 from gemtui.testing import MockLLMServer
-from tests.tui.conftest import make_app
+from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages
 
 
@@ -99,3 +99,31 @@ async def test_esc_while_the_groundwork_waits_ends_the_prompt_at_once(
             assert ("user", "hello") in app.main.transcript.messages()  # what was typed stays
     finally:
         server.close()
+
+
+async def test_the_connection_is_open_before_the_prompt_and_carries_it(
+    workspace: Path, mock_llm: MockLLMServer
+) -> None:
+    """While the person types, the session opens its connection to the model's server
+    (a bare ``HEAD /``, no key): Enter then sends on it, without a connect (and, on a
+    real server, without a name lookup or a TLS handshake)."""
+    session = make_session(mock_llm.url, workspace)
+    app = make_app(session, workspace)
+    mock_llm.enqueue({"text": "Connected."})
+    seen = Messages()
+    async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
+        await session.prepare()  # what the app started at hand-over
+        for _ in range(500):
+            if mock_llm.heads:
+                break
+            await pilot.pause()
+        [early] = mock_llm.heads
+        assert not mock_llm.requests, "no API call before the prompt"
+        await pilot.press(*"hello", "enter")
+        await seen.wait_event(AgentFinished)
+    [request] = [r for r in mock_llm.requests if r.path.endswith(":streamGenerateContent")]
+    assert (early.method, early.path, early.query) == ("HEAD", "/", {})
+    assert "x-goog-api-key" not in early.headers and "authorization" not in early.headers
+    assert request.headers["x-goog-api-key"] == "k"
+    assert request.connection == early.connection == 1 == mock_llm.connections
+

@@ -28,15 +28,19 @@ class Groundwork:
         fitted: Callable[[bool], None],
         gathered: Callable[[], None],
         interactive: bool,
+        connect: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         """``fit`` asks whether the model needs the compact prompt (and learns its window);
         ``gather`` reads the environment listing at most that many entries; ``fitted`` and
-        ``gathered`` tell the session, which rebuilds its system instruction."""
+        ``gathered`` tell the session, which rebuilds its system instruction; ``connect``
+        opens the model server's connection beside them (a person types meanwhile)."""
         self._fit = fit
         self._gather = gather
         self._on_fitted = fitted
         self._on_gathered = gathered
         self._interactive = interactive
+        self._connect = connect
+        self._connecting: asyncio.Task[None] | None = None
         self.compact: bool | None = None
         """Whether tools get the compact description (and the compact core prompt);
         None until the model's window is known."""
@@ -60,7 +64,8 @@ class Groundwork:
         return task
 
     def redo(self) -> None:
-        """The window found belongs to another model or provider: find it again."""
+        """The window found belongs to another model or provider: find it again (and
+        connect to it)."""
         self.compact = None
         self._fitted.clear()
         self.stop()
@@ -80,6 +85,8 @@ class Groundwork:
         await asyncio.shield(task)  # headless waits for all; a failure is raised here
 
     async def _run(self) -> None:
+        if self._connect is not None and self._connecting is None:
+            self._connecting = asyncio.ensure_future(self._connect())
         if self.compact is None:
             self.compact = await self._fit()
             self._on_fitted(self.compact)
@@ -94,6 +101,9 @@ class Groundwork:
     def stop(self) -> None:
         """Stop it if still running (the session is being replaced or closed)."""
         task, self._task = self._task, None
+        connecting, self._connecting = self._connecting, None
+        if connecting is not None:
+            connecting.cancel()
         if task is not None and not task.done():
             task.cancel()
         elif task is not None and not task.cancelled():

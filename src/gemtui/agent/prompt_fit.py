@@ -19,7 +19,7 @@ from gemtui.providers.tool_guidance import wants_compact
 if TYPE_CHECKING:
     from gemtui.agent.provider_choice import ResolvedProvider
 
-__all__ = ["fit_prompt", "generator_chain"]
+__all__ = ["fit_prompt", "generator_chain", "preconnect"]
 
 
 def generator_chain(generator: ContentGenerator) -> Iterator[object]:
@@ -28,6 +28,15 @@ def generator_chain(generator: ContentGenerator) -> Iterator[object]:
     while seen is not None:
         yield seen
         seen = getattr(seen, "inner", None)
+
+
+async def preconnect(provider: ResolvedProvider) -> None:
+    """Open the connection to the provider's server before the first prompt needs it."""
+    for gen in generator_chain(provider.generator):
+        connect = getattr(gen, "preconnect", None)
+        if connect is not None:
+            await connect()
+            return
 
 
 async def fit_prompt(provider: ResolvedProvider, model: str, watch_loops: bool = False) -> bool:

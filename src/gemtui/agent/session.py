@@ -21,7 +21,7 @@ from gemtui.agent.groundwork import Groundwork
 from gemtui.agent.output_cap import session_bound
 from gemtui.agent.prices import price_book, price_for
 from gemtui.agent.prompt import build_system_instruction, load_core_override
-from gemtui.agent.prompt_fit import fit_prompt
+from gemtui.agent.prompt_fit import fit_prompt, preconnect
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
 from gemtui.agent.rate_limit_watch import RateLimitWatch
 from gemtui.agent.session_extensions import (
@@ -199,6 +199,7 @@ class Session:
             fitted=self._fitted,
             gathered=self._instruct,
             interactive=options.interactive,
+            connect=(lambda: preconnect(self.provider)) if options.interactive else None,
         )
         self._core_override = load_core_override(settings.prompt.system_file, self.workspace.root)
         """The person's own core prompt (``GEMINI_SYSTEM_MD``, ``[prompt] system_file``)."""

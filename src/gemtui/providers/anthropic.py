@@ -26,7 +26,7 @@ from gemtui.providers.convert_anthropic import (
     to_anthropic_request,
 )
 from gemtui.providers.convert_openai import make_response
-from gemtui.providers.http import get_json, open_stream, post_json
+from gemtui.providers.http import Preconnects, get_json, open_stream, post_json
 from gemtui.providers.part_runs import stream_parts
 from gemtui.providers.rate_limits import RateLimitListener, rate_limits_from_headers
 from gemtui.providers.sse import parse_json
@@ -56,7 +56,7 @@ def supports_thinking(model: str) -> bool:
     return major >= 4 or (major == 3 and minor == 7)
 
 
-class AnthropicGenerator:
+class AnthropicGenerator(Preconnects):
     """ContentGenerator over ``{base}/v1/messages``."""
 
     capabilities = Capabilities(keeps_thought_text=True, images=True)

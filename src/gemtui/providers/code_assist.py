@@ -27,7 +27,7 @@ from gemtui.errors import (
 )
 from gemtui.providers.base import Capabilities
 from gemtui.providers.gemini import gemini_body
-from gemtui.providers.http import get_json, open_stream, post_json
+from gemtui.providers.http import Preconnects, get_json, open_stream, post_json
 from gemtui.providers.rate_limits import fraction
 from gemtui.providers.sse import frame_text, iter_sse_data, malformed
 from gemtui.wire import (
@@ -92,7 +92,7 @@ class CodeAssistAccount:
     notes: list[str] = field(default_factory=list)
 
 
-class CodeAssistGenerator:
+class CodeAssistGenerator(Preconnects):
     """ContentGenerator over ``{endpoint}/v1internal:{method}`` with the Code Assist envelope."""
 
     name = "code-assist"

@@ -15,7 +15,7 @@ import httpx
 from gemtui.errors import TransportError
 from gemtui.providers.base import Capabilities
 from gemtui.providers.gemini_frames import is_answer_text, parse_frames
-from gemtui.providers.http import get_json, open_stream, post_json
+from gemtui.providers.http import Preconnects, get_json, open_stream, post_json
 from gemtui.providers.sse import read_frames_ahead
 from gemtui.wire import (
     Content,
@@ -43,7 +43,7 @@ def gemini_body(request: GenerateContentRequest) -> dict[str, Any]:
     return body
 
 
-class GeminiGenerator:
+class GeminiGenerator(Preconnects):
     """ContentGenerator over ``/v1beta/models/{model}:…``."""
 
     name = "gemini"

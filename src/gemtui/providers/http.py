@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import platform
 import sys
@@ -20,7 +21,16 @@ from gemtui.errors import (
 )
 from gemtui.providers.tls_prefetch import take_prefetched_tls
 
-__all__ = ["DEFAULT_TIMEOUT", "USER_AGENT", "get_json", "make_client", "open_stream", "post_json"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "USER_AGENT",
+    "Preconnects",
+    "get_json",
+    "make_client",
+    "open_stream",
+    "post_json",
+    "preconnect",
+]
 
 USER_AGENT = f"gemtui/{__version__} ({sys.platform}; {platform.machine() or 'unknown'})"
 """Names gemtui, its version, the platform and the arch (Code Assist asks clients to)."""
@@ -94,6 +104,33 @@ async def open_stream(
             yield response
     except httpx.TransportError as exc:
         raise _transport_error(exc, url) from exc
+
+
+PRECONNECT_TIMEOUT = httpx.Timeout(5.0)
+"""A server that does not answer a bare ``HEAD`` soon is left alone: the request connects."""
+
+
+async def preconnect(client: httpx.AsyncClient, url: str) -> None:
+    """Open the connection a first request will reuse (name lookup, TCP, TLS, and the
+    client's own first-use work) while the person still types: ``HEAD`` on the server's
+    root, with no credentials, its answer read and ignored. Every failure is quiet (the
+    request then connects itself, as before); a server that answers a ``HEAD`` with a
+    body leaves a readable socket, which httpx drops instead of reusing."""
+    where = httpx.URL(url)
+    root = httpx.URL(scheme=where.scheme, host=where.host, port=where.port, path="/")
+    with contextlib.suppress(httpx.HTTPError, OSError):
+        await client.head(root, timeout=PRECONNECT_TIMEOUT)
+
+
+class Preconnects:
+    """Adapters with one client and one base URL: ``preconnect`` warms that server."""
+
+    _client: httpx.AsyncClient
+    _base: str
+
+    async def preconnect(self) -> None:
+        """See ``preconnect``: the session's groundwork calls it before the first prompt."""
+        await preconnect(self._client, self._base)
 
 
 def _host(url: str) -> str:

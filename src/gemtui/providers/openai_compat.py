@@ -25,7 +25,7 @@ from gemtui.providers.convert_openai import (
     make_response,
     to_openai_request,
 )
-from gemtui.providers.http import get_json, open_stream, post_json
+from gemtui.providers.http import Preconnects, get_json, open_stream, post_json
 from gemtui.providers.model_family import no_think_switch, opens_thought_in_prompt, with_no_think
 from gemtui.providers.part_runs import stream_parts
 from gemtui.providers.rate_limits import RateLimitListener, rate_limits_from_headers
@@ -39,7 +39,7 @@ __all__ = ["DEFAULT_OPENAI_BASE_URL", "OpenAICompatGenerator"]
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 
 
-class OpenAICompatGenerator:
+class OpenAICompatGenerator(Preconnects):
     """ContentGenerator over ``{base}/chat/completions``."""
 
     def __init__(

@@ -31,6 +31,8 @@ class RecordedRequest:
     json: Any = None
     received_at: float = field(default_factory=time.monotonic)
     """``time.monotonic()`` when the whole request had been read (benchmarks use it)."""
+    connection: int = 0
+    """Which of the server's connections carried it (1 for the first; 0: not counted)."""
 
 
 def chunked(data: bytes) -> bytes:

@@ -75,6 +75,10 @@ class MockLLMServer:
         self.loop = loop
         self.host = host
         self.requests: list[RecordedRequest] = []
+        self.heads: list[RecordedRequest] = []
+        """``HEAD`` requests: a client opening its connection early, not API calls."""
+        self.connections = 0
+        """Connections accepted so far (each request names its own: ``connection``)."""
         self._port = port
         self._lock = threading.Lock()
         self._steps: list[Step] = []
@@ -229,11 +233,19 @@ class MockLLMServer:
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         # drain() then waits until each frame is handed to the kernel: flush per frame.
         writer.transport.set_write_buffer_limits(high=0)
+        self.connections += 1
+        number = self.connections
         try:
             while True:
                 req = await read_request(reader)
                 if req is None:
                     break
+                req.connection = number
+                if req.method == "HEAD":  # as Google's front ends: no such page, no body
+                    self.heads.append(req)
+                    writer.write(head(404, [("Content-Length", "0")]))
+                    await writer.drain()
+                    continue
                 self.requests.append(req)
                 try:
                     keep = await self._dispatch(req, writer)
