@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import queue
 import subprocess
 import sys
 import threading
@@ -189,3 +190,59 @@ def test_the_store_modules_load_after_the_build_at_a_screen(
         env=env,
     )
     assert out.stdout.split("\n")[-2] == loaded
+
+
+async def test_a_first_prompt_on_its_way_opens_the_store_only_after_its_turn(
+    app: GemtuiApp, mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite's open and schema check share the interpreter with the request and the first
+    lines: when the engine's thread comes to open the store while a first prompt is under
+    way, it waits for that turn's end. What the engine's thread does next is recorded in
+    order, so the control (opening at once) shows as "opened" before "waits"."""
+    from gemtui.agent import store_attachment
+    from gemtui.tui import store_opening
+    from gemtui.tui.widgets import markdown_look
+
+    monkeypatch.setattr(store_opening, "TURN_WAIT", 600.0)  # only the turn's end opens it
+    typed = threading.Event()
+    next_step: queue.Queue[str] = queue.Queue()
+
+    def warm(busy: object, *, lexers: bool = True) -> bool:  # ends once the prompt is sent
+        typed.wait()
+        return False
+
+    real = store_attachment.attach_store
+
+    def attach(*args: object, **kwargs: object) -> StoreAttachment:
+        if threading.current_thread() is not threading.main_thread():
+            next_step.put("opened")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    class TurnOver(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            next_step.put("waits")
+            return super().wait(timeout)
+
+    monkeypatch.setattr(markdown_look, "warm_markdown", warm)
+    monkeypatch.setattr(store_attachment, "attach_store", attach)
+    app.controller.first_turn_over = TurnOver()
+    mock_llm.enqueue({"text": "First answer.", "fault": "hold", "after_chunks": 1})
+    seen = Messages()
+    async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
+        while app.session is None:
+            await pilot.pause()
+        await pilot.press(*"hello", "enter")
+        while not mock_llm.requests:
+            await pilot.pause()
+        typed.set()
+        assert await asyncio.to_thread(next_step.get) == "waits"
+        assert app.controller.store is None
+        mock_llm.release()
+        await seen.wait_event(AgentFinished)
+        assert await asyncio.to_thread(next_step.get) == "opened"
+        while app.controller.store is None:
+            await pilot.pause()
+        assert app.session is not None
+        history, _agents = _saved(app.session.id, workspace)
+        assert history == [("user", "hello"), ("model", "First answer.")]
+    app.close_store()

@@ -123,7 +123,7 @@ async def test_the_connection_is_open_before_the_prompt_and_carries_it(
         await seen.wait_event(AgentFinished)
     [request] = [r for r in mock_llm.requests if r.path.endswith(":streamGenerateContent")]
     assert (early.method, early.path, early.query) == ("HEAD", "/", {})
-    assert "x-goog-api-key" not in early.headers and "authorization" not in early.headers
+    assert "x-goog-api-key" not in early.headers
+    assert "authorization" not in early.headers
     assert request.headers["x-goog-api-key"] == "k"
     assert request.connection == early.connection == 1 == mock_llm.connections
-

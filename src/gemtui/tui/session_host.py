@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +22,7 @@ from gemtui.collector import resume_collector
 from gemtui.config.ui_choice import UiChoice
 from gemtui.modes import ApprovalMode
 from gemtui.tui.screens.main import MainScreen
-from gemtui.tui.store_opening import store_opening
+from gemtui.tui.store_opening import open_store_when_quiet, store_opening
 from gemtui.tui.widgets.status_line import git_branch
 
 if TYPE_CHECKING:
@@ -87,6 +88,7 @@ class SessionController:
         self.queued: deque[str] = deque()
         """Prompts typed while a turn runs (or the engine starts), sent in order."""
         self.turn_running = False
+        self.first_turn_over = threading.Event()  # set by every turn's end (the store waits)
         self.startup_notice: str | None = None
         """Shown once the app is up (e.g. a flag that is not supported yet)."""
         self.trust = trust
@@ -116,8 +118,7 @@ class SessionController:
         self.app.set_class(not self.app.ui.show_usage, "-hide-usage")
 
     def app_mounted(self) -> None:
-        """The app is mounted: show the notices, then start the engine, ask about trust
-        or open the welcome screen."""
+        """The app is mounted: notices, then the engine, the trust question or the welcome."""
         self._apply_view_settings()
         if self.startup_notice:
             self.app.notify(self.startup_notice, severity="warning", timeout=8)
@@ -250,13 +251,13 @@ class SessionController:
             self.app.call_from_thread(self._session_built, result)
             if isinstance(result, Exception):
                 return
+            busy = lambda: bool(self.queued) or self.turn_running  # noqa: E731 - stops at Enter
             if not self.queued:  # nobody waits yet: the first answer needs it, not the store
                 from gemtui.tui.widgets.markdown_look import warm_markdown
 
-                busy = lambda: bool(self.queued) or self.turn_running  # noqa: E731 - stops at Enter
                 warm_markdown(busy, lexers=not result.session.history)
-            if result.attachment.opening:
-                result.attachment.open()  # SQLite once handed over: no prompt waits for it
+            if result.attachment.opening:  # SQLite once handed over: no prompt waits for it
+                open_store_when_quiet(result.attachment, busy, self.first_turn_over)
                 with contextlib.suppress(RuntimeError):  # the app ended first: flushed on exit
                     self.app.call_from_thread(result.attachment.opened)
 
@@ -397,11 +398,10 @@ class SessionController:
         if session is None or store is None or not session.history:
             return None
         try:
-            if store.get(session.id) is None:
-                return None
+            saved = store.get(session.id) is not None
         except Exception:  # the store may be gone by now: no hint beats a wrong one
-            return None
-        return f"To continue this session: gemtui --resume {session.id}"
+            saved = False
+        return f"To continue this session: gemtui --resume {session.id}" if saved else None
 
     def close_store(self) -> None:
         """Persist what is left of the session and close the store (on exit)."""
