@@ -203,8 +203,7 @@ class Session:
         )
         self._core_override = load_core_override(settings.prompt.system_file, self.workspace.root)
         """The person's own core prompt (``GEMINI_SYSTEM_MD``, ``[prompt] system_file``)."""
-        self._prompted = False
-        """A prompt was sent: a model chosen later keeps the groundwork (as it always did)."""
+        self._prompted = False  # a prompt was sent: a model chosen later keeps the groundwork
         self.chat = Chat(
             provider.generator,
             model=parts.start_model(provider),

@@ -75,10 +75,8 @@ class MockLLMServer:
         self.loop = loop
         self.host = host
         self.requests: list[RecordedRequest] = []
-        self.heads: list[RecordedRequest] = []
-        """``HEAD`` requests: a client opening its connection early, not API calls."""
-        self.connections = 0
-        """Connections accepted so far (each request names its own: ``connection``)."""
+        self.heads: list[RecordedRequest] = []  # a client connecting early: not API calls
+        self.connections = 0  # accepted so far (each request names its own: ``connection``)
         self._port = port
         self._lock = threading.Lock()
         self._steps: list[Step] = []
