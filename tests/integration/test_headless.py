@@ -682,7 +682,7 @@ def test_every_format_keeps_the_turns_of_an_answer_apart(
 def test_a_headless_prompt_opens_no_early_connection(
     mock_llm_thread: MockLLMServer, isolated_home: Path, workspace: Path
 ) -> None:
-    """The TUI opens its connection while a person types (a bare ``HEAD``); headless
+    """The TUI opens its connection while a person types (``providers.http.preconnect``); headless
     sends at once, where an early connection would only race its own request."""
     write_fast_config(isolated_home)
     mock_llm_thread.enqueue({"text": "Done."})
@@ -690,5 +690,5 @@ def test_a_headless_prompt_opens_no_early_connection(
         ["-p", "hi"], env=gemtui_env(isolated_home, mock_llm_thread.url), cwd=workspace
     )
     assert proc.returncode == 0, proc.stderr
-    assert mock_llm_thread.heads == []
+    assert mock_llm_thread.early == []
     assert [r.connection for r in mock_llm_thread.requests] == [1]

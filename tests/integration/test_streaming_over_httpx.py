@@ -23,7 +23,13 @@ import pytest
 import trustme
 
 from gemtui.errors import ApiError, TransportError
-from gemtui.providers.http import make_client, open_stream
+from gemtui.providers.http import (
+    PRECONNECT_PATH,
+    PRECONNECT_READ_LIMIT,
+    make_client,
+    open_stream,
+    preconnect,
+)
 from gemtui.testing.mock_http import RecordedRequest, chunked, head, read_request
 
 Handler = Callable[
@@ -361,3 +367,59 @@ async def test_a_host_named_in_no_proxy_is_asked_directly(
         assert await _body(client, _url(model)) == b"".join(FRAMES)
         assert (len(model.requests), len(proxy.requests)) == (1, 1)
         await client.aclose()
+
+
+def _early_then_sse(early_body: bytes) -> Handler:
+    """Answers the early connection's ``GET`` with a 404 carrying ``early_body``, then SSE."""
+
+    async def answer(
+        request: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int
+    ) -> bool:
+        if request.path == PRECONNECT_PATH:
+            length = (("content-length", str(len(early_body))),)
+            writer.write(head(404, length) + early_body)
+            await writer.drain()
+            return True
+        return await _sse(request, reader, writer, n)
+
+    return answer
+
+
+async def test_the_early_connection_carries_the_first_stream() -> None:
+    client = make_client()
+    async with _serving(_early_then_sse(b"Not Found")) as server:
+        await preconnect(client, _url(server))
+        assert await _body(client, _url(server)) == b"".join(FRAMES)
+        [(first, early), (second, stream)] = server.requests
+        assert (early.method, early.path, "authorization" in early.headers) == (
+            "GET",
+            PRECONNECT_PATH,
+            False,
+        )
+        assert (first, second, stream.json) == (1, 1, {"q": 1})
+    await client.aclose()
+
+
+async def test_an_early_answer_too_long_to_read_is_dropped_and_the_stream_connects() -> None:
+    """A server whose answer to the early request does not end soon (a catch-all page)
+    is not read to its end: that connection closes, the stream opens its own, once."""
+    client = make_client()
+    async with _serving(_early_then_sse(b"x" * (PRECONNECT_READ_LIMIT * 4))) as server:
+        await preconnect(client, _url(server))
+        assert await _body(client, _url(server)) == b"".join(FRAMES)
+        assert [n for n, _ in server.requests] == [1, 2]
+        assert server.connections == 2
+    await client.aclose()
+
+
+async def test_an_early_connection_to_nothing_is_quiet() -> None:
+    """Nothing listens: the early request fails without a word (the prompt then says so)."""
+    listener = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    listener.close()
+    await listener.wait_closed()
+    client = make_client()
+    await preconnect(client, f"http://127.0.0.1:{port}/v1")
+    with pytest.raises(TransportError):
+        await _body(client, f"http://127.0.0.1:{port}/v1/stream")
+    await client.aclose()

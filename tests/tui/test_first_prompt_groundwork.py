@@ -15,6 +15,7 @@ from gemtui.agent.provider_choice import resolve_provider
 from gemtui.agent.session import Session, SessionOptions
 from gemtui.bus.events import AgentFinished, TerminateReason
 from gemtui.config.settings import ProviderSettings, Settings
+from gemtui.providers.http import PRECONNECT_PATH
 from gemtui.testing import MockLLMServer
 from tests.tui.conftest import make_app, make_session
 from tests.tui.helpers import Messages
@@ -105,7 +106,7 @@ async def test_the_connection_is_open_before_the_prompt_and_carries_it(
     workspace: Path, mock_llm: MockLLMServer
 ) -> None:
     """While the person types, the session opens its connection to the model's server
-    (a bare ``HEAD /``, no key): Enter then sends on it, without a connect (and, on a
+    (a ``GET`` of a page no server has, no key): Enter then sends on it, without a connect (and, on a
     real server, without a name lookup or a TLS handshake)."""
     session = make_session(mock_llm.url, workspace)
     app = make_app(session, workspace)
@@ -114,15 +115,15 @@ async def test_the_connection_is_open_before_the_prompt_and_carries_it(
     async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
         await session.prepare()  # what the app started at hand-over
         for _ in range(500):
-            if mock_llm.heads:
+            if mock_llm.early:
                 break
             await pilot.pause()
-        [early] = mock_llm.heads
+        [early] = mock_llm.early
         assert not mock_llm.requests, "no API call before the prompt"
         await pilot.press(*"hello", "enter")
         await seen.wait_event(AgentFinished)
     [request] = [r for r in mock_llm.requests if r.path.endswith(":streamGenerateContent")]
-    assert (early.method, early.path, early.query) == ("HEAD", "/", {})
+    assert (early.method, early.path, early.query) == ("GET", PRECONNECT_PATH, {})
     assert "x-goog-api-key" not in early.headers
     assert "authorization" not in early.headers
     assert request.headers["x-goog-api-key"] == "k"

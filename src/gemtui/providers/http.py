@@ -106,20 +106,31 @@ async def open_stream(
         raise _transport_error(exc, url) from exc
 
 
+PRECONNECT_PATH = "/gemtui-preconnect"
+"""What the early request asks for: no server has it, every server says so in a few bytes
+(a path of its own, not ``/``: llama.cpp serves its web page there)."""
 PRECONNECT_TIMEOUT = httpx.Timeout(5.0)
-"""A server that does not answer a bare ``HEAD`` soon is left alone: the request connects."""
+"""A server that does not answer soon is left alone: the request connects itself."""
+PRECONNECT_READ_LIMIT = 64 * 1024
+"""Past this much answer the connection is dropped, not read on (then nothing is reused)."""
 
 
 async def preconnect(client: httpx.AsyncClient, url: str) -> None:
     """Open the connection a first request will reuse (name lookup, TCP, TLS, and the
-    client's own first-use work) while the person still types: ``HEAD`` on the server's
-    root, with no credentials, its answer read and ignored. Every failure is quiet (the
-    request then connects itself, as before); a server that answers a ``HEAD`` with a
-    body leaves a readable socket, which httpx drops instead of reusing."""
+    client's own first-use work) while the person still types: a ``GET`` of a path no
+    server has, with no credentials, its small answer read to the end so the connection
+    goes back to the pool clean. Not ``HEAD``: a server that answers one with a body
+    (the peer harness's mock does) leaves bytes that the next answer would be read
+    after, failing a paid request. Every failure is quiet (the request connects)."""
     where = httpx.URL(url)
-    root = httpx.URL(scheme=where.scheme, host=where.host, port=where.port, path="/")
+    early = httpx.URL(scheme=where.scheme, host=where.host, port=where.port, path=PRECONNECT_PATH)
     with contextlib.suppress(httpx.HTTPError, OSError):
-        await client.head(root, timeout=PRECONNECT_TIMEOUT)
+        async with client.stream("GET", early, timeout=PRECONNECT_TIMEOUT) as response:
+            read = 0
+            async for chunk in response.aiter_raw():
+                read += len(chunk)
+                if read > PRECONNECT_READ_LIMIT:
+                    break  # closed, not pooled: the request opens its own
 
 
 class Preconnects:

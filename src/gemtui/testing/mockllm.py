@@ -51,6 +51,7 @@ _VERTEX = re.compile(
 )
 _CUT_FAULTS = frozenset({"reset_after", "cut_mid_frame", "stall", "hold"})
 _EXHAUSTED = "mock script exhausted"
+_PRECONNECT = "/gemtui-preconnect"  # gemtui's early connection (providers.http): not an API call
 _FLOOD_BLOCK = 1 << 16
 
 
@@ -75,7 +76,7 @@ class MockLLMServer:
         self.loop = loop
         self.host = host
         self.requests: list[RecordedRequest] = []
-        self.heads: list[RecordedRequest] = []  # a client connecting early: not API calls
+        self.early: list[RecordedRequest] = []  # a client connecting early: not API calls
         self.connections = 0  # accepted so far (each request names its own: ``connection``)
         self._port = port
         self._lock = threading.Lock()
@@ -239,10 +240,9 @@ class MockLLMServer:
                 if req is None:
                     break
                 req.connection = number
-                if req.method == "HEAD":  # as Google's front ends: no such page, no body
-                    self.heads.append(req)
-                    writer.write(head(404, [("Content-Length", "0")]))
-                    await writer.drain()
+                if req.path == _PRECONNECT:  # a client connecting early: no such page
+                    self.early.append(req)
+                    await self._send_bytes(writer, 404, b"Not Found")
                     continue
                 self.requests.append(req)
                 try:
