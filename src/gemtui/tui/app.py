@@ -320,7 +320,7 @@ class GemtuiApp(FindAndCopy):
             )
         finally:
             self.turn_running = False
-            self.controller.first_turn_over.set()
+            self.call_after_refresh(self.controller.first_turn_over.set)  # its last lines shown
             if self.desk is not None:  # the front agent's own prompt ended: recount
                 self.desk.show_counts()
             if self.queued:
