@@ -423,3 +423,22 @@ async def test_an_early_connection_to_nothing_is_quiet() -> None:
     with pytest.raises(TransportError):
         await _body(client, f"http://127.0.0.1:{port}/v1/stream")
     await client.aclose()
+
+
+@pytest.mark.parametrize(("idle", "connections"), [(50.0, 1), (70.0, 2)])
+async def test_the_early_connection_waits_a_minute_for_the_first_prompt(
+    monkeypatch: pytest.MonkeyPatch, idle: float, connections: int
+) -> None:
+    """A person takes longer than httpx's 5 s to type a first prompt: the connection
+    opened for it is kept idle for a minute (the clock httpx reads is moved on, not
+    waited out); past that it is closed and the stream opens its own."""
+    from httpcore._async import http11
+
+    client = make_client()
+    async with _serving(_early_then_sse(b"Not Found")) as server:
+        await preconnect(client, _url(server))
+        now = http11.time.monotonic() + idle
+        monkeypatch.setattr(http11.time, "monotonic", lambda: now)
+        assert await _body(client, _url(server)) == b"".join(FRAMES)
+        assert server.connections == connections
+    await client.aclose()

@@ -192,57 +192,97 @@ def test_the_store_modules_load_after_the_build_at_a_screen(
     assert out.stdout.split("\n")[-2] == loaded
 
 
-async def test_a_first_prompt_on_its_way_opens_the_store_only_after_its_turn(
-    app: GemtuiApp, mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """SQLite's open and schema check share the interpreter with the request and the first
-    lines: when the engine's thread comes to open the store while a first prompt is under
-    way, it waits for that turn's end. What the engine's thread does next is recorded in
-    order, so the control (opening at once) shows as "opened" before "waits"."""
+@dataclass
+class EngineSteps:
+    """What the engine's thread does after the hand-over, in order ("waits" for the
+    first turn, "opened" the store); its Markdown warm-up ends once ``typed`` is set."""
+
+    typed: threading.Event = field(default_factory=threading.Event)
+    next: queue.Queue[str] = field(default_factory=queue.Queue)
+
+    async def step(self) -> str:
+        return await asyncio.to_thread(self.next.get, timeout=60)
+
+
+@pytest.fixture
+def engine_steps(app: GemtuiApp, monkeypatch: pytest.MonkeyPatch) -> EngineSteps:
     from gemtui.agent import store_attachment
     from gemtui.tui import store_opening
     from gemtui.tui.widgets import markdown_look
 
-    monkeypatch.setattr(store_opening, "TURN_WAIT", 600.0)  # only the turn's end opens it
-    typed = threading.Event()
-    next_step: queue.Queue[str] = queue.Queue()
+    steps = EngineSteps()
+    monkeypatch.setattr(store_opening, "TURN_WAIT", 3600.0)  # only the turn's end opens it
 
-    def warm(busy: object, *, lexers: bool = True) -> bool:  # ends once the prompt is sent
-        typed.wait()
+    def warm(busy: object, *, lexers: bool = True) -> bool:
+        steps.typed.wait()
         return False
 
     real = store_attachment.attach_store
 
     def attach(*args: object, **kwargs: object) -> StoreAttachment:
         if threading.current_thread() is not threading.main_thread():
-            next_step.put("opened")
+            steps.next.put("opened")
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     class TurnOver(threading.Event):
         def wait(self, timeout: float | None = None) -> bool:
-            next_step.put("waits")
+            steps.next.put("waits")
             return super().wait(timeout)
 
     monkeypatch.setattr(markdown_look, "warm_markdown", warm)
     monkeypatch.setattr(store_attachment, "attach_store", attach)
     app.controller.first_turn_over = TurnOver()
+    return steps
+
+
+async def _prompt_under_way(app: GemtuiApp, pilot: Pilot[int], mock: MockLLMServer) -> None:
+    while app.session is None:
+        await pilot.pause()
+    await pilot.press(*"hello", "enter")
+    while not mock.requests:
+        await pilot.pause()
+
+
+async def test_a_first_prompt_on_its_way_opens_the_store_only_after_its_turn(
+    app: GemtuiApp, mock_llm: MockLLMServer, workspace: Path, engine_steps: EngineSteps
+) -> None:
+    """SQLite's open and schema check share the interpreter with the request and the first
+    lines: when the engine's thread comes to open the store while a first prompt is under
+    way, it waits for that turn's end. The control (opening at once) shows as "opened"
+    before "waits"."""
     mock_llm.enqueue({"text": "First answer.", "fault": "hold", "after_chunks": 1})
     seen = Messages()
     async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
-        while app.session is None:
-            await pilot.pause()
-        await pilot.press(*"hello", "enter")
-        while not mock_llm.requests:
-            await pilot.pause()
-        typed.set()
-        assert await asyncio.to_thread(next_step.get) == "waits"
+        await _prompt_under_way(app, pilot, mock_llm)
+        engine_steps.typed.set()
+        assert await engine_steps.step() == "waits"
         assert app.controller.store is None
         mock_llm.release()
         await seen.wait_event(AgentFinished)
-        assert await asyncio.to_thread(next_step.get) == "opened"
+        assert await engine_steps.step() == "opened"
         while app.controller.store is None:
             await pilot.pause()
         assert app.session is not None
         history, _agents = _saved(app.session.id, workspace)
         assert history == [("user", "hello"), ("model", "First answer.")]
     app.close_store()
+
+
+async def test_quitting_while_the_store_waits_for_the_first_turn_loses_nothing(
+    app: GemtuiApp, mock_llm: MockLLMServer, workspace: Path, engine_steps: EngineSteps
+) -> None:
+    """Quitting mid-answer does not wait for a turn that will never end (the wait is an
+    hour here: an exit that waited would time the test out), and the prompt is saved."""
+    mock_llm.enqueue({"text": "Never finished.", "fault": "hold", "after_chunks": 0})
+    async with app.run_test(size=(120, 30)) as pilot:
+        await _prompt_under_way(app, pilot, mock_llm)
+        engine_steps.typed.set()
+        assert await engine_steps.step() == "waits"
+        assert app.session is not None
+        session_id = app.session.id
+        app.exit()
+    assert await engine_steps.step() == "opened"  # the wait ended with the app
+    app.close_store()  # as ``launch_tui`` does after the app ends
+    mock_llm.release()
+    history, _agents = _saved(session_id, workspace)
+    assert history[0] == ("user", "hello")

@@ -113,11 +113,7 @@ async def test_the_connection_is_open_before_the_prompt_and_carries_it(
     mock_llm.enqueue({"text": "Connected."})
     seen = Messages()
     async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
-        await session.prepare()  # what the app started at hand-over
-        for _ in range(500):
-            if mock_llm.early:
-                break
-            await pilot.pause()
+        await session.prepare()  # what the app started at hand-over: done once connected
         [early] = mock_llm.early
         assert not mock_llm.requests, "no API call before the prompt"
         await pilot.press(*"hello", "enter")
@@ -128,3 +124,20 @@ async def test_the_connection_is_open_before_the_prompt_and_carries_it(
     assert "authorization" not in early.headers
     assert request.headers["x-goog-api-key"] == "k"
     assert request.connection == early.connection == 1 == mock_llm.connections
+
+
+async def test_a_prompt_sent_as_the_connection_opens_waits_for_it(
+    workspace: Path, mock_llm: MockLLMServer
+) -> None:
+    """A prompt queued while the engine started is sent the moment it is handed over,
+    while the early connection is still being opened: it goes on that connection, not on
+    a second one of its own."""
+    session = make_session(mock_llm.url, workspace)
+    mock_llm.enqueue({"text": "One connection."})
+    session.prepare()
+    finished = await session.send("hello")
+    assert finished.reason is TerminateReason.GOAL
+    [early] = mock_llm.early
+    [request] = mock_llm.requests
+    assert request.connection == early.connection == 1 == mock_llm.connections
+    await session.aclose()

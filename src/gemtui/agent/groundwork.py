@@ -14,7 +14,11 @@ from collections.abc import Awaitable, Callable
 from gemtui.agent.environment_context import COMPACT_LISTING
 from gemtui.tools.offload import run_off_loop
 
-__all__ = ["Groundwork"]
+__all__ = ["CONNECT_WAIT", "Groundwork"]
+
+CONNECT_WAIT = 5.0
+"""Seconds a first request waits for the connection being opened for it, at most (a
+server that takes longer to answer is then asked on a connection of the request's own)."""
 
 
 class Groundwork:
@@ -51,8 +55,10 @@ class Groundwork:
 
     @property
     def needed(self) -> bool:
-        """A request would wait: the window is unknown, or (headless) the environment."""
-        return self.compact is None or not (self.environment or self._interactive)
+        """A request would wait: the window is unknown, (headless) the environment, or the
+        connection being opened (a request that left beside it would open a second one)."""
+        connecting = self._connecting is not None and not self._connecting.done()
+        return self.compact is None or not (self.environment or self._interactive) or connecting
 
     def start(self) -> asyncio.Task[None]:
         """Start it now (on the loop the session runs on); await the task to wait for it.
@@ -81,6 +87,8 @@ class Groundwork:
             finally:
                 fitted.cancel()
             if self._fitted.is_set():
+                if self._connecting is not None:  # its handshake is this request's too
+                    await asyncio.wait({self._connecting}, timeout=CONNECT_WAIT)
                 return
         await asyncio.shield(task)  # headless waits for all; a failure is raised here
 
@@ -97,6 +105,8 @@ class Groundwork:
                 lambda _: self._gather(limit), name="gemtui-environment"
             )
             self._on_gathered()
+        if self._connecting is not None:  # done once the connection is open (or failed)
+            await asyncio.shield(self._connecting)
 
     def stop(self) -> None:
         """Stop it if still running (the session is being replaced or closed)."""

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import ipaddress
+import logging
 import platform
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -32,8 +32,14 @@ __all__ = [
     "preconnect",
 ]
 
+log = logging.getLogger(__name__)
+
 USER_AGENT = f"gemtui/{__version__} ({sys.platform}; {platform.machine() or 'unknown'})"
 """Names gemtui, its version, the platform and the arch (Code Assist asks clients to)."""
+LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=60.0)
+"""httpx's own limits, but an idle connection is kept a minute, not 5 s: the one opened
+while a person types (``preconnect``) must still be there when they press Enter. One the
+server closed meanwhile is dropped unused; a request that meets the close is retried."""
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=30.0, pool=10.0)
 """Read timeout is per chunk: a stalled stream fails after a minute, not never."""
 
@@ -49,7 +55,9 @@ def make_client(read_timeout: float | None = None) -> httpx.AsyncClient:
     if read_timeout is not None:
         timeout = httpx.Timeout(connect=10.0, read=read_timeout, write=30.0, pool=10.0)
     verify = take_prefetched_tls()  # httpx's own context, perhaps read ahead (tls_prefetch)
-    return httpx.AsyncClient(timeout=timeout, headers={"user-agent": USER_AGENT}, verify=verify)
+    return httpx.AsyncClient(
+        timeout=timeout, headers={"user-agent": USER_AGENT}, verify=verify, limits=LIMITS
+    )
 
 
 async def _raise_for_status(response: httpx.Response) -> None:
@@ -122,15 +130,19 @@ async def preconnect(client: httpx.AsyncClient, url: str) -> None:
     goes back to the pool clean. Not ``HEAD``: a server that answers one with a body
     (the peer harness's mock does) leaves bytes that the next answer would be read
     after, failing a paid request. Every failure is quiet (the request connects)."""
-    where = httpx.URL(url)
-    early = httpx.URL(scheme=where.scheme, host=where.host, port=where.port, path=PRECONNECT_PATH)
-    with contextlib.suppress(httpx.HTTPError, OSError):
+    try:
+        where = httpx.URL(url)
+        early = httpx.URL(
+            scheme=where.scheme, host=where.host, port=where.port, path=PRECONNECT_PATH
+        )
         async with client.stream("GET", early, timeout=PRECONNECT_TIMEOUT) as response:
             read = 0
             async for chunk in response.aiter_raw():
                 read += len(chunk)
                 if read > PRECONNECT_READ_LIMIT:
                     break  # closed, not pooled: the request opens its own
+    except Exception as exc:  # a bad base URL, a closed client: the request will say
+        log.debug("no early connection to %s: %s", url, exc)
 
 
 class Preconnects:

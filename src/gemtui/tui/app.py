@@ -362,6 +362,7 @@ class GemtuiApp(FindAndCopy):
 
     async def on_unmount(self) -> None:
         """The app ends: background agents stop and close while the loop still runs."""
+        self.controller.first_turn_over.set()  # a store still waiting for it: open now
         if self.desk is not None:
             await self.desk.aclose()
 
