@@ -143,7 +143,9 @@ async def test_the_agent_view_starts_the_fleet_while_the_first_prompt_runs(
         await _until(pilot, lambda: len(mock_llm.requests) == 1)
         assert app.desk is None
         await pilot.press("f5")  # asked for before the prompt ended: the fleet starts now
-        assert isinstance(app.screen, AgentsScreen)
+        # (the store, which waits for the first turn to end, opens at once and the view
+        # with it: the engine's thread opens SQLite, so the test waits for that)
+        await _until(pilot, lambda: isinstance(app.screen, AgentsScreen))
         assert app.desk is not None
         assert [row.id for row in app.desk.rows] == ["a1"]
         mock_llm.release()

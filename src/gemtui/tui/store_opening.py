@@ -42,12 +42,18 @@ class _Starting(Protocol):
     def session_factory(self) -> object | None: ...
     @property
     def assembled(self) -> Assembled | None: ...
+    @property
+    def first_turn_over(self) -> threading.Event: ...
 
 
 def store_opening(controller: _Starting) -> bool:
     """The store is not open yet but will be: the engine is starting, or it opens the
-    store after the hand-over (after the Markdown warm-up)."""
+    store after the hand-over (after the Markdown warm-up). Asked by what needs the
+    store, so one waiting for the first turn (``open_store_when_quiet``) opens now."""
     built = controller.assembled
-    return controller.session_factory is not None or (
+    opening = controller.session_factory is not None or (
         built is not None and built.attachment.opening
     )
+    if opening:
+        controller.first_turn_over.set()
+    return opening
