@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import httpx
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from gemtui.errors import StreamError
 from gemtui.providers.sse import (
+    FRAMES_PER_STEP,
     MAX_FRAME_CHARS,
     SseDecoder,
     iter_sse_data,
@@ -128,6 +130,23 @@ async def test_batches_hold_every_frame_in_order_and_skip_blank_ones() -> None:
     batches = [b async for b in read_frames_ahead(_response(body, chunks=9))]
     assert all(batches)
     assert [(e, json.loads(d)["i"]) for b in batches for e, d in b] == [("", i) for i in range(50)]
+
+
+async def test_a_flood_read_in_one_go_is_handed_on_in_steps_with_the_loop_between() -> None:
+    """A whole answer in one network read: the frames come in slices, and what the loop
+    was asked to run meanwhile (the screen's next frame) runs between two slices."""
+    total = 3 * FRAMES_PER_STEP + 5
+    body = b"".join(b'data: {"i": %d}\r\n\r\n' % i for i in range(total))
+    loop = asyncio.get_running_loop()
+    ran: list[int] = []
+    seen: list[int] = []
+    async for batch in read_frames_ahead(_response(body, chunks=1)):
+        assert len(batch) <= FRAMES_PER_STEP
+        assert ran == ([len(seen)] if seen else [])  # the turn asked for came in between
+        seen.extend(json.loads(d)["i"] for _e, d in batch)
+        ran.clear()
+        loop.call_soon(ran.append, len(seen))  # the loop's turn must come before the next
+    assert seen == list(range(total))
 
 
 async def test_json_frames_stop_at_the_done_marker_and_a_bad_frame_raises() -> None:

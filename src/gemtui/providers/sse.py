@@ -19,6 +19,7 @@ the whole answer and tells the views to discard the partial text.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
@@ -31,6 +32,7 @@ from gemtui.errors import StreamError
 from gemtui.providers.read_ahead import read_ahead
 
 __all__ = [
+    "FRAMES_PER_STEP",
     "MAX_BYTES_AHEAD",
     "MAX_FRAME_CHARS",
     "SseDecoder",
@@ -218,6 +220,13 @@ MAX_BYTES_AHEAD = 1 << 20
 than a network read brings, far less than 512 frames of ``MAX_FRAME_CHARS``."""
 
 
+FRAMES_PER_STEP = 64
+"""Frames handed on at once at most: a flood read in one go (a fast local server, a
+reader that got ahead while the screen drew) is parsed and turned into events in steps,
+with the event loop's turn between them, so the screen's frames (the answer's first
+line among them) are drawn while it comes, not once all of it has."""
+
+
 async def read_frames_ahead(
     response: httpx.Response,
 ) -> AsyncGenerator[list[tuple[str, bytes]], None]:
@@ -230,8 +239,10 @@ async def read_frames_ahead(
         async for chunks in reads:
             frames = decoder.feed(chunks[0] if len(chunks) == 1 else b"".join(chunks))
             batch = _non_blank(frames)
-            if batch:
-                yield batch
+            for start in range(0, len(batch), FRAMES_PER_STEP):
+                if start:  # a flood: the loop gets a turn (the screen's frame) between
+                    await asyncio.sleep(0)
+                yield batch[start : start + FRAMES_PER_STEP]
     batch = _non_blank(decoder.flush())
     if batch:
         yield batch
