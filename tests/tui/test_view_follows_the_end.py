@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual.events import Resize
 from textual.pilot import Pilot
 
 from gemtui.bus import events as ev
@@ -61,3 +62,24 @@ async def test_scrolled_up_new_output_shows_a_marker_until_the_end_is_seen(
         assert transcript.follow
         assert not transcript.unseen
         assert "new output below" not in "\n".join(screen_lines(transcript))
+
+
+async def test_a_scroll_up_wins_over_a_scroll_to_the_end_asked_for_a_frame_before(
+    tmp_path: Path,
+) -> None:
+    """A resize while following asks for the end after the next frame; the person scrolls
+    up before that frame: their place is kept (it was taken from them under load)."""
+    app = _app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.main.transcript
+        _feed(app, *_conversation_start(), ev.ContentDelta(text=LONG_ANSWER, prompt_id="s#1"))
+        await settle(pilot, transcript)
+        assert transcript.follow
+        transcript.on_resize(Resize(transcript.size, transcript.virtual_size))  # same width
+        transcript.scroll_to(y=0, animate=False, immediate=True)
+        after: list[bool] = []
+        transcript.call_after_refresh(after.append, True)  # runs after the resize's own
+        while not after:
+            await pilot.pause()
+        assert transcript.scroll_y == 0
+        assert not transcript.follow

@@ -443,6 +443,11 @@ class Transcript(TranscriptText, can_focus=True):
         if self.is_attached:
             self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
 
+    def _follow_end(self) -> None:
+        """A scroll to the end asked for a frame ago: not if the person scrolled up since."""
+        if self.follow:
+            self._scroll_to_end()
+
     def _measure_visible(self) -> None:
         """Render stale blocks on screen; fix the layout if their heights changed."""
         if self._width <= 0 or not self._blocks:
@@ -543,7 +548,7 @@ class Transcript(TranscriptText, can_focus=True):
         width = self.scrollable_content_region.width
         if width == self._width:
             if self.follow:  # shorter (a pane opened under it): keep the end in view
-                self.call_after_refresh(self._scroll_to_end)
+                self.call_after_refresh(self._follow_end)
             return
         self._width = width
         ctx = self._render_context()
@@ -553,7 +558,7 @@ class Transcript(TranscriptText, can_focus=True):
         self._relayout(0)
         self._measure_visible()
         if self.follow:
-            self.call_after_refresh(self._scroll_to_end)
+            self.call_after_refresh(self._follow_end)
         if self._answer is not None and self._answer.stream.dirty:
             self._schedule_flush()
 
