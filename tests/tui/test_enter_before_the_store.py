@@ -286,3 +286,34 @@ async def test_quitting_while_the_store_waits_for_the_first_turn_loses_nothing(
     mock_llm.release()
     history, _agents = _saved(session_id, workspace)
     assert history[0] == ("user", "hello")
+
+
+async def test_a_command_that_needs_the_store_opens_it_without_waiting_for_the_turn(
+    app: GemtuiApp, mock_llm: MockLLMServer, engine_steps: EngineSteps
+) -> None:
+    """``/sessions`` typed while the store waits for the first turn opens it now (the turn
+    is still held here), and says meanwhile that it is opening; asking whether the store
+    is opening (the status a screen reads) hurries nothing."""
+    from gemtui.tui.store_opening import STILL_OPENING, store_opening
+
+    mock_llm.enqueue({"text": "Held.", "fault": "hold", "after_chunks": 1})
+    notes: list[str] = []
+    async with app.run_test(size=(120, 30)) as pilot:
+        real_notify = app.notify
+
+        def notify(message: str, **kwargs: object) -> None:
+            notes.append(message)
+            real_notify(message, **kwargs)  # type: ignore[arg-type]
+
+        app.notify = notify  # type: ignore[method-assign]
+        await _prompt_under_way(app, pilot, mock_llm)
+        engine_steps.typed.set()
+        assert await engine_steps.step() == "waits"
+        assert store_opening(app.controller)
+        assert not app.controller.first_turn_over.is_set()  # the query alone hurries nothing
+        await pilot.press(*"/sessions", "enter")
+        assert await engine_steps.step() == "opened"
+        assert app.turn_running  # opened before the turn's end
+        assert STILL_OPENING in notes
+        mock_llm.release()
+    app.close_store()

@@ -57,8 +57,14 @@ class Groundwork:
     def needed(self) -> bool:
         """A request would wait: the window is unknown, (headless) the environment, or the
         connection being opened (a request that left beside it would open a second one)."""
-        connecting = self._connecting is not None and not self._connecting.done()
-        return self.compact is None or not (self.environment or self._interactive) or connecting
+        unknown = self.compact is None or not (self.environment or self._interactive)
+        return unknown or self._still_connecting
+
+    @property
+    def _still_connecting(self) -> bool:
+        """The early connection is being opened (a request waits for it, at most
+        ``CONNECT_WAIT``: its handshake is the request's too)."""
+        return self._connecting is not None and not self._connecting.done()
 
     def start(self) -> asyncio.Task[None]:
         """Start it now (on the loop the session runs on); await the task to wait for it.
@@ -87,7 +93,7 @@ class Groundwork:
             finally:
                 fitted.cancel()
             if self._fitted.is_set():
-                if self._connecting is not None:  # its handshake is this request's too
+                if self._connecting is not None and self._still_connecting:
                     await asyncio.wait({self._connecting}, timeout=CONNECT_WAIT)
                 return
         await asyncio.shield(task)  # headless waits for all; a failure is raised here

@@ -8,35 +8,17 @@ it whether tool calls are decoded under a grammar (``providers.constrained_tools
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gemtui.agent.stream_loop import StreamLoopDetector
-from gemtui.providers.base import ContentGenerator
+from gemtui.providers.chain import generator_chain
 from gemtui.providers.text_tools import TextToolsGenerator
 from gemtui.providers.tool_guidance import wants_compact
 
 if TYPE_CHECKING:
     from gemtui.agent.provider_choice import ResolvedProvider
 
-__all__ = ["fit_prompt", "generator_chain", "preconnect"]
-
-
-def generator_chain(generator: ContentGenerator) -> Iterator[object]:
-    """The generator and the ones it wraps (retry → text tools → the wire adapter)."""
-    seen: object | None = generator
-    while seen is not None:
-        yield seen
-        seen = getattr(seen, "inner", None)
-
-
-async def preconnect(provider: ResolvedProvider) -> None:
-    """Open the connection to the provider's server before the first prompt needs it."""
-    for gen in generator_chain(provider.generator):
-        connect = getattr(gen, "preconnect", None)
-        if connect is not None:
-            await connect()
-            return
+__all__ = ["fit_prompt"]
 
 
 async def fit_prompt(provider: ResolvedProvider, model: str, watch_loops: bool = False) -> bool:

@@ -21,7 +21,8 @@ from gemtui.agent.groundwork import Groundwork
 from gemtui.agent.output_cap import session_bound
 from gemtui.agent.prices import price_book, price_for
 from gemtui.agent.prompt import build_system_instruction, load_core_override
-from gemtui.agent.prompt_fit import fit_prompt, preconnect
+from gemtui.agent.prompt_fit import fit_prompt
+from gemtui.agent.prompt_route import route_prompt
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
 from gemtui.agent.rate_limit_watch import RateLimitWatch
 from gemtui.agent.session_extensions import (
@@ -47,6 +48,7 @@ from gemtui.chat.history import strip_thought_signatures
 from gemtui.config.paths import config_dir, data_dir
 from gemtui.config.settings import Settings
 from gemtui.hooks.model_hooks import model_hooks
+from gemtui.providers.chain import preconnect
 from gemtui.providers.retry import RetryingGenerator
 from gemtui.providers.tool_guidance import compact_declarations
 from gemtui.tools.sandbox_places import HOME_RUN_LATER, home_places
@@ -199,7 +201,7 @@ class Session:
             fitted=self._fitted,
             gathered=self._instruct,
             interactive=options.interactive,
-            connect=(lambda: preconnect(self.provider)) if options.interactive else None,
+            connect=(lambda: preconnect(self.provider.generator)) if options.interactive else None,
         )
         self._core_override = load_core_override(settings.prompt.system_file, self.workspace.root)
         """The person's own core prompt (``GEMINI_SYSTEM_MD``, ``[prompt] system_file``)."""
@@ -456,39 +458,7 @@ class Session:
             self.chat.declarations = self._declarations()
             if self.checkpoints is not None:
                 self.checkpoints.prompt = prompt
-            refused = await session_hooks.before_agent(
-                self.hooks, self.bus, self.shell_notes, prompt, self.chat
-            )
-            if refused is not None:
-                return refused
-            if media:
-                parts = [Part(text=prompt), *media]
-                return await self.executor.run(
-                    parts, cancel=self._cancel, attached=f"{len(media)} attachment(s)"
-                )
-            expanded = None
-            if prompt.startswith("/"):  # a custom command's expansion is the prompt
-                context, cancel = self.tool_context, self._cancel
-                expanded = await user_commands.expand_custom(
-                    self.commands, self.scheduler, context, self.bus, prompt, cancel
-                )
-            if isinstance(expanded, AgentFinished):
-                return expanded
-            if expanded is not None:
-                return await self.executor.run(
-                    self.shell_notes.attach(expanded[0]), cancel=self._cancel, attached=expanded[1]
-                )
-            prompt = self.agents.delegation(prompt) or prompt  # "@agent-name task"
-            if "@" in prompt:  # @path attaches files (read before the prompt is announced)
-                from gemtui.agent.at_paths import attach_files
-
-                found = await attach_files(prompt, self.tool_context)
-                if found.parts or found.notes:
-                    message = self.shell_notes.attach(found.parts or prompt)
-                    return await self.executor.run(
-                        message, cancel=self._cancel, attached=found.summary()
-                    )
-            return await self.executor.run(self.shell_notes.attach(prompt), cancel=self._cancel)
+            return await route_prompt(self, prompt, media, cancel)
         finally:
             self._cancel = None
             if self.options.interactive:  # headless exits now: no look-up it would not show

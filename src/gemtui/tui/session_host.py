@@ -22,7 +22,7 @@ from gemtui.collector import resume_collector
 from gemtui.config.ui_choice import UiChoice
 from gemtui.modes import ApprovalMode
 from gemtui.tui.screens.main import MainScreen
-from gemtui.tui.store_opening import open_store_when_quiet, store_opening
+from gemtui.tui.store_opening import hurry_store, open_store_when_quiet
 from gemtui.tui.widgets.status_line import git_branch
 
 if TYPE_CHECKING:
@@ -431,7 +431,7 @@ class SessionController:
         if self.turn_running:
             self.app.notify("Wait for the turn to finish (or Esc) before starting anew.")
             return
-        if store_opening(self) and self.assembled is not None:  # one store: anew once open
+        if hurry_store(self) and self.assembled is not None:  # one store: anew once open
             self.assembled.attachment.when_open(self.new_session)
             return
         if self._replace_session(None, "Cannot start a new conversation") is not None:

@@ -16,7 +16,7 @@ from gemtui.modes import ApprovalMode
 from gemtui.tui import slash_features as features
 from gemtui.tui.slash_skills import skills
 from gemtui.tui.slash_usage import usage
-from gemtui.tui.store_opening import STILL_OPENING, store_opening
+from gemtui.tui.store_opening import STILL_OPENING, hurry_store
 
 if TYPE_CHECKING:
     from gemtui.tui.app_surface import AppSurface
@@ -142,7 +142,7 @@ def _approval_mode(app: AppSurface, arg: str) -> None:
 
 def _sessions(app: AppSurface, arg: str) -> None:
     if app.controller.store is None:
-        if store_opening(app.controller):
+        if hurry_store(app.controller):
             app.notify(STILL_OPENING)
             return
         unavailable = (

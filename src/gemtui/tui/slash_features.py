@@ -60,11 +60,11 @@ def agents(app: AppSurface, arg: str) -> None:
 def open_agent_view(app: AppSurface) -> None:
     """The agent view (``/agents``, F5, the palette) over the main screen, once."""
     from gemtui.tui.screens.agents import AgentsScreen
-    from gemtui.tui.store_opening import store_opening
+    from gemtui.tui.store_opening import hurry_store
 
     built = app.controller.assembled
     if getattr(app, "desk", None) is None and app.fleet_later is not None:  # before it started
-        if store_opening(app.controller) and built is not None:  # its rows need the store
+        if hurry_store(app.controller) and built is not None:  # its rows need the store
             built.attachment.when_open(lambda: open_agent_view(app))
             return
         app.fleet_later()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gemtui.tui.store_opening import STILL_OPENING, store_opening
+from gemtui.tui.store_opening import STILL_OPENING, hurry_store
 
 if TYPE_CHECKING:
     from gemtui.agent.prices import PriceBook
@@ -30,7 +30,7 @@ def usage(app: AppSurface, arg: str) -> None:
     store = app.controller.store
     if store is None:
         closed = "/usage reads the session store, which is not open; see the log."
-        app.notify(STILL_OPENING if store_opening(app.controller) else closed)
+        app.notify(STILL_OPENING if hurry_store(app.controller) else closed)
         return
     days = int(arg) if arg.strip().isdigit() else DEFAULT_DAYS if not arg.strip() else 0
     if not 1 <= days <= MAX_DAYS:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from gemtui.agent.assembly import Assembled
     from gemtui.agent.store_attachment import StoreAttachment
 
-__all__ = ["STILL_OPENING", "TURN_WAIT", "open_store_when_quiet", "store_opening"]
+__all__ = ["STILL_OPENING", "TURN_WAIT", "hurry_store", "open_store_when_quiet", "store_opening"]
 
 STILL_OPENING = "The session store is still opening; try again in a moment."
 
@@ -48,12 +48,18 @@ class _Starting(Protocol):
 
 def store_opening(controller: _Starting) -> bool:
     """The store is not open yet but will be: the engine is starting, or it opens the
-    store after the hand-over (after the Markdown warm-up). Asked by what needs the
-    store, so one waiting for the first turn (``open_store_when_quiet``) opens now."""
+    store after the hand-over (after the Markdown warm-up)."""
     built = controller.assembled
-    opening = controller.session_factory is not None or (
+    return controller.session_factory is not None or (
         built is not None and built.attachment.opening
     )
+
+
+def hurry_store(controller: _Starting) -> bool:
+    """Something needs the store now: one waiting for the first turn
+    (``open_store_when_quiet``) opens at once. True while it is still opening (the caller
+    says so, or waits for it)."""
+    opening = store_opening(controller)
     if opening:
         controller.first_turn_over.set()
     return opening
