@@ -221,6 +221,41 @@ class TestAnswerRender:
         assert stream.render_count == before
         assert len(split_blocks(text)) == 5
 
+    def test_a_block_frozen_does_not_draw_the_live_blocks_after_it_again(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Past the live limit the leading blocks freeze, so every live block moves up a
+        place: each finished block is still drawn once in the whole stream (they were
+        matched by place, and the whole live window was drawn again at every freeze)."""
+        monkeypatch.setattr(answer_render, "FREEZE_SECONDS_PER_RENDER", 10.0)  # no time cut
+        rendered: list[str] = []
+
+        def counting(console: Console, source: str, width: int, theme: str) -> list[Strip]:
+            rendered.append(source)
+            return render_markdown(console, source, width, theme)
+
+        monkeypatch.setattr(answer_render, "render_markdown", counting)
+        text = "".join(
+            f"## Step {n}\n\nProse of step {n}, a line.\n\n- item {n}\n- more {n}\n\n"
+            f"```python\n" + "".join(f"x_{n}_{k} = {k}\n" for k in range(8)) + "```\n\n"
+            for n in range(8)
+        )
+        assert text.count("\n") > 3 * answer_render.LIVE_LINES  # several freezes
+        stream = AnswerRender()
+        for start in range(0, len(text), 7):
+            stream.append(text[start : start + 7])
+            stream.render(_console(), 60)
+        stream.finish()
+        drawn = [s.text for s in stream.render(_console(), 60)]
+        finished = split_blocks(text)
+        assert all(rendered.count(block) <= 1 for block in finished), [
+            (block[:20], rendered.count(block)) for block in finished if rendered.count(block) > 1
+        ]
+        whole = AnswerRender()
+        whole.append(text)
+        whole.finish()
+        assert drawn == [s.text for s in whole.render(_console(), 60)]
+
     def test_appends_are_coalesced_until_render(self) -> None:
         console = _console()
         stream = AnswerRender()

@@ -238,13 +238,16 @@ class AnswerRender:
             reopen = self._reopen + "\n" if self._reopen else ""
             tail = reopen + text[self._frozen_upto :]
             previous = self._blocks
+            # by source, not place: a block frozen since moves every live block up one
+            drawn = {block.source: block for block in previous}
             blocks: list[_RenderedBlock] = []
             sources = self._split_live(tail)
             deadline = time.perf_counter() + FREEZE_SECONDS_PER_RENDER
             fresh = 0
-            for index, source in enumerate(sources):
-                if index < len(previous) and previous[index].source == source:
-                    blocks.append(previous[index])
+            for source in sources:
+                known = drawn.get(source)
+                if known is not None:
+                    blocks.append(known)
                     continue
                 if fresh and time.perf_counter() > deadline:
                     # out of time: show the blocks done, draw the rest on the next frames
