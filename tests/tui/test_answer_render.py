@@ -221,13 +221,15 @@ class TestAnswerRender:
         assert stream.render_count == before
         assert len(split_blocks(text)) == 5
 
+    @pytest.mark.parametrize("seconds", [10.0, 0.0], ids=["in-time", "cut-short"])
     def test_a_block_frozen_does_not_draw_the_live_blocks_after_it_again(
-        self, monkeypatch: pytest.MonkeyPatch
+        self, monkeypatch: pytest.MonkeyPatch, seconds: float
     ) -> None:
         """Past the live limit the leading blocks freeze, so every live block moves up a
         place: each finished block is still drawn once in the whole stream (they were
-        matched by place, and the whole live window was drawn again at every freeze)."""
-        monkeypatch.setattr(answer_render, "FREEZE_SECONDS_PER_RENDER", 10.0)  # no time cut
+        matched by place, and the whole live window was drawn again at every freeze). Cut
+        short (one block per render), the rest comes on later renders, drawn once too."""
+        monkeypatch.setattr(answer_render, "FREEZE_SECONDS_PER_RENDER", seconds)
         rendered: list[str] = []
 
         def counting(console: Console, source: str, width: int, theme: str) -> list[Strip]:
@@ -245,12 +247,20 @@ class TestAnswerRender:
         for start in range(0, len(text), 7):
             stream.append(text[start : start + 7])
             stream.render(_console(), 60)
+            while stream.behind:
+                stream.resume()
+                stream.render(_console(), 60)
         stream.finish()
-        drawn = [s.text for s in stream.render(_console(), 60)]
+        lines = stream.render(_console(), 60)
+        while stream.behind:
+            stream.resume()
+            lines = stream.render(_console(), 60)
+        drawn = [s.text for s in lines]
         finished = split_blocks(text)
         assert all(rendered.count(block) <= 1 for block in finished), [
             (block[:20], rendered.count(block)) for block in finished if rendered.count(block) > 1
         ]
+        monkeypatch.setattr(answer_render, "FREEZE_SECONDS_PER_RENDER", 10.0)
         whole = AnswerRender()
         whole.append(text)
         whole.finish()

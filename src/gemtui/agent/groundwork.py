@@ -93,8 +93,9 @@ class Groundwork:
             finally:
                 fitted.cancel()
             if self._fitted.is_set():
-                if self._connecting is not None and self._still_connecting:
-                    await asyncio.wait({self._connecting}, timeout=CONNECT_WAIT)
+                connecting = self._connecting
+                if connecting is not None and not connecting.done():
+                    await asyncio.wait({connecting}, timeout=CONNECT_WAIT)
                 return
         await asyncio.shield(task)  # headless waits for all; a failure is raised here
 

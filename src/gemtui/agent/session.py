@@ -22,7 +22,7 @@ from gemtui.agent.output_cap import session_bound
 from gemtui.agent.prices import price_book, price_for
 from gemtui.agent.prompt import build_system_instruction, load_core_override
 from gemtui.agent.prompt_fit import fit_prompt
-from gemtui.agent.prompt_route import route_prompt
+from gemtui.agent.prompt_route import PromptRoute
 from gemtui.agent.provider_choice import ResolvedProvider, fallback_chain
 from gemtui.agent.rate_limit_watch import RateLimitWatch
 from gemtui.agent.session_extensions import (
@@ -48,7 +48,7 @@ from gemtui.chat.history import strip_thought_signatures
 from gemtui.config.paths import config_dir, data_dir
 from gemtui.config.settings import Settings
 from gemtui.hooks.model_hooks import model_hooks
-from gemtui.providers.chain import preconnect
+from gemtui.providers.chain import preconnect_chain
 from gemtui.providers.retry import RetryingGenerator
 from gemtui.providers.tool_guidance import compact_declarations
 from gemtui.tools.sandbox_places import HOME_RUN_LATER, home_places
@@ -201,7 +201,9 @@ class Session:
             fitted=self._fitted,
             gathered=self._instruct,
             interactive=options.interactive,
-            connect=(lambda: preconnect(self.provider.generator)) if options.interactive else None,
+            connect=(
+                (lambda: preconnect_chain(self.provider.generator)) if options.interactive else None
+            ),
         )
         self._core_override = load_core_override(settings.prompt.system_file, self.workspace.root)
         """The person's own core prompt (``GEMINI_SYSTEM_MD``, ``[prompt] system_file``)."""
@@ -245,6 +247,17 @@ class Session:
         self.bus.on_cancel(self.cancel)
         self.commands = self._load_commands()
         self.shell_notes = user_commands.ShellNotes()
+        self._route = PromptRoute(
+            self.hooks,
+            self.bus,
+            self.shell_notes,
+            self.chat,
+            self.executor,
+            self.scheduler,
+            context,
+            self.agents,
+            commands=lambda: self.commands,
+        )
 
     def _load_commands(self) -> CommandSet:
         trusted = self.options.trusted_workspace
@@ -458,7 +471,7 @@ class Session:
             self.chat.declarations = self._declarations()
             if self.checkpoints is not None:
                 self.checkpoints.prompt = prompt
-            return await route_prompt(self, prompt, media, cancel)
+            return await self._route.run(prompt, media, cancel)
         finally:
             self._cancel = None
             if self.options.interactive:  # headless exits now: no look-up it would not show

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from gemtui.providers.base import ContentGenerator
 
-__all__ = ["generator_chain", "preconnect"]
+__all__ = ["generator_chain", "preconnect_chain"]
 
 
 def generator_chain(generator: ContentGenerator) -> Iterator[object]:
@@ -21,7 +21,7 @@ def generator_chain(generator: ContentGenerator) -> Iterator[object]:
         seen = getattr(seen, "inner", None)
 
 
-async def preconnect(generator: ContentGenerator) -> None:
+async def preconnect_chain(generator: ContentGenerator) -> None:
     """Open the connection to the server behind ``generator`` before the first prompt
     needs it (the first link that can; a chain with none does nothing)."""
     for gen in generator_chain(generator):

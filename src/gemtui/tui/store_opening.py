@@ -36,7 +36,7 @@ def open_store_when_quiet(
 
 
 class _Starting(Protocol):
-    """What ``store_opening`` reads of a session controller."""
+    """What ``store_opening`` and ``hurry_store`` read of a session controller."""
 
     @property
     def session_factory(self) -> object | None: ...

@@ -253,10 +253,12 @@ class AnswerRender:
                     # out of time: show the blocks done, draw the rest on the next frames
                     self._behind = True
                     break
-                strips = self._render_block(console, source)
-                blocks.append(_RenderedBlock(source, strips))
+                block = _RenderedBlock(source, self._render_block(console, source))
+                blocks.append(block)
+                drawn[source] = block  # the same block twice in one answer: drawn once
                 fresh += 1
-            self._blocks = blocks + previous[len(blocks) :]
+            later = set(sources[len(blocks) :])  # left for the next frames: keep their drawings
+            self._blocks = blocks + [block for block in previous if block.source in later]
             blank = Strip.blank(width + indent)
             for block in blocks:
                 if lines:
