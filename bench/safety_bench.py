@@ -64,13 +64,13 @@ def bench_sandbox(report: Report) -> None:
         ws = Path(tmp)
         plain, boxed = [], []
         argv = ["/bin/sh", "-c", "true"]
-        wrapped = wrap_command(argv, SandboxConfig(workspace=ws))
-        for _ in range(RUNS * 2):
-            t = time.perf_counter()
-            subprocess.run(argv, cwd=ws, check=True)
-            plain.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            subprocess.run(wrapped, cwd=ws, check=True)
-            boxed.append(time.perf_counter() - t)
+        with wrap_command(argv, SandboxConfig(workspace=ws)) as wrapped:
+            for _ in range(RUNS * 2):
+                t = time.perf_counter()
+                subprocess.run(argv, cwd=ws, check=True)
+                plain.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                subprocess.run(wrapped.argv, cwd=ws, check=True)
+                boxed.append(time.perf_counter() - t)
         added = statistics.median(boxed) - statistics.median(plain)
         report("sandbox: time bwrap adds to one command", added * 1000, "ms", "< 30 ms")
