@@ -30,7 +30,7 @@ DELAY_S = float(os.environ.get("BENCH_ENTER_DELAY", "0.6"))
 _CHILD = r"""
 import asyncio, sys, tempfile, time
 from pathlib import Path
-from textual.events import Ready
+from textual.events import Key, Ready
 from gemtui.agent.assembly import RunOptions, trusted_run
 from gemtui.config.ui_choice import read_ui_choice
 from gemtui.tui.launch import build_app
@@ -46,16 +46,25 @@ async def main() -> None:
         if isinstance(message, Ready):
             drawn.set()
 
+    def press(key: str, character: str) -> None:
+        # as a terminal's keys arrive: now, whatever the app is busy with (Pilot's press
+        # waits for the process to idle after each key, which held them back while the
+        # engine started and timed Pilot's wait, not the app)
+        event = Key(key, character)
+        event.set_sender(app)
+        app.post_message(event)
+
     async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
         await drawn.wait()
         enter = time.monotonic() + delay  # when the person presses it, late loop or not
         await asyncio.sleep(delay / 2)  # the harness types first, then waits again
-        await pilot.press(*"hi")
+        for character in "hi":
+            press(character, character)
         await asyncio.sleep(max(0.0, enter - time.monotonic()))
-        await pilot.press("enter")
+        press("enter", "\r")
         print(enter, flush=True)
-        while app.session is None or app.controller.turn_running or app.controller.queued:
-            await pilot.pause()
+        while app.session is None or len(app.session.history) < 2 or app.controller.turn_running:
+            await pilot.pause()  # until the answer is in (the key is posted, not yet handled)
         app.exit(0)
 
 asyncio.run(main())
