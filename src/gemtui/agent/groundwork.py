@@ -58,13 +58,14 @@ class Groundwork:
         """A request would wait: the window is unknown, (headless) the environment, or the
         connection being opened (a request that left beside it would open a second one)."""
         unknown = self.compact is None or not (self.environment or self._interactive)
-        return unknown or self._still_connecting
+        return unknown or self._pending_connection is not None
 
     @property
-    def _still_connecting(self) -> bool:
-        """The early connection is being opened (a request waits for it, at most
-        ``CONNECT_WAIT``: its handshake is the request's too)."""
-        return self._connecting is not None and not self._connecting.done()
+    def _pending_connection(self) -> asyncio.Task[None] | None:
+        """The early connection while it is being opened (a request waits for it, at most
+        ``CONNECT_WAIT``: its handshake is the request's too); None once open or failed."""
+        connecting = self._connecting
+        return connecting if connecting is not None and not connecting.done() else None
 
     def start(self) -> asyncio.Task[None]:
         """Start it now (on the loop the session runs on); await the task to wait for it.
@@ -93,8 +94,7 @@ class Groundwork:
             finally:
                 fitted.cancel()
             if self._fitted.is_set():
-                connecting = self._connecting
-                if connecting is not None and not connecting.done():
+                if (connecting := self._pending_connection) is not None:
                     await asyncio.wait({connecting}, timeout=CONNECT_WAIT)
                 return
         await asyncio.shield(task)  # headless waits for all; a failure is raised here
