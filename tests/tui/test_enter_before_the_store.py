@@ -195,7 +195,8 @@ def test_the_store_modules_load_after_the_build_at_a_screen(
 @dataclass
 class EngineSteps:
     """What the engine's thread does after the hand-over, in order ("waits" for the
-    first turn, "opened" the store); its Markdown warm-up ends once ``typed`` is set."""
+    first turn, "opened" the store, made the "lexers"); its Markdown warm-up ends once
+    ``typed`` is set."""
 
     typed: threading.Event = field(default_factory=threading.Event)
     next: queue.Queue[str] = field(default_factory=queue.Queue)
@@ -229,7 +230,12 @@ def engine_steps(app: GemtuiApp, monkeypatch: pytest.MonkeyPatch) -> EngineSteps
             steps.next.put("waits")
             return super().wait(timeout)
 
+    def lexers(busy: object) -> bool:
+        steps.next.put("lexers")
+        return True
+
     monkeypatch.setattr(markdown_look, "warm_markdown", warm)
+    monkeypatch.setattr(markdown_look, "warm_lexers", lexers)
     monkeypatch.setattr(store_attachment, "attach_store", attach)
     app.controller.first_turn_over = TurnOver()
     return steps
@@ -265,6 +271,38 @@ async def test_a_first_prompt_on_its_way_opens_the_store_only_after_its_turn(
         assert app.session is not None
         history, _agents = _saved(app.session.id, workspace)
         assert history == [("user", "hello"), ("model", "First answer.")]
+    app.close_store()
+
+
+async def test_a_prompt_being_written_holds_the_store_and_the_lexers_until_its_turn_ends(
+    app: GemtuiApp, mock_llm: MockLLMServer, engine_steps: EngineSteps
+) -> None:
+    """Text in the prompt means a send may come any moment: the store's opening and the
+    lexers (slices that cannot stop halfway) wait for the first turn's end, so the Enter
+    does not share the interpreter with them. The control: nothing written, they go on."""
+    mock_llm.enqueue({"text": "First answer."})
+    seen = Messages()
+    async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
+        while app.session is None:
+            await pilot.pause()
+        await pilot.press(*"hello")  # written, not sent
+        engine_steps.typed.set()
+        assert await engine_steps.step() == "waits"
+        assert app.controller.store is None
+        await pilot.press("enter")
+        await seen.wait_event(AgentFinished)
+        assert [await engine_steps.step(), await engine_steps.step()] == ["opened", "lexers"]
+    app.close_store()
+
+
+async def test_control_with_nothing_written_the_store_and_the_lexers_go_on(
+    app: GemtuiApp, engine_steps: EngineSteps
+) -> None:
+    async with app.run_test(size=(120, 30)) as pilot:
+        while app.session is None:
+            await pilot.pause()
+        engine_steps.typed.set()
+        assert [await engine_steps.step(), await engine_steps.step()] == ["opened", "lexers"]
     app.close_store()
 
 
@@ -316,4 +354,27 @@ async def test_a_command_that_needs_the_store_opens_it_without_waiting_for_the_t
         assert app.turn_running  # opened before the turn's end
         assert STILL_OPENING in notes
         mock_llm.release()
+    app.close_store()
+
+
+async def test_the_engine_thread_hands_the_interpreter_back_quickly_until_it_is_done(
+    app: GemtuiApp, held_store: HeldStore
+) -> None:
+    """While the engine's thread works after the first frame (held here in the store's
+    opening, its last step), a thread waiting for the interpreter waits at most 0.5 ms
+    (a prompt sent meanwhile: issue 34); once it is done the interval is the one before."""
+    from gemtui.tui.ui_first import UI_SWITCH_INTERVAL
+
+    before = sys.getswitchinterval()
+    assert before > UI_SWITCH_INTERVAL  # the control: Python's own 5 ms
+    async with app.run_test(size=(120, 30)) as pilot:
+        await asyncio.to_thread(held_store.entered.wait)
+        assert sys.getswitchinterval() == UI_SWITCH_INTERVAL
+        held_store.release()
+        while app.controller.store is None:
+            await pilot.pause()
+        for worker in app.workers:
+            if worker.name == "engine-start":
+                await worker.wait()
+        assert sys.getswitchinterval() == before
     app.close_store()

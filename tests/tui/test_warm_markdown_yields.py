@@ -45,10 +45,10 @@ def held_warm_up(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldWarmUp]:
     held = HeldWarmUp()
     real = markdown_look.warm_markdown
 
-    def warm(busy: Callable[[], bool] = lambda: False, *, lexers: bool = True) -> bool:
+    def warm(busy: Callable[[], bool] = lambda: False) -> bool:
         held.gate.wait()
         try:
-            held.done.append(real(busy, lexers=lexers))
+            held.done.append(real(busy))
         finally:  # a warm-up that failed still ends the wait
             held.finished.set()
         return held.done[-1]
@@ -104,35 +104,49 @@ async def test_control_with_nobody_typing_the_warm_up_runs_whole(
 
 _PROBE = """
 import sys
-from gemtui.tui.widgets.markdown_look import warm_markdown
+from gemtui.tui.widgets.markdown_look import {warm}
 asked = []
 def busy():
     asked.append(1)
     return len(asked) > {slices}
-print(warm_markdown(busy), len(asked), "rich.markdown" in sys.modules)
+print({warm}(busy), len(asked), "rich.markdown" in sys.modules)
 from pygments.lexers.python import PythonLexer
 print("compiled" if "_tokens" in vars(PythonLexer) else "not compiled")
 """
 
 
-@pytest.mark.parametrize(
-    ("slices", "expected"),
-    [(0, "False 1 False"), (2, "False 3 False"), (99, "True 14 True")],
-)
-def test_the_warm_up_asks_before_each_slice_and_loads_nothing_after_a_yes(
-    slices: int, expected: str
-) -> None:
-    """In a fresh interpreter (nothing loaded yet): a ``busy`` that says yes before the
-    first slice loads nothing of Rich's Markdown; one that never does loads it all."""
+def _probe(warm: str, slices: int) -> tuple[str, str]:
+    """What ``warm`` says and loads in a fresh interpreter (nothing loaded yet)."""
     out = subprocess.run(
-        [sys.executable, "-c", _PROBE.format(slices=slices)],
+        [sys.executable, "-c", _PROBE.format(warm=warm, slices=slices)],
         capture_output=True,
         text=True,
         check=True,
     )
     said, lexer = out.stdout.split("\n")[-3:-1]
-    assert said == expected
-    assert lexer == ("compiled" if expected.startswith("True") else "not compiled")
+    return said, lexer
+
+
+@pytest.mark.parametrize(
+    ("slices", "expected"),
+    [(0, "False 1 False"), (2, "False 3 False"), (99, "True 9 True")],
+)
+def test_the_warm_up_asks_before_each_slice_and_loads_nothing_after_a_yes(
+    slices: int, expected: str
+) -> None:
+    """A ``busy`` that says yes before the first slice loads nothing of Rich's Markdown;
+    one that never does loads it all. The lexers are not its to make."""
+    assert _probe("warm_markdown", slices) == (expected, "not compiled")
+
+
+@pytest.mark.parametrize(
+    ("slices", "expected"), [(0, ("False 1", "not compiled")), (99, ("True 5", "compiled"))]
+)
+def test_the_lexers_are_made_only_while_nobody_is_busy(
+    slices: int, expected: tuple[str, str]
+) -> None:
+    said, lexer = _probe("warm_lexers", slices)
+    assert (said.rsplit(" ", 1)[0], lexer) == expected
 
 
 async def test_the_warm_up_comes_before_the_store_opens(
@@ -153,9 +167,9 @@ async def test_the_warm_up_comes_before_the_store_opens(
     monkeypatch.setattr(StoreAttachment, "open", opened)
     real_warm = markdown_look.warm_markdown
 
-    def warm(busy: Callable[[], bool] = lambda: False, *, lexers: bool = True) -> bool:
+    def warm(busy: Callable[[], bool] = lambda: False) -> bool:
         order.append("warm")
-        return real_warm(busy, lexers=lexers)
+        return real_warm(busy)
 
     monkeypatch.setattr(markdown_look, "warm_markdown", warm)
     held_warm_up.gate.set()

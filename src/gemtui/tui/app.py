@@ -35,6 +35,7 @@ from gemtui.tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
     from textual.screen import Screen
+    from textual.widgets import TextArea
 
     from gemtui.agent.assembly import Assembled
     from gemtui.agent.session import Session
@@ -334,6 +335,10 @@ class GemtuiApp(FindAndCopy):
             self._show_queue()
 
     # -- approvals -------------------------------------------------------------------------------
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area.id == "prompt":  # being written: start-up's rest waits for it
+            self.controller.drafting = bool(event.text_area.text)
+
     def on_approval_queue_decided(self, event: ApprovalQueue.Decided) -> None:
         if event.agent_id and self.desk is not None:  # exactly the agent that asked
             decided = self.desk.decide(event.agent_id, event.correlation_id, event.decision)
@@ -362,6 +367,7 @@ class GemtuiApp(FindAndCopy):
 
     async def on_unmount(self) -> None:
         """The app ends: background agents stop and close while the loop still runs."""
+        self.controller.closing = True
         self.controller.first_turn_over.set()  # a store still waiting for it: open now
         if self.desk is not None:
             await self.desk.aclose()

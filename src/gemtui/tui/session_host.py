@@ -21,9 +21,11 @@ from gemtui.agent.assembly import RunOptions
 from gemtui.collector import resume_collector
 from gemtui.config.ui_choice import UiChoice
 from gemtui.modes import ApprovalMode
+from gemtui.tui.after_hand_over import finish_start_up
 from gemtui.tui.screens.main import MainScreen
-from gemtui.tui.store_opening import hurry_store, open_store_when_quiet
-from gemtui.tui.widgets.status_line import git_branch
+from gemtui.tui.store_opening import hurry_store
+from gemtui.tui.ui_first import ui_first
+from gemtui.tui.widgets.status_line import git_branch, short_path
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -51,6 +53,10 @@ class SessionController:
 
     compressing: bool = False
     """/compress is running: prompts queue until it ends."""
+    drafting: bool = False
+    """The prompt holds text: a send may come any moment (start-up's rest waits for it)."""
+    closing: bool = False
+    """The app is ending: start-up's rest makes nothing more."""
 
     def __init__(
         self,
@@ -241,6 +247,7 @@ class SessionController:
         if factory is None:
             return
 
+        @ui_first()  # a key typed while it runs does not wait for this thread
         def build() -> None:
             """Builds and hands the result over; app state is only written on the UI thread."""
             try:
@@ -251,17 +258,13 @@ class SessionController:
             self.app.call_from_thread(self._session_built, result)
             if isinstance(result, Exception):
                 return
-            busy = lambda: bool(self.queued) or self.turn_running  # noqa: E731 - stops at Enter
-            if not self.queued:  # nobody waits yet: the first answer needs it, not the store
-                from gemtui.tui.widgets.markdown_look import warm_markdown
-
-                warm_markdown(busy, lexers=not result.session.history)
-            if result.attachment.opening:  # SQLite once handed over: no prompt waits for it
-                open_store_when_quiet(result.attachment, busy, self.first_turn_over)
-                with contextlib.suppress(RuntimeError):  # the app ended first: flushed on exit
-                    self.app.call_from_thread(result.attachment.opened)
+            finish_start_up(result, self, lambda: self._store_opened(result))
 
         self.app.run_worker(build, thread=True, name="engine-start", group="engine-start")
+
+    def _store_opened(self, built: Assembled) -> None:
+        with contextlib.suppress(RuntimeError):  # the app ended first: flushed on exit
+            self.app.call_from_thread(built.attachment.opened)
 
     async def _session_built(self, result: Assembled | Exception) -> None:
         from gemtui.errors import FatalAuthenticationError, FatalError
@@ -589,12 +592,3 @@ class SessionController:
             return
         self.session.account.refresh_soon()  # the status line follows ModelChanged
         self.app.notify(f"The next turn uses {self.session.provider.name}:{model}.")
-
-
-def short_path(path: Path) -> str:
-    """``~/…`` for a folder under the home directory."""
-    home = Path.home()
-    try:
-        return "~/" + str(path.relative_to(home))
-    except ValueError:
-        return str(path)

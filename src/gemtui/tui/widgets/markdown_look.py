@@ -29,6 +29,7 @@ __all__ = [
     "ThemedMarkdown",
     "left_aligned_markdown",
     "markdown_theme",
+    "warm_lexers",
     "warm_markdown",
 ]
 
@@ -107,7 +108,7 @@ def left_aligned_markdown(source: str, code_theme: str) -> Markdown:
     return _markdown_class()(source, code_theme=code_theme)
 
 
-def warm_markdown(busy: Callable[[], bool] = lambda: False, *, lexers: bool = True) -> bool:
+def warm_markdown(busy: Callable[[], bool] = lambda: False) -> bool:
     """Render a little Markdown off screen, so the first answer's first line does not wait
     for Rich's Markdown to load (its imports and markdown-it's rules: 40-60 ms of CPU
     between the first chunk and the first line). The engine thread calls it once the
@@ -127,11 +128,21 @@ def warm_markdown(busy: Callable[[], bool] = lambda: False, *, lexers: bool = Tr
         if busy():
             return False
         step()
-    if not lexers:  # a resumed session's code blocks are being drawn on the UI thread:
-        return True  # Pygments makes a lexer's first instance without a lock
+    return True
+
+
+def warm_lexers(busy: Callable[[], bool] = lambda: False) -> bool:
+    """Make the lexers answers use most, so a first code block does not wait for its
+    lexer's rules to compile on the UI thread. Each is 5-60 ms of one slice that cannot
+    stop halfway: the engine thread runs this only while nobody is writing or sending a
+    prompt (issue 34), and ``busy`` is asked before each. True when every one was made.
+
+    Not while a resumed session's code blocks are being drawn: Pygments makes a lexer's
+    first instance without a lock.
+    """
     from pygments.lexers import get_lexer_by_name
 
-    for language in _WARM_LEXERS:  # a lexer's rules compile when it is first made (5-50 ms)
+    for language in _WARM_LEXERS:  # a lexer's rules compile when it is first made
         if busy():
             return False
         get_lexer_by_name(language)

@@ -12,7 +12,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
-__all__ = ["ACTIVITIES", "StatusLine", "git_branch"]
+__all__ = ["ACTIVITIES", "StatusLine", "git_branch", "short_path"]
 
 ACTIVITIES = {
     # activity: (mark, words, style)
@@ -29,6 +29,15 @@ ACTIVITIES = {
 def _elapsed(seconds: float) -> str:
     seconds = max(0, int(seconds))
     return f"{seconds}s" if seconds < 60 else f"{seconds // 60}m{seconds % 60:02d}s"
+
+
+def short_path(path: Path) -> str:
+    """``~/…`` for a folder under the home directory (the status line's workspace)."""
+    home = Path.home()
+    try:
+        return "~/" + str(path.relative_to(home))
+    except ValueError:
+        return str(path)
 
 
 def git_branch(workspace: Path) -> str | None:
