@@ -34,7 +34,7 @@ from gemtui.store.agents import recent_agents
 from gemtui.testing import MockLLMServer
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.launch import build_app
-from tests.integration.helpers import write_fast_config
+from tests.integration.helpers import FAST_NETWORK, write_fast_config
 from tests.tui.helpers import Messages
 
 
@@ -73,8 +73,12 @@ def held_store(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldStore]:
 def app(
     mock_llm: MockLLMServer, isolated_home: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> GemtuiApp:
-    """The app as ``gemtui`` builds it, against the mock."""
-    write_fast_config(isolated_home)
+    """The app as ``gemtui`` builds it, against the mock (a held answer is waited for a
+    minute, not the fast config's 2 s: a loaded machine takes longer between two steps)."""
+    (isolated_home / "config").mkdir(parents=True, exist_ok=True)
+    (isolated_home / "config" / "config.toml").write_text(
+        FAST_NETWORK.replace("read_timeout = 2.0", "read_timeout = 60.0"), encoding="utf-8"
+    )
     monkeypatch.setenv("GEMINI_API_KEY", "test-key")
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", mock_llm.url)
     ui = read_ui_choice(workspace, trusted=False)
