@@ -34,6 +34,7 @@ from gemtui.store.agents import recent_agents
 from gemtui.testing import MockLLMServer
 from gemtui.tui.app import GemtuiApp
 from gemtui.tui.launch import build_app
+from gemtui.tui.ui_first import UI_SWITCH_INTERVAL
 from tests.integration.helpers import FAST_NETWORK, write_fast_config
 from tests.tui.helpers import Messages
 
@@ -75,10 +76,10 @@ def app(
 ) -> GemtuiApp:
     """The app as ``gemtui`` builds it, against the mock (a held answer is waited for a
     minute, not the fast config's 2 s: a loaded machine takes longer between two steps)."""
+    patient = FAST_NETWORK.replace("read_timeout = 2.0", "read_timeout = 60.0")
+    assert patient != FAST_NETWORK
     (isolated_home / "config").mkdir(parents=True, exist_ok=True)
-    (isolated_home / "config" / "config.toml").write_text(
-        FAST_NETWORK.replace("read_timeout = 2.0", "read_timeout = 60.0"), encoding="utf-8"
-    )
+    (isolated_home / "config" / "config.toml").write_text(patient, encoding="utf-8")
     monkeypatch.setenv("GEMINI_API_KEY", "test-key")
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", mock_llm.url)
     ui = read_ui_choice(workspace, trusted=False)
@@ -212,13 +213,13 @@ class EngineSteps:
 @pytest.fixture
 def engine_steps(app: GemtuiApp, monkeypatch: pytest.MonkeyPatch) -> EngineSteps:
     from gemtui.agent import store_attachment
-    from gemtui.tui import store_opening
+    from gemtui.tui import after_hand_over
     from gemtui.tui.widgets import markdown_look
 
     steps = EngineSteps()
-    monkeypatch.setattr(store_opening, "TURN_WAIT", 3600.0)  # only the turn's end opens it
+    monkeypatch.setattr(after_hand_over, "TURN_WAIT", 3600.0)  # only the turn's end opens it
 
-    def warm(busy: object, *, lexers: bool = True) -> bool:
+    def warm(busy: object) -> bool:
         steps.typed.wait()
         return False
 
@@ -293,6 +294,7 @@ async def test_a_prompt_being_written_holds_the_store_and_the_lexers_until_its_t
         engine_steps.typed.set()
         assert await engine_steps.step() == "waits"
         assert app.controller.store is None
+        assert sys.getswitchinterval() > UI_SWITCH_INTERVAL  # a wait holds nothing
         await pilot.press("enter")
         await seen.wait_event(AgentFinished)
         assert [await engine_steps.step(), await engine_steps.step()] == ["opened", "lexers"]
@@ -367,8 +369,6 @@ async def test_the_engine_thread_hands_the_interpreter_back_quickly_until_it_is_
     """While the engine's thread works after the first frame (held here in the store's
     opening, its last step), a thread waiting for the interpreter waits at most 0.5 ms
     (a prompt sent meanwhile: issue 34); once it is done the interval is the one before."""
-    from gemtui.tui.ui_first import UI_SWITCH_INTERVAL
-
     before = sys.getswitchinterval()
     assert before > UI_SWITCH_INTERVAL  # the control: Python's own 5 ms
     async with app.run_test(size=(120, 30)) as pilot:

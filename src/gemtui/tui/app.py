@@ -269,8 +269,9 @@ class GemtuiApp(FindAndCopy):
         """Send a prompt (or run a slash command); queued while a turn runs."""
         if parse_slash(text) is not None:
             self.run_slash(text)
-            return
-        self.send_prompt(text)
+        else:
+            self.send_prompt(text)
+        self.controller.drafting = False  # sent: a turn or the queue says so from now on
 
     def send_prompt(self, text: str) -> None:
         """Send ``text`` to the session as typed (a ``!`` line runs in the shell)."""
@@ -336,8 +337,8 @@ class GemtuiApp(FindAndCopy):
 
     # -- approvals -------------------------------------------------------------------------------
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        if event.text_area.id == "prompt":  # being written: start-up's rest waits for it
-            self.controller.drafting = bool(event.text_area.text)
+        if event.text_area.id == "prompt" and event.text_area.text:  # start-up's rest waits
+            self.controller.drafting = True  # until ``submit`` (the clear before it is not)
 
     def on_approval_queue_decided(self, event: ApprovalQueue.Decided) -> None:
         if event.agent_id and self.desk is not None:  # exactly the agent that asked
@@ -368,7 +369,7 @@ class GemtuiApp(FindAndCopy):
     async def on_unmount(self) -> None:
         """The app ends: background agents stop and close while the loop still runs."""
         self.controller.closing = True
-        self.controller.first_turn_over.set()  # a store still waiting for it: open now
+        self.controller.first_turn_over.set()  # start-up's rest waiting for it: go on
         if self.desk is not None:
             await self.desk.aclose()
 

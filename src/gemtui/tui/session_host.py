@@ -94,7 +94,7 @@ class SessionController:
         self.queued: deque[str] = deque()
         """Prompts typed while a turn runs (or the engine starts), sent in order."""
         self.turn_running = False
-        self.first_turn_over = threading.Event()  # set by every turn's end (the store waits)
+        self.first_turn_over = threading.Event()  # every turn's end: start-up's rest waits
         self.startup_notice: str | None = None
         """Shown once the app is up (e.g. a flag that is not supported yet)."""
         self.trust = trust
@@ -247,11 +247,11 @@ class SessionController:
         if factory is None:
             return
 
-        @ui_first()  # a key typed while it runs does not wait for this thread
         def build() -> None:
             """Builds and hands the result over; app state is only written on the UI thread."""
             try:
-                result: Assembled | Exception = factory()
+                with ui_first():  # a key typed meanwhile does not wait for this thread
+                    result: Assembled | Exception = factory()
             except Exception as exc:  # handed to the UI thread, which decides
                 result = exc
             # awaited there, so the worker ends only once the session is handed over

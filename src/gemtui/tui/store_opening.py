@@ -6,33 +6,14 @@ commands both read it."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from gemtui.agent.assembly import Assembled
-    from gemtui.agent.store_attachment import StoreAttachment
 
-__all__ = ["STILL_OPENING", "TURN_WAIT", "hurry_store", "open_store_when_quiet", "store_opening"]
+__all__ = ["STILL_OPENING", "hurry_store", "store_opening"]
 
 STILL_OPENING = "The session store is still opening; try again in a moment."
-
-TURN_WAIT = 2.0
-"""Seconds the store waits for a first turn already under way before it opens anyway:
-what it would write waits in memory meanwhile (``LaterRecorder``)."""
-
-
-def open_store_when_quiet(
-    attachment: StoreAttachment, busy: Callable[[], bool], turn_over: threading.Event
-) -> None:
-    """Open the store in this (the engine's) thread, but not while a first prompt is on its
-    way: its request and first lines would share the interpreter with SQLite's open and
-    schema check (the peer harness saw the first line wait 30-70 ms for it). Such a prompt
-    is waited for until its turn ends, at most ``TURN_WAIT``; an exit meanwhile opens the
-    store itself and writes what waited."""
-    if busy():
-        turn_over.wait(TURN_WAIT)
-    attachment.open()
 
 
 class _Starting(Protocol):
@@ -57,7 +38,7 @@ def store_opening(controller: _Starting) -> bool:
 
 def hurry_store(controller: _Starting) -> bool:
     """Something needs the store now: one waiting for the first turn
-    (``open_store_when_quiet``) opens at once. True while it is still opening (the caller
+    (``after_hand_over``) opens at once. True while it is still opening (the caller
     says so, or waits for it)."""
     opening = store_opening(controller)
     if opening:
