@@ -301,6 +301,31 @@ async def test_a_prompt_being_written_holds_the_store_and_the_lexers_until_its_t
     app.close_store()
 
 
+async def test_a_prompt_counts_as_written_until_it_is_submitted(
+    app: GemtuiApp, mock_llm: MockLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The prompt is cleared just before it is submitted: that clear must not say "nobody
+    is writing", or start-up's rest would start the store or a lexer at the very Enter."""
+    at_submit: list[bool] = []
+    real = GemtuiApp.submit
+
+    def submit(self: GemtuiApp, text: str) -> None:
+        at_submit.append(self.controller.drafting)
+        real(self, text)
+
+    monkeypatch.setattr(GemtuiApp, "submit", submit)
+    mock_llm.enqueue({"text": "First answer."})
+    seen = Messages()
+    async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
+        while app.session is None:
+            await pilot.pause()
+        await pilot.press(*"hello", "enter")
+        await seen.wait_event(AgentFinished)
+        assert at_submit == [True]
+        assert not app.controller.drafting  # sent: the turn said so, now it has ended
+    app.close_store()
+
+
 async def test_control_with_nothing_written_the_store_and_the_lexers_go_on(
     app: GemtuiApp, engine_steps: EngineSteps
 ) -> None:
