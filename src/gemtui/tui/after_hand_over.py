@@ -75,7 +75,7 @@ def finish_start_up(
         with ui_first():
             built.attachment.open()
         store_opened()
-    if resumed or controller.closing:
+    if resumed:
         return
     quiet()
     if not controller.closing:

@@ -265,6 +265,10 @@ class GemtuiApp(FindAndCopy):
     def _prompt_submitted(self, event: PromptInput.Submitted) -> None:
         self.submit(event.text)
 
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area.id == "prompt" and event.text_area.text:  # start-up's rest waits
+            self.controller.drafting = True  # until ``submit`` (the clear before it is not)
+
     def submit(self, text: str) -> None:
         """Send a prompt (or run a slash command); queued while a turn runs."""
         if parse_slash(text) is not None:
@@ -336,10 +340,6 @@ class GemtuiApp(FindAndCopy):
             self._show_queue()
 
     # -- approvals -------------------------------------------------------------------------------
-    def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        if event.text_area.id == "prompt" and event.text_area.text:  # start-up's rest waits
-            self.controller.drafting = True  # until ``submit`` (the clear before it is not)
-
     def on_approval_queue_decided(self, event: ApprovalQueue.Decided) -> None:
         if event.agent_id and self.desk is not None:  # exactly the agent that asked
             decided = self.desk.decide(event.agent_id, event.correlation_id, event.decision)
