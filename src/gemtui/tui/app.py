@@ -20,6 +20,7 @@ from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.events import Resize
+from textual.reactive import Initialize, Reactive
 
 from gemtui.agent.assembly import RunOptions
 from gemtui.config.ui_choice import UiChoice
@@ -126,11 +127,12 @@ class GemtuiApp(FindAndCopy):
         settings_loader: Callable[[], Settings] | None = None,
         ui: UiChoice | None = None,
     ) -> None:
+        self.ui = ui or (UiChoice.of(settings.ui) if settings is not None else UiChoice())
+        """What the first frame needs of ``[ui]``, read without validating the rest (set
+        before Textual's ``__init__``, whose first read of the theme asks for it)."""
         super().__init__()
         mend_strip_cycles()
         self.exit_message: str | None = None  # why the app stopped before it could start
-        self.ui = ui or (UiChoice.of(settings.ui) if settings is not None else UiChoice())
-        """What the first frame needs of ``[ui]``, read without validating the rest."""
         use_screen_reader(self, self.ui.screen_reader)
         self.controller = SessionController(
             self,
@@ -158,7 +160,6 @@ class GemtuiApp(FindAndCopy):
         """The mode the person just declined: Shift+Tab steps past it to the next one."""
         self.desk: FleetDesk | None = None
         """The fleet of agents side by side, when there is one (the agent view reads it)."""
-        self._load_themes()
 
     # -- the front session -----------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -174,18 +175,17 @@ class GemtuiApp(FindAndCopy):
         self.controller.first_frame_drawn()
 
     # -- themes ----------------------------------------------------------------------------------
-    def _load_themes(self) -> None:
-        from gemtui.tui.themes import DEFAULT_THEME, default_theme, load_themes
+    def _first_theme(self) -> str:
+        """The theme the app starts with, read once inside Textual's ``__init__``: every
+        theme file is registered then, so the stylesheet is made with the chosen theme's
+        variables and no second parse of every rule is queued before the first frame."""
+        from gemtui.tui.themes import install_themes
 
-        loaded, failed = load_themes()
-        for theme in loaded:
-            self.register_theme(theme)
+        chosen, failed = install_themes(self, self.ui.theme)
         self.theme_failures: list[ThemeFailure] = failed
-        wanted = self.ui.theme
-        fallback = default_theme()
-        self.theme = wanted if wanted in self.available_themes else fallback
-        if DEFAULT_THEME not in self.available_themes:  # pragma: no cover - broken install
-            self.theme = "textual-dark"
+        return chosen
+
+    theme: Reactive[str] = Reactive(Initialize(_first_theme))
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         theme = self.current_theme

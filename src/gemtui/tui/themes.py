@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.theme import Theme
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "ThemeFile",
     "builtin_theme_dir",
     "default_theme",
+    "install_themes",
     "load_themes",
     "user_theme_dir",
 ]
@@ -197,3 +199,15 @@ def load_themes(
                 continue
             loaded[theme.name] = theme
     return list(loaded.values()), failed
+
+
+def install_themes(app: App[Any], wanted: str) -> tuple[str, list[ThemeFailure]]:
+    """Register every theme with ``app``: the theme to start with (``wanted``, else the
+    default for this terminal) and the files that failed, to be told once it runs."""
+    loaded, failed = load_themes()
+    for theme in loaded:
+        app.register_theme(theme)
+    chosen = wanted if wanted in app.available_themes else default_theme()
+    if DEFAULT_THEME not in app.available_themes:  # pragma: no cover - broken install
+        chosen = "textual-dark"
+    return chosen, failed
