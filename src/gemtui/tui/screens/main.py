@@ -28,12 +28,12 @@ from gemtui.tui.bridge import BusEvent
 from gemtui.tui.budget_flow import ask_about_budget
 from gemtui.tui.screen_reader import say_op, spoken_log
 from gemtui.tui.screens.prompt_extras import PromptExtras
-from gemtui.tui.view import ConversationView, ops
 from gemtui.tui.widgets.attachment_chips import AttachmentChips
 from gemtui.tui.widgets.prompt_input import PromptInput
 from gemtui.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
+    from gemtui.tui.view import ConversationView, ops
     from gemtui.tui.widgets.approval_queue import ApprovalQueue
     from gemtui.tui.widgets.thought_stream import ThoughtStream
     from gemtui.tui.widgets.todo_panel import TodoPanel
@@ -110,8 +110,7 @@ class MainScreen(PromptExtras, Screen[None]):
         """Every slash command with its help, for the prompt's completion."""
         self.argument_choices: dict[str, list[str]] = {}
         """Slash-command argument completions for the prompt."""
-        self.view = ConversationView(provider=lambda: self.status.provider, clock=lambda: _clock())
-        """The rules of what the events show; this screen only draws what it says."""
+        self._view: ConversationView | None = None
         self._appliers: dict[type[ops.Op], Callable[[Any], object]] = {}
         """Each view operation's widget call, filled when the first event comes."""
 
@@ -234,6 +233,18 @@ class MainScreen(PromptExtras, Screen[None]):
         return self.query_one("#thoughts", ThoughtStream)
 
     # -- engine events ---------------------------------------------------------------------------
+    @property
+    def view(self) -> ConversationView:
+        """The rules of what the events show (this screen only draws what they say), made
+        with the first event: the first frame needs neither them nor their msgspec ops."""
+        if self._view is None:
+            from gemtui.tui.view import ConversationView
+
+            self._view = ConversationView(
+                provider=lambda: self.status.provider, clock=lambda: _clock()
+            )
+        return self._view
+
     def on_bus_event(self, message: BusEvent) -> None:
         """Feed one engine event to the view model and draw what it changes; a view bug
         becomes a notification (the session is kept), and the bridge is told it may send
@@ -259,6 +270,8 @@ class MainScreen(PromptExtras, Screen[None]):
     def _applier_table(self) -> dict[type[ops.Op], Callable[[Any], object]]:
         """Each view operation's widget call (built with the first event: the first
         frame needs none of them, issue 26)."""
+        from gemtui.tui.view import ops
+
         return {
             ops.AnswerOpened: lambda o: (
                 None if self.transcript.answer_open else self.transcript.begin_answer()

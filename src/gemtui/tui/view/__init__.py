@@ -7,6 +7,20 @@ everything here is plain Python, so the rules run in unit tests without a termin
 
 from __future__ import annotations
 
-from gemtui.tui.view.conversation import ConversationView
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gemtui.tui.view.conversation import ConversationView
 
 __all__ = ["ConversationView"]
+
+
+def __getattr__(name: str) -> Any:
+    """``ConversationView`` on first use: the widgets before the first frame import this
+    package's small modules (``markdown_blocks``, ``terminal_safe``) without the view
+    model, its msgspec ops and the event values."""
+    if name == "ConversationView":
+        from gemtui.tui.view.conversation import ConversationView
+
+        return ConversationView
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
