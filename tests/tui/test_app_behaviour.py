@@ -316,7 +316,7 @@ async def test_a_failed_turn_ends_the_usage_panes_estimate(workspace: Path) -> N
     app = GemtuiApp(settings=Settings(), session=session, workspace=workspace)
 
     async def fails(text: str, **_: object) -> None:
-        app.main._apply(ops.ModelCallStarted())  # as the call's TurnStarted draws it
+        app.main.drawing.apply(ops.ModelCallStarted())  # as the call's TurnStarted draws it
         raise RuntimeError("the wire broke")
 
     async with app.run_test() as pilot:

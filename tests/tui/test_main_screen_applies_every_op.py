@@ -10,7 +10,7 @@ from gemtui.tui.view import ops
 
 
 def test_the_main_screen_draws_every_view_op(tmp_path: Path) -> None:
-    table = MainScreen(workspace=tmp_path)._applier_table()
+    table = MainScreen(workspace=tmp_path).drawing.table()
     every = {
         op
         for name in ops.__all__

@@ -118,10 +118,10 @@ async def test_the_status_says_approval_is_awaited_once_the_previous_call_ran(
 async def test_a_retry_wait_counts_down(
     mock_llm: MockLLMServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gemtui.tui.screens import main as main_screen
+    from gemtui.tui.screens import op_drawing
 
     now = [time.monotonic()]
-    monkeypatch.setattr(main_screen, "_clock", lambda: now[0])
+    monkeypatch.setattr(op_drawing, "_clock", lambda: now[0])
     app = make_app(make_session(mock_llm.url, workspace), workspace)
     async with app.run_test(size=(120, 40)) as pilot:
         retry = RequestRetrying(attempt=1, max_attempts=3, wait=5.0, message="503")

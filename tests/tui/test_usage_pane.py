@@ -134,11 +134,11 @@ async def test_the_first_streamed_text_lays_nothing_out(tmp_path: Path) -> None:
         await pilot.pause()
         main, usage = app.main, app.main.usage
         layouts = _count_layouts(app)
-        main._apply(ops.ModelCallStarted())
+        main.drawing.apply(ops.ModelCallStarted())
         await pilot.pause()
         assert "streaming ~0 tokens" in str(usage.query_one("#usage-numbers", Static).render())
         layouts.count = 0
-        main._apply(ops.Streamed("x" * 400))
+        main.drawing.apply(ops.Streamed("x" * 400))
         usage.flush_live()
         await pilot.pause()
         assert layouts.count == 0
@@ -147,7 +147,7 @@ async def test_the_first_streamed_text_lays_nothing_out(tmp_path: Path) -> None:
         await pilot.pause()
         assert "streaming" not in str(usage.query_one("#usage-numbers", Static).render())
         layouts.count = 0
-        main._apply(ops.Streamed("x" * 400))  # the control: no call said first
+        main.drawing.apply(ops.Streamed("x" * 400))  # the control: no call said first
         usage.flush_live()
         await pilot.pause()
         assert layouts.count > 0
@@ -165,7 +165,7 @@ async def test_another_session_shown_drops_the_call_in_flight(tmp_path: Path) ->
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         usage = app.main.usage
-        app.main._apply(ops.ModelCallStarted())
+        app.main.drawing.apply(ops.ModelCallStarted())
         await pilot.pause()
         assert "streaming ~0" in str(usage.query_one("#usage-numbers", Static).render())
         usage.reset()

@@ -9,7 +9,6 @@ returns on the panes, which never see the bus.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -25,15 +24,15 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from gemtui.tui.bridge import BusEvent
-from gemtui.tui.budget_flow import ask_about_budget
-from gemtui.tui.screen_reader import say_op, spoken_log
+from gemtui.tui.screen_reader import spoken_log
+from gemtui.tui.screens.op_drawing import OpDrawing
 from gemtui.tui.screens.prompt_extras import PromptExtras
 from gemtui.tui.widgets.attachment_chips import AttachmentChips
 from gemtui.tui.widgets.prompt_input import PromptInput
 from gemtui.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
-    from gemtui.tui.view import ConversationView, ops
+    from gemtui.tui.view import ConversationView
     from gemtui.tui.widgets.approval_queue import ApprovalQueue
     from gemtui.tui.widgets.thought_stream import ThoughtStream
     from gemtui.tui.widgets.todo_panel import TodoPanel
@@ -48,9 +47,6 @@ MIN_WIDTH, MIN_HEIGHT = 60, 15
 TYPING_PAUSE = 1.0
 """A key pressed in the prompt this recently means the person is typing: a call that
 arrives then does not take the focus (F8 goes to it)."""
-
-_clock = time.monotonic
-"""The retry countdown's clock (tests move it instead of waiting)."""
 
 
 class MainScreen(PromptExtras, Screen[None]):
@@ -110,18 +106,17 @@ class MainScreen(PromptExtras, Screen[None]):
         """Every slash command with its help, for the prompt's completion."""
         self.argument_choices: dict[str, list[str]] = {}
         """Slash-command argument completions for the prompt."""
-        self._view: ConversationView | None = None
-        self._appliers: dict[type[ops.Op], Callable[[Any], object]] = {}
-        """Each view operation's widget call, filled when the first event comes."""
+        self.drawing = OpDrawing(self)
+        """The view model's operations drawn on this screen's widgets."""
 
     def compose(self) -> ComposeResult:
         from gemtui.tui.widgets.first_tip import FirstTip
-        from gemtui.tui.widgets.transcript import Transcript
 
         with Horizontal(id="body"):
             with Vertical(id="centre"):
                 yield from spoken_log(self.app)  # the screen-reader mode's plain lines
-                yield Transcript(id="transcript")
+                if not self._panes_later:
+                    yield self._new_transcript()
                 yield FirstTip(id="first-tip")
                 if not self._panes_later:
                     yield self._approval_queue()
@@ -196,9 +191,36 @@ class MainScreen(PromptExtras, Screen[None]):
     # -- panes -----------------------------------------------------------------------------------
     @property
     def transcript(self) -> Transcript:
+        """The conversation; on the start-up screen it is mounted at the first use or
+        just after the first frame, whichever comes first (see ``mount_transcript``)."""
         from gemtui.tui.widgets.transcript import Transcript
 
-        return self.query_one("#transcript", Transcript)
+        found = self.query("#transcript").results(Transcript)
+        return next(found, None) or self.mount_transcript()
+
+    def mount_transcript(self) -> Transcript:
+        """Put the (empty) transcript in its place, once. The start-up screen's first frame
+        goes without it: an empty transcript looks like the column it fills (the tip sits
+        at the bottom either way), and its import, rules and scroll bar are about a fifth
+        of the first frame's work. Mounting attaches it at once, so what is said before
+        the mount has finished lands in it."""
+        from gemtui.tui.widgets.first_tip import FirstTip
+        from gemtui.tui.widgets.transcript import Transcript
+
+        for transcript in self.query("#transcript").results(Transcript):
+            return transcript
+        transcript = self._new_transcript()
+        tip = self.query("#first-tip")
+        self.query_one("#centre").mount(transcript, before=tip.first() if tip else None)
+        for first_tip in tip.results(FirstTip):
+            first_tip.follow(transcript)
+        return transcript
+
+    @staticmethod
+    def _new_transcript() -> Transcript:
+        from gemtui.tui.widgets.transcript import Transcript
+
+        return Transcript(id="transcript")
 
     @property
     def approvals(self) -> ApprovalQueue:
@@ -235,23 +257,15 @@ class MainScreen(PromptExtras, Screen[None]):
     # -- engine events ---------------------------------------------------------------------------
     @property
     def view(self) -> ConversationView:
-        """The rules of what the events show (this screen only draws what they say), made
-        with the first event: the first frame needs neither them nor their msgspec ops."""
-        if self._view is None:
-            from gemtui.tui.view import ConversationView
-
-            self._view = ConversationView(
-                provider=lambda: self.status.provider, clock=lambda: _clock()
-            )
-        return self._view
+        """The rules of what the events show; this screen only draws what they say."""
+        return self.drawing.view
 
     def on_bus_event(self, message: BusEvent) -> None:
         """Feed one engine event to the view model and draw what it changes; a view bug
         becomes a notification (the session is kept), and the bridge is told it may send
         the next batch."""
         try:
-            for op in self.view.feed(message.event):
-                self._apply(op)
+            self.drawing.feed(message.event)
         except Exception as exc:
             report = getattr(self.app, "report_error", None)
             if report is None:
@@ -259,93 +273,6 @@ class MainScreen(PromptExtras, Screen[None]):
             report(exc)
         finally:
             message.done()
-
-    def _apply(self, op: ops.Op) -> None:
-        """Draw one view operation on the widget it belongs to."""
-        if not self._appliers:
-            self._appliers = self._applier_table()
-        self._appliers[type(op)](op)
-        say_op(self, op)  # the screen-reader mode's line, if it has one
-
-    def _applier_table(self) -> dict[type[ops.Op], Callable[[Any], object]]:
-        """Each view operation's widget call (built with the first event: the first
-        frame needs none of them, issue 26)."""
-        from gemtui.tui.view import ops
-
-        return {
-            ops.AnswerOpened: lambda o: (
-                None if self.transcript.answer_open else self.transcript.begin_answer()
-            ),
-            ops.AnswerText: lambda o: self.transcript.append_answer(o.text),
-            ops.Streamed: self._streamed,
-            ops.ThoughtText: lambda o: self.thoughts.add_thought(o.text, o.subject, o.prompt_id),
-            ops.ThoughtMarker: lambda o: self.transcript.add_thought_marker(o.subject),
-            ops.AnswerClosed: lambda o: self.transcript.end_answer(),
-            ops.AnswerDiscarded: lambda o: self.transcript.discard_answer(),
-            ops.SubagentText: lambda o: self.transcript.subagent_text(o.parent_id, o.text),
-            ops.SubagentTurn: self._subagent_turn,
-            ops.ToolCallShown: self._tool_call,
-            ops.ToolOutputShown: lambda o: self.transcript.append_tool_output(o.call_id, o.text),
-            ops.Notice: lambda o: self.transcript.add_notice(o.text, o.severity),
-            ops.ScrolledToLatest: lambda o: self.transcript.scroll_to_latest(),
-            ops.UserPromptShown: lambda o: self.transcript.add_user(o.text),
-            ops.PromptCancelled: lambda o: self.transcript.mark_cancelled(),
-            ops.TodosShown: lambda o: self.todos.show_todos(list(o.statuses), list(o.lines)),
-            ops.TurnCounted: lambda o: self.usage.record_turn(o.usage, o.cost),
-            ops.CompressionCounted: lambda o: self.usage.record_compression(o.before, o.after),
-            ops.AccountShown: lambda o: self.usage.show_account(o.status),
-            ops.LimitsShown: lambda o: self.usage.show_limits(o.limits),
-            ops.StreamEnded: lambda o: self.usage.end_stream(),
-            ops.StatusChanged: self._status_changed,
-            ops.ModelCallStarted: self._call_started,
-            ops.TurnEnded: lambda o: self.status.turn_ended(),
-            ops.RetryWaitStarted: lambda o: self._count_down(),
-            ops.McpViewsStale: self._mcp_views_stale,
-            ops.SignInNeeded: lambda o: self.post_message(self.SignInNeeded(o.reason)),
-            ops.AccountRefused: lambda o: self.post_message(self.AccountRefused(o.reason)),
-            ops.BudgetQuestion: lambda o: ask_about_budget(self.app, o.asked, self.transcript),
-            ops.WindowChanged: lambda o: self.usage.follow_model(o.context_window, o.priced),
-        }
-
-    def _call_started(self, _op: ops.ModelCallStarted) -> None:
-        self.status.model_call_started()
-        self.usage.call_started()
-
-    def _streamed(self, op: ops.Streamed) -> None:
-        self.usage.record_streamed(op.text)
-        self.status.streamed(len(op.text), thought=op.thought)
-
-    def _subagent_turn(self, op: ops.SubagentTurn) -> None:
-        agent = self.transcript.subagent_turn(op.parent_id, op.tokens, op.cost)
-        self.usage.record_subagent_turn(agent, op.usage, op.cost)
-
-    def _tool_call(self, op: ops.ToolCallShown) -> None:
-        call = op.call
-        self.transcript.upsert_tool(call, op.parent_id)
-        self.approvals.upsert(call, op.prompt_id, agent=self.approvals.front_agent)
-        self.status.call_changed(call.call_id, call.name, call.state.value)
-
-    def _status_changed(self, op: ops.StatusChanged) -> None:
-        status = self.status
-        for field in ("provider", "model", "busy", "mcp", "mcp_trouble", "limits"):
-            value = getattr(op, field)
-            if value is not None:
-                setattr(status, field, value)
-
-    def _count_down(self) -> None:
-        """One tick of the retry countdown (the view model says what and when next)."""
-        busy, next_tick = self.view.count_down(self.status.busy)
-        if busy is not None:
-            self.status.busy = busy
-        if next_tick is not None:
-            self.set_timer(next_tick, self._count_down, name="retry-countdown")
-
-    def _mcp_views_stale(self, _op: ops.McpViewsStale) -> None:
-        from gemtui.tui.screens.mcp import McpScreen
-
-        for screen in self.app.screen_stack:
-            if isinstance(screen, McpScreen):
-                screen.refresh_states()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "mode_key":

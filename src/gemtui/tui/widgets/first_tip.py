@@ -3,6 +3,7 @@ of the way."""
 
 from __future__ import annotations
 
+from textual.widget import Widget
 from textual.widgets import Static
 
 __all__ = ["FIRST_TIP", "FirstTip"]
@@ -26,10 +27,17 @@ class FirstTip(Static):
         self, *, name: str | None = None, id: str | None = None, classes: str | None = None
     ) -> None:
         super().__init__(FIRST_TIP, name=name, id=id, classes=classes)
+        self._following = False
 
     def on_mount(self) -> None:
-        transcript = self.screen.query_one("#transcript")
-        self.watch(transcript, "virtual_size", self._transcript_grew)
+        for transcript in self.screen.query("#transcript"):  # else it is mounted later
+            self.follow(transcript)
+
+    def follow(self, transcript: Widget) -> None:
+        """Leave when ``transcript`` has its first line."""
+        if not self._following:
+            self._following = True
+            self.watch(transcript, "virtual_size", self._transcript_grew)
 
     def _transcript_grew(self) -> None:
         transcript = self.screen.query_one("#transcript")

@@ -128,7 +128,7 @@ class Transcript(TranscriptText, can_focus=True):
             self.refresh()
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        if self._styles_changed:
+        if self._styles_changed and self._blocks:  # empty (the first frame): nothing to restyle
             self._check_styles()
         self._measure_visible()
         self._line_style = self.rich_style
@@ -551,9 +551,10 @@ class Transcript(TranscriptText, can_focus=True):
                 self.call_after_refresh(self._follow_end)
             return
         self._width = width
-        ctx = self._render_context()
-        for block in self._blocks.blocks:  # never-measured blocks need a real height now
-            if not block.measured:
+        unmeasured = [block for block in self._blocks.blocks if not block.measured]
+        if unmeasured:  # never-measured blocks need a real height now
+            ctx = self._render_context()
+            for block in unmeasured:
                 block.lines(ctx)
         self._relayout(0)
         self._measure_visible()
