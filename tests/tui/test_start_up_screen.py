@@ -11,6 +11,8 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+import pytest
+
 from gemtui.agent.assembly import RunOptions
 from gemtui.collector import pause_collector
 from gemtui.config.ui_choice import read_ui_choice
@@ -79,3 +81,75 @@ async def test_keys_and_commands_typed_before_the_panes_arrive_do_not_crash(
             await pilot.pause()
         assert app.return_code is None  # still running: nothing failed
     gc.unfreeze()
+
+
+async def test_the_first_frame_goes_without_the_transcript_which_follows_it(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The start-up screen's first frame is drawn without the (empty) transcript, a fifth
+    of that frame's work; it is in place, above the tip, as soon as the frame is out, and
+    the tip still leaves with the conversation's first line."""
+    from gemtui.tui.session_host import SessionController
+
+    at_first_frame: list[bool] = []
+    drawn = SessionController.first_frame_drawn
+
+    def first_frame_drawn(self: SessionController) -> None:
+        at_first_frame.append(bool(self.app.screen.query("#transcript")))
+        drawn(self)
+
+    monkeypatch.setattr(SessionController, "first_frame_drawn", first_frame_drawn)
+    pause_collector()
+    ui = read_ui_choice(workspace, trusted=False)
+    app = build_app(None, RunOptions(workspace=workspace, fake_responses=str(DEMO)), ui=ui)
+    assert not isinstance(app, Exception)
+    async with app.run_test(size=(160, 48)) as pilot:
+        while not at_first_frame:
+            await pilot.pause()
+        assert at_first_frame == [False]  # the frame was drawn without it
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        centre = [child.id for child in screen.query_one("#centre").children]
+        assert centre[:2] == ["transcript", "first-tip"]  # at once after the frame
+        assert screen.transcript is screen.transcript  # mounted once
+        assert len(screen.query("#transcript")) == 1
+        while app.session is None:
+            await pilot.pause()
+        await pilot.press(*"hello", "enter")
+        while screen.query("#first-tip"):  # the tip follows the late transcript
+            await pilot.pause()
+        assert "hello" in user_lines(screen)
+    gc.unfreeze()
+
+
+async def test_the_transcript_is_mounted_at_its_first_use_before_the_frame(
+    workspace: Path,
+) -> None:
+    """Whatever needs the transcript before the first frame is out (a prompt typed ahead,
+    a command) gets it then: mounted on first use, in its place, once."""
+    from textual.app import App
+
+    class Bare(App[None]):  # no session controller: nothing mounts it after a frame
+        def get_default_screen(self) -> MainScreen:
+            return MainScreen(workspace=workspace, panes_after_first_frame=True)
+
+    app = Bare()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        assert not screen.query("#transcript")
+        screen.transcript.add_user("typed ahead")
+        assert [child.id for child in screen.query_one("#centre").children][:2] == [
+            "transcript",
+            "first-tip",
+        ]
+        assert screen.transcript is screen.query_one("#transcript")
+        while screen.query("#first-tip"):  # its first line: the tip leaves
+            await pilot.pause()
+        assert user_lines(screen) == ["typed ahead"]
+
+
+def user_lines(screen: MainScreen) -> list[str]:
+    from gemtui.tui.widgets.transcript_blocks import UserBlock
+
+    return [b.text for b in screen.transcript._blocks.blocks if isinstance(b, UserBlock)]
