@@ -193,10 +193,7 @@ class MainScreen(PromptExtras, Screen[None]):
     def transcript(self) -> Transcript:
         """The conversation; on the start-up screen it is mounted at the first use or
         just after the first frame, whichever comes first (see ``mount_transcript``)."""
-        from gemtui.tui.widgets.transcript import Transcript
-
-        found = self.query("#transcript").results(Transcript)
-        return next(found, None) or self.mount_transcript()
+        return self.mount_transcript()
 
     def mount_transcript(self) -> Transcript:
         """Put the (empty) transcript in its place, once. The start-up screen's first frame
