@@ -122,11 +122,11 @@ async def test_the_first_frame_goes_without_the_transcript_which_follows_it(
     gc.unfreeze()
 
 
-async def test_the_transcript_is_mounted_at_its_first_use_before_the_frame(
+async def test_the_transcript_is_mounted_at_its_first_use(
     workspace: Path,
 ) -> None:
-    """Whatever needs the transcript before the first frame is out (a prompt typed ahead,
-    a command) gets it then: mounted on first use, in its place, once."""
+    """Whatever needs the transcript before it is mounted after the first frame (a prompt
+    typed ahead, a command) gets it then: mounted on first use, in its place, once."""
     from textual.app import App
 
     class Bare(App[None]):  # no session controller: nothing mounts it after a frame

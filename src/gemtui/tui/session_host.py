@@ -167,13 +167,16 @@ class SessionController:
         """The first frame is on the terminal: only now build the engine. Its imports hold
         the interpreter for a few hundred milliseconds; started earlier (after the first
         layout), they delayed the very frame they were meant to follow."""
-        with contextlib.suppress(LookupError):
-            self.app.main.mount_transcript()  # the start-up screen's came after this frame
         if self._build_when_ready:
             self._build_when_ready = False
             self._build_session_in_background()
         else:  # no engine to build now: start-up is over
             resume_collector()
+        try:
+            screen = self.app.main
+        except LookupError:
+            return
+        screen.mount_transcript()  # the start-up screen's comes after this frame
 
     @property
     def workspace_trusted(self) -> bool:

@@ -32,7 +32,6 @@ from gemtui.tui.widgets.prompt_input import PromptInput
 from gemtui.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
-    from gemtui.tui.view import ConversationView
     from gemtui.tui.widgets.approval_queue import ApprovalQueue
     from gemtui.tui.widgets.thought_stream import ThoughtStream
     from gemtui.tui.widgets.todo_panel import TodoPanel
@@ -106,6 +105,8 @@ class MainScreen(PromptExtras, Screen[None]):
         """Every slash command with its help, for the prompt's completion."""
         self.argument_choices: dict[str, list[str]] = {}
         """Slash-command argument completions for the prompt."""
+        self._transcript: Transcript | None = None
+        """The transcript once made (composed, or mounted after the first frame)."""
         self.drawing = OpDrawing(self)
         """The view model's operations drawn on this screen's widgets."""
 
@@ -193,7 +194,7 @@ class MainScreen(PromptExtras, Screen[None]):
     def transcript(self) -> Transcript:
         """The conversation; on the start-up screen it is mounted at the first use or
         just after the first frame, whichever comes first (see ``mount_transcript``)."""
-        return self.mount_transcript()
+        return self._transcript or self.mount_transcript()
 
     def mount_transcript(self) -> Transcript:
         """Put the (empty) transcript in its place, once. The start-up screen's first frame
@@ -202,10 +203,9 @@ class MainScreen(PromptExtras, Screen[None]):
         of the first frame's work. Mounting attaches it at once, so what is said before
         the mount has finished lands in it."""
         from gemtui.tui.widgets.first_tip import FirstTip
-        from gemtui.tui.widgets.transcript import Transcript
 
-        for transcript in self.query("#transcript").results(Transcript):
-            return transcript
+        if self._transcript is not None:
+            return self._transcript
         transcript = self._new_transcript()
         tip = self.query("#first-tip")
         self.query_one("#centre").mount(transcript, before=tip.first() if tip else None)
@@ -213,11 +213,11 @@ class MainScreen(PromptExtras, Screen[None]):
             first_tip.follow(transcript)
         return transcript
 
-    @staticmethod
-    def _new_transcript() -> Transcript:
+    def _new_transcript(self) -> Transcript:
         from gemtui.tui.widgets.transcript import Transcript
 
-        return Transcript(id="transcript")
+        self._transcript = Transcript(id="transcript")
+        return self._transcript
 
     @property
     def approvals(self) -> ApprovalQueue:
@@ -252,11 +252,6 @@ class MainScreen(PromptExtras, Screen[None]):
         return self.query_one("#thoughts", ThoughtStream)
 
     # -- engine events ---------------------------------------------------------------------------
-    @property
-    def view(self) -> ConversationView:
-        """The rules of what the events show; this screen only draws what they say."""
-        return self.drawing.view
-
     def on_bus_event(self, message: BusEvent) -> None:
         """Feed one engine event to the view model and draw what it changes; a view bug
         becomes a notification (the session is kept), and the bridge is told it may send
@@ -281,7 +276,7 @@ class MainScreen(PromptExtras, Screen[None]):
         focused = self.focused
         if focused is None or focused is self.prompt:
             return True
-        return self.transcript in focused.ancestors_with_self
+        return self._transcript is not None and self._transcript in focused.ancestors_with_self
 
     def action_mode_key(self, kind: str) -> None:
         """Ctrl+Y redoes while the prompt has an undone edit to bring back (as in any
