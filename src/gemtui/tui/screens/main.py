@@ -24,7 +24,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from gemtui.tui.bridge import BusEvent
-from gemtui.tui.screen_reader import spoken_log
+from gemtui.tui.screen_reader import say_op, spoken_log
 from gemtui.tui.screens.op_drawing import OpDrawing
 from gemtui.tui.screens.prompt_extras import PromptExtras
 from gemtui.tui.widgets.attachment_chips import AttachmentChips
@@ -107,7 +107,7 @@ class MainScreen(PromptExtras, Screen[None]):
         """Slash-command argument completions for the prompt."""
         self._transcript: Transcript | None = None
         """The transcript once made (composed, or mounted after the first frame)."""
-        self.drawing = OpDrawing(self)
+        self.drawing = OpDrawing(self, drawn=lambda op: say_op(self, op))
         """The view model's operations drawn on this screen's widgets."""
 
     def compose(self) -> ComposeResult:

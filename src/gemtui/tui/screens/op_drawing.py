@@ -9,17 +9,51 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from gemtui.tui.budget_flow import ask_about_budget
-from gemtui.tui.screen_reader import say_op
 
 if TYPE_CHECKING:
+    from textual.app import App
+    from textual.message import Message
+
     from gemtui.bus.events import Event
-    from gemtui.tui.screens.main import MainScreen
     from gemtui.tui.view import ConversationView, ops
+    from gemtui.tui.widgets.approval_queue import ApprovalQueue
+    from gemtui.tui.widgets.status_line import StatusLine
+    from gemtui.tui.widgets.thought_stream import ThoughtStream
+    from gemtui.tui.widgets.todo_panel import TodoPanel
+    from gemtui.tui.widgets.transcript import Transcript
+    from gemtui.tui.widgets.usage_panel import UsagePanel
 
 __all__ = ["OpDrawing"]
+
+
+class _Screen(Protocol):
+    """What the drawing uses of ``MainScreen``, named here rather than imported: the
+    screen imports this module."""
+
+    @property
+    def SignInNeeded(self) -> Callable[[str], Message]: ...  # the message class
+    @property
+    def AccountRefused(self) -> Callable[[str], Message]: ...  # the message class
+    @property
+    def transcript(self) -> Transcript: ...
+    @property
+    def approvals(self) -> ApprovalQueue: ...
+    @property
+    def status(self) -> StatusLine: ...
+    @property
+    def usage(self) -> UsagePanel: ...
+    @property
+    def todos(self) -> TodoPanel: ...
+    @property
+    def thoughts(self) -> ThoughtStream: ...
+    @property
+    def app(self) -> App[Any]: ...
+    def post_message(self, message: Message) -> bool: ...
+    def set_timer(self, delay: float, callback: Callable[[], None], *, name: str) -> object: ...
+
 
 _clock = time.monotonic
 """The retry countdown's clock (tests move it instead of waiting)."""
@@ -28,8 +62,10 @@ _clock = time.monotonic
 class OpDrawing:
     """What each view operation does to the main screen, and the view model behind it."""
 
-    def __init__(self, screen: MainScreen) -> None:
+    def __init__(self, screen: _Screen, drawn: Callable[[ops.Op], object]) -> None:
         self.screen = screen
+        self._drawn = drawn
+        """Told each op once drawn (the screen-reader mode says its line)."""
         self._view: ConversationView | None = None
         self._appliers: dict[type[ops.Op], Callable[[Any], object]] = {}
 
@@ -53,7 +89,7 @@ class OpDrawing:
         if not self._appliers:
             self._appliers = self.table()
         self._appliers[type(op)](op)
-        say_op(self.screen, op)  # the screen-reader mode's line, if it has one
+        self._drawn(op)
 
     def table(self) -> dict[type[ops.Op], Callable[[Any], object]]:
         """Each view operation's widget call (built with the first event: the first
