@@ -3,7 +3,7 @@ as plain values without a terminal."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from gemtui.bus.events import Confirmation, ToolCallSnapshot
 from gemtui.bus.values import ApprovalDecision, ToolCallState

@@ -16,9 +16,10 @@ never stand in for the tool.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from gemtui.config.paths import config_dir
 
@@ -54,8 +55,7 @@ CLAUDE_TOOLS = {
 """Claude Code's tool names and the gemtui tools that do the same."""
 
 
-@dataclass(frozen=True)
-class AgentDefinition:
+class AgentDefinition(Struct, frozen=True):
     """One agent: what it is for, what it may use, and its limits."""
 
     name: str
@@ -76,8 +76,7 @@ class AgentDefinition:
     """The report is an ``InvestigationReport`` (summary, files, steps), not free text."""
 
 
-@dataclass
-class AgentSet:
+class AgentSet(Struct):
     """The agents found, by name, and the files that did not load (and why)."""
 
     agents: dict[str, AgentDefinition] = field(default_factory=dict)

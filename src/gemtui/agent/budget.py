@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
+
+from msgspec import Struct, field
 
 from gemtui.agent.prices import PriceBook, cost_of, price_for
 from gemtui.bus import Event, EventBus, ModelRouted, TurnFinished, Usage
@@ -38,8 +39,7 @@ SIDE_CALL = "SIDE_CALL"
 views, the store and the budget count it; the prompt's totals take it like a subagent's."""
 
 
-@dataclass
-class Budget:
+class Budget(Struct):
     """What this session spent and the caps it may not pass (None: no such cap)."""
 
     session_usd: float | None = None
@@ -145,8 +145,7 @@ class Budget:
             self.daily_usd += usd
 
 
-@dataclass(frozen=True)
-class Reached:
+class Reached(Struct, frozen=True):
     """A cap that stops the next model call: ``session``, ``daily``, or ``unpriced`` (a
     model with no known price under a cap: its spend cannot be counted)."""
 

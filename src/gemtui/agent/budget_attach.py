@@ -3,8 +3,9 @@ the session, the budget must not, or the executor's config would import the sess
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from gemtui.agent.budget import Budget, spent_today
 
@@ -22,7 +23,7 @@ def attach_budget(
     """Give ``session`` its caps (the flag over ``[budget]``); None when none is set.
 
     The budget rides in the executor's config, which subagents' configs copy, and a
-    model or provider switch keeps (``dataclasses.replace``)."""
+    model or provider switch keeps (``msgspec.structs.replace``)."""
     cap = settings.budget.session_usd if max_budget_usd is None else max_budget_usd
     daily = settings.budget.daily_usd
     if cap is None and daily is None:

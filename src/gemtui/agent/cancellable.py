@@ -11,16 +11,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Coroutine
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
+
+from msgspec import Struct
 
 __all__ = ["Finished", "until_cancelled"]
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Finished(Generic[T]):
+class Finished(Struct, Generic[T], frozen=True):
     """What the awaited call returned (it ran to the end)."""
 
     value: T

@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from gemtui.bus.bus import EventBus
 from gemtui.bus.events import ErrorOccurred
@@ -123,8 +124,7 @@ class SessionCheckpoints:
         self._bus.emit(ErrorOccurred, message=text, kind="warning")
 
 
-@dataclass(frozen=True)
-class PromptPoint:
+class PromptPoint(Struct, frozen=True):
     """A prompt of this session that changed files: rewinding to it restores the files
     as they were before its first checkpoint."""
 

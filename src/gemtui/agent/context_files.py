@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import re
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from msgspec import Struct, field
 
 from gemtui.tools.memory_file import MEMORY_HEADING, add_memory, add_memory_text, saved_memories
 from gemtui.wire.token_estimate import tokens_for_chars
@@ -80,8 +81,7 @@ def _regular(real: Path) -> bool:
     return stat.S_ISREG(real.stat().st_mode)
 
 
-@dataclass
-class _Expansion:
+class _Expansion(Struct):
     root: Path
     notes: list[str]
     imports: list[Path]
@@ -148,8 +148,7 @@ def _replace(match: re.Match[str], source: Path, stack: list[Path], exp: _Expans
     return f"<!-- Imported from: {ref} -->\n{inner}\n<!-- End of import from: {ref} -->"
 
 
-@dataclass(frozen=True)
-class ContextFile:
+class ContextFile(Struct, frozen=True):
     """One context file as it goes to the model (imports expanded)."""
 
     path: Path
@@ -163,8 +162,7 @@ class ContextFile:
         return tokens_for_chars(len(self.text))
 
 
-@dataclass
-class ContextFiles:
+class ContextFiles(Struct):
     """The context files of one session: ``load()`` them, ``discover()`` more as tools
     read subfolders, ``system_text()`` for the system instruction."""
 

@@ -7,15 +7,14 @@ server's own words are always kept in the message (never replaced by a guess).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 
 from gemtui.errors import ApiError
 
 __all__ = ["ErrorContext", "explain"]
 
 
-@dataclass(frozen=True)
-class ErrorContext:
+class ErrorContext(Struct, frozen=True):
     """What the session knows when a call fails: who was asked, for what."""
 
     provider: str

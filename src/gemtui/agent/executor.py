@@ -12,9 +12,9 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncGenerator
-from dataclasses import replace
 from typing import Any
 
+from msgspec.structs import replace
 from pydantic import ValidationError
 
 from gemtui.agent.after_agent import check_answer

@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from msgspec import Struct
+
 from gemtui.agent.prices import price_for
 from gemtui.config.fallback_entries import split_entry
 from gemtui.errors import ApiError
@@ -77,8 +79,7 @@ FallbackAsk = Callable[[FallbackOffer], Awaitable[bool]]
 """Decides one offered switch: True switches, False ends the prompt with the error."""
 
 
-@dataclass(frozen=True)
-class ProviderHop:
+class ProviderHop(Struct, frozen=True):
     """What the session lends the executor so a fallback can change provider."""
 
     current: Callable[[], str]

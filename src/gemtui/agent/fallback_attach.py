@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 if TYPE_CHECKING:
     from gemtui.agent.fallback import FallbackAsk, ProviderHop

@@ -3,25 +3,25 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from gemtui.wire import FunctionCall
 
 __all__ = ["LoopDetector"]
 
 
-@dataclass
-class LoopDetector:
+class LoopDetector(Struct):
     """Notices a model repeating the same call or text, so a prompt cannot spin forever."""
 
     call_threshold: int = 5
     """Identical consecutive calls that count as a loop."""
     text_threshold: int = 3
     """Identical consecutive non-empty answers that count as a loop."""
-    _last_call: str | None = field(default=None, init=False)
-    _call_count: int = field(default=0, init=False)
-    _last_text: str | None = field(default=None, init=False)
-    _text_count: int = field(default=0, init=False)
+    _last_call: str | None = field(default=None)
+    _call_count: int = field(default=0)
+    _last_text: str | None = field(default=None)
+    _text_count: int = field(default=0)
 
     def observe_call(self, call: FunctionCall) -> str | None:
         key = f"{call.name}:{json.dumps(call.args, sort_keys=True, default=str)}"

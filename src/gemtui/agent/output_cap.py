@@ -16,8 +16,6 @@ from typing import Protocol
 from gemtui.agent.provider_choice import GEMINI_KINDS, ResolvedProvider
 from gemtui.chat.output_bound import OutputBound, room_for_answer
 from gemtui.config.settings import Settings
-from gemtui.providers.convert_anthropic import DEFAULT_MAX_TOKENS
-from gemtui.providers.openai_compat import DEFAULT_OPENAI_BASE_URL
 
 __all__ = ["LOCAL_OUTPUT_CAP", "default_output_cap", "output_bound_for", "session_bound"]
 
@@ -35,9 +33,13 @@ def default_output_cap(provider: ResolvedProvider, model: str) -> int | None:
     if provider.kind in GEMINI_KINDS:
         older = any(f"gemini-{v}" in model for v in ("1.0", "1.5", "2.0"))
         return _GEMINI_SHORT if older else _GEMINI_LONG
-    if provider.kind == "anthropic":
+    if provider.kind == "anthropic":  # the converters load with their provider, not here
+        from gemtui.providers.convert_anthropic import DEFAULT_MAX_TOKENS
+
         return DEFAULT_MAX_TOKENS
     if provider.kind == "openai":
+        from gemtui.providers.openai_compat import DEFAULT_OPENAI_BASE_URL
+
         base = provider.settings.base_url or os.environ.get("OPENAI_BASE_URL") or ""
         base = (base or DEFAULT_OPENAI_BASE_URL).rstrip("/")
         return None if base == DEFAULT_OPENAI_BASE_URL else LOCAL_OUTPUT_CAP

@@ -9,9 +9,10 @@ price says where it was read and when (``SOURCES``); a person's own figures
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from gemtui.bus.events import Usage
 
@@ -44,8 +45,7 @@ PRICES: dict[str, dict[str, float]] = {
 """USD per million tokens (input, output — thoughts are billed as output —, cached input)."""
 
 
-@dataclass(frozen=True)
-class PriceSource:
+class PriceSource(Struct, frozen=True):
     """Where a provider's prices in ``PRICES`` were read, and on which day."""
 
     url: str

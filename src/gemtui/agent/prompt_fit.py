@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from gemtui.agent.stream_loop import StreamLoopDetector
 from gemtui.providers.chain import generator_chain
-from gemtui.providers.text_tools import TextToolsGenerator
 from gemtui.providers.tool_guidance import wants_compact
 
 if TYPE_CHECKING:
@@ -36,7 +35,9 @@ async def fit_prompt(provider: ResolvedProvider, model: str, watch_loops: bool =
                 break
     compact = wants_compact(provider.settings.tool_descriptions, provider.context_window)
     chain = list(generator_chain(provider.generator))
-    text_tools = [gen for gen in chain if isinstance(gen, TextToolsGenerator)]
+    # the text-tools wrapper is the one with a guidance form (duck-typed, as below: its
+    # module, with its parsers, loads only for a provider that uses it)
+    text_tools = [gen for gen in chain if hasattr(gen, "compact")]
     for gen in text_tools:
         gen.compact = compact
     for gen in chain:

@@ -9,8 +9,9 @@ only guards the prompt (groundwork, cancel) and hands it here.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from gemtui.agent import session_hooks, user_commands
 from gemtui.bus import AgentFinished
@@ -32,8 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["PromptRoute"]
 
 
-@dataclass(frozen=True, slots=True)
-class PromptRoute:
+class PromptRoute(Struct, frozen=True):
     """A session's collaborators a prompt passes through on its way to the turn loop."""
 
     hooks: HookRunner

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from gemtui.config.secrets import (
     get_secret,
@@ -75,8 +76,7 @@ NO_PROVIDER_HELP = (
 )
 
 
-@dataclass
-class ResolvedProvider:
+class ResolvedProvider(Struct):
     """A provider ready to use: its generator, the model chosen for it and its settings."""
 
     name: str

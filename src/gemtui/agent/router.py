@@ -12,9 +12,9 @@ same 429 and its retries.
 from __future__ import annotations
 
 from collections.abc import Callable, Set
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated
 
+from msgspec import Struct, field
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from gemtui.bus.events import Usage
@@ -56,8 +56,7 @@ _CONTEXT_TURNS = 4
 """Recent history the classifier sees (text only): enough to read a follow-up."""
 
 
-@dataclass(frozen=True)
-class RouteDecision:
+class RouteDecision(Struct, frozen=True):
     """The model chosen for one prompt, why, and what the classification cost."""
 
     model: str
@@ -72,8 +71,7 @@ def _never() -> bool:
     return False
 
 
-@dataclass
-class ModelRouter:
+class ModelRouter(Struct):
     """Picks ``flash`` or ``pro`` per prompt with ``classifier`` (JSON mode)."""
 
     generator: ContentGenerator

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from msgspec import Struct, field
 from pydantic import BaseModel
 
 from gemtui.agent.budget import Budget
@@ -89,11 +89,10 @@ class AgentHooks(Protocol):
     async def advise(self, event: str, payload: dict[str, Any]) -> None: ...
 
 
-@dataclass(frozen=True)
-class ExecutorConfig:
+class ExecutorConfig(Struct, frozen=True):
     """Limits and knobs of the agent loop (turns, window, compression, fallback, prices).
 
-    A frozen value: a model or provider switch builds a new one (``dataclasses.replace``)
+    A frozen value: a model or provider switch builds a new one (``msgspec.structs.replace``)
     and hands it to the executor whole, so no half-patched config is ever read."""
 
     max_turns: int = -1
@@ -135,8 +134,7 @@ class ExecutorConfig:
     """The conversation's hooks (a subagent's loop has none of its own)."""
 
 
-@dataclass
-class TurnOutcome:
+class TurnOutcome(Struct):
     """What one model turn left: its calls, its text, and why it ended the loop if it did."""
 
     calls: list[FunctionCall] = field(default_factory=list)
@@ -145,8 +143,7 @@ class TurnOutcome:
     """Set when the turn ended the loop (cancel, error)."""
 
 
-@dataclass
-class RunState:
+class RunState(Struct):
     """One prompt's running totals: turns, tokens and cost by model, the answer so far."""
 
     turns: int = 0

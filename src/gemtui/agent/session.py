@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from gemtui.agent import session_hooks, session_lsp, user_commands
 from gemtui.agent import session_parts as parts

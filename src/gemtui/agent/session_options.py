@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from gemtui.wire import Content
 
 __all__ = ["SessionOptions"]
 
 
-@dataclass
-class SessionOptions:
+class SessionOptions(Struct):
     """A session's per-run options (from the assembly: flags over settings)."""
 
     workspace: Path

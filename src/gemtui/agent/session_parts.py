@@ -353,7 +353,7 @@ def config_for_provider(
 ) -> ExecutorConfig:
     """The executor's config once ``provider`` answers: its window, prices and
     next-speaker check; the budget counts side calls at its prices from now on."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from gemtui.agent.prices import price_book
 

@@ -7,7 +7,8 @@ prompt, in Gemini CLI's words ("I ran the following shell command: …").
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from gemtui.wire import Part
 
@@ -41,8 +42,7 @@ def read_note(text: str) -> tuple[str, str, int | None] | None:
     return found["line"], result, None
 
 
-@dataclass
-class ShellNotes:
+class ShellNotes(Struct):
     """``!`` commands run since the last prompt, in the words the model will read."""
 
     pending: list[str] = field(default_factory=list)

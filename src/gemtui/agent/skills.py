@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 if TYPE_CHECKING:
     from gemtui.extensions import Extension
@@ -60,8 +61,7 @@ class SkillError(ValueError):
         self.line = line
 
 
-@dataclass(frozen=True)
-class Skill:
+class Skill(Struct, frozen=True):
     """One skill: what the model is told of it, and what activating it opens."""
 
     name: str
@@ -76,8 +76,7 @@ class Skill:
         return self.folder / SKILL_FILE
 
 
-@dataclass
-class SkillSet:
+class SkillSet(Struct):
     """The skills found, by name, and the files that did not load (each ``path:line: why``)."""
 
     skills: dict[str, Skill] = field(default_factory=dict)

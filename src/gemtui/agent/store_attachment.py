@@ -11,9 +11,10 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from gemtui.errors import FatalInputError
 
@@ -27,8 +28,7 @@ __all__ = ["LaterRecorder", "StoreAttachment", "attach_store", "store_later"]
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class StoreAttachment:
+class StoreAttachment(Struct):
     """The store of one run, or why there is none, and the resumed session's options."""
 
     store: SessionStore | None

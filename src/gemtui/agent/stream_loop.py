@@ -20,7 +20,8 @@ provider cut the stream.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 __all__ = ["StreamLoopDetector"]
 
@@ -35,8 +36,7 @@ spaces this long would otherwise wait for ever), so its kind never depends on wh
 stream was cut."""
 
 
-@dataclass
-class StreamLoopDetector:
+class StreamLoopDetector(Struct):
     """Feed an answer's text as it streams; ``feed`` says when it turned into a loop."""
 
     chunk_size: int = 50
@@ -44,14 +44,14 @@ class StreamLoopDetector:
     """Occurrences of one passage that make a loop (when close together)."""
     distance_factor: int = 5
     """Occurrences at most this many passage lengths apart on average."""
-    _tail: str = field(default="", init=False)
+    _tail: str = field(default="")
     """The last prose characters, as many as one check looks back over."""
-    _end: int = field(default=0, init=False)
+    _end: int = field(default=0)
     """Prose characters since the count last started afresh."""
-    _in_code: bool = field(default=False, init=False)
-    _line: str = field(default="", init=False)
+    _in_code: bool = field(default=False)
+    _line: str = field(default="")
     """The current line's start, while its kind is not known yet."""
-    _kind: str | None = field(default=None, init=False)
+    _kind: str | None = field(default=None)
     """``prose``, ``skip`` or ``fence`` for the current line; None until known."""
 
     def reset(self) -> None:

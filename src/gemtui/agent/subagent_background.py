@@ -13,15 +13,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from gemtui.bus import AgentFinished
 
 __all__ = ["BackgroundAgents", "BackgroundRun"]
 
 
-@dataclass
-class BackgroundRun:
+class BackgroundRun(Struct):
     """One subagent running in the background, started by the call ``call_id``."""
 
     call_id: str
@@ -46,8 +46,7 @@ class BackgroundRun:
         return self.finished is None
 
 
-@dataclass
-class BackgroundAgents:
+class BackgroundAgents(Struct):
     """The background runs of one session, and the inbox of their reports."""
 
     runs: dict[str, BackgroundRun] = field(default_factory=dict)

@@ -14,8 +14,10 @@ from __future__ import annotations
 import asyncio
 import json
 import platform
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from gemtui.agent.agent_defs import AgentDefinition, AgentSet, load_agents
 from gemtui.agent.executor import COMPLETE_TASK, Executor, ExecutorConfig
@@ -48,8 +50,7 @@ if TYPE_CHECKING:
 __all__ = ["SubagentParent", "Subagents"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SubagentParent:
+class SubagentParent(Struct, frozen=True, kw_only=True):
     """The session engine a delegated task runs on, handed over whole. What a switch or
     a mode change replaces (the approval mode, the chat's model, the executor's config)
     is read through a function, so a task started later runs on what is current."""

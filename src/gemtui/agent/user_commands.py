@@ -13,9 +13,10 @@ import os
 import shlex
 import shutil
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from gemtui.agent.reload_hint import reload_hint
 from gemtui.agent.shell_notes import ShellNotes
@@ -195,8 +196,7 @@ async def terminal_verdict(
     return decision, verdict.reason, line
 
 
-@dataclass(frozen=True)
-class TerminalRun:
+class TerminalRun(Struct, frozen=True):
     """How a ``!`` program that is handed the terminal runs."""
 
     argv: list[str]

@@ -14,7 +14,6 @@ every other one.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from typing import TYPE_CHECKING
 
 from msgspec.structs import replace
@@ -81,8 +80,8 @@ class ChildBus(EventBus):
             call = event.call
             confirmation = call.confirmation
             if confirmation is not None:
-                confirmation = dataclasses.replace(confirmation, agent=self.agent)
-            call = dataclasses.replace(
+                confirmation = replace(confirmation, agent=self.agent)
+            call = replace(
                 call, call_id=self.child_call_id(call.call_id), confirmation=confirmation
             )
             event = replace(event, call=call)

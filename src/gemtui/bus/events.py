@@ -8,7 +8,6 @@ coalesced by the engine; a slow subscriber's queue may merge adjacent ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from msgspec import Struct, field
@@ -228,8 +227,7 @@ class TurnFinished(Event, frozen=True, kw_only=True):
     """USD for this call at the model's price; None when no price is known."""
 
 
-@dataclass(frozen=True)
-class Confirmation:
+class Confirmation(Struct, frozen=True):
     """The preview shown before a person approves a call (a diff, a command, URLs…);
     typed here, next to the snapshot that carries it, so views never see ``Any``."""
 
@@ -256,8 +254,7 @@ class Confirmation:
     """The subagent whose call this is (None: the conversation's own model asks)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallSnapshot:
+class ToolCallSnapshot(Struct, frozen=True):
     """The full record of one tool call at one moment; views render these, never patch."""
 
     call_id: str
@@ -431,8 +428,7 @@ class McpServerChanged(Event, frozen=True, kw_only=True):
     reason: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class QuotaShare:
+class QuotaShare(Struct, frozen=True):
     """What is left of one model's quota: a share (0-1, None when not said) and its reset."""
 
     model: str

@@ -7,14 +7,14 @@ headless stats read this one shape instead (parsing lives in ``providers.rate_li
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 __all__ = ["RateLimit", "RateLimits", "short_count", "short_seconds"]
 
 
-@dataclass(frozen=True, slots=True)
-class RateLimit:
+class RateLimit(Struct, frozen=True):
     """One limit: how much is left of how much, and when it is full again."""
 
     name: str
@@ -53,8 +53,7 @@ class RateLimit:
 _SHORT_NAMES = {"requests": "req", "tokens": "tok", "input-tokens": "in", "output-tokens": "out"}
 
 
-@dataclass(frozen=True, slots=True)
-class RateLimits:
+class RateLimits(Struct, frozen=True):
     """Every limit one response reported, and which provider reported them."""
 
     provider: str

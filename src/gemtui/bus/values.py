@@ -6,9 +6,10 @@ that the TUI's first frame imports a few enums, not every event (issue 26).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
+
+from msgspec import Struct
 
 __all__ = ["ApprovalDecision", "Decision", "Refusal", "TerminateReason", "ToolCallState", "Usage"]
 
@@ -77,8 +78,7 @@ class ApprovalDecision(StrEnum):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(Struct, frozen=True):
     """A person's (or a policy's) answer to one approval request."""
 
     decision: ApprovalDecision
@@ -93,8 +93,7 @@ class Decision:
     """A budget question's answer: raise the cap by this many USD for this session."""
 
 
-@dataclass(frozen=True, slots=True)
-class Usage:
+class Usage(Struct, frozen=True):
     """Tokens of one call or a sum of calls (thoughts billed as output)."""
 
     input: int = 0

@@ -18,8 +18,9 @@ import json
 import re
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
+
+from msgspec import Struct
 
 from gemtui.chat.history import (
     SKIP_THOUGHT_SIGNATURE,
@@ -49,15 +50,13 @@ __all__ = ["Chat", "ModelHooks", "StreamChunk", "StreamRetry"]
 _SPACE = re.compile(r"\s")
 
 
-@dataclass(frozen=True, slots=True)
-class StreamChunk:
+class StreamChunk(Struct, frozen=True):
     """One response chunk of the stream."""
 
     response: GenerateContentResponse
 
 
-@dataclass(frozen=True, slots=True)
-class StreamRetry:
+class StreamRetry(Struct, frozen=True):
     """The stream is asked for again; the turn discards what it showed."""
 
     attempt: int

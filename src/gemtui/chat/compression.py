@@ -7,7 +7,7 @@ never separated. If the summary does not make the history smaller, nothing chang
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 
 from gemtui.bus.values import Usage
 from gemtui.chat.chat import Chat
@@ -54,8 +54,7 @@ def is_summary_exchange(content: Content) -> bool:
     return content.role == "model" and text == _ACK
 
 
-@dataclass(frozen=True)
-class CompressionResult:
+class CompressionResult(Struct, frozen=True):
     """Tokens before and after a compression attempt, and whether it took."""
 
     tokens_before: int

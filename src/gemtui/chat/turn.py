@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from gemtui.bus.events import Usage
 from gemtui.chat.chat import Chat, StreamChunk, StreamRetry
@@ -32,15 +35,13 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class ContentEvent:
+class ContentEvent(Struct, frozen=True):
     """Answer text of one model call."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class ThoughtEvent:
+class ThoughtEvent(Struct, frozen=True):
     """Thinking text of one model call, its heading parsed off."""
 
     text: str
@@ -49,22 +50,19 @@ class ThoughtEvent:
     """The heading of the thought this text belongs to (it carries over to later parts)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallRequestEvent:
+class ToolCallRequestEvent(Struct, frozen=True):
     """The model asked for a tool call."""
 
     call: FunctionCall
 
 
-@dataclass(frozen=True, slots=True)
-class CitationEvent:
+class CitationEvent(Struct, frozen=True):
     """A source the model cited."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class FinishedEvent:
+class FinishedEvent(Struct, frozen=True):
     """The model call ended: why, with its usage."""
 
     reason: str | None
@@ -72,30 +70,26 @@ class FinishedEvent:
     message: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class RetryEvent:
+class RetryEvent(Struct, frozen=True):
     """The stream broke and is asked for again (what was shown of it is void)."""
 
     attempt: int
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorEvent:
+class ErrorEvent(Struct, frozen=True):
     """The model call failed."""
 
     error: BaseException
 
 
-@dataclass(frozen=True, slots=True)
-class UserCancelledEvent:
+class UserCancelledEvent(Struct, frozen=True):
     """The person cancelled the call."""
 
     pass
 
 
-@dataclass(frozen=True, slots=True)
-class InvalidStreamEvent:
+class InvalidStreamEvent(Struct, frozen=True):
     """The answer stayed invalid after every retry."""
 
     reason: str

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from gemtui.config.paths import config_dir
 
@@ -33,8 +34,7 @@ MAX_FILE_BYTES = 256 * 1024
 """A command file larger than this is refused (a prompt, not a data file)."""
 
 
-@dataclass(frozen=True)
-class CustomCommand:
+class CustomCommand(Struct, frozen=True):
     """One ``.toml`` command: its name (without the slash), its template and origin."""
 
     name: str
@@ -48,8 +48,7 @@ class CustomCommand:
     argument_hint: str = ""
 
 
-@dataclass
-class CommandSet:
+class CommandSet(Struct):
     """The loaded commands by lower-case name, and the files that failed."""
 
     commands: dict[str, CustomCommand] = field(default_factory=dict)

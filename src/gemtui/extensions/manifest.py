@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from msgspec import Struct, field
 from pydantic import ValidationError
 
 from gemtui.config.settings import McpServerSettings
@@ -29,8 +29,7 @@ class ExtensionError(Exception):
     """A folder that is not a usable extension (said to the person, exit 42)."""
 
 
-@dataclass(frozen=True)
-class Extension:
+class Extension(Struct, frozen=True):
     """An extension as installed (or linked) at ``path``."""
 
     name: str

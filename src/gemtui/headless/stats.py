@@ -5,8 +5,9 @@ Apart from the formatters so ``json`` and ``stream-json`` build their stats the 
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import asdict
 
 if TYPE_CHECKING:
     from gemtui.bus import AgentFinished

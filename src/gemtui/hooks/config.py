@@ -23,9 +23,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from gemtui.config.paths import config_dir
 
@@ -86,8 +87,7 @@ CLAUDE_TOOL_NAMES = {
 _CLAUDE_ALSO = {"MultiEdit": "replace"}
 
 
-@dataclass(frozen=True)
-class HookSpec:
+class HookSpec(Struct, frozen=True):
     """One hook command for one event."""
 
     event: str
@@ -119,8 +119,7 @@ class HookSpec:
         return self.matcher == target
 
 
-@dataclass
-class HookSet:
+class HookSet(Struct):
     """Every hook loaded, and the problems met."""
 
     hooks: list[HookSpec] = field(default_factory=list)
@@ -198,8 +197,7 @@ def load_hooks(files: list[Path], project: list[Path] | None = None) -> HookSet:
     return found
 
 
-@dataclass(frozen=True)
-class _Dialect:
+class _Dialect(Struct, frozen=True):
     """How one file's entries for one event are read."""
 
     project: bool

@@ -24,10 +24,11 @@ import signal
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from gemtui.bus.events import ErrorOccurred, HookRan
 from gemtui.errors import FatalConfigError
@@ -50,8 +51,7 @@ ADVISORY = ("SessionStart", "SessionEnd", "Notification", "PreCompress", "Before
 """Events whose ``continue``/``decision`` the reference says are ignored."""
 
 
-@dataclass
-class HookAnswer:
+class HookAnswer(Struct):
     """One run's outcome."""
 
     spec: HookSpec

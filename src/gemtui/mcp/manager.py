@@ -13,9 +13,10 @@ import contextlib
 import os
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from msgspec import Struct, field
 
 from gemtui.tools.background import BackgroundJobs
 
@@ -57,8 +58,7 @@ class ServerStatus(StrEnum):
     STOPPED = "stopped"
 
 
-@dataclass
-class ServerState:
+class ServerState(Struct):
     """What views show for one server."""
 
     name: str

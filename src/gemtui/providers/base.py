@@ -15,16 +15,16 @@ Contract:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
+
+from msgspec import Struct
 
 from gemtui.wire import Content, GenerateContentRequest, GenerateContentResponse, ModelInfo
 
 __all__ = ["Capabilities", "ContentGenerator", "aclose_stream"]
 
 
-@dataclass(frozen=True)
-class Capabilities:
+class Capabilities(Struct, frozen=True):
     """What a provider's API needs or offers beyond the common protocol; declared by the
     provider so the engine never guesses from its name."""
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from gemtui.errors import ApiError, api_error_from_response
 from gemtui.providers.convert_openai import (
@@ -213,16 +214,14 @@ def error_from_event(data: dict[str, Any]) -> ApiError:
     return api_error_from_response(status, json.dumps(data))
 
 
-@dataclass
-class _Block:
+class _Block(Struct):
     kind: str
     id: str = ""
     name: str = ""
     json: list[str] = field(default_factory=list)
 
 
-@dataclass
-class AnthropicStream:
+class AnthropicStream(Struct):
     """State of one streamed message: feed each event, then ``final()``."""
 
     blocks: dict[int, _Block] = field(default_factory=dict)

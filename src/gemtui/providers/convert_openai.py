@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict, deque
-from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from msgspec import Struct, field
 
 from gemtui.providers.sse import check_held
 from gemtui.providers.text_tools import function_response_text
@@ -274,8 +275,7 @@ def _parse_args(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-@dataclass
-class _PendingCall:
+class _PendingCall(Struct):
     id: str | None = None
     name: str = ""
     arguments: list[str] = field(default_factory=list)
@@ -289,8 +289,7 @@ class LoopWatch(Protocol):
         ...
 
 
-@dataclass
-class OpenAIStream:
+class OpenAIStream(Struct):
     """State of one streamed completion: feed each chunk, then ``final()``."""
 
     think: ThinkSplitter = field(default_factory=ThinkSplitter)
@@ -308,7 +307,7 @@ class OpenAIStream:
     looping there (llama.cpp's 0.5B wrote whitespace until its window filled) would never
     reach the screen's loop check, so the held text is let through once it loops, for
     that check to cut (it sees the same repeats, escaped)."""
-    _escape: str = field(default="", init=False)
+    _escape: str = field(default="")
     """A backslash that ended the last held piece (its escape comes with the next)."""
 
     def __post_init__(self) -> None:

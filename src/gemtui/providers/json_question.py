@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Generic, TypeVar
 
+from msgspec import Struct
 from pydantic import BaseModel, ValidationError
 
 from gemtui.wire import (
@@ -56,8 +56,7 @@ class AnswerProblem(Enum):
     WRONG_SHAPE = "the answer was not the JSON asked for"
 
 
-@dataclass(frozen=True)
-class JsonAnswer(Generic[A]):
+class JsonAnswer(Struct, Generic[A], frozen=True):
     """The validated answer, or the problem; the usage the call reported either way."""
 
     value: A | None

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from gemtui.wire import Content, FunctionCall, FunctionDeclaration, FunctionResponse
 
@@ -70,8 +71,7 @@ def asks_for_change(prompt: str) -> bool:
     )
 
 
-@dataclass
-class NextStep:
+class NextStep(Struct):
     """The narrowed choice: the declarations the grammar allows (some with narrowed
     arguments) and whether ``final_answer`` is among them."""
 
@@ -80,8 +80,7 @@ class NextStep:
     why: str
 
 
-@dataclass
-class _History:
+class _History(Struct):
     """What the model did since the person's last words."""
 
     prompt: str = ""

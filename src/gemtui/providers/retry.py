@@ -18,9 +18,9 @@ import logging
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from typing import TypeVar
 
+from msgspec import Struct
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from gemtui.errors import (
@@ -41,8 +41,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
+class RetryPolicy(Struct, frozen=True):
     """How often and how long a model call is retried (from ``[network]``)."""
 
     max_attempts: int = 3
@@ -60,8 +59,7 @@ class RetryPolicy:
     """Attempts in all for a refused loopback connection (a server may be starting)."""
 
 
-@dataclass(frozen=True)
-class RetryNotice:
+class RetryNotice(Struct, frozen=True):
     """Told to the caller before each wait, so views can show progress."""
 
     attempt: int

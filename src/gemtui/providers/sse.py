@@ -23,10 +23,10 @@ import asyncio
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from msgspec import Struct
 
 from gemtui.errors import StreamError
 from gemtui.providers.read_ahead import read_ahead
@@ -74,8 +74,7 @@ def malformed(data: bytes) -> StreamError:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class SseFrame:
+class SseFrame(Struct, frozen=True):
     """One server-sent event: its event name and data."""
 
     event: str

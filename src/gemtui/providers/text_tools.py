@@ -11,8 +11,9 @@ import hashlib
 import itertools
 import json
 from collections.abc import AsyncIterator
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from gemtui.providers.base import ContentGenerator
 from gemtui.providers.model_family import (

@@ -25,8 +25,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 __all__ = ["CallExtractor", "WholeTextCalls", "calls_in", "parse_text_calls"]
 
@@ -140,8 +141,7 @@ class _Ends:
             self._done = {s - k: e - k for s, e in self._done.items() if s >= k}
 
 
-@dataclass
-class _Try:
+class _Try(Struct):
     """What stands at a candidate position: a call, not one (skip ``skip`` chars), or more
     text is needed to tell."""
 

@@ -8,7 +8,9 @@ cancellation passes through: the scheduler owns what a cancelled call answers.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from gemtui.bus.bus import EventBus
 from gemtui.bus.events import TodosUpdated, ToolOutput
@@ -33,8 +35,7 @@ log = logging.getLogger(__name__)
 CANCELLED_MESSAGE = "Cancelled by the user."
 
 
-@dataclass(frozen=True)
-class ExecutionOutcome:
+class ExecutionOutcome(Struct, frozen=True):
     """A finished run: ``error`` set means the call failed (``result`` may still be set)."""
 
     result: ToolResult | None

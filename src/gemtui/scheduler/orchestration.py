@@ -30,8 +30,10 @@ import logging
 import posixpath
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from gemtui.bus.bus import EventBus
 from gemtui.bus.events import (
@@ -81,8 +83,7 @@ class ToolLookup(Protocol):
     def names(self) -> Iterable[str]: ...
 
 
-@dataclass(frozen=True)
-class ScheduleResult:
+class ScheduleResult(Struct, frozen=True):
     """A batch's function responses for the model, and whether it was cancelled."""
 
     parts: list[Part]
@@ -92,8 +93,7 @@ class ScheduleResult:
     """The final state of every call, in the model's order."""
 
 
-@dataclass
-class _Batch:
+class _Batch(Struct):
     state: StateManager
     records: list[CallRecord]
     cancel: asyncio.Event

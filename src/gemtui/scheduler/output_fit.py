@@ -10,8 +10,9 @@ it is left as it is.
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from gemtui.redact import redact
 from gemtui.tools.base import ToolContext, ToolResult
@@ -93,7 +94,7 @@ def fit_result(result: ToolResult, ctx: ToolContext, call_id: str) -> ToolResult
         changes["display"] = f"{display}\nWhole output ({_size(content)}): {path}".lstrip("\n")
     if path is not None:
         changes["data"] = {**result.data, OUTPUT_FILE: str(path)}
-    return replace(result, **changes) if changes else result  # type: ignore[arg-type]
+    return replace(result, **changes) if changes else result
 
 
 def _size(content: str | list[Part]) -> str:

@@ -35,10 +35,11 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable
-from dataclasses import replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Protocol
+
+from msgspec.structs import replace
 
 from gemtui.redact import redact
 from gemtui.scheduler.policy_file import (

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 from typing import Literal
+
+from msgspec import Struct
 
 from gemtui.modes import ApprovalMode
 from gemtui.tools.base import ToolKind
@@ -48,8 +49,7 @@ class PolicyDecision(StrEnum):
         return {"allow": 0, "ask_user": 1, "deny": 2}[self.value]
 
 
-@dataclass(frozen=True)
-class PolicyRule:
+class PolicyRule(Struct, frozen=True):
     """One allow / deny / ask rule; every condition set must hold for it to match."""
 
     decision: PolicyDecision
@@ -102,8 +102,7 @@ class PolicyRule:
         return f"{self.source} rule: {' '.join(what)} → {self.decision.value}"
 
 
-@dataclass(frozen=True)
-class PolicyVerdict:
+class PolicyVerdict(Struct, frozen=True):
     """The decision for one call, the rule that gave it and why, in words."""
 
     decision: PolicyDecision

@@ -8,8 +8,9 @@ half-updated call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from gemtui.bus.events import ApprovalDecision, Refusal, ToolCallSnapshot, ToolCallState
 from gemtui.wire import FunctionCall
@@ -43,8 +44,7 @@ def check_transition(old: ToolCallState, new: ToolCallState) -> None:
         raise InvalidTransitionError(f"tool call cannot go from {old.value} to {new.value}")
 
 
-@dataclass
-class CallRecord:
+class CallRecord(Struct):
     """Everything the scheduler knows about one call. Written only by the state manager."""
 
     request: FunctionCall

@@ -8,8 +8,10 @@ An ``AfterTool`` hook may hide a result from the model or add context to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any, Protocol
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from gemtui.bus.events import Refusal, ToolCallState
 from gemtui.scheduler.execution import ExecutionOutcome
@@ -27,8 +29,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class ToolHookVerdict:
+class ToolHookVerdict(Struct, frozen=True):
     """The hooks' combined answer for one call."""
 
     blocked: bool = False
@@ -39,8 +40,7 @@ class ToolHookVerdict:
     """Arguments that merge over (and override) the model's."""
 
 
-@dataclass(frozen=True)
-class AfterToolVerdict:
+class AfterToolVerdict(Struct, frozen=True):
     """What ``AfterTool`` hooks make of a result: replace it, or add to it."""
 
     replace: str | None = None

@@ -10,15 +10,15 @@ long as the session object: a resumed session (the person's own act) starts afre
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from gemtui.tools.tool_error import ToolError
 
 __all__ = ["Allowance"]
 
 
-@dataclass
-class Allowance:
+class Allowance(Struct):
     """How many of one action a session may take, and who hears when it runs out."""
 
     limit: int

@@ -30,8 +30,9 @@ import signal
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from gemtui.tools.saved_output import SpillFile
 
@@ -176,8 +177,7 @@ class BackgroundLog:
             os.unlink(self.path)
 
 
-@dataclass
-class BackgroundTask:
+class BackgroundTask(Struct):
     """One background command as ``/tasks`` shows it."""
 
     proc: subprocess.Popen[bytes]

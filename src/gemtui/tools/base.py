@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Generic
+
+from msgspec import Struct, field
 
 from gemtui.bus.events import Confirmation
 from gemtui.tools.background import BackgroundJobs
@@ -68,8 +69,7 @@ MUTATING_KINDS = frozenset({ToolKind.EDIT, ToolKind.DELETE, ToolKind.MOVE, ToolK
 """Kinds that change the workspace or the machine: never run unapproved in default mode."""
 
 
-@dataclass
-class ToolResult:
+class ToolResult(Struct):
     """The outcome of one invocation.
 
     ``llm_content`` is what the model gets (text, or parts such as inlineData);
@@ -84,8 +84,7 @@ class ToolResult:
     """Structured extras for views (e.g. the todo list of write_todos)."""
 
 
-@dataclass
-class ToolContext:
+class ToolContext(Struct):
     """What an invocation may use while it runs."""
 
     workspace: Workspace

@@ -15,7 +15,8 @@ import bisect
 import difflib
 import enum
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from gemtui.tools.edit_indent import reindent
 
@@ -104,8 +105,7 @@ class AmbiguousMatch(EditMatchError):
         )
 
 
-@dataclass(frozen=True)
-class ResolvedEdit:
+class ResolvedEdit(Struct, frozen=True):
     """The content after the edit, and where and how old_string was found."""
 
     proposed: str
@@ -138,8 +138,7 @@ class ResolvedEdit:
         return ""
 
 
-@dataclass(frozen=True)
-class _Lines:
+class _Lines(Struct, frozen=True):
     """A text split into lines, with each line's start offset (end = next start - 1)."""
 
     lines: list[str]

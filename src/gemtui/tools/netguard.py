@@ -19,8 +19,9 @@ import asyncio
 import ipaddress
 import socket
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 if TYPE_CHECKING:  # only attributes of a URL are read here: no import at start-up
     import httpx
@@ -68,8 +69,7 @@ class BlockedAddress(Exception):
     """A URL (or a redirect) leads somewhere web_fetch must not go; the text says why."""
 
 
-@dataclass(frozen=True)
-class FetchLimits:
+class FetchLimits(Struct, frozen=True):
     """How web_fetch may reach the network (from ``[tools.web_fetch]``)."""
 
     allow_private: bool = False
@@ -85,8 +85,7 @@ class FetchLimits:
     """None: the system resolver."""
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(Struct, frozen=True):
     """A checked URL and the address to connect to for it."""
 
     url: httpx.URL

@@ -19,8 +19,9 @@ import os
 import re
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from gemtui.errors import FatalConfigError
 from gemtui.tools.run_later import RUN_LATER_NAMES
@@ -47,8 +48,7 @@ _SECRET_NAME = re.compile(
 _ALWAYS_DROPPED = ("SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "GEMTUI_HOME")
 
 
-@dataclass(frozen=True)
-class SandboxConfig:
+class SandboxConfig(Struct, frozen=True):
     """Where a sandboxed command may write and what it may reach."""
 
     workspace: Path
@@ -61,8 +61,7 @@ class SandboxConfig:
     """More workspace roots (``--include-directories``), writable like the workspace."""
 
 
-@dataclass
-class SandboxedCommand:
+class SandboxedCommand(Struct):
     """A command line under bubblewrap, and the placeholders it holds until it ends.
 
     Call ``release`` once the process has exited (a context manager does it), so no

@@ -37,9 +37,10 @@ import os
 import subprocess
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
+
+from msgspec import Struct, field
 
 from gemtui.tools.run_later import RUN_LATER_NAMES
 
@@ -170,8 +171,7 @@ def home_secrets(home: Path) -> list[Path]:
     return found
 
 
-@dataclass
-class RootGuard:
+class RootGuard(Struct):
     """The mounts that keep what runs later read-only at every root."""
 
     existing: list[Path] = field(default_factory=list)

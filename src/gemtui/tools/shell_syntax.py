@@ -21,9 +21,10 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from gemtui.tools.shell_scan import deeper_than, joined_by_continuation, unseen_substitution
 from gemtui.tools.shell_words import (
@@ -127,8 +128,7 @@ _NAMES_EVERY_ARG = frozenset({"read", "unset", "wait", "getopts"})
 _EVALUATED_NAME = re.compile(r"\[(?![0-9]*\])")
 
 
-@dataclass(frozen=True)
-class SimpleCommand:
+class SimpleCommand(Struct, frozen=True):
     """One command bash will run: its words after quote removal, name normalised."""
 
     words: tuple[str, ...]
@@ -153,8 +153,7 @@ class SimpleCommand:
         )
 
 
-@dataclass(frozen=True)
-class ShellAnalysis:
+class ShellAnalysis(Struct, frozen=True):
     """What a command line will run, and why parts of it may be out of sight."""
 
     commands: tuple[SimpleCommand, ...] = ()

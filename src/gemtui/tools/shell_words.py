@@ -5,9 +5,10 @@ node helpers the walk in ``shell_syntax`` shares with it."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -203,8 +204,7 @@ def node_text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
 
 
-@dataclass
-class Word:
+class Word(Struct):
     """One word of a command: its single value (None when bash decides it at run time)
     and its source text, shown when it has no value."""
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from msgspec import Struct
 
 __all__ = ["Repair", "repair_args", "schema_error"]
 
@@ -66,8 +67,7 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-@dataclass(frozen=True)
-class Repair:
+class Repair(Struct, frozen=True):
     """Arguments made valid, and what was changed, in words for the tool card."""
 
     args: dict[str, Any]

@@ -17,9 +17,10 @@ import re
 import stat
 import warnings
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from gemtui.tools.regex import LinearPattern, PatternError, compile_linear
 from gemtui.tools.tool_error import ToolError
@@ -35,8 +36,7 @@ GITIGNORE = ".gitignore"
 GEMINIIGNORE = ".geminiignore"
 
 
-@dataclass(frozen=True)
-class _DirSpecs:
+class _DirSpecs(Struct, frozen=True):
     """The parsed ignore files of one directory (None where the file is absent)."""
 
     git: pathspec.GitIgnoreSpec | None

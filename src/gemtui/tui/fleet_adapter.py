@@ -15,6 +15,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from msgspec import structs
+
 from gemtui.agent.fleet import (
     AgentInfo,
     AgentState,
@@ -173,7 +175,7 @@ class EngineFleet:
                 now = {(p.agent_id, p.call.call_id): p.call for p in event.pending}
                 for (agent_id, _), call in asked.items():
                     if (agent_id, call.call_id) not in now:  # answered or its agent stopped
-                        listener(CallChanged(agent_id, replace(call, state=_LEFT)))
+                        listener(CallChanged(agent_id, structs.replace(call, state=_LEFT)))
                 for (agent_id, _), call in now.items():
                     listener(CallChanged(agent_id, call))
                 asked.clear()

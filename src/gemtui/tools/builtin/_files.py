@@ -13,9 +13,10 @@ import mimetypes
 import os
 import stat
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
+
+from msgspec import Struct
 
 from gemtui.tools.base import ToolError
 from gemtui.wire import Blob, Part
@@ -208,8 +209,7 @@ def read_text(path: Path, shown: str | None = None) -> str:
     return text.replace("\r\n", "\n")
 
 
-@dataclass(frozen=True)
-class TextWindow:
+class TextWindow(Struct, frozen=True):
     """A slice of a text file, with what was left out."""
 
     content: str

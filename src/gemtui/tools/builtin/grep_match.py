@@ -4,8 +4,9 @@ the files it reads, and the lines it keeps."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from gemtui.tools.base import ToolError
 from gemtui.tools.builtin._files import SNIFF_BYTES, read_regular
@@ -14,8 +15,7 @@ from gemtui.tools.regex import LinearPattern
 from gemtui.tools.workspace import Workspace, glob_to_regex
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(Struct, frozen=True):
     """One matching line: its file, line number and text."""
 
     path: Path
@@ -23,8 +23,7 @@ class Match:
     line: str
 
 
-@dataclass(frozen=True)
-class _Query:
+class _Query(Struct, frozen=True):
     regex: LinearPattern
     exclude: LinearPattern | None
     include: str | None

@@ -8,10 +8,10 @@ left out are named in the answer, so the model can read them separately.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
+from msgspec import Struct, field
 from pydantic import Field
 
 from gemtui.tools.base import (
@@ -108,8 +108,7 @@ class ReadManyFilesParams(ToolParams):
     )
 
 
-@dataclass
-class _Gathered:
+class _Gathered(Struct):
     text_files: list[tuple[str, str]] = field(default_factory=list)
     media: list[tuple[str, Part]] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)

@@ -7,10 +7,10 @@ a file near the 20 MB cap) and both the file and the result are held to that cap
 from __future__ import annotations
 
 from abc import abstractmethod
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from msgspec import Struct
 from pydantic import Field, field_validator
 
 from gemtui.tools.base import (
@@ -89,8 +89,7 @@ class ReplaceParams(FileEditParams):
 E = TypeVar("E", bound=FileEditParams)
 
 
-@dataclass(frozen=True)
-class PlannedEdit:
+class PlannedEdit(Struct, frozen=True):
     """What an edit will do: the file, its content now (None if new) and after."""
 
     path: Path

@@ -16,10 +16,10 @@ import os
 import signal
 import subprocess
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from msgspec.structs import replace
 from pydantic import Field, field_validator
 
 from gemtui.config.paths import data_dir

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from msgspec import Struct
 from pydantic import Field, field_validator
 
 from gemtui.tools.base import (
@@ -61,8 +61,7 @@ def extract_urls(prompt: str) -> list[str]:
     return list(dict.fromkeys(urls))
 
 
-@dataclass(frozen=True)
-class FetchedPage:
+class FetchedPage(Struct, frozen=True):
     """One fetched page: where it ended up, what it said, whether it was cut."""
 
     url: str

@@ -10,7 +10,6 @@ ops, and unit tests read the rules without a terminal.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from time import monotonic
 from typing import TYPE_CHECKING, Any
@@ -296,5 +295,5 @@ def _plain_output(op: ops.Op) -> ops.Op:
     if isinstance(op, ops.ToolCallShown) and isinstance(op.call.output, str):
         output = without_colour(op.call.output)
         if output != op.call.output:
-            return structs.replace(op, call=dataclasses.replace(op.call, output=output))
+            return structs.replace(op, call=structs.replace(op.call, output=output))
     return op
