@@ -12,6 +12,7 @@ import gc
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from gemtui.agent.assembly import RunOptions
 from gemtui.collector import pause_collector
@@ -40,7 +41,7 @@ async def test_the_start_up_screen_is_the_main_screen_laid_out(workspace: Path) 
         side = screen.query_one("#side")
         assert 60 <= side.region.x < 160 <= side.region.right  # a column on the right
         assert screen.query_one("#usage").region.width > 20
-        assert not screen.query_one("#approvals").display  # main.tcss hides an empty queue
+        assert not screen.query("#approvals")  # hidden while empty: mounted at first use
         assert screen.query_one("#transcript").region.right <= side.region.x
         prompt = screen.query_one("#prompt")
         assert prompt.region.y > 40
@@ -147,6 +148,59 @@ async def test_the_transcript_is_mounted_at_its_first_use(
         while screen.query("#first-tip"):  # its first line: the tip leaves
             await pilot.pause()
         assert user_lines(screen) == ["typed ahead"]
+
+
+async def test_the_approval_queue_comes_with_the_first_call_that_waits(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The start-up screen mounts the approval queue at its first use, not with the side
+    panes just before the first prompt: a call waiting then is drawn in it, once, and the
+    keys' delay is armed again when it is drawn (a key typed before never answers)."""
+    from textual.app import App
+
+    from gemtui.bus import events as ev
+    from gemtui.tui.widgets.approval_queue import ApprovalQueue
+
+    class Bare(App[None]):
+        def get_default_screen(self) -> MainScreen:
+            return MainScreen(workspace=workspace, panes_after_first_frame=True)
+
+    armed: list[bool] = []  # whether its widgets were there at each arming
+    arm = ApprovalQueue._arm
+
+    def spy(self: ApprovalQueue) -> None:
+        armed.append(self._composed)
+        arm(self)
+
+    monkeypatch.setattr(ApprovalQueue, "_arm", spy)
+    call = ev.ToolCallSnapshot(
+        call_id="c1",
+        name="run_shell_command",
+        args={"command": "rm -rf build"},
+        state=ev.ToolCallState.AWAITING_APPROVAL,
+        description="rm -rf build",
+        kind="execute",
+        correlation_id="corr-1",
+    )
+    app = Bare()
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await screen.panes_ready()
+        assert screen.panes_mounted
+        assert not screen.query("#approvals")
+        screen.approvals.upsert(call, "p1")  # before its widgets exist
+        queue = screen.approvals
+        assert queue is screen.query_one("#approvals")  # mounted once
+        while not queue.query("#approval-title"):  # composed once mounted
+            await pilot.pause()
+        await pilot.pause()
+        title = queue.query_one("#approval-title", Static)
+        assert "Approve run_shell_command" in str(title.render())
+        assert queue.current() == call
+        assert armed[0] is False  # armed when it came, before its widgets
+        assert armed[1] is True  # and again once drawn (then at its focus)
+        assert [child.id for child in screen.query_one("#centre").children][-1] == "approvals"
 
 
 def user_lines(screen: MainScreen) -> list[str]:

@@ -70,7 +70,7 @@ class FleetDesk:
         self.draft = AgentRequest("")
         """The new-agent form as last left (cancelling never loses what was typed)."""
         self._unsubscribe = fleet.subscribe(self._post)
-        self.app.main.approvals.front_agent = fleet.front_id
+        self.app.main.front_agent = fleet.front_id
         self.show_counts()
 
     @staticmethod
@@ -149,7 +149,7 @@ class FleetDesk:
         (not in the fleet), so while one runs it is working, or waiting for you while
         one of its calls is in the queue."""
         front = self.fleet.front_id
-        asking = front in self.app.main.approvals.asking()
+        asking = front in self.app.main.agents_asking()
         out = []
         for row in self.rows:
             if row.id == front and row.state not in ("working", "waiting"):
@@ -209,7 +209,7 @@ class FleetDesk:
             return
         self.fleet.bring_to_front(agent_id)
         self._show_front(self.fleet.session_of(agent_id))
-        self.app.main.approvals.front_agent = agent_id
+        self.app.main.front_agent = agent_id
         self.apply_rows()
 
     def _show_front(self, session: Session) -> None:
@@ -260,7 +260,7 @@ def start_in_fleet(
     if desk is not None and _engine_fleet(desk.fleet):
         agent_id = desk.fleet.fleet.adopt(built)  # /new, a resumed session: one more agent
         desk.fleet.bring_to_front(agent_id)  # already on screen: only the fleet is told
-        app.main.approvals.front_agent = agent_id
+        app.main.front_agent = agent_id
         desk.apply_rows()
         return desk
     if later or built.attachment.opening:  # rows are saved once the store is open

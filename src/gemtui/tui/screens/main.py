@@ -107,6 +107,10 @@ class MainScreen(PromptExtras, Screen[None]):
         """Slash-command argument completions for the prompt."""
         self._transcript: Transcript | None = None
         """The transcript once made (composed, or mounted after the first frame)."""
+        self._approvals: ApprovalQueue | None = None
+        """The approval queue once made (composed, or mounted when first used)."""
+        self._front_agent = ""
+        """The front agent's id, for the approval queue (now, or when it is made)."""
         self.drawing = OpDrawing(self, drawn=lambda op: say_op(self, op))
         """The view model's operations drawn on this screen's widgets."""
 
@@ -120,7 +124,7 @@ class MainScreen(PromptExtras, Screen[None]):
                     yield self._new_transcript()
                 yield FirstTip(id="first-tip")
                 if not self._panes_later:
-                    yield self._approval_queue()
+                    yield self._new_approval_queue()
             with Vertical(id="side"):  # its place is taken now, its panes maybe later
                 if not self._panes_later:
                     yield from self._side_panes()
@@ -129,11 +133,12 @@ class MainScreen(PromptExtras, Screen[None]):
         yield StatusLine(id="status")
         yield Static(id="too-small")
 
-    @staticmethod
-    def _approval_queue() -> Widget:
+    def _new_approval_queue(self) -> ApprovalQueue:
         from gemtui.tui.widgets.approval_queue import ApprovalQueue
 
-        return ApprovalQueue(id="approvals")
+        self._approvals = ApprovalQueue(id="approvals")
+        self._approvals.front_agent = self._front_agent
+        return self._approvals
 
     def _side_panes(self) -> list[Widget]:
         from gemtui.tui.widgets.thought_stream import ThoughtStream
@@ -146,13 +151,11 @@ class MainScreen(PromptExtras, Screen[None]):
         return [thoughts, TodoPanel(id="todos"), usage]
 
     def _fill_panes(self) -> None:
-        """Mount the approval queue and the side panes, once the engine is built: not
-        before the first frame (26), nor while the engine loads, taking the CPU (34)."""
+        """Mount the side panes once the engine is built: not before the first frame (26),
+        nor while the engine loads, taking the CPU (34). The approval queue, hidden while
+        empty, comes at its first use (``approvals``)."""
         if not self._panes_mounting:
-            self._panes_mounting = [
-                self.query_one("#centre").mount(self._approval_queue()),
-                self.query_one("#side").mount_all(self._side_panes()),
-            ]
+            self._panes_mounting = [self.query_one("#side").mount_all(self._side_panes())]
 
     def set_context_window(self, tokens: int) -> None:
         """The session's context window, for the usage pane (now, or when it is mounted)."""
@@ -162,8 +165,8 @@ class MainScreen(PromptExtras, Screen[None]):
 
     @property
     def panes_mounted(self) -> bool:
-        """The approval queue and side panes are in place (keys typed at start come first)."""
-        return bool(self.query("#approvals")) and bool(self.query("#usage"))
+        """The side panes are in place (keys typed at start come first)."""
+        return bool(self.query("#usage"))
 
     async def panes_ready(self) -> None:
         """Return once every pane is mounted (at once when they came with the screen)."""
@@ -221,9 +224,29 @@ class MainScreen(PromptExtras, Screen[None]):
 
     @property
     def approvals(self) -> ApprovalQueue:
-        from gemtui.tui.widgets.approval_queue import ApprovalQueue
+        """The approval queue; on the start-up screen it is mounted at its first use (the
+        first tool call): hidden while empty, its widgets and imports were a third of the
+        panes' mount at the engine's hand-over, just before the first prompt is sent."""
+        queue = self._approvals
+        if queue is None:
+            queue = self._new_approval_queue()
+            self.query_one("#centre").mount(queue)
+        return queue
 
-        return self.query_one("#approvals", ApprovalQueue)
+    @property
+    def front_agent(self) -> str:
+        """The agent whose session this screen shows: its calls in the queue need no label."""
+        return self._front_agent
+
+    @front_agent.setter
+    def front_agent(self, agent_id: str) -> None:
+        self._front_agent = agent_id
+        if self._approvals is not None:
+            self._approvals.front_agent = agent_id
+
+    def agents_asking(self) -> set[str]:
+        """The agents with a call waiting for approval (none before the queue is made)."""
+        return self._approvals.asking() if self._approvals is not None else set()
 
     @property
     def prompt(self) -> PromptInput:
@@ -302,7 +325,7 @@ class MainScreen(PromptExtras, Screen[None]):
                 self.approvals.take_focus()
             elif self.focused is prompt:
                 self.notify("A tool call awaits approval: press F8 to review it.")
-        elif self.focused is None or self.approvals in self.focused.ancestors_with_self:
+        elif self.focused is None or self._approvals in self.focused.ancestors_with_self:
             self.prompt.focus()
 
     @on(PromptInput.ScrollRequested)

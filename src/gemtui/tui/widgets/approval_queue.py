@@ -245,6 +245,9 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
         self.on_purpose = False
         """The person brought the focus here (F8, a click): the answer keys act."""
         self._taking_focus = False
+        self._composed = False
+        """Its widgets are in place: a call upserted before (it is mounted at its first
+        use) is drawn by ``on_mount``."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """In the screen-reader mode only the letters the log names answer: a digit
@@ -260,6 +263,8 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
         yield hints
 
     def on_mount(self) -> None:
+        self._composed = True
+        self._shown = None  # a call upserted before is drawn now: its delay starts now
         self._show()
 
     # -- the queue ---------------------------------------------------------------------------
@@ -363,6 +368,8 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
         if shown != self._shown and not browsing:
             self._arm()
         self._shown = shown
+        if not self._composed:
+            return
         title = self.query_one("#approval-title", Static)
         preview = self.query_one("#approval-preview", VerticalScroll)
         preview.remove_children()
