@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec.structs import replace
 
 from gemtui.agent.session import Session
 from gemtui.bus import Event, ToolCallState, ToolCallStateChanged, TurnFinished

@@ -3,7 +3,7 @@ elapsed time and the queue's label."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from gemtui.tui.agent_rows import AgentRow, attention_between, elapsed_text, status_summary
 

@@ -11,8 +11,9 @@ successive row lists, so every fleet gets it the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from gemtui.agent.session import Session
@@ -42,8 +43,7 @@ FINISHED: frozenset[str] = frozenset({"done", "failed", "cancelled"})
 """States an agent never leaves: only these may be removed from the view."""
 
 
-@dataclass(frozen=True)
-class AgentRow:
+class AgentRow(Struct, frozen=True):
     """One agent as the view lists it."""
 
     id: str
@@ -71,8 +71,7 @@ class AgentRow:
         return f"agent {self.task[:40]!r} in {where}" if where else f"agent {self.task[:40]!r}"
 
 
-@dataclass(frozen=True)
-class AgentRequest:
+class AgentRequest(Struct, frozen=True):
     """A new agent, as the view's form asks for it."""
 
     task: str
@@ -88,13 +87,11 @@ class StartRefused(Exception):
     line the view shows as is."""
 
 
-@dataclass(frozen=True)
-class RowsChanged:
+class RowsChanged(Struct, frozen=True):
     """Some agent's state, tokens or cost changed: read ``rows()`` again."""
 
 
-@dataclass(frozen=True)
-class CallChanged:
+class CallChanged(Struct, frozen=True):
     """One agent's tool call changed state (upserted into the one approval queue)."""
 
     agent_id: str
@@ -157,8 +154,7 @@ class AgentFleet(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Attention:
+class Attention(Struct, frozen=True):
     """A background agent needs you or has finished: said in the view, rung, notified."""
 
     agent_id: str

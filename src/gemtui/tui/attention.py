@@ -8,7 +8,7 @@ its own (a title change, a clipboard write with OSC 52, a hyperlink).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from gemtui.tui.view.terminal_safe import CONTROLS as _CONTROLS
 
@@ -44,8 +44,7 @@ def osc777(title: str, body: str) -> str:
     return f"\x1b]777;notify;{clean(title, separator=True)};{clean(body, separator=True)}{BEL}"
 
 
-@dataclass(frozen=True)
-class AttentionSwitches:
+class AttentionSwitches(Struct, frozen=True):
     """Which ways are on (``[general]`` settings, Gemini CLI's names)."""
 
     line: bool = True

@@ -11,9 +11,9 @@ session happens to be in front.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING, TypeGuard
 
+from msgspec.structs import replace
 from textual.message import Message
 
 from gemtui.tui.agent_rows import (

@@ -10,10 +10,11 @@ drawn. Plain Python (no Textual, no Rich): the rules run in unit tests alone.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -22,8 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["MarkdownBlock", "code_blocks", "settled", "split_blocks", "top_blocks"]
 
 
-@dataclass(frozen=True, slots=True)
-class MarkdownBlock:
+class MarkdownBlock(Struct, frozen=True):
     """One top-level Markdown block: its source and, for a fenced one, its fence."""
 
     source: str

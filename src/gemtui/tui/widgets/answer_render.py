@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass
 
+from msgspec import Struct
 from rich.console import Console
 from rich.segment import Segment
 from textual.strip import Strip
@@ -124,8 +124,7 @@ def _big(source: str) -> bool:
     return len(source) > LIVE_CHARS or source.count("\n") >= LIVE_LINES
 
 
-@dataclass(slots=True)
-class _RenderedBlock:
+class _RenderedBlock(Struct):
     source: str
     strips: list[Strip]
 

@@ -13,9 +13,9 @@ import re
 import time
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from msgspec import Struct
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
@@ -57,8 +57,7 @@ DIAGNOSTICS = ("Diagnostics (", "Diagnostics unavailable")
 _INDENT = 2
 
 
-@dataclass(frozen=True, slots=True)
-class RenderContext:
+class RenderContext(Struct, frozen=True):
     """What a block needs to render: the console, the width, and the theme's styles."""
 
     console: Console
@@ -285,8 +284,7 @@ def _linked(line: str, style: Style) -> Text:
     return text
 
 
-@dataclass
-class SubagentProgress:
+class SubagentProgress(Struct):
     """What a delegation card shows of its agent while it works."""
 
     turns: int = 0

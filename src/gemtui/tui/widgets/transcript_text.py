@@ -9,9 +9,9 @@ broken across a wrapped line is not.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from msgspec import Struct
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.text import Text
@@ -33,8 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["Match", "TranscriptText", "centred_marker"]
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
+class Match(Struct, frozen=True):
     """One place the searched text was found: a drawn line and its columns."""
 
     line: int
