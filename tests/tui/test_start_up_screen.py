@@ -191,6 +191,7 @@ async def test_the_approval_queue_comes_with_the_first_call_that_waits(
         assert not screen.query("#approvals")
         screen.approvals.upsert(call, "p1")  # before its widgets exist
         queue = screen.approvals
+        queue.focus()  # F8 at once, still before them: no crash, the keys act once drawn
         assert queue is screen.query_one("#approvals")  # mounted once
         while not queue.query("#approval-title"):  # composed once mounted
             await pilot.pause()
@@ -198,6 +199,8 @@ async def test_the_approval_queue_comes_with_the_first_call_that_waits(
         title = queue.query_one("#approval-title", Static)
         assert "Approve run_shell_command" in str(title.render())
         assert queue.current() == call
+        assert queue.has_focus
+        assert queue.on_purpose
         assert armed[0] is False  # armed when it came, before its widgets
         assert armed[1] is True  # and again once drawn (then at its focus)
         assert [child.id for child in screen.query_one("#centre").children][-1] == "approvals"

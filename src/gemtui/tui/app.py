@@ -392,7 +392,7 @@ class GemtuiApp(FindAndCopy):
         self.push_screen(ModifyScreen(event.text, title=conf.title, language=language), done)
 
     def action_focus_approvals(self) -> None:
-        if self.main.panes_mounted:  # else nothing can await approval yet
+        if self.main.panes_mounted:  # typed while gemtui starts: no call can wait yet
             self.main.approvals.focus()
 
     # -- keys ------------------------------------------------------------------------------------

@@ -338,7 +338,7 @@ class ApprovalQueue(AnswersOnPurpose, Vertical, can_focus=True):
         if on_purpose != self.on_purpose:
             self.on_purpose = on_purpose
             current = self.current()
-            if current is not None:
+            if current is not None and self._composed:  # else drawn by ``on_mount``
                 self._show_keys(current)
             self.refresh_bindings()
 
